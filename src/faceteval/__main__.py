@@ -1,0 +1,5 @@
+"""``python -m faceteval``: the command-line interface."""
+
+from faceteval._cli import main
+
+main()

@@ -1,0 +1,8 @@
+"""The command-line interface."""
+
+
+def main() -> None:
+    """Entry point of the ``faceteval`` command."""
+    from faceteval._cli._app import cli
+
+    cli()

@@ -1,0 +1,90 @@
+"""The ``faceteval`` command group: configuration precedence and error handling live here."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from faceteval._version import __version__
+from faceteval.errors import FacetevalError
+
+CONFIG_FILE = "faceteval.toml"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _default_map() -> dict[str, Any]:
+    """Defaults from ``faceteval.toml`` in the working directory: one table per command.
+
+    Precedence, resolved by click: built-in defaults < faceteval.toml < environment < flags.
+    """
+    path = Path(CONFIG_FILE)
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from exc
+    return {
+        command: {key.replace("-", "_"): value for key, value in table.items()}
+        for command, table in data.items()
+        if isinstance(table, dict) and command != "prices"
+    }
+
+
+def config_prices() -> dict[str, Any]:
+    """The ``[prices]`` table of faceteval.toml, if any (``"provider:model" = {input, output}``)."""
+    path = Path(CONFIG_FILE)
+    if not path.is_file():
+        return {}
+    prices = tomllib.loads(path.read_text(encoding="utf-8")).get("prices", {})
+    return prices if isinstance(prices, dict) else {}
+
+
+def handle_errors(command: F) -> F:
+    """Print faceteval errors without a traceback: exit 1 on failure, 130 on Ctrl-C."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except FacetevalError as exc:
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+class _Group(click.Group):
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any) -> click.Context:
+        extra.setdefault("default_map", _default_map())
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(__version__, prog_name="faceteval")
+def cli() -> None:
+    """Judge LLM outputs with LLMs: decomposed into facets, scored separately, aggregated in code.
+
+    Defaults for any command's options can be set in a faceteval.toml in the working directory,
+    one table per command (for example [judge] with model = "openai:gpt-4o-mini").
+    """
+
+
+def _register() -> None:
+    from faceteval._cli._judge import judge
+
+    cli.add_command(judge)
+
+
+_register()

@@ -1,0 +1,92 @@
+"""What the ``judge`` command prints: warnings, the dry-run plan, the end-of-run summary."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from rich.table import Table
+
+from faceteval._cli._app import err_console
+from faceteval._runner import StageStats
+from faceteval.core import Judgment
+from faceteval.llm import CHARS_PER_TOKEN
+
+if TYPE_CHECKING:
+    from faceteval._cli._run import RunRequest, RunResult
+
+
+def show_invalid(judgment: Judgment) -> None:
+    """Warn about an input line that is not a valid instance (it is written with status error)."""
+    message = (judgment.error or "").removeprefix("invalid input: ")
+    err_console.print(f"[yellow]invalid input:[/] {escape(message)}")
+
+
+def _cost(stage: StageStats) -> str:
+    if not stage.cost_known:
+        return "unknown"
+    return f"${stage.cost_usd:,.4f}"
+
+
+def show_plan(request: RunRequest, result: RunResult) -> None:
+    """The dry-run table: calls, cache hits, estimated tokens and cost per stage."""
+    stats = result.stats
+    table = Table(title=f"Dry run: {request.method.name} with {request.model} on {request.input_path}", title_justify="left")
+    for column in ("stage", "calls", "cached", "est. input tokens", "est. output tokens", "est. cost"):
+        table.add_column(column, justify="left" if column == "stage" else "right")
+    rows = sorted(stats.stages.items())
+    for name, stage in [*rows, ("total", stats.total)]:
+        table.add_row(
+            name,
+            f"{stage.planned:,}",
+            f"{stage.cached:,}",
+            f"{stage.input_tokens:,}",
+            f"{stage.output_tokens:,}",
+            _cost(stage),
+            end_section=name == rows[-1][0] if rows else False,
+        )
+    console = err_console
+    console.print(table)
+    instances = stats.judged - stats.invalid
+    orders = " in both orders" if request.swap else ""
+    console.print(
+        f"{instances:,} instances{orders}; {stats.invalid:,} invalid input lines. No LLM was called. "
+        f"Tokens are estimated at ~{CHARS_PER_TOKEN:g} characters per token; replies are assumed "
+        "readable (re-asks not counted); cached replies cost nothing."
+    )
+    if not stats.total.cost_known:
+        console.print(f"No price is known for {request.model}: add one with --prices FILE.")
+
+
+def show_summary(request: RunRequest, result: RunResult) -> None:
+    """What the run did: judgments by status, calls, cache hits, tokens, cost, where it is written."""
+    stats = result.stats
+    total = stats.total
+    console = err_console
+    if result.interrupted:
+        console.print(
+            "[bold yellow]Interrupted.[/] Every reply received so far is in the cache: "
+            "re-run the same command to finish the rest."
+        )
+    parse_errors, errors = stats.statuses.get("parse_error", 0), stats.statuses.get("error", 0)
+    invalid = f" ({stats.invalid:,} invalid input lines)" if stats.invalid else ""
+    table = Table.grid(padding=(0, 2))
+    table.add_row(
+        "judged",
+        f"{stats.judged:,} of {result.instances:,}: {stats.statuses.get('ok', 0):,} ok, "
+        f"{parse_errors:,} parse errors, {errors:,} errors{invalid}",
+    )
+    if stats.consistency:
+        agreed, both = stats.consistency.get(True, 0), sum(stats.consistency.values())
+        table.add_row("orders agreed", f"{agreed:,} of {both:,} ({agreed / both:.1%})")
+    table.add_row("LLM calls", f"{total.calls:,} made, {total.cached:,} from cache, {total.retries:,} retries")
+    table.add_row("tokens", f"{total.input_tokens:,} in, {total.output_tokens:,} out (calls made)")
+    cost = _cost(total) if total.cost_known else f"unknown (no price for {request.model}; add one with --prices)"
+    table.add_row("cost", cost)
+    table.add_row("time", f"{result.elapsed:,.1f} s")
+    if request.out is not None:
+        record = f" (run record: {result.record_path})" if result.record_path else ""
+        table.add_row("written", f"{request.out}{record}")
+    console.print(table)
+    for message in stats.errors:
+        console.print(f"[red]failed:[/] {escape(message)}")

@@ -1,0 +1,209 @@
+"""Carrying out one ``judge`` command: input, cache, LLM, output file, run record, progress."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from faceteval._cli._app import err_console
+from faceteval._runner import JudgeOptions, RunStats, judge_each
+from faceteval._version import __version__
+from faceteval.core import Instance, Judgment
+from faceteval.datasets import read_instances
+from faceteval.errors import InputError
+from faceteval.llm import LLM, GenerateConfig, PriceTable, RetryPolicy
+from faceteval.methods import Method
+from faceteval.prompts import load_template
+from faceteval.store import SQLiteCache
+
+RUN_RECORD_SCHEMA = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """Everything the ``judge`` command was asked to do."""
+
+    input_path: Path
+    method: Method
+    model: str
+    base_url: str | None
+    api_key: str | None
+    out: Path | None
+    swap: bool
+    strict: bool
+    dry_run: bool
+    concurrency: int
+    timeout: float
+    retry: RetryPolicy
+    config: GenerateConfig
+    cache_path: Path | None
+    prices: PriceTable
+    trace: bool = True
+    progress: bool = True
+
+
+@dataclass(slots=True)
+class RunResult:
+    """What happened."""
+
+    stats: RunStats = field(default_factory=RunStats)
+    interrupted: bool = False
+    elapsed: float = 0.0
+    instances: int = 0
+    record_path: Path | None = None
+
+
+def default_cache_path(env: Mapping[str, str]) -> Path:
+    """``$XDG_CACHE_HOME/faceteval/responses.sqlite``, else under ``~/.cache``."""
+    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "faceteval" / "responses.sqlite"
+
+
+def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) -> RunResult:
+    """Judge the input file as requested; Ctrl-C stops cleanly with everything so far kept."""
+    items = _items(request, on_invalid)
+    result = RunResult(instances=_count_lines(request.input_path))
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    with ExitStack() as stack:
+        cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
+        llm = LLM.from_spec(
+            request.model,
+            base_url=request.base_url,
+            api_key=request.api_key,
+            dry_run=request.dry_run,
+            config=request.config,
+            cache=cache,
+            concurrency=request.concurrency,
+            timeout=request.timeout,
+            retry=request.retry,
+            prices=request.prices,
+        )
+        out = None if request.dry_run else _open_output(request.out, stack)
+        progress = stack.enter_context(_progress(request, result.instances))
+        task = progress.add_task("judging", total=result.instances or None)
+
+        def sink(judgment: Judgment) -> None:
+            if out is not None:
+                out.write(judgment.model_dump_json() + "\n")
+                out.flush()
+            if judgment.error and judgment.error.startswith("invalid input"):
+                on_invalid(judgment)
+            progress.advance(task)
+
+        options = JudgeOptions(swap=request.swap, trace=request.trace)
+        try:
+            anyio.run(_judge, items, request.method, llm, options, sink, result.stats)
+        except KeyboardInterrupt:
+            result.interrupted = True
+        finally:
+            result.elapsed = time.perf_counter() - clock
+            if request.out is not None and not request.dry_run:
+                result.record_path = _write_record(request, llm, result, started)
+    return result
+
+
+async def _judge(
+    items: Iterator[Instance | InputError], method: Method, llm: LLM, options: JudgeOptions, sink: Any, stats: RunStats
+) -> None:
+    try:
+        await judge_each(items, method, llm, options=options, sink=sink, stats=stats)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await llm.aclose()
+
+
+def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Iterator[Instance | InputError]:
+    if not request.strict:
+        return read_instances(request.input_path)
+    items = list(read_instances(request.input_path))
+    problems = [item for item in items if isinstance(item, InputError)]
+    if problems:
+        for problem in problems:
+            err_console.print(f"[red]invalid:[/] {problem}", markup=True, highlight=False)
+        raise InputError(
+            str(request.input_path), None, None, f"{len(problems)} invalid line(s); nothing was judged (--strict)"
+        )
+    return iter(items)
+
+
+def _count_lines(path: Path) -> int:
+    count = 0
+    try:
+        with path.open("rb") as handle:
+            for line in handle:
+                count += bool(line.strip())
+    except OSError:
+        return 0
+    return count
+
+
+def _open_output(path: Path | None, stack: ExitStack) -> IO[str]:
+    if path is None:
+        return sys.stdout
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return stack.enter_context(path.open("w", encoding="utf-8"))
+
+
+def _progress(request: RunRequest, total: int) -> Progress:
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+        disable=not request.progress or request.dry_run,
+    )
+
+
+def record_path_for(out: Path) -> Path:
+    """Where the run record of ``out`` goes: ``judgments.jsonl`` -> ``judgments.run.json``."""
+    return out.with_name(f"{out.stem}.run.json")
+
+
+def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: datetime) -> Path:
+    assert request.out is not None
+    stats = result.stats
+    total = stats.total
+    record = {
+        "schema_version": RUN_RECORD_SCHEMA,
+        "faceteval_version": __version__,
+        "started_at": started.isoformat(timespec="seconds"),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "interrupted": result.interrupted,
+        "command": sys.argv,
+        "input": str(request.input_path),
+        "output": str(request.out),
+        "method": request.method.describe(),
+        "llm": llm.describe(),
+        "options": {"swap": request.swap, "strict": request.strict, "trace": request.trace},
+        "prompts": {name: load_template(name).sha256 for name in request.method.templates()},
+        "summary": {
+            "judgments": dict(stats.statuses),
+            "invalid_input": stats.invalid,
+            "orders_agreed": stats.consistency.get(True, 0),
+            "orders_disagreed": stats.consistency.get(False, 0),
+            "calls": total.calls,
+            "cached": total.cached,
+            "retries": total.retries,
+            "input_tokens": total.input_tokens,
+            "output_tokens": total.output_tokens,
+            "cost_usd": total.cost_usd if total.cost_known else None,
+            "seconds": round(result.elapsed, 3),
+        },
+    }
+    path = record_path_for(request.out)
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return path

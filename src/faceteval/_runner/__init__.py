@@ -1,0 +1,26 @@
+"""Orchestration behind the public `judge` functions."""
+
+from faceteval._runner._api import judge, judge_async
+from faceteval._runner._judge import (
+    DEFAULT_JUDGE_OPTIONS,
+    JudgeOptions,
+    RunAborted,
+    judge_each,
+    judge_instance,
+    presentation_orders,
+)
+from faceteval._runner._stats import RunStats, StageStats, usage_of
+
+__all__ = [
+    "DEFAULT_JUDGE_OPTIONS",
+    "JudgeOptions",
+    "RunAborted",
+    "RunStats",
+    "StageStats",
+    "judge",
+    "judge_async",
+    "judge_each",
+    "judge_instance",
+    "presentation_orders",
+    "usage_of",
+]

@@ -1,0 +1,49 @@
+"""The public judging entry points: one async function and its blocking form."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+
+import anyio
+
+from faceteval.core import Instance, Judgment
+from faceteval.llm import LLM
+from faceteval.methods import Method
+
+from faceteval._runner._judge import DEFAULT_JUDGE_OPTIONS, JudgeOptions, judge_each
+
+
+async def judge_async(
+    instances: Iterable[Instance],
+    method: Method,
+    llm: LLM,
+    *,
+    options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
+) -> list[Judgment]:
+    """Judge ``instances`` with ``method`` and ``llm``; one judgment per instance, in input order.
+
+    Failed instances are returned with status ``parse_error`` or ``error``, never dropped.
+
+    Examples:
+        >>> from faceteval import Direct, Instance, LLM
+        >>> from faceteval.llm import ModelSpec, ScriptedProvider
+        >>> llm = LLM(ScriptedProvider.sequence(["9 2\\nResponse 1 is right."]), ModelSpec("scripted", "demo"))
+        >>> pair = Instance(id="1", query="2+2?", candidates=["4", "5"])
+        >>> [(j.verdict, j.scores) for j in judge([pair], Direct(), llm)]
+        [(1, [9.0, 2.0])]
+    """
+    judgments: list[Judgment] = []
+    await judge_each(instances, method, llm, options=options, sink=judgments.append)
+    return judgments
+
+
+def judge(
+    instances: Iterable[Instance],
+    method: Method,
+    llm: LLM,
+    *,
+    options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
+) -> list[Judgment]:
+    """Blocking form of `judge_async`; inside a running event loop, await that instead."""
+    return anyio.run(partial(judge_async, instances, method, llm, options=options))

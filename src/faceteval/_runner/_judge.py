@@ -1,0 +1,262 @@
+"""Orchestration behind `judge`: streaming, windowed concurrency, orders, verdicts, statistics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from statistics import fmean
+
+import anyio
+
+from faceteval.aggregation import ranks, verdict
+from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry
+from faceteval.errors import FacetevalError, InputError, ParseError, ProviderError
+from faceteval.llm import LLM
+from faceteval.methods import JudgeContext, Method, OrderOutcome, QueryMemo, gather
+from faceteval.methods._context import DEFAULT_MEMO_SIZE
+from faceteval.methods._base import severity
+
+from faceteval._runner._stats import RunStats, usage_of
+
+DEFAULT_ABORT_AFTER = 10
+
+Item = Instance | InputError
+Sink = Callable[[Judgment], None]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeOptions:
+    """How a run is carried out (not what a method does).
+
+    Attributes:
+        swap: Judge every presentation order: both for two candidates, every rotation for more.
+            The verdict is the one all orders agree on, else a tie.
+        window: Instances in flight at once (default: four times the LLM's concurrency, at least 32).
+            Output keeps input order; memory stays bounded by the window.
+        memo_size: Distinct queries whose facets and weights are kept for reuse.
+        trace: Keep every exchange (prompt, raw reply, parsed value) in each judgment.
+        abort_after: Stop the run when this many instances in a row fail with provider errors
+            (a wrong endpoint, an exhausted quota), rather than failing every remaining instance.
+    """
+
+    swap: bool = False
+    window: int | None = None
+    memo_size: int = DEFAULT_MEMO_SIZE
+    trace: bool = True
+    abort_after: int = DEFAULT_ABORT_AFTER
+
+
+DEFAULT_JUDGE_OPTIONS = JudgeOptions()
+
+
+class RunAborted(FacetevalError):
+    """Too many instances in a row failed with provider errors; the run stopped."""
+
+
+def presentation_orders(n: int, *, swap: bool) -> list[tuple[int, ...]]:
+    """Candidate orders to judge: the given one, or with ``swap`` every rotation (both orders for two).
+
+    Examples:
+        >>> presentation_orders(2, swap=True)
+        [(0, 1), (1, 0)]
+        >>> presentation_orders(3, swap=True)
+        [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    """
+    base = tuple(range(n))
+    if not swap or n < 2:
+        return [base]
+    return [base[k:] + base[:k] for k in range(n)]
+
+
+async def judge_each(
+    items: Iterable[Item],
+    method: Method,
+    llm: LLM,
+    *,
+    options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
+    sink: Sink | None = None,
+    stats: RunStats | None = None,
+) -> RunStats:
+    """Judge ``items`` as they are read, handing each judgment to ``sink`` in input order.
+
+    Invalid items (`InputError`) become judgments with status ``error``; nothing is dropped.
+    ``stats``, when given, is filled as judgments finish (so it is current even if the run is
+    interrupted) and returned.
+
+    Raises:
+        RunAborted: ``options.abort_after`` instances in a row failed with provider errors.
+        FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
+    """
+    memo = QueryMemo(options.memo_size)
+    window = options.window or max(4 * llm.concurrency, 32)
+    room = anyio.Semaphore(window)
+    finished: dict[int, tuple[Judgment, list[TraceEntry], bool]] = {}
+    stats = RunStats() if stats is None else stats
+    state = {"next": 0, "failing": 0}
+
+    def flush() -> None:
+        while state["next"] in finished:
+            judgment, entries, invalid = finished.pop(state["next"])
+            stats.add(judgment, entries, invalid=invalid)
+            if sink is not None:
+                sink(judgment)
+            state["next"] += 1
+            room.release()
+            if not invalid:
+                state["failing"] = state["failing"] + 1 if judgment.status == "error" else 0
+            if options.abort_after and state["failing"] >= options.abort_after:
+                raise RunAborted(
+                    f"stopped after {state['failing']} instances in a row failed; the last: {judgment.error}. "
+                    "Judgments so far are written and every reply received is cached: "
+                    "fix the cause and re-run the same command"
+                )
+
+    async def work(seq: int, item: Item) -> None:
+        if isinstance(item, InputError):
+            finished[seq] = (_invalid(item, method.name), [], True)
+        else:
+            judgment, entries = await judge_instance(item, method, llm, memo, options)
+            finished[seq] = (judgment, entries, False)
+        flush()
+
+    try:
+        async with anyio.create_task_group() as group:
+            for seq, item in enumerate(items):
+                await room.acquire()
+                group.start_soon(work, seq, item)
+    except BaseExceptionGroup as failure:
+        raise _unwrap(failure) from None
+    return stats
+
+
+def _unwrap(failure: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error to report from a task group: interrupts first, then by severity."""
+    leaves: list[BaseException] = []
+    stack: list[BaseException] = [failure]
+    while stack:
+        error = stack.pop()
+        if isinstance(error, BaseExceptionGroup):
+            stack.extend(error.exceptions)
+        else:
+            leaves.append(error)
+    interrupts = [e for e in leaves if not isinstance(e, Exception)]
+    if interrupts:
+        return interrupts[0]
+    return min((e for e in leaves if isinstance(e, Exception)), key=severity)
+
+
+async def judge_instance(
+    instance: Instance, method: Method, llm: LLM, memo: QueryMemo, options: JudgeOptions
+) -> tuple[Judgment, list[TraceEntry]]:
+    """Judge one instance in every order asked for; returns the judgment and its full trace."""
+    orders = presentation_orders(instance.n_candidates, swap=options.swap)
+    runs = await gather([partial(_judge_order, instance, order, method, llm, memo) for order in orders])
+    trace = [entry for _, _, entries in runs for entry in entries]
+    judgment = _assemble(instance, method.name, runs, trace if options.trace else [])
+    return judgment.model_copy(update={"usage": usage_of(trace)}), trace
+
+
+_Run = tuple[tuple[int, ...], OrderOutcome | FacetevalError, list[TraceEntry]]
+
+
+async def _judge_order(
+    instance: Instance, order: tuple[int, ...], method: Method, llm: LLM, memo: QueryMemo
+) -> _Run:
+    ctx = JudgeContext(llm, memo, order=order)
+    try:
+        outcome: OrderOutcome | FacetevalError = await method.judge_order(instance.permuted(order), ctx)
+    except (ParseError, ProviderError) as exc:
+        if severity(exc) < 2:  # credentials refused: no instance can succeed
+            raise
+        outcome = exc
+    return order, outcome, ctx.trace
+
+
+def _assemble(instance: Instance, method: str, runs: list[_Run], trace: list[TraceEntry]) -> Judgment:
+    done = [(order, outcome) for order, outcome, _ in runs if isinstance(outcome, OrderOutcome)]
+    results = [_order_result(instance, order, outcome) for order, outcome in done]
+    failures = [(order, outcome) for order, outcome, _ in runs if isinstance(outcome, FacetevalError)]
+    if failures:
+        order, error = failures[0]
+        where = f"order {','.join(str(i + 1) for i in order)}: " if len(runs) > 1 else ""
+        status = "parse_error" if all(isinstance(e, ParseError) for _, e in failures) else "error"
+        return Judgment(
+            id=instance.id,
+            method=method,
+            status=status,
+            error=f"{where}{_describe(error)}",
+            orders=results if len(runs) > 1 else [],
+            trace=trace,
+        )
+    if len(results) == 1:
+        only = results[0]
+        return Judgment(
+            id=instance.id,
+            method=method,
+            status="ok",
+            verdict=only.verdict,
+            scores=only.scores,
+            ranks=ranks(only.scores),
+            facets=only.facets,
+            trace=trace,
+        )
+    verdicts = {r.verdict for r in results}
+    scores = [round(fmean(r.scores[m] for r in results), 9) for m in range(instance.n_candidates)]
+    return Judgment(
+        id=instance.id,
+        method=method,
+        status="ok",
+        verdict=verdicts.pop() if len(verdicts) == 1 else 0,
+        scores=scores,
+        ranks=ranks(scores),
+        facets=_mean_facets(results),
+        consistent=len({r.verdict for r in results}) == 1,
+        orders=results,
+        trace=trace,
+    )
+
+
+def _order_result(instance: Instance, order: tuple[int, ...], outcome: OrderOutcome) -> OrderResult:
+    """Map an outcome in presented order back to the original candidate order."""
+    n = instance.n_candidates
+    if len(outcome.scores) != n:
+        raise ValueError(f"{len(outcome.scores)} scores for {n} candidates")
+    scores = [0.0] * n
+    for shown, original in enumerate(order):
+        scores[original] = outcome.scores[shown]
+    facets = []
+    for facet in outcome.facets:
+        values: list[float | None] = [None] * n
+        for shown, original in enumerate(order):
+            values[original] = facet.scores[shown]
+        facets.append(facet.model_copy(update={"scores": values}))
+    return OrderResult(order=[i + 1 for i in order], verdict=verdict(scores), scores=scores, facets=facets)
+
+
+def _mean_facets(results: list[OrderResult]) -> list[FacetScore]:
+    """Facet scores averaged over orders (facets depend on the query only, so they line up)."""
+    merged = []
+    for j, first in enumerate(results[0].facets):
+        column = [r.facets[j].scores for r in results]
+        means = [
+            None if any(c[m] is None for c in column) else round(fmean(c[m] for c in column if c[m] is not None), 9)
+            for m in range(len(first.scores))
+        ]
+        merged.append(first.model_copy(update={"scores": means}))
+    return merged
+
+
+def _describe(error: FacetevalError) -> str:
+    if isinstance(error, ParseError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def _invalid(error: InputError, method: str) -> Judgment:
+    return Judgment(
+        id=error.record_id or f"line-{error.line}",
+        method=method,
+        status="error",
+        error=f"invalid input: {error}",
+    )

@@ -1,0 +1,106 @@
+"""Run statistics, summed from judgments as they finish."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from faceteval.core import Judgment, TraceEntry, Usage
+
+
+@dataclass(slots=True)
+class StageStats:
+    """LLM use of one stage (``dna.score``, ``direct`` ...) over a run.
+
+    ``calls`` were made, ``cached`` answered from the cache, ``planned`` would be made (dry run).
+    Tokens and cost cover made and planned exchanges, not cached ones: they are what the run
+    spent, or would spend.
+    """
+
+    calls: int = 0
+    cached: int = 0
+    planned: int = 0
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True
+
+    def add(self, entry: TraceEntry) -> None:
+        """Count one exchange."""
+        if entry.cached:
+            self.cached += 1
+            return
+        if entry.planned:
+            self.planned += 1
+        else:
+            self.calls += 1
+            self.retries += max(entry.attempts - 1, 0)
+        self.input_tokens += entry.input_tokens
+        self.output_tokens += entry.output_tokens
+        if entry.cost_usd is None:
+            self.cost_known = False
+        else:
+            self.cost_usd += entry.cost_usd
+
+
+@dataclass(slots=True)
+class RunStats:
+    """What a run did: judgments by status, and LLM use by stage."""
+
+    statuses: Counter[str] = field(default_factory=Counter)
+    invalid: int = 0
+    """Input lines that were not valid instances (counted in ``statuses["error"]`` too)."""
+    stages: dict[str, StageStats] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    """The first few error messages, for the summary."""
+    consistency: Counter[bool] = field(default_factory=Counter)
+    """Judgments made in several orders, by whether the orders agreed."""
+
+    def add(self, judgment: Judgment, entries: Iterable[TraceEntry], *, invalid: bool = False) -> None:
+        """Count a finished judgment and the exchanges behind it."""
+        self.statuses[judgment.status] += 1
+        self.invalid += invalid
+        if judgment.error and len(self.errors) < 5:
+            self.errors.append(f"{judgment.id}: {judgment.error}")
+        if judgment.consistent is not None:
+            self.consistency[judgment.consistent] += 1
+        for entry in entries:
+            if not entry.reused:
+                self.stages.setdefault(entry.stage, StageStats()).add(entry)
+
+    @property
+    def judged(self) -> int:
+        """Judgments written, whatever their status."""
+        return sum(self.statuses.values())
+
+    @property
+    def total(self) -> StageStats:
+        """All stages together."""
+        total = StageStats()
+        for stage in self.stages.values():
+            total.calls += stage.calls
+            total.cached += stage.cached
+            total.planned += stage.planned
+            total.retries += stage.retries
+            total.input_tokens += stage.input_tokens
+            total.output_tokens += stage.output_tokens
+            total.cost_usd += stage.cost_usd
+            total.cost_known &= stage.cost_known
+        return total
+
+
+def usage_of(entries: Iterable[TraceEntry]) -> Usage:
+    """A judgment's usage: its own exchanges (cached included), not those it reused from another."""
+    usage = Usage()
+    for entry in entries:
+        if not entry.reused:
+            usage = usage + Usage(
+                calls=1,
+                cached_calls=int(entry.cached),
+                input_tokens=entry.input_tokens,
+                output_tokens=entry.output_tokens,
+                cost_usd=entry.cost_usd,
+            )
+    return usage

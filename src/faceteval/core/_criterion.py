@@ -1,0 +1,62 @@
+"""Criteria (facets): what a judgment is decomposed into."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class Criterion(BaseModel):
+    """One criterion (a facet) to judge an output on; a tree for hierarchical methods.
+
+    Flat methods use a list of leaves. A criterion given as a bare string becomes one with that
+    name and no description.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    """Short name, or a question ("Does the output answer in French?")."""
+    description: str = ""
+    """What the criterion means, as shown to the judge."""
+    guideline: str | None = None
+    """A scoring rubric: what each score on the scale means."""
+    scale: tuple[float, float] | None = None
+    """The (low, high) score range, when it differs from the method's default."""
+    weight: float | None = Field(default=None, ge=0)
+    """A fixed weight; when every criterion has one, methods use them instead of asking for weights."""
+    children: tuple[Criterion, ...] = ()
+    """Sub-criteria (the HD-Eval tree)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"name": value}
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _strip_name(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("scale")
+    @classmethod
+    def _ordered_scale(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:
+        if value is not None and value[0] >= value[1]:
+            raise ValueError(f"low must be below high, got {value!r}")
+        return value
+
+    def describe(self) -> str:
+        """The criterion as one line of prompt text: name, then description when there is one."""
+        return f"{self.name}: {self.description}" if self.description else self.name
+
+    def leaves(self) -> list[Criterion]:
+        """The leaf criteria under this one (itself, when it has no children)."""
+        if not self.children:
+            return [self]
+        return [leaf for child in self.children for leaf in child.leaves()]

@@ -1,0 +1,83 @@
+"""The unit of input: a query, its candidate outputs, and what humans said about them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from faceteval.core._criterion import Criterion
+
+
+class Instance(BaseModel):
+    """One query with one or more candidate outputs to judge.
+
+    ``candidates`` has one item for single (pointwise) judging and two or more for pairwise or
+    listwise judging. ``label`` is the human preference as a 1-based index into ``candidates``,
+    0 for a tie.
+
+    Examples:
+        >>> pair = Instance(id="q1", query="2+2?", candidates=["4", "5"], label=1)
+        >>> pair.n_candidates
+        2
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    """Unique within a file."""
+    query: str
+    """The instruction or question the candidates answer."""
+    candidates: tuple[str, ...] = Field(min_length=1)
+    """The outputs to judge."""
+    reference: str | None = None
+    """A reference answer, when the benchmark has one."""
+    criteria: tuple[Criterion, ...] | None = None
+    """Predefined criteria for this instance (strings or ``{name, description}`` objects)."""
+    task: str | None = None
+    """A task description shared by many instances."""
+    category: str | None = None
+    """A category for per-category reports."""
+    label: int | None = Field(default=None, ge=0)
+    """Human preference: 1-based index of the better candidate, 0 for a tie."""
+    scores: dict[str, float] | None = None
+    """Human scores per aspect (pointwise benchmarks)."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Anything else, carried along untouched."""
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_string(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @field_validator("criteria")
+    @classmethod
+    def _criteria_not_empty(cls, value: tuple[Criterion, ...] | None) -> tuple[Criterion, ...] | None:
+        if value is not None and not value:
+            raise ValueError("must list at least one criterion, or be left out")
+        return value
+
+    @field_validator("label")
+    @classmethod
+    def _label_in_range(cls, value: int | None, info: ValidationInfo) -> int | None:
+        candidates = info.data.get("candidates")
+        if value is not None and candidates is not None and value > len(candidates):
+            raise ValueError(
+                f"label {value} is out of range: there are {len(candidates)} candidates "
+                "(use 1..n for the better candidate, 0 for a tie)"
+            )
+        return value
+
+    @property
+    def n_candidates(self) -> int:
+        """How many candidates this instance has."""
+        return len(self.candidates)
+
+    def permuted(self, order: tuple[int, ...]) -> Instance:
+        """This instance with candidates presented in ``order`` (0-based indices into ``candidates``).
+
+        The human label is dropped from the copy: it refers to the original order, and judges never see it.
+        """
+        return self.model_copy(update={"candidates": tuple(self.candidates[i] for i in order), "label": None})

@@ -1,0 +1,120 @@
+"""What a judge returns: verdicts, scores, facets, usage, and the trace that explains them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["ok", "parse_error", "error"]
+
+
+class Usage(BaseModel):
+    """LLM use behind one judgment (or a whole run, when summed)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    calls: int = 0
+    """LLM exchanges, including those answered from the cache."""
+    cached_calls: int = 0
+    """Exchanges answered from the response cache (no call made)."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+    """Price of the exchanges, cached or not; None when the model has no known price."""
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+        return Usage(
+            calls=self.calls + other.calls,
+            cached_calls=self.cached_calls + other.cached_calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=cost,
+        )
+
+
+class FacetScore(BaseModel):
+    """One facet's scores for every candidate, with its weight and the judge's explanation."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    weight: float | None = None
+    """Normalised weight (weights of a judgment sum to 1), or None when the aggregate uses none."""
+    scores: list[float | None]
+    """One score per candidate, in the instance's candidate order; None where not scored."""
+    explanation: str | None = None
+
+
+class TraceEntry(BaseModel):
+    """One LLM exchange: what was sent, what came back, and what was read from it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stage: str
+    """Which step asked (``dna.aspects``, ``dna.weights``, ``dna.score``, ``direct`` ...)."""
+    messages: list[dict[str, str]]
+    raw: str
+    """The reply text, verbatim."""
+    parsed: Any = None
+    """The value read from the reply; None when it could not be read."""
+    problem: str | None = None
+    """Why the reply could not be read, when it could not."""
+    order: list[int] | None = None
+    """The candidate order this exchange saw (1-based original indices), when it saw candidates."""
+    cached: bool = False
+    """Answered from the response cache."""
+    planned: bool = False
+    """A dry run's stand-in reply: no call was made and the token counts are estimates."""
+    attempts: int = 0
+    """Provider attempts behind this reply (retries + 1); 0 when cached or planned."""
+    reused: bool = False
+    """Shared with another instance of the same query (facets, weights); its usage is counted there."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+    finish_reason: str | None = None
+    model: str | None = None
+
+
+class OrderResult(BaseModel):
+    """The result of judging one presentation order (``--swap`` judges several)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    order: list[int]
+    """The order the candidates were shown in, as 1-based indices into the original candidates."""
+    verdict: int | None
+    """The winner in original numbering, 0 for a tie."""
+    scores: list[float]
+    """Overall score per candidate, in original candidate order."""
+    facets: list[FacetScore] = Field(default_factory=list)
+
+
+class Judgment(BaseModel):
+    """The judgment of one instance (one line of a judgments JSONL file).
+
+    A failed judgment keeps its status and error: it is never dropped and never given a default
+    score.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    method: str
+    status: Status
+    error: str | None = None
+    verdict: int | None = None
+    """The winner (1-based), 0 for a tie, None unless status is ok."""
+    scores: list[float] | None = None
+    """Overall score per candidate; with several orders, their mean."""
+    ranks: list[int] | None = None
+    """Rank of each candidate (1 = best, tied candidates share the best rank of their group)."""
+    facets: list[FacetScore] = Field(default_factory=list)
+    consistent: bool | None = None
+    """With several orders: whether they agreed on the verdict. None when judged in one order."""
+    orders: list[OrderResult] = Field(default_factory=list)
+    """Per-order results, when judged in several orders."""
+    usage: Usage = Field(default_factory=Usage)
+    trace: list[TraceEntry] = Field(default_factory=list)

@@ -1,0 +1,77 @@
+"""Reading a criteria file (YAML or JSON) people write and edit by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from faceteval.core import Criterion
+from faceteval.errors import InputError
+
+
+def load_criteria(path: str | Path) -> tuple[Criterion, ...]:
+    """Criteria from a YAML or JSON file.
+
+    The file holds a list, or a mapping with a ``criteria`` list. Each entry is a string (the
+    name) or a mapping with ``name`` and optionally ``description``, ``guideline``, ``scale``,
+    ``weight`` and ``children``::
+
+        criteria:
+          - name: Accuracy
+            description: Are the facts right?
+            weight: 0.5
+          - Helpfulness
+
+    Raises:
+        InputError: The file cannot be read, or an entry is not a criterion (with its line).
+    """
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        document = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except OSError as exc:
+        raise InputError(name, None, None, f"cannot read: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(name, line, None, f"not valid YAML or JSON: {getattr(exc, 'problem', exc)}") from exc
+    entries, nodes = _entries(name, data, document)
+    criteria = []
+    for index, (entry, node) in enumerate(zip(entries, nodes, strict=True)):
+        try:
+            criteria.append(Criterion.model_validate(entry))
+        except ValidationError as exc:
+            problem = exc.errors(include_url=False)[0]
+            field = ".".join(str(p) for p in problem["loc"]) or None
+            where = f"criteria[{index}]" + (f".{field}" if field else "")
+            raise InputError(name, _line(node), where, problem["msg"].removeprefix("Value error, ")) from exc
+    if not criteria:
+        raise InputError(name, None, "criteria", "no criteria in the file")
+    names = [c.name.casefold() for c in criteria]
+    for index, key in enumerate(names):
+        if key in names[:index]:
+            raise InputError(name, _line(nodes[index]), f"criteria[{index}].name", f"repeats {criteria[index].name!r}")
+    return tuple(criteria)
+
+
+def _entries(name: str, data: Any, document: yaml.Node | None) -> tuple[list[Any], list[yaml.Node | None]]:
+    sequence = document
+    if isinstance(data, dict):
+        if "criteria" not in data:
+            raise InputError(name, None, None, "expected a list of criteria, or a mapping with a 'criteria' list")
+        data = data["criteria"]
+        sequence = next(
+            (v for k, v in getattr(document, "value", []) if getattr(k, "value", None) == "criteria"), None
+        )
+    if not isinstance(data, list):
+        raise InputError(name, None, "criteria", "expected a list of criteria")
+    nodes = list(getattr(sequence, "value", [])) if isinstance(sequence, yaml.SequenceNode) else []
+    return data, nodes if len(nodes) == len(data) else [None] * len(data)
+
+
+def _line(node: yaml.Node | None) -> int | None:
+    return node.start_mark.line + 1 if node is not None else None

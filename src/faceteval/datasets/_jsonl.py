@@ -1,0 +1,83 @@
+"""Reading canonical instance JSONL, one line at a time, with errors that name file, line and field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from faceteval.core import Instance
+from faceteval.errors import InputError
+
+MAX_PROBLEMS_PER_LINE = 3
+
+
+def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
+    """Instances from a JSONL file, streamed; a bad line yields an `InputError` in its place.
+
+    Blank lines are skipped. A record without ``id`` gets its line number as id. A repeated id is
+    an error on the later line. The file is read lazily, so a file of any size streams.
+
+    Raises:
+        InputError: The file cannot be opened or is not UTF-8 text.
+    """
+    name = str(path)
+    seen: dict[str, int] = {}
+    try:
+        handle = Path(path).open(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(name, None, None, f"cannot open: {exc.strerror or exc}") from exc
+    with handle:
+        line_no = 0
+        try:
+            for line_no, line in enumerate(handle, start=1):  # noqa: B007  (line_no is used after the loop)
+                if line.strip():
+                    yield _read_line(name, line_no, line, seen)
+        except UnicodeDecodeError as exc:
+            raise InputError(name, line_no + 1, None, f"not UTF-8 text ({exc.reason})") from exc
+
+
+def _read_line(path: str, line_no: int, line: str, seen: dict[str, int]) -> Instance | InputError:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return InputError(path, line_no, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    if not isinstance(record, dict):
+        return InputError(path, line_no, None, f"expected a JSON object, got {type(record).__name__}")
+    record_id = _record_id(record)
+    if "id" not in record:
+        record = {"id": str(line_no), **record}
+    try:
+        instance = Instance.model_validate(record)
+    except ValidationError as exc:
+        field, problem = _describe(exc)
+        return InputError(path, line_no, field, problem, record_id=record_id)
+    if instance.id in seen:
+        return InputError(
+            path, line_no, "id", f"duplicate id {instance.id!r} (first on line {seen[instance.id]})", record_id=record_id
+        )
+    seen[instance.id] = line_no
+    return instance
+
+
+def _record_id(record: dict[str, Any]) -> str | None:
+    value = record.get("id")
+    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
+
+
+def _describe(error: ValidationError) -> tuple[str | None, str]:
+    """The first offending field (dotted path) and the problems in words."""
+    problems = error.errors(include_url=False)
+    fields = [".".join(str(part) for part in p["loc"]) or None for p in problems]
+    messages = []
+    for problem, field in list(zip(problems, fields, strict=True))[:MAX_PROBLEMS_PER_LINE]:
+        message = problem["msg"].removeprefix("Value error, ")
+        if problem["type"] == "extra_forbidden":
+            message = "unknown field (put extra data under 'metadata')"
+        messages.append(message if field == fields[0] else f"field '{field}': {message}")
+    if len(problems) > MAX_PROBLEMS_PER_LINE:
+        messages.append(f"and {len(problems) - MAX_PROBLEMS_PER_LINE} more")
+    return fields[0], "; ".join(messages)

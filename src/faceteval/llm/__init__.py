@@ -1,0 +1,56 @@
+"""LLM access: the provider seam, the wrapper that owns retries, timeouts, concurrency, cache and cost.
+
+Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7b``,
+``anthropic:claude-3-5-haiku-latest``) by `LLM.from_spec`; their SDKs are imported only when used.
+`ScriptedProvider` is a test double: it is never built from a spec.
+"""
+
+from faceteval.llm._cache import ResponseCache, cache_key
+from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_RETRY, DEFAULT_TIMEOUT, LLM, Exchange, RetryPolicy
+from faceteval.llm._parser import Parser
+from faceteval.llm._pricing import Price, PriceTable
+from faceteval.llm._provider import Provider
+from faceteval.llm._registry import ModelSpec, create_provider
+from faceteval.llm._scripted import ScriptedProvider
+from faceteval.llm._tokens import CHARS_PER_TOKEN, estimate_prompt_tokens, estimate_tokens
+from faceteval.llm._types import (
+    DEFAULT_GENERATE_CONFIG,
+    Completion,
+    CompletionRequest,
+    GenerateConfig,
+    Message,
+    TokenLogprob,
+    assistant,
+    system,
+    user,
+)
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_GENERATE_CONFIG",
+    "DEFAULT_RETRY",
+    "DEFAULT_TIMEOUT",
+    "LLM",
+    "Completion",
+    "CompletionRequest",
+    "Exchange",
+    "GenerateConfig",
+    "Message",
+    "ModelSpec",
+    "Parser",
+    "Price",
+    "PriceTable",
+    "Provider",
+    "ResponseCache",
+    "RetryPolicy",
+    "ScriptedProvider",
+    "TokenLogprob",
+    "assistant",
+    "cache_key",
+    "create_provider",
+    "estimate_prompt_tokens",
+    "estimate_tokens",
+    "system",
+    "user",
+]

@@ -1,0 +1,297 @@
+"""Anthropic's Messages API, on the official ``anthropic`` SDK (2.x, on ``httpx2``) with its retries off.
+
+One call is one attempt. System messages are joined into the ``system`` parameter; user and assistant
+messages are sent as they are, with ``max_tokens``. Nothing else from `GenerateConfig` is sent:
+
+- ``temperature`` and ``top_p``: API version 2026-10-21, which SDK 2.x sends, removed the sampling
+  parameters and answers 400 to any of them, even at their defaults (recent models reject them on older
+  API versions too). They stay in the cache key, so replies asked for at different temperatures are still
+  kept apart.
+- ``seed`` and ``json_mode``: the API has neither (prompts that want JSON ask for it).
+- ``logprobs``: the API has none, and a method that needs them cannot work, so asking is a `ConfigError`.
+
+Failures are mapped like the OpenAI adapter's: 429 → `RateLimitError`, 408 → `ProviderTimeout`, 5xx (and
+Anthropic's 529 "overloaded") → `ProviderServerError`, 401/403 → `AuthenticationError`, other 4xx →
+`BadRequestError`, timeouts → `ProviderTimeout`, refused or dropped connections → `ProviderConnectionError`.
+The SDK validates nothing by default: a 200 that is not JSON comes back as a ``str``, a JSON array as a
+``list``, a body sent as ``application/json`` that does not parse raises a bare ``json.JSONDecodeError``,
+and a message without ``content`` comes back with ``content=None``; all of these are `BadResponseError`.
+A message with no text block is `BadResponseError` too, unless its ``stop_reason`` explains the silence
+(``max_tokens``, ``refusal``, ``tool_use``...), in which case the text is empty.
+
+Finish reasons use OpenAI's words, so callers can test one vocabulary: ``end_turn`` and ``stop_sequence``
+→ ``stop``, ``max_tokens`` → ``length``, ``tool_use`` → ``tool_calls``; others are kept as sent.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Self
+
+import anthropic
+from anthropic.types import Message as AnthropicMessage
+
+from faceteval.errors import (
+    AuthenticationError,
+    BadRequestError,
+    BadResponseError,
+    ConfigError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderServerError,
+    ProviderTimeout,
+    RateLimitError,
+)
+from faceteval.llm._types import Completion, CompletionRequest
+
+if TYPE_CHECKING:
+    import httpx2
+
+__all__ = ["ANTHROPIC_BASE_URL", "LOCAL_API_KEY", "AnthropicProvider"]
+
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+LOCAL_API_KEY = "not-needed"
+"""Sent to servers other than the official API when no key is given."""
+
+SNIPPET_CHARS = 200
+_FINISH_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+}
+_SILENT_STOPS = frozenset(
+    {"max_tokens", "refusal", "tool_use", "pause_turn", "model_context_window_exceeded"}
+)
+
+
+class AnthropicProvider:
+    """A provider for Anthropic's Messages API.
+
+    Args:
+        api_key: The API key.
+        base_url: The API root (without ``/v1``); the official API when None.
+        timeout: Seconds the SDK waits for a reply; the SDK's default when None. `faceteval.llm.LLM`
+            enforces its own per-call timeout as well.
+        http_client: An ``httpx2.AsyncClient`` to send requests with. The caller owns it: `aclose` closes
+            only a client the provider created.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        self._base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        self._owns_client = http_client is None
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,  # explicit, so the SDK reads no credential from the environment
+            base_url=self._base_url,  # explicit, so the SDK does not read ANTHROPIC_BASE_URL itself
+            timeout=anthropic.NOT_GIVEN if timeout is None else timeout,
+            max_retries=0,
+            http_client=http_client,
+        )
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str],
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+    ) -> Self:
+        """Build from arguments, falling back to ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` in ``env``.
+
+        Args:
+            env: Where variables are read from (the registry passes ``os.environ``).
+            base_url: The API root; overrides ``ANTHROPIC_BASE_URL``.
+            api_key: The key; overrides ``ANTHROPIC_API_KEY``.
+
+        Raises:
+            ConfigError: No key is given for the official API. Any other URL gets `LOCAL_API_KEY`.
+        """
+        url = base_url or env.get("ANTHROPIC_BASE_URL") or ANTHROPIC_BASE_URL
+        key = api_key or env.get("ANTHROPIC_API_KEY")
+        if not key:
+            if _is_official(url):
+                raise ConfigError(
+                    "ANTHROPIC_API_KEY is not set; export it to use the Anthropic API, "
+                    "or pass --base-url to use another Anthropic-compatible server"
+                )
+            key = LOCAL_API_KEY
+        return cls(api_key=key, base_url=url)
+
+    @property
+    def name(self) -> str:
+        """The registry name: ``"anthropic"``."""
+        return "anthropic"
+
+    @property
+    def base_url(self) -> str:
+        """The API root requests go to, without a trailing slash."""
+        return self._base_url
+
+    @property
+    def identity(self) -> str:
+        """``"anthropic"`` for the official API, else ``anthropic@base_url``."""
+        return "anthropic" if _is_official(self._base_url) else f"anthropic@{self._base_url}"
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Make one attempt at a message.
+
+        Raises:
+            ConfigError: Log-probabilities were asked for; the API has none.
+            ProviderError: A subclass that says what failed; see the module docstring.
+        """
+        if request.config.logprobs:
+            raise ConfigError(
+                f"the Anthropic API returns no log-probabilities (model {request.model!r}); "
+                "use a method that does not need them, or an OpenAI-compatible provider"
+            )
+        where = f"anthropic at {self._base_url} (model {request.model!r})"
+        try:
+            reply: object = await self._client.messages.create(**_params(request))
+        except anthropic.APIError as exc:
+            raise _api_error(exc, where) from exc
+        except anthropic.AnthropicError as exc:
+            raise ProviderError(f"{where} failed: {exc}") from exc
+        except ValueError as exc:  # json.JSONDecodeError from a body sent as JSON that is not
+            detail = _snippet(getattr(exc, "doc", str(exc)))
+            raise BadResponseError(f"{where} sent a body that is not valid JSON: {detail}") from exc
+        return _completion(reply, request, where)
+
+    async def aclose(self) -> None:
+        """Close the connections, unless the caller passed in its own ``http_client``."""
+        if self._owns_client:
+            await self._client.close()
+
+
+def _params(request: CompletionRequest) -> dict[str, Any]:
+    """The SDK arguments: model, messages, ``system`` when there is one, and ``max_tokens``."""
+    params: dict[str, Any] = {
+        "model": request.model,
+        "messages": [message.to_dict() for message in request.messages if message.role != "system"],
+        "max_tokens": request.config.max_tokens,
+    }
+    system = "\n\n".join(message.content for message in request.messages if message.role == "system")
+    if system:
+        params["system"] = system
+    return params
+
+
+def _completion(reply: object, request: CompletionRequest, where: str) -> Completion:
+    if not isinstance(reply, AnthropicMessage):
+        raise BadResponseError(
+            f"{where} answered 200 with something that is not a message (a proxy page?): {_snippet(reply)}"
+        )
+    if not isinstance(reply.content, list):
+        raise BadResponseError(f"{where} sent a message without content: content={reply.content!r}")
+    texts = [text for block in reply.content if (text := _block_text(block)) is not None]
+    stop = reply.stop_reason if isinstance(reply.stop_reason, str) else None
+    if not texts and stop not in _SILENT_STOPS:
+        raise BadResponseError(f"{where} sent a message with no text (stop_reason={stop!r})")
+    usage = reply.usage
+    return Completion(
+        text="".join(texts),
+        input_tokens=_count(getattr(usage, "input_tokens", None)),
+        output_tokens=_count(getattr(usage, "output_tokens", None)),
+        finish_reason=_FINISH_REASONS.get(stop, stop) if stop else None,
+        model=reply.model if isinstance(reply.model, str) and reply.model else request.model,
+    )
+
+
+def _block_text(block: object) -> str | None:
+    """The text of a text block; None for any other block (thinking, tool use, unknown types)."""
+    text = getattr(block, "text", None)
+    return text if getattr(block, "type", None) == "text" and isinstance(text, str) else None
+
+
+def _api_error(exc: anthropic.APIError, where: str) -> ProviderError:
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ProviderTimeout(f"{where} did not answer in time")
+    if isinstance(exc, anthropic.APIConnectionError):
+        return ProviderConnectionError(
+            f"the connection to {where} failed: {exc.__cause__ or exc}; is the server running?"
+        )
+    if isinstance(exc, anthropic.APIStatusError):
+        return _status_error(exc.status_code, exc.response.headers, exc.body, where)
+    return BadResponseError(f"{where} sent a reply the SDK could not read: {exc}")
+
+
+def _status_error(status: int, headers: Mapping[str, str], body: object, where: str) -> ProviderError:
+    """The `ProviderError` for an HTTP error status."""
+    detail = f"{where} answered HTTP {status}: {_snippet(body)}"
+    if status == 429:
+        return RateLimitError(detail, retry_after=retry_after(headers))
+    if status >= 500:
+        return ProviderServerError(detail, status=status, retry_after=retry_after(headers))
+    if status in (401, 403):
+        return AuthenticationError(f"{detail}; check the API key (ANTHROPIC_API_KEY or --api-key)")
+    if status == 408:
+        return ProviderTimeout(detail)
+    if status >= 400:
+        return BadRequestError(detail)
+    return BadResponseError(detail)
+
+
+def _count(value: object) -> int:
+    """A token count, or 0 when the server sent none (or nonsense)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _is_official(base_url: str) -> bool:
+    return base_url.rstrip("/") == ANTHROPIC_BASE_URL
+
+
+# The helpers below repeat the OpenAI adapter's on purpose: importing them from there would load the
+# openai SDK for Anthropic users. (They belong in a shared SDK-free module once there is one.)
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait, from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
+
+    Examples:
+        >>> retry_after({"retry-after-ms": "1500"}), retry_after({"retry-after": "2"}), retry_after({})
+        (1.5, 2.0, None)
+    """
+    millis = _seconds(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    value = headers.get("retry-after")
+    seconds = _seconds(value)
+    if seconds is not None or not value:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        number = float(value) if value else math.nan
+    except ValueError:
+        return None
+    return max(0.0, number) if math.isfinite(number) else None
+
+
+def _snippet(body: object) -> str:
+    """A short, one-line excerpt of an error body: the API's error message when there is one."""
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, Mapping) else error
+        text = message if isinstance(message, str) else json.dumps(body, default=str)
+    else:
+        text = body if isinstance(body, str) else repr(body)
+    text = " ".join(text.split()) or "(empty body)"
+    return text if len(text) <= SNIPPET_CHARS else f"{text[:SNIPPET_CHARS]}..."

@@ -1,0 +1,216 @@
+"""The LLM wrapper: the one place that owns retries, timeouts, concurrency, caching and cost."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from faceteval.errors import ConfigError, ProviderError, ProviderTimeout
+from faceteval.llm._cache import ResponseCache, cache_key
+from faceteval.llm._pricing import PriceTable
+from faceteval.llm._provider import Provider
+from faceteval.llm._registry import ModelSpec, create_provider
+from faceteval.llm._tokens import estimate_prompt_tokens, estimate_tokens
+from faceteval.llm._types import DEFAULT_GENERATE_CONFIG, Completion, CompletionRequest, GenerateConfig, Message
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CONCURRENCY = 16
+DEFAULT_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How the wrapper retries retryable provider errors (429, 5xx, timeouts, connection, bad bodies).
+
+    Waits are exponential with full jitter, between ``initial_delay`` and ``max_delay`` seconds; a
+    ``Retry-After`` from the server is honoured instead (up to ``max_retry_after``).
+    """
+
+    max_retries: int = 5
+    initial_delay: float = 1.0
+    max_delay: float = 60.0
+    max_retry_after: float = 600.0
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ConfigError(f"max_retries must be >= 0, got {self.max_retries}")
+
+    def delay(self, attempt: int, error: BaseException | None) -> float:
+        """Seconds to wait after failed ``attempt`` (1-based)."""
+        retry_after = getattr(error, "retry_after", None)
+        if isinstance(retry_after, int | float) and retry_after >= 0:
+            return min(float(retry_after), self.max_retry_after) + random.uniform(0, 0.1 * max(retry_after, 1))
+        ceiling = min(self.max_delay, self.initial_delay * 2 ** (attempt - 1))
+        return random.uniform(0, ceiling)
+
+
+DEFAULT_RETRY = RetryPolicy()
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request and its completion, with where it came from and what it cost.
+
+    Attributes:
+        messages: What was sent.
+        completion: What came back (for a planned exchange, a stand-in reply).
+        cached: Answered from the response cache.
+        planned: A dry run's stand-in: no call was made and the tokens are estimates.
+        cost_usd: Price of the exchange, None when the model has no known price.
+        attempts: Provider attempts made (retries + 1); 0 when cached or planned.
+    """
+
+    messages: tuple[Message, ...]
+    completion: Completion
+    cached: bool = False
+    planned: bool = False
+    cost_usd: float | None = None
+    attempts: int = 0
+
+
+@dataclass(slots=True)
+class LLM:
+    """A model behind a provider, with the cross-cutting work done once.
+
+    Methods call `generate`; it answers from the cache when it can, otherwise calls the provider
+    under a concurrency limit and a per-call timeout, retrying retryable failures with jittered
+    backoff, then stores the reply. With ``dry_run`` it never calls the provider: a cached reply is
+    still used, anything else is answered by the caller's ``example`` with estimated tokens.
+
+    Use `LLM.from_spec` to build one from a model spec string.
+    """
+
+    provider: Provider | None
+    spec: ModelSpec
+    config: GenerateConfig = DEFAULT_GENERATE_CONFIG
+    cache: ResponseCache | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float = DEFAULT_TIMEOUT
+    retry: RetryPolicy = DEFAULT_RETRY
+    prices: PriceTable = field(default_factory=PriceTable.default)
+    dry_run: bool = False
+    identity: str = ""
+    _limiter: anyio.CapacityLimiter = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
+        if self.timeout <= 0:
+            raise ConfigError(f"timeout must be positive, got {self.timeout}")
+        if self.provider is None and not self.dry_run:
+            raise ConfigError("an LLM needs a provider unless it is a dry run")
+        if not self.identity:
+            self.identity = self.provider.identity if self.provider is not None else self.spec.provider
+        self._limiter = anyio.CapacityLimiter(self.concurrency)
+
+    @classmethod
+    def from_spec(
+        cls,
+        spec: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        env: Mapping[str, str] | None = None,
+        dry_run: bool = False,
+        **options: Any,
+    ) -> LLM:
+        """Build from ``provider:model``, reading credentials from ``env`` (the process environment if None).
+
+        A dry run needs no credentials: the provider is built with a placeholder key and never called.
+        """
+        parsed = ModelSpec.parse(spec)
+        if dry_run and api_key is None:
+            api_key = "dry-run"
+        provider = create_provider(parsed, base_url=base_url, api_key=api_key, env=env)
+        return cls(provider=provider, spec=parsed, dry_run=dry_run, **options)
+
+    def describe(self) -> dict[str, Any]:
+        """What rebuilds this LLM (for run records): spec, endpoint identity and parameters."""
+        return {
+            "model": str(self.spec),
+            "identity": self.identity,
+            "config": self.config.cache_fields(),
+            "concurrency": self.concurrency,
+            "timeout": self.timeout,
+            "max_retries": self.retry.max_retries,
+        }
+
+    async def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        config: GenerateConfig | None = None,
+        example: Callable[[], str] | None = None,
+    ) -> Exchange:
+        """One completion for ``messages``: from the cache, the provider or (dry run) ``example``."""
+        request = CompletionRequest(model=self.spec.model, messages=tuple(messages), config=config or self.config)
+        key = cache_key(self.identity, request)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            return Exchange(request.messages, hit, cached=True, cost_usd=self._cost(hit))
+        if self.dry_run:
+            return self._plan(request, example)
+        completion, attempts = await self._call(request)
+        if self.cache is not None:
+            self.cache.put(key, completion, identity=self.identity, model=self.spec.model)
+        return Exchange(request.messages, completion, cost_usd=self._cost(completion), attempts=attempts)
+
+    def _plan(self, request: CompletionRequest, example: Callable[[], str] | None) -> Exchange:
+        text = example() if example is not None else ""
+        completion = Completion(
+            text=text,
+            input_tokens=estimate_prompt_tokens(request.messages),
+            output_tokens=estimate_tokens(text),
+            finish_reason="planned",
+            model=self.spec.model,
+        )
+        return Exchange(request.messages, completion, planned=True, cost_usd=self._cost(completion))
+
+    async def _call(self, request: CompletionRequest) -> tuple[Completion, int]:
+        assert self.provider is not None
+        provider = self.provider
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.retry.max_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception(lambda exc: isinstance(exc, ProviderError) and exc.retryable),
+            before_sleep=self._log_retry,
+            reraise=True,
+            sleep=anyio.sleep,
+        )
+        attempts = 0
+        async for attempt in retrying:
+            with attempt:
+                attempts += 1
+                async with self._limiter:
+                    try:
+                        with anyio.fail_after(self.timeout):
+                            completion = await provider.complete(request)
+                    except TimeoutError as exc:
+                        raise ProviderTimeout(
+                            f"{self.spec}: no reply within {self.timeout:g} s (set --timeout to wait longer)"
+                        ) from exc
+        return completion, attempts
+
+    def _wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome is not None else None
+        return self.retry.delay(state.attempt_number, error)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        sleep = state.next_action.sleep if state.next_action is not None else 0.0
+        logger.info("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, state.attempt_number, error, sleep)
+
+    def _cost(self, completion: Completion) -> float | None:
+        price = self.prices.lookup(str(self.spec))
+        return None if price is None else price.cost(completion.input_tokens, completion.output_tokens)
+
+    async def aclose(self) -> None:
+        """Close the provider's connections."""
+        if self.provider is not None:
+            await self.provider.aclose()

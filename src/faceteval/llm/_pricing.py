@@ -1,0 +1,96 @@
+"""Token prices and cost accounting."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from faceteval.errors import ConfigError
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """USD per million input and output tokens."""
+
+    input: float
+    output: float
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """The cost of one exchange in USD."""
+        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+
+
+class PriceTable:
+    """Prices by model spec, with prefix matching for dated model names.
+
+    Examples:
+        >>> table = PriceTable({"openai:gpt-4o": Price(2.5, 10.0)})
+        >>> table.lookup("openai:gpt-4o-2024-08-06")
+        Price(input=2.5, output=10.0)
+        >>> table.lookup("openai:my-local-model") is None
+        True
+    """
+
+    def __init__(self, prices: Mapping[str, Price]) -> None:
+        self._prices = dict(prices)
+
+    @classmethod
+    def default(cls) -> PriceTable:
+        """The table shipped with faceteval."""
+        text = resources.files("faceteval.llm").joinpath("prices.yaml").read_text(encoding="utf-8")
+        return cls(_parse(yaml.safe_load(text), "the built-in price table"))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], *, source: str) -> PriceTable:
+        """A table from ``{"provider:model": {"input": x, "output": y}}``; ``source`` names it in errors."""
+        return cls(_parse(data, source))
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> PriceTable:
+        """A table from a YAML or JSON file in the format of the built-in one."""
+        try:
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"cannot read the price table {path}: {exc}") from exc
+        return cls(_parse(data, str(path)))
+
+    def extended(self, other: PriceTable) -> PriceTable:
+        """This table with ``other``'s entries added or replacing ours."""
+        return PriceTable({**self._prices, **other._prices})
+
+    def lookup(self, spec: str) -> Price | None:
+        """The price for ``spec`` (``provider:model``): exact, longest prefix, then ``provider:*``."""
+        if spec in self._prices:
+            return self._prices[spec]
+        prefixes = [key for key in self._prices if spec.startswith(key) and not key.endswith("*")]
+        if prefixes:
+            return self._prices[max(prefixes, key=len)]
+        provider = spec.partition(":")[0]
+        return self._prices.get(f"{provider}:*")
+
+    def __contains__(self, spec: object) -> bool:
+        return isinstance(spec, str) and self.lookup(spec) is not None
+
+
+def _parse(data: Any, source: str) -> dict[str, Price]:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: expected a mapping of 'provider:model' to {{input, output}}")
+    prices: dict[str, Price] = {}
+    for key, value in data.items():
+        if ":" not in str(key):
+            raise ConfigError(f"{source}: key {key!r} is not of the form provider:model")
+        if not isinstance(value, Mapping) or not {"input", "output"} <= set(value):
+            raise ConfigError(f"{source}: {key}: expected {{input: <USD per 1M tokens>, output: <USD per 1M tokens>}}")
+        try:
+            price = Price(float(value["input"]), float(value["output"]))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{source}: {key}: prices must be numbers ({exc})") from exc
+        if price.input < 0 or price.output < 0:
+            raise ConfigError(f"{source}: {key}: prices must not be negative")
+        prices[str(key)] = price
+    return prices

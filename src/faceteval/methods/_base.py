@@ -1,0 +1,87 @@
+"""The method protocol and what every method shares."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar
+
+import anyio
+
+from faceteval.core import FacetScore, Instance
+from faceteval.errors import AuthenticationError, ConfigError, FacetevalError, ParseError, ProviderError, StoreError
+from faceteval.methods._context import JudgeContext
+
+T = TypeVar("T")
+
+DEFAULT_SCALE = (1.0, 10.0)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderOutcome:
+    """A method's result for one presentation order.
+
+    Attributes:
+        scores: Overall score per candidate, in the order presented.
+        facets: Facet scores, each listing candidates in the order presented.
+        explanation: The judge's overall explanation, when there is one.
+    """
+
+    scores: tuple[float, ...]
+    facets: tuple[FacetScore, ...] = ()
+    explanation: str | None = None
+
+
+class Method(Protocol):
+    """A judging method: configuration in, outcomes out; nothing is stored on it during a run."""
+
+    name: ClassVar[str]
+
+    def describe(self) -> dict[str, Any]:
+        """``{"name": ..., "params": {...}}``: enough to rebuild the method."""
+        ...
+
+    def templates(self) -> tuple[str, ...]:
+        """The prompt templates the method may render (their hashes go into run records)."""
+        ...
+
+    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
+        """Judge ``instance`` with its candidates in the order given."""
+        ...
+
+
+def candidate_labels(n: int) -> list[str]:
+    """How prompts name the candidates: ``Response 1`` ... ``Response n``, or ``Response`` alone."""
+    return ["Response"] if n == 1 else [f"Response {i}" for i in range(1, n + 1)]
+
+
+def severity(error: BaseException) -> int:
+    """Which of several concurrent failures to report: bugs first, then fatal, provider, parse."""
+    if not isinstance(error, FacetevalError):
+        return 0
+    if isinstance(error, AuthenticationError | ConfigError | StoreError):
+        return 1
+    if isinstance(error, ProviderError):
+        return 2
+    if isinstance(error, ParseError):
+        return 3
+    return 4
+
+
+async def gather(thunks: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    """Run ``thunks`` concurrently; all finish, then the most severe failure (if any) is raised alone."""
+    results: list[Any] = [None] * len(thunks)
+    errors: list[Exception] = []
+
+    async def run(index: int, thunk: Callable[[], Awaitable[T]]) -> None:
+        try:
+            results[index] = await thunk()
+        except Exception as exc:
+            errors.append(exc)
+
+    async with anyio.create_task_group() as group:
+        for index, thunk in enumerate(thunks):
+            group.start_soon(run, index, thunk)
+    if errors:
+        raise min(errors, key=severity)
+    return results

@@ -1,0 +1,171 @@
+"""What a method gets to work with during a run: the LLM, a per-query memo, and its own trace."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import anyio
+from pydantic import BaseModel
+
+from faceteval.core import TraceEntry
+from faceteval.errors import ParseError
+from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
+from faceteval.prompts import render
+
+T = TypeVar("T")
+
+DEFAULT_MEMO_SIZE = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    value: Any
+    error: Exception | None
+    entries: list[TraceEntry]
+
+
+class QueryMemo:
+    """Work shared by every instance of the same query (facets, weights), done once per run.
+
+    The first instance to ask computes; instances asking meanwhile wait for it. At most
+    ``capacity`` results are kept (least recently used first out); an evicted result is recomputed
+    on demand, which the response cache answers without a call.
+    """
+
+    def __init__(self, capacity: int = DEFAULT_MEMO_SIZE) -> None:
+        self.capacity = capacity
+        self._slots: OrderedDict[Hashable, tuple[anyio.Event, list[_Shared]]] = OrderedDict()
+
+    async def get(self, key: Hashable, compute: Callable[[], Awaitable[_Shared]]) -> tuple[_Shared, bool]:
+        """The result for ``key``, computing it if needed; True when this call computed it."""
+        slot = self._slots.get(key)
+        if slot is not None:
+            self._slots.move_to_end(key)
+            done, box = slot
+            await done.wait()
+            if box:
+                return box[0], False
+            return await self.get(key, compute)  # the computing caller was cancelled: try again
+        done, box = self._slots[key] = (anyio.Event(), [])
+        while len(self._slots) > self.capacity:
+            self._slots.popitem(last=False)
+        try:
+            box.append(await compute())
+        finally:
+            if not box:
+                self._slots.pop(key, None)
+            done.set()
+        return box[0], True
+
+
+@dataclass(slots=True)
+class JudgeContext:
+    """Per-order working state handed to `Method.judge_order`: the LLM, the run's memo, a trace.
+
+    Attributes:
+        llm: The model to ask.
+        memo: Shared per-query work for this run.
+        order: The presented candidate order as 0-based indices into the original candidates.
+        trace: Every exchange this order made or reused, appended as it happens.
+    """
+
+    llm: LLM
+    memo: QueryMemo
+    order: tuple[int, ...] | None = None
+    trace: list[TraceEntry] = field(default_factory=list)
+
+    async def ask(
+        self,
+        messages: Sequence[Message],
+        parser: Parser[T],
+        *,
+        stage: str,
+        config: GenerateConfig | None = None,
+        sees_candidates: bool = True,
+    ) -> T:
+        """Ask, read the reply with ``parser``, and re-ask once with the problem stated if it fails.
+
+        Raises:
+            ParseError: The reply and the one re-ask could not be read; both are in the trace.
+        """
+        order = [i + 1 for i in self.order] if sees_candidates and self.order is not None else None
+        exchange = await self.llm.generate(messages, config=config, example=parser.example)
+        try:
+            value = parser.parse(exchange.completion.text)
+        except ParseError as first:
+            self._record(stage, exchange, None, first.problem, order)
+            retry = [
+                *messages,
+                assistant(exchange.completion.text),
+                *render("common/reask", problem=first.problem.rstrip("."), instructions=parser.instructions),
+            ]
+            exchange = await self.llm.generate(retry, config=config, example=parser.example)
+            try:
+                value = parser.parse(exchange.completion.text)
+            except ParseError as second:
+                self._record(stage, exchange, None, second.problem, order)
+                raise ParseError(
+                    f"{second.problem} (the reply to one re-ask could not be read either)",
+                    raw=exchange.completion.text,
+                    stage=stage,
+                ) from second
+        self._record(stage, exchange, value, None, order)
+        return value
+
+    async def shared(self, key: Hashable, compute: Callable[[JudgeContext], Awaitable[T]]) -> T:
+        """``compute`` once per run for ``key``; every caller gets its value and its trace entries.
+
+        The caller that computed carries the entries' usage; others get copies marked ``reused``.
+        """
+
+        async def run() -> _Shared:
+            sub = JudgeContext(self.llm, self.memo)
+            try:
+                return _Shared(await compute(sub), None, sub.trace)
+            except Exception as exc:
+                return _Shared(None, exc, sub.trace)
+
+        result, owner = await self.memo.get(key, run)
+        self.trace.extend(result.entries if owner else _reused(result.entries))
+        if result.error is not None:
+            raise result.error
+        return result.value  # type: ignore[no-any-return]
+
+    def _record(self, stage: str, exchange: Exchange, value: Any, problem: str | None, order: list[int] | None) -> None:
+        completion = exchange.completion
+        self.trace.append(
+            TraceEntry(
+                stage=stage,
+                messages=[m.to_dict() for m in exchange.messages],
+                raw=completion.text,
+                parsed=_jsonable(value),
+                problem=problem,
+                order=order,
+                cached=exchange.cached,
+                planned=exchange.planned,
+                input_tokens=completion.input_tokens,
+                output_tokens=completion.output_tokens,
+                cost_usd=exchange.cost_usd,
+                finish_reason=completion.finish_reason,
+                model=completion.model,
+                attempts=exchange.attempts,
+            )
+        )
+
+
+def _reused(entries: list[TraceEntry]) -> list[TraceEntry]:
+    return [entry.model_copy(update={"reused": True}) for entry in entries]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(exclude_defaults=True)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "explanation"}
+    if isinstance(value, tuple | list):
+        return [_jsonable(item) for item in value]
+    return value

@@ -1,0 +1,5 @@
+"""Storage: the SQLite response cache (runs resume from it)."""
+
+from faceteval.store._cache import SQLiteCache
+
+__all__ = ["SQLiteCache"]

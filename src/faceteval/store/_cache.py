@@ -1,0 +1,115 @@
+"""The SQLite response cache."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from faceteval.errors import StoreError
+from faceteval.llm import Completion, TokenLogprob
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    identity TEXT NOT NULL,
+    model TEXT NOT NULL,
+    completion TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+
+class SQLiteCache:
+    """Completions in one SQLite file, keyed by `faceteval.llm.cache_key`.
+
+    Every ``put`` is committed before it returns (WAL journal), so an interrupted run keeps every
+    reply it received. One file may be shared by runs of different methods and models.
+
+    Examples:
+        >>> cache = SQLiteCache(":memory:")
+        >>> cache.get("missing") is None
+        True
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            self._check_version()
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot open the response cache {self.path}: {exc}; "
+                "pass another file with --cache PATH, or run with --no-cache"
+            ) from exc
+
+    def _check_version(self) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(row[0]) != SCHEMA_VERSION:
+            raise StoreError(
+                f"the response cache {self.path} has schema version {row[0]}, this faceteval reads "
+                f"version {SCHEMA_VERSION}; use another file with --cache PATH"
+            )
+
+    def get(self, key: str) -> Completion | None:
+        """The completion stored under ``key``, or None."""
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read the response cache {self.path}: {exc}") from exc
+        return None if row is None else _decode(row[0])
+
+    def put(self, key: str, completion: Completion, *, identity: str, model: str) -> None:
+        """Store ``completion`` under ``key`` (committed before returning)."""
+        data = json.dumps(asdict(completion), ensure_ascii=False)
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._lock:
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", (key, identity, model, data, stamp)
+                )
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot write the response cache {self.path}: {exc}") from exc
+
+    def __len__(self) -> int:
+        with self._lock:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        return int(count)
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SQLiteCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _decode(data: str) -> Completion:
+    raw: dict[str, Any] = json.loads(data)
+    logprobs = raw.pop("logprobs", None)
+    if logprobs is not None:
+        raw["logprobs"] = tuple(
+            TokenLogprob(token=t["token"], logprob=t["logprob"], top=tuple((a, b) for a, b in t["top"]))
+            for t in logprobs
+        )
+    return Completion(**raw)

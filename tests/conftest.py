@@ -1,0 +1,48 @@
+"""Fixtures shared by every test: a clean environment and a local LLM server."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.support.llm_server import LLMServer
+
+# `python -m pytest` puts the repository root on sys.path and the bare `pytest` script does not; tests import
+# their helpers as `tests.support...` either way. (pytest's `pythonpath = ["."]` setting would do the same.)
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+_STRIPPED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OLLAMA_HOST")
+_KEPT = frozenset({"FACETEVAL_DATA_DIR"})
+
+
+@pytest.fixture(autouse=True)
+def _clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Remove credentials, endpoints and faceteval settings the developer's shell may carry."""
+    for name in _STRIPPED:
+        monkeypatch.delenv(name, raising=False)
+    for name in list(os.environ):  # noqa: TID251 - tests decide what the environment holds
+        if name.startswith("FACETEVAL_") and name not in _KEPT:
+            monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Run `@pytest.mark.anyio` tests on asyncio only."""
+    return "asyncio"
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LLMServer]:
+    """A started local LLM server (OpenAI and Anthropic formats), stopped after the test."""
+    from tests.support.llm_server import LLMServer
+
+    with LLMServer() as server:
+        yield server

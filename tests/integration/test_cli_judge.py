@@ -1,0 +1,257 @@
+"""`faceteval judge` end to end, over HTTP, against a local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from faceteval._cli._app import cli
+from tests.support.llm_server import LLMServer, Status
+from tests.support.rule_judge import RuleJudge
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_pairs(path: Path, pairs: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(p) + "\n" for p in pairs), encoding="utf-8")
+    return path
+
+
+def pairs_file(tmp_path: Path) -> Path:
+    return write_pairs(
+        tmp_path / "pairs.jsonl",
+        [
+            {"id": "a", "query": "Explain rain.", "candidates": ["good", "poor"], "label": 1},
+            {"id": "b", "query": "Explain rain.", "candidates": ["poor", "good"], "label": 2},
+            {"id": "c", "query": "Name a prime.", "candidates": ["good", "fair"]},
+        ],
+    )
+
+
+def invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, ["judge", *map(str, args)], catch_exceptions=False)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def table_rows(output: str) -> dict[str, list[str]]:
+    """The rows of a rich table in ``output``, by first cell."""
+    rows = {}
+    for line in output.splitlines():
+        cells = [c.strip() for c in re.split(r"[│┃|]", line) if c.strip()]
+        if len(cells) > 1:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+@pytest.fixture
+def rule() -> RuleJudge:
+    return RuleJudge(quality={"good": 9, "fair": 6, "poor": 3})
+
+
+@pytest.fixture
+def server(rule: RuleJudge):  # type: ignore[no-untyped-def]
+    with LLMServer(rule.for_server()) as running:
+        yield running
+
+
+def test_dna_judges_pairs_and_writes_judgments_and_a_run_record(tmp_path: Path, server: LLMServer) -> None:
+    out = tmp_path / "out" / "judgments.jsonl"
+    result = invoke(pairs_file(tmp_path), "--method", "dna", "--model", "openai:judge", "--base-url",
+                    server.base_url, "--out", out, "--cache", tmp_path / "c.sqlite")
+    assert result.exit_code == 0, result.output
+    judgments = read_jsonl(out)
+    assert [(j["id"], j["status"], j["verdict"]) for j in judgments] == [("a", "ok", 1), ("b", "ok", 2), ("c", "ok", 1)]
+    first = judgments[0]
+    assert len(first["facets"]) == 3 and sum(f["weight"] for f in first["facets"]) == pytest.approx(1)
+    assert first["usage"]["calls"] == 5 and first["usage"]["cached_calls"] == 0
+    assert {e["stage"] for e in first["trace"]} == {"dna.aspects", "dna.weights", "dna.score"}
+    # two distinct queries: aspects and weights twice, three facet scores per pair
+    assert len(server.requests) == 2 + 2 + 9
+    assert {r.body["model"] for r in server.requests} == {"judge"}
+    record = json.loads((tmp_path / "out" / "judgments.run.json").read_text())
+    assert record["method"]["name"] == "dna" and record["llm"]["model"] == "openai:judge"
+    assert record["summary"]["calls"] == 13 and record["summary"]["judgments"] == {"ok": 3}
+    assert set(record["prompts"]) >= {"dna/aspects", "dna/weights", "dna/score"}
+    assert "judged" in result.output and "13 made, 0 from cache" in result.output
+
+
+def test_a_second_run_makes_zero_calls(tmp_path: Path, server: LLMServer) -> None:
+    args = [pairs_file(tmp_path), "--model", "openai:judge", "--base-url", server.base_url,
+            "--cache", tmp_path / "c.sqlite", "--swap"]
+    first = invoke(*args, "--out", tmp_path / "1.jsonl")
+    assert first.exit_code == 0, first.output
+    made = len(server.requests)
+    second = invoke(*args, "--out", tmp_path / "2.jsonl")
+    assert second.exit_code == 0, second.output
+    assert len(server.requests) == made
+    assert "0 made" in second.output
+    strip = lambda js: [(j["verdict"], j["scores"], j["consistent"]) for j in js]  # noqa: E731
+    assert strip(read_jsonl(tmp_path / "1.jsonl")) == strip(read_jsonl(tmp_path / "2.jsonl"))
+    assert all(e["cached"] for j in read_jsonl(tmp_path / "2.jsonl") for e in j["trace"])
+
+
+def test_no_cache_calls_again(tmp_path: Path, server: LLMServer) -> None:
+    args = [pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url,
+            "--no-cache", "--out", tmp_path / "o.jsonl"]
+    assert invoke(*args).exit_code == 0
+    assert invoke(*args).exit_code == 0
+    assert len(server.requests) == 6
+
+
+def test_dry_run_prints_the_plan_and_calls_nothing(tmp_path: Path, server: LLMServer) -> None:
+    result = invoke(pairs_file(tmp_path), "--method", "dna", "--model", "openai:gpt-4o-mini", "--base-url",
+                    server.base_url, "--dry-run", "--no-cache", "--swap", "--out", tmp_path / "never.jsonl")
+    assert result.exit_code == 0, result.output
+    assert server.requests == []
+    assert not (tmp_path / "never.jsonl").exists()
+    rows = table_rows(result.output)
+    assert rows["dna.aspects"][0] == "2" and rows["dna.weights"][0] == "2"
+    assert rows["dna.score"][0] == "18"  # 3 pairs x 3 aspects x 2 orders
+    assert rows["total"][0] == "22"
+    assert rows["total"][-1].startswith("$")
+    assert "No LLM was called" in result.output
+
+
+def test_dry_run_needs_no_key_and_knows_unpriced_models(tmp_path: Path) -> None:
+    result = invoke(pairs_file(tmp_path), "--method", "direct", "--model", "openai:gpt-4o", "--dry-run", "--no-cache")
+    assert result.exit_code == 0, result.output
+    unpriced = invoke(pairs_file(tmp_path), "--method", "cot", "--model", "openai:my-model", "--base-url",
+                      "http://127.0.0.1:9/v1", "--dry-run", "--no-cache")
+    assert "unknown" in unpriced.output and "--prices" in unpriced.output
+
+
+def test_bad_lines_are_reported_and_the_rest_runs(tmp_path: Path, server: LLMServer) -> None:
+    path = write_pairs(tmp_path / "p.jsonl", [{"id": "a", "query": "Q", "candidates": ["good", "poor"]}])
+    with path.open("a") as handle:
+        handle.write('{"id": "b", "query": "Q", "candidates": "good"}\n{"id": "c", "query": "Q", "candidates": ["poor", "good"]}\n')
+    out = tmp_path / "o.jsonl"
+    result = invoke(path, "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url,
+                    "--no-cache", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert f"{path}:2: field 'candidates'" in result.output
+    assert [(j["id"], j["status"]) for j in read_jsonl(out)] == [("a", "ok"), ("b", "error"), ("c", "ok")]
+    assert len(server.requests) == 2
+
+
+def test_strict_stops_before_any_call(tmp_path: Path, server: LLMServer) -> None:
+    path = write_pairs(tmp_path / "p.jsonl", [{"id": "a", "query": "Q", "candidates": ["x", "y"]}, {"id": "b", "query": "Q"}])
+    result = invoke(path, "--model", "openai:judge", "--base-url", server.base_url, "--no-cache", "--strict",
+                    "--out", tmp_path / "o.jsonl")
+    assert result.exit_code == 1
+    assert f"{path}:2: field 'candidates'" in result.output and "nothing was judged" in result.output
+    assert server.requests == []
+
+
+def test_retries_and_failures_over_http_are_counted(tmp_path: Path, server: LLMServer) -> None:
+    server.enqueue(Status(429, headers={"retry-after": "0"}), Status(500))
+    out = tmp_path / "o.jsonl"
+    result = invoke(pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--base-url",
+                    server.base_url, "--no-cache", "--concurrency", "1", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert [j["status"] for j in read_jsonl(out)] == ["ok", "ok", "ok"]
+    assert "2 retries" in result.output
+    assert len(server.requests) == 5
+
+
+def test_unreadable_replies_become_parse_errors_with_the_raw_text(tmp_path: Path) -> None:
+    with LLMServer(lambda body: "I cannot compare these responses.") as server:
+        out = tmp_path / "o.jsonl"
+        result = invoke(pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--base-url",
+                        server.base_url, "--no-cache", "--out", out)
+        assert len(server.requests) == 6  # one re-ask each
+    assert result.exit_code == 0
+    judgments = read_jsonl(out)
+    assert {j["status"] for j in judgments} == {"parse_error"}
+    assert all(j["verdict"] is None and j["scores"] is None for j in judgments)
+    assert judgments[0]["trace"][1]["raw"] == "I cannot compare these responses."
+    assert "3 parse errors" in result.output
+
+
+def test_criteria_file_and_mean_aggregate(tmp_path: Path, server: LLMServer, rule: RuleJudge) -> None:
+    criteria = tmp_path / "criteria.yaml"
+    criteria.write_text("criteria:\n  - name: accuracy\n    description: the facts are right\n  - clarity\n")
+    out = tmp_path / "o.jsonl"
+    result = invoke(pairs_file(tmp_path), "--criteria", criteria, "--aggregate", "mean", "--model", "openai:judge",
+                    "--base-url", server.base_url, "--no-cache", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert [f["name"] for f in read_jsonl(out)[0]["facets"]] == ["accuracy", "clarity"]
+    assert set(rule.calls) == {"dna.score"}
+
+
+def test_anthropic_model_over_http(tmp_path: Path, server: LLMServer) -> None:
+    out = tmp_path / "o.jsonl"
+    result = invoke(pairs_file(tmp_path), "--method", "direct", "--model", "anthropic:claude-test", "--base-url",
+                    server.root_url, "--no-cache", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert [j["verdict"] for j in read_jsonl(out)] == [1, 2, 1]
+    assert {r.path for r in server.requests} == {"/v1/messages"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--method", "dna"], "--model is required"),
+        (["--method", "direct", "--model", "openai:x", "--aspects", "4"], "--aspects only applies to --method dna"),
+        (["--model", "gpt-4o"], "not of the form <provider>:<model>"),
+        (["--model", "openai:gpt-4o"], "OPENAI_API_KEY"),
+    ],
+)
+def test_usage_and_config_errors_are_clear(tmp_path: Path, args: list[str], message: str) -> None:
+    result = invoke(pairs_file(tmp_path), "--no-cache", *args)
+    assert result.exit_code in (1, 2)
+    assert message in result.output
+
+
+def test_config_file_supplies_defaults(tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "faceteval.toml").write_text(
+        f'[judge]\nmodel = "openai:judge"\nbase-url = "{server.base_url}"\nmethod = "direct"\nno-cache = true\n'
+    )
+    result = invoke(pairs_file(tmp_path), "--out", "o.jsonl")
+    assert result.exit_code == 0, result.output
+    assert {j["method"] for j in read_jsonl(tmp_path / "o.jsonl")} == {"direct"}
+
+
+def test_interrupted_run_resumes_from_cache(tmp_path: Path) -> None:
+    rule = RuleJudge(quality={"good": 9, "poor": 3}, record=False)
+    pairs = [{"id": str(i), "query": f"Question {i}?", "candidates": ["good", "poor"]} for i in range(30)]
+    path = write_pairs(tmp_path / "p.jsonl", pairs)
+    cache, out = tmp_path / "c.sqlite", tmp_path / "o.jsonl"
+    with LLMServer(rule.for_server(), latency=0.15) as server:
+        command = [sys.executable, "-m", "faceteval", "judge", str(path), "--method", "direct", "--model",
+                   "openai:judge", "--base-url", server.base_url, "--cache", str(cache), "--concurrency", "2",
+                   "--out", str(out), "--quiet"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+        assert process.returncode == 130, stderr
+        assert "Interrupted" in stderr
+        with sqlite3.connect(cache) as db:
+            (kept,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        assert 4 <= kept < 30
+        before = len(server.requests)
+        resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
+        assert resumed.returncode == 0, resumed.stderr
+        assert len(server.requests) - before == 30 - kept  # only what the first run did not finish
+    judgments = read_jsonl(out)
+    assert [j["id"] for j in judgments] == [str(i) for i in range(30)]
+    assert {j["status"] for j in judgments} == {"ok"}
+    assert sum(j["usage"]["cached_calls"] for j in judgments) == kept

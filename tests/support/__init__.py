@@ -1,0 +1,1 @@
+"""Test helpers: a real local LLM HTTP server (`tests.support.llm_server`)."""

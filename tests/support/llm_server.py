@@ -1,0 +1,549 @@
+"""A real local LLM HTTP server for tests and benchmarks: OpenAI and Anthropic formats on 127.0.0.1.
+
+It runs a Starlette app under uvicorn in a background thread, so the official SDKs are exercised over real
+sockets. Replies come from a queue of scripted behaviours (first in, first out), then from a responder:
+
+```python
+with LLMServer(lambda body: "Score: 4", latency=0.05) as server:
+    server.enqueue(Status(429, headers={"retry-after": "2"}), Reply("Score: 5"))
+    provider = OpenAIProvider(api_key="test", base_url=server.base_url)       # /v1/chat/completions
+    anthropic = AnthropicProvider(api_key="test", base_url=server.root_url)   # /v1/messages
+    ...
+    assert server.requests[0].body["model"] == "m"
+```
+
+As a process (prints its OpenAI base URL on stdout once listening; SIGINT or SIGTERM stops it):
+``python -m tests.support.llm_server --port 8123 --latency 0.1 --responder package.module:function``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import json
+import logging
+import re
+import signal
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any, Literal
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+__all__ = [
+    "DEFAULT_REPLY",
+    "Behaviour",
+    "Disconnect",
+    "EmptyChoices",
+    "Hang",
+    "LLMServer",
+    "RawBody",
+    "RecordedRequest",
+    "Reply",
+    "Responder",
+    "Status",
+    "echo",
+]
+
+DEFAULT_REPLY = "OK"
+START_TIMEOUT = 10.0
+Api = Literal["openai", "anthropic"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A normal completion; token counts are estimated from the text when not given."""
+
+    text: str
+    finish_reason: str = "stop"
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """A reply with this status: ``body`` None sends the API's usual error object, a str is sent as
+    text/plain, anything else as JSON (so ``Status(200, body={...})`` sends any JSON reply at all)."""
+
+    code: int
+    body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Hang:
+    """Sleep ``seconds`` (on top of the latency), then reply from the responder (a second Hang from the
+    responder is answered with `DEFAULT_REPLY`)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class RawBody:
+    """A body sent verbatim, such as the HTML error page of a proxy."""
+
+    body: str
+    content_type: str = "text/html"
+    status: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyChoices:
+    """A well-formed reply with nothing in it: ``choices: []`` (OpenAI) or ``content: []`` (Anthropic)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnect:
+    """Close the connection without sending any response."""
+
+
+Behaviour = Reply | Status | Hang | RawBody | EmptyChoices | Disconnect
+Responder = Callable[[dict[str, Any]], "str | Behaviour"]
+
+
+def echo(body: Mapping[str, Any]) -> str:
+    """A responder that answers with the last message's text (handy in subprocess benchmarks)."""
+    messages = body.get("messages") or [{}]
+    content = messages[-1].get("content", "")
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request as the server received it."""
+
+    path: str
+    body: Any
+    headers: Mapping[str, str]
+    received_at: float
+
+
+class LLMServer:
+    """A local OpenAI- and Anthropic-compatible server; a context manager that starts and stops it.
+
+    Args:
+        responder: Makes the reply for a request body when the queue is empty; it may return text or any
+            behaviour. The default always answers `DEFAULT_REPLY`. If it raises, the client gets a 500.
+        latency: Seconds slept (asynchronously) before every reply.
+        port: The port to listen on; 0 picks a free one.
+        host: The interface to listen on.
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency: float = 0.0,
+        port: int = 0,
+        host: str = "127.0.0.1",
+    ) -> None:
+        self.responder: Responder = responder or (lambda _body: DEFAULT_REPLY)
+        self.latency = latency
+        self.host = host
+        self._wanted_port = port
+        self._port: int | None = None
+        self._lock = threading.Lock()
+        self._requests: list[RecordedRequest] = []
+        self._queue: deque[Behaviour] = deque()
+        self._in_flight = 0
+        self._max_in_flight = 0
+        self._server: _UvicornServer | None = None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+
+    # -- test-facing API (any thread) -------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on."""
+        if self._port is None:
+            raise RuntimeError("the server is not started; use `with LLMServer() as server:`")
+        return self._port
+
+    @property
+    def root_url(self) -> str:
+        """``http://host:port``: the Anthropic SDK's base URL."""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """``http://host:port/v1``: the OpenAI SDK's base URL."""
+        return f"{self.root_url}/v1"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A snapshot of every request received so far, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests that were being answered at the same time."""
+        with self._lock:
+            return self._max_in_flight
+
+    def enqueue(self, *behaviours: Behaviour) -> None:
+        """Script the next replies: one behaviour per API request, first in first out."""
+        with self._lock:
+            self._queue.extend(behaviours)
+
+    def reset(self) -> None:
+        """Forget recorded requests, queued behaviours and the in-flight peak."""
+        with self._lock:
+            self._requests.clear()
+            self._queue.clear()
+            self._max_in_flight = self._in_flight
+
+    def start(self) -> None:
+        """Listen, serve in a background thread, and return once connections are accepted."""
+        if self._thread is not None:
+            raise RuntimeError("the server is already started")
+        _quiet_uvicorn()
+        sock = _bind(self.host, self._wanted_port)
+        self._port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            _AsgiApp(self),
+            http="h11",
+            loop="asyncio",
+            lifespan="off",
+            ws="none",
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=2,
+        )
+        self._server = _UvicornServer(config)
+        self._thread = threading.Thread(
+            target=self._run, args=(sock,), name=f"llm-server-{self._port}", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                sock.close()
+                self._thread = None
+                raise RuntimeError(f"the LLM server did not start on {self.host}:{self._port}")
+            time.sleep(0.005)
+
+    def stop(self) -> None:
+        """Stop serving: pending sleeps end at once, open connections are closed, the thread is joined."""
+        if self._thread is None or self._server is None:
+            return
+        if self._loop is not None and not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed in between
+                self._loop.call_soon_threadsafe(self._begin_stop)
+        self._thread.join(timeout=START_TIMEOUT)
+        self._thread = None
+
+    def __enter__(self) -> LLMServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # -- server thread ----------------------------------------------------------------------------
+
+    def _run(self, sock: socket.socket) -> None:
+        asyncio.run(self._serve(sock))
+
+    async def _serve(self, sock: socket.socket) -> None:
+        assert self._server is not None
+        self._loop = asyncio.get_running_loop()
+        self._stopping = self._server.stopping = asyncio.Event()
+        await self._server.serve(sockets=[sock])
+
+    def _begin_stop(self) -> None:
+        assert self._server is not None
+        assert self._stopping is not None
+        self._stopping.set()
+        self._server.should_exit = True
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep in the server loop, waking early when the server stops."""
+        if seconds <= 0 or self._stopping is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+
+    def _admit(self, request: RecordedRequest, *, scripted: bool) -> Behaviour | None:
+        """Record ``request``, count it in flight, and take the next scripted behaviour if asked."""
+        with self._lock:
+            self._requests.append(request)
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            return self._queue.popleft() if scripted and self._queue else None
+
+    def _release(self) -> None:
+        """Count one request as answered."""
+        with self._lock:
+            self._in_flight -= 1
+
+
+class _UvicornServer(uvicorn.Server):
+    """uvicorn's server, woken by an event rather than polling every 0.1 s, so that it stops sooner."""
+
+    stopping: asyncio.Event | None = None
+
+    async def main_loop(self) -> None:
+        await self.on_tick(0)  # tick 0 sets the Date header; later ticks refresh it
+        while not self.should_exit and self.stopping is not None:
+            try:
+                await asyncio.wait_for(self.stopping.wait(), timeout=1.0)
+            except TimeoutError:
+                await self.on_tick(0)
+
+
+_DROP_KEY = "tests.llm_server.drop"
+_DROP_MARKER = "disconnect"
+
+
+class _AsgiApp:
+    """The Starlette app, plus the one thing it cannot do: drop a connection without a response.
+
+    uvicorn closes the transport without writing anything when an ASGI callable returns a value other than
+    None; an endpoint marks the scope to ask for that.
+    """
+
+    def __init__(self, server: LLMServer) -> None:
+        routes = [
+            Route("/v1/chat/completions", _Endpoint(server, "openai"), methods=["POST"]),
+            Route("/v1/messages", _Endpoint(server, "anthropic"), methods=["POST"]),
+            Route("/{path:path}", _Endpoint(server, None), methods=["GET", "POST", "PUT", "DELETE"]),
+        ]
+        self._app = Starlette(routes=routes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> Any:
+        await self._app(scope, receive, send)
+        return _DROP_MARKER if scope.get(_DROP_KEY) else None
+
+
+class _Endpoint:
+    """A raw ASGI endpoint (so it may send nothing at all) serving one API format."""
+
+    def __init__(self, server: LLMServer, api: Api | None) -> None:
+        self._server = server
+        self._api = api
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        body = _parse_json(await request.body())
+        recorded = RecordedRequest(request.url.path, body, dict(request.headers), time.monotonic())
+        behaviour = self._server._admit(recorded, scripted=self._api is not None)
+        try:
+            response = await self._respond(behaviour, body)
+        finally:
+            self._server._release()
+        if response is None:
+            scope[_DROP_KEY] = True
+            return
+        await response(scope, receive, send)
+
+    async def _respond(self, behaviour: Behaviour | None, body: Any) -> Response | None:
+        await self._server._sleep(self._server.latency)
+        if self._api is None:
+            return JSONResponse(_error_body("openai", 404, "no such endpoint"), status_code=404)
+        fields = body if isinstance(body, dict) else {}
+        if behaviour is None:
+            behaviour = self._ask(fields)
+        if isinstance(behaviour, Hang):
+            await self._server._sleep(behaviour.seconds)
+            behaviour = self._ask(fields)
+        return _render(self._api, behaviour, fields)
+
+    def _ask(self, body: dict[str, Any]) -> Behaviour:
+        answer = self._server.responder(body)
+        return Reply(answer) if isinstance(answer, str) else answer
+
+
+def _render(api: Api, behaviour: Behaviour, body: dict[str, Any]) -> Response | None:
+    if isinstance(behaviour, Reply):
+        payload = _openai_reply(behaviour, body) if api == "openai" else _anthropic_reply(behaviour, body)
+        return JSONResponse(payload)
+    if isinstance(behaviour, Status):
+        headers = dict(behaviour.headers)
+        if isinstance(behaviour.body, str):
+            return Response(behaviour.body, behaviour.code, headers, media_type="text/plain")
+        error = _error_body(api, behaviour.code) if behaviour.body is None else behaviour.body
+        return JSONResponse(error, behaviour.code, headers)
+    if isinstance(behaviour, RawBody):
+        return Response(behaviour.body, behaviour.status, media_type=behaviour.content_type)
+    if isinstance(behaviour, EmptyChoices):
+        payload = _openai_reply(Reply(""), body) if api == "openai" else _anthropic_reply(Reply(""), body)
+        payload["choices" if api == "openai" else "content"] = []
+        return JSONResponse(payload)
+    if isinstance(behaviour, Disconnect):
+        return None
+    # A Hang right after a Hang: answer with the default text rather than hang again.
+    return _render(api, Reply(DEFAULT_REPLY), body)
+
+
+def _openai_reply(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": {"role": "assistant", "content": reply.text},
+        "finish_reason": reply.finish_reason,
+        "logprobs": _openai_logprobs(reply.text, body) if body.get("logprobs") else None,
+    }
+    prompt, completion = _usage(reply, body)
+    return {
+        "id": f"chatcmpl-{time.monotonic_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "test-model"),
+        "choices": [choice],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
+
+
+def _openai_logprobs(text: str, body: dict[str, Any]) -> dict[str, Any]:
+    alternatives = int(body.get("top_logprobs") or 0)
+    content = []
+    for index, token in enumerate(re.findall(r"\s*\S+", text) or [text]):
+        logprob = -0.1 * (index % 5 + 1)
+        top = [(token, logprob)] + [(f"alt{k}", logprob - k) for k in range(1, alternatives)]
+        content.append(
+            {
+                "token": token,
+                "logprob": logprob,
+                "bytes": list(token.encode()),
+                "top_logprobs": [
+                    {"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top[:alternatives]
+                ],
+            }
+        )
+    return {"content": content, "refusal": None}
+
+
+_ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens"}
+
+
+def _anthropic_reply(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    prompt, completion = _usage(reply, body)
+    return {
+        "id": f"msg_{time.monotonic_ns()}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "test-model"),
+        "content": [{"type": "text", "text": reply.text}],
+        "stop_reason": _ANTHROPIC_STOP.get(reply.finish_reason, reply.finish_reason),
+        "stop_sequence": None,
+        "usage": {"input_tokens": prompt, "output_tokens": completion},
+    }
+
+
+def _usage(reply: Reply, body: dict[str, Any]) -> tuple[int, int]:
+    """The given token counts, else about four characters per token."""
+    messages = body.get("messages") or []
+    chars = len(str(body.get("system") or "")) + sum(len(str(m.get("content", ""))) for m in messages)
+    prompt = reply.input_tokens if reply.input_tokens is not None else max(1, chars // 4)
+    completion = reply.output_tokens if reply.output_tokens is not None else max(1, len(reply.text) // 4)
+    return prompt, completion
+
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def _error_body(api: Api, code: int, message: str | None = None) -> dict[str, Any]:
+    kind = _ERROR_TYPES.get(code, "api_error" if code >= 500 else "invalid_request_error")
+    text = message or f"test server says HTTP {code}"
+    if api == "anthropic":
+        return {"type": "error", "error": {"type": kind, "message": text}}
+    return {"error": {"message": text, "type": kind, "param": None, "code": None}}
+
+
+def _parse_json(raw: bytes) -> Any:
+    try:
+        return json.loads(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+class _QuietDrops(logging.Filter):
+    """Hide uvicorn's complaint about the value `_AsgiApp` returns to drop a connection on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.msg if isinstance(record.msg, str) else ""
+        dropped = isinstance(record.args, tuple) and _DROP_MARKER in record.args
+        return not (message.startswith("ASGI callable should return None") and dropped)
+
+
+def _quiet_uvicorn() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietDrops) for f in logger.filters):
+        logger.addFilter(_QuietDrops())
+
+
+def _load_responder(path: str) -> Responder:
+    module_name, sep, attribute = path.partition(":")
+    if not sep:
+        raise SystemExit(f"--responder must look like package.module:function, got {path!r}")
+    responder: Responder = getattr(importlib.import_module(module_name), attribute)
+    return responder
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve until interrupted; print the OpenAI base URL once listening."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.support.llm_server", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds slept before every reply")
+    parser.add_argument("--responder", help="package.module:function returning the reply text for a body")
+    args = parser.parse_args(argv)
+    responder = _load_responder(args.responder) if args.responder else None
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)  # also when started in the background, where SIGINT is ignored
+    with LLMServer(responder, latency=args.latency, port=args.port, host=args.host) as server:
+        print(server.base_url, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

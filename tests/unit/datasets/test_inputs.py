@@ -1,0 +1,92 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from faceteval.core import Instance
+from faceteval.datasets import load_criteria, read_instances
+from faceteval.errors import InputError
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def good(i: int, **extra: object) -> str:
+    return json.dumps({"id": f"q{i}", "query": "Q?", "candidates": ["a", "b"], **extra})
+
+
+def test_bad_lines_name_file_line_and_field_and_the_rest_still_reads(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "pairs.jsonl",
+        [
+            good(1),
+            '{"id": "q2", "query": "Q?", "candidates": "not a list"}',
+            "{not json",
+            "",
+            good(4, label=5),
+            good(1),
+            '{"query": "no id", "candidates": ["x", "y"], "winner": "model_a"}',
+            "[1, 2]",
+            good(9),
+        ],
+    )
+    items = list(read_instances(path))
+    assert len(items) == 8
+    ok = [i for i in items if isinstance(i, Instance)]
+    errors = [i for i in items if isinstance(i, InputError)]
+    assert [i.id for i in ok] == ["q1", "q9"]
+    described = [(e.line, e.field) for e in errors]
+    assert described == [(2, "candidates"), (3, None), (5, "label"), (6, "id"), (7, "winner"), (8, None)]
+    assert str(errors[0]).startswith(f"{path}:2: field 'candidates':")
+    assert "not valid JSON" in str(errors[1])
+    assert "label 5 is out of range" in str(errors[2])
+    assert "duplicate id 'q1' (first on line 1)" in str(errors[3])
+    assert "unknown field (put extra data under 'metadata')" in str(errors[4])
+    assert errors[0].record_id == "q2"
+
+
+def test_missing_id_becomes_the_line_number(tmp_path: Path) -> None:
+    path = write(tmp_path / "p.jsonl", ['{"query": "Q", "candidates": ["a"]}'])
+    (instance,) = read_instances(path)
+    assert isinstance(instance, Instance) and instance.id == "1"
+
+
+def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot open"):
+        list(read_instances(tmp_path / "nope.jsonl"))
+
+
+def test_reading_is_lazy(tmp_path: Path) -> None:
+    path = write(tmp_path / "p.jsonl", [good(i) for i in range(1000)])
+    items = read_instances(path)
+    assert isinstance(next(iter(items)), Instance)
+
+
+def test_criteria_file_forms(tmp_path: Path) -> None:
+    listed = tmp_path / "a.yaml"
+    listed.write_text("- Accuracy\n- name: Clarity\n  description: easy to follow\n  weight: 2\n")
+    mapped = tmp_path / "b.json"
+    mapped.write_text(json.dumps({"criteria": ["Accuracy", {"name": "Depth"}]}))
+    assert [c.describe() for c in load_criteria(listed)] == ["Accuracy", "Clarity: easy to follow"]
+    assert load_criteria(listed)[1].weight == 2
+    assert [c.name for c in load_criteria(mapped)] == ["Accuracy", "Depth"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- Accuracy\n- name: Clarity\n  weight: -1\n", r"c\.yaml:2: field 'criteria\[1\]\.weight'"),
+        ("- Accuracy\n- accuracy\n", r"c\.yaml:2: field 'criteria\[1\]\.name': repeats"),
+        ("criteria: []\n", "no criteria"),
+        ("other: 1\n", "mapping with a 'criteria' list"),
+        ("- [unclosed\n", r"c\.yaml:\d+: not valid YAML"),
+        ("- name: A\n  colour: red\n", r"criteria\[0\]\.colour"),
+    ],
+)
+def test_criteria_file_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        load_criteria(path)

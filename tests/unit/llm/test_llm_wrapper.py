@@ -1,0 +1,200 @@
+"""The LLM wrapper: cache, retries, timeouts, concurrency, cost, dry runs (scripted provider)."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from faceteval.errors import AuthenticationError, BadResponseError, ConfigError, ProviderServerError, RateLimitError
+from faceteval.llm import (
+    LLM,
+    CompletionRequest,
+    GenerateConfig,
+    ModelSpec,
+    Price,
+    PriceTable,
+    RetryPolicy,
+    ScriptedProvider,
+    cache_key,
+    user,
+)
+from faceteval.store import SQLiteCache
+
+pytestmark = pytest.mark.anyio
+FAST = RetryPolicy(max_retries=3, initial_delay=0.001, max_delay=0.01)
+SPEC = ModelSpec("openai", "gpt-4o-mini")
+
+
+def make(provider: ScriptedProvider, **options: object) -> LLM:
+    return LLM(provider, SPEC, retry=FAST, **options)  # type: ignore[arg-type]
+
+
+async def test_second_identical_request_is_answered_from_cache(tmp_path: Path) -> None:
+    provider = ScriptedProvider.sequence(["8 6"])
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        llm = make(provider, cache=cache)
+        first = await llm.generate([user("rate")])
+        second = await llm.generate([user("rate")])
+    assert len(provider.requests) == 1
+    assert (first.cached, second.cached) == (False, True)
+    assert second.completion.text == "8 6"
+    assert second.completion.input_tokens == first.completion.input_tokens
+
+
+async def test_cache_is_shared_across_processes_by_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with SQLiteCache(path) as cache:
+        await make(ScriptedProvider.sequence(["7"]), cache=cache).generate([user("q")])
+    replay = ScriptedProvider.sequence([])
+    with SQLiteCache(path) as cache:
+        exchange = await make(replay, cache=cache).generate([user("q")])
+    assert exchange.cached and exchange.completion.text == "7"
+    assert replay.requests == []
+
+
+def test_cache_key_covers_what_changes_the_reply() -> None:
+    base = CompletionRequest(model="m", messages=(user("q"),))
+    keys = {
+        cache_key("openai", base),
+        cache_key("openai@http://127.0.0.1:9/v1", base),
+        cache_key("openai", CompletionRequest(model="m2", messages=(user("q"),))),
+        cache_key("openai", CompletionRequest(model="m", messages=(user("q2"),))),
+        cache_key("openai", CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(temperature=0.7))),
+        cache_key("openai", CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(sample=1))),
+        cache_key("openai", CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(seed=3))),
+    }
+    assert len(keys) == 7
+    assert cache_key("openai", base) == cache_key("openai", CompletionRequest(model="m", messages=(user("q"),)))
+
+
+async def test_retryable_errors_are_retried_then_succeed() -> None:
+    provider = ScriptedProvider.sequence(
+        [RateLimitError("slow down", retry_after=0.01), ProviderServerError("boom", status=503), BadResponseError("html"), "ok"]
+    )
+    exchange = await make(provider).generate([user("q")])
+    assert exchange.completion.text == "ok"
+    assert exchange.attempts == 4
+    assert len(provider.requests) == 4
+
+
+async def test_retry_after_is_honoured() -> None:
+    waits: list[float] = []
+    policy = RetryPolicy(max_retries=1, initial_delay=0.001, max_delay=0.001)
+    assert policy.delay(1, RateLimitError("x", retry_after=2.0)) >= 2.0
+    provider = ScriptedProvider.sequence([RateLimitError("slow down", retry_after=0.3), "ok"])
+    llm = LLM(provider, SPEC, retry=policy)
+    start = anyio.current_time()
+    await llm.generate([user("q")])
+    waits.append(anyio.current_time() - start)
+    assert waits[0] >= 0.3
+
+
+async def test_retries_give_up_with_the_last_error() -> None:
+    provider = ScriptedProvider.sequence([ProviderServerError("boom", status=500)] * 4)
+    with pytest.raises(ProviderServerError, match="boom"):
+        await make(provider).generate([user("q")])
+    assert len(provider.requests) == 4  # 1 + max_retries
+
+
+async def test_non_retryable_errors_are_not_retried() -> None:
+    provider = ScriptedProvider.sequence([AuthenticationError("bad key"), "never"])
+    with pytest.raises(AuthenticationError):
+        await make(provider).generate([user("q")])
+    assert len(provider.requests) == 1
+
+
+async def test_timeout_is_retried() -> None:
+    calls: list[int] = []
+
+    class Slow(ScriptedProvider):
+        async def complete(self, request: CompletionRequest):  # type: ignore[no-untyped-def]
+            calls.append(1)
+            if len(calls) == 1:
+                await anyio.sleep(5)
+            return await super().complete(request)
+
+    llm = LLM(Slow(lambda r: "ok"), SPEC, retry=FAST, timeout=0.2)
+    exchange = await llm.generate([user("q")])
+    assert exchange.completion.text == "ok"
+    assert len(calls) == 2
+
+
+async def test_concurrency_is_bounded() -> None:
+    active, peak = 0, 0
+
+    class Counting(ScriptedProvider):
+        async def complete(self, request: CompletionRequest):  # type: ignore[no-untyped-def]
+            nonlocal active, peak
+            active += 1
+            peak = max(peak, active)
+            await anyio.sleep(0.01)
+            active -= 1
+            return await super().complete(request)
+
+    llm = LLM(Counting(lambda r: "ok"), SPEC, concurrency=3)
+    async with anyio.create_task_group() as group:
+        for i in range(12):
+            group.start_soon(llm.generate, [user(str(i))])
+    assert peak == 3
+
+
+async def test_cost_uses_the_price_table_and_unknown_is_none() -> None:
+    prices = PriceTable({"openai:gpt-4o-mini": Price(1.0, 2.0)})
+    reply = ScriptedProvider(lambda r: "x" * 400)
+    exchange = await LLM(reply, SPEC, prices=prices).generate([user("q" * 400)])
+    completion = exchange.completion
+    assert exchange.cost_usd == pytest.approx((completion.input_tokens * 1.0 + completion.output_tokens * 2.0) / 1e6)
+    unknown = await LLM(reply, ModelSpec("openai", "my-finetune"), prices=prices).generate([user("q")])
+    assert unknown.cost_usd is None
+
+
+async def test_dry_run_never_calls_and_estimates_tokens() -> None:
+    provider = ScriptedProvider.sequence([])
+    llm = LLM(provider, SPEC, dry_run=True)
+    exchange = await llm.generate([user("word " * 100)], example=lambda: "8 6")
+    assert exchange.planned and not exchange.cached
+    assert exchange.completion.text == "8 6"
+    assert exchange.completion.input_tokens > 100
+    assert provider.requests == []
+
+
+async def test_dry_run_uses_cached_replies(tmp_path: Path) -> None:
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        await make(ScriptedProvider.sequence(["real reply"]), cache=cache).generate([user("q")])
+        planned = LLM(None, SPEC, cache=cache, dry_run=True, identity="scripted")
+        exchange = await planned.generate([user("q")], example=lambda: "stand-in")
+    assert exchange.cached and exchange.completion.text == "real reply"
+
+
+def test_bad_settings_are_config_errors() -> None:
+    provider: Callable[[], ScriptedProvider] = lambda: ScriptedProvider.sequence([])  # noqa: E731
+    with pytest.raises(ConfigError):
+        LLM(provider(), SPEC, concurrency=0)
+    with pytest.raises(ConfigError):
+        LLM(provider(), SPEC, timeout=0)
+    with pytest.raises(ConfigError):
+        LLM(None, SPEC)
+    with pytest.raises(ConfigError):
+        RetryPolicy(max_retries=-1)
+
+
+def test_model_specs() -> None:
+    assert ModelSpec.parse("ollama:qwen2.5:7b") == ModelSpec("ollama", "qwen2.5:7b")
+    for bad in ["gpt-4o", "openai:", "nope:model"]:
+        with pytest.raises(ConfigError):
+            ModelSpec.parse(bad)
+
+
+def test_price_table_prefix_and_wildcard(tmp_path: Path) -> None:
+    table = PriceTable.default()
+    assert table.lookup("openai:gpt-4o-mini-2024-07-18") == table.lookup("openai:gpt-4o-mini")
+    assert table.lookup("openai:gpt-4o-mini") != table.lookup("openai:gpt-4o")
+    assert table.lookup("ollama:qwen2.5:7b") == Price(0.0, 0.0)
+    assert table.lookup("openai:judge") is None
+    extra = tmp_path / "prices.yaml"
+    extra.write_text("openai:judge: {input: 1, output: 3}\n")
+    assert table.extended(PriceTable.from_file(extra)).lookup("openai:judge") == Price(1.0, 3.0)
+    extra.write_text("judge: {input: 1}\n")
+    with pytest.raises(ConfigError, match="provider:model"):
+        PriceTable.from_file(extra)
