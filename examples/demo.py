@@ -32,7 +32,9 @@ def adversarial_jsonl(data_dir: Path, target: Path) -> int:
     count = 0
     with target.open("w", encoding="utf-8") as out:
         for subset in ADVERSARIAL:
-            records = json.loads((data_dir / "llmbar/LLMBar/Adversarial" / subset / "dataset.json").read_text())
+            records = json.loads(
+                (data_dir / "llmbar/LLMBar/Adversarial" / subset / "dataset.json").read_text()
+            )
             for i, record in enumerate(records):
                 instance = {
                     "id": f"{subset.lower()}-{i}",
@@ -55,19 +57,43 @@ def main() -> int:
             print(f"LLMBar-Adversarial from {data_dir / 'llmbar'}: {n} pairs (gold labels, MIT license).")
         else:
             source = SAMPLE
-            print(f"{data_dir} has no LLMBar; using the {sum(1 for _ in SAMPLE.open())}-pair sample in {SAMPLE}.")
+            print(f"{data_dir} has no LLMBar; using the 40-pair sample in {SAMPLE}.")
         print(f"What judging it with {MODEL} would take. Dry runs: no LLM is called, nothing is judged.\n")
         for method, extra in RUNS:
-            command = [sys.executable, "-m", "faceteval", "judge", str(source), "--method", method,
-                       "--model", MODEL, "--dry-run", "--no-cache", *extra]
-            print(f"$ faceteval judge {source.name} --method {method} --model {MODEL} --dry-run {' '.join(extra)}".rstrip())
+            command = [
+                sys.executable,
+                "-m",
+                "faceteval",
+                "judge",
+                str(source),
+                "--method",
+                method,
+                "--model",
+                MODEL,
+                "--dry-run",
+                "--no-cache",
+                *extra,
+            ]
+            shown = [
+                "faceteval judge",
+                source.name,
+                "--method",
+                method,
+                "--model",
+                MODEL,
+                "--dry-run",
+                *extra,
+            ]
+            print("$ " + " ".join(shown))
             sys.stdout.flush()
             completed = subprocess.run(command, check=False)
             if completed.returncode != 0:
                 return completed.returncode
             print()
-    print("To judge for real: add --out judgments.jsonl and a reachable model "
-          "(OPENAI_API_KEY, or --base-url for any OpenAI-compatible server).")
+    print(
+        "To judge for real: add --out judgments.jsonl and a reachable model "
+        "(OPENAI_API_KEY, or --base-url for any OpenAI-compatible server)."
+    )
     return 0
 
 

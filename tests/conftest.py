@@ -28,7 +28,7 @@ def _clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
     """Remove credentials, endpoints and faceteval settings the developer's shell may carry."""
     for name in _STRIPPED:
         monkeypatch.delenv(name, raising=False)
-    for name in list(os.environ):  # noqa: TID251 - tests decide what the environment holds
+    for name in list(os.environ):
         if name.startswith("FACETEVAL_") and name not in _KEPT:
             monkeypatch.delenv(name, raising=False)
 

@@ -54,7 +54,9 @@ class MissingDependencyError(FacetevalError):
     def __init__(self, feature: str, *, extra: str) -> None:
         self.feature = feature
         self.extra = extra
-        super().__init__(f"{feature} needs an optional dependency; install it with: pip install 'faceteval[{extra}]'")
+        super().__init__(
+            f"{feature} needs an optional dependency; install it with: pip install 'faceteval[{extra}]'"
+        )
 
 
 class InputError(FacetevalError):

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-
-from faceteval._cli._app import cli
 from tests.support.llm_server import LLMServer, Status
 from tests.support.rule_judge import RuleJudge
+
+from faceteval._cli._app import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,11 +70,26 @@ def server(rule: RuleJudge):  # type: ignore[no-untyped-def]
 
 def test_dna_judges_pairs_and_writes_judgments_and_a_run_record(tmp_path: Path, server: LLMServer) -> None:
     out = tmp_path / "out" / "judgments.jsonl"
-    result = invoke(pairs_file(tmp_path), "--method", "dna", "--model", "openai:judge", "--base-url",
-                    server.base_url, "--out", out, "--cache", tmp_path / "c.sqlite")
+    result = invoke(
+        pairs_file(tmp_path),
+        "--method",
+        "dna",
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--out",
+        out,
+        "--cache",
+        tmp_path / "c.sqlite",
+    )
     assert result.exit_code == 0, result.output
     judgments = read_jsonl(out)
-    assert [(j["id"], j["status"], j["verdict"]) for j in judgments] == [("a", "ok", 1), ("b", "ok", 2), ("c", "ok", 1)]
+    assert [(j["id"], j["status"], j["verdict"]) for j in judgments] == [
+        ("a", "ok", 1),
+        ("b", "ok", 2),
+        ("c", "ok", 1),
+    ]
     first = judgments[0]
     assert len(first["facets"]) == 3 and sum(f["weight"] for f in first["facets"]) == pytest.approx(1)
     assert first["usage"]["calls"] == 5 and first["usage"]["cached_calls"] == 0
@@ -90,8 +105,16 @@ def test_dna_judges_pairs_and_writes_judgments_and_a_run_record(tmp_path: Path, 
 
 
 def test_a_second_run_makes_zero_calls(tmp_path: Path, server: LLMServer) -> None:
-    args = [pairs_file(tmp_path), "--model", "openai:judge", "--base-url", server.base_url,
-            "--cache", tmp_path / "c.sqlite", "--swap"]
+    args = [
+        pairs_file(tmp_path),
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--cache",
+        tmp_path / "c.sqlite",
+        "--swap",
+    ]
     first = invoke(*args, "--out", tmp_path / "1.jsonl")
     assert first.exit_code == 0, first.output
     made = len(server.requests)
@@ -105,16 +128,38 @@ def test_a_second_run_makes_zero_calls(tmp_path: Path, server: LLMServer) -> Non
 
 
 def test_no_cache_calls_again(tmp_path: Path, server: LLMServer) -> None:
-    args = [pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url,
-            "--no-cache", "--out", tmp_path / "o.jsonl"]
+    args = [
+        pairs_file(tmp_path),
+        "--method",
+        "direct",
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--no-cache",
+        "--out",
+        tmp_path / "o.jsonl",
+    ]
     assert invoke(*args).exit_code == 0
     assert invoke(*args).exit_code == 0
     assert len(server.requests) == 6
 
 
 def test_dry_run_prints_the_plan_and_calls_nothing(tmp_path: Path, server: LLMServer) -> None:
-    result = invoke(pairs_file(tmp_path), "--method", "dna", "--model", "openai:gpt-4o-mini", "--base-url",
-                    server.base_url, "--dry-run", "--no-cache", "--swap", "--out", tmp_path / "never.jsonl")
+    result = invoke(
+        pairs_file(tmp_path),
+        "--method",
+        "dna",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--base-url",
+        server.base_url,
+        "--dry-run",
+        "--no-cache",
+        "--swap",
+        "--out",
+        tmp_path / "never.jsonl",
+    )
     assert result.exit_code == 0, result.output
     assert server.requests == []
     assert not (tmp_path / "never.jsonl").exists()
@@ -127,20 +172,44 @@ def test_dry_run_prints_the_plan_and_calls_nothing(tmp_path: Path, server: LLMSe
 
 
 def test_dry_run_needs_no_key_and_knows_unpriced_models(tmp_path: Path) -> None:
-    result = invoke(pairs_file(tmp_path), "--method", "direct", "--model", "openai:gpt-4o", "--dry-run", "--no-cache")
+    result = invoke(
+        pairs_file(tmp_path), "--method", "direct", "--model", "openai:gpt-4o", "--dry-run", "--no-cache"
+    )
     assert result.exit_code == 0, result.output
-    unpriced = invoke(pairs_file(tmp_path), "--method", "cot", "--model", "openai:my-model", "--base-url",
-                      "http://127.0.0.1:9/v1", "--dry-run", "--no-cache")
+    unpriced = invoke(
+        pairs_file(tmp_path),
+        "--method",
+        "cot",
+        "--model",
+        "openai:my-model",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--dry-run",
+        "--no-cache",
+    )
     assert "unknown" in unpriced.output and "--prices" in unpriced.output
 
 
 def test_bad_lines_are_reported_and_the_rest_runs(tmp_path: Path, server: LLMServer) -> None:
     path = write_pairs(tmp_path / "p.jsonl", [{"id": "a", "query": "Q", "candidates": ["good", "poor"]}])
     with path.open("a") as handle:
-        handle.write('{"id": "b", "query": "Q", "candidates": "good"}\n{"id": "c", "query": "Q", "candidates": ["poor", "good"]}\n')
+        handle.write(
+            '{"id": "b", "query": "Q", "candidates": "good"}\n'
+            '{"id": "c", "query": "Q", "candidates": ["poor", "good"]}\n'
+        )
     out = tmp_path / "o.jsonl"
-    result = invoke(path, "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url,
-                    "--no-cache", "--out", out)
+    result = invoke(
+        path,
+        "--method",
+        "direct",
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--no-cache",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     assert f"{path}:2: field 'candidates'" in result.output
     assert [(j["id"], j["status"]) for j in read_jsonl(out)] == [("a", "ok"), ("b", "error"), ("c", "ok")]
@@ -148,9 +217,20 @@ def test_bad_lines_are_reported_and_the_rest_runs(tmp_path: Path, server: LLMSer
 
 
 def test_strict_stops_before_any_call(tmp_path: Path, server: LLMServer) -> None:
-    path = write_pairs(tmp_path / "p.jsonl", [{"id": "a", "query": "Q", "candidates": ["x", "y"]}, {"id": "b", "query": "Q"}])
-    result = invoke(path, "--model", "openai:judge", "--base-url", server.base_url, "--no-cache", "--strict",
-                    "--out", tmp_path / "o.jsonl")
+    path = write_pairs(
+        tmp_path / "p.jsonl", [{"id": "a", "query": "Q", "candidates": ["x", "y"]}, {"id": "b", "query": "Q"}]
+    )
+    result = invoke(
+        path,
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--no-cache",
+        "--strict",
+        "--out",
+        tmp_path / "o.jsonl",
+    )
     assert result.exit_code == 1
     assert f"{path}:2: field 'candidates'" in result.output and "nothing was judged" in result.output
     assert server.requests == []
@@ -159,8 +239,20 @@ def test_strict_stops_before_any_call(tmp_path: Path, server: LLMServer) -> None
 def test_retries_and_failures_over_http_are_counted(tmp_path: Path, server: LLMServer) -> None:
     server.enqueue(Status(429, headers={"retry-after": "0"}), Status(500))
     out = tmp_path / "o.jsonl"
-    result = invoke(pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--base-url",
-                    server.base_url, "--no-cache", "--concurrency", "1", "--out", out)
+    result = invoke(
+        pairs_file(tmp_path),
+        "--method",
+        "direct",
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--no-cache",
+        "--concurrency",
+        "1",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     assert [j["status"] for j in read_jsonl(out)] == ["ok", "ok", "ok"]
     assert "2 retries" in result.output
@@ -170,8 +262,18 @@ def test_retries_and_failures_over_http_are_counted(tmp_path: Path, server: LLMS
 def test_unreadable_replies_become_parse_errors_with_the_raw_text(tmp_path: Path) -> None:
     with LLMServer(lambda body: "I cannot compare these responses.") as server:
         out = tmp_path / "o.jsonl"
-        result = invoke(pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--base-url",
-                        server.base_url, "--no-cache", "--out", out)
+        result = invoke(
+            pairs_file(tmp_path),
+            "--method",
+            "direct",
+            "--model",
+            "openai:judge",
+            "--base-url",
+            server.base_url,
+            "--no-cache",
+            "--out",
+            out,
+        )
         assert len(server.requests) == 6  # one re-ask each
     assert result.exit_code == 0
     judgments = read_jsonl(out)
@@ -185,8 +287,20 @@ def test_criteria_file_and_mean_aggregate(tmp_path: Path, server: LLMServer, rul
     criteria = tmp_path / "criteria.yaml"
     criteria.write_text("criteria:\n  - name: accuracy\n    description: the facts are right\n  - clarity\n")
     out = tmp_path / "o.jsonl"
-    result = invoke(pairs_file(tmp_path), "--criteria", criteria, "--aggregate", "mean", "--model", "openai:judge",
-                    "--base-url", server.base_url, "--no-cache", "--out", out)
+    result = invoke(
+        pairs_file(tmp_path),
+        "--criteria",
+        criteria,
+        "--aggregate",
+        "mean",
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--no-cache",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     assert [f["name"] for f in read_jsonl(out)[0]["facets"]] == ["accuracy", "clarity"]
     assert set(rule.calls) == {"dna.score"}
@@ -194,8 +308,18 @@ def test_criteria_file_and_mean_aggregate(tmp_path: Path, server: LLMServer, rul
 
 def test_anthropic_model_over_http(tmp_path: Path, server: LLMServer) -> None:
     out = tmp_path / "o.jsonl"
-    result = invoke(pairs_file(tmp_path), "--method", "direct", "--model", "anthropic:claude-test", "--base-url",
-                    server.root_url, "--no-cache", "--out", out)
+    result = invoke(
+        pairs_file(tmp_path),
+        "--method",
+        "direct",
+        "--model",
+        "anthropic:claude-test",
+        "--base-url",
+        server.root_url,
+        "--no-cache",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     assert [j["verdict"] for j in read_jsonl(out)] == [1, 2, 1]
     assert {r.path for r in server.requests} == {"/v1/messages"}
@@ -205,7 +329,10 @@ def test_anthropic_model_over_http(tmp_path: Path, server: LLMServer) -> None:
     ("args", "message"),
     [
         (["--method", "dna"], "--model is required"),
-        (["--method", "direct", "--model", "openai:x", "--aspects", "4"], "--aspects only applies to --method dna"),
+        (
+            ["--method", "direct", "--model", "openai:x", "--aspects", "4"],
+            "--aspects only applies to --method dna",
+        ),
         (["--model", "gpt-4o"], "not of the form <provider>:<model>"),
         (["--model", "openai:gpt-4o"], "OPENAI_API_KEY"),
     ],
@@ -216,10 +343,13 @@ def test_usage_and_config_errors_are_clear(tmp_path: Path, args: list[str], mess
     assert message in result.output
 
 
-def test_config_file_supplies_defaults(tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_file_supplies_defaults(
+    tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "faceteval.toml").write_text(
-        f'[judge]\nmodel = "openai:judge"\nbase-url = "{server.base_url}"\nmethod = "direct"\nno-cache = true\n'
+        f'[judge]\nmodel = "openai:judge"\nbase-url = "{server.base_url}"\n'
+        'method = "direct"\nno-cache = true\n'
     )
     result = invoke(pairs_file(tmp_path), "--out", "o.jsonl")
     assert result.exit_code == 0, result.output
@@ -232,11 +362,30 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path) -> None:
     path = write_pairs(tmp_path / "p.jsonl", pairs)
     cache, out = tmp_path / "c.sqlite", tmp_path / "o.jsonl"
     with LLMServer(rule.for_server(), latency=0.15) as server:
-        command = [sys.executable, "-m", "faceteval", "judge", str(path), "--method", "direct", "--model",
-                   "openai:judge", "--base-url", server.base_url, "--cache", str(cache), "--concurrency", "2",
-                   "--out", str(out), "--quiet"]
+        command = [
+            sys.executable,
+            "-m",
+            "faceteval",
+            "judge",
+            str(path),
+            "--method",
+            "direct",
+            "--model",
+            "openai:judge",
+            "--base-url",
+            server.base_url,
+            "--cache",
+            str(cache),
+            "--concurrency",
+            "2",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
             time.sleep(0.05)

@@ -140,6 +140,7 @@ class LLMServer:
         latency: Seconds slept (asynchronously) before every reply.
         port: The port to listen on; 0 picks a free one.
         host: The interface to listen on.
+        record: Keep every request (``requests``); benchmarks turn it off and read ``request_count``.
     """
 
     def __init__(
@@ -149,7 +150,10 @@ class LLMServer:
         latency: float = 0.0,
         port: int = 0,
         host: str = "127.0.0.1",
+        record: bool = True,
     ) -> None:
+        self.record = record
+        self._count = 0
         self.responder: Responder = responder or (lambda _body: DEFAULT_REPLY)
         self.latency = latency
         self.host = host
@@ -189,6 +193,12 @@ class LLMServer:
         """A snapshot of every request received so far, in arrival order."""
         with self._lock:
             return list(self._requests)
+
+    @property
+    def request_count(self) -> int:
+        """How many requests arrived, recorded or not."""
+        with self._lock:
+            return self._count
 
     @property
     def max_in_flight(self) -> int:
@@ -282,7 +292,9 @@ class LLMServer:
     def _admit(self, request: RecordedRequest, *, scripted: bool) -> Behaviour | None:
         """Record ``request``, count it in flight, and take the next scripted behaviour if asked."""
         with self._lock:
-            self._requests.append(request)
+            self._count += 1
+            if self.record:
+                self._requests.append(request)
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
             return self._queue.popleft() if scripted and self._queue else None
@@ -533,12 +545,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds slept before every reply")
     parser.add_argument("--responder", help="package.module:function returning the reply text for a body")
+    parser.add_argument("--no-record", action="store_true", help="keep no request bodies (long benchmarks)")
     args = parser.parse_args(argv)
     responder = _load_responder(args.responder) if args.responder else None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGINT, _interrupt)  # also when started in the background, where SIGINT is ignored
-    with LLMServer(responder, latency=args.latency, port=args.port, host=args.host) as server:
+    with LLMServer(
+        responder, latency=args.latency, port=args.port, host=args.host, record=not args.no_record
+    ) as server:
         print(server.base_url, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

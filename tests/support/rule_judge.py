@@ -13,7 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_ASPECTS = ("Does the output follow the instruction?", "Is the output correct?", "Is the output concise?")
+DEFAULT_ASPECTS = (
+    "Does the output follow the instruction?",
+    "Is the output correct?",
+    "Is the output concise?",
+)
 DEFAULT_WEIGHTS = (50, 30, 20)
 
 _CANDIDATE = re.compile(r"\[The Start of (Response(?: \d+)?)\]\n(.*?)\n\[The End of \1\]", re.DOTALL)
@@ -57,7 +61,9 @@ class RuleJudge:
         candidates = [text for _, text in _CANDIDATE.findall(prompt)]
         aspect_match = _ASPECT.search(prompt)
         aspect = aspect_match[1].strip() if aspect_match else None
-        scores = [self.score(text, aspect) + (self.first_bias if i == 0 else 0) for i, text in enumerate(candidates)]
+        scores = [
+            self.score(text, aspect) + (self.first_bias if i == 0 else 0) for i, text in enumerate(candidates)
+        ]
         line = " ".join(_fmt(min(10.0, max(1.0, s))) for s in scores)
         if stage == "cot":
             return f"Weighing each response against the question.\n{line}"

@@ -66,7 +66,9 @@ def handle_errors(command: F) -> F:
 
 
 class _Group(click.Group):
-    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any) -> click.Context:
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
         extra.setdefault("default_map", _default_map())
         return super().make_context(info_name, args, parent=parent, **extra)
 

@@ -31,7 +31,10 @@ def _cost(stage: StageStats) -> str:
 def show_plan(request: RunRequest, result: RunResult) -> None:
     """The dry-run table: calls, cache hits, estimated tokens and cost per stage."""
     stats = result.stats
-    table = Table(title=f"Dry run: {request.method.name} with {request.model} on {request.input_path}", title_justify="left")
+    table = Table(
+        title=f"Dry run: {request.method.name} with {request.model} on {request.input_path}",
+        title_justify="left",
+    )
     for column in ("stage", "calls", "cached", "est. input tokens", "est. output tokens", "est. cost"):
         table.add_column(column, justify="left" if column == "stage" else "right")
     rows = sorted(stats.stages.items())
@@ -79,9 +82,13 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     if stats.consistency:
         agreed, both = stats.consistency.get(True, 0), sum(stats.consistency.values())
         table.add_row("orders agreed", f"{agreed:,} of {both:,} ({agreed / both:.1%})")
-    table.add_row("LLM calls", f"{total.calls:,} made, {total.cached:,} from cache, {total.retries:,} retries")
+    table.add_row(
+        "LLM calls", f"{total.calls:,} made, {total.cached:,} from cache, {total.retries:,} retries"
+    )
     table.add_row("tokens", f"{total.input_tokens:,} in, {total.output_tokens:,} out (calls made)")
-    cost = _cost(total) if total.cost_known else f"unknown (no price for {request.model}; add one with --prices)"
+    cost = (
+        _cost(total) if total.cost_known else f"unknown (no price for {request.model}; add one with --prices)"
+    )
     table.add_row("cost", cost)
     table.add_row("time", f"{result.elapsed:,.1f} s")
     if request.out is not None:

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import IO, Any
 
 import anyio
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from faceteval._cli._app import err_console
 from faceteval._runner import JudgeOptions, RunStats, judge_each
@@ -114,7 +121,12 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
 
 
 async def _judge(
-    items: Iterator[Instance | InputError], method: Method, llm: LLM, options: JudgeOptions, sink: Any, stats: RunStats
+    items: Iterator[Instance | InputError],
+    method: Method,
+    llm: LLM,
+    options: JudgeOptions,
+    sink: Any,
+    stats: RunStats,
 ) -> None:
     try:
         await judge_each(items, method, llm, options=options, sink=sink, stats=stats)
@@ -132,7 +144,10 @@ def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Itera
         for problem in problems:
             err_console.print(f"[red]invalid:[/] {problem}", markup=True, highlight=False)
         raise InputError(
-            str(request.input_path), None, None, f"{len(problems)} invalid line(s); nothing was judged (--strict)"
+            str(request.input_path),
+            None,
+            None,
+            f"{len(problems)} invalid line(s); nothing was judged (--strict)",
         )
     return iter(items)
 

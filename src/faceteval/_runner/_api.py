@@ -7,11 +7,10 @@ from functools import partial
 
 import anyio
 
+from faceteval._runner._judge import DEFAULT_JUDGE_OPTIONS, JudgeOptions, judge_each
 from faceteval.core import Instance, Judgment
 from faceteval.llm import LLM
 from faceteval.methods import Method
-
-from faceteval._runner._judge import DEFAULT_JUDGE_OPTIONS, JudgeOptions, judge_each
 
 
 async def judge_async(
@@ -28,7 +27,8 @@ async def judge_async(
     Examples:
         >>> from faceteval import Direct, Instance, LLM
         >>> from faceteval.llm import ModelSpec, ScriptedProvider
-        >>> llm = LLM(ScriptedProvider.sequence(["9 2\\nResponse 1 is right."]), ModelSpec("scripted", "demo"))
+        >>> provider = ScriptedProvider.sequence(["9 2\\nResponse 1 is right."])
+        >>> llm = LLM(provider, ModelSpec("scripted", "demo"))
         >>> pair = Instance(id="1", query="2+2?", candidates=["4", "5"])
         >>> [(j.verdict, j.scores) for j in judge([pair], Direct(), llm)]
         [(1, [9.0, 2.0])]

@@ -9,15 +9,14 @@ from statistics import fmean
 
 import anyio
 
+from faceteval._runner._stats import RunStats, usage_of
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry
 from faceteval.errors import FacetevalError, InputError, ParseError, ProviderError
 from faceteval.llm import LLM
 from faceteval.methods import JudgeContext, Method, OrderOutcome, QueryMemo, gather
-from faceteval.methods._context import DEFAULT_MEMO_SIZE
 from faceteval.methods._base import severity
-
-from faceteval._runner._stats import RunStats, usage_of
+from faceteval.methods._context import DEFAULT_MEMO_SIZE
 
 DEFAULT_ABORT_AFTER = 10
 
@@ -106,8 +105,9 @@ async def judge_each(
             if not invalid:
                 state["failing"] = state["failing"] + 1 if judgment.status == "error" else 0
             if options.abort_after and state["failing"] >= options.abort_after:
+                failing = state["failing"]
                 raise RunAborted(
-                    f"stopped after {state['failing']} instances in a row failed; the last: {judgment.error}. "
+                    f"stopped after {failing} instances in a row failed; the last: {judgment.error}. "
                     "Judgments so far are written and every reply received is cached: "
                     "fix the cause and re-run the same command"
                 )
@@ -238,11 +238,10 @@ def _mean_facets(results: list[OrderResult]) -> list[FacetScore]:
     """Facet scores averaged over orders (facets depend on the query only, so they line up)."""
     merged = []
     for j, first in enumerate(results[0].facets):
-        column = [r.facets[j].scores for r in results]
-        means = [
-            None if any(c[m] is None for c in column) else round(fmean(c[m] for c in column if c[m] is not None), 9)
-            for m in range(len(first.scores))
-        ]
+        means: list[float | None] = []
+        for m in range(len(first.scores)):
+            known = [score for r in results if (score := r.facets[j].scores[m]) is not None]
+            means.append(round(fmean(known), 9) if len(known) == len(results) else None)
         merged.append(first.model_copy(update={"scores": means}))
     return merged
 

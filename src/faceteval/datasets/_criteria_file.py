@@ -54,7 +54,9 @@ def load_criteria(path: str | Path) -> tuple[Criterion, ...]:
     names = [c.name.casefold() for c in criteria]
     for index, key in enumerate(names):
         if key in names[:index]:
-            raise InputError(name, _line(nodes[index]), f"criteria[{index}].name", f"repeats {criteria[index].name!r}")
+            raise InputError(
+                name, _line(nodes[index]), f"criteria[{index}].name", f"repeats {criteria[index].name!r}"
+            )
     return tuple(criteria)
 
 
@@ -62,7 +64,9 @@ def _entries(name: str, data: Any, document: yaml.Node | None) -> tuple[list[Any
     sequence = document
     if isinstance(data, dict):
         if "criteria" not in data:
-            raise InputError(name, None, None, "expected a list of criteria, or a mapping with a 'criteria' list")
+            raise InputError(
+                name, None, None, "expected a list of criteria, or a mapping with a 'criteria' list"
+            )
         data = data["criteria"]
         sequence = next(
             (v for k, v in getattr(document, "value", []) if getattr(k, "value", None) == "criteria"), None

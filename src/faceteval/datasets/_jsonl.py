@@ -27,13 +27,13 @@ def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
     name = str(path)
     seen: dict[str, int] = {}
     try:
-        handle = Path(path).open(encoding="utf-8")
+        handle = Path(path).open(encoding="utf-8")  # noqa: SIM115  (closed by the with below; a generator)
     except OSError as exc:
         raise InputError(name, None, None, f"cannot open: {exc.strerror or exc}") from exc
     with handle:
         line_no = 0
         try:
-            for line_no, line in enumerate(handle, start=1):  # noqa: B007  (line_no is used after the loop)
+            for line_no, line in enumerate(handle, start=1):
                 if line.strip():
                     yield _read_line(name, line_no, line, seen)
         except UnicodeDecodeError as exc:
@@ -57,7 +57,11 @@ def _read_line(path: str, line_no: int, line: str, seen: dict[str, int]) -> Inst
         return InputError(path, line_no, field, problem, record_id=record_id)
     if instance.id in seen:
         return InputError(
-            path, line_no, "id", f"duplicate id {instance.id!r} (first on line {seen[instance.id]})", record_id=record_id
+            path,
+            line_no,
+            "id",
+            f"duplicate id {instance.id!r} (first on line {seen[instance.id]})",
+            record_id=record_id,
         )
     seen[instance.id] = line_no
     return instance

@@ -17,7 +17,13 @@ from faceteval.llm._pricing import PriceTable
 from faceteval.llm._provider import Provider
 from faceteval.llm._registry import ModelSpec, create_provider
 from faceteval.llm._tokens import estimate_prompt_tokens, estimate_tokens
-from faceteval.llm._types import DEFAULT_GENERATE_CONFIG, Completion, CompletionRequest, GenerateConfig, Message
+from faceteval.llm._types import (
+    DEFAULT_GENERATE_CONFIG,
+    Completion,
+    CompletionRequest,
+    GenerateConfig,
+    Message,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +52,9 @@ class RetryPolicy:
         """Seconds to wait after failed ``attempt`` (1-based)."""
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, int | float) and retry_after >= 0:
-            return min(float(retry_after), self.max_retry_after) + random.uniform(0, 0.1 * max(retry_after, 1))
+            return min(float(retry_after), self.max_retry_after) + random.uniform(
+                0, 0.1 * max(retry_after, 1)
+            )
         ceiling = min(self.max_delay, self.initial_delay * 2 ** (attempt - 1))
         return random.uniform(0, ceiling)
 
@@ -150,7 +158,9 @@ class LLM:
         example: Callable[[], str] | None = None,
     ) -> Exchange:
         """One completion for ``messages``: from the cache, the provider or (dry run) ``example``."""
-        request = CompletionRequest(model=self.spec.model, messages=tuple(messages), config=config or self.config)
+        request = CompletionRequest(
+            model=self.spec.model, messages=tuple(messages), config=config or self.config
+        )
         key = cache_key(self.identity, request)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             return Exchange(request.messages, hit, cached=True, cost_usd=self._cost(hit))
@@ -204,7 +214,9 @@ class LLM:
     def _log_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome is not None else None
         sleep = state.next_action.sleep if state.next_action is not None else 0.0
-        logger.info("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, state.attempt_number, error, sleep)
+        logger.info(
+            "%s: attempt %d failed (%s); retrying in %.1f s", self.spec, state.attempt_number, error, sleep
+        )
 
     def _cost(self, completion: Completion) -> float | None:
         price = self.prices.lookup(str(self.spec))

@@ -85,7 +85,9 @@ def _parse(data: Any, source: str) -> dict[str, Price]:
         if ":" not in str(key):
             raise ConfigError(f"{source}: key {key!r} is not of the form provider:model")
         if not isinstance(value, Mapping) or not {"input", "output"} <= set(value):
-            raise ConfigError(f"{source}: {key}: expected {{input: <USD per 1M tokens>, output: <USD per 1M tokens>}}")
+            raise ConfigError(
+                f"{source}: {key}: expected {{input: <USD per 1M tokens>, output: <USD per 1M tokens>}}"
+            )
         try:
             price = Price(float(value["input"]), float(value["output"]))
         except (TypeError, ValueError) as exc:

@@ -39,7 +39,9 @@ class ModelSpec:
                 f"(providers: {', '.join(sorted(_LOADERS))})"
             )
         if provider not in _LOADERS:
-            raise ConfigError(f"unknown provider {provider!r} in {spec!r}; known: {', '.join(sorted(_LOADERS))}")
+            raise ConfigError(
+                f"unknown provider {provider!r} in {spec!r}; known: {', '.join(sorted(_LOADERS))}"
+            )
         return cls(provider, model)
 
     def __str__(self) -> str:

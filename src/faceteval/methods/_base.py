@@ -9,7 +9,14 @@ from typing import Any, ClassVar, Protocol, TypeVar
 import anyio
 
 from faceteval.core import FacetScore, Instance
-from faceteval.errors import AuthenticationError, ConfigError, FacetevalError, ParseError, ProviderError, StoreError
+from faceteval.errors import (
+    AuthenticationError,
+    ConfigError,
+    FacetevalError,
+    ParseError,
+    ProviderError,
+    StoreError,
+)
 from faceteval.methods._context import JudgeContext
 
 T = TypeVar("T")

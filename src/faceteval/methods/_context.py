@@ -135,7 +135,9 @@ class JudgeContext:
             raise result.error
         return result.value  # type: ignore[no-any-return]
 
-    def _record(self, stage: str, exchange: Exchange, value: Any, problem: str | None, order: list[int] | None) -> None:
+    def _record(
+        self, stage: str, exchange: Exchange, value: Any, problem: str | None, order: list[int] | None
+    ) -> None:
         completion = exchange.completion
         self.trace.append(
             TraceEntry(
@@ -165,7 +167,11 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(exclude_defaults=True)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "explanation"}
+        return {
+            f.name: _jsonable(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.name != "explanation"
+        }
     if isinstance(value, tuple | list):
         return [_jsonable(item) for item in value]
     return value

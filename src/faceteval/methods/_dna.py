@@ -25,7 +25,7 @@ from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import ConfigError
 from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, candidate_labels, gather
 from faceteval.methods._context import JudgeContext
-from faceteval.parsing import CriteriaParser, Scores, ScoreParser, WeightParser
+from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
 from faceteval.prompts import render
 
 Aggregate = Literal["weighted", "mean", "prompted"]
@@ -60,8 +60,15 @@ class DnA:
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""
-        criteria = None if self.criteria is None else [c.model_dump(exclude_defaults=True) for c in self.criteria]
-        params = {"aspects": self.aspects, "criteria": criteria, "aggregate": self.aggregate, "scale": list(self.scale)}
+        criteria = (
+            None if self.criteria is None else [c.model_dump(exclude_defaults=True) for c in self.criteria]
+        )
+        params = {
+            "aspects": self.aspects,
+            "criteria": criteria,
+            "aggregate": self.aggregate,
+            "scale": list(self.scale),
+        }
         return {"name": self.name, "params": params}
 
     def templates(self) -> tuple[str, ...]:
@@ -101,7 +108,9 @@ class DnA:
     async def _generate_facets(self, query: str, ctx: JudgeContext) -> tuple[Criterion, ...]:
         async def generate(sub: JudgeContext) -> tuple[Criterion, ...]:
             messages = render("dna/aspects", query=query, k=self.aspects)
-            return await sub.ask(messages, CriteriaParser(self.aspects), stage="dna.aspects", sees_candidates=False)
+            return await sub.ask(
+                messages, CriteriaParser(self.aspects), stage="dna.aspects", sees_candidates=False
+            )
 
         return await ctx.shared(("dna.aspects", self.aspects, query), generate)
 

@@ -27,7 +27,9 @@ class _Holistic:
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""
-        criteria = None if self.criteria is None else [c.model_dump(exclude_defaults=True) for c in self.criteria]
+        criteria = (
+            None if self.criteria is None else [c.model_dump(exclude_defaults=True) for c in self.criteria]
+        )
         return {"name": self.name, "params": {"criteria": criteria, "scale": list(self.scale)}}
 
     def templates(self) -> tuple[str, ...]:

@@ -8,7 +8,8 @@ in "?" when there are no list markers at all.
 An item "**Accuracy**: whether the facts are right" (or "Accuracy - ...") becomes name "Accuracy"
 and that description, but only when the head is short (at most six words) and not itself a
 question; otherwise the whole item is the name. Continuation lines (indented, or following an item
-that does not end a sentence) join the item; other unmarked lines are preamble or epilogue.
+that does not end a sentence) join the item; a paragraph after a bare head ("2. Accuracy", blank
+line, text) is its description; other unmarked lines are preamble or epilogue.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class _Item:
     indent: int
     first: str
     rest: list[str] = field(default_factory=list)
+    loose: list[str] = field(default_factory=list)  # unattached text up to the next item
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +201,24 @@ def _from_lines(text: str) -> list[tuple[str, str]]:
             current.rest.append(line.text)
         else:
             current = None
+            if items and line.kind == "text":
+                items[-1].loose.append(line.text)
+    _attach_paragraphs(items)
     return [split_item(item.first, item.rest) for item in items]
+
+
+def _attach_paragraphs(items: list[_Item]) -> None:
+    """Give bare heads ("2. Accuracy") the paragraph that follows them after a blank line.
+
+    Text between two items describes the first; text after the last item is an epilogue unless
+    earlier bare heads were described the same way.
+    """
+    described = False
+    for k, item in enumerate(items):
+        bare = not item.rest and is_bare_head(item.first) and bool(item.loose)
+        if bare and (k < len(items) - 1 or described):
+            item.rest.extend(item.loose)
+            described = True
 
 
 def _continues(item: _Item, line: _Line, gap: bool) -> bool:

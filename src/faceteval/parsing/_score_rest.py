@@ -48,7 +48,9 @@ _CLOSE_TWO = (
 def explanation_for(labels: Sequence[str]) -> str:
     """An explanation that discusses each candidate by its label, about 120 words."""
     if len(labels) == 1:
-        return _SINGLE.format(a=labels[0])
+        label = labels[0]
+        subject = f"The {label.lower()}" if label.isalpha() else label  # "Output" -> "The output"
+        return _SINGLE.format(a=subject)
     parts = [_BEST.format(a=labels[0])]
     parts += [_MIDDLE.format(a=label) for label in labels[1:-1]]
     parts.append(_WORST.format(a=labels[-1]))

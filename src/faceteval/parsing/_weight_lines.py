@@ -123,7 +123,8 @@ def line_weights(line: str) -> list[WeightLine]:
     marker = _MARKER.match(line)
     number = None
     if marker is not None:
-        number = int(marker["num"] or marker["pnum"]) if (marker["num"] or marker["pnum"]) else None
+        digits = marker["num"] or marker["pnum"]
+        number = int(digits) if digits else None
         line = line[marker.end() :]
     percents = list(_PERCENT.finditer(line))
     if len(percents) > 1:

@@ -1,14 +1,20 @@
 """Reading one weight per facet from a reply, normalised to sum to 1.
 
-Precedence: JSON (the whole reply, a code fence or an inline object: a list, ``{"weights": ...}``
-or ``{name: weight}``), then the first line holding exactly one weight per facet and nothing else
-("40% 30% 30%", "Weights: 0.4, 0.3, 0.3", "1/3 1/3 1/3"), then one weight per line ("Accuracy: 40%",
-"1. 40%", "- **Helpfulness** (25%)", "Aspect 2: 30%"). Lines are matched to facets by name, by
-"Aspect k" or list number, or by order when every line is a weight and the count matches.
+Precedence: JSON (the whole reply, a code fence, or an inline value with exactly one weight per
+facet: a list, ``{"weights": ...}``, ``{name: weight}``), then the first line holding exactly one
+weight per facet and nothing else ("40% 30% 30%", "Weights: 0.4, 0.3, 0.3", "1/3 1/3 1/3"), then
+one weight per line ("Accuracy: 40%", "1. 40%", "- **Helpfulness** (25%)", "Aspect 2: 30%").
 
-Values are checked, never repaired, except for one documented leniency: percentages (or plain numbers
-summing to 50-150) are read as percentages and rescaled to sum to 1, so "35% 35% 35%" gives thirds.
-Plain numbers summing to 0.5-1.5 are read as fractions. Any other sum, a negative or all zeros fails.
+A weight line is matched to its facet by name (ignoring case, punctuation and markdown; a clear
+prefix or containment will do), else by "Aspect k" or its list number; lines that match nothing
+fill the remaining facets in order. When prose also quotes weights ("Accuracy (50%) matters
+most"), the numbered lines, or else the lines that end with their weight, are taken if they are
+exactly one per facet.
+
+Weights summing to 50-150 are read as percentages and rescaled to sum to 1 (so "35% 35% 35%" gives
+thirds; a plain number beside percentages, as in "40% 30 30%", counts as one); plain numbers summing
+to 0.5-1.5 are read as fractions. Any other sum, a negative, all zeros, or percentages mixed with
+fractions fail.
 """
 
 from __future__ import annotations

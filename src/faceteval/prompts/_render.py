@@ -1,9 +1,10 @@
 """Prompt templates: package data, rendered with Jinja2 into chat messages.
 
 A template file holds sections, each started by a line ``### system``, ``### user`` or
-``### assistant``; Jinja statements before the first section (``{% import %}``) apply to every section. Sections are split before rendering, so nothing a candidate writes can open a
-new section. Candidate and query text goes through the ``fence`` filter, which neutralises the
-delimiters our templates use to mark where a text starts and ends.
+``### assistant``; Jinja statements before the first section (``{% import %}``) apply to every
+section. Sections are split before rendering, so nothing a candidate writes can open a new section.
+Candidate and query text goes through the ``fence`` filter, which neutralises the delimiters our
+templates use to mark where a text starts and ends.
 """
 
 from __future__ import annotations

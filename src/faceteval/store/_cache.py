@@ -82,7 +82,8 @@ class SQLiteCache:
         with self._lock:
             try:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", (key, identity, model, data, stamp)
+                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)",
+                    (key, identity, model, data, stamp),
                 )
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot write the response cache {self.path}: {exc}") from exc

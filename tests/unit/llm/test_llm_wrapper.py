@@ -6,7 +6,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from faceteval.errors import AuthenticationError, BadResponseError, ConfigError, ProviderServerError, RateLimitError
+from faceteval.errors import (
+    AuthenticationError,
+    BadResponseError,
+    ConfigError,
+    ProviderServerError,
+    RateLimitError,
+)
 from faceteval.llm import (
     LLM,
     CompletionRequest,
@@ -60,17 +66,31 @@ def test_cache_key_covers_what_changes_the_reply() -> None:
         cache_key("openai@http://127.0.0.1:9/v1", base),
         cache_key("openai", CompletionRequest(model="m2", messages=(user("q"),))),
         cache_key("openai", CompletionRequest(model="m", messages=(user("q2"),))),
-        cache_key("openai", CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(temperature=0.7))),
-        cache_key("openai", CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(sample=1))),
-        cache_key("openai", CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(seed=3))),
+        cache_key(
+            "openai",
+            CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(temperature=0.7)),
+        ),
+        cache_key(
+            "openai", CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(sample=1))
+        ),
+        cache_key(
+            "openai", CompletionRequest(model="m", messages=(user("q"),), config=GenerateConfig(seed=3))
+        ),
     }
     assert len(keys) == 7
-    assert cache_key("openai", base) == cache_key("openai", CompletionRequest(model="m", messages=(user("q"),)))
+    assert cache_key("openai", base) == cache_key(
+        "openai", CompletionRequest(model="m", messages=(user("q"),))
+    )
 
 
 async def test_retryable_errors_are_retried_then_succeed() -> None:
     provider = ScriptedProvider.sequence(
-        [RateLimitError("slow down", retry_after=0.01), ProviderServerError("boom", status=503), BadResponseError("html"), "ok"]
+        [
+            RateLimitError("slow down", retry_after=0.01),
+            ProviderServerError("boom", status=503),
+            BadResponseError("html"),
+            "ok",
+        ]
     )
     exchange = await make(provider).generate([user("q")])
     assert exchange.completion.text == "ok"
@@ -144,7 +164,9 @@ async def test_cost_uses_the_price_table_and_unknown_is_none() -> None:
     reply = ScriptedProvider(lambda r: "x" * 400)
     exchange = await LLM(reply, SPEC, prices=prices).generate([user("q" * 400)])
     completion = exchange.completion
-    assert exchange.cost_usd == pytest.approx((completion.input_tokens * 1.0 + completion.output_tokens * 2.0) / 1e6)
+    assert exchange.cost_usd == pytest.approx(
+        (completion.input_tokens * 1.0 + completion.output_tokens * 2.0) / 1e6
+    )
     unknown = await LLM(reply, ModelSpec("openai", "my-finetune"), prices=prices).generate([user("q")])
     assert unknown.cost_usd is None
 

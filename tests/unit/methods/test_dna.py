@@ -1,16 +1,18 @@
 """DnA-Eval with a scripted provider: facets, weights, aggregation, ties, three candidates, reuse."""
 
 import pytest
+from tests.support.rule_judge import RuleJudge
 
 from faceteval import DnA, Instance, JudgeOptions, Judgment, judge
 from faceteval.core import Criterion
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
-from tests.support.rule_judge import RuleJudge
 
 ASPECTS = ("Is it correct?", "Is it concise?", "Is it polite?")
 
 
-def run(instances: list[Instance], method: DnA, rule: RuleJudge, **options: object) -> tuple[list[Judgment], ScriptedProvider]:
+def run(
+    instances: list[Instance], method: DnA, rule: RuleJudge, **options: object
+) -> tuple[list[Judgment], ScriptedProvider]:
     provider = ScriptedProvider(rule.for_provider())
     llm = LLM(provider, ModelSpec("scripted", "judge"))
     return judge(instances, method, llm, options=JudgeOptions(**options)), provider  # type: ignore[arg-type]
@@ -24,7 +26,10 @@ def test_facets_weights_and_weighted_aggregate() -> None:
     rule = RuleJudge(
         aspects=ASPECTS,
         weights=(60, 30, 10),
-        quality={"good": {ASPECTS[0]: 9, ASPECTS[1]: 4, ASPECTS[2]: 5}, "bad": {ASPECTS[0]: 3, ASPECTS[1]: 10, ASPECTS[2]: 9}},
+        quality={
+            "good": {ASPECTS[0]: 9, ASPECTS[1]: 4, ASPECTS[2]: 5},
+            "bad": {ASPECTS[0]: 3, ASPECTS[1]: 10, ASPECTS[2]: 9},
+        },
     )
     (judgment,), _ = run([pair(1, "good", "bad")], DnA(), rule)
     assert judgment.status == "ok"
@@ -74,7 +79,9 @@ def test_three_candidates_are_ranked() -> None:
 
 def test_facets_and_weights_are_generated_once_per_query() -> None:
     rule = RuleJudge(aspects=ASPECTS, quality={"a": 7, "b": 5})
-    instances = [pair(i, "a", "b", query="Same question") for i in range(4)] + [pair(9, "a", "b", query="Other")]
+    instances = [pair(i, "a", "b", query="Same question") for i in range(4)] + [
+        pair(9, "a", "b", query="Other")
+    ]
     judgments, _ = run(instances, DnA(), rule)
     assert rule.calls.count("dna.aspects") == 2
     assert rule.calls.count("dna.weights") == 2
@@ -137,7 +144,9 @@ def test_reask_that_succeeds_keeps_both_exchanges() -> None:
             return next(replies)
         return rule.respond([m.to_dict() for m in request.messages])
 
-    (judgment,) = judge([pair(1, "a", "b")], DnA(aspects=1), LLM(ScriptedProvider(script), ModelSpec("scripted", "j")))
+    (judgment,) = judge(
+        [pair(1, "a", "b")], DnA(aspects=1), LLM(ScriptedProvider(script), ModelSpec("scripted", "j"))
+    )
     assert judgment.status == "ok"
     assert judgment.facets[0].scores == [8, 3]
     scores = [e for e in judgment.trace if e.stage == "dna.score"]

@@ -46,7 +46,7 @@ class _Record:
 
 
 def _data_dir() -> Path:
-    configured = os.environ.get("FACETEVAL_DATA_DIR")  # noqa: TID251 - `make test` passes the data dir in
+    configured = os.environ.get("FACETEVAL_DATA_DIR")
     candidates = [Path(configured)] if configured else []
     candidates.append(_REPO_ROOT.parent / "shared" / "data")
     for candidate in candidates:

@@ -1,12 +1,12 @@
 """The runner: orders and swap, input order, invalid lines, failures, usage accounting."""
 
 import pytest
+from tests.support.rule_judge import RuleJudge
 
 from faceteval import Direct, DnA, Instance, JudgeOptions, judge
 from faceteval._runner import RunAborted, judge_each, presentation_orders
 from faceteval.errors import AuthenticationError, InputError, ProviderServerError
 from faceteval.llm import LLM, ModelSpec, RetryPolicy, ScriptedProvider
-from tests.support.rule_judge import RuleJudge
 
 NO_RETRY = RetryPolicy(max_retries=0)
 
@@ -17,8 +17,12 @@ def llm_for(rule: RuleJudge) -> LLM:
 
 def test_swap_records_both_orders_and_agrees_for_a_fair_judge() -> None:
     rule = RuleJudge(quality={"strong": 8, "weak": 4})
-    (judgment,) = judge([Instance(id="1", query="Q", candidates=("weak", "strong"))], Direct(), llm_for(rule),
-                        options=JudgeOptions(swap=True))
+    (judgment,) = judge(
+        [Instance(id="1", query="Q", candidates=("weak", "strong"))],
+        Direct(),
+        llm_for(rule),
+        options=JudgeOptions(swap=True),
+    )
     assert [o.order for o in judgment.orders] == [[1, 2], [2, 1]]
     assert [o.scores for o in judgment.orders] == [[4, 8], [4, 8]]  # mapped back to the original order
     assert judgment.consistent is True
@@ -29,8 +33,12 @@ def test_swap_records_both_orders_and_agrees_for_a_fair_judge() -> None:
 
 def test_swap_turns_a_position_biased_disagreement_into_a_tie() -> None:
     rule = RuleJudge(quality={"a": 6, "b": 5}, first_bias=3)  # always prefers whatever is shown first
-    (judgment,) = judge([Instance(id="1", query="Q", candidates=("a", "b"))], DnA(aspects=2), llm_for(rule),
-                        options=JudgeOptions(swap=True))
+    (judgment,) = judge(
+        [Instance(id="1", query="Q", candidates=("a", "b"))],
+        DnA(aspects=2),
+        llm_for(rule),
+        options=JudgeOptions(swap=True),
+    )
     assert [o.verdict for o in judgment.orders] == [1, 2]
     assert judgment.consistent is False
     assert judgment.verdict == 0
@@ -45,8 +53,12 @@ def test_rotation_for_three_candidates() -> None:
     assert presentation_orders(3, swap=True) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
     assert presentation_orders(1, swap=True) == [(0,)]
     rule = RuleJudge(quality={"x": 3, "y": 9, "z": 6})
-    (judgment,) = judge([Instance(id="1", query="Q", candidates=("x", "y", "z"))], Direct(), llm_for(rule),
-                        options=JudgeOptions(swap=True))
+    (judgment,) = judge(
+        [Instance(id="1", query="Q", candidates=("x", "y", "z"))],
+        Direct(),
+        llm_for(rule),
+        options=JudgeOptions(swap=True),
+    )
     assert len(judgment.orders) == 3
     assert judgment.consistent and judgment.verdict == 2
 
@@ -60,7 +72,11 @@ def test_output_keeps_input_order_and_invalid_lines_are_written_as_errors() -> N
     seen: list[str] = []
     import anyio
 
-    stats = anyio.run(lambda: judge_each(items, Direct(), llm_for(rule), options=JudgeOptions(window=4), sink=lambda j: seen.append(j.id)))
+    stats = anyio.run(
+        lambda: judge_each(
+            items, Direct(), llm_for(rule), options=JudgeOptions(window=4), sink=lambda j: seen.append(j.id)
+        )
+    )
     assert seen == [item.record_id if isinstance(item, InputError) else item.id for item in items]  # type: ignore[misc]
     assert stats.invalid == 1 and stats.statuses == {"ok": 40, "error": 1}
 
@@ -74,20 +90,40 @@ def test_provider_failure_is_an_error_judgment_not_a_crash() -> None:
         return ProviderServerError("upstream down", status=502) if calls == 1 else "7 5\nok"
 
     llm = LLM(ScriptedProvider(script), ModelSpec("scripted", "j"), retry=NO_RETRY)
-    first, second = judge([Instance(id="1", query="Q", candidates=("a", "b")), Instance(id="2", query="Q", candidates=("a", "b"))], Direct(), llm, options=JudgeOptions(window=1))
+    first, second = judge(
+        [
+            Instance(id="1", query="Q", candidates=("a", "b")),
+            Instance(id="2", query="Q", candidates=("a", "b")),
+        ],
+        Direct(),
+        llm,
+        options=JudgeOptions(window=1),
+    )
     assert first.status == "error" and "ProviderServerError: upstream down" in (first.error or "")
     assert first.verdict is None and first.scores is None
     assert second.status == "ok"
 
 
 def test_many_provider_failures_in_a_row_stop_the_run() -> None:
-    llm = LLM(ScriptedProvider(lambda r: ProviderServerError("down", status=500)), ModelSpec("scripted", "j"), retry=NO_RETRY)
+    llm = LLM(
+        ScriptedProvider(lambda r: ProviderServerError("down", status=500)),
+        ModelSpec("scripted", "j"),
+        retry=NO_RETRY,
+    )
     instances = [Instance(id=str(i), query="Q", candidates=("a", "b")) for i in range(50)]
     written: list[str] = []
     import anyio
 
     with pytest.raises(RunAborted, match="3 instances in a row failed"):
-        anyio.run(lambda: judge_each(instances, Direct(), llm, options=JudgeOptions(abort_after=3, window=1), sink=lambda j: written.append(j.id)))
+        anyio.run(
+            lambda: judge_each(
+                instances,
+                Direct(),
+                llm,
+                options=JudgeOptions(abort_after=3, window=1),
+                sink=lambda j: written.append(j.id),
+            )
+        )
     assert written == ["0", "1", "2"]
 
 
@@ -105,6 +141,10 @@ def test_single_candidate_has_a_score_but_no_verdict() -> None:
 
 def test_trace_can_be_left_out_without_losing_usage() -> None:
     rule = RuleJudge(quality={"a": 7, "b": 5})
-    (judgment,) = judge([Instance(id="1", query="Q", candidates=("a", "b"))], DnA(), llm_for(rule),
-                        options=JudgeOptions(trace=False))
+    (judgment,) = judge(
+        [Instance(id="1", query="Q", candidates=("a", "b"))],
+        DnA(),
+        llm_for(rule),
+        options=JudgeOptions(trace=False),
+    )
     assert judgment.trace == [] and judgment.usage.calls == 5

@@ -11,7 +11,11 @@ from faceteval.store import SQLiteCache
 def test_completions_survive_reopening(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "cache.sqlite"
     completion = Completion(
-        text="8 6", input_tokens=12, output_tokens=3, finish_reason="stop", model="m",
+        text="8 6",
+        input_tokens=12,
+        output_tokens=3,
+        finish_reason="stop",
+        model="m",
         logprobs=(TokenLogprob("8", -0.1, (("8", -0.1), ("7", -2.5))),),
     )
     with SQLiteCache(path) as cache:

@@ -1,0 +1,183 @@
+"""Engine benchmarks behind `make bench`: throughput, framework CPU per call, streaming memory.
+
+A local OpenAI-compatible server (tests/support/llm_server.py, a separate process) sleeps a fixed
+latency per request and answers by rule. faceteval talks to it through the official openai SDK, as
+it would to any server.
+
+1. throughput: 2,000 DnA calls (400 pairs x (aspects + weights + 3 facet scores)) at 100 ms latency
+   and concurrency 64. Target: wall time within 1.3x the ideal (calls x latency / concurrency) plus
+   start-up; framework CPU under 2 ms per call.
+2. streaming: a 100,000-line input judged with `faceteval judge` (direct, 100,000 calls, no latency).
+   Target: memory flat, peak RSS under 500 MB.
+
+Results go to benchmarks/results.json and are printed as a Markdown table for the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from faceteval import DnA, Instance, JudgeOptions, SQLiteCache, judge
+from faceteval.llm import LLM
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "examples" / "data" / "llmbar-sample.jsonl"
+RESULTS = ROOT / "benchmarks" / "results.json"
+
+
+@contextmanager
+def llm_server(latency: float) -> Iterator[str]:
+    """A server process; yields its OpenAI base URL."""
+    command = [sys.executable, "-m", "tests.support.llm_server", "--latency", str(latency), "--no-record",
+               "--responder", "tests.support.rule_judge:benchmark_responder"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        yield process.stdout.readline().strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def sample_pairs() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+
+
+def instances(n: int) -> list[Instance]:
+    """``n`` real LLMBar pairs, each with its own query so that nothing is shared or cached."""
+    pairs = sample_pairs()
+    return [
+        Instance(id=str(i), query=f"{pairs[i % len(pairs)]['query']}\n(#{i})",
+                 candidates=tuple(pairs[i % len(pairs)]["candidates"]))
+        for i in range(n)
+    ]
+
+
+def bench_throughput(calls: int = 2000, latency: float = 0.1, concurrency: int = 64) -> dict[str, Any]:
+    pairs = instances(calls // 5)
+    with llm_server(latency) as base_url, tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        with SQLiteCache(Path(tmp) / "cache.sqlite") as cache:
+            llm = LLM.from_spec("openai:bench", base_url=base_url, concurrency=concurrency, cache=cache)
+            startup = time.perf_counter() - started
+            cpu, wall = time.process_time(), time.perf_counter()
+            judgments = judge(pairs, DnA(aspects=3), llm, options=JudgeOptions())
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        made = sum(j.usage.calls - j.usage.cached_calls for j in judgments)
+        cli = _cli_wall(base_url, pairs, concurrency, Path(tmp))
+    ideal = made * latency / concurrency
+    return {
+        "calls": made,
+        "latency_s": latency,
+        "concurrency": concurrency,
+        "ideal_s": round(ideal, 3),
+        "wall_s": round(wall, 3),
+        "ratio_to_ideal": round(wall / ideal, 3),
+        "startup_s": round(startup, 3),
+        "cpu_ms_per_call": round(1000 * cpu / made, 3),
+        "cli_wall_s": cli["wall"],
+        "cli_startup_s": cli["startup"],
+        "ok": sum(j.status == "ok" for j in judgments),
+        "pass": wall <= 1.3 * ideal and 1000 * cpu / made < 2.0,
+    }
+
+
+def _cli_wall(base_url: str, pairs: list[Instance], concurrency: int, tmp: Path) -> dict[str, float]:
+    """The same job through `faceteval judge`, and the command's start-up on an empty input."""
+    source, empty = tmp / "pairs.jsonl", tmp / "empty.jsonl"
+    source.write_text("".join(p.model_dump_json(exclude_defaults=True) + "\n" for p in pairs))
+    empty.write_text("")
+    base = [sys.executable, "-m", "faceteval", "judge", "--method", "dna", "--model", "openai:bench",
+            "--base-url", base_url, "--concurrency", str(concurrency), "--quiet", "--no-cache"]
+    timings = {}
+    for name, path in (("startup", empty), ("wall", source)):
+        started = time.perf_counter()
+        subprocess.run([*base, str(path), "--out", str(tmp / f"{name}.jsonl")], check=True, capture_output=True)
+        timings[name] = round(time.perf_counter() - started, 3)
+    return timings
+
+
+def bench_streaming(lines: int = 100_000, concurrency: int = 64) -> dict[str, Any]:
+    pairs = sample_pairs()
+    with llm_server(0.0) as base_url, tempfile.TemporaryDirectory() as tmp:
+        source, out = Path(tmp) / "big.jsonl", Path(tmp) / "out.jsonl"
+        with source.open("w", encoding="utf-8") as handle:
+            for i in range(lines):
+                pair = pairs[i % len(pairs)]
+                record = {"id": str(i), "query": f"{pair['query']}\n(#{i})", "candidates": pair["candidates"]}
+                handle.write(json.dumps(record) + "\n")
+        command = [sys.executable, "-m", "faceteval", "judge", str(source), "--method", "direct", "--model",
+                   "openai:bench", "--base-url", base_url, "--concurrency", str(concurrency), "--quiet",
+                   "--cache", str(Path(tmp) / "cache.sqlite"), "--out", str(out)]
+        started = time.perf_counter()
+        process = psutil.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        samples = []
+        while process.poll() is None:
+            rss = process.memory_info().rss
+            done = _count_lines(out)
+            samples.append((time.perf_counter() - started, done, rss))
+            time.sleep(0.5)
+        wall = time.perf_counter() - started
+        if process.returncode != 0:
+            raise RuntimeError(process.stderr.read().decode() if process.stderr else "faceteval failed")
+        written = _count_lines(out)
+    peak = max(rss for _, _, rss in samples)
+    at = {pct: _rss_at(samples, lines * pct // 100) for pct in (10, 50, 90)}
+    mb = lambda b: round(b / 2**20, 1)  # noqa: E731
+    return {
+        "lines": lines,
+        "written": written,
+        "wall_s": round(wall, 1),
+        "peak_rss_mb": mb(peak),
+        "rss_mb_at_10pct": mb(at[10]),
+        "rss_mb_at_50pct": mb(at[50]),
+        "rss_mb_at_90pct": mb(at[90]),
+        "growth_10_to_90pct_mb": mb(at[90] - at[10]),
+        "pass": written == lines and peak < 500 * 2**20,
+    }
+
+
+def _count_lines(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with path.open("rb") as handle:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+
+
+def _rss_at(samples: list[tuple[float, int, int]], done: int) -> int:
+    return next((rss for _, count, rss in samples if count >= done), samples[-1][2])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["throughput", "streaming"])
+    parser.add_argument("--lines", type=int, default=100_000)
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    if args.only in (None, "throughput"):
+        results["throughput"] = bench_throughput()
+        print("throughput:", json.dumps(results["throughput"]))
+    if args.only in (None, "streaming"):
+        results["streaming"] = bench_streaming(args.lines)
+        print("streaming:", json.dumps(results["streaming"]))
+    results["machine"] = f"{os.cpu_count()} cores, Python {sys.version.split()[0]}"
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
+    return 0 if all(r.get("pass", True) for r in results.values() if isinstance(r, dict)) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
