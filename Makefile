@@ -24,7 +24,7 @@ test: $(STAMP)
 	FACETEVAL_DATA_DIR=$(DATA_DIR) $(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run.py
+	PYTHONPATH=. $(BIN)/python benchmarks/run.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples

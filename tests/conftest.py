@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,19 +12,17 @@ import pytest
 if TYPE_CHECKING:
     from tests.support.llm_server import LLMServer
 
-# `python -m pytest` puts the repository root on sys.path and the bare `pytest` script does not; tests import
-# their helpers as `tests.support...` either way. (pytest's `pythonpath = ["."]` setting would do the same.)
-_ROOT = str(Path(__file__).resolve().parents[1])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
 _STRIPPED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OLLAMA_HOST")
 _KEPT = frozenset({"FACETEVAL_DATA_DIR"})
 
 
 @pytest.fixture(autouse=True)
-def _clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Remove credentials, endpoints and faceteval settings the developer's shell may carry."""
+def _clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Remove credentials, endpoints and faceteval settings the developer's shell may carry.
+
+    The default response cache goes to the test's own directory, never the developer's.
+    """
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     for name in _STRIPPED:
         monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):

@@ -227,8 +227,8 @@ class LLMServer:
         self._port = sock.getsockname()[1]
         config = uvicorn.Config(
             _AsgiApp(self),
-            http="h11",
-            loop="asyncio",
+            http="auto",
+            loop="auto",
             lifespan="off",
             ws="none",
             log_config=None,
@@ -268,7 +268,14 @@ class LLMServer:
     # -- server thread ----------------------------------------------------------------------------
 
     def _run(self, sock: socket.socket) -> None:
-        asyncio.run(self._serve(sock))
+        try:  # uvloop and httptools (dev dependencies) keep the server's own overhead small
+            import uvloop
+
+            factory: Callable[[], asyncio.AbstractEventLoop] | None = uvloop.new_event_loop
+        except ImportError:
+            factory = None
+        with asyncio.Runner(loop_factory=factory) as runner:
+            runner.run(self._serve(sock))
 
     async def _serve(self, sock: socket.socket) -> None:
         assert self._server is not None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import partial
 
 import anyio
 
@@ -22,6 +21,7 @@ async def judge_async(
 ) -> list[Judgment]:
     """Judge ``instances`` with ``method`` and ``llm``; one judgment per instance, in input order.
 
+    Connections stay open for further calls in the same event loop; ``await llm.aclose()`` when done.
     Failed instances are returned with status ``parse_error`` or ``error``, never dropped.
 
     Examples:
@@ -45,5 +45,17 @@ def judge(
     *,
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
 ) -> list[Judgment]:
-    """Blocking form of `judge_async`; inside a running event loop, await that instead."""
-    return anyio.run(partial(judge_async, instances, method, llm, options=options))
+    """Blocking form of `judge_async`; inside a running event loop, await that instead.
+
+    The event loop is this call's own, so the LLM's connections are closed before it returns (the
+    LLM stays usable: another call opens new ones).
+    """
+
+    async def run() -> list[Judgment]:
+        try:
+            return await judge_async(instances, method, llm, options=options)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await llm.aclose()
+
+    return anyio.run(run)

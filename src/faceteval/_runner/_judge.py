@@ -88,37 +88,15 @@ async def judge_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     memo = QueryMemo(options.memo_size)
-    window = options.window or max(4 * llm.concurrency, 32)
-    room = anyio.Semaphore(window)
-    finished: dict[int, tuple[Judgment, list[TraceEntry], bool]] = {}
-    stats = RunStats() if stats is None else stats
-    state = {"next": 0, "failing": 0}
-
-    def flush() -> None:
-        while state["next"] in finished:
-            judgment, entries, invalid = finished.pop(state["next"])
-            stats.add(judgment, entries, invalid=invalid)
-            if sink is not None:
-                sink(judgment)
-            state["next"] += 1
-            room.release()
-            if not invalid:
-                state["failing"] = state["failing"] + 1 if judgment.status == "error" else 0
-            if options.abort_after and state["failing"] >= options.abort_after:
-                failing = state["failing"]
-                raise RunAborted(
-                    f"stopped after {failing} instances in a row failed; the last: {judgment.error}. "
-                    "Judgments so far are written and every reply received is cached: "
-                    "fix the cause and re-run the same command"
-                )
+    room = anyio.Semaphore(options.window or max(4 * llm.concurrency, 32))
+    emitter = _InOrder(room, sink, RunStats() if stats is None else stats, options.abort_after)
 
     async def work(seq: int, item: Item) -> None:
         if isinstance(item, InputError):
-            finished[seq] = (_invalid(item, method.name), [], True)
+            emitter.finish(seq, _invalid(item, method.name), [], invalid=True)
         else:
             judgment, entries = await judge_instance(item, method, llm, memo, options)
-            finished[seq] = (judgment, entries, False)
-        flush()
+            emitter.finish(seq, judgment, entries, invalid=False)
 
     try:
         async with anyio.create_task_group() as group:
@@ -127,7 +105,39 @@ async def judge_each(
                 group.start_soon(work, seq, item)
     except BaseExceptionGroup as failure:
         raise _unwrap(failure) from None
-    return stats
+    return emitter.stats
+
+
+class _InOrder:
+    """Hands finished judgments on in input order, counts them, and stops a run that keeps failing."""
+
+    def __init__(self, room: anyio.Semaphore, sink: Sink | None, stats: RunStats, abort_after: int) -> None:
+        self.room = room
+        self.sink = sink
+        self.stats = stats
+        self.abort_after = abort_after
+        self.finished: dict[int, tuple[Judgment, list[TraceEntry], bool]] = {}
+        self.next = 0
+        self.failing = 0
+
+    def finish(self, seq: int, judgment: Judgment, entries: list[TraceEntry], *, invalid: bool) -> None:
+        """Record judgment ``seq``; emit it and every later one that is ready."""
+        self.finished[seq] = (judgment, entries, invalid)
+        while self.next in self.finished:
+            judgment, entries, invalid = self.finished.pop(self.next)
+            self.next += 1
+            self.room.release()
+            self.stats.add(judgment, entries, invalid=invalid)
+            if self.sink is not None:
+                self.sink(judgment)
+            if not invalid:
+                self.failing = self.failing + 1 if judgment.status == "error" else 0
+            if self.abort_after and self.failing >= self.abort_after:
+                raise RunAborted(
+                    f"stopped after {self.failing} instances in a row failed; the last: {judgment.error}. "
+                    "Judgments so far are written and every reply received is cached: "
+                    "fix the cause and re-run the same command"
+                )
 
 
 def _unwrap(failure: BaseExceptionGroup[BaseException]) -> BaseException:

@@ -25,27 +25,21 @@ Finish reasons use OpenAI's words, so callers can test one vocabulary: ``end_tur
 
 from __future__ import annotations
 
-import email.utils
-import json
-import math
+import asyncio
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Self
 
 import anthropic
 from anthropic.types import Message as AnthropicMessage
 
 from faceteval.errors import (
-    AuthenticationError,
-    BadRequestError,
     BadResponseError,
     ConfigError,
     ProviderConnectionError,
     ProviderError,
-    ProviderServerError,
     ProviderTimeout,
-    RateLimitError,
 )
+from faceteval.llm._http import snippet, status_error, token_count
 from faceteval.llm._types import Completion, CompletionRequest
 
 if TYPE_CHECKING:
@@ -57,7 +51,6 @@ ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 LOCAL_API_KEY = "not-needed"
 """Sent to servers other than the official API when no key is given."""
 
-SNIPPET_CHARS = 200
 _FINISH_REASONS = {
     "end_turn": "stop",
     "stop_sequence": "stop",
@@ -90,14 +83,11 @@ class AnthropicProvider:
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self._base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
-        self._owns_client = http_client is None
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,  # explicit, so the SDK reads no credential from the environment
-            base_url=self._base_url,  # explicit, so the SDK does not read ANTHROPIC_BASE_URL itself
-            timeout=anthropic.NOT_GIVEN if timeout is None else timeout,
-            max_retries=0,
-            http_client=http_client,
-        )
+        self._api_key = api_key
+        self._timeout = timeout
+        self._given_client = http_client
+        self._client: anthropic.AsyncAnthropic | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
     def from_env(
@@ -157,20 +147,38 @@ class AnthropicProvider:
             )
         where = f"anthropic at {self._base_url} (model {request.model!r})"
         try:
-            reply: object = await self._client.messages.create(**_params(request))
+            reply: object = await self._sdk().messages.create(**_params(request))
         except anthropic.APIError as exc:
             raise _api_error(exc, where) from exc
         except anthropic.AnthropicError as exc:
             raise ProviderError(f"{where} failed: {exc}") from exc
         except ValueError as exc:  # json.JSONDecodeError from a body sent as JSON that is not
-            detail = _snippet(getattr(exc, "doc", str(exc)))
+            detail = snippet(getattr(exc, "doc", str(exc)))
             raise BadResponseError(f"{where} sent a body that is not valid JSON: {detail}") from exc
         return _completion(reply, request, where)
 
     async def aclose(self) -> None:
-        """Close the connections, unless the caller passed in its own ``http_client``."""
-        if self._owns_client:
-            await self._client.close()
+        """Close the connections, unless the caller passed in its own ``http_client``.
+
+        The provider stays usable: the next call opens new connections.
+        """
+        client, self._client, self._loop = self._client, None, None
+        if client is not None and self._given_client is None:
+            await client.close()
+
+    def _sdk(self) -> anthropic.AsyncAnthropic:
+        """The SDK client of the running event loop (connections belong to one loop), made on first use."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._api_key,  # explicit, so the SDK reads no credential from the environment
+                base_url=self._base_url,  # explicit, so the SDK does not read ANTHROPIC_BASE_URL itself
+                timeout=anthropic.NOT_GIVEN if self._timeout is None else self._timeout,
+                max_retries=0,
+                http_client=self._given_client,
+            )
+            self._loop = loop
+        return self._client
 
 
 def _params(request: CompletionRequest) -> dict[str, Any]:
@@ -189,7 +197,7 @@ def _params(request: CompletionRequest) -> dict[str, Any]:
 def _completion(reply: object, request: CompletionRequest, where: str) -> Completion:
     if not isinstance(reply, AnthropicMessage):
         raise BadResponseError(
-            f"{where} answered 200 with something that is not a message (a proxy page?): {_snippet(reply)}"
+            f"{where} answered 200 with something that is not a message (a proxy page?): {snippet(reply)}"
         )
     if not isinstance(reply.content, list):
         raise BadResponseError(f"{where} sent a message without content: content={reply.content!r}")
@@ -200,8 +208,8 @@ def _completion(reply: object, request: CompletionRequest, where: str) -> Comple
     usage = reply.usage
     return Completion(
         text="".join(texts),
-        input_tokens=_count(getattr(usage, "input_tokens", None)),
-        output_tokens=_count(getattr(usage, "output_tokens", None)),
+        input_tokens=token_count(getattr(usage, "input_tokens", None)),
+        output_tokens=token_count(getattr(usage, "output_tokens", None)),
         finish_reason=_FINISH_REASONS.get(stop, stop) if stop else None,
         model=reply.model if isinstance(reply.model, str) and reply.model else request.model,
     )
@@ -221,77 +229,11 @@ def _api_error(exc: anthropic.APIError, where: str) -> ProviderError:
             f"the connection to {where} failed: {exc.__cause__ or exc}; is the server running?"
         )
     if isinstance(exc, anthropic.APIStatusError):
-        return _status_error(exc.status_code, exc.response.headers, exc.body, where)
+        return status_error(
+            exc.status_code, exc.response.headers, exc.body, where, key_hint="ANTHROPIC_API_KEY"
+        )
     return BadResponseError(f"{where} sent a reply the SDK could not read: {exc}")
-
-
-def _status_error(status: int, headers: Mapping[str, str], body: object, where: str) -> ProviderError:
-    """The `ProviderError` for an HTTP error status."""
-    detail = f"{where} answered HTTP {status}: {_snippet(body)}"
-    if status == 429:
-        return RateLimitError(detail, retry_after=retry_after(headers))
-    if status >= 500:
-        return ProviderServerError(detail, status=status, retry_after=retry_after(headers))
-    if status in (401, 403):
-        return AuthenticationError(f"{detail}; check the API key (ANTHROPIC_API_KEY or --api-key)")
-    if status == 408:
-        return ProviderTimeout(detail)
-    if status >= 400:
-        return BadRequestError(detail)
-    return BadResponseError(detail)
-
-
-def _count(value: object) -> int:
-    """A token count, or 0 when the server sent none (or nonsense)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _is_official(base_url: str) -> bool:
     return base_url.rstrip("/") == ANTHROPIC_BASE_URL
-
-
-# The helpers below repeat the OpenAI adapter's on purpose: importing them from there would load the
-# openai SDK for Anthropic users. (They belong in a shared SDK-free module once there is one.)
-
-
-def retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait, from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
-
-    Examples:
-        >>> retry_after({"retry-after-ms": "1500"}), retry_after({"retry-after": "2"}), retry_after({})
-        (1.5, 2.0, None)
-    """
-    millis = _seconds(headers.get("retry-after-ms"))
-    if millis is not None:
-        return millis / 1000
-    value = headers.get("retry-after")
-    seconds = _seconds(value)
-    if seconds is not None or not value:
-        return seconds
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-def _seconds(value: str | None) -> float | None:
-    try:
-        number = float(value) if value else math.nan
-    except ValueError:
-        return None
-    return max(0.0, number) if math.isfinite(number) else None
-
-
-def _snippet(body: object) -> str:
-    """A short, one-line excerpt of an error body: the API's error message when there is one."""
-    if isinstance(body, Mapping):
-        error = body.get("error", body)
-        message = error.get("message") if isinstance(error, Mapping) else error
-        text = message if isinstance(message, str) else json.dumps(body, default=str)
-    else:
-        text = body if isinstance(body, str) else repr(body)
-    text = " ".join(text.split()) or "(empty body)"
-    return text if len(text) <= SNIPPET_CHARS else f"{text[:SNIPPET_CHARS]}..."

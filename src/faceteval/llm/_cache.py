@@ -8,7 +8,7 @@ from typing import Protocol
 
 from faceteval.llm._types import Completion, CompletionRequest
 
-CACHE_KEY_VERSION = 1
+CACHE_KEY_VERSION = 2
 
 
 class ResponseCache(Protocol):
@@ -28,17 +28,20 @@ class ResponseCache(Protocol):
 
 
 def cache_key(identity: str, request: CompletionRequest) -> str:
-    """SHA-256 of the canonical JSON of everything that changes a reply.
+    """SHA-256 over everything that changes a reply.
 
-    Provider identity (name and endpoint), model, messages and generation parameters are in;
-    timeouts and retry counts are not.
+    Provider identity (name and endpoint), model, generation parameters (as canonical JSON) and
+    every message (role and length-prefixed content) are in; timeouts and retry counts are not.
     """
-    payload = {
+    head = {
         "v": CACHE_KEY_VERSION,
         "provider": identity,
         "model": request.model,
-        "messages": [m.to_dict() for m in request.messages],
         "config": request.config.cache_fields(),
     }
-    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(json.dumps(head, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+    for message in request.messages:
+        content = message.content.encode("utf-8")
+        digest.update(f"\n{message.role}:{len(content)}:".encode())
+        digest.update(content)
+    return digest.hexdigest()

@@ -62,6 +62,16 @@ def candidate_labels(n: int) -> list[str]:
     return ["Response"] if n == 1 else [f"Response {i}" for i in range(1, n + 1)]
 
 
+def shown(instance: Instance) -> dict[str, Any]:
+    """What every prompt that shows candidates renders: query, candidates, their labels, reference."""
+    return {
+        "query": instance.query,
+        "candidates": instance.candidates,
+        "labels": candidate_labels(instance.n_candidates),
+        "reference": instance.reference,
+    }
+
+
 def severity(error: BaseException) -> int:
     """Which of several concurrent failures to report: bugs first, then fatal, provider, parse."""
     if not isinstance(error, FacetevalError):

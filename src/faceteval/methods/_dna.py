@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Literal
 from faceteval.aggregation import mean, normalise, weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import ConfigError
-from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, candidate_labels, gather
+from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, candidate_labels, gather, shown
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
 from faceteval.prompts import render
@@ -136,15 +136,7 @@ class DnA:
         ctx: JudgeContext,
     ) -> list[float]:
         table = [{"name": f.name, "scores": matrix[j]} for j, f in enumerate(facets)]
-        messages = render(
-            "dna/aggregate",
-            query=instance.query,
-            candidates=instance.candidates,
-            labels=labels,
-            reference=instance.reference,
-            facets=table,
-            scale=self.scale,
-        )
+        messages = render("dna/aggregate", **shown(instance), facets=table, scale=self.scale)
         parser = ScoreParser(labels, scale=self.scale, position="first", explained=True)
         return list((await ctx.ask(messages, parser, stage="dna.aggregate")).values)
 
@@ -152,13 +144,6 @@ class DnA:
 async def _score_facet(
     method: DnA, instance: Instance, facet: Criterion, labels: list[str], ctx: JudgeContext
 ) -> Scores:
-    messages = render(
-        "dna/score",
-        query=instance.query,
-        candidates=instance.candidates,
-        labels=labels,
-        reference=instance.reference,
-        aspect=facet.describe(),
-        scale=method.scale,
-    )
-    return await ctx.ask(messages, ScoreParser(labels, scale=method.scale), stage="dna.score")
+    messages = render("dna/score", **shown(instance), aspect=facet.describe(), scale=method.scale)
+    parser = ScoreParser(labels, scale=method.scale, explained=True)
+    return await ctx.ask(messages, parser, stage="dna.score")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from faceteval.core import Criterion, Instance
-from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, candidate_labels
+from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, candidate_labels, shown
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import ScoreParser
 from faceteval.prompts import render
@@ -41,15 +41,7 @@ class _Holistic:
         labels = candidate_labels(instance.n_candidates)
         criteria = self.criteria or instance.criteria
         names = [c.name for c in criteria] if criteria else list(DEFAULT_CRITERIA)
-        messages = render(
-            self._template,
-            query=instance.query,
-            candidates=instance.candidates,
-            labels=labels,
-            reference=instance.reference,
-            criteria=names,
-            scale=self.scale,
-        )
+        messages = render(self._template, **shown(instance), criteria=names, scale=self.scale)
         parser = ScoreParser(labels, scale=self.scale, position=self._position, explained=True)
         scores = await ctx.ask(messages, parser, stage=self.name)
         return OrderOutcome(scores=scores.values, explanation=scores.explanation or None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -143,3 +144,9 @@ class Mentions:
     def named(match: re.Match[str]) -> str:
         """The mention as written, for problems ("Response 3")."""
         return " ".join(match["mention"].split())
+
+
+@functools.lru_cache(maxsize=64)
+def mentions_for(labels: tuple[str, ...]) -> Mentions:
+    """The `Mentions` of ``labels``, built once: parsers for the same labels share their regexes."""
+    return Mentions(labels)

@@ -106,7 +106,12 @@ def _orphan_brackets(text: str) -> str:
 
 def without_lines(doc: Doc, numbers: Sequence[int]) -> str:
     """The reply without the lines ``numbers`` (a score line), tidied."""
-    return _explanation([line for k, line in enumerate(doc.lines) if k not in numbers])
+    return lines_without(doc.lines, numbers)
+
+
+def lines_without(lines: Sequence[str], numbers: Sequence[int]) -> str:
+    """``lines`` without the lines ``numbers``, joined and tidied."""
+    return _explanation([line for k, line in enumerate(lines) if k not in numbers])
 
 
 def _explanation(lines: Sequence[str]) -> str:

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from faceteval.errors import ParseError
-from faceteval.parsing._mentions import Mentions
+from faceteval.parsing._mentions import mentions_for
 from faceteval.parsing._numbers import NUMBER, describe_range, fmt
-from faceteval.parsing._score_rest import cut, explanation_for, json_explanation, without_lines
+from faceteval.parsing._score_rest import cut, explanation_for, json_explanation, lines_without, without_lines
 from faceteval.parsing._score_text import (
     Doc,
     Found,
@@ -44,6 +44,8 @@ from faceteval.parsing._score_text import (
 from faceteval.parsing._text import find_json, is_refusal, quote, without_span
 
 _END = 10**9
+_PLAIN_LINE = re.compile(r"\d+(?:\.\d+)?(?:(?:\s*,\s*|\s+)\d+(?:\.\d+)?)*")
+_SEPARATOR = re.compile(r"\s*,\s*|\s+")
 _EXAMPLE_FRACTIONS = (0.78, 0.56, 0.67, 0.44, 0.89)
 
 
@@ -105,7 +107,7 @@ class ScoreParser:
         self._low, self._high = float(scale[0]), float(scale[1])
         self._position = position
         self._explained = explained
-        self._mentions = Mentions(self._labels)
+        self._mentions = mentions_for(self._labels)
 
     @property
     def instructions(self) -> str:
@@ -146,6 +148,16 @@ class ScoreParser:
         """
         if not text.strip():
             raise ParseError("the reply is empty", raw=text)
+        reading = self._plain_first_line(text)
+        if reading is None:
+            return self._parse_all(text)
+        problems = self._check(reading.values)
+        if problems:
+            raise ParseError("; ".join(problems), raw=text)
+        return Scores(tuple(v.number for v in reading.values), reading.explanation)
+
+    def _parse_all(self, text: str) -> Scores:
+        """Every tier, in order of precedence."""
         reading = self._from_json(text)
         doc = Doc(text)
         found = labelled_scores(doc, self._mentions, self._labels) if reading is None else []
@@ -156,6 +168,28 @@ class ScoreParser:
         if problems:
             raise ParseError("; ".join(problems), raw=text)
         return Scores(tuple(v.number for v in reading.values), reading.explanation)
+
+    # -- the common case, read without building the whole document --------------------------------
+
+    def _plain_first_line(self, text: str) -> _Reading | None:
+        """A reply whose first line is just the n scores ("8 6"), with no JSON anywhere in it.
+
+        With ``position="first"`` that line is always the earliest reading, and nothing else can
+        overlap it, so the full search would choose it too (a test checks the two agree).
+        """
+        if self._position != "first" or "{" in text or "[" in text:
+            return None
+        lines = text.splitlines()
+        first = next((k for k, line in enumerate(lines) if line.strip()), 0)
+        head = lines[first].strip()
+        if not _PLAIN_LINE.fullmatch(head):
+            return None
+        numbers = _SEPARATOR.split(head)
+        if len(numbers) != len(self._labels):
+            return None
+        values = tuple(Value(float(number)) for number in numbers)
+        explanation = lines_without(lines, [first])
+        return _Reading("score line", values, (first, 0), (first, _END), explanation)
 
     # -- tier 1: JSON ------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """Prompt templates: package data, rendered with Jinja2 into chat messages.
 
 A template file holds sections, each started by a line ``### system``, ``### user`` or
-``### assistant``; Jinja statements before the first section (``{% import %}``) apply to every
-section. Sections are split before rendering, so nothing a candidate writes can open a new section.
+``### assistant``; Jinja statements before the first section apply to every section. Sections are
+split before rendering, so nothing a candidate writes can open a new section. The macros of
+``templates/_macros.j2`` are available to every template as ``m``.
 Candidate and query text goes through the ``fence`` filter, which neutralises the delimiters our
 templates use to mark where a text starts and ends.
 """
@@ -25,15 +26,6 @@ from faceteval.llm._types import Role
 _SECTION = re.compile(r"^### (system|user|assistant)[ \t]*$", re.MULTILINE)
 _DELIMITER = re.compile(r"\[(?=\s*(?:the\s+)?(?:start|end)\s+of\b)", re.IGNORECASE)
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("faceteval.prompts", "templates"),
-    undefined=jinja2.StrictUndefined,
-    autoescape=False,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=False,
-)
-
 
 def fence(text: str) -> str:
     """Neutralise ``[The Start of ...]`` / ``[The End of ...]`` markers inside untrusted text.
@@ -51,8 +43,22 @@ def and_join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-_ENV.filters["fence"] = fence
-_ENV.filters["and_join"] = and_join
+@functools.cache
+def _environment() -> jinja2.Environment:
+    """The one Jinja environment, built on first use (importing faceteval does no I/O)."""
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("faceteval.prompts", "templates"),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        auto_reload=False,
+    )
+    environment.filters["fence"] = fence
+    environment.filters["and_join"] = and_join
+    environment.globals["m"] = environment.get_template("_macros.j2").module
+    return environment
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +76,10 @@ class Template:
     sha256: str
 
     def render(self, **variables: Any) -> tuple[Message, ...]:
-        """Render every section into a message."""
+        """Render every section into a message (a section without Jinja syntax is used as it is)."""
         messages = []
         for role, body in _sections(self.name, self.source):
-            content = _compiled(self.name, body).render(**variables).strip()
+            content = body if isinstance(body, str) else body.render(**variables).strip()
             messages.append(Message(cast(Role, role), content))
         return tuple(messages)
 
@@ -90,17 +96,19 @@ def load_template(name: str) -> Template:
 
 
 @functools.cache
-def _sections(name: str, source: str) -> tuple[tuple[str, str], ...]:
+def _sections(name: str, source: str) -> tuple[tuple[str, str | jinja2.Template], ...]:
+    """Each section's role and body: compiled, or the text itself when it holds no Jinja syntax."""
+    environment = _environment()
     parts = _SECTION.split(source)
     preamble = parts[0]
-    if _ENV.from_string(preamble).render().strip():
+    if environment.from_string(preamble).render().strip():
         raise ConfigError(f"template {name!r} has text before its first '### <role>' line")
-    return tuple((role, preamble + body) for role, body in zip(parts[1::2], parts[2::2], strict=True))
-
-
-@functools.cache
-def _compiled(name: str, body: str) -> jinja2.Template:
-    return _ENV.from_string(body)
+    sections: list[tuple[str, str | jinja2.Template]] = []
+    for role, body in zip(parts[1::2], parts[2::2], strict=True):
+        text = preamble + body
+        static = not any(mark in text for mark in ("{{", "{%", "{#"))
+        sections.append((role, text.strip() if static else environment.from_string(text)))
+    return tuple(sections)
 
 
 def render(name: str, **variables: Any) -> tuple[Message, ...]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -77,7 +76,7 @@ class SQLiteCache:
 
     def put(self, key: str, completion: Completion, *, identity: str, model: str) -> None:
         """Store ``completion`` under ``key`` (committed before returning)."""
-        data = json.dumps(asdict(completion), ensure_ascii=False)
+        data = json.dumps(_encode(completion), ensure_ascii=False)
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
         with self._lock:
             try:
@@ -103,6 +102,22 @@ class SQLiteCache:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _encode(completion: Completion) -> dict[str, Any]:
+    logprobs = completion.logprobs
+    return {
+        "text": completion.text,
+        "input_tokens": completion.input_tokens,
+        "output_tokens": completion.output_tokens,
+        "finish_reason": completion.finish_reason,
+        "model": completion.model,
+        "logprobs": None
+        if logprobs is None
+        else [
+            {"token": t.token, "logprob": t.logprob, "top": [list(pair) for pair in t.top]} for t in logprobs
+        ],
+    }
 
 
 def _decode(data: str) -> Completion:

@@ -220,3 +220,18 @@ def test_price_table_prefix_and_wildcard(tmp_path: Path) -> None:
     extra.write_text("judge: {input: 1}\n")
     with pytest.raises(ConfigError, match="provider:model"):
         PriceTable.from_file(extra)
+
+
+def test_ollama_shorthand_points_at_the_local_endpoint() -> None:
+    llm = LLM.from_spec("ollama:qwen2.5:7b", env={})
+    assert llm.spec == ModelSpec("ollama", "qwen2.5:7b")
+    assert llm.identity == "ollama@http://localhost:11434/v1"
+    remote = LLM.from_spec("ollama:llama3", env={"OLLAMA_HOST": "http://gpu-box:11434"})
+    assert remote.identity == "ollama@http://gpu-box:11434/v1"
+    assert llm.prices.lookup("ollama:qwen2.5:7b") == Price(0.0, 0.0)
+
+
+def test_openai_base_url_comes_from_the_environment_mapping() -> None:
+    llm = LLM.from_spec("openai:judge", env={"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"})
+    assert llm.identity == "openai@http://127.0.0.1:8000/v1"
+    assert LLM.from_spec("openai:judge", env={}, base_url="http://h:1/v1").identity == "openai@http://h:1/v1"

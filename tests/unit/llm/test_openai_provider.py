@@ -35,7 +35,8 @@ from faceteval.errors import (
     RateLimitError,
 )
 from faceteval.llm import CompletionRequest, GenerateConfig, Provider, system, user
-from faceteval.llm._openai import LOCAL_API_KEY, OpenAIProvider, retry_after
+from faceteval.llm._http import retry_after
+from faceteval.llm._openai import LOCAL_API_KEY, OpenAIProvider
 
 pytestmark = pytest.mark.anyio
 

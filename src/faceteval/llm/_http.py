@@ -1,0 +1,87 @@
+"""What the provider adapters share, free of any SDK: status mapping, Retry-After, error snippets."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from faceteval.errors import (
+    AuthenticationError,
+    BadRequestError,
+    BadResponseError,
+    ProviderError,
+    ProviderServerError,
+    ProviderTimeout,
+    RateLimitError,
+)
+
+SNIPPET_CHARS = 200
+
+
+def status_error(
+    status: int, headers: Mapping[str, str], body: object, where: str, *, key_hint: str
+) -> ProviderError:
+    """The `ProviderError` for an HTTP error status; ``key_hint`` says where the key comes from."""
+    detail = f"{where} answered HTTP {status}: {snippet(body)}"
+    if status == 429:
+        return RateLimitError(detail, retry_after=retry_after(headers))
+    if status >= 500:
+        return ProviderServerError(detail, status=status, retry_after=retry_after(headers))
+    if status in (401, 403):
+        return AuthenticationError(f"{detail}; check the API key ({key_hint} or --api-key)")
+    if status == 408:
+        return ProviderTimeout(detail)
+    if status >= 400:
+        return BadRequestError(detail)
+    return BadResponseError(detail)
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait, from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
+
+    Examples:
+        >>> retry_after({"retry-after-ms": "1500"}), retry_after({"retry-after": "2"}), retry_after({})
+        (1.5, 2.0, None)
+    """
+    millis = _seconds(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    value = headers.get("retry-after")
+    seconds = _seconds(value)
+    if seconds is not None or not value:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        number = float(value) if value else math.nan
+    except ValueError:
+        return None
+    return max(0.0, number) if math.isfinite(number) else None
+
+
+def snippet(body: object) -> str:
+    """A short, one-line excerpt of an error body: the API's error message when there is one."""
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, Mapping) else error
+        text = message if isinstance(message, str) else json.dumps(body, default=str)
+    else:
+        text = body if isinstance(body, str) else repr(body)
+    text = " ".join(text.split()) or "(empty body)"
+    return text if len(text) <= SNIPPET_CHARS else f"{text[:SNIPPET_CHARS]}..."
+
+
+def token_count(value: object) -> int:
+    """A token count, or 0 when the server sent none (or nonsense)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

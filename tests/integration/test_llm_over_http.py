@@ -1,0 +1,80 @@
+"""The LLM wrapper through the real openai SDK and a local server: retries, timeouts, bad replies, cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from faceteval import DnA, Instance, judge
+from faceteval.errors import BadResponseError, ProviderServerError
+from faceteval.llm import LLM, RetryPolicy, user
+from faceteval.store import SQLiteCache
+from tests.support.llm_server import Disconnect, EmptyChoices, Hang, LLMServer, RawBody, Reply, Status
+from tests.support.rule_judge import RuleJudge
+
+pytestmark = pytest.mark.anyio
+FAST = RetryPolicy(max_retries=6, initial_delay=0.01, max_delay=0.05)
+
+
+def llm_for(server: LLMServer, **options: object) -> LLM:
+    return LLM.from_spec("openai:judge", base_url=server.base_url, env={}, **options)  # type: ignore[arg-type]
+
+
+async def test_every_kind_of_failure_is_retried_until_a_reply(llm_server: LLMServer) -> None:
+    llm_server.enqueue(
+        Status(429, headers={"retry-after": "1"}),
+        Status(500),
+        Hang(5),
+        RawBody("<html><body>502 Bad Gateway</body></html>"),
+        EmptyChoices(),
+        Disconnect(),
+        Reply("8 6\nfine"),
+    )
+    llm = llm_for(llm_server, retry=FAST, timeout=0.5)
+    try:
+        exchange = await llm.generate([user("rate these")])
+    finally:
+        await llm.aclose()
+    assert exchange.completion.text == "8 6\nfine"
+    assert exchange.attempts == 7
+    times = [r.received_at for r in llm_server.requests]
+    assert len(times) == 7
+    assert times[1] - times[0] >= 1.0  # Retry-After: 1 was honoured
+    assert times[3] - times[2] >= 0.5  # the hanging request was abandoned at the timeout
+
+
+async def test_retries_run_out_with_a_clear_error(llm_server: LLMServer) -> None:
+    llm_server.enqueue(*[Status(503)] * 3)
+    llm = llm_for(llm_server, retry=RetryPolicy(max_retries=2, initial_delay=0.01, max_delay=0.01))
+    try:
+        with pytest.raises(ProviderServerError, match="HTTP 503") as caught:
+            await llm.generate([user("q")])
+    finally:
+        await llm.aclose()
+    assert caught.value.status == 503
+    assert len(llm_server.requests) == 3
+
+
+async def test_bad_bodies_are_errors_not_replies(llm_server: LLMServer) -> None:
+    llm_server.enqueue(RawBody("not json", content_type="application/json"), EmptyChoices())
+    llm = llm_for(llm_server, retry=RetryPolicy(max_retries=0))
+    try:
+        for _ in range(2):
+            with pytest.raises(BadResponseError):
+                await llm.generate([user("q")])
+    finally:
+        await llm.aclose()
+
+
+def test_dna_over_http_then_again_from_cache(tmp_path: Path) -> None:
+    rule = RuleJudge(quality={"good": 8, "bad": 3})
+    pairs = [Instance(id=str(i), query=f"Q{i % 2}", candidates=("good", "bad")) for i in range(4)]
+    with LLMServer(rule.for_server()) as server, SQLiteCache(tmp_path / "c.sqlite") as cache:
+        llm = llm_for(server, cache=cache)
+        first = judge(pairs, DnA(), llm)
+        made = len(server.requests)
+        second = judge(pairs, DnA(), llm)  # the same LLM, a new event loop: connections are reopened
+        assert len(server.requests) == made == 2 * 2 + 4 * 3
+    assert [j.verdict for j in first] == [j.verdict for j in second] == [1, 1, 1, 1]
+    assert all(j.usage.cached_calls == j.usage.calls for j in second)

@@ -1,0 +1,27 @@
+"""The public surface: what `faceteval` exports, and that importing it does nothing heavy."""
+
+import subprocess
+import sys
+
+import faceteval
+import faceteval.errors
+import faceteval.llm
+
+
+def test_every_exported_name_exists() -> None:
+    for module in (faceteval, faceteval.llm, faceteval.errors):
+        for name in module.__all__:
+            assert hasattr(module, name), f"{module.__name__}.{name}"
+    assert faceteval.__version__
+
+
+def test_errors_form_one_tree() -> None:
+    for name in faceteval.errors.__all__:
+        assert issubclass(getattr(faceteval.errors, name), faceteval.errors.FacetevalError)
+
+
+def test_import_loads_no_provider_sdk() -> None:
+    sdks = "('openai', 'anthropic', 'aiohttp')"
+    code = f"import sys, faceteval; print(sorted(m for m in {sdks} if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
