@@ -29,11 +29,11 @@ from typing import Any
 
 import anyio
 import psutil
-from tests.support.rule_judge import benchmark_responder
 
 from faceteval import DnA, Instance, JudgeOptions, SQLiteCache, judge
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
 from faceteval.llm._openai import OpenAIProvider
+from tests.support.rule_judge import benchmark_responder
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "data" / "llmbar-sample.jsonl"

@@ -84,9 +84,15 @@ class InputError(FacetevalError):
 
 
 class ProviderError(FacetevalError):
-    """The LLM service failed to give a completion."""
+    """The LLM service failed to give a completion.
+
+    Attributes:
+        retryable: Whether another attempt may succeed.
+        attempts: How many attempts were made before giving up (set by the LLM wrapper).
+    """
 
     retryable: bool = False
+    attempts: int = 1
 
 
 class AuthenticationError(ProviderError):

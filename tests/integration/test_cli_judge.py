@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -15,10 +16,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from tests.support.llm_server import LLMServer, Status
-from tests.support.rule_judge import RuleJudge
 
 from faceteval._cli._app import cli
+from tests.support.llm_server import LLMServer, Status
+from tests.support.rule_judge import RuleJudge
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -356,7 +357,8 @@ def test_config_file_supplies_defaults(
     assert {j["method"] for j in read_jsonl(tmp_path / "o.jsonl")} == {"direct"}
 
 
-def test_interrupted_run_resumes_from_cache(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "crash"])
+def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals) -> None:
     rule = RuleJudge(quality={"good": 9, "poor": 3}, record=False)
     pairs = [{"id": str(i), "query": f"Question {i}?", "candidates": ["good", "poor"]} for i in range(30)]
     path = write_pairs(tmp_path / "p.jsonl", pairs)
@@ -389,10 +391,13 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path) -> None:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
             time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         _, stderr = process.communicate(timeout=30)
-        assert process.returncode == 130, stderr
-        assert "Interrupted" in stderr
+        if stop == signal.SIGINT:
+            assert process.returncode == 130, stderr
+            assert "Interrupted" in stderr
+        else:
+            assert process.returncode == -signal.SIGKILL
         with sqlite3.connect(cache) as db:
             (kept,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
         assert 4 <= kept < 30
@@ -404,3 +409,34 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path) -> None:
     assert [j["id"] for j in judgments] == [str(i) for i in range(30)]
     assert {j["status"] for j in judgments} == {"ok"}
     assert sum(j["usage"]["cached_calls"] for j in judgments) == kept
+
+
+def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
+    pairs = [{"id": str(i), "query": f"Q{i}", "candidates": ["a", "b"]} for i in range(25)]
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "o.jsonl"
+    result = invoke(
+        write_pairs(tmp_path / "p.jsonl", pairs),
+        "--method",
+        "direct",
+        "--model",
+        "openai:judge",
+        "--base-url",
+        f"http://127.0.0.1:{port}/v1",
+        "--retries",
+        "1",
+        "--no-cache",
+        "--out",
+        out,
+    )
+    assert result.exit_code == 1
+    assert "stopped after 10 instances in a row failed" in result.output
+    assert "10 made, 0 from cache, 10 retries" in result.output
+    assert "(and 9 more): ProviderConnectionError" in result.output
+    judgments = read_jsonl(out)
+    assert [j["status"] for j in judgments] == ["error"] * 10
+    assert judgments[0]["trace"][0]["error"].startswith("ProviderConnectionError")
+    assert judgments[0]["trace"][0]["attempts"] == 2
+    assert json.loads((tmp_path / "o.run.json").read_text())["stopped_by"].startswith("stopped after 10")

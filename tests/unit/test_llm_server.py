@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+
 from tests.support.llm_server import (
     DEFAULT_REPLY,
     Disconnect,

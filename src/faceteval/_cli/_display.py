@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from faceteval._cli._run import RunRequest, RunResult
 
 
+SHOWN_ERROR_KINDS = 3
+
+
 def show_invalid(judgment: Judgment) -> None:
     """Warn about an input line that is not a valid instance (it is written with status error)."""
     message = (judgment.error or "").removeprefix("invalid input: ")
@@ -95,5 +98,7 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
         record = f" (run record: {result.record_path})" if result.record_path else ""
         table.add_row("written", f"{request.out}{record}")
     console.print(table)
-    for message in stats.errors:
-        console.print(f"[red]failed:[/] {escape(message)}")
+    for message, count in stats.errors.most_common(SHOWN_ERROR_KINDS):
+        first = stats.examples[message]
+        also = f" (and {count - 1:,} more)" if count > 1 else ""
+        console.print(f"[red]failed:[/] {escape(first)}{also}: {escape(message)}")

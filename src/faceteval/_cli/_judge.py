@@ -157,6 +157,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
         show_plan(request, result)
     else:
         show_summary(request, result)
+    if result.stopped is not None:
+        raise result.stopped
     if result.interrupted:
         ctx.exit(130)
 

@@ -27,7 +27,7 @@ from faceteval._runner import JudgeOptions, RunStats, judge_each
 from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances
-from faceteval.errors import InputError
+from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import LLM, GenerateConfig, PriceTable, RetryPolicy
 from faceteval.methods import Method
 from faceteval.prompts import load_template
@@ -65,6 +65,8 @@ class RunResult:
 
     stats: RunStats = field(default_factory=RunStats)
     interrupted: bool = False
+    stopped: FacetevalError | None = None
+    """The error that stopped the run early, if one did."""
     elapsed: float = 0.0
     instances: int = 0
     record_path: Path | None = None
@@ -113,6 +115,8 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
             anyio.run(_judge, items, request.method, llm, options, sink, result.stats)
         except KeyboardInterrupt:
             result.interrupted = True
+        except FacetevalError as exc:  # the run stopped: the summary still shows what was done
+            result.stopped = exc
         finally:
             result.elapsed = time.perf_counter() - clock
             if request.out is not None and not request.dry_run:
@@ -198,6 +202,7 @@ def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: dat
         "started_at": started.isoformat(timespec="seconds"),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "interrupted": result.interrupted,
+        "stopped_by": None if result.stopped is None else str(result.stopped),
         "command": sys.argv,
         "input": str(request.input_path),
         "output": str(request.out),

@@ -134,9 +134,9 @@ class _InOrder:
                 self.failing = self.failing + 1 if judgment.status == "error" else 0
             if self.abort_after and self.failing >= self.abort_after:
                 raise RunAborted(
-                    f"stopped after {self.failing} instances in a row failed; the last: {judgment.error}. "
+                    f"stopped after {self.failing} instances in a row failed (the last: {judgment.error})\n"
                     "Judgments so far are written and every reply received is cached: "
-                    "fix the cause and re-run the same command"
+                    "fix the cause and re-run the same command."
                 )
 
 

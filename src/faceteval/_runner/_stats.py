@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 from faceteval.core import Judgment, TraceEntry, Usage
 
+MAX_ERROR_KINDS = 20
+
 
 @dataclass(slots=True)
 class StageStats:
@@ -53,8 +55,10 @@ class RunStats:
     invalid: int = 0
     """Input lines that were not valid instances (counted in ``statuses["error"]`` too)."""
     stages: dict[str, StageStats] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    """The first few error messages, for the summary."""
+    errors: Counter[str] = field(default_factory=Counter)
+    """Error messages of failed judgments with how often each came (at most `MAX_ERROR_KINDS` kinds)."""
+    examples: dict[str, str] = field(default_factory=dict)
+    """The id of the first judgment that failed with each message."""
     consistency: Counter[bool] = field(default_factory=Counter)
     """Judgments made in several orders, by whether the orders agreed."""
 
@@ -62,8 +66,10 @@ class RunStats:
         """Count a finished judgment and the exchanges behind it."""
         self.statuses[judgment.status] += 1
         self.invalid += invalid
-        if judgment.error and len(self.errors) < 5:
-            self.errors.append(f"{judgment.id}: {judgment.error}")
+        error = judgment.error
+        if error and (error in self.errors or len(self.errors) < MAX_ERROR_KINDS):
+            self.errors[error] += 1
+            self.examples.setdefault(error, judgment.id)
         if judgment.consistent is not None:
             self.consistency[judgment.consistent] += 1
         for entry in entries:

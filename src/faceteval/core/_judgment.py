@@ -61,6 +61,8 @@ class TraceEntry(BaseModel):
     """The value read from the reply; None when it could not be read."""
     problem: str | None = None
     """Why the reply could not be read, when it could not."""
+    error: str | None = None
+    """Why no reply came (the provider's error after every retry), when none did."""
     order: list[int] | None = None
     """The candidate order this exchange saw (1-based original indices), when it saw candidates."""
     cached: bool = False

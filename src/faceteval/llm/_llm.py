@@ -203,6 +203,7 @@ class LLM:
             except ProviderError as exc:
                 error = exc
             if not error.retryable or attempt > self.retry.max_retries:
+                error.attempts = attempt
                 raise error
             delay = self.retry.delay(attempt, error)
             logger.info("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)

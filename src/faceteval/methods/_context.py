@@ -12,7 +12,7 @@ import anyio
 from pydantic import BaseModel
 
 from faceteval.core import TraceEntry
-from faceteval.errors import ParseError
+from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
 from faceteval.prompts import render
 
@@ -93,7 +93,7 @@ class JudgeContext:
             ParseError: The reply and the one re-ask could not be read; both are in the trace.
         """
         order = [i + 1 for i in self.order] if sees_candidates and self.order is not None else None
-        exchange = await self.llm.generate(messages, config=config, example=parser.example)
+        exchange = await self._generate(stage, messages, parser, config, order)
         try:
             value = parser.parse(exchange.completion.text)
         except ParseError as first:
@@ -103,7 +103,7 @@ class JudgeContext:
                 assistant(exchange.completion.text),
                 *render("common/reask", problem=first.problem.rstrip("."), instructions=parser.instructions),
             ]
-            exchange = await self.llm.generate(retry, config=config, example=parser.example)
+            exchange = await self._generate(stage, retry, parser, config, order)
             try:
                 value = parser.parse(exchange.completion.text)
             except ParseError as second:
@@ -134,6 +134,30 @@ class JudgeContext:
         if result.error is not None:
             raise result.error
         return result.value  # type: ignore[no-any-return]
+
+    async def _generate(
+        self,
+        stage: str,
+        messages: Sequence[Message],
+        parser: Parser[Any],
+        config: GenerateConfig | None,
+        order: list[int] | None,
+    ) -> Exchange:
+        """One exchange; a call that failed for good is traced (with its attempts), then raised."""
+        try:
+            return await self.llm.generate(messages, config=config, example=parser.example)
+        except ProviderError as error:
+            self.trace.append(
+                TraceEntry(
+                    stage=stage,
+                    messages=[m.to_dict() for m in messages],
+                    raw="",
+                    error=f"{type(error).__name__}: {error}",
+                    order=order,
+                    attempts=error.attempts,
+                )
+            )
+            raise
 
     def _record(
         self, stage: str, exchange: Exchange, value: Any, problem: str | None, order: list[int] | None

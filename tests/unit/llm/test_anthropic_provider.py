@@ -11,16 +11,6 @@ import anthropic
 import anyio
 import httpx2
 import pytest
-from tests.support.llm_server import (
-    Behaviour,
-    Disconnect,
-    EmptyChoices,
-    Hang,
-    LLMServer,
-    RawBody,
-    Reply,
-    Status,
-)
 
 from faceteval.errors import (
     AuthenticationError,
@@ -35,6 +25,16 @@ from faceteval.errors import (
 )
 from faceteval.llm import CompletionRequest, GenerateConfig, Provider, assistant, system, user
 from faceteval.llm._anthropic import LOCAL_API_KEY, AnthropicProvider
+from tests.support.llm_server import (
+    Behaviour,
+    Disconnect,
+    EmptyChoices,
+    Hang,
+    LLMServer,
+    RawBody,
+    Reply,
+    Status,
+)
 
 pytestmark = pytest.mark.anyio
 

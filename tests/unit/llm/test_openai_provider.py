@@ -12,16 +12,6 @@ import anyio
 import httpx2
 import openai
 import pytest
-from tests.support.llm_server import (
-    Behaviour,
-    Disconnect,
-    EmptyChoices,
-    Hang,
-    LLMServer,
-    RawBody,
-    Reply,
-    Status,
-)
 
 from faceteval.errors import (
     AuthenticationError,
@@ -37,6 +27,16 @@ from faceteval.errors import (
 from faceteval.llm import CompletionRequest, GenerateConfig, Provider, system, user
 from faceteval.llm._http import retry_after
 from faceteval.llm._openai import LOCAL_API_KEY, OpenAIProvider
+from tests.support.llm_server import (
+    Behaviour,
+    Disconnect,
+    EmptyChoices,
+    Hang,
+    LLMServer,
+    RawBody,
+    Reply,
+    Status,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -1,11 +1,11 @@
 """DnA-Eval with a scripted provider: facets, weights, aggregation, ties, three candidates, reuse."""
 
 import pytest
-from tests.support.rule_judge import RuleJudge
 
 from faceteval import DnA, Instance, JudgeOptions, Judgment, judge
 from faceteval.core import Criterion
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
+from tests.support.rule_judge import RuleJudge
 
 ASPECTS = ("Is it correct?", "Is it concise?", "Is it polite?")
 

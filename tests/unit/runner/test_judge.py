@@ -1,12 +1,12 @@
 """The runner: orders and swap, input order, invalid lines, failures, usage accounting."""
 
 import pytest
-from tests.support.rule_judge import RuleJudge
 
 from faceteval import Direct, DnA, Instance, JudgeOptions, judge
 from faceteval._runner import RunAborted, judge_each, presentation_orders
 from faceteval.errors import AuthenticationError, InputError, ProviderServerError
 from faceteval.llm import LLM, ModelSpec, RetryPolicy, ScriptedProvider
+from tests.support.rule_judge import RuleJudge
 
 NO_RETRY = RetryPolicy(max_retries=0)
 
