@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
 import anyio
 
-from faceteval.core import FacetScore, Instance
+from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import (
     AuthenticationError,
     ConfigError,
@@ -60,6 +60,13 @@ class Method(Protocol):
 def candidate_labels(n: int) -> list[str]:
     """How prompts name the candidates: ``Response 1`` ... ``Response n``, or ``Response`` alone."""
     return ["Response"] if n == 1 else [f"Response {i}" for i in range(1, n + 1)]
+
+
+def as_criteria(value: Sequence[Criterion | str | Mapping[str, Any]] | None) -> tuple[Criterion, ...] | None:
+    """Criteria from criteria, names or ``{name, description, ...}`` mappings (as run records hold them)."""
+    if value is None:
+        return None
+    return tuple(c if isinstance(c, Criterion) else Criterion.model_validate(c) for c in value)
 
 
 def shown(instance: Instance) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Literal
 from faceteval.aggregation import mean, normalise, weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import ConfigError
-from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, candidate_labels, gather, shown
+from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, as_criteria, candidate_labels, gather, shown
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
 from faceteval.prompts import render
@@ -53,6 +53,8 @@ class DnA:
     name: ClassVar[str] = "dna"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "criteria", as_criteria(self.criteria))
+        object.__setattr__(self, "scale", tuple(self.scale))
         if self.aspects < 1:
             raise ConfigError(f"aspects must be at least 1, got {self.aspects}")
         if self.aggregate not in AGGREGATES:

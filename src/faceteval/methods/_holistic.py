@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from faceteval.core import Criterion, Instance
-from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, candidate_labels, shown
+from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, as_criteria, candidate_labels, shown
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import ScoreParser
 from faceteval.prompts import render
@@ -24,6 +24,10 @@ class _Holistic:
     name: ClassVar[str]
     _template: ClassVar[str]
     _position: ClassVar[Literal["first", "last"]]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "criteria", as_criteria(self.criteria))
+        object.__setattr__(self, "scale", tuple(self.scale))
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""

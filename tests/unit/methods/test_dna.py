@@ -2,7 +2,7 @@
 
 import pytest
 
-from faceteval import DnA, Instance, JudgeOptions, Judgment, judge
+from faceteval import CoT, Direct, DnA, Instance, JudgeOptions, Judgment, Method, create_method, judge
 from faceteval.core import Criterion
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from tests.support.rule_judge import RuleJudge
@@ -151,3 +151,19 @@ def test_reask_that_succeeds_keeps_both_exchanges() -> None:
     assert judgment.facets[0].scores == [8, 3]
     scores = [e for e in judgment.trace if e.stage == "dna.score"]
     assert [e.problem is None for e in scores] == [False, True]
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        DnA(aspects=5, aggregate="mean"),
+        DnA(criteria=(Criterion(name="accuracy", description="facts", weight=2), Criterion(name="depth"))),
+        Direct(criteria=(Criterion(name="helpfulness"),)),
+        CoT(scale=(1, 5)),
+    ],
+)
+def test_a_method_is_rebuilt_from_its_description(method: Method) -> None:
+    described = method.describe()
+    rebuilt = create_method(described["name"], **described["params"])
+    assert rebuilt == method
+    assert rebuilt.describe() == described
