@@ -44,6 +44,11 @@ def invoke(*args: str | Path) -> Result:
     return CliRunner().invoke(cli, ["judge", *map(str, args)], catch_exceptions=False)
 
 
+def local(server: LLMServer) -> list[str]:
+    """The flags that point `judge` at the local server."""
+    return ["--model", "openai:judge", "--base-url", server.base_url]
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
@@ -75,10 +80,7 @@ def test_dna_judges_pairs_and_writes_judgments_and_a_run_record(tmp_path: Path, 
         pairs_file(tmp_path),
         "--method",
         "dna",
-        "--model",
-        "openai:judge",
-        "--base-url",
-        server.base_url,
+        *local(server),
         "--out",
         out,
         "--cache",
@@ -199,18 +201,7 @@ def test_bad_lines_are_reported_and_the_rest_runs(tmp_path: Path, server: LLMSer
             '{"id": "c", "query": "Q", "candidates": ["poor", "good"]}\n'
         )
     out = tmp_path / "o.jsonl"
-    result = invoke(
-        path,
-        "--method",
-        "direct",
-        "--model",
-        "openai:judge",
-        "--base-url",
-        server.base_url,
-        "--no-cache",
-        "--out",
-        out,
-    )
+    result = invoke(path, "--method", "direct", *local(server), "--no-cache", "--out", out)
     assert result.exit_code == 0, result.output
     assert f"{path}:2: field 'candidates'" in result.output
     assert [(j["id"], j["status"]) for j in read_jsonl(out)] == [("a", "ok"), ("b", "error"), ("c", "ok")]
@@ -221,17 +212,7 @@ def test_strict_stops_before_any_call(tmp_path: Path, server: LLMServer) -> None
     path = write_pairs(
         tmp_path / "p.jsonl", [{"id": "a", "query": "Q", "candidates": ["x", "y"]}, {"id": "b", "query": "Q"}]
     )
-    result = invoke(
-        path,
-        "--model",
-        "openai:judge",
-        "--base-url",
-        server.base_url,
-        "--no-cache",
-        "--strict",
-        "--out",
-        tmp_path / "o.jsonl",
-    )
+    result = invoke(path, *local(server), "--no-cache", "--strict", "--out", tmp_path / "o.jsonl")
     assert result.exit_code == 1
     assert f"{path}:2: field 'candidates'" in result.output and "nothing was judged" in result.output
     assert server.requests == []
@@ -244,10 +225,7 @@ def test_retries_and_failures_over_http_are_counted(tmp_path: Path, server: LLMS
         pairs_file(tmp_path),
         "--method",
         "direct",
-        "--model",
-        "openai:judge",
-        "--base-url",
-        server.base_url,
+        *local(server),
         "--no-cache",
         "--concurrency",
         "1",
@@ -264,16 +242,7 @@ def test_unreadable_replies_become_parse_errors_with_the_raw_text(tmp_path: Path
     with LLMServer(lambda body: "I cannot compare these responses.") as server:
         out = tmp_path / "o.jsonl"
         result = invoke(
-            pairs_file(tmp_path),
-            "--method",
-            "direct",
-            "--model",
-            "openai:judge",
-            "--base-url",
-            server.base_url,
-            "--no-cache",
-            "--out",
-            out,
+            pairs_file(tmp_path), "--method", "direct", *local(server), "--no-cache", "--out", out
         )
         assert len(server.requests) == 6  # one re-ask each
     assert result.exit_code == 0
@@ -294,10 +263,7 @@ def test_criteria_file_and_mean_aggregate(tmp_path: Path, server: LLMServer, rul
         criteria,
         "--aggregate",
         "mean",
-        "--model",
-        "openai:judge",
-        "--base-url",
-        server.base_url,
+        *local(server),
         "--no-cache",
         "--out",
         out,

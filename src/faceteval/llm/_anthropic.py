@@ -25,7 +25,6 @@ Finish reasons use OpenAI's words, so callers can test one vocabulary: ``end_tur
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
@@ -39,7 +38,7 @@ from faceteval.errors import (
     ProviderError,
     ProviderTimeout,
 )
-from faceteval.llm._http import snippet, status_error, token_count
+from faceteval.llm._http import PerLoopClient, snippet, status_error, token_count
 from faceteval.llm._types import Completion, CompletionRequest
 
 if TYPE_CHECKING:
@@ -82,12 +81,17 @@ class AnthropicProvider:
         timeout: float | None = None,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
-        self._base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
-        self._api_key = api_key
-        self._timeout = timeout
-        self._given_client = http_client
-        self._client: anthropic.AsyncAnthropic | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._base_url = base = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        self._clients = PerLoopClient(
+            lambda: anthropic.AsyncAnthropic(
+                api_key=api_key,  # explicit, so the SDK reads no credential from the environment
+                base_url=base,  # explicit, so the SDK does not read ANTHROPIC_BASE_URL itself
+                timeout=anthropic.NOT_GIVEN if timeout is None else timeout,
+                max_retries=0,
+                http_client=http_client,
+            ),
+            owned=http_client is None,
+        )
 
     @classmethod
     def from_env(
@@ -147,7 +151,7 @@ class AnthropicProvider:
             )
         where = f"anthropic at {self._base_url} (model {request.model!r})"
         try:
-            reply: object = await self._sdk().messages.create(**_params(request))
+            reply: object = await self._clients.get().messages.create(**_params(request))
         except anthropic.APIError as exc:
             raise _api_error(exc, where) from exc
         except anthropic.AnthropicError as exc:
@@ -162,23 +166,7 @@ class AnthropicProvider:
 
         The provider stays usable: the next call opens new connections.
         """
-        client, self._client, self._loop = self._client, None, None
-        if client is not None and self._given_client is None:
-            await client.close()
-
-    def _sdk(self) -> anthropic.AsyncAnthropic:
-        """The SDK client of the running event loop (connections belong to one loop), made on first use."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._api_key,  # explicit, so the SDK reads no credential from the environment
-                base_url=self._base_url,  # explicit, so the SDK does not read ANTHROPIC_BASE_URL itself
-                timeout=anthropic.NOT_GIVEN if self._timeout is None else self._timeout,
-                max_retries=0,
-                http_client=self._given_client,
-            )
-            self._loop = loop
-        return self._client
+        await self._clients.aclose()
 
 
 def _params(request: CompletionRequest) -> dict[str, Any]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
+from typing import Generic, Protocol, TypeVar
 
 from faceteval.errors import (
     AuthenticationError,
@@ -19,6 +21,45 @@ from faceteval.errors import (
 )
 
 SNIPPET_CHARS = 200
+
+
+class _Closable(Protocol):
+    def close(self) -> Awaitable[None]: ...
+
+
+C = TypeVar("C", bound=_Closable)
+
+
+class PerLoopClient(Generic[C]):
+    """An SDK client for the running event loop, made on first use.
+
+    Connections belong to the event loop that opened them, so a provider used by two runs (two
+    ``anyio.run`` calls) needs a client per loop. `aclose` closes the current one unless the caller
+    owns it; the next call then makes a new one.
+
+    Args:
+        make: Builds the SDK client.
+        owned: Whether closing it is ours to do (False when the caller passed its own HTTP client).
+    """
+
+    def __init__(self, make: Callable[[], C], *, owned: bool) -> None:
+        self._make = make
+        self._owned = owned
+        self._client: C | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> C:
+        """The client of the running loop."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client, self._loop = self._make(), loop
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the current client (if it is ours) and forget it."""
+        client, self._client, self._loop = self._client, None, None
+        if client is not None and self._owned:
+            await client.close()
 
 
 def status_error(

@@ -21,7 +21,6 @@ few fields we need directly lets every malformed reply be caught in one place:
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 from typing import Any, Self
@@ -36,7 +35,7 @@ from faceteval.errors import (
     ProviderError,
     ProviderTimeout,
 )
-from faceteval.llm._http import snippet, status_error, token_count
+from faceteval.llm._http import PerLoopClient, snippet, status_error, token_count
 from faceteval.llm._types import Completion, CompletionRequest, TokenLogprob
 
 __all__ = ["LOCAL_API_KEY", "OPENAI_BASE_URL", "OpenAIProvider"]
@@ -76,12 +75,17 @@ class OpenAIProvider:
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self._name = name
-        self._base_url = (base_url or OPENAI_BASE_URL).rstrip("/")
-        self._api_key = api_key
-        self._timeout = timeout
-        self._given_client = http_client
-        self._client: openai.AsyncOpenAI | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._base_url = base = (base_url or OPENAI_BASE_URL).rstrip("/")
+        self._clients = PerLoopClient(
+            lambda: openai.AsyncOpenAI(
+                api_key=api_key,
+                base_url=base,  # explicit: else the SDK reads OPENAI_BASE_URL itself
+                timeout=openai.NOT_GIVEN if timeout is None else timeout,
+                max_retries=0,
+                http_client=http_client or _default_http_client(),
+            ),
+            owned=http_client is None,
+        )
 
     @classmethod
     def from_env(
@@ -133,9 +137,10 @@ class OpenAIProvider:
         Raises:
             ProviderError: A subclass that says what failed; see the module docstring.
         """
-        client = self._sdk()
         try:
-            reply = await client.post("/chat/completions", body=_params(request), cast_to=httpx2.Response)
+            reply = await self._clients.get().post(
+                "/chat/completions", body=_params(request), cast_to=httpx2.Response
+            )
         except openai.APIError as exc:
             raise self._api_error(exc, request.model) from exc
         except openai.OpenAIError as exc:
@@ -152,23 +157,7 @@ class OpenAIProvider:
 
         The provider stays usable: the next call opens new connections.
         """
-        client, self._client, self._loop = self._client, None, None
-        if client is not None and self._given_client is None:
-            await client.close()
-
-    def _sdk(self) -> openai.AsyncOpenAI:
-        """The SDK client of the running event loop (connections belong to one loop), made on first use."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self._base_url,  # explicit: else the SDK reads OPENAI_BASE_URL itself
-                timeout=openai.NOT_GIVEN if self._timeout is None else self._timeout,
-                max_retries=0,
-                http_client=self._given_client or _default_http_client(),
-            )
-            self._loop = loop
-        return self._client
+        await self._clients.aclose()
 
     def _completion(self, reply: httpx2.Response, request: CompletionRequest) -> Completion:
         where = f"{self._name} at {self._base_url} (model {request.model!r})"
