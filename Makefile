@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-DATA_DIR ?= $(abspath ../shared/data)
+DATA_DIR ?= $(or $(FACETEVAL_DATA_DIR),$(abspath ../shared/data))
 
 .PHONY: install demo test bench check lint typecheck clean
 
