@@ -62,6 +62,12 @@ def llm_server(latency: float) -> Iterator[str]:
         process.wait(timeout=10)
 
 
+def judge_command(base_url: str, method: str, concurrency: int, *extra: str) -> list[str]:
+    """`faceteval judge` against the benchmark server, without its input and output."""
+    flags = ["--method", method, "--model", "openai:bench", "--base-url", base_url, "--quiet"]
+    return [sys.executable, "-m", "faceteval", "judge", *flags, "--concurrency", str(concurrency), *extra]
+
+
 def sample_pairs() -> list[dict[str, Any]]:
     return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
 
@@ -154,22 +160,7 @@ def _cli_wall(base_url: str, pairs: list[Instance], concurrency: int, tmp: Path)
     source, empty = tmp / "pairs.jsonl", tmp / "empty.jsonl"
     source.write_text("".join(p.model_dump_json(exclude_defaults=True) + "\n" for p in pairs))
     empty.write_text("")
-    base = [
-        sys.executable,
-        "-m",
-        "faceteval",
-        "judge",
-        "--method",
-        "dna",
-        "--model",
-        "openai:bench",
-        "--base-url",
-        base_url,
-        "--concurrency",
-        str(concurrency),
-        "--quiet",
-        "--no-cache",
-    ]
+    base = judge_command(base_url, "dna", concurrency, "--no-cache")
     timings = {}
     for name, path in (("startup", empty), ("wall", source)):
         started = time.perf_counter()
@@ -189,23 +180,10 @@ def bench_streaming(lines: int = 100_000, concurrency: int = 64) -> dict[str, An
                 pair = pairs[i % len(pairs)]
                 record = {"id": str(i), "query": f"{pair['query']}\n(#{i})", "candidates": pair["candidates"]}
                 handle.write(json.dumps(record) + "\n")
+        cache = str(Path(tmp) / "cache.sqlite")
         command = [
-            sys.executable,
-            "-m",
-            "faceteval",
-            "judge",
+            *judge_command(base_url, "direct", concurrency, "--cache", cache),
             str(source),
-            "--method",
-            "direct",
-            "--model",
-            "openai:bench",
-            "--base-url",
-            base_url,
-            "--concurrency",
-            str(concurrency),
-            "--quiet",
-            "--cache",
-            str(Path(tmp) / "cache.sqlite"),
             "--out",
             str(out),
         ]
