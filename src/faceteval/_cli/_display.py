@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import err_console
-from faceteval._runner import StageStats
+from faceteval._runner import INVALID_INPUT, StageStats
 from faceteval.core import Judgment
 from faceteval.llm import CHARS_PER_TOKEN
 
@@ -21,7 +21,7 @@ SHOWN_ERROR_KINDS = 3
 
 def show_invalid(judgment: Judgment) -> None:
     """Warn about an input line that is not a valid instance (it is written with status error)."""
-    message = (judgment.error or "").removeprefix("invalid input: ")
+    message = (judgment.error or "").removeprefix(INVALID_INPUT)
     err_console.print(f"[yellow]invalid input:[/] {escape(message)}")
 
 

@@ -23,7 +23,7 @@ from rich.progress import (
 )
 
 from faceteval._cli._app import err_console
-from faceteval._runner import JudgeOptions, RunStats, judge_each
+from faceteval._runner import INVALID_INPUT, JudgeOptions, RunStats, judge_each
 from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances
@@ -106,7 +106,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
             if out is not None:
                 out.write(judgment.model_dump_json() + "\n")
                 out.flush()
-            if judgment.error and judgment.error.startswith("invalid input"):
+            if judgment.error and judgment.error.startswith(INVALID_INPUT):
                 on_invalid(judgment)
             progress.advance(task)
 

@@ -3,6 +3,7 @@
 from faceteval._runner._api import judge, judge_async
 from faceteval._runner._judge import (
     DEFAULT_JUDGE_OPTIONS,
+    INVALID_INPUT,
     JudgeOptions,
     RunAborted,
     judge_each,
@@ -13,6 +14,7 @@ from faceteval._runner._stats import RunStats, StageStats, usage_of
 
 __all__ = [
     "DEFAULT_JUDGE_OPTIONS",
+    "INVALID_INPUT",
     "JudgeOptions",
     "RunAborted",
     "RunStats",

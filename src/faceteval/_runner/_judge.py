@@ -19,6 +19,8 @@ from faceteval.methods._base import severity
 from faceteval.methods._context import DEFAULT_MEMO_SIZE
 
 DEFAULT_ABORT_AFTER = 10
+INVALID_INPUT = "invalid input: "
+"""How the error of a judgment written for an input line that is not a valid instance begins."""
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -267,5 +269,5 @@ def _invalid(error: InputError, method: str) -> Judgment:
         id=error.record_id or f"line-{error.line}",
         method=method,
         status="error",
-        error=f"invalid input: {error}",
+        error=f"{INVALID_INPUT}{error}",
     )

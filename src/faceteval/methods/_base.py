@@ -69,6 +69,11 @@ def as_criteria(value: Sequence[Criterion | str | Mapping[str, Any]] | None) -> 
     return tuple(c if isinstance(c, Criterion) else Criterion.model_validate(c) for c in value)
 
 
+def describe_criteria(criteria: Sequence[Criterion] | None) -> list[dict[str, Any]] | None:
+    """Criteria as a run record holds them (`as_criteria` reads them back)."""
+    return None if criteria is None else [c.model_dump(exclude_defaults=True) for c in criteria]
+
+
 def shown(instance: Instance) -> dict[str, Any]:
     """What every prompt that shows candidates renders: query, candidates, their labels, reference."""
     return {

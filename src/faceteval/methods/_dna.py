@@ -23,7 +23,15 @@ from typing import Any, ClassVar, Literal
 from faceteval.aggregation import mean, normalise, weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import ConfigError
-from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, as_criteria, candidate_labels, gather, shown
+from faceteval.methods._base import (
+    DEFAULT_SCALE,
+    OrderOutcome,
+    as_criteria,
+    candidate_labels,
+    describe_criteria,
+    gather,
+    shown,
+)
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
 from faceteval.prompts import render
@@ -62,9 +70,7 @@ class DnA:
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""
-        criteria = (
-            None if self.criteria is None else [c.model_dump(exclude_defaults=True) for c in self.criteria]
-        )
+        criteria = describe_criteria(self.criteria)
         params = {
             "aspects": self.aspects,
             "criteria": criteria,

@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from faceteval.core import Criterion, Instance
-from faceteval.methods._base import DEFAULT_SCALE, OrderOutcome, as_criteria, candidate_labels, shown
+from faceteval.methods._base import (
+    DEFAULT_SCALE,
+    OrderOutcome,
+    as_criteria,
+    candidate_labels,
+    describe_criteria,
+    shown,
+)
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import ScoreParser
 from faceteval.prompts import render
@@ -31,9 +38,7 @@ class _Holistic:
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""
-        criteria = (
-            None if self.criteria is None else [c.model_dump(exclude_defaults=True) for c in self.criteria]
-        )
+        criteria = describe_criteria(self.criteria)
         return {"name": self.name, "params": {"criteria": criteria, "scale": list(self.scale)}}
 
     def templates(self) -> tuple[str, ...]:
