@@ -89,8 +89,8 @@ class OrderResult(BaseModel):
     """The order the candidates were shown in, as 1-based indices into the original candidates."""
     verdict: int | None
     """The winner in original numbering, 0 for a tie."""
-    scores: list[float]
-    """Overall score per candidate, in original candidate order."""
+    scores: list[float] | None = None
+    """Overall score per candidate, in original candidate order; None for a judge that gives a verdict only."""
     facets: list[FacetScore] = Field(default_factory=list)
 
 

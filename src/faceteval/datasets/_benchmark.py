@@ -1,0 +1,103 @@
+"""The benchmark registry: what each benchmark is, where it is read from, and how it becomes Instances."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from faceteval.core import Criterion, Instance, Judgment
+from faceteval.errors import FacetevalError
+
+DATA_DIR_ENV = "FACETEVAL_DATA_DIR"
+"""The environment variable the command line reads the data directory from."""
+
+Kind = Literal["pairwise", "pointwise"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RemoteFile:
+    """One file of a benchmark's public source, for ``faceteval datasets fetch``."""
+
+    url: str
+    path: str
+    """Where it goes, relative to the data directory."""
+    sha256: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordedSource:
+    """Recorded outputs of a real LLM judge on a benchmark, named ``recorded:<name>``."""
+
+    name: str
+    """The part after ``recorded:``, e.g. ``auto-j-13b`` or ``llmbar/GPT-4/Vanilla``."""
+    judge: str
+    """The model that judged, e.g. ``GPT-4 (gpt-4, 2023)``."""
+    description: str
+    load: Callable[[Path], Iterable[Judgment]]
+    """Judgments from the data directory, with ids matching the benchmark's instances."""
+    reported: Callable[[Path], dict[str, float]] | None = None
+    """Numbers the source itself reports (fractions in [0, 1]), keyed like ``summary.json``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Benchmark:
+    """A benchmark with human labels, loadable offline from the data directory."""
+
+    name: str
+    title: str
+    """One line: what it is."""
+    kind: Kind
+    """``pairwise`` (a preferred candidate per instance) or ``pointwise`` (human scores per output)."""
+    labels: str
+    """The human label in words, e.g. ``better output 1/2, no ties``."""
+    license: str
+    path: str
+    """Where it is read from, relative to the data directory."""
+    load: Callable[[Path], Iterable[Instance]]
+    """Instances from the data directory (ids stable across releases of this package)."""
+    size: int
+    """Number of instances ``load`` yields."""
+    url: str
+    """The public source."""
+    criteria: tuple[Criterion, ...] = ()
+    """Predefined criteria of the benchmark, when it has them."""
+    aspects: tuple[str, ...] = ()
+    """Human score aspects (keys of ``Instance.scores``) of a pointwise benchmark."""
+    group_by: str | None = None
+    """Metadata key of the unit correlations are computed within (summary level), e.g. a source document."""
+    system_by: str | None = None
+    """Metadata key naming the system that produced an output (system-level correlation)."""
+    texts: bool = True
+    """False when the benchmark ships labels only (the outputs cannot be judged again)."""
+    recorded: Callable[[Path], Sequence[RecordedSource]] = field(default=lambda _: ())
+    """The recorded judges available in a data directory."""
+    fetch: tuple[RemoteFile, ...] = ()
+    notes: str = ""
+
+    def instances(self, data_dir: str | Path) -> list[Instance]:
+        """Every instance, read from the data directory."""
+        root = Path(data_dir)
+        self._check_present(root)
+        return list(self.load(root))
+
+    def recorded_sources(self, data_dir: str | Path) -> list[RecordedSource]:
+        """The recorded judges of this benchmark present in the data directory."""
+        return list(self.recorded(Path(data_dir)))
+
+    def recorded_source(self, name: str, data_dir: str | Path) -> RecordedSource:
+        """The recorded judge ``name`` (the part after ``recorded:``)."""
+        sources = self.recorded_sources(data_dir)
+        for source in sources:
+            if source.name == name:
+                return source
+        known = ", ".join(f"recorded:{s.name}" for s in sources) or "none"
+        raise FacetevalError(f"{self.name} has no recorded judge {name!r}; available: {known}")
+
+    def _check_present(self, root: Path) -> None:
+        if not (root / self.path).exists():
+            raise FacetevalError(
+                f"{self.name}: {root / self.path} not found. Set {DATA_DIR_ENV} or --data-dir to the "
+                f"directory holding the benchmarks, or run `faceteval datasets fetch {self.name}`."
+            )
