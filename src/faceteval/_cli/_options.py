@@ -1,0 +1,167 @@
+"""Flags shared by the commands that call an LLM (``judge``, ``meta-eval``), and the run they build."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from faceteval._cli._app import config_prices
+from faceteval._cli._run import RunRequest, default_cache_path
+from faceteval.datasets import load_criteria
+from faceteval.llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, GenerateConfig, PriceTable, RetryPolicy
+from faceteval.methods import AGGREGATES, Method, create_method
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DNA_ONLY = ("aspects", "aggregate")
+
+_ENGINE_OPTIONS = [
+    click.option(
+        "--model",
+        envvar="FACETEVAL_MODEL",
+        help="provider:model, e.g. openai:gpt-4o-mini, ollama:qwen2.5:7b.",
+    ),
+    click.option(
+        "--base-url",
+        help="An OpenAI-compatible endpoint (vLLM, llama.cpp, LM Studio); default OPENAI_BASE_URL.",
+    ),
+    click.option(
+        "--api-key", help="Overrides OPENAI_API_KEY / ANTHROPIC_API_KEY. A local server needs none."
+    ),
+    click.option(
+        "--criteria",
+        "criteria_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="YAML/JSON criteria for every instance (overrides the instances' own).",
+    ),
+    click.option(
+        "--aggregate",
+        type=click.Choice(AGGREGATES),
+        default="weighted",
+        show_default=True,
+        help="dna: weighted sum with LLM-proposed weights, plain mean, or LLM-prompted (ablation).",
+    ),
+    click.option(
+        "--swap",
+        is_flag=True,
+        help="Judge both candidate orders (rotations for more); ties if they disagree.",
+    ),
+    click.option(
+        "--dry-run",
+        is_flag=True,
+        help="Print the calls and estimated tokens and cost per stage; call nothing.",
+    ),
+    click.option(
+        "--concurrency",
+        type=click.IntRange(1, 1024),
+        default=DEFAULT_CONCURRENCY,
+        show_default=True,
+        help="LLM calls in flight at once.",
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(min=0.1),
+        default=DEFAULT_TIMEOUT,
+        show_default=True,
+        help="Seconds per call before it is retried.",
+    ),
+    click.option(
+        "--retries",
+        type=click.IntRange(0, 20),
+        default=RetryPolicy().max_retries,
+        show_default=True,
+        help="Retries on 429 / 5xx / timeouts / connection errors.",
+    ),
+    click.option("--temperature", type=float, default=0.0, show_default=True),
+    click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True),
+    click.option("--seed", type=int, default=None, help="Sent to providers that honour a seed."),
+    click.option(
+        "--cache",
+        "cache_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        envvar="FACETEVAL_CACHE",
+        help="Response cache (SQLite). Default: ~/.cache/faceteval/responses.sqlite.",
+    ),
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache."),
+    click.option(
+        "--prices",
+        "prices_path",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="YAML price table that extends the built-in one (USD per 1M tokens).",
+    ),
+    click.option(
+        "--trace/--no-trace",
+        default=True,
+        show_default=True,
+        help="Keep every prompt and raw reply in the judgments.",
+    ),
+    click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+]
+
+
+def engine_options(command: F) -> F:
+    """Add the model, endpoint, concurrency, retry, cache and output flags to a command."""
+    for option in reversed(_ENGINE_OPTIONS):
+        command = option(command)
+    return command
+
+
+def check_method_flags(ctx: click.Context, method: str | None) -> None:
+    """Refuse dna-only flags given on the command line for another method."""
+    given = [
+        f"--{name}"
+        for name in DNA_ONLY
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+    ]
+    if given and method != "dna":
+        raise click.UsageError(f"{', '.join(given)} only applies to --method dna")
+
+
+def build_method(name: str, flags: dict[str, Any], *, aspects: int) -> Method:
+    """The method ``name`` configured from the flags."""
+    criteria = load_criteria(flags["criteria_path"]) if flags["criteria_path"] else None
+    if name == "dna":
+        return create_method("dna", aspects=aspects, criteria=criteria, aggregate=flags["aggregate"])
+    return create_method(name, criteria=criteria)
+
+
+def build_request(
+    flags: dict[str, Any], *, input_path: Path, out: Path | None, method: Method, strict: bool = False
+) -> RunRequest:
+    """The run the engine flags ask for, over ``input_path``."""
+    if not flags["model"]:
+        raise click.UsageError("--model is required (or set FACETEVAL_MODEL, or model in faceteval.toml)")
+    return RunRequest(
+        input_path=input_path,
+        method=method,
+        model=flags["model"],
+        base_url=flags["base_url"],
+        api_key=flags["api_key"],
+        out=out,
+        swap=flags["swap"],
+        strict=strict,
+        dry_run=flags["dry_run"],
+        concurrency=flags["concurrency"],
+        timeout=flags["timeout"],
+        retry=RetryPolicy(max_retries=flags["retries"]),
+        config=GenerateConfig(
+            temperature=flags["temperature"], max_tokens=flags["max_tokens"], seed=flags["seed"]
+        ),
+        cache_path=None if flags["no_cache"] else (flags["cache_path"] or default_cache_path(os.environ)),
+        prices=_prices(flags["prices_path"]),
+        trace=flags["trace"],
+        progress=not flags["quiet"],
+    )
+
+
+def _prices(path: Path | None) -> PriceTable:
+    table = PriceTable.default()
+    if extra := config_prices():
+        table = table.extended(PriceTable.from_mapping(extra, source="faceteval.toml [prices]"))
+    if path is not None:
+        table = table.extended(PriceTable.from_file(path))
+    return table
