@@ -7,7 +7,7 @@ from faceteval.datasets._benchmark import (
     RemoteFile,
 )
 from faceteval.datasets._criteria_file import load_criteria
-from faceteval.datasets._jsonl import read_instances
+from faceteval.datasets._jsonl import read_instances, read_judgments
 from faceteval.datasets._registry import benchmarks, get_benchmark
 
 __all__ = [
@@ -19,4 +19,5 @@ __all__ = [
     "get_benchmark",
     "load_criteria",
     "read_instances",
+    "read_judgments",
 ]

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from faceteval.core import Instance
+from faceteval.core import Instance, Judgment
 from faceteval.errors import InputError
 
 MAX_PROBLEMS_PER_LINE = 3
@@ -85,3 +85,27 @@ def _describe(error: ValidationError) -> tuple[str | None, str]:
     if len(problems) > MAX_PROBLEMS_PER_LINE:
         messages.append(f"and {len(problems) - MAX_PROBLEMS_PER_LINE} more")
     return fields[0], "; ".join(messages)
+
+
+def read_judgments(path: str | Path) -> Iterator[Judgment]:
+    """Judgments from a Judgment JSONL file (what ``faceteval judge`` writes), streamed.
+
+    Raises:
+        InputError: A line is not a judgment; the error names the file, line and field.
+    """
+    name = str(path)
+    try:
+        handle = Path(path).open(encoding="utf-8")  # noqa: SIM115  (closed by the with below; a generator)
+    except OSError as exc:
+        raise InputError(name, None, None, f"cannot open: {exc.strerror or exc}") from exc
+    with handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield Judgment.model_validate_json(line)
+            except ValidationError as exc:
+                if exc.errors()[0]["type"] == "json_invalid":
+                    raise InputError(name, line_no, None, "not valid JSON") from exc
+                field, problem = _describe(exc)
+                raise InputError(name, line_no, field, problem) from exc
