@@ -7,17 +7,24 @@ from faceteval.datasets._benchmark import (
     RemoteFile,
 )
 from faceteval.datasets._criteria_file import load_criteria
+from faceteval.datasets._fetch import FetchReport, fetch
+from faceteval.datasets._generic import FieldMap, load_labelled, parse_field_options
 from faceteval.datasets._jsonl import read_instances, read_judgments
 from faceteval.datasets._registry import benchmarks, get_benchmark
 
 __all__ = [
     "DATA_DIR_ENV",
     "Benchmark",
+    "FetchReport",
+    "FieldMap",
     "RecordedSource",
     "RemoteFile",
     "benchmarks",
+    "fetch",
     "get_benchmark",
     "load_criteria",
+    "load_labelled",
+    "parse_field_options",
     "read_instances",
     "read_judgments",
 ]
