@@ -1,0 +1,99 @@
+"""What the instances and judgments of a run show beyond the summary: distributions and examples."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from faceteval.core import Instance, Judgment
+from faceteval.report._format import label_name
+
+NO_VERDICT = "no verdict"
+
+
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """Instances with their judgment (None where the judge has none), in instance order."""
+
+    pairs: tuple[tuple[Instance, Judgment | None], ...]
+
+    @classmethod
+    def of(cls, instances: Sequence[Instance], judgments: Sequence[Judgment]) -> Paired:
+        """Pair by id; the first judgment of an id wins."""
+        by_id: dict[str, Judgment] = {}
+        for judgment in judgments:
+            by_id.setdefault(judgment.id, judgment)
+        return cls(tuple((instance, by_id.get(instance.id)) for instance in instances))
+
+    @property
+    def judged(self) -> bool:
+        """Whether any instance has a judgment."""
+        return any(judgment is not None for _, judgment in self.pairs)
+
+    def aspects(self) -> list[str]:
+        """Human score aspects, in order of first appearance."""
+        return list(dict.fromkeys(aspect for instance, _ in self.pairs for aspect in instance.scores or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Human labels and judge verdicts, counted over the same names."""
+
+    names: tuple[str, ...]
+    human: tuple[int, ...]
+    judge: tuple[int, ...]
+
+
+def ok(judgment: Judgment | None) -> bool:
+    """Whether ``judgment`` is present and succeeded."""
+    return judgment is not None and judgment.status == "ok"
+
+
+def verdict_counts(paired: Paired) -> Counts | None:
+    """Labels and verdicts over the labelled instances (a failed or absent judgment is ``no verdict``)."""
+    labelled = [(i, j) for i, j in paired.pairs if i.label is not None]
+    if not labelled or not paired.judged:
+        return None
+    human = Counter(label_name(i.label) for i, _ in labelled)
+    judge = Counter(label_name(j.verdict) if j is not None and ok(j) else NO_VERDICT for _, j in labelled)
+    names = sorted(set(human) | set(judge), key=_label_order)
+    return Counts(tuple(names), tuple(human[n] for n in names), tuple(judge[n] for n in names))
+
+
+def _label_order(name: str) -> tuple[int, str]:
+    rank = 1 if name == "tie" else 2 if name == NO_VERDICT else 0
+    return (rank, name.rjust(8))
+
+
+def preferred_scores(paired: Paired) -> tuple[list[float], list[float]]:
+    """The judge's overall scores of the human-preferred candidates, and of the others (no ties)."""
+    preferred: list[float] = []
+    others: list[float] = []
+    for instance, judgment in paired.pairs:
+        if not instance.label or judgment is None or not ok(judgment) or not judgment.scores:
+            continue
+        for index, score in enumerate(judgment.scores, start=1):
+            (preferred if index == instance.label else others).append(score)
+    return preferred, others
+
+
+def judge_score(judgment: Judgment | None, aspect: str) -> float | None:
+    """The judge's score for ``aspect``: its facet of that name, else its overall score (as in summaries)."""
+    if judgment is None or not ok(judgment):
+        return None
+    for facet in judgment.facets:
+        if facet.name.lower() == aspect.lower() and facet.scores and facet.scores[0] is not None:
+            return facet.scores[0]
+    return judgment.scores[0] if judgment.scores else None
+
+
+def aspect_scores(paired: Paired, aspect: str) -> list[tuple[Instance, Judgment, float, float]]:
+    """Instances with both a human and a judge score for ``aspect``: (instance, judgment, human, judge)."""
+    rows = []
+    for instance, judgment in paired.pairs:
+        human = (instance.scores or {}).get(aspect)
+        score = judge_score(judgment, aspect)
+        if human is not None and score is not None and judgment is not None:
+            rows.append((instance, judgment, human, score))
+    return rows

@@ -1,0 +1,78 @@
+"""Correlation and inter-rater tables of a pointwise summary."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from faceteval.report._format import DASH, count, decimal, interval, metric_name, number, value_of
+from faceteval.report._model import Section, Table, numeric_columns
+from faceteval.report._sections import mapping
+
+LEVELS = ("sample", "summary", "system")
+METHODS = ("pearson", "spearman", "kendall")
+_SIGNIFICANCE = 0.05
+_ALPHA_COLUMNS = {"humans": "Humans", "humans_and_judge": "Humans + judge", "value": "Value"}
+
+
+def _ordered(keys: list[str], preferred: tuple[str, ...]) -> list[str]:
+    return [key for key in preferred if key in keys] + [key for key in keys if key not in preferred]
+
+
+def correlations(summary: Mapping[str, Any]) -> Section | None:
+    """Judge-human correlation per aspect and level, for each method."""
+    aspects = {str(name): mapping(levels) for name, levels in mapping(summary.get("correlations")).items()}
+    entries = [
+        (aspect, level, mapping(levels[level]))
+        for aspect, levels in aspects.items()
+        for level in _ordered(list(levels), LEVELS)
+    ]
+    methods = _ordered(list(dict.fromkeys(m for _, _, by_method in entries for m in by_method)), METHODS)
+    if not entries or not methods:
+        return None
+    rows = tuple(
+        (aspect, str(level), _size(by_method), *(_coefficient(by_method.get(m)) for m in methods))
+        for aspect, level, by_method in entries
+    )
+    columns = ("Aspect", "Level", "n", *(metric_name(m) for m in methods))
+    note = f"Each cell: coefficient [95% CI]; † marks p ≥ {_SIGNIFICANCE}."
+    table = Table(columns, rows, note=note, numeric=numeric_columns(2, 1 + len(methods)))
+    return Section("correlations", "Correlation with human scores", (), (table,))
+
+
+def _size(by_method: Mapping[str, Any]) -> str:
+    sizes = (mapping(entry).get("n") for entry in by_method.values())
+    return next((count(n) for n in sizes if number(n) is not None), DASH)
+
+
+def _coefficient(entry: Any) -> str:
+    value = value_of(entry)
+    if value is None:
+        return DASH
+    text = decimal(value)
+    if (ci := interval(entry)) is not None:
+        text += f" [{decimal(ci[0])}, {decimal(ci[1])}]"
+    p = number(mapping(entry).get("p_value"))
+    return text + " †" if p is not None and p >= _SIGNIFICANCE else text
+
+
+def alpha(summary: Mapping[str, Any]) -> Section | None:
+    """Krippendorff's alpha among the human raters, and with the judge as one more rater."""
+    rows: list[tuple[str, str, dict[str, Any]]] = []
+    for aspect, measures in mapping(summary.get("alpha")).items():
+        if not isinstance(measures, Mapping):
+            rows.append((str(aspect), "alpha", {"value": measures}))
+            continue
+        for measure, values in measures.items():
+            cells = dict(values) if isinstance(values, Mapping) else {"value": values}
+            rows.append((str(aspect), str(measure), cells))
+    keys = _ordered(list(dict.fromkeys(key for _, _, cells in rows for key in cells)), tuple(_ALPHA_COLUMNS))
+    if not rows:
+        return None
+    columns = ("Aspect", "Measure", *(_ALPHA_COLUMNS.get(key, metric_name(key)) for key in keys))
+    body = tuple(
+        (aspect, metric_name(measure), *(decimal(value_of(cells.get(key))) for key in keys))
+        for aspect, measure, cells in rows
+    )
+    table = Table(columns, body, numeric=numeric_columns(2, len(keys)))
+    return Section("alpha", "Inter-rater agreement (Krippendorff's α)", (), (table,))

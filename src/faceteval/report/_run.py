@@ -1,0 +1,80 @@
+"""A meta-evaluation run directory, read back: its summary, instances and judgments."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from faceteval.core import Instance, Judgment
+from faceteval.errors import InputError
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_FILE = "summary.json"
+INSTANCES_FILE = "instances.jsonl"
+JUDGMENTS_FILE = "judgments.jsonl"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What a report is made from. Only the summary is required."""
+
+    summary: dict[str, Any]
+    instances: tuple[Instance, ...] = ()
+    judgments: tuple[Judgment, ...] = ()
+    unreadable: int = field(default=0)
+    """Lines of the JSONL files that could not be read (skipped, and logged)."""
+
+
+def load_run(run_dir: Path) -> Run:
+    """Read ``summary.json`` and, when present, ``instances.jsonl`` and ``judgments.jsonl`` of a run.
+
+    Raises:
+        InputError: ``summary.json`` is missing or is not a JSON object.
+    """
+    summary = read_summary(run_dir / SUMMARY_FILE)
+    instances, bad_instances = _read_jsonl(run_dir / INSTANCES_FILE, Instance)
+    judgments, bad_judgments = _read_jsonl(run_dir / JUDGMENTS_FILE, Judgment)
+    return Run(summary, instances, judgments, bad_instances + bad_judgments)
+
+
+def read_summary(path: Path) -> dict[str, Any]:
+    """The summary at ``path``.
+
+    Raises:
+        InputError: The file is missing, is not JSON, or is not a JSON object.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(str(path), None, None, "no such file; run `faceteval meta-eval` first") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(str(path), None, None, f"cannot be read as JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputError(str(path), None, None, f"expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def _read_jsonl(path: Path, model: type[M]) -> tuple[tuple[M, ...], int]:
+    """The records of a JSONL file that validate as ``model``, and how many lines did not."""
+    if not path.is_file():
+        return (), 0
+    records: list[M] = []
+    bad = 0
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(model.model_validate_json(line))
+            except ValidationError as exc:
+                bad += 1
+                logger.warning("%s:%d: skipped, not a valid %s: %s", path, number, model.__name__, exc)
+    return tuple(records), bad
