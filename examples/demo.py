@@ -1,99 +1,164 @@
-"""The offline demo behind `make demo`: what judging LLMBar would cost, per method and stage.
+"""The offline demo behind `make demo`: real LLM judges measured against humans, published numbers reproduced.
 
-No LLM is called. For each of direct, cot and dna (and dna with --swap), it prints the dry-run plan
-of `faceteval judge`: the calls each stage would make, estimated tokens, and the estimated cost with
-a real price. The instances are LLMBar's (adversarial set from FACETEVAL_DATA_DIR when it is there,
-else the 40-instance MIT-licensed sample kept in examples/data).
+No LLM is called. The benchmarks in FACETEVAL_DATA_DIR ship recorded judgments of real LLMs (GPT-4,
+ChatGPT, LLaMA-2-70B, Auto-J-13B); this imports them and measures them like any faceteval run:
+
+1. three published results reproduced (Auto-J's leaderboard row, the MT-Bench paper's GPT-4 vs
+   expert agreement, LLMBar's GPT-4 numbers);
+2. the agreement of every recorded judge and prompting strategy on LLMBar-Adversarial, with 95% CIs;
+3. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SAMPLE = HERE / "data" / "llmbar-sample.jsonl"
-MODEL = "openai:gpt-4o-mini"
-ADVERSARIAL = ("Neighbor", "GPTInst", "GPTOut", "Manual")
-RUNS = [
-    ("direct", []),
-    ("cot", []),
-    ("dna", ["--aspects", "3"]),
-    ("dna", ["--aspects", "3", "--swap"]),
+from rich.console import Console
+from rich.table import Table
+
+from faceteval.datasets import DATA_DIR_ENV, get_benchmark
+from faceteval.metaeval import (
+    Settings,
+    join,
+    load_judgments,
+    load_target,
+    select,
+    summarize,
+    write_instances,
+    write_judgments,
+    write_summary,
+)
+from faceteval.report import write_report
+
+OUT = Path("runs/demo")
+console = Console(highlight=False)
+
+# (run directory, benchmark, recorded judge, --turn, [(summary key, published value, where)])
+REPRODUCTIONS = [
+    (
+        "autoj-pairwise",
+        "autoj-pairwise",
+        "recorded:auto-j-13b",
+        None,
+        [("agreement_consistent", "54.96%", "Fennec Table 2"), ("consistency", "83.41%", "Fennec Table 2")],
+    ),
+    (
+        "mtbench-turn1",
+        "mtbench-human",
+        "recorded:gpt4-pair",
+        1,
+        [
+            ("votes.with_ties", "886 / 1343", "MT-Bench paper"),
+            ("votes.without_ties", "727 / 859", "MT-Bench paper"),
+        ],
+    ),
+    (
+        "mtbench-turn2",
+        "mtbench-human",
+        "recorded:gpt4-pair",
+        2,
+        [
+            ("votes.with_ties", "871 / 1325", "MT-Bench paper"),
+            ("votes.without_ties", "731 / 864", "MT-Bench paper"),
+        ],
+    ),
+    (
+        "llmbar-natural-gpt4-vanilla",
+        "llmbar-natural",
+        "recorded:llmbar/GPT-4/Vanilla",
+        None,
+        [
+            ("accuracy_order_avg", "95.50%", "LLMBar statistics.json"),
+            ("positional_agreement", "95.00%", "LLMBar statistics.json"),
+        ],
+    ),
 ]
 
 
-def adversarial_jsonl(data_dir: Path, target: Path) -> int:
-    """Write LLMBar-Adversarial (319 pairs) as canonical JSONL; returns the count."""
-    count = 0
-    with target.open("w", encoding="utf-8") as out:
-        for subset in ADVERSARIAL:
-            records = json.loads(
-                (data_dir / "llmbar/LLMBar/Adversarial" / subset / "dataset.json").read_text()
+def measure(data_dir: Path, name: str, benchmark: str, judge: str, turn: int | None, resamples: int) -> dict:
+    target = load_target(benchmark, data_dir)
+    instances = select(target.instances, turn=turn)
+    source = load_judgments(judge, target, data_dir)
+    joined = join(instances, source.judgments)
+    summary = summarize(target, joined, judge=source.name, settings=Settings(resamples=resamples))
+    if source.reported:
+        summary["reported"] = source.reported
+    run = OUT / name
+    write_instances(run, instances)
+    write_judgments(run, (j for _, j in joined.pairs if j is not None))
+    write_summary(run, summary)
+    write_report(run)
+    return summary
+
+
+def lookup(summary: dict, key: str) -> dict:
+    for part in key.split("."):
+        summary = summary[part]
+    return summary
+
+
+def reproductions(data_dir: Path) -> None:
+    table = Table(title="Published numbers, reproduced from recorded judgments", title_justify="left")
+    for column in ("benchmark", "judge", "metric", "measured", "published", "source", "match"):
+        table.add_column(column)
+    for name, benchmark, judge, turn, checks in REPRODUCTIONS:
+        summary = measure(data_dir, name, benchmark, judge, turn, resamples=1000)
+        for key, published, where in checks:
+            rate = lookup(summary, key)
+            measured = f"{rate['hits']} / {rate['n']}" if "/" in published else f"{100 * rate['value']:.2f}%"
+            label = f"{benchmark}" + (f" turn {turn}" if turn else "")
+            table.add_row(
+                label, judge, key, measured, published, where, "yes" if measured == published else "NO"
             )
-            for i, record in enumerate(records):
-                instance = {
-                    "id": f"{subset.lower()}-{i}",
-                    "query": record["input"],
-                    "candidates": [record["output_1"], record["output_2"]],
-                    "label": record["label"],
-                    "category": f"Adversarial/{subset}",
-                }
-                out.write(json.dumps(instance, ensure_ascii=False) + "\n")
-                count += 1
-    return count
+    console.print(table)
+
+
+def adversarial(data_dir: Path) -> None:
+    benchmark = get_benchmark("llmbar-adversarial")
+    target = load_target(benchmark.name, data_dir)
+    rows = []
+    for source in benchmark.recorded_sources(data_dir):
+        loaded = load_judgments(f"recorded:{source.name}", target, data_dir)
+        summary = summarize(
+            target,
+            join(target.instances, loaded.judgments),
+            judge=loaded.name,
+            settings=Settings(resamples=500),
+        )
+        rows.append((source.name.removeprefix("llmbar/"), summary))
+    rows.sort(key=lambda row: -row[1]["accuracy_order_avg"]["value"])
+    table = Table(
+        title=f"Every recorded judge on LLMBar-Adversarial ({len(target.instances)} pairs, both orders)",
+        title_justify="left",
+    )
+    for column in ("judge / strategy", "accuracy (order avg)", "95% CI", "consistency", "both orders right"):
+        table.add_column(column, justify="left" if column.startswith("judge") else "right")
+    for name, summary in rows:
+        accuracy = summary["accuracy_order_avg"]
+        low, high = accuracy["ci"]
+        table.add_row(
+            name,
+            f"{100 * accuracy['value']:.1f}%",
+            f"{100 * low:.1f}-{100 * high:.1f}",
+            f"{100 * summary['consistency']['value']:.1f}%",
+            f"{100 * summary['agreement_consistent']['value']:.1f}%",
+        )
+    console.print(table)
+    best = rows[0][0]
+    measure(data_dir, "llmbar-adversarial-best", "llmbar-adversarial", f"recorded:llmbar/{best}", None, 1000)
 
 
 def main() -> int:
-    data_dir = Path(os.environ.get("FACETEVAL_DATA_DIR", HERE.parent.parent / "shared" / "data"))
-    with tempfile.TemporaryDirectory() as tmp:
-        if (data_dir / "llmbar/LLMBar/Adversarial").is_dir():
-            source = Path(tmp) / "llmbar-adversarial.jsonl"
-            n = adversarial_jsonl(data_dir, source)
-            print(f"LLMBar-Adversarial from {data_dir / 'llmbar'}: {n} pairs (gold labels, MIT license).")
-        else:
-            source = SAMPLE
-            print(f"{data_dir} has no LLMBar; using the 40-pair sample in {SAMPLE}.")
-        print(f"What judging it with {MODEL} would take. Dry runs: no LLM is called, nothing is judged.\n")
-        for method, extra in RUNS:
-            command = [
-                sys.executable,
-                "-m",
-                "faceteval",
-                "judge",
-                str(source),
-                "--method",
-                method,
-                "--model",
-                MODEL,
-                "--dry-run",
-                "--no-cache",
-                *extra,
-            ]
-            shown = [
-                "faceteval judge",
-                source.name,
-                "--method",
-                method,
-                "--model",
-                MODEL,
-                "--dry-run",
-                *extra,
-            ]
-            print("$ " + " ".join(shown))
-            sys.stdout.flush()
-            completed = subprocess.run(command, check=False)
-            if completed.returncode != 0:
-                return completed.returncode
-            print()
-    print(
-        "To judge for real: add --out judgments.jsonl and a reachable model "
-        "(OPENAI_API_KEY, or --base-url for any OpenAI-compatible server)."
-    )
+    data_dir = Path(os.environ.get(DATA_DIR_ENV) or "data")
+    if not (data_dir / "llmbar").is_dir():
+        console.print(f"[red]No benchmarks in {data_dir}[/]: set {DATA_DIR_ENV} to the data directory.")
+        return 1
+    reproductions(data_dir)
+    adversarial(data_dir)
+    reports = sorted(str(p) for p in OUT.glob("*/report.html"))
+    console.print("Reports (Markdown and HTML with plots):\n  " + "\n  ".join(reports))
     return 0
 
 

@@ -84,9 +84,14 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from faceteval._cli._compare import compare
+    from faceteval._cli._datasets import datasets
     from faceteval._cli._judge import judge
+    from faceteval._cli._metaeval import meta_eval
+    from faceteval._cli._report import report
 
-    cli.add_command(judge)
+    for command in (judge, meta_eval, compare, report, datasets):
+        cli.add_command(command)
 
 
 _register()

@@ -32,7 +32,7 @@ from faceteval.methods import DEFAULT_ASPECTS, method_names
 @click.option(
     "--strict", is_flag=True, help="Check the whole input first; stop before any call if a line is bad."
 )
-@engine_options
+@engine_options()
 @click.pass_context
 @handle_errors
 def judge(ctx: click.Context, /, **flags: Any) -> None:

@@ -19,95 +19,103 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 DNA_ONLY = ("aspects", "aggregate")
 
-_ENGINE_OPTIONS = [
-    click.option(
+_ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
+    "--model": click.option(
         "--model",
         envvar="FACETEVAL_MODEL",
         help="provider:model, e.g. openai:gpt-4o-mini, ollama:qwen2.5:7b.",
     ),
-    click.option(
+    "--base-url": click.option(
         "--base-url",
         help="An OpenAI-compatible endpoint (vLLM, llama.cpp, LM Studio); default OPENAI_BASE_URL.",
     ),
-    click.option(
+    "--api-key": click.option(
         "--api-key", help="Overrides OPENAI_API_KEY / ANTHROPIC_API_KEY. A local server needs none."
     ),
-    click.option(
+    "--criteria": click.option(
         "--criteria",
         "criteria_path",
         type=click.Path(dir_okay=False, path_type=Path),
         help="YAML/JSON criteria for every instance (overrides the instances' own).",
     ),
-    click.option(
+    "--aggregate": click.option(
         "--aggregate",
         type=click.Choice(AGGREGATES),
         default="weighted",
         show_default=True,
         help="dna: weighted sum with LLM-proposed weights, plain mean, or LLM-prompted (ablation).",
     ),
-    click.option(
+    "--swap": click.option(
         "--swap",
         is_flag=True,
         help="Judge both candidate orders (rotations for more); ties if they disagree.",
     ),
-    click.option(
+    "--dry-run": click.option(
         "--dry-run",
         is_flag=True,
         help="Print the calls and estimated tokens and cost per stage; call nothing.",
     ),
-    click.option(
+    "--concurrency": click.option(
         "--concurrency",
         type=click.IntRange(1, 1024),
         default=DEFAULT_CONCURRENCY,
         show_default=True,
         help="LLM calls in flight at once.",
     ),
-    click.option(
+    "--timeout": click.option(
         "--timeout",
         type=click.FloatRange(min=0.1),
         default=DEFAULT_TIMEOUT,
         show_default=True,
         help="Seconds per call before it is retried.",
     ),
-    click.option(
+    "--retries": click.option(
         "--retries",
         type=click.IntRange(0, 20),
         default=RetryPolicy().max_retries,
         show_default=True,
         help="Retries on 429 / 5xx / timeouts / connection errors.",
     ),
-    click.option("--temperature", type=float, default=0.0, show_default=True),
-    click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True),
-    click.option("--seed", type=int, default=None, help="Sent to providers that honour a seed."),
-    click.option(
+    "--temperature": click.option("--temperature", type=float, default=0.0, show_default=True),
+    "--max-tokens": click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True),
+    "--seed": click.option("--seed", type=int, default=None, help="Sent to providers that honour a seed."),
+    "--cache": click.option(
         "--cache",
         "cache_path",
         type=click.Path(dir_okay=False, path_type=Path),
         envvar="FACETEVAL_CACHE",
         help="Response cache (SQLite). Default: ~/.cache/faceteval/responses.sqlite.",
     ),
-    click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache."),
-    click.option(
+    "--no-cache": click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache."),
+    "--prices": click.option(
         "--prices",
         "prices_path",
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
         help="YAML price table that extends the built-in one (USD per 1M tokens).",
     ),
-    click.option(
+    "--trace": click.option(
         "--trace/--no-trace",
         default=True,
         show_default=True,
         help="Keep every prompt and raw reply in the judgments.",
     ),
-    click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
-]
+    "--quiet": click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+}
 
 
-def engine_options(command: F) -> F:
-    """Add the model, endpoint, concurrency, retry, cache and output flags to a command."""
-    for option in reversed(_ENGINE_OPTIONS):
-        command = option(command)
-    return command
+def engine_options(*, exclude: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Add the model, endpoint, concurrency, retry, cache and trace flags to a command.
+
+    ``exclude`` names flags (``"--seed"``) a command defines differently.
+    """
+
+    def decorate(command: F) -> F:
+        for name, option in reversed(_ENGINE_OPTIONS.items()):
+            if name not in exclude:
+                command = option(command)
+        return command
+
+    return decorate
 
 
 def check_method_flags(ctx: click.Context, method: str | None) -> None:

@@ -209,12 +209,15 @@ def _assemble(instance: Instance, method: str, runs: list[_Run], trace: list[Tra
             status="ok",
             verdict=only.verdict,
             scores=only.scores,
-            ranks=ranks(only.scores),
+            ranks=ranks(only.scores) if only.scores is not None else None,
             facets=only.facets,
             trace=trace,
         )
     verdicts = {r.verdict for r in results}
-    scores = [round(fmean(r.scores[m] for r in results), 9) for m in range(instance.n_candidates)]
+    scores = [
+        round(fmean(r.scores[m] for r in results if r.scores is not None), 9)
+        for m in range(instance.n_candidates)
+    ]
     return Judgment(
         id=instance.id,
         method=method,

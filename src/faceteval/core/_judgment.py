@@ -90,7 +90,7 @@ class OrderResult(BaseModel):
     verdict: int | None
     """The winner in original numbering, 0 for a tie."""
     scores: list[float] | None = None
-    """Overall score per candidate, in original candidate order; None for a judge that gives a verdict only."""
+    """Overall score per candidate, in original candidate order; None for verdict-only judges."""
     facets: list[FacetScore] = Field(default_factory=list)
 
 

@@ -67,7 +67,7 @@ _STAT_KEYS = {
     "correct_False": "agreement_order1",
     "correct_True": "agreement_order2",
     "correct_both": "agreement_consistent",
-    "equal": "consistency",
+    "equal": "positional_agreement",
 }
 _KAPPA_KEYS = {
     "kappa_False": "llmbar_kappa_order1",

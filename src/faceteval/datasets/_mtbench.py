@@ -10,9 +10,9 @@ Choices made here:
   question, which only makes sense after the first, so its query holds both, labelled
   ``Turn 1: ...`` and ``Turn 2 (...): ...``. The reference (GPT-4's reference answer, questions 101-130)
   follows the same shape.
-- Expert votes: ``metadata["judge_kind"]`` is ``expert`` or ``author`` on every instance, and the
-  ``mtbench-human-expert`` benchmark holds the expert votes only (the MT-Bench paper's agreement
-  tables use those), with the same instance ids, so judgments join either way.
+- Expert votes: ``metadata["judge_kind"]`` is ``expert`` or ``author`` on every instance. The
+  ``mtbench-human`` benchmark holds the 2,668 expert votes (the MT-Bench paper's agreement tables use
+  those); ``mtbench-human-all`` adds the authors' votes. Ids are shared, so judgments join either way.
 - ``recorded:gpt4-pair`` gives each vote GPT-4's verdict for the same question, unordered model pair
   and turn (flipped when GPT-4 saw the models in the other order). MT-Bench judged every pair in both
   orders and kept a winner only when both orders agreed (FastChat: ``winner = g1 if g1 == g2 else
@@ -314,7 +314,9 @@ def _benchmark(name: str, *, experts_only: bool, size: int) -> Benchmark:
         fetch=_FETCH,
         notes=(
             "Answer texts are not distributed: candidates are placeholders. Instance ids are "
-            "mtbench-human:<CSV data row>, shared by mtbench-human and mtbench-human-expert. A turn-2 "
+            "mtbench-human:<CSV data row>, shared by mtbench-human (expert votes) and "
+            "mtbench-human-all (all votes). "
+            "A turn-2 "
             "query holds both turns. metadata: question_id, model_a, model_b, turn, judge, judge_kind "
             "(expert/author). The votes CSVs are the evalaudit copy of the Hugging Face dataset "
             "(six columns kept, conversations dropped). Use vote_key() to compare a vote with the "
@@ -324,6 +326,6 @@ def _benchmark(name: str, *, experts_only: bool, size: int) -> Benchmark:
 
 
 BENCHMARKS: tuple[Benchmark, ...] = (
-    _benchmark("mtbench-human", experts_only=False, size=3355),
-    _benchmark("mtbench-human-expert", experts_only=True, size=2668),
+    _benchmark("mtbench-human", experts_only=True, size=2668),
+    _benchmark("mtbench-human-all", experts_only=False, size=3355),
 )

@@ -181,7 +181,7 @@ def test_gpt4_vanilla_on_natural_matches_the_paper(
         "agreement_order2": 0.96,
         "accuracy_order_avg": 0.955,
         "agreement_consistent": 0.93,
-        "consistency": 0.95,
+        "positional_agreement": 0.95,
         "llmbar_kappa_order1": 0.26775689528923596,
         "llmbar_kappa_order2": 0.2714910150558524,
         "llmbar_kappa_order_avg": 0.26962395517254417,

@@ -29,24 +29,24 @@ def root() -> Path:
 
 @pytest.fixture(scope="module")
 def votes(root: Path) -> list[Instance]:
-    return get_benchmark("mtbench-human").instances(root)
+    return get_benchmark("mtbench-human-all").instances(root)
 
 
 @pytest.fixture(scope="module")
 def gpt4(root: Path) -> dict[str, Judgment]:
-    source = get_benchmark("mtbench-human").recorded_source("gpt4-pair", root)
+    source = get_benchmark("mtbench-human-all").recorded_source("gpt4-pair", root)
     return {j.id: j for j in source.load(root)}
 
 
 def test_registered_benchmarks() -> None:
-    assert [b.name for b in BENCHMARKS] == ["mtbench-human", "mtbench-human-expert"]
+    assert [b.name for b in BENCHMARKS] == ["mtbench-human", "mtbench-human-all"]
     for bench in BENCHMARKS:
         assert bench.kind == "pairwise" and not bench.texts
         assert bench.criteria == MTBENCH_CRITERIA
 
 
 def test_votes_match_the_source_counts(votes: list[Instance]) -> None:
-    assert len(votes) == get_benchmark("mtbench-human").size == 3355
+    assert len(votes) == get_benchmark("mtbench-human-all").size == 3355
     assert len({v.id for v in votes}) == 3355
     assert votes[0].id == "mtbench-human:1"
     assert Counter(v.label for v in votes) == {1: 1293, 2: 1282, 0: 780}
@@ -60,8 +60,8 @@ def test_votes_match_the_source_counts(votes: list[Instance]) -> None:
 
 
 def test_expert_variant_keeps_the_ids(root: Path, votes: list[Instance]) -> None:
-    experts = get_benchmark("mtbench-human-expert").instances(root)
-    assert len(experts) == get_benchmark("mtbench-human-expert").size == 2668
+    experts = get_benchmark("mtbench-human").instances(root)
+    assert len(experts) == get_benchmark("mtbench-human").size == 2668
     assert experts == [v for v in votes if v.metadata["judge_kind"] == "expert"]
 
 
@@ -167,7 +167,7 @@ def test_a_broken_vote_names_file_line_and_column(root: Path, tmp_path: Path) ->
     lines[11] = lines[11].replace("model_b", "model_c").replace("model_a", "model_c")
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError) as caught:
-        get_benchmark("mtbench-human").instances(data)
+        get_benchmark("mtbench-human-all").instances(data)
     assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), 12, "winner")
     assert "model_c" in str(caught.value)
 
@@ -178,7 +178,7 @@ def test_a_broken_gpt4_row_and_question_are_reported(root: Path, tmp_path: Path)
     lines = path.read_text().splitlines()
     lines[5] = lines[5].rsplit(",", 1)[0] + ",3"
     path.write_text("\n".join(lines) + "\n")
-    source = get_benchmark("mtbench-human").recorded_source("gpt4-pair", data)
+    source = get_benchmark("mtbench-human-all").recorded_source("gpt4-pair", data)
     with pytest.raises(InputError) as caught:
         list(source.load(data))
     assert (caught.value.line, caught.value.field) == (6, "turn")
@@ -187,5 +187,5 @@ def test_a_broken_gpt4_row_and_question_are_reported(root: Path, tmp_path: Path)
     lines[3] = lines[3].replace('"turns"', '"turnz"')
     questions.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError) as caught:
-        get_benchmark("mtbench-human").instances(data)
+        get_benchmark("mtbench-human-all").instances(data)
     assert (caught.value.path, caught.value.line, caught.value.field) == (str(questions), 4, "turns")

@@ -1,0 +1,63 @@
+"""``faceteval compare``: the paired difference between two meta-evaluation runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from faceteval._cli._app import handle_errors
+from faceteval.metaeval import compare_runs
+
+console = Console(highlight=False, soft_wrap=True)
+
+
+@click.command()
+@click.argument("run_a", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.argument("run_b", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--resamples", type=click.IntRange(0), default=2000, show_default=True, help="Bootstrap resamples."
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write JSON.")
+@handle_errors
+def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path | None) -> None:
+    """Is RUN_B better than RUN_A? The paired difference B - A with its 95% CI and p-value.
+
+    Agreement is compared with the exact McNemar test; correlations with a paired bootstrap.
+    Runs repeated over seeds (--seeds) are paired seed by seed.
+    """
+    result = compare_runs(run_a, run_b, resamples=resamples, seed=seed)
+    table = Table(
+        title=f"{escape(str(result['b']['judge']))} (B) vs {escape(str(result['a']['judge']))} (A) "
+        f"on {escape(str(result['benchmark']))}",
+        title_justify="left",
+    )
+    for column in ("metric", "A", "B", "B - A", "95% CI", "p", "", "n"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for name, row in result["metrics"].items():
+        ci = row.get("ci")
+        table.add_row(
+            escape(name),
+            _number(row.get("a")),
+            _number(row.get("b")),
+            _number(row.get("difference"), signed=True),
+            f"{ci[0]:+.3f} to {ci[1]:+.3f}" if ci else "",
+            "" if row.get("p_value") is None else f"{row['p_value']:.3g}",
+            row.get("significance", ""),
+            f"{row.get('n', ''):,}" if isinstance(row.get("n"), int) else "",
+        )
+    console.print(table)
+    console.print("*** p < 0.01, ** p < 0.05, * p < 0.1, n.s. not significant")
+    if json_path is not None:
+        json_path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+def _number(value: float | None, *, signed: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"

@@ -1,0 +1,78 @@
+"""``faceteval datasets``: the built-in benchmarks, and fetching them from their public sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from faceteval._cli._app import handle_errors
+from faceteval.datasets import DATA_DIR_ENV, benchmarks, get_benchmark
+from faceteval.datasets._fetch import fetch as fetch_files
+
+console = Console(highlight=False, soft_wrap=True)
+
+data_dir_option = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar=DATA_DIR_ENV,
+    default=Path("data"),
+    show_default=True,
+    help=f"Where the benchmarks are ({DATA_DIR_ENV}).",
+)
+
+
+@click.group()
+def datasets() -> None:
+    """The built-in benchmarks (with human labels) and their recorded LLM judges."""
+
+
+@datasets.command("list")
+@data_dir_option
+@click.option("--verbose", "-v", is_flag=True, help="Also list each benchmark's recorded judges.")
+@handle_errors
+def list_(data_dir: Path, verbose: bool) -> None:
+    """Name, size, label kind, license, and where each benchmark is read from."""
+    table = Table(title=f"Benchmarks in {escape(str(data_dir))}", title_justify="left")
+    for column in ("name", "size", "kind", "human label", "license", "read from", "recorded"):
+        table.add_column(
+            column,
+            justify="right" if column == "size" else "left",
+            overflow="fold",
+            no_wrap=column == "name",
+        )
+    for benchmark in benchmarks():
+        present = (data_dir / benchmark.path).exists()
+        recorded = benchmark.recorded_sources(data_dir) if present else []
+        table.add_row(
+            benchmark.name,
+            f"{benchmark.size:,}",
+            benchmark.kind,
+            escape(benchmark.labels),
+            escape(benchmark.license),
+            escape(benchmark.path) + ("" if present else " [red](missing)[/]"),
+            str(len(recorded)) if present else "",
+        )
+    console.print(table)
+    if verbose:
+        for benchmark in benchmarks():
+            if (data_dir / benchmark.path).exists() and (sources := benchmark.recorded_sources(data_dir)):
+                console.print(f"[bold]{benchmark.name}[/]")
+                for source in sources:
+                    console.print(f"  recorded:{escape(source.name)}  {escape(source.judge)}")
+
+
+@datasets.command()
+@click.argument("names", nargs=-1, required=True, metavar="NAME...")
+@data_dir_option
+@click.option("--mirror", metavar="URL", help="Fetch through this mirror (it replaces each URL's host).")
+@handle_errors
+def fetch(names: tuple[str, ...], data_dir: Path, mirror: str | None) -> None:
+    """Download benchmarks from their public sources into the data directory, checksums verified."""
+    for name in names:
+        benchmark = get_benchmark(name)
+        report = fetch_files(benchmark, data_dir, mirror=mirror)
+        console.print(f"{name}: {report}")

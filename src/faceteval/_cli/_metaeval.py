@@ -1,0 +1,301 @@
+"""``faceteval meta-eval``: measure a judge (a method run now, or recorded judgments) against humans."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from faceteval._cli._app import err_console, handle_errors
+from faceteval._cli._display import show_invalid, show_plan, show_summary
+from faceteval._cli._metaeval_display import show_results
+from faceteval._cli._options import build_method, build_request, check_method_flags, engine_options
+from faceteval._cli._run import run_judge
+from faceteval.datasets import DATA_DIR_ENV, read_judgments
+from faceteval.datasets._generic import parse_field_options
+from faceteval.errors import FacetevalError
+from faceteval.metaeval import (
+    Settings,
+    Target,
+    join,
+    load_judgments,
+    load_target,
+    select,
+    summarize,
+    write_instances,
+    write_judgments,
+    write_summary,
+)
+from faceteval.methods import DEFAULT_ASPECTS, method_names
+from faceteval.report import write_report
+
+HEADLINE = (
+    "agreement",
+    "accuracy_order_avg",
+    "agreement_without_ties",
+    "consistency",
+    "agreement_consistent",
+)
+
+
+@click.command("meta-eval")
+@click.argument("target_spec", metavar="BENCHMARK|FILE")
+@click.option(
+    "--judgments",
+    "judgments_spec",
+    metavar="SOURCE",
+    help="Judgments to measure: recorded:<name> (see `faceteval datasets list -v`), a judgments JSONL, "
+    "or a run directory.",
+)
+@click.option(
+    "--method", type=click.Choice(method_names()), help="Judge now with this method (needs --model)."
+)
+@click.option(
+    "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Run directory to write."
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar=DATA_DIR_ENV,
+    default=Path("data"),
+    show_default=True,
+    help=f"Where the benchmarks are ({DATA_DIR_ENV}).",
+)
+@click.option("--limit", type=click.IntRange(1), help="A stratified sample of this many instances.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sample and the bootstrap.")
+@click.option("--turn", type=click.IntRange(1), help="Only this turn (multi-turn benchmarks: MT-Bench).")
+@click.option("--category", multiple=True, help="Only these categories (repeatable).")
+@click.option(
+    "--field",
+    "fields",
+    multiple=True,
+    metavar="FIELD=COLUMN",
+    help="For your own file: where each field comes from, e.g. query=instruction, "
+    "candidates=output_1,output_2, label=winner, scores.coherence=coh (repeatable).",
+)
+@click.option(
+    "--label-map", metavar="VALUE=LABEL,...", help="For your own file: e.g. model_a=1,model_b=2,tie=0."
+)
+@click.option(
+    "--aspects",
+    default=str(DEFAULT_ASPECTS),
+    show_default=True,
+    metavar="K[,K...]",
+    help="dna: generated aspects per query; a list (1,2,3,4,5,6) runs the aspect-count sweep.",
+)
+@click.option(
+    "--seeds",
+    metavar="S[,S...]",
+    help="Repeat the run once per provider seed (significance over repeated runs).",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(0),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples behind each 95% CI (0: none).",
+)
+@click.option(
+    "--report/--no-report", default=True, show_default=True, help="Write report.md and report.html."
+)
+@engine_options(exclude=("--seed",))
+@click.pass_context
+@handle_errors
+def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
+    """Measure a judge against the human labels of BENCHMARK (or of your labelled FILE).
+
+    \b
+    Examples:
+      faceteval meta-eval llmbar-adversarial --method dna --model openai:gpt-4o --swap --out runs/dna
+      faceteval meta-eval autoj-pairwise --judgments recorded:auto-j-13b --out runs/autoj
+      faceteval meta-eval mtbench-human --judgments recorded:gpt4-pair --turn 1 --out runs/mtb
+      faceteval meta-eval llmbar-natural --judgments recorded:llmbar/GPT-4/Vanilla --out runs/nat
+      faceteval meta-eval my_labels.jsonl --judgments runs/dna/judgments.jsonl --out runs/x
+
+    Writes OUT/summary.json, OUT/judgments.jsonl, OUT/instances.jsonl, OUT/report.md, OUT/report.html.
+    A run with --method is resumable: re-running it finishes from the response cache.
+    """
+    if bool(flags["judgments_spec"]) == bool(flags["method"]):
+        raise click.UsageError("give either --judgments SOURCE or --method METHOD")
+    fields = (
+        parse_field_options(list(flags["fields"]), label_map=flags["label_map"])
+        if flags["fields"] or flags["label_map"]
+        else None
+    )
+    target = load_target(flags["target_spec"], flags["data_dir"], fields=fields)
+    instances = select(
+        target.instances,
+        limit=flags["limit"],
+        seed=flags["seed"],
+        turn=flags["turn"],
+        categories=flags["category"],
+    )
+    if not instances:
+        raise FacetevalError(f"{target.name}: nothing to measure after --turn / --category / --limit")
+    settings = Settings(resamples=flags["resamples"], seed=flags["seed"])
+    out: Path = flags["out"]
+    if flags["judgments_spec"]:
+        source = load_judgments(flags["judgments_spec"], target, flags["data_dir"])
+        extra = {"reported": source.reported} if source.reported else {}
+        summary = _measure(
+            out, target, instances, source.judgments, source.name, settings, flags["report"], extra=extra
+        )
+        show_results(summary, out)
+        return
+    _run_method(ctx, flags, target, instances, settings)
+
+
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    aspects: int
+    seed: int | None
+    name: str
+
+
+def _run_method(
+    ctx: click.Context, flags: dict[str, Any], target: Target, instances: list[Any], settings: Settings
+) -> None:
+    if target.benchmark is not None and not target.benchmark.texts:
+        raise FacetevalError(
+            f"{target.name} ships labels only, not the outputs' texts: measure recorded judgments with "
+            "--judgments, or judge a benchmark that has the texts"
+        )
+    check_method_flags(ctx, flags["method"])
+    variants = _variants(flags)
+    out: Path = flags["out"]
+    summaries: list[tuple[_Variant, dict[str, Any]]] = []
+    for variant in variants:
+        run_dir = out / variant.name if len(variants) > 1 else out
+        input_path = write_instances(run_dir, instances)
+        method = build_method(flags["method"], flags, aspects=variant.aspects)
+        request = build_request(
+            flags | {"seed": variant.seed},
+            input_path=input_path,
+            out=run_dir / "judgments.jsonl",
+            method=method,
+        )
+        result = run_judge(request, on_invalid=show_invalid)
+        if request.dry_run:
+            show_plan(request, result)
+            continue
+        show_summary(request, result)
+        if result.stopped is not None:
+            raise result.stopped
+        if result.interrupted:
+            ctx.exit(130)
+        judge = f"{method.name} ({flags['model']}{', swap' if flags['swap'] else ''})"
+        judgments = list(read_judgments(run_dir / "judgments.jsonl"))
+        extra = {
+            "method": {**method.describe(), "model": flags["model"], "swap": flags["swap"]},
+            "variant": {"aspects": variant.aspects, "seed": variant.seed},
+        }
+        summary = _measure(
+            run_dir,
+            target,
+            instances,
+            judgments,
+            judge,
+            settings,
+            flags["report"],
+            extra=extra,
+            rewrite=False,
+        )
+        summaries.append((variant, summary))
+    if len(summaries) > 1:
+        combined = _combine(summaries)
+        write_summary(out, combined)
+        if flags["report"]:
+            write_report(out)
+        show_results(combined, out)
+    elif summaries:
+        show_results(summaries[0][1], out)
+
+
+def _variants(flags: dict[str, Any]) -> list[_Variant]:
+    aspects = _int_list(flags["aspects"], "--aspects")
+    seeds: list[int | None] = list(_int_list(flags["seeds"], "--seeds")) if flags["seeds"] else [None]
+    if len(aspects) > 1 and flags["method"] != "dna":
+        raise click.UsageError("an --aspects sweep only applies to --method dna")
+    variants = []
+    for k in aspects:
+        for seed in seeds:
+            parts = ([f"aspects-{k}"] if len(aspects) > 1 else []) + (
+                [f"seed-{seed}"] if len(seeds) > 1 else []
+            )
+            variants.append(_Variant(k, seed, "_".join(parts)))
+    return variants
+
+
+def _int_list(text: str, flag: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a comma-separated list of integers", param_hint=flag
+        ) from None
+    if not values or any(value < (1 if flag == "--aspects" else 0) for value in values):
+        raise click.BadParameter(f"{text!r}: give positive integers", param_hint=flag)
+    return values
+
+
+def _measure(
+    out: Path,
+    target: Target,
+    instances: list[Any],
+    judgments: Any,
+    judge: str,
+    settings: Settings,
+    report: bool,
+    *,
+    extra: dict[str, Any],
+    rewrite: bool = True,
+) -> dict[str, Any]:
+    """Summarise the judgments of ``instances`` and write the run directory."""
+    joined = join(instances, judgments)
+    write_instances(out, instances)
+    if rewrite:
+        write_judgments(out, (judgment for _, judgment in joined.pairs if judgment is not None))
+    summary = summarize(target, joined, judge=judge, settings=settings) | extra
+    write_summary(out, summary)
+    if report:
+        write_report(out)
+    return summary
+
+
+HEADLINE_POINTWISE = "spearman"
+
+
+def _combine(summaries: list[tuple[_Variant, dict[str, Any]]]) -> dict[str, Any]:
+    """The summary of a sweep or of repeated runs: one row per run, and mean / sd over seeds."""
+    first = summaries[0][1]
+    combined: dict[str, Any] = {
+        key: first[key] for key in ("schema_version", "benchmark", "kind", "judge", "n", "method", "status")
+    }
+    rows = []
+    for variant, summary in summaries:
+        row: dict[str, Any] = {"dir": variant.name, "aspects": variant.aspects, "seed": variant.seed}
+        row |= {key: summary[key] for key in HEADLINE if key in summary}
+        row["status"] = summary["status"]
+        row["usage"] = summary["usage"]
+        rows.append(row)
+    combined["runs"] = rows
+    if len({v.aspects for v, _ in summaries}) > 1:
+        combined["sweep"] = rows
+    if len({v.seed for v, _ in summaries}) > 1:
+        combined["repeats"] = _repeats(summaries)
+    return combined
+
+
+def _repeats(summaries: list[tuple[_Variant, dict[str, Any]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"seeds": sorted({v.seed for v, _ in summaries if v.seed is not None})}
+    for key in HEADLINE:
+        values = [s[key]["value"] for _, s in summaries if key in s and s[key]["value"] is not None]
+        if len(values) >= 2:
+            out[key] = {"mean": statistics.fmean(values), "sd": statistics.stdev(values), "values": values}
+    return out
+
+
+__all__ = ["err_console", "meta_eval"]

@@ -1,0 +1,99 @@
+"""What ``meta-eval`` and ``compare`` print: the headline numbers with CIs and counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+console = Console(highlight=False, soft_wrap=True)
+
+PAIRWISE_ROWS = (
+    ("agreement", "agreement (ties a class)"),
+    ("agreement_without_ties", "agreement without human ties"),
+    ("agreement_order1", "agreement, original order"),
+    ("agreement_order2", "agreement, swapped order"),
+    ("accuracy_order_avg", "accuracy averaged over orders"),
+    ("consistency", "consistency (orders agree)"),
+    ("positional_agreement", "positional agreement (LLMBar)"),
+    ("agreement_consistent", "agreement, consistent only"),
+)
+
+
+def percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def _ci(rate: dict[str, Any]) -> str:
+    ci = rate.get("ci")
+    return f"{100 * ci[0]:.1f}-{100 * ci[1]:.1f}" if ci and None not in ci else ""
+
+
+def show_results(summary: dict[str, Any], out: Path) -> None:
+    """The headline table of a meta-evaluation, then where the files are."""
+    title = f"{summary['benchmark']} x {summary['judge']}"
+    status = summary.get("status", {})
+    failed = status.get("parse_error", 0) + status.get("error", 0) + status.get("missing", 0)
+    if summary.get("kind") == "pointwise":
+        table = _pointwise_table(summary, title)
+    else:
+        table = _pairwise_table(summary, title)
+    console.print(table)
+    console.print(
+        f"n = {summary.get('n', 0):,}: {status.get('ok', 0):,} judged, {status.get('parse_error', 0):,} "
+        f"parse errors, {status.get('error', 0):,} errors, {status.get('missing', 0):,} without a judgment"
+        + (" (counted as disagreements)" if failed and summary.get("kind") == "pairwise" else "")
+    )
+    console.print(f"Written to {escape(str(out))}/ (summary.json, report.md, report.html)")
+
+
+def _pairwise_table(summary: dict[str, Any], title: str) -> Table:
+    reported = summary.get("reported", {})
+    table = Table(title=escape(title), title_justify="left")
+    for column in ("metric", "value", "95% CI", "count"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    if reported:
+        table.add_column("reported", justify="right")
+    for key, label in PAIRWISE_ROWS:
+        if key in summary:
+            rate = summary[key]
+            row = [label, percent(rate["value"]), _ci(rate), f"{rate['hits']:,} / {rate['n']:,}"]
+            if reported:
+                row.append(percent(reported[key]) if key in reported else "")
+            table.add_row(*row)
+    for name, rate in summary.get("votes", {}).items():
+        row = [
+            f"MT-Bench votes, {name.replace('_', ' ')}",
+            percent(rate["value"]),
+            "",
+            f"{rate['hits']:,} / {rate['n']:,}",
+        ]
+        table.add_row(*row, *([""] if reported else []))
+    kappa = summary.get("cohen_kappa", {}).get("value")
+    if kappa is not None:
+        table.add_row("Cohen's kappa", f"{kappa:.3f}", "", "", *([""] if reported else []))
+    return table
+
+
+def _pointwise_table(summary: dict[str, Any], title: str) -> Table:
+    table = Table(title=escape(title), title_justify="left")
+    for column in ("aspect", "level", "pearson", "spearman", "kendall", "n"):
+        table.add_column(column, justify="left" if column in ("aspect", "level") else "right")
+    for aspect, levels in summary.get("correlations", {}).items():
+        for level, methods in levels.items():
+            first: dict[str, Any] = next(iter(methods.values()), {})
+            n = first.get("n", "")
+            table.add_row(
+                escape(aspect),
+                level,
+                *(_number(methods.get(m, {}).get("value")) for m in ("pearson", "spearman", "kendall")),
+                str(n),
+            )
+    return table
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"

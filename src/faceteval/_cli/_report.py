@@ -1,0 +1,29 @@
+"""``faceteval report``: Markdown and self-contained HTML for a meta-evaluation run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from faceteval._cli._app import handle_errors
+from faceteval.errors import FacetevalError
+from faceteval.metaeval import read_run
+from faceteval.report import write_report
+
+console = Console(highlight=False, soft_wrap=True)
+
+
+@click.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@handle_errors
+def report(run_dirs: tuple[Path, ...]) -> None:
+    """Write RUN_DIR/report.md and RUN_DIR/report.html (tables and plots) for each run directory."""
+    for run_dir in run_dirs:
+        if not run_dir.is_dir():
+            raise FacetevalError(f"{run_dir}: no such run directory")
+        read_run(run_dir)  # a clear error for a directory that is not a run
+        markdown, html = write_report(run_dir)
+        console.print(f"{escape(str(markdown))}\n{escape(str(html))}")

@@ -1,0 +1,26 @@
+"""Measuring a judge against human labels: targets, judgment sources, summaries, comparisons."""
+
+from faceteval.metaeval._compare import compare_runs, significance
+from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join, load_judgments
+from faceteval.metaeval._store import read_run, write_instances, write_judgments, write_summary
+from faceteval.metaeval._summary import Settings, summarize
+from faceteval.metaeval._target import Target, load_target, select
+
+__all__ = [
+    "RECORDED",
+    "Joined",
+    "JudgmentSource",
+    "Settings",
+    "Target",
+    "compare_runs",
+    "join",
+    "load_judgments",
+    "load_target",
+    "read_run",
+    "select",
+    "significance",
+    "summarize",
+    "write_instances",
+    "write_judgments",
+    "write_summary",
+]

@@ -1,0 +1,80 @@
+"""Where judgments come from: a recorded real-LLM judge, or a Judgment JSONL file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from faceteval.core import Instance, Judgment
+from faceteval.datasets import RecordedSource, read_judgments
+from faceteval.errors import FacetevalError
+from faceteval.metaeval._target import Target
+
+RECORDED = "recorded:"
+
+
+@dataclass(frozen=True, slots=True)
+class JudgmentSource:
+    """Judgments to measure, and where they came from."""
+
+    name: str
+    """``recorded:<name>`` or the file's path."""
+    judgments: tuple[Judgment, ...]
+    recorded: RecordedSource | None = None
+    reported: dict[str, float] = field(default_factory=dict)
+    """Numbers the source itself published, when it is a recorded judge that ships them."""
+
+
+def load_judgments(spec: str, target: Target, data_dir: Path) -> JudgmentSource:
+    """The judgments named by ``spec``: ``recorded:<name>`` of the target benchmark, or a JSONL path."""
+    if spec.startswith(RECORDED):
+        if target.benchmark is None:
+            raise FacetevalError(
+                f"{spec}: recorded judges belong to built-in benchmarks, not to {target.name}"
+            )
+        source = target.benchmark.recorded_source(spec.removeprefix(RECORDED), data_dir)
+        reported = source.reported(data_dir) if source.reported else {}
+        return JudgmentSource(spec, tuple(source.load(data_dir)), source, dict(reported))
+    path = Path(spec)
+    if path.is_dir():
+        path = path / "judgments.jsonl"
+    if not path.is_file():
+        raise FacetevalError(f"{spec}: no such judgments file (or use recorded:<name>)")
+    return JudgmentSource(str(path), tuple(read_judgments(path)))
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """Instances paired with their judgment (None where the judge has none)."""
+
+    pairs: tuple[tuple[Instance, Judgment | None], ...]
+    unmatched: int
+    """Judgments whose id is not among the instances (e.g. outside a --limit sample)."""
+
+    @property
+    def missing(self) -> int:
+        return sum(judgment is None for _, judgment in self.pairs)
+
+
+def join(instances: Iterable[Instance], judgments: Iterable[Judgment]) -> Joined:
+    """Pair each instance with the judgment of the same id.
+
+    Raises:
+        FacetevalError: An id is judged twice, or no judgment id matches any instance.
+    """
+    by_id: dict[str, Judgment] = {}
+    for judgment in judgments:
+        if judgment.id in by_id:
+            raise FacetevalError(f"judgment id {judgment.id!r} appears twice")
+        by_id[judgment.id] = judgment
+    listed = list(instances)
+    pairs = tuple((instance, by_id.pop(instance.id, None)) for instance in listed)
+    joined = Joined(pairs, unmatched=len(by_id))
+    if listed and by_id and joined.missing == len(listed):
+        example = next(iter(by_id))
+        raise FacetevalError(
+            f"no judgment matches an instance: judgment ids look like {example!r}, "
+            f"instance ids like {listed[0].id!r}"
+        )
+    return joined

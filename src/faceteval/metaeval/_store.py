@@ -1,0 +1,60 @@
+"""A meta-evaluation run on disk: the instances measured, the judgments, and the summary."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from faceteval.core import Instance, Judgment
+from faceteval.datasets import read_instances, read_judgments
+from faceteval.errors import FacetevalError, InputError
+
+INSTANCES = "instances.jsonl"
+JUDGMENTS = "judgments.jsonl"
+SUMMARY = "summary.json"
+
+
+def write_instances(out: Path, instances: Iterable[Instance]) -> Path:
+    """``out/instances.jsonl``: exactly what is measured, so a run can be re-read and compared."""
+    return _write_lines(out / INSTANCES, (i.model_dump_json(exclude_defaults=True) for i in instances))
+
+
+def write_judgments(out: Path, judgments: Iterable[Judgment]) -> Path:
+    return _write_lines(out / JUDGMENTS, (j.model_dump_json() for j in judgments))
+
+
+def write_summary(out: Path, summary: dict[str, Any]) -> Path:
+    path = out / SUMMARY
+    _atomic_write(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgment]]:
+    """The summary, instances and judgments of a run directory."""
+    summary_path = run_dir / SUMMARY
+    if not summary_path.is_file():
+        raise FacetevalError(f"{run_dir}: not a meta-evaluation run (no {SUMMARY})")
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    instances: list[Instance] = []
+    if (run_dir / INSTANCES).is_file():
+        for item in read_instances(run_dir / INSTANCES):
+            if isinstance(item, InputError):
+                raise item
+            instances.append(item)
+    judgments = list(read_judgments(run_dir / JUDGMENTS)) if (run_dir / JUDGMENTS).is_file() else []
+    return summary, instances, judgments
+
+
+def _write_lines(path: Path, lines: Iterable[str]) -> Path:
+    _atomic_write(path, "".join(f"{line}\n" for line in lines))
+    return path
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)

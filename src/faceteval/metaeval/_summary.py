@@ -1,0 +1,298 @@
+"""The numbers of a meta-evaluation: agreement, consistency, correlations, with their counts and CIs.
+
+Every number is a fraction in [0, 1] (correlations in [-1, 1]) next to the counts behind it, in a
+plain dict ready for ``summary.json``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from faceteval import metrics
+from faceteval.core import Instance, Judgment, Usage
+from faceteval.metaeval._judgments import Joined
+from faceteval.metaeval._target import Target
+
+SCHEMA_VERSION = 1
+ORIGINAL, SWAPPED = [1, 2], [2, 1]
+VOTE_KEYS = ("question_id", "model_a", "model_b", "turn")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How uncertainty is estimated."""
+
+    resamples: int = 1000
+    """Bootstrap resamples behind each 95% CI (0: no CIs)."""
+    seed: int = 0
+
+
+def summarize(
+    target: Target, joined: Joined, *, judge: str, settings: Settings = Settings()
+) -> dict[str, Any]:
+    """The summary of one judge on one target."""
+    summary: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "benchmark": target.name,
+        "kind": target.kind,
+        "judge": judge,
+        "n": len(joined.pairs),
+        "status": _status_counts(joined),
+        "unmatched_judgments": joined.unmatched,
+    }
+    if target.kind == "pairwise":
+        summary.update(_pairwise(joined, settings))
+    else:
+        summary.update(_pointwise(target, joined, settings))
+    summary["facet_weights"] = facet_weights(joined)
+    summary["usage"] = _usage(joined)
+    return summary
+
+
+def _status_counts(joined: Joined) -> dict[str, int]:
+    counts = {"ok": 0, "parse_error": 0, "error": 0, "missing": 0}
+    for _, judgment in joined.pairs:
+        counts["missing" if judgment is None else judgment.status] += 1
+    return counts
+
+
+# -- pairwise -----------------------------------------------------------------------------------------
+
+
+def verdict(judgment: Judgment | None) -> int | None:
+    return judgment.verdict if judgment is not None and judgment.status == "ok" else None
+
+
+def _order_verdict(judgment: Judgment | None, order: list[int]) -> int | None:
+    if judgment is None:
+        return None
+    for result in judgment.orders:
+        if result.order == order:
+            return result.verdict
+    return None
+
+
+def _has_both_orders(joined: Joined) -> bool:
+    return any(
+        judgment is not None and {tuple(o.order) for o in judgment.orders} >= {(1, 2), (2, 1)}
+        for _, judgment in joined.pairs
+    )
+
+
+def _pairwise(joined: Joined, settings: Settings) -> dict[str, Any]:
+    labelled = [(i, j) for i, j in joined.pairs if i.label is not None]
+    labels = [i.label for i, _ in labelled if i.label is not None]
+    verdicts = [verdict(j) for _, j in labelled]
+    out: dict[str, Any] = {"labelled": len(labelled)}
+    ci = _ci(settings)
+    out["agreement"] = ci(metrics.agreement, verdicts, labels)
+    if any(label == 0 for label in labels):
+        out["agreement_without_ties"] = ci(metrics.agreement_without_ties, verdicts, labels)
+    out["cohen_kappa"] = {"value": metrics.cohen_kappa(verdicts, labels)}
+    if _has_both_orders(joined):
+        first = [_order_verdict(j, ORIGINAL) for _, j in labelled]
+        second = [_order_verdict(j, SWAPPED) for _, j in labelled]
+        out["agreement_order1"] = ci(metrics.agreement, first, labels)
+        out["agreement_order2"] = ci(metrics.agreement, second, labels)
+        out["accuracy_order_avg"] = ci(metrics.accuracy_order_avg, first, second, labels)
+        out["consistency"] = ci(metrics.consistency, first, second)
+        out["positional_agreement"] = ci(_positional_agreement, first, second)
+        out["agreement_consistent"] = ci(metrics.agreement_consistent, first, second, labels)
+    out["confusion"] = metrics.confusion(verdicts, labels)
+    categories = [i.category for i, _ in labelled]
+    if any(categories):
+        out["by_category"] = {
+            str(category): {"agreement": rate}
+            for category, rate in _by_category(categories, verdicts, labels, ci).items()
+        }
+    if labelled and all(all(k in i.metadata for k in VOTE_KEYS) for i, _ in labelled):
+        out["votes"] = _votes(labelled)
+    return out
+
+
+def _positional_agreement(first: Sequence[int | None], second: Sequence[int | None]) -> metrics.Rate:
+    """LLMBar's ``equal``: the same output in both orders, two unreadable outputs counting as the same.
+
+    `metrics.consistency` is the strict version (an unreadable order is never consistent).
+    """
+    hits = sum(a == b for a, b in zip(first, second, strict=True))
+    missing = sum(a is None or b is None for a, b in zip(first, second, strict=True))
+    return metrics.Rate.from_counts(hits, len(first), missing=missing)
+
+
+def _by_category(
+    categories: Sequence[str | None],
+    verdicts: Sequence[int | None],
+    labels: Sequence[int | None],
+    ci: Callable[..., dict[str, Any]],
+) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, category in enumerate(categories):
+        groups[category or "(none)"].append(index)
+    return {
+        name: ci(metrics.agreement, [verdicts[i] for i in members], [labels[i] for i in members])
+        for name, members in sorted(groups.items())
+    }
+
+
+def _votes(labelled: Sequence[tuple[Instance, Judgment | None]]) -> dict[str, Any]:
+    """The MT-Bench protocol: each human vote against the judge's verdict for its comparison."""
+    judge: dict[Hashable, int | None] = {}
+    votes: list[tuple[Hashable, int]] = []
+    for instance, judgment in labelled:
+        key = _vote_key(instance)
+        flip = instance.metadata["model_a"] > instance.metadata["model_b"]
+        judged = _flip(verdict(judgment), flip)
+        if judgment is not None:
+            judge.setdefault(key, judged)
+        assert instance.label is not None
+        label = _flip(instance.label, flip)
+        assert label is not None
+        votes.append((key, label))
+    return {
+        "with_ties": metrics.vote_agreement(judge, votes, ties=True).as_dict(),
+        "without_ties": metrics.vote_agreement(judge, votes, ties=False).as_dict(),
+    }
+
+
+def _vote_key(instance: Instance) -> tuple[object, ...]:
+    meta = instance.metadata
+    return (meta["question_id"], *sorted((meta["model_a"], meta["model_b"])), meta["turn"])
+
+
+def _flip(verdict: int | None, flip: bool) -> int | None:
+    return {1: 2, 2: 1}.get(verdict, verdict) if flip and verdict is not None else verdict
+
+
+# -- pointwise ----------------------------------------------------------------------------------------
+
+METHODS: tuple[metrics.CorrelationMethod, ...] = ("pearson", "spearman", "kendall")
+
+
+def judge_score(judgment: Judgment | None, aspect: str) -> float | None:
+    """The judge's score for ``aspect``: its facet of that name, else its overall score."""
+    if judgment is None or judgment.status != "ok":
+        return None
+    for facet in judgment.facets:
+        if facet.name.lower() == aspect.lower() and facet.scores and facet.scores[0] is not None:
+            return facet.scores[0]
+    return judgment.scores[0] if judgment.scores else None
+
+
+def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, Any]:
+    correlations: dict[str, Any] = {}
+    alpha: dict[str, Any] = {}
+    for aspect in target.aspects:
+        rows = [
+            (instance, score, instance.scores[aspect])
+            for instance, judgment in joined.pairs
+            if instance.scores and aspect in instance.scores
+            if (score := judge_score(judgment, aspect)) is not None
+        ]
+        if len(rows) < 3:
+            continue
+        judge = [score for _, score, _ in rows]
+        human = [value for _, _, value in rows]
+        levels: dict[str, Any] = {
+            "sample": {m: _correlation(judge, human, m, settings) for m in METHODS},
+        }
+        if target.group_by:
+            groups = [str(i.metadata.get(target.group_by)) for i, _, _ in rows]
+            levels["summary"] = {m: metrics.summary_level(judge, human, groups, m).as_dict() for m in METHODS}
+        if target.system_by:
+            systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows]
+            levels["system"] = {m: metrics.system_level(judge, human, systems, m).as_dict() for m in METHODS}
+        correlations[aspect] = levels
+        if (raters := _raters(rows, aspect)) is not None:
+            alpha[aspect] = raters
+    out: dict[str, Any] = {"correlations": correlations}
+    if alpha:
+        out["alpha"] = alpha
+    return out
+
+
+def _correlation(
+    judge: list[float], human: list[float], method: metrics.CorrelationMethod, settings: Settings
+) -> dict[str, Any]:
+    result = metrics.correlation(judge, human, method).as_dict()
+    if settings.resamples:
+
+        def statistic(x: Sequence[float], y: Sequence[float]) -> float | None:
+            return metrics.correlation(x, y, method).value
+
+        ci = metrics.bootstrap_ci(statistic, judge, human, n_resamples=settings.resamples, seed=settings.seed)
+        result["ci"] = list(ci) if ci else None
+    return result
+
+
+def _raters(rows: list[tuple[Instance, float, float]], aspect: str) -> dict[str, Any] | None:
+    """Krippendorff's alpha among the human annotators, and with the judge as one more rater."""
+    annotations = [i.metadata.get("annotators", {}).get(aspect) for i, _, _ in rows]
+    if not all(isinstance(a, list) and a for a in annotations):
+        return None
+    width = max(len(a) for a in annotations if a)
+    humans: list[list[float | None]] = [
+        [a[k] if a and k < len(a) else None for a in annotations] for k in range(width)
+    ]
+    with_judge: list[list[float | None]] = [*humans, [score for _, score, _ in rows]]
+    return {
+        level: {
+            "humans": metrics.krippendorff_alpha(humans, level=level),
+            "humans_and_judge": metrics.krippendorff_alpha(with_judge, level=level),
+        }
+        for level in ("interval", "ordinal")
+    } | {"average_pairwise_pearson_humans": metrics.average_pairwise_pearson(humans)}
+
+
+# -- shared -------------------------------------------------------------------------------------------
+
+
+def _ci(settings: Settings) -> Callable[..., dict[str, Any]]:
+    def rate(metric: Callable[..., metrics.Rate], *columns: Sequence[Any]) -> dict[str, Any]:
+        if settings.resamples:
+            return metrics.with_ci(
+                metric, *columns, n_resamples=settings.resamples, seed=settings.seed
+            ).as_dict()
+        return metric(*columns).as_dict()
+
+    return rate
+
+
+def facet_weights(joined: Joined) -> dict[str, Any]:
+    """Mean weight of each facet, overall and per category (DnA-Eval Tables 5-8)."""
+    totals: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for instance, judgment in joined.pairs:
+        if judgment is None or judgment.status != "ok":
+            continue
+        for facet in judgment.facets:
+            if facet.weight is not None:
+                name = facet.name.strip().lower()
+                totals["(all)"][name].append(facet.weight)
+                if instance.category:
+                    totals[instance.category][name].append(facet.weight)
+    return {
+        category: {
+            name: {"mean": sum(values) / len(values), "n": len(values)}
+            for name, values in sorted(facets.items(), key=lambda item: -len(item[1]))
+        }
+        for category, facets in sorted(totals.items())
+    }
+
+
+def _usage(joined: Joined) -> dict[str, Any]:
+    total = Usage()
+    for _, judgment in joined.pairs:
+        if judgment is not None:
+            total = total + judgment.usage
+    judged = sum(judgment is not None for _, judgment in joined.pairs) or 1
+    return total.model_dump() | {
+        "per_instance": {
+            "calls": total.calls / judged,
+            "input_tokens": total.input_tokens / judged,
+            "output_tokens": total.output_tokens / judged,
+            "cost_usd": None if total.cost_usd is None else total.cost_usd / judged,
+        }
+    }

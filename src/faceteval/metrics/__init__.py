@@ -1,0 +1,72 @@
+"""Meta-evaluation metrics: how well a judge agrees with humans, and how sure we can be.
+
+Pure functions over plain sequences; each result is a small frozen value object (`Rate`,
+`Correlation`, `PairedTest`) with an ``as_dict()`` for JSON. Values are fractions in [0, 1].
+
+Pairwise verdicts are 1-based candidate indices, 0 for a tie, None when the judge gave no verdict. A
+None verdict counts as wrong: it stays in ``n`` as a miss and is reported in `Rate.missing`.
+Pointwise scores drop a pair where either score is None or NaN, reported in `Correlation.missing`.
+"""
+
+from faceteval.metrics._agreement import AlphaLevel, average_pairwise_pearson, krippendorff_alpha
+from faceteval.metrics._pairwise import (
+    TIE,
+    accuracy_order_avg,
+    agreement,
+    agreement_consistent,
+    agreement_without_ties,
+    by_group,
+    cohen_kappa,
+    confusion,
+    consistency,
+    correct,
+    vote_agreement,
+)
+from faceteval.metrics._pointwise import CorrelationMethod, correlation, summary_level, system_level
+from faceteval.metrics._ranking import DEFAULT_PENALTY, rank_by_weight, topk_kendall_distance
+from faceteval.metrics._stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_N_RESAMPLES,
+    bootstrap_ci,
+    mcnemar_exact,
+    paired_bootstrap,
+    paired_correlation_test,
+    permutation_test,
+    with_ci,
+)
+from faceteval.metrics._types import Correlation, PairedTest, Rate
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "DEFAULT_N_RESAMPLES",
+    "DEFAULT_PENALTY",
+    "TIE",
+    "AlphaLevel",
+    "Correlation",
+    "CorrelationMethod",
+    "PairedTest",
+    "Rate",
+    "accuracy_order_avg",
+    "agreement",
+    "agreement_consistent",
+    "agreement_without_ties",
+    "average_pairwise_pearson",
+    "bootstrap_ci",
+    "by_group",
+    "cohen_kappa",
+    "confusion",
+    "consistency",
+    "correct",
+    "correlation",
+    "krippendorff_alpha",
+    "mcnemar_exact",
+    "paired_bootstrap",
+    "paired_correlation_test",
+    "permutation_test",
+    "rank_by_weight",
+    "summary_level",
+    "system_level",
+    "topk_kendall_distance",
+    "vote_agreement",
+    "with_ci",
+]

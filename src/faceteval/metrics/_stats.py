@@ -1,0 +1,327 @@
+"""Uncertainty of a metric and tests of a difference between two runs over the same items.
+
+Every resampling here works on item indices, so the columns of one item always move together (a
+paired bootstrap) and a statistic receives plain lists, exactly like calling the metric directly.
+Resamples on which the statistic is undefined (None or NaN) are dropped before percentiles are taken.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from faceteval.metrics._checks import check_lengths
+from faceteval.metrics._pointwise import CorrelationMethod, Score, correlation
+from faceteval.metrics._types import Correlation, PairedTest, Rate
+
+DEFAULT_N_RESAMPLES = 2000
+"""Bootstrap resamples and permutations drawn by default."""
+
+DEFAULT_LEVEL = 0.95
+"""Default confidence level of intervals."""
+
+Statistic = Callable[..., float | None]
+M = TypeVar("M", Rate, Correlation)
+
+
+def _select(columns: Sequence[Sequence[Any]], indices: Sequence[int]) -> list[list[Any]]:
+    return [[column[i] for i in indices] for column in columns]
+
+
+def _as_float(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _bootstrap_distribution(
+    statistic: Callable[[list[int]], float | None], n: int, n_resamples: int, seed: int
+) -> NDArray[np.float64]:
+    """The statistic on bootstrap resamples of the indices ``0..n-1`` (scipy.stats.bootstrap), NaN dropped."""
+    from scipy import stats
+
+    def on_indices(indices: NDArray[np.int64]) -> float:
+        return _as_float(statistic(indices.tolist()))
+
+    with warnings.catch_warnings():
+        # scipy warns when undefined (NaN) resamples make its own interval NaN; we drop them below.
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        result = stats.bootstrap(
+            (np.arange(n),),
+            on_indices,
+            n_resamples=n_resamples,
+            vectorized=False,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
+    distribution = np.asarray(result.bootstrap_distribution, dtype=np.float64)
+    return distribution[~np.isnan(distribution)]
+
+
+def _percentile_interval(distribution: NDArray[np.float64], level: float) -> tuple[float, float] | None:
+    if distribution.size == 0:
+        return None
+    low, high = np.percentile(distribution, [50 * (1 - level), 50 * (1 + level)])
+    return float(low), float(high)
+
+
+def bootstrap_ci(
+    statistic: Statistic,
+    *samples: Sequence[Any],
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """A percentile bootstrap confidence interval for ``statistic(*samples)``.
+
+    Items are resampled with replacement; with several samples, item i of each is kept together
+    (paired). None when there are fewer than two items or the statistic is undefined on every resample.
+    Identical values give a zero-width interval, without warnings.
+
+    Examples:
+        >>> bootstrap_ci(lambda xs: sum(xs) / len(xs), [1.0, 1.0, 1.0], n_resamples=50)
+        (1.0, 1.0)
+    """
+    n = check_lengths(*samples)
+    if n < 2:
+        return None
+    distribution = _bootstrap_distribution(
+        lambda indices: statistic(*_select(samples, indices)), n, n_resamples, seed
+    )
+    return _percentile_interval(distribution, level)
+
+
+def with_ci(
+    metric: Callable[..., M],
+    *columns: Sequence[Any],
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> M:
+    """``metric(*columns)`` with its ``ci`` set by `bootstrap_ci` over the items (rows).
+
+    Works for any metric returning a `Rate` or a `Correlation`. Note that for `summary_level` this
+    resamples items, not groups.
+
+    Examples:
+        >>> from faceteval.metrics import agreement
+        >>> rate = with_ci(agreement, [1, 2, 1, 2], [1, 2, 2, 2], n_resamples=200)
+        >>> rate.value, rate.ci is not None
+        (0.75, True)
+    """
+    result = metric(*columns)
+    if isinstance(result, Rate):
+        return dataclasses.replace(result, ci=_rate_interval(metric, columns, n_resamples, level, seed))
+    ci = bootstrap_ci(
+        lambda *resampled: metric(*resampled).value,
+        *columns,
+        n_resamples=n_resamples,
+        level=level,
+        seed=seed,
+    )
+    return dataclasses.replace(result, ci=ci)
+
+
+def _rate_interval(
+    metric: Callable[..., Any],
+    columns: Sequence[Sequence[Any]],
+    n_resamples: int,
+    level: float,
+    seed: int,
+) -> tuple[float, float] | None:
+    """The percentile interval of a rate, resampled in bulk.
+
+    Every rate here is a sum over items (hits over counted items), so each item's share is computed
+    once and each resample is a sum of shares: the same interval as resampling the metric, in
+    milliseconds.
+    """
+    size = len(columns[0])
+    if size < 2:
+        return None
+    shares = [metric(*([column[i]] for column in columns)) for i in range(size)]
+    hits = np.array([share.hits for share in shares], dtype=float)
+    counted = np.array([share.n for share in shares], dtype=float)
+    picks = np.random.default_rng(seed).integers(0, size, (n_resamples, size))
+    totals, sizes = hits[picks].sum(axis=1), counted[picks].sum(axis=1)
+    distribution = totals[sizes > 0] / sizes[sizes > 0]
+    if distribution.size < n_resamples / 2:
+        return None
+    return _percentile_interval(distribution, level)
+
+
+def mcnemar_exact(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> PairedTest:
+    """The exact McNemar test of two runs' per-item correctness (see `correct`).
+
+    The p-value is scipy's two-sided exact binomial test of the discordant items (b01 against
+    b01 + b10, p = 1/2); 1.0 when there is none. ``difference`` is accuracy B minus accuracy A,
+    that is ``(b01 - b10) / n``.
+
+    Examples:
+        >>> test = mcnemar_exact([True, True, False, False], [True, False, True, True])
+        >>> test.difference, test.b01, test.b10, test.p_value
+        (0.25, 2, 1, 1.0)
+    """
+    from scipy import stats
+
+    n = check_lengths(correct_a, correct_b)
+    b01 = sum(not a and b for a, b in zip(correct_a, correct_b, strict=True))
+    b10 = sum(a and not b for a, b in zip(correct_a, correct_b, strict=True))
+    if n == 0:
+        return PairedTest(difference=None, p_value=None, n=0, method="mcnemar-exact", b01=0, b10=0)
+    p_value = float(stats.binomtest(b01, b01 + b10, 0.5).pvalue) if b01 + b10 else 1.0
+    return PairedTest(
+        difference=(b01 - b10) / n, p_value=p_value, n=n, method="mcnemar-exact", b01=b01, b10=b10
+    )
+
+
+def _difference(
+    statistic: Statistic, run_a: Sequence[Any], run_b: Sequence[Any], shared: Sequence[Sequence[Any]]
+) -> float | None:
+    """``statistic(run_b, *shared) - statistic(run_a, *shared)``; None if either is undefined."""
+    a, b = statistic(run_a, *shared), statistic(run_b, *shared)
+    if a is None or b is None or math.isnan(a) or math.isnan(b):
+        return None
+    return b - a
+
+
+def permutation_test(
+    statistic: Statistic,
+    run_a: Sequence[Any],
+    run_b: Sequence[Any],
+    *shared: Sequence[Any],
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    seed: int = 0,
+) -> PairedTest:
+    """A paired permutation test of ``statistic(run_b, *shared) - statistic(run_a, *shared)``.
+
+    Under the null hypothesis the two runs are exchangeable item by item, so each permutation swaps
+    run A's and run B's value on a random subset of items (scipy.stats.permutation_test with
+    ``permutation_type="samples"``; exact when ``2**n <= n_resamples``). ``shared`` columns (e.g. the
+    human scores) stay in place. The p-value is two-sided; permutations where the statistic is
+    undefined count as not extreme.
+
+    Examples:
+        >>> from faceteval.metrics import correlation
+        >>> def pearson(judge, human):
+        ...     return correlation(judge, human).value
+        >>> human = [1, 2, 3, 4, 5, 6]
+        >>> test = permutation_test(pearson, [2, 1, 4, 3, 6, 5], human, human)
+        >>> round(test.difference, 3), test.n, 0 < test.p_value <= 1
+        (0.171, 6, True)
+    """
+    from scipy import stats
+
+    n = check_lengths(run_a, run_b, *shared)
+    observed = _difference(statistic, run_a, run_b, shared)
+    if observed is None or n == 0:
+        return PairedTest(difference=observed, p_value=None, n=n, method="permutation")
+    pool = [*run_a, *run_b]
+
+    def difference(indices_a: NDArray[np.int64], indices_b: NDArray[np.int64]) -> float:
+        a, b = [pool[i] for i in indices_a], [pool[i] for i in indices_b]
+        return _as_float(_difference(statistic, a, b, shared))
+
+    result = stats.permutation_test(
+        (np.arange(n), np.arange(n, 2 * n)),
+        difference,
+        permutation_type="samples",
+        vectorized=False,
+        n_resamples=n_resamples,
+        rng=np.random.default_rng(seed),
+    )
+    return PairedTest(difference=observed, p_value=float(result.pvalue), n=n, method="permutation")
+
+
+def _bootstrap_p_value(distribution: NDArray[np.float64]) -> float | None:
+    """Two-sided: twice the smaller share of resampled differences at or beyond 0, each +1-smoothed."""
+    if distribution.size == 0:
+        return None
+    size = distribution.size + 1
+    below, above = (np.sum(distribution <= 0) + 1) / size, (np.sum(distribution >= 0) + 1) / size
+    return min(1.0, 2 * float(min(below, above)))
+
+
+def paired_bootstrap(
+    statistic: Statistic,
+    run_a: Sequence[Any],
+    run_b: Sequence[Any],
+    *shared: Sequence[Any],
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> PairedTest:
+    """A paired bootstrap of ``statistic(run_b, *shared) - statistic(run_a, *shared)``.
+
+    Items are resampled with replacement, all columns together. ``ci`` is the percentile interval of
+    the resampled differences and ``p_value`` twice the smaller share of them on either side of zero
+    (``(count + 1) / (resamples + 1)``, capped at 1).
+
+    Examples:
+        >>> from faceteval.metrics import agreement
+        >>> def accuracy(verdicts, labels):
+        ...     return agreement(verdicts, labels).value
+        >>> labels = [1, 2, 1, 2, 1, 2, 1, 2]
+        >>> test = paired_bootstrap(accuracy, [1] * 8, labels, labels, n_resamples=200)
+        >>> test.difference, test.ci[0] > 0
+        (0.5, True)
+    """
+    n = check_lengths(run_a, run_b, *shared)
+    observed = _difference(statistic, run_a, run_b, shared)
+    if observed is None or n < 2:
+        return PairedTest(difference=observed, p_value=None, n=n, method="paired-bootstrap")
+    columns = [run_a, run_b, *shared]
+
+    def difference(indices: list[int]) -> float | None:
+        a, b, *rest = _select(columns, indices)
+        return _difference(statistic, a, b, rest)
+
+    distribution = _bootstrap_distribution(difference, n, n_resamples, seed)
+    return PairedTest(
+        difference=observed,
+        p_value=_bootstrap_p_value(distribution),
+        n=n,
+        method="paired-bootstrap",
+        ci=_percentile_interval(distribution, level),
+    )
+
+
+def paired_correlation_test(
+    scores_a: Sequence[Score],
+    scores_b: Sequence[Score],
+    human: Sequence[Score],
+    *,
+    method: CorrelationMethod = "pearson",
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> PairedTest:
+    """Is run B's correlation with the human scores different from run A's, on the same items?
+
+    ``difference`` is B's correlation minus A's; ``p_value`` comes from `permutation_test` and ``ci``
+    from `paired_bootstrap`, both over the items. Items missing a score in any column are dropped
+    first, so both runs are compared on the same items.
+
+    Examples:
+        >>> human = [1, 2, 3, 4, 5, 6, 7, 8]
+        >>> test = paired_correlation_test([2, 1, 4, 3, 6, 5, 8, 7], human, human, n_resamples=100)
+        >>> round(test.difference, 3), test.n, test.method
+        (0.095, 8, 'permutation+paired-bootstrap')
+    """
+    check_lengths(scores_a, scores_b, human)
+    rows = [
+        row
+        for row in zip(scores_a, scores_b, human, strict=True)
+        if not any(value is None or math.isnan(value) for value in row)
+    ]
+    a, b, h = ([row[i] for row in rows] for i in range(3))
+
+    def coefficient(scores: Sequence[Score], reference: Sequence[Score]) -> float | None:
+        return correlation(scores, reference, method).value
+
+    test = permutation_test(coefficient, a, b, h, n_resamples=n_resamples, seed=seed)
+    interval = paired_bootstrap(coefficient, a, b, h, n_resamples=n_resamples, level=level, seed=seed)
+    return dataclasses.replace(test, method="permutation+paired-bootstrap", ci=interval.ci)

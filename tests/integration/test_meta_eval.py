@@ -1,0 +1,295 @@
+"""`faceteval meta-eval`, `compare`, `report` and `datasets` end to end, on the real benchmarks."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from faceteval._cli._app import cli
+from faceteval.datasets import benchmarks, get_benchmark
+from faceteval.metaeval import Settings, join, load_judgments, load_target, summarize
+from tests.support.llm_server import LLMServer
+from tests.support.rule_judge import RuleJudge
+
+COUNT_KEYS = ("agreement_order1", "agreement_order2", "agreement_consistent", "positional_agreement")
+
+
+@pytest.fixture(scope="module")
+def data_dir() -> Path:
+    value = os.environ.get("FACETEVAL_DATA_DIR")
+    assert value, "FACETEVAL_DATA_DIR must name the benchmark data directory (make test sets it)"
+    return Path(value)
+
+
+def meta_eval(data_dir: Path, *args: str | Path) -> Result:
+    result = CliRunner().invoke(
+        cli, ["meta-eval", *map(str, args), "--data-dir", str(data_dir)], catch_exceptions=False
+    )
+    return result
+
+
+def summary_of(out: Path) -> dict[str, Any]:
+    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+
+# -- published numbers --------------------------------------------------------------------------------
+
+
+def test_autoj_reproduces_its_leaderboard_row(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "autoj"
+    result = meta_eval(data_dir, "autoj-pairwise", "--judgments", "recorded:auto-j-13b", "--out", out)
+    assert result.exit_code == 0, result.output
+    summary = summary_of(out)
+    assert round(100 * summary["agreement_consistent"]["value"], 2) == 54.96
+    assert round(100 * summary["consistency"]["value"], 2) == 83.41
+    assert summary["agreement_consistent"]["n"] == summary["n"] == 1392
+    lo, hi = summary["agreement_consistent"]["ci"]
+    assert lo < summary["agreement_consistent"]["value"] < hi
+    assert summary["reported"]["agreement_consistent"] == pytest.approx(0.5496)
+    assert (out / "report.md").is_file() and (out / "report.html").is_file()
+    assert len((out / "judgments.jsonl").read_text().splitlines()) == 1392
+    assert "54.96%" in result.output and "83.41%" in result.output
+
+
+@pytest.mark.parametrize(
+    ("turn", "with_ties", "without_ties"), [(1, (886, 1343), (727, 859)), (2, (871, 1325), (731, 864))]
+)
+def test_mtbench_gpt4_pair_reproduces_the_paper(
+    data_dir: Path, tmp_path: Path, turn: int, with_ties: tuple[int, int], without_ties: tuple[int, int]
+) -> None:
+    out = tmp_path / "mtb"
+    args = ("mtbench-human", "--judgments", "recorded:gpt4-pair", "--turn", str(turn), "--out", out)
+    result = meta_eval(data_dir, *args, "--resamples", "0")
+    assert result.exit_code == 0, result.output
+    votes = summary_of(out)["votes"]
+    assert (votes["with_ties"]["hits"], votes["with_ties"]["n"]) == with_ties
+    assert (votes["without_ties"]["hits"], votes["without_ties"]["n"]) == without_ties
+    assert round(100 * votes["with_ties"]["value"]) == 66
+
+
+def _llmbar_sources(data_dir: Path) -> list[tuple[str, str]]:
+    return [
+        (b.name, s.name)
+        for b in benchmarks()
+        if b.name.startswith("llmbar-")
+        for s in b.recorded_sources(data_dir)
+    ]
+
+
+def test_every_recorded_llmbar_judge_reproduces_its_statistics(data_dir: Path) -> None:
+    checked = 0
+    for benchmark_name, source_name in _llmbar_sources(data_dir):
+        target = load_target(benchmark_name, data_dir)
+        source = load_judgments(f"recorded:{source_name}", target, data_dir)
+        summary = summarize(
+            target,
+            join(target.instances, source.judgments),
+            judge=source.name,
+            settings=Settings(resamples=0),
+        )
+        for key in (*COUNT_KEYS, "accuracy_order_avg"):
+            assert round(summary[key]["value"], 3) == round(source.reported[key], 3), (
+                benchmark_name,
+                source_name,
+                key,
+            )
+        checked += 1
+    assert checked >= 203
+
+
+def test_gpt4_vanilla_on_natural_through_the_command(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "nat"
+    args = ("llmbar-natural", "--judgments", "recorded:llmbar/GPT-4/Vanilla", "--out", out)
+    assert meta_eval(data_dir, *args).exit_code == 0
+    summary = summary_of(out)
+    assert summary["accuracy_order_avg"]["value"] == pytest.approx(0.955)
+    assert summary["positional_agreement"]["value"] == pytest.approx(0.95)
+    assert summary["consistency"]["value"] == pytest.approx(0.95)
+
+
+# -- pointwise ----------------------------------------------------------------------------------------
+
+
+def test_coeval_chatgpt_correlations_and_alpha(data_dir: Path, tmp_path: Path) -> None:
+    from scipy import stats
+
+    out = tmp_path / "coeval"
+    args = ("coeval-eli5", "--judgments", "recorded:chatgpt", "--out", out, "--resamples", "50")
+    assert meta_eval(data_dir, *args).exit_code == 0
+    summary = summary_of(out)
+    benchmark = get_benchmark("coeval-eli5")
+    aspect = benchmark.aspects[0]
+    instances = {i.id: i for i in benchmark.instances(data_dir)}
+    judged = [json.loads(line) for line in (out / "judgments.jsonl").read_text().splitlines()]
+    pairs = [
+        (next(f["scores"][0] for f in j["facets"] if f["name"] == aspect), instances[j["id"]].scores[aspect])
+        for j in judged
+    ]
+    expected = stats.spearmanr([p[0] for p in pairs], [p[1] for p in pairs]).statistic
+    sample = summary["correlations"][aspect]["sample"]
+    assert sample["spearman"]["value"] == pytest.approx(expected)
+    assert sample["spearman"]["n"] == 200
+    assert "system" in summary["correlations"][aspect]
+    alpha = summary["alpha"][aspect]["interval"]
+    assert -1 <= alpha["humans"] <= 1 and -1 <= alpha["humans_and_judge"] <= 1
+
+
+# -- running a method ---------------------------------------------------------------------------------
+
+
+def labelled_pairs(tmp_path: Path, n: int = 8) -> Path:
+    rows = []
+    for i in range(n):
+        good_first = i % 2 == 0
+        rows.append(
+            {
+                "qid": f"p{i}",
+                "instruction": f"Question {i // 2}?",
+                "output_1": "good" if good_first else "poor",
+                "output_2": "poor" if good_first else "good",
+                "winner": "A" if good_first else "B",
+                "kind": "even" if good_first else "odd",
+            }
+        )
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+MAPPING = ("--field", "id=qid", "--field", "category=kind")
+
+
+@pytest.fixture
+def server():  # type: ignore[no-untyped-def]
+    rule = RuleJudge(quality={"good": 8, "poor": 3})
+    with LLMServer(rule.for_server()) as running:
+        yield running
+
+
+def local(server: LLMServer, tmp_path: Path) -> list[str]:
+    return [
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--cache",
+        str(tmp_path / "cache.sqlite"),
+    ]
+
+
+def test_a_method_run_is_measured_reported_and_resumable(
+    data_dir: Path, tmp_path: Path, server: LLMServer
+) -> None:
+    out = tmp_path / "dna"
+    args = [labelled_pairs(tmp_path), "--method", "dna", "--swap", *MAPPING, "--out", out, "-q"]
+    result = meta_eval(data_dir, *args, *local(server, tmp_path))
+    assert result.exit_code == 0, result.output
+    summary = summary_of(out)
+    assert summary["agreement"] == summary["agreement"] | {"value": 1.0, "hits": 8, "n": 8}
+    assert summary["consistency"]["value"] == 1.0
+    assert summary["method"]["name"] == "dna" and summary["method"]["swap"] is True
+    assert summary["usage"]["calls"] > 0
+    assert set(summary["by_category"]) == {"even", "odd"}
+    assert summary["facet_weights"]["(all)"]
+    calls = server.request_count
+    again = meta_eval(data_dir, *args, *local(server, tmp_path))
+    assert again.exit_code == 0 and server.request_count == calls  # every reply from the cache
+    assert summary_of(out)["agreement"]["value"] == 1.0
+
+
+def test_compare_two_methods_and_the_aspect_sweep(data_dir: Path, tmp_path: Path, server: LLMServer) -> None:
+    labels = labelled_pairs(tmp_path, n=12)
+    common = [labels, *MAPPING, "-q", *local(server, tmp_path), "--resamples", "100"]
+    assert meta_eval(data_dir, *common, "--method", "direct", "--out", tmp_path / "direct").exit_code == 0
+    sweep = meta_eval(data_dir, *common, "--method", "dna", "--aspects", "1,2", "--out", tmp_path / "sweep")
+    assert sweep.exit_code == 0, sweep.output
+    summary = summary_of(tmp_path / "sweep")
+    assert [row["aspects"] for row in summary["sweep"]] == [1, 2]
+    assert (tmp_path / "sweep" / "aspects-2" / "summary.json").is_file()
+    compared = CliRunner().invoke(
+        cli,
+        [
+            "compare",
+            str(tmp_path / "direct"),
+            str(tmp_path / "sweep" / "aspects-2"),
+            "--json",
+            str(tmp_path / "c.json"),
+        ],
+    )
+    assert compared.exit_code == 0, compared.output
+    comparison = json.loads((tmp_path / "c.json").read_text())
+    agreement = comparison["metrics"]["agreement"]
+    assert agreement["n"] == 12 and agreement["p_value"] == 1.0  # both judges right everywhere
+    report = CliRunner().invoke(cli, ["report", str(tmp_path / "direct")])
+    assert report.exit_code == 0 and (tmp_path / "direct" / "report.html").is_file()
+
+
+def test_labels_only_benchmarks_refuse_a_method(data_dir: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "meta-eval",
+            "mtbench-human",
+            "--method",
+            "dna",
+            "--model",
+            "openai:x",
+            "--out",
+            str(tmp_path / "x"),
+            "--data-dir",
+            str(data_dir),
+        ],
+    )
+    assert result.exit_code == 1 and "ships labels only" in result.output
+
+
+def test_user_file_with_our_judgments_and_a_stratified_limit(data_dir: Path, tmp_path: Path) -> None:
+    labels = labelled_pairs(tmp_path, n=10)
+    judgments = tmp_path / "j.jsonl"
+    judgments.write_text(
+        "".join(
+            json.dumps({"id": f"p{i}", "method": "mine", "status": "ok", "verdict": 1}) + "\n"
+            for i in range(10)
+        )
+    )
+    out = tmp_path / "mine"
+    result = meta_eval(
+        data_dir, labels, "--judgments", judgments, *MAPPING, "--limit", "4", "--seed", "3", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    summary = summary_of(out)
+    assert summary["n"] == 4 and summary["agreement"]["hits"] == 2  # stratified: two of each label
+    assert summary["unmatched_judgments"] == 6
+
+
+def test_a_bad_row_in_a_user_file_is_named(data_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"instruction": "q", "output_1": "a", "output_2": "b", "winner": "C"}) + "\n")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "meta-eval",
+            str(path),
+            "--judgments",
+            str(path),
+            "--out",
+            str(tmp_path / "o"),
+            "--data-dir",
+            str(data_dir),
+        ],
+    )
+    assert result.exit_code == 1
+    assert "bad.jsonl:1: field 'winner'" in " ".join(result.output.split())
+
+
+def test_datasets_list_names_every_benchmark(data_dir: Path) -> None:
+    result = CliRunner().invoke(cli, ["datasets", "list", "--data-dir", str(data_dir)], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    for name in ("llmbar-adversarial-gptout", "mtbench-human", "autoj-pairwise", "summeval", "coeval-eli5"):
+        assert name in result.output
+    assert "missing" not in result.output
