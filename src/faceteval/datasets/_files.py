@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +64,69 @@ def field(
 
 def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """An object read from a benchmark file, able to report a bad field with its file and position."""
+
+    path: Path
+    line: int | None
+    """The line of a JSONL file, the 1-based position in a JSON list or object, or None."""
+    data: Mapping[str, Any]
+    label: str = ""
+    """Where the object is, in words, put before each problem (``record 12``, ``input 3``)."""
+    prefix: str = ""
+    """The dotted field path of ``data`` within the record."""
+
+    def get(self, name: str, kind: type | tuple[type, ...]) -> Any:
+        try:
+            return field(self.data, name, kind, path=self.path, line=self.line)
+        except InputError as exc:
+            raise self.error(name, exc.problem) from None
+
+    def number(self, name: str, low: float, high: float) -> float:
+        """``data[name]`` as a float within ``[low, high]``."""
+        value = float(self.get(name, (int, float)))
+        if not low <= value <= high:
+            raise self.error(name, f"expected a score in [{low:g}, {high:g}], got {value!r}")
+        return value
+
+    def whole(self, name: str, low: int, high: int) -> int:
+        """``data[name]`` as an integer within ``[low, high]``."""
+        value: int = self.get(name, int)
+        if not low <= value <= high:
+            raise self.error(name, f"expected an integer score {low}-{high}, got {value!r}")
+        return value
+
+    def child(self, name: str) -> Record:
+        """The object under ``name``, reporting its fields as ``name.field``."""
+        return Record(self.path, self.line, self.get(name, dict), self.label, self._field(name))
+
+    def error(self, name: str | None, problem: str) -> InputError:
+        where = self._field(name) if name is not None else self.prefix or None
+        return InputError(
+            str(self.path), self.line, where, f"{self.label}: {problem}" if self.label else problem
+        )
+
+    def _field(self, name: str) -> str:
+        return f"{self.prefix}.{name}" if self.prefix else name
+
+
+def json_records(path: Path) -> list[Record]:
+    """The records of a file holding one JSON list of objects (``line`` = 1-based position)."""
+    data = read_json(path)
+    if not isinstance(data, list):
+        raise InputError(str(path), None, None, f"expected a JSON list of records, got {type(data).__name__}")
+    records = []
+    for position, item in enumerate(data, start=1):
+        record = Record(path, position, item if isinstance(item, dict) else {}, f"record {position}")
+        if not isinstance(item, dict):
+            raise record.error(None, f"expected a JSON object, got {type(item).__name__}")
+        records.append(record)
+    return records
+
+
+def jsonl_records(path: Path) -> list[Record]:
+    """The objects of a JSONL file (``line`` = the line number)."""
+    return [Record(path, line, record) for line, record in read_jsonl(path)]

@@ -23,50 +23,11 @@ from typing import Any
 
 from faceteval.core import Criterion, Instance, Judgment, OrderResult, TraceEntry
 from faceteval.datasets._benchmark import Benchmark, RecordedSource, RemoteFile
-from faceteval.datasets._files import field, read_json, read_jsonl
+from faceteval.datasets._files import Record, json_records, jsonl_records
 from faceteval.errors import InputError
 
 # ---------------------------------------------------------------------------------------------------------
 # Record helpers
-
-
-@dataclass(frozen=True, slots=True)
-class _Record:
-    """One record of a source file, able to report a bad field with its file and position."""
-
-    path: Path
-    line: int
-    """The line of a JSONL file, or the 1-based position in a JSON list (``listed``)."""
-    data: Mapping[str, Any]
-    listed: bool = False
-
-    def get(self, name: str, kind: type | tuple[type, ...]) -> Any:
-        try:
-            return field(self.data, name, kind, path=self.path, line=self.line)
-        except InputError as exc:
-            raise self.error(name, exc.problem) from None
-
-    def error(self, name: str | None, problem: str) -> InputError:
-        prefix = f"record {self.line}: " if self.listed else ""
-        return InputError(str(self.path), self.line, name, prefix + problem)
-
-
-def _jsonl(path: Path) -> list[_Record]:
-    return [_Record(path, line, record) for line, record in read_jsonl(path)]
-
-
-def _json_list(path: Path) -> list[_Record]:
-    """The records of a file holding one JSON list of objects (``line`` = 1-based position)."""
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise InputError(str(path), None, None, f"expected a JSON list of records, got {type(data).__name__}")
-    records = []
-    for position, item in enumerate(data, start=1):
-        record = _Record(path, position, item if isinstance(item, dict) else {}, listed=True)
-        if not isinstance(item, dict):
-            raise record.error(None, f"expected a JSON object, got {type(item).__name__}")
-        records.append(record)
-    return records
 
 
 def _text_lines(path: Path) -> list[str]:
@@ -78,7 +39,7 @@ def _text_lines(path: Path) -> list[str]:
         raise InputError(str(path), None, None, f"not UTF-8 text ({exc.reason})") from exc
 
 
-def _coded(record: _Record, name: str, coding: Mapping[Any, int]) -> int:
+def _coded(record: Record, name: str, coding: Mapping[Any, int]) -> int:
     """``record[name]`` translated through ``coding``; any other value is an `InputError`."""
     value = record.get(name, (str, int))
     if value not in coding:
@@ -125,8 +86,8 @@ of details of their responses"); the DnA-Eval paper lists the same four as FairE
 
 def _load_faireval(root: Path) -> Iterator[Instance]:
     base = root / "faireval"
-    questions = _jsonl(base / "question.jsonl")
-    answers = [_jsonl(base / "answer" / f"answer_{m}.jsonl") for m in ("gpt35", "vicuna-13b")]
+    questions = jsonl_records(base / "question.jsonl")
+    answers = [jsonl_records(base / "answer" / f"answer_{m}.jsonl") for m in ("gpt35", "vicuna-13b")]
     review = base / "review" / "review_gpt35_vicuna-13b_human.txt"
     labels = _text_lines(review)
     for model, records in zip(("gpt35", "vicuna-13b"), answers, strict=True):
@@ -210,7 +171,7 @@ def _majority(votes: list[int]) -> int:
 
 
 def _load_pandalm(root: Path) -> Iterator[Instance]:
-    for record in _json_list(root / "pandalm" / "testset-v1.json"):
+    for record in json_records(root / "pandalm" / "testset-v1.json"):
         idx = record.get("idx", int)
         instruction, given = record.get("instruction", str), record.get("input", str)
         votes = [_coded(record, name, _PANDALM_VOTE) for name in _ANNOTATORS]
@@ -231,7 +192,7 @@ def _load_pandalm(root: Path) -> Iterator[Instance]:
         )
 
 
-def _pandalm_response(record: _Record, name: str) -> str:
+def _pandalm_response(record: Record, name: str) -> str:
     """A response text; six responses (idx 157-164) are JSON ``true`` in the file and read as ``"True"``."""
     value = record.get(name, (str, bool))
     return str(value) if isinstance(value, bool) else value
@@ -252,7 +213,7 @@ class _PandaFile:
 def _pandalm_judgments(source: _PandaFile, name: str) -> Callable[[Path], Iterator[Judgment]]:
     def load(root: Path) -> Iterator[Judgment]:
         seen: set[int] = set()
-        for record in _json_list(root / "pandalm" / source.file):
+        for record in json_records(root / "pandalm" / source.file):
             idx = record.get("idx", int)
             if idx in seen:
                 raise record.error("idx", f"duplicate idx {idx}")
@@ -262,7 +223,7 @@ def _pandalm_judgments(source: _PandaFile, name: str) -> Callable[[Path], Iterat
     return load
 
 
-def _pandalm_judgment(record: _Record, idx: int, source: _PandaFile, name: str) -> Judgment:
+def _pandalm_judgment(record: Record, idx: int, source: _PandaFile, name: str) -> Judgment:
     result_field = f"{source.prefix}_result"
     result = record.get(result_field, (str, int))
     readable = result not in source.unreadable
@@ -387,7 +348,9 @@ _AUTOJ_GROUP_OF = {scenario: group for group, names in _AUTOJ_GROUPS.items() for
 
 
 def _load_autoj(root: Path) -> Iterator[Instance]:
-    for position, record in enumerate(_jsonl(root / "autoj" / "test" / "testdata_pairwise.jsonl"), start=1):
+    for position, record in enumerate(
+        jsonl_records(root / "autoj" / "test" / "testdata_pairwise.jsonl"), start=1
+    ):
         scenario = record.get("scenario", str)
         raw_label = record.get("label", int)
         yield Instance(
@@ -404,7 +367,7 @@ def _load_autoj(root: Path) -> Iterator[Instance]:
         )
 
 
-def _autoj_output(record: _Record) -> int | None:
+def _autoj_output(record: Record) -> int | None:
     """Auto-J's verdict code (0, 1, 2) of one output line, or None when it holds no verdict."""
     value = record.get("output", (int, str, type(None)))
     if isinstance(value, str) and value.strip() in {"0", "1", "2"}:
@@ -414,15 +377,15 @@ def _autoj_output(record: _Record) -> int | None:
 
 def _load_autoj_recorded(root: Path) -> Iterator[Judgment]:
     base = root / "autoj" / "outputs"
-    original = _jsonl(base / "pairwise_example_output.jsonl")
-    exchanged = _jsonl(base / "pairwise_exchange_example_output.jsonl")
+    original = jsonl_records(base / "pairwise_example_output.jsonl")
+    exchanged = jsonl_records(base / "pairwise_exchange_example_output.jsonl")
     path = base / "pairwise_exchange_example_output.jsonl"
     _same_count(len(exchanged), len(original), path, "one per line of pairwise_example_output.jsonl")
     for position, (first, second) in enumerate(zip(original, exchanged, strict=True), start=1):
         yield _autoj_judgment(position, first, second)
 
 
-def _autoj_judgment(position: int, first: _Record, second: _Record) -> Judgment:
+def _autoj_judgment(position: int, first: Record, second: Record) -> Judgment:
     codes = (_autoj_output(first), _autoj_output(second))
     v1 = None if codes[0] is None else _AUTOJ_LABEL[codes[0]]
     v2 = None if codes[1] is None else _AUTOJ_EXCHANGED[codes[1]]
@@ -517,7 +480,7 @@ _LLMEVAL2_LABEL = {"model1": 1, "model2": 2, "TIE": 0}
 
 
 def _load_llmeval2(root: Path, *, dataset: str | None = None) -> Iterator[Instance]:
-    for record in _jsonl(root / "llmeval2" / "LLMEval2_benchmark.json"):
+    for record in jsonl_records(root / "llmeval2" / "LLMEval2_benchmark.json"):
         source = record.get("dataset", str)
         if dataset is not None and source != dataset:
             continue
@@ -596,7 +559,7 @@ class _Prompt:
     criterion: Criterion
 
 
-def _parse_prompt(record: _Record, name: str) -> _Prompt:
+def _parse_prompt(record: Record, name: str) -> _Prompt:
     match = _PROMPT.search(record.get(name, str))
     if match is None:
         raise record.error(
@@ -616,7 +579,7 @@ def _chosen_first(instance_id: str) -> bool:
 
 
 def _load_hhh(root: Path) -> Iterator[Instance]:
-    for record in _json_list(root / "prometheus" / "hhh_alignment_eval.json"):
+    for record in json_records(root / "prometheus" / "hhh_alignment_eval.json"):
         chosen = _parse_prompt(record, "chosen_instruction")
         rejected = _parse_prompt(record, "rejected_instruction")
         if (chosen.query, chosen.criterion) != (rejected.query, rejected.criterion):
@@ -640,7 +603,7 @@ def _load_hhh(root: Path) -> Iterator[Instance]:
 
 def _load_rubric_set(file: str, prefix: str) -> Callable[[Path], Iterator[Instance]]:
     def load(root: Path) -> Iterator[Instance]:
-        for record in _json_list(root / "prometheus" / file):
+        for record in json_records(root / "prometheus" / file):
             prompt = _parse_prompt(record, "instruction")
             qid, responder = record.get("idx", int), record.get("response_source", str)
             yield Instance(
@@ -658,13 +621,13 @@ def _load_rubric_set(file: str, prefix: str) -> Callable[[Path], Iterator[Instan
 
 def _gpt4_scores(file: str, prefix: str) -> Callable[[Path], Iterator[Judgment]]:
     def load(root: Path) -> Iterator[Judgment]:
-        for record in _json_list(root / "prometheus" / file):
+        for record in json_records(root / "prometheus" / file):
             yield _gpt4_judgment(record, prefix)
 
     return load
 
 
-def _gpt4_judgment(record: _Record, prefix: str) -> Judgment:
+def _gpt4_judgment(record: Record, prefix: str) -> Judgment:
     scores = record.get("gpt4_score", list)
     feedback = record.get("gpt4_feedback", list)
     if not scores or len(scores) != len(feedback):

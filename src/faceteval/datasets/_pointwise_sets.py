@@ -21,72 +21,11 @@ from typing import Any, Literal
 
 from faceteval.core import Criterion, FacetScore, Instance, Judgment, TraceEntry
 from faceteval.datasets._benchmark import Benchmark, RecordedSource, RemoteFile
-from faceteval.datasets._files import field, read_json, read_jsonl
+from faceteval.datasets._files import Record, json_records, read_json, read_jsonl
 from faceteval.errors import FacetevalError, InputError
 
 # ---------------------------------------------------------------------------------------------------------
 # Record helpers
-
-
-@dataclass(frozen=True, slots=True)
-class _Record:
-    """An object read from a source file, able to report a bad field with its file and position."""
-
-    path: Path
-    line: int | None
-    """The line of a JSONL file, the 1-based position in a JSON list or object, or None."""
-    data: Mapping[str, Any]
-    label: str = ""
-    """Where the object is, in words, put before each problem (``record 12``, ``input 3``)."""
-    prefix: str = ""
-    """The dotted field path of ``data`` within the record."""
-
-    def get(self, name: str, kind: type | tuple[type, ...]) -> Any:
-        try:
-            return field(self.data, name, kind, path=self.path, line=self.line)
-        except InputError as exc:
-            raise self.error(name, exc.problem) from None
-
-    def number(self, name: str, low: float, high: float) -> float:
-        """``data[name]`` as a float within ``[low, high]``."""
-        value = float(self.get(name, (int, float)))
-        if not low <= value <= high:
-            raise self.error(name, f"expected a score in [{low:g}, {high:g}], got {value!r}")
-        return value
-
-    def whole(self, name: str, low: int, high: int) -> int:
-        """``data[name]`` as an integer within ``[low, high]``."""
-        value: int = self.get(name, int)
-        if not low <= value <= high:
-            raise self.error(name, f"expected an integer score {low}-{high}, got {value!r}")
-        return value
-
-    def child(self, name: str) -> _Record:
-        """The object under ``name``, reporting its fields as ``name.field``."""
-        return _Record(self.path, self.line, self.get(name, dict), self.label, self._field(name))
-
-    def error(self, name: str | None, problem: str) -> InputError:
-        where = self._field(name) if name is not None else self.prefix or None
-        return InputError(
-            str(self.path), self.line, where, f"{self.label}: {problem}" if self.label else problem
-        )
-
-    def _field(self, name: str) -> str:
-        return f"{self.prefix}.{name}" if self.prefix else name
-
-
-def _json_list(path: Path) -> list[_Record]:
-    """The records of a file holding one JSON list of objects (``line`` = 1-based position)."""
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise InputError(str(path), None, None, f"expected a JSON list of records, got {type(data).__name__}")
-    records = []
-    for position, item in enumerate(data, start=1):
-        record = _Record(path, position, item if isinstance(item, dict) else {}, f"record {position}")
-        if not isinstance(item, dict):
-            raise record.error(None, f"expected a JSON object, got {type(item).__name__}")
-        records.append(record)
-    return records
 
 
 def _json_object(path: Path) -> dict[str, Any]:
@@ -148,7 +87,7 @@ fluency)."""
 def _load_summeval(root: Path) -> Iterator[Instance]:
     path = root / _SUMMEVAL_FILE
     for line, data in read_jsonl(path):
-        record = _Record(path, line, data)
+        record = Record(path, line, data)
         article, system = record.get("article_id", str), record.get("summary_id", str)
         yield Instance(
             id=f"summeval:{article}:{system}",
@@ -340,7 +279,7 @@ _QAGS_XSUM = _UniEvalSet(
 def _unieval_loader(spec: _UniEvalSet) -> Callable[[Path], Iterator[Instance]]:
     def load(root: Path) -> Iterator[Instance]:
         units: dict[str, int] = {}
-        for record in _json_list(root / "unieval" / "data" / spec.file):
+        for record in json_records(root / "unieval" / "data" / spec.file):
             source = record.get("source", str)
             unit = units.setdefault(source, len(units) + 1)
             metadata: dict[str, Any]
@@ -608,11 +547,11 @@ class _CoevalOutput:
     chatgpt: dict[str, int]
 
 
-def _inputs(path: Path) -> list[tuple[str, _Record]]:
+def _inputs(path: Path) -> list[tuple[str, Record]]:
     """(input text, its ``{system: ...}`` object) per input of a CoEval file, in file order."""
     inputs = []
     for position, (query, systems) in enumerate(_json_object(path).items(), start=1):
-        record = _Record(path, position, systems if isinstance(systems, dict) else {}, f"input {position}")
+        record = Record(path, position, systems if isinstance(systems, dict) else {}, f"input {position}")
         if not isinstance(systems, dict):
             raise record.error(None, f"expected an object of systems, got {type(systems).__name__}")
         inputs.append((query, record))
@@ -685,7 +624,7 @@ def _chatgpt_texts(root: Path, task: _CoevalTask, outputs: Sequence[_CoevalOutpu
     characters), so the join checks the output text instead.
     """
     path = root / _COEVAL_COMBINED
-    record = _Record(path, None, _json_object(path)).child(task.key)
+    record = Record(path, None, _json_object(path)).child(task.key)
     sources, models, targets = (record.get(name, list) for name in ("source", "model_name", "target"))
     kv = record.child("criteria_kv")
     columns = [kv.get(key, list) for key, _, _ in task.criteria]
@@ -709,7 +648,7 @@ def _chatgpt_texts(root: Path, task: _CoevalTask, outputs: Sequence[_CoevalOutpu
     return texts
 
 
-def _text(record: _Record, key: str, column: Sequence[Any], at: int) -> str:
+def _text(record: Record, key: str, column: Sequence[Any], at: int) -> str:
     text = column[at]
     if not isinstance(text, str):
         raise record.error(f"{key}[{at}]", f"expected str, got {type(text).__name__}")
