@@ -24,11 +24,9 @@ from faceteval.metaeval import (
     join,
     load_judgments,
     load_target,
+    measure,
     select,
     summarize,
-    write_instances,
-    write_judgments,
-    write_summary,
 )
 from faceteval.report import write_report
 
@@ -77,19 +75,23 @@ REPRODUCTIONS = [
 ]
 
 
-def measure(data_dir: Path, name: str, benchmark: str, judge: str, turn: int | None, resamples: int) -> dict:
+def measure_recorded(
+    data_dir: Path, name: str, benchmark: str, judge: str, turn: int | None, resamples: int
+) -> dict:
     target = load_target(benchmark, data_dir)
     instances = select(target.instances, turn=turn)
     source = load_judgments(judge, target, data_dir)
-    joined = join(instances, source.judgments)
-    summary = summarize(target, joined, judge=source.name, settings=Settings(resamples=resamples))
-    if source.reported:
-        summary["reported"] = source.reported
-    run = OUT / name
-    write_instances(run, instances)
-    write_judgments(run, (j for _, j in joined.pairs if j is not None))
-    write_summary(run, summary)
-    write_report(run)
+    extra = {"reported": source.reported} if source.reported else {}
+    summary = measure(
+        OUT / name,
+        target,
+        instances,
+        source.judgments,
+        judge=source.name,
+        settings=Settings(resamples),
+        extra=extra,
+    )
+    write_report(OUT / name)
     return summary
 
 
@@ -104,7 +106,7 @@ def reproductions(data_dir: Path) -> None:
     for column in ("benchmark", "judge", "metric", "measured", "published", "source", "match"):
         table.add_column(column)
     for name, benchmark, judge, turn, checks in REPRODUCTIONS:
-        summary = measure(data_dir, name, benchmark, judge, turn, resamples=1000)
+        summary = measure_recorded(data_dir, name, benchmark, judge, turn, resamples=1000)
         for key, published, where in checks:
             rate = lookup(summary, key)
             measured = f"{rate['hits']} / {rate['n']}" if "/" in published else f"{100 * rate['value']:.2f}%"
@@ -147,7 +149,9 @@ def adversarial(data_dir: Path) -> None:
         )
     console.print(table)
     best = rows[0][0]
-    measure(data_dir, "llmbar-adversarial-best", "llmbar-adversarial", f"recorded:llmbar/{best}", None, 1000)
+    measure_recorded(
+        data_dir, "llmbar-adversarial-best", "llmbar-adversarial", f"recorded:llmbar/{best}", None, 1000
+    )
 
 
 def main() -> int:

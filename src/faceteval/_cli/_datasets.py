@@ -10,19 +10,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
-from faceteval.datasets import DATA_DIR_ENV, benchmarks, get_benchmark
+from faceteval._cli._options import data_dir_option
+from faceteval.datasets import benchmarks, get_benchmark
 from faceteval.datasets._fetch import fetch as fetch_files
 
 console = Console(highlight=False, soft_wrap=True)
-
-data_dir_option = click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    envvar=DATA_DIR_ENV,
-    default=Path("data"),
-    show_default=True,
-    help=f"Where the benchmarks are ({DATA_DIR_ENV}).",
-)
 
 
 @click.group()

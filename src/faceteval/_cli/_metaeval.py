@@ -12,21 +12,25 @@ import click
 from faceteval._cli._app import err_console, handle_errors
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._metaeval_display import show_results
-from faceteval._cli._options import build_method, build_request, check_method_flags, engine_options
+from faceteval._cli._options import (
+    build_method,
+    build_request,
+    check_method_flags,
+    data_dir_option,
+    engine_options,
+)
 from faceteval._cli._run import run_judge
-from faceteval.datasets import DATA_DIR_ENV, read_judgments
+from faceteval.datasets import read_judgments
 from faceteval.datasets._generic import parse_field_options
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import (
     Settings,
     Target,
-    join,
     load_judgments,
     load_target,
+    measure,
     select,
-    summarize,
     write_instances,
-    write_judgments,
     write_summary,
 )
 from faceteval.methods import DEFAULT_ASPECTS, method_names
@@ -56,14 +60,7 @@ HEADLINE = (
 @click.option(
     "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Run directory to write."
 )
-@click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    envvar=DATA_DIR_ENV,
-    default=Path("data"),
-    show_default=True,
-    help=f"Where the benchmarks are ({DATA_DIR_ENV}).",
-)
+@data_dir_option
 @click.option("--limit", type=click.IntRange(1), help="A stratified sample of this many instances.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sample and the bootstrap.")
 @click.option("--turn", type=click.IntRange(1), help="Only this turn (multi-turn benchmarks: MT-Bench).")
@@ -140,9 +137,11 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     if flags["judgments_spec"]:
         source = load_judgments(flags["judgments_spec"], target, flags["data_dir"])
         extra = {"reported": source.reported} if source.reported else {}
-        summary = _measure(
-            out, target, instances, source.judgments, source.name, settings, flags["report"], extra=extra
+        summary = measure(
+            out, target, instances, source.judgments, judge=source.name, settings=settings, extra=extra
         )
+        if flags["report"]:
+            write_report(out)
         show_results(summary, out)
         return
     _run_method(ctx, flags, target, instances, settings)
@@ -192,17 +191,18 @@ def _run_method(
             "method": {**method.describe(), "model": flags["model"], "swap": flags["swap"]},
             "variant": {"aspects": variant.aspects, "seed": variant.seed},
         }
-        summary = _measure(
+        summary = measure(
             run_dir,
             target,
             instances,
             judgments,
-            judge,
-            settings,
-            flags["report"],
+            judge=judge,
+            settings=settings,
             extra=extra,
-            rewrite=False,
+            copy_judgments=False,
         )
+        if flags["report"]:
+            write_report(run_dir)
         summaries.append((variant, summary))
     if len(summaries) > 1:
         combined = _combine(summaries)
@@ -239,33 +239,6 @@ def _int_list(text: str, flag: str) -> list[int]:
     if not values or any(value < (1 if flag == "--aspects" else 0) for value in values):
         raise click.BadParameter(f"{text!r}: give positive integers", param_hint=flag)
     return values
-
-
-def _measure(
-    out: Path,
-    target: Target,
-    instances: list[Any],
-    judgments: Any,
-    judge: str,
-    settings: Settings,
-    report: bool,
-    *,
-    extra: dict[str, Any],
-    rewrite: bool = True,
-) -> dict[str, Any]:
-    """Summarise the judgments of ``instances`` and write the run directory."""
-    joined = join(instances, judgments)
-    write_instances(out, instances)
-    if rewrite:
-        write_judgments(out, (judgment for _, judgment in joined.pairs if judgment is not None))
-    summary = summarize(target, joined, judge=judge, settings=settings) | extra
-    write_summary(out, summary)
-    if report:
-        write_report(out)
-    return summary
-
-
-HEADLINE_POINTWISE = "spearman"
 
 
 def _combine(summaries: list[tuple[_Variant, dict[str, Any]]]) -> dict[str, Any]:

@@ -11,13 +11,23 @@ import click
 
 from faceteval._cli._app import config_prices
 from faceteval._cli._run import RunRequest, default_cache_path
-from faceteval.datasets import load_criteria
+from faceteval.datasets import DATA_DIR_ENV, load_criteria
 from faceteval.llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, GenerateConfig, PriceTable, RetryPolicy
 from faceteval.methods import AGGREGATES, Method, create_method
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 DNA_ONLY = ("aspects", "aggregate")
+
+data_dir_option = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar=DATA_DIR_ENV,
+    default=Path("data"),
+    show_default=True,
+    help=f"Where the benchmarks are ({DATA_DIR_ENV}).",
+)
+"""``--data-dir``: where the benchmarks are read from."""
 
 _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "--model": click.option(

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError, InputError
+from faceteval.metaeval._judgments import join
+from faceteval.metaeval._summary import Settings, summarize
+from faceteval.metaeval._target import Target
 
 INSTANCES = "instances.jsonl"
 JUDGMENTS = "judgments.jsonl"
@@ -30,6 +33,31 @@ def write_summary(out: Path, summary: dict[str, Any]) -> Path:
     path = out / SUMMARY
     _atomic_write(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return path
+
+
+def measure(
+    out: Path,
+    target: Target,
+    instances: Sequence[Instance],
+    judgments: Iterable[Judgment],
+    *,
+    judge: str,
+    settings: Settings | None = None,
+    extra: Mapping[str, Any] | None = None,
+    copy_judgments: bool = True,
+) -> dict[str, Any]:
+    """Summarise the judgments of ``instances`` and write the run directory ``out``.
+
+    ``out`` gets instances.jsonl, summary.json (with ``extra`` merged in) and, unless the judgments
+    are already there (``copy_judgments=False``), judgments.jsonl with the judgment of each instance.
+    """
+    joined = join(instances, judgments)
+    write_instances(out, instances)
+    if copy_judgments:
+        write_judgments(out, (judgment for _, judgment in joined.pairs if judgment is not None))
+    summary = summarize(target, joined, judge=judge, settings=settings or Settings()) | dict(extra or {})
+    write_summary(out, summary)
+    return summary
 
 
 def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgment]]:
