@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +137,33 @@ def test_coeval_chatgpt_correlations_and_alpha(data_dir: Path, tmp_path: Path) -
     assert sample["spearman"]["n"] == 200
     assert "system" in summary["correlations"][aspect]
     alpha = summary["alpha"][aspect]["interval"]
-    assert -1 <= alpha["humans"] <= 1 and -1 <= alpha["humans_and_judge"] <= 1
+    assert -1 <= alpha["annotators"] <= 1 and -1 <= alpha["annotators_and_judge"] <= 1
+
+
+def test_prometheus_gpt4_runs_agree_with_each_other(data_dir: Path, tmp_path: Path) -> None:
+    import krippendorff
+    from scipy import stats
+
+    out = tmp_path / "run1"
+    args = ("prometheus-mtbench", "--judgments", "recorded:gpt-4-run1", "--out", out, "--resamples", "0")
+    result = meta_eval(data_dir, *args)
+    assert result.exit_code == 0, result.output
+    assert "Measured against GPT-4" in " ".join(result.output.split())
+    summary = summary_of(out)
+    assert summary["reference"] == "GPT-4 (mean of 3 recorded runs)"
+    raw = json.loads((data_dir / "prometheus" / "mt_bench_eval.json").read_text())
+    runs = [[record["gpt4_score"][k] for record in raw] for k in range(3)]
+    alpha = summary["alpha"]["score"]
+    assert alpha["interval"]["annotators"] == pytest.approx(
+        krippendorff.alpha(reliability_data=runs, level_of_measurement="interval")
+    )
+    assert alpha["ordinal"]["annotators"] == pytest.approx(
+        krippendorff.alpha(reliability_data=runs, level_of_measurement="ordinal")
+    )
+    mean = [sum(record["gpt4_score"]) / 3 for record in raw]
+    sample = summary["correlations"]["score"]["sample"]
+    assert sample["pearson"]["value"] == pytest.approx(stats.pearsonr(runs[0], mean).statistic)
+    assert "GPT-4 (mean of 3 recorded runs)" in (out / "report.md").read_text()
 
 
 # -- running a method ---------------------------------------------------------------------------------
@@ -227,6 +254,119 @@ def test_compare_two_methods_and_the_aspect_sweep(data_dir: Path, tmp_path: Path
     assert agreement["n"] == 12 and agreement["p_value"] == 1.0  # both judges right everywhere
     report = CliRunner().invoke(cli, ["report", str(tmp_path / "direct")])
     assert report.exit_code == 0 and (tmp_path / "direct" / "report.html").is_file()
+    table = tmp_path / "cost.md"
+    cost = CliRunner().invoke(
+        cli, ["cost", str(tmp_path / "direct"), str(tmp_path / "sweep"), "--markdown", str(table)]
+    )
+    assert cost.exit_code == 0, cost.output
+    rows = {line.split("|")[1].strip(): line for line in table.read_text().splitlines()[2:] if "|" in line}
+    direct_calls = summary_of(tmp_path / "direct")["usage"]["calls"]
+    assert direct_calls == 12  # one call per pair
+    assert f"| {direct_calls} |" in next(row for name, row in rows.items() if name.startswith("direct"))
+    sweep_calls = {run["dir"]: run["usage"]["calls"] for run in summary["sweep"]}
+    for sub_run, calls in sweep_calls.items():
+        assert f"| {calls:,} |" in next(row for name, row in rows.items() if name.endswith(f"[{sub_run}]"))
+    assert sweep_calls["aspects-2"] > sweep_calls["aspects-1"]  # one more facet to score
+
+
+def seeded_judge(body: dict[str, Any]) -> str:
+    """A judge whose seed matters: seed 0 is right; any other seed always prefers the first response."""
+    bias = 0.0 if body.get("seed", 0) == 0 else 9.0
+    return RuleJudge(quality={"good": 8, "poor": 3}, first_bias=bias, record=False).respond(body["messages"])
+
+
+def test_repeated_runs_over_seeds_and_their_significance(data_dir: Path, tmp_path: Path) -> None:
+    labels = labelled_pairs(tmp_path, n=12)
+    with LLMServer(seeded_judge) as seeded:
+        common = [labels, *MAPPING, "-q", *local(seeded, tmp_path), "--resamples", "100", "--seeds", "0,1"]
+        direct = meta_eval(data_dir, *common, "--method", "direct", "--out", tmp_path / "direct")
+        assert direct.exit_code == 0, direct.output
+        seeds = {request.body.get("seed") for request in seeded.requests}
+        assert seeds == {0, 1}  # each repeat reached the server with its own seed
+        dna = meta_eval(data_dir, *common, "--method", "dna", "--out", tmp_path / "dna")
+        assert dna.exit_code == 0, dna.output
+    summary = summary_of(tmp_path / "direct")
+    assert [(row["dir"], row["seed"]) for row in summary["runs"]] == [("seed-0", 0), ("seed-1", 1)]
+    # Seed 0 is right on all 12 pairs; seed 1 picks the first response, right on the 6 labelled 1.
+    assert summary["repeats"]["agreement"]["values"] == [1.0, 0.5]
+    assert summary["repeats"]["agreement"]["mean"] == pytest.approx(0.75)
+    assert summary["repeats"]["agreement"]["sd"] == pytest.approx(statistics.stdev([1.0, 0.5]))
+    assert summary_of(tmp_path / "direct" / "seed-1")["agreement"]["hits"] == 6
+    assert "Repeated runs" in (tmp_path / "direct" / "report.md").read_text()
+    compared = CliRunner().invoke(
+        cli, ["compare", str(tmp_path / "direct"), str(tmp_path / "dna"), "--json", str(tmp_path / "c.json")]
+    )
+    assert compared.exit_code == 0, compared.output
+    comparison = json.loads((tmp_path / "c.json").read_text())
+    assert comparison["runs_paired"] == 2 and comparison["n"] == 24  # 12 pairs x 2 seeds, pooled
+    agreement = comparison["metrics"]["agreement"]
+    assert (agreement["a"], agreement["b"]) == (pytest.approx(0.75), pytest.approx(0.75))
+
+
+def pointwise_labels(tmp_path: Path, n: int = 30) -> Path:
+    rows = [
+        {
+            "id": f"s{i}",
+            "query": f"Summarise text {i}.",
+            "candidates": [f"summary {i}"],
+            "scores": {"quality": i % 5 + 1},
+        }
+        for i in range(n)
+    ]
+    path = tmp_path / "scores.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def scored_judgments(path: Path, scores: list[float]) -> Path:
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"s{i}", "method": path.stem, "status": "ok", "scores": [score]}) + "\n"
+            for i, score in enumerate(scores)
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_compare_two_pointwise_judges(data_dir: Path, tmp_path: Path) -> None:
+    from scipy import stats
+
+    labels = pointwise_labels(tmp_path)
+    human = [i % 5 + 1 for i in range(30)]
+    close = scored_judgments(
+        tmp_path / "close.jsonl", [h + (0.5 if i % 3 == 0 else 0) for i, h in enumerate(human)]
+    )
+    noisy = scored_judgments(tmp_path / "noisy.jsonl", [(i * 7) % 5 + 1 for i in range(30)])
+    for judgments in (close, noisy):
+        result = meta_eval(data_dir, labels, "--judgments", judgments, "--out", tmp_path / judgments.stem)
+        assert result.exit_code == 0, result.output
+    summary = summary_of(tmp_path / "close")
+    assert summary["kind"] == "pointwise" and summary["reference"] == "humans"
+    close_scores = [json.loads(line)["scores"][0] for line in close.read_text().splitlines()]
+    assert summary["correlations"]["quality"]["sample"]["pearson"]["value"] == pytest.approx(
+        stats.pearsonr(close_scores, human).statistic
+    )
+    compared = CliRunner().invoke(
+        cli,
+        [
+            "compare",
+            str(tmp_path / "noisy"),
+            str(tmp_path / "close"),
+            "--resamples",
+            "500",
+            "--json",
+            str(tmp_path / "c.json"),
+        ],
+    )
+    assert compared.exit_code == 0, compared.output
+    assert "quality.pearson" in compared.output
+    pearson = json.loads((tmp_path / "c.json").read_text())["metrics"]["quality.pearson"]
+    noisy_scores = [json.loads(line)["scores"][0] for line in noisy.read_text().splitlines()]
+    expected = stats.pearsonr(close_scores, human).statistic - stats.pearsonr(noisy_scores, human).statistic
+    assert pearson["difference"] == pytest.approx(expected)
+    assert pearson["ci"][0] > 0  # the close judge is clearly better
+    assert pearson["p_value"] < 0.05 and pearson["significance"] in ("**", "***")
 
 
 def test_labels_only_benchmarks_refuse_a_method(data_dir: Path, tmp_path: Path) -> None:

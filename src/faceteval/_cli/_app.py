@@ -85,12 +85,13 @@ def cli() -> None:
 
 def _register() -> None:
     from faceteval._cli._compare import compare
+    from faceteval._cli._cost import cost
     from faceteval._cli._datasets import datasets
     from faceteval._cli._judge import judge
     from faceteval._cli._metaeval import meta_eval
     from faceteval._cli._report import report
 
-    for command in (judge, meta_eval, compare, report, datasets):
+    for command in (judge, meta_eval, compare, cost, report, datasets):
         cli.add_command(command)
 
 

@@ -199,7 +199,7 @@ def _run_method(
             judge=judge,
             settings=settings,
             extra=extra,
-            copy_judgments=False,
+            in_place=True,
         )
         if flags["report"]:
             write_report(run_dir)
@@ -250,7 +250,7 @@ def _combine(summaries: list[tuple[_Variant, dict[str, Any]]]) -> dict[str, Any]
     rows = []
     for variant, summary in summaries:
         row: dict[str, Any] = {"dir": variant.name, "aspects": variant.aspects, "seed": variant.seed}
-        row |= {key: summary[key] for key in HEADLINE if key in summary}
+        row |= headline(summary)
         row["status"] = summary["status"]
         row["usage"] = summary["usage"]
         rows.append(row)
@@ -262,12 +262,30 @@ def _combine(summaries: list[tuple[_Variant, dict[str, Any]]]) -> dict[str, Any]
     return combined
 
 
+def headline(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The numbers a sweep or repeat compares: the pairwise rates, or each aspect's sample correlations."""
+    if summary.get("kind") == "pointwise":
+        return {
+            f"{aspect}.{method}": entry
+            for aspect, levels in summary.get("correlations", {}).items()
+            for method, entry in levels.get("sample", {}).items()
+        }
+    return {key: summary[key] for key in HEADLINE if key in summary}
+
+
 def _repeats(summaries: list[tuple[_Variant, dict[str, Any]]]) -> dict[str, Any]:
+    """Mean and spread over seeds of each number; per aspect count (``aspects-K/...``) in a sweep."""
     out: dict[str, Any] = {"seeds": sorted({v.seed for v, _ in summaries if v.seed is not None})}
-    for key in HEADLINE:
-        values = [s[key]["value"] for _, s in summaries if key in s and s[key]["value"] is not None]
+    sweep = len({v.aspects for v, _ in summaries}) > 1
+    numbers: dict[str, list[float]] = {}
+    for variant, summary in summaries:
+        for key, entry in headline(summary).items():
+            if entry.get("value") is not None:
+                name = f"aspects-{variant.aspects}/{key}" if sweep else key
+                numbers.setdefault(name, []).append(entry["value"])
+    for name, values in numbers.items():
         if len(values) >= 2:
-            out[key] = {"mean": statistics.fmean(values), "sd": statistics.stdev(values), "values": values}
+            out[name] = {"mean": statistics.fmean(values), "sd": statistics.stdev(values), "values": values}
     return out
 
 

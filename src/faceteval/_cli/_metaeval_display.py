@@ -42,6 +42,15 @@ def show_results(summary: dict[str, Any], out: Path) -> None:
     else:
         table = _pairwise_table(summary, title)
     console.print(table)
+    if summary.get("reference", "humans") != "humans":
+        console.print(f"Measured against {escape(str(summary['reference']))}, not human labels.")
+    for aspect, raters in summary.get("alpha", {}).items():
+        interval = raters.get("interval", {})
+        console.print(
+            f"Krippendorff's alpha (interval) on {escape(aspect)}: annotators "
+            f"{_number(interval.get('annotators'))}, annotators + judge "
+            f"{_number(interval.get('annotators_and_judge'))}"
+        )
     console.print(
         f"n = {summary.get('n', 0):,}: {status.get('ok', 0):,} judged, {status.get('parse_error', 0):,} "
         f"parse errors, {status.get('error', 0):,} errors, {status.get('missing', 0):,} without a judgment"

@@ -71,6 +71,8 @@ class Benchmark:
     """Metadata key naming the system that produced an output (system-level correlation)."""
     texts: bool = True
     """False when the benchmark ships labels only (the outputs cannot be judged again)."""
+    reference: str = "humans"
+    """Who gave the labels a judge is measured against (``humans`` unless the benchmark has none)."""
     recorded: Callable[[Path], Sequence[RecordedSource]] = field(default=lambda _: ())
     """The recorded judges available in a data directory."""
     fetch: tuple[RemoteFile, ...] = ()

@@ -606,6 +606,7 @@ def _load_rubric_set(file: str, prefix: str) -> Callable[[Path], Iterator[Instan
         for record in json_records(root / "prometheus" / file):
             prompt = _parse_prompt(record, "instruction")
             qid, responder = record.get("idx", int), record.get("response_source", str)
+            runs = _gpt4_runs(record)
             yield Instance(
                 id=f"{prefix}:{qid}:{responder}",
                 query=prompt.query,
@@ -613,21 +614,27 @@ def _load_rubric_set(file: str, prefix: str) -> Callable[[Path], Iterator[Instan
                 reference=prompt.reference,
                 criteria=(prompt.criterion,),
                 category=record.get("category", str),
-                metadata={"question_id": qid, "response_source": responder},
+                scores={"score": round(fmean(score for score, _ in runs), 9)},
+                metadata={
+                    "question_id": qid,
+                    "response_source": responder,
+                    "annotators": {"score": [score for score, _ in runs]},
+                },
             )
 
     return load
 
 
-def _gpt4_scores(file: str, prefix: str) -> Callable[[Path], Iterator[Judgment]]:
+def _gpt4_scores(file: str, prefix: str, run: int | None) -> Callable[[Path], Iterator[Judgment]]:
     def load(root: Path) -> Iterator[Judgment]:
         for record in json_records(root / "prometheus" / file):
-            yield _gpt4_judgment(record, prefix)
+            yield _gpt4_judgment(record, prefix, run)
 
     return load
 
 
-def _gpt4_judgment(record: Record, prefix: str) -> Judgment:
+def _gpt4_runs(record: Record) -> list[tuple[int, str]]:
+    """GPT-4's recorded (score, feedback) runs of one output, checked."""
     scores = record.get("gpt4_score", list)
     feedback = record.get("gpt4_feedback", list)
     if not scores or len(scores) != len(feedback):
@@ -637,33 +644,54 @@ def _gpt4_judgment(record: Record, prefix: str) -> Judgment:
             raise record.error(f"gpt4_score[{k}]", f"expected an integer 1-5, got {score!r}")
         if not isinstance(text, str):
             raise record.error(f"gpt4_feedback[{k}]", f"expected str, got {type(text).__name__}")
-    trace = [
-        TraceEntry(stage="recorded:gpt-4", messages=[], raw=text, parsed=score)
-        for score, text in zip(scores, feedback, strict=True)
-    ]
+    return list(zip(scores, feedback, strict=True))
+
+
+def _gpt4_judgment(record: Record, prefix: str, run: int | None) -> Judgment:
+    """All runs (scores = their mean, one trace entry per run) or run ``run`` (1-based) alone."""
+    runs = _gpt4_runs(record)
+    if run is not None:
+        if run > len(runs):
+            raise record.error("gpt4_score", f"{len(runs)} recorded runs, no run {run}")
+        runs = [runs[run - 1]]
+    method = "recorded:gpt-4" if run is None else f"recorded:gpt-4-run{run}"
+    trace = [TraceEntry(stage=method, messages=[], raw=text, parsed=score) for score, text in runs]
     qid, responder = record.get("idx", int), record.get("response_source", str)
     return Judgment(
         id=f"{prefix}:{qid}:{responder}",
-        method="recorded:gpt-4",
+        method=method,
         status="ok",
-        scores=[round(fmean(scores), 9)],
+        scores=[round(fmean(score for score, _ in runs), 9)],
         trace=trace,
     )
 
 
+_GPT4_RUNS = 3
+
+
 def _prometheus_recorded(file: str, prefix: str) -> Callable[[Path], list[RecordedSource]]:
     def recorded(root: Path) -> list[RecordedSource]:
-        return [
+        judge = "GPT-4 (2023, as recorded by Prometheus)"
+        runs = [
             RecordedSource(
-                name="gpt-4",
-                judge="GPT-4 (2023, as recorded by Prometheus)",
-                description=(
-                    "Three sampled GPT-4 1-5 rubric scores with feedback per output; scores = [their mean], "
-                    "each run is a trace entry (parsed = its score, raw = its feedback)."
-                ),
-                load=_gpt4_scores(file, prefix),
+                name=f"gpt-4-run{run}",
+                judge=f"{judge}, run {run}",
+                description=f"GPT-4's recorded run {run} of {_GPT4_RUNS}: its 1-5 rubric score and feedback.",
+                load=_gpt4_scores(file, prefix, run),
             )
+            for run in range(1, _GPT4_RUNS + 1)
         ]
+        mean = RecordedSource(
+            name="gpt-4",
+            judge=judge,
+            description=(
+                "Three sampled GPT-4 1-5 rubric scores with feedback per output; scores = [their mean], "
+                "each run is a trace entry (parsed = its score, raw = its feedback). Measured against this "
+                "benchmark's reference (the same mean) it correlates perfectly: measure a single run instead."
+            ),
+            load=_gpt4_scores(file, prefix, None),
+        )
+        return [mean, *runs]
 
     return recorded
 
@@ -702,7 +730,9 @@ def _rubric_benchmark(name: str, file: str, sha: str, title: str) -> Benchmark:
         name=name,
         title=title,
         kind="pointwise",
-        labels="no human labels; recorded GPT-4 scores only",
+        labels="no human labels: the reference is GPT-4's 1-5 score (mean of 3 recorded runs)",
+        reference="GPT-4 (mean of 3 recorded runs)",
+        aspects=("score",),
         license=_PROMETHEUS_LICENSE,
         path=f"prometheus/{file}",
         load=_load_rubric_set(file, name),
@@ -715,7 +745,9 @@ def _rubric_benchmark(name: str, file: str, sha: str, title: str) -> Benchmark:
         notes=(
             "Ids are <name>:<question idx>:<response_source>. Each output has its own 1-5 rubric (the "
             "instance's criterion, with the score descriptions as guideline) and a score-5 reference answer. "
-            "No human scores: use it to compare a judge with GPT-4 and GPT-4's three runs with each other."
+            "No human scores: a judge is measured against GPT-4 (Instance.scores['score'] = the mean of its "
+            "three runs, the runs are the annotators behind Krippendorff's alpha), as in Prometheus' "
+            "correlation-with-GPT-4 protocol. recorded:gpt-4-run1..3 are the single runs."
         ),
     )
 

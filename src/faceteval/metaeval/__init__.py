@@ -2,7 +2,14 @@
 
 from faceteval.metaeval._compare import compare_runs, significance
 from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join, load_judgments
-from faceteval.metaeval._store import measure, read_run, write_instances, write_judgments, write_summary
+from faceteval.metaeval._store import (
+    measure,
+    read_run,
+    read_summary,
+    write_instances,
+    write_judgments,
+    write_summary,
+)
 from faceteval.metaeval._summary import Settings, summarize
 from faceteval.metaeval._target import Target, load_target, select
 
@@ -18,6 +25,7 @@ __all__ = [
     "load_target",
     "measure",
     "read_run",
+    "read_summary",
     "select",
     "significance",
     "summarize",

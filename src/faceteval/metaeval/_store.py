@@ -44,28 +44,40 @@ def measure(
     judge: str,
     settings: Settings | None = None,
     extra: Mapping[str, Any] | None = None,
-    copy_judgments: bool = True,
+    in_place: bool = False,
 ) -> dict[str, Any]:
     """Summarise the judgments of ``instances`` and write the run directory ``out``.
 
-    ``out`` gets instances.jsonl, summary.json (with ``extra`` merged in) and, unless the judgments
-    are already there (``copy_judgments=False``), judgments.jsonl with the judgment of each instance.
+    ``out`` gets instances.jsonl, judgments.jsonl with the judgment of each instance, and
+    summary.json (with ``extra`` merged in). With ``in_place``, ``out`` already holds the first two
+    (a method run writes them as it judges) and only the summary is written.
     """
     joined = join(instances, judgments)
-    write_instances(out, instances)
-    if copy_judgments:
+    if not in_place:
+        write_instances(out, instances)
         write_judgments(out, (judgment for _, judgment in joined.pairs if judgment is not None))
     summary = summarize(target, joined, judge=judge, settings=settings or Settings()) | dict(extra or {})
     write_summary(out, summary)
     return summary
 
 
-def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgment]]:
-    """The summary, instances and judgments of a run directory."""
+def read_summary(run_dir: Path) -> dict[str, Any]:
+    """The summary of a run directory."""
     summary_path = run_dir / SUMMARY
     if not summary_path.is_file():
         raise FacetevalError(f"{run_dir}: not a meta-evaluation run (no {SUMMARY})")
-    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise FacetevalError(f"{summary_path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(summary, dict):
+        raise FacetevalError(f"{summary_path}: expected a JSON object")
+    return summary
+
+
+def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgment]]:
+    """The summary, instances and judgments of a run directory."""
+    summary = read_summary(run_dir)
     instances: list[Instance] = []
     if (run_dir / INSTANCES).is_file():
         for item in read_instances(run_dir / INSTANCES):

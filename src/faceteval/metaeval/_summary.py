@@ -38,6 +38,7 @@ def summarize(
         "schema_version": SCHEMA_VERSION,
         "benchmark": target.name,
         "kind": target.kind,
+        "reference": target.reference,
         "judge": judge,
         "n": len(joined.pairs),
         "status": _status_counts(joined),
@@ -229,7 +230,7 @@ def _correlation(
 
 
 def _raters(rows: list[tuple[Instance, float, float]], aspect: str) -> dict[str, Any] | None:
-    """Krippendorff's alpha among the human annotators, and with the judge as one more rater."""
+    """Krippendorff's alpha among the reference annotators, and with the judge as one more rater."""
     annotations = [i.metadata.get("annotators", {}).get(aspect) for i, _, _ in rows]
     if not all(isinstance(a, list) and a for a in annotations):
         return None
@@ -240,11 +241,11 @@ def _raters(rows: list[tuple[Instance, float, float]], aspect: str) -> dict[str,
     with_judge: list[list[float | None]] = [*humans, [score for _, score, _ in rows]]
     return {
         level: {
-            "humans": metrics.krippendorff_alpha(humans, level=level),
-            "humans_and_judge": metrics.krippendorff_alpha(with_judge, level=level),
+            "annotators": metrics.krippendorff_alpha(humans, level=level),
+            "annotators_and_judge": metrics.krippendorff_alpha(with_judge, level=level),
         }
         for level in ("interval", "ordinal")
-    } | {"average_pairwise_pearson_humans": metrics.average_pairwise_pearson(humans)}
+    } | {"average_pairwise_pearson_annotators": metrics.average_pairwise_pearson(humans)}
 
 
 # -- shared -------------------------------------------------------------------------------------------

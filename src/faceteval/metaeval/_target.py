@@ -35,6 +35,11 @@ class Target:
         return tuple(names)
 
     @property
+    def reference(self) -> str:
+        """Who gave the labels: ``humans``, or e.g. a recorded LLM on a benchmark without human labels."""
+        return self.benchmark.reference if self.benchmark else "humans"
+
+    @property
     def group_by(self) -> str | None:
         return self.benchmark.group_by if self.benchmark else None
 

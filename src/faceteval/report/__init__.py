@@ -8,7 +8,7 @@ shows what is there.
 """
 
 from faceteval.report._build import DEFAULT_EXAMPLES, DEFAULT_TOP_FACETS
-from faceteval.report._compare import render_comparison, render_cost_table
+from faceteval.report._compare import cost_table, render_comparison, render_cost_table
 from faceteval.report._html import render_html
 from faceteval.report._markdown import render_markdown
 from faceteval.report._run import Run, load_run
@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_EXAMPLES",
     "DEFAULT_TOP_FACETS",
     "Run",
+    "cost_table",
     "load_run",
     "render_comparison",
     "render_cost_table",

@@ -137,6 +137,11 @@ def render_cost_table(summaries: Sequence[Mapping[str, Any]] | Mapping[str, Mapp
         >>> print(render_cost_table({"dna": {"n": 5, "usage": usage}}).splitlines()[2])
         | dna |   | 5 | 10 | — | 900 | 100 | $0.0200 | 2.0 | 200.0 | $0.004000 |
     """
+    return "\n".join(table_lines(cost_table(summaries))).rstrip() + "\n"
+
+
+def cost_table(summaries: Sequence[Mapping[str, Any]] | Mapping[str, Mapping[str, Any]]) -> Table:
+    """The rows of `render_cost_table`, for any writer."""
     named = (
         [(str(name), summary) for name, summary in summaries.items()]
         if isinstance(summaries, Mapping)
@@ -157,15 +162,16 @@ def render_cost_table(summaries: Sequence[Mapping[str, Any]] | Mapping[str, Mapp
     )
     rows = tuple(_cost_row(name, summary) for name, summary in named)
     note = "Cost counts cached calls at their price; per-instance figures are over judged instances."
-    return (
-        "\n".join(table_lines(Table(columns, rows, note=note, numeric=numeric_columns(2, 9)))).rstrip() + "\n"
-    )
+    return Table(columns, rows, note=note, numeric=numeric_columns(2, 9))
 
 
 def _run_name(summary: Mapping[str, Any]) -> str:
     for key in ("method", "judge"):
-        if summary.get(key) not in (None, ""):
-            return str(summary[key])
+        value = summary.get(key)
+        if isinstance(value, Mapping):  # a method run's description: {"name": "dna", "model": ...}
+            value = value.get("name")
+        if value not in (None, ""):
+            return str(value)
     return "?"
 
 

@@ -12,7 +12,7 @@ from faceteval.report._sections import mapping
 LEVELS = ("sample", "summary", "system")
 METHODS = ("pearson", "spearman", "kendall")
 _SIGNIFICANCE = 0.05
-_ALPHA_COLUMNS = {"humans": "Humans", "humans_and_judge": "Humans + judge", "value": "Value"}
+_ALPHA_COLUMNS = {"annotators": "Annotators", "annotators_and_judge": "Annotators + judge", "value": "Value"}
 
 
 def _ordered(keys: list[str], preferred: tuple[str, ...]) -> list[str]:
@@ -37,7 +37,9 @@ def correlations(summary: Mapping[str, Any]) -> Section | None:
     columns = ("Aspect", "Level", "n", *(metric_name(m) for m in methods))
     note = f"Each cell: coefficient [95% CI]; † marks p ≥ {_SIGNIFICANCE}."
     table = Table(columns, rows, note=note, numeric=numeric_columns(2, 1 + len(methods)))
-    return Section("correlations", "Correlation with human scores", (), (table,))
+    reference = str(summary.get("reference") or "humans")
+    heading = "Correlation with human scores" if reference == "humans" else f"Correlation with {reference}"
+    return Section("correlations", heading, (), (table,))
 
 
 def _size(by_method: Mapping[str, Any]) -> str:
@@ -57,7 +59,7 @@ def _coefficient(entry: Any) -> str:
 
 
 def alpha(summary: Mapping[str, Any]) -> Section | None:
-    """Krippendorff's alpha among the human raters, and with the judge as one more rater."""
+    """Krippendorff's alpha among the reference annotators, and with the judge as one more rater."""
     rows: list[tuple[str, str, dict[str, Any]]] = []
     for aspect, measures in mapping(summary.get("alpha")).items():
         if not isinstance(measures, Mapping):

@@ -292,19 +292,30 @@ def test_hhh_pairs_order_and_rubrics() -> None:
 )
 def test_rubric_sets_and_their_gpt4_scores(name: str, responders: set[str], categories: int) -> None:
     benchmark = get_benchmark(name)
-    assert benchmark.kind == "pointwise" and benchmark.aspects == () and "no human labels" in benchmark.labels
+    assert benchmark.kind == "pointwise" and benchmark.aspects == ("score",)
+    assert "no human labels" in benchmark.labels and benchmark.reference.startswith("GPT-4")
     items = instances(name)
     assert Counter(i.metadata["response_source"] for i in items) == dict.fromkeys(responders, 80)
     assert (
         len({i.metadata["question_id"] for i in items}) == 80
         and len({i.category for i in items}) == categories
     )
-    assert all(i.scores is None and i.label is None and i.reference for i in items)
+    assert all(i.label is None and i.reference for i in items)
     assert all(i.criteria and i.criteria[0].guideline and i.criteria[0].scale == (1, 5) for i in items)
-    assert [s.name for s in benchmark.recorded_sources(data_dir())] == ["gpt-4"]
+    sources = [s.name for s in benchmark.recorded_sources(data_dir())]
+    assert sources == ["gpt-4", "gpt-4-run1", "gpt-4-run2", "gpt-4-run3"]
     scored = judgments(name, "gpt-4")
     raw = json.loads((data_dir() / benchmark.path).read_text())
     assert len(scored) == 320 and [j.id for j in scored] == [i.id for i in items]
+    for item, record in zip(items, raw, strict=True):
+        # The reference is GPT-4: the mean of its runs, the runs as annotators.
+        assert item.scores == {"score": pytest.approx(sum(record["gpt4_score"]) / 3)}
+        assert item.metadata["annotators"] == {"score": record["gpt4_score"]}
+    for run in (1, 2, 3):
+        single = judgments(name, f"gpt-4-run{run}")
+        assert [j.scores for j in single] == [[r["gpt4_score"][run - 1]] for r in raw]
+        assert [j.trace[0].raw for j in single] == [r["gpt4_feedback"][run - 1] for r in raw]
+        assert {j.method for j in single} == {f"recorded:gpt-4-run{run}"}
     for judgment, record in zip(scored, raw, strict=True):
         assert judgment.status == "ok" and judgment.method == "recorded:gpt-4"
         assert [t.parsed for t in judgment.trace] == record["gpt4_score"]

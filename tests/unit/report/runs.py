@@ -111,9 +111,9 @@ def pointwise_summary() -> dict[str, Any]:
         },
         "alpha": {
             "coherence": {
-                "interval": {"humans": 0.61, "humans_and_judge": 0.55},
-                "ordinal": {"humans": 0.6, "humans_and_judge": 0.5},
-                "average_pairwise_pearson_humans": 0.7,
+                "interval": {"annotators": 0.61, "annotators_and_judge": 0.55},
+                "ordinal": {"annotators": 0.6, "annotators_and_judge": 0.5},
+                "average_pairwise_pearson_annotators": 0.7,
             }
         },
         "facet_weights": {},

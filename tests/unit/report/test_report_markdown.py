@@ -150,7 +150,7 @@ def test_pointwise_correlations_alpha_and_examples() -> None:
     assert "| coherence | system | 4 | 0.900 | 0.800 | 0.667 |" in correlations
     alpha = section(markdown, "Inter-rater agreement (Krippendorff's α)")
     assert "| coherence | Interval | 0.610 | 0.550 | — |" in alpha
-    assert "| coherence | Average pairwise pearson humans | — | — | 0.700 |" in alpha
+    assert "| coherence | Average pairwise pearson annotators | — | — | 0.700 |" in alpha
     assert "| Total | 40 | 0 | 4,000 | 400 | unknown |" in markdown
     examples = section(markdown, "Examples of disagreement")
     assert "### Example 1: s5" in examples

@@ -1,0 +1,65 @@
+"""``faceteval cost``: calls, tokens and dollars of meta-evaluation runs, side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from faceteval._cli._app import handle_errors
+from faceteval.metaeval import read_summary
+from faceteval.report import cost_table, render_cost_table
+
+console = Console(highlight=False, soft_wrap=True)
+
+
+@click.command()
+@click.argument(
+    "run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path)
+)
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the table.",
+)
+@handle_errors
+def cost(run_dirs: tuple[Path, ...], markdown_path: Path | None) -> None:
+    """What each run spent: calls, cached calls, tokens and dollars, in total and per instance.
+
+    A sweep or repeated run (--aspects 1,2,3 / --seeds) shows one row per sub-run.
+
+    \b
+    Example:
+      faceteval cost runs/direct runs/cot runs/dna --markdown cost.md
+    """
+    named: dict[str, Mapping[str, Any]] = {}
+    for run_dir in run_dirs:
+        for name, summary in _rows(run_dir):
+            named[name if name not in named else f"{name} ({run_dir})"] = summary
+    rows = cost_table(named)
+    table = Table(title="Cost per run", title_justify="left", caption=rows.note, caption_justify="left")
+    for index, column in enumerate(rows.columns):
+        table.add_column(column, justify="right" if rows.is_numeric(index) else "left", overflow="fold")
+    for row in rows.rows:
+        table.add_row(*(escape(cell) for cell in row))
+    console.print(table)
+    if markdown_path is not None:
+        markdown_path.write_text(render_cost_table(named), encoding="utf-8")
+
+
+def _rows(run_dir: Path) -> list[tuple[str, Mapping[str, Any]]]:
+    summary = read_summary(run_dir)
+    name = str(summary.get("judge") or run_dir.name)
+    runs = [row for row in summary.get("runs", []) if isinstance(row, Mapping) and row.get("dir")]
+    if not runs:
+        return [(name, summary)]
+    return [
+        (f"{name} [{row['dir']}]", {"benchmark": summary.get("benchmark"), "n": summary.get("n")} | dict(row))
+        for row in runs
+    ]
