@@ -15,7 +15,7 @@ from faceteval._cli._app import cli
 from faceteval.datasets import benchmarks, get_benchmark
 from faceteval.metaeval import Settings, join, load_judgments, load_target, summarize
 from tests.support.llm_server import LLMServer
-from tests.support.rule_judge import RuleJudge
+from tests.support.rule_judge import DEFAULT_ASPECTS, RuleJudge
 
 COUNT_KEYS = ("agreement_order1", "agreement_order2", "agreement_consistent", "positional_agreement")
 
@@ -227,6 +227,39 @@ def test_a_method_run_is_measured_reported_and_resumable(
     again = meta_eval(data_dir, *args, *local(server, tmp_path))
     assert again.exit_code == 0 and server.request_count == calls  # every reply from the cache
     assert summary_of(out)["agreement"]["value"] == 1.0
+
+    # People weigh the judge's facets: one in the judge's order, one in the reverse order.
+    same, reverse = (
+        dict(zip(DEFAULT_ASPECTS, (5, 3, 2), strict=True)),
+        dict(zip(DEFAULT_ASPECTS, (1, 2, 3), strict=True)),
+    )
+    weights = tmp_path / "weights.jsonl"
+    weights.write_text(
+        "".join(
+            json.dumps({"id": f"p{i}", "annotator": name, "weights": w}) + "\n"
+            for i in range(4)
+            for name, w in (("ann", same), ("bob", reverse))
+        )
+    )
+    weighed = meta_eval(data_dir, *args, "--human-weights", weights, *local(server, tmp_path))
+    assert weighed.exit_code == 0, weighed.output
+    assert server.request_count == calls
+    rankings = summary_of(out)["weight_rankings"]
+    assert rankings["judge_vs_human"] | {"ci": None} == {"value": 0.5, "n": 4, "ci": None}  # mean of 0 and 1
+    assert rankings["human_vs_human"]["value"] == 1.0 and rankings["human_vs_human"]["n"] == 4
+    assert "judge vs people 0.500" in " ".join(weighed.output.split())
+    assert "Facet weights: judge vs people" in (out / "report.md").read_text()
+
+
+def test_a_bad_human_weighting_is_named(data_dir: Path, tmp_path: Path) -> None:
+    weights = tmp_path / "weights.jsonl"
+    weights.write_text(json.dumps({"id": "p0", "weights": {"a": 1, "b": "high"}}) + "\n")
+    labels = labelled_pairs(tmp_path, n=2)
+    result = meta_eval(
+        data_dir, labels, "--judgments", labels, "--human-weights", weights, *MAPPING, "--out", tmp_path / "o"
+    )
+    assert result.exit_code == 1
+    assert "weights.jsonl:1: field 'weights.b'" in " ".join(result.output.split())
 
 
 def test_compare_two_methods_and_the_aspect_sweep(data_dir: Path, tmp_path: Path, server: LLMServer) -> None:

@@ -26,6 +26,7 @@ from faceteval.errors import FacetevalError
 from faceteval.metaeval import (
     Settings,
     Target,
+    load_human_weights,
     load_judgments,
     load_target,
     measure,
@@ -75,6 +76,12 @@ HEADLINE = (
 )
 @click.option(
     "--label-map", metavar="VALUE=LABEL,...", help="For your own file: e.g. model_a=1,model_b=2,tie=0."
+)
+@click.option(
+    "--human-weights",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="People's weightings of the judge's facets (JSONL: id, annotator, weights): how close the "
+    "judge's weight rankings are to theirs (top-k Kendall distance).",
 )
 @click.option(
     "--aspects",
@@ -133,12 +140,21 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     if not instances:
         raise FacetevalError(f"{target.name}: nothing to measure after --turn / --category / --limit")
     settings = Settings(resamples=flags["resamples"], seed=flags["seed"])
+    human_weights = load_human_weights(flags["human_weights"]) if flags["human_weights"] else ()
+    flags["human_weights"] = human_weights
     out: Path = flags["out"]
     if flags["judgments_spec"]:
         source = load_judgments(flags["judgments_spec"], target, flags["data_dir"])
         extra = {"reported": source.reported} if source.reported else {}
         summary = measure(
-            out, target, instances, source.judgments, judge=source.name, settings=settings, extra=extra
+            out,
+            target,
+            instances,
+            source.judgments,
+            judge=source.name,
+            settings=settings,
+            extra=extra,
+            human_weights=human_weights,
         )
         if flags["report"]:
             write_report(out)
@@ -200,6 +216,7 @@ def _run_method(
             settings=settings,
             extra=extra,
             in_place=True,
+            human_weights=flags["human_weights"],
         )
         if flags["report"]:
             write_report(run_dir)

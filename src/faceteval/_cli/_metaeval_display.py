@@ -51,6 +51,14 @@ def show_results(summary: dict[str, Any], out: Path) -> None:
             f"{_number(interval.get('annotators'))}, annotators + judge "
             f"{_number(interval.get('annotators_and_judge'))}"
         )
+    rankings = summary.get("weight_rankings", {})
+    if rankings.get("judge_vs_human"):
+        people = rankings.get("human_vs_human")
+        console.print(
+            "Facet-weight ranking distance (top-k Kendall, 0 = same order): judge vs people "
+            f"{_number(rankings['judge_vs_human']['value'])}"
+            + (f", people vs people {_number(people['value'])}" if people else "")
+        )
     console.print(
         f"n = {summary.get('n', 0):,}: {status.get('ok', 0):,} judged, {status.get('parse_error', 0):,} "
         f"parse errors, {status.get('error', 0):,} errors, {status.get('missing', 0):,} without a judgment"

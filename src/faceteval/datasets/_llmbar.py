@@ -29,7 +29,7 @@ from typing import Any
 
 from faceteval.core import Criterion, Instance, Judgment, OrderResult, TraceEntry
 from faceteval.datasets._benchmark import Benchmark, RecordedSource, RemoteFile
-from faceteval.datasets._files import field, read_json
+from faceteval.datasets._files import Record, field, json_records, read_json
 from faceteval.datasets._mtbench import MTBENCH_CRITERIA, QUESTIONS_FILE, read_questions
 from faceteval.errors import InputError
 
@@ -156,44 +156,23 @@ _CASESTUDY = (
 # ----- instances -----------------------------------------------------------------------------------
 
 
-def _bad(path: Path, pos: int, name: str | None, problem: str) -> InputError:
-    return InputError(str(path), pos, name, f"record {pos} of the JSON list: {problem}")
-
-
-def _records(path: Path) -> list[dict[str, Any]]:
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise InputError(str(path), None, None, f"expected a JSON list of records, got {type(data).__name__}")
-    for pos, record in enumerate(data, start=1):
-        if not isinstance(record, dict):
-            raise _bad(path, pos, None, "expected an object")
-    return data
-
-
-def _get(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...], path: Path, pos: int) -> Any:
-    """``field`` for the ``pos``-th record of a JSON list: the message says it is a record position."""
-    try:
-        return field(record, name, kind, path=path, line=pos)
-    except InputError as exc:
-        raise _bad(path, pos, name, exc.problem) from None
-
-
-Annotate = Callable[[Path, int, str], tuple[str | None, dict[str, Any]]]
-"""``(dataset path, record position, input) -> (category, extra metadata)`` for one record."""
+Annotate = Callable[[Record, str], tuple[str | None, dict[str, Any]]]
+"""``(dataset record, input) -> (category, extra metadata)`` for one record."""
 
 
 def _set_instances(root: Path, spec: _Set, annotate: Annotate | None = None) -> Iterator[Instance]:
     path = root / spec.folder / "dataset.json"
-    for pos, record in enumerate(_records(path), start=1):
-        query = _get(record, "input", str, path, pos)
-        label = _get(record, "label", int, path, pos)
+    for record in json_records(path):
+        pos = record.line
+        query = record.get("input", str)
+        label = record.get("label", int)
         if label not in (1, 2):
-            raise _bad(path, pos, "label", f"expected 1 or 2, got {label}")
-        category, extra = annotate(path, pos, query) if annotate else (spec.category, {})
+            raise record.error("label", f"expected 1 or 2, got {label}")
+        category, extra = annotate(record, query) if annotate else (spec.category, {})
         yield Instance(
             id=f"{spec.name}:{pos}",
             query=query,
-            candidates=(_get(record, "output_1", str, path, pos), _get(record, "output_2", str, path, pos)),
+            candidates=(record.get("output_1", str), record.get("output_2", str)),
             label=label,
             category=category,
             metadata={"llmbar_set": spec.folder.removeprefix("llmbar/"), "position": pos, **extra},
@@ -204,11 +183,10 @@ def _mtbench_instances(root: Path) -> Iterator[Instance]:
     """LLMBar's MT-Bench pairs, with the MT-Bench question id and category found by the turn-1 text."""
     by_text = {q.turns[0]: q for q in read_questions(root).values()}
 
-    def annotate(path: Path, pos: int, query: str) -> tuple[str | None, dict[str, Any]]:
+    def annotate(record: Record, query: str) -> tuple[str | None, dict[str, Any]]:
         question = by_text.get(query)
         if question is None:
-            problem = f"not the turn-1 text of a question in {QUESTIONS_FILE.path}"
-            raise _bad(path, pos, "input", problem)
+            raise record.error("input", f"not the turn-1 text of a question in {QUESTIONS_FILE.path}")
         return question.category, {"question_id": question.question_id, "category": question.category}
 
     return _set_instances(root, _MTBENCH, annotate)
@@ -217,9 +195,9 @@ def _mtbench_instances(root: Path) -> Iterator[Instance]:
 # ----- recorded judgments ----------------------------------------------------------------------------
 
 
-def _completion(value: Any, where: str, path: Path, pos: int) -> tuple[str, str | None]:
+def _completion(value: Any, where: str, record: Record) -> tuple[str, str | None]:
     if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
-        raise _bad(path, pos, where, "expected [text, finish_reason]")
+        raise record.error(where, "expected [text, finish_reason]")
     return value[0], value[1] or None
 
 
@@ -231,15 +209,15 @@ def _chatml(prompt: str) -> list[dict[str, str]]:
     return messages or [{"role": "user", "content": prompt}]
 
 
-def _auxiliary(strategy: str, items: Sequence[Any], path: Path, pos: int) -> list[TraceEntry]:
+def _auxiliary(strategy: str, items: Sequence[Any], record: Record) -> list[TraceEntry]:
     """The generations before the verdicts: LLM-written evaluation questions, then a reference output."""
     stages = ["metrics"] * ("Metrics" in strategy) + ["reference"] * ("Reference" in strategy)
     if len(items) != len(stages):
         expected = f"{len(stages)} generations ({', '.join(stages) or 'none'})"
-        raise _bad(path, pos, "results", f"expected {expected} before the verdicts, got {len(items)}")
+        raise record.error("results", f"expected {expected} before the verdicts, got {len(items)}")
     entries = []
     for i, (stage, item) in enumerate(zip(stages, items, strict=True)):
-        text, finish = _completion(item, f"results[{i}]", path, pos)
+        text, finish = _completion(item, f"results[{i}]", record)
         parsed: Any = (_QUESTION_LINE.findall(text) or None) if stage == "metrics" else text
         problem = "no numbered questions found" if parsed is None else None
         entry = TraceEntry(
@@ -255,7 +233,7 @@ def _auxiliary(strategy: str, items: Sequence[Any], path: Path, pos: int) -> lis
 
 
 def _verdicts(
-    step: Mapping[str, Any], stage: str, index: int, path: Path, pos: int
+    step: Mapping[str, Any], stage: str, index: int, record: Record
 ) -> tuple[list[int | None], list[TraceEntry]]:
     """Both orders' winners of one ``{"swap = False": ..., "swap = True": ...}`` dict, and their trace."""
     verdicts: list[int | None] = []
@@ -264,12 +242,12 @@ def _verdicts(
         where = f"results[{index}].{key}"
         result = step.get(key)
         if not isinstance(result, dict) or result.get("winner", "") not in _WINNERS:
-            raise _bad(path, pos, f"{where}.winner", 'expected "1", "2" or null')
+            raise record.error(f"{where}.winner", 'expected "1", "2" or null')
         verdict = _WINNERS[result["winner"]]
         verdicts.append(verdict)
         if "completion" not in result:  # Rating: the winners are computed from the ratings
             continue
-        text, finish = _completion(result["completion"], f"{where}.completion", path, pos)
+        text, finish = _completion(result["completion"], f"{where}.completion", record)
         prompt = result.get("prompt")
         entry = TraceEntry(
             stage=f"recorded:{stage}",
@@ -293,14 +271,14 @@ def _rating(text: str) -> int | None:
 
 
 def _ratings(
-    step: Mapping[str, Any], index: int, path: Path, pos: int
+    step: Mapping[str, Any], index: int, record: Record
 ) -> tuple[list[float] | None, list[str], list[TraceEntry]]:
     """The 0-9 rating of each output (``score_1``, ``score_2``), problems, and their trace."""
     scores: list[float] = []
     problems = []
     entries = []
     for i in (1, 2):
-        text, finish = _completion(step.get(f"score_{i}"), f"results[{index}].score_{i}", path, pos)
+        text, finish = _completion(step.get(f"score_{i}"), f"results[{index}].score_{i}", record)
         score = _rating(text)
         if score is None:
             problems.append(f"score_{i} {text[:40]!r} (finish_reason {finish!r}) is not an integer rating")
@@ -320,21 +298,21 @@ def _ratings(
     return (scores if len(scores) == 2 else None), problems, entries
 
 
-def _judgment(record: Mapping[str, Any], pos: int, path: Path, ident: str, method: str) -> Judgment:
-    results = _get(record, "results", list, path, pos)
+def _judgment(record: Record, ident: str, method: str) -> Judgment:
+    results = record.get("results", list)
     steps = [(i, r) for i, r in enumerate(results) if isinstance(r, dict)]
     if not steps or steps[0][0] + len(steps) != len(results):
-        raise _bad(path, pos, "results", "expected generations (lists) followed by verdict dicts")
-    trace = _auxiliary(method.rsplit("/", 1)[-1], results[: steps[0][0]], path, pos)
+        raise record.error("results", "expected generations (lists) followed by verdict dicts")
+    trace = _auxiliary(method.rsplit("/", 1)[-1], results[: steps[0][0]], record)
     for index, step in steps[:-1]:  # Swap: the first two orders, before the synthesis step
-        trace += _verdicts(step, "verdict", index, path, pos)[1]
+        trace += _verdicts(step, "verdict", index, record)[1]
     index, last = steps[-1]
-    verdicts, entries = _verdicts(last, "synthesis" if len(steps) > 1 else "verdict", index, path, pos)
+    verdicts, entries = _verdicts(last, "synthesis" if len(steps) > 1 else "verdict", index, record)
     trace += entries
     scores: list[float] | None = None
     problems: list[str] = []
     if "score_1" in last:
-        scores, problems, entries = _ratings(last, index, path, pos)
+        scores, problems, entries = _ratings(last, index, record)
         trace += entries
     orders = [
         OrderResult(order=order, verdict=v, scores=scores)
@@ -365,17 +343,17 @@ def _judgment(record: Mapping[str, Any], pos: int, path: Path, ident: str, metho
 
 def _set_judgments(root: Path, spec: _Set, judge: str, strategy: str) -> Iterator[Judgment]:
     path = root / spec.folder / "evaluators" / judge / strategy / "result.json"
-    records = _records(path)
-    queries = [r.get("input") for r in _records(root / spec.folder / "dataset.json")]
+    records = json_records(path)
+    queries = [r.data.get("input") for r in json_records(root / spec.folder / "dataset.json")]
     if len(records) != len(queries):
         raise InputError(
             str(path), None, None, f"{len(records)} records, but dataset.json has {len(queries)}"
         )
     method = f"recorded:llmbar/{judge}/{strategy}"
     for pos, record in enumerate(records, start=1):
-        if record.get("input") != queries[pos - 1]:
-            raise _bad(path, pos, "input", f"differs from dataset.json record {pos}")
-        yield _judgment(record, pos, path, f"{spec.name}:{pos}", method)
+        if record.data.get("input") != queries[pos - 1]:
+            raise record.error("input", f"differs from dataset.json record {pos}")
+        yield _judgment(record, f"{spec.name}:{pos}", method)
 
 
 def _statistics(path: Path) -> tuple[dict[str, float], dict[str, tuple[int, int]]]:

@@ -12,15 +12,18 @@ from faceteval.metaeval._store import (
 )
 from faceteval.metaeval._summary import Settings, summarize
 from faceteval.metaeval._target import Target, load_target, select
+from faceteval.metaeval._weights import HumanWeights, load_human_weights, weight_rankings
 
 __all__ = [
     "RECORDED",
+    "HumanWeights",
     "Joined",
     "JudgmentSource",
     "Settings",
     "Target",
     "compare_runs",
     "join",
+    "load_human_weights",
     "load_judgments",
     "load_target",
     "measure",
@@ -29,6 +32,7 @@ __all__ = [
     "select",
     "significance",
     "summarize",
+    "weight_rankings",
     "write_instances",
     "write_judgments",
     "write_summary",

@@ -14,6 +14,7 @@ from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval._judgments import join
 from faceteval.metaeval._summary import Settings, summarize
 from faceteval.metaeval._target import Target
+from faceteval.metaeval._weights import HumanWeights
 
 INSTANCES = "instances.jsonl"
 JUDGMENTS = "judgments.jsonl"
@@ -45,6 +46,7 @@ def measure(
     settings: Settings | None = None,
     extra: Mapping[str, Any] | None = None,
     in_place: bool = False,
+    human_weights: Sequence[HumanWeights] = (),
 ) -> dict[str, Any]:
     """Summarise the judgments of ``instances`` and write the run directory ``out``.
 
@@ -56,7 +58,9 @@ def measure(
     if not in_place:
         write_instances(out, instances)
         write_judgments(out, (judgment for _, judgment in joined.pairs if judgment is not None))
-    summary = summarize(target, joined, judge=judge, settings=settings or Settings()) | dict(extra or {})
+    summary = summarize(
+        target, joined, judge=judge, settings=settings or Settings(), human_weights=human_weights
+    ) | dict(extra or {})
     write_summary(out, summary)
     return summary
 

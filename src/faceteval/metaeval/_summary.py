@@ -15,6 +15,7 @@ from faceteval import metrics
 from faceteval.core import Instance, Judgment, Usage
 from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._target import Target
+from faceteval.metaeval._weights import HumanWeights, weight_rankings
 
 SCHEMA_VERSION = 1
 ORIGINAL, SWAPPED = [1, 2], [2, 1]
@@ -31,9 +32,14 @@ class Settings:
 
 
 def summarize(
-    target: Target, joined: Joined, *, judge: str, settings: Settings = Settings()
+    target: Target,
+    joined: Joined,
+    *,
+    judge: str,
+    settings: Settings = Settings(),
+    human_weights: Sequence[HumanWeights] = (),
 ) -> dict[str, Any]:
-    """The summary of one judge on one target."""
+    """The summary of one judge on one target (with people's facet weightings, how close the judge's are)."""
     summary: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "benchmark": target.name,
@@ -49,6 +55,10 @@ def summarize(
     else:
         summary.update(_pointwise(target, joined, settings))
     summary["facet_weights"] = facet_weights(joined)
+    if human_weights:
+        summary["weight_rankings"] = weight_rankings(
+            joined, human_weights, resamples=settings.resamples, seed=settings.seed
+        )
     summary["usage"] = _usage(joined)
     return summary
 

@@ -49,6 +49,7 @@ def build_sections(
         _pointwise.alpha(summary),
         _examples.distributions(paired, kind),
         _sections.facet_weights(summary, top_facets),
+        _sections.weight_rankings(summary),
         _sections.usage(summary),
         _sections.sweep(summary),
         _sections.repeats(summary),

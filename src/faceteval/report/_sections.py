@@ -12,6 +12,7 @@ from faceteval.report._format import (
     decimal,
     dollars,
     hits,
+    interval,
     metric_interval,
     metric_name,
     metric_value,
@@ -236,6 +237,29 @@ def facet_weights(summary: Mapping[str, Any], top: int) -> Section | None:
         ("Category", "Facet", "Mean weight", "n"), tuple(rows), note=note, numeric=numeric_columns(2, 2)
     )
     return Section("facets", "Facet weights", (), (table,))
+
+
+def weight_rankings(summary: Mapping[str, Any]) -> Section | None:
+    """How far the judge's facet-weight rankings are from people's, next to people's from each other."""
+    data = mapping(summary.get("weight_rankings"))
+    rows = []
+    for key, name in (("judge_vs_human", "Judge vs people"), ("human_vs_human", "People vs people")):
+        entry = data.get(key)
+        if isinstance(entry, Mapping):
+            ci = interval(entry)
+            span = f"{decimal(ci[0])} to {decimal(ci[1])}" if ci else DASH
+            rows.append((name, decimal(value_of(entry)), span, count(entry.get("n"))))
+    if not rows:
+        return None
+    note = (
+        "Mean top-k Kendall distance (Fagin et al. 2003) between weight rankings, "
+        f"k = {data.get('k', 'all')}, p = {data.get('p', DASH)}: 0 is the same order, 1 the reverse. "
+        "n = instances compared."
+    )
+    table = Table(
+        ("Rankings", "Distance", "95% CI", "n"), tuple(rows), note=note, numeric=numeric_columns(1, 3)
+    )
+    return Section("weight-rankings", "Facet weights: judge vs people", (), (table,))
 
 
 def value_of_mean(entry: Any) -> float | None:

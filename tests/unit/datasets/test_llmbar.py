@@ -286,7 +286,7 @@ def test_a_broken_dataset_record_names_file_record_and_field(root: Path, tmp_pat
         get_benchmark("llmbar-natural").instances(data)
     error = caught.value
     assert (error.path, error.line, error.field) == (str(path), 12, "label")
-    assert "record 12 of the JSON list" in str(error) and "dataset.json" in str(error)
+    assert "record 12: expected int" in str(error) and "dataset.json" in str(error)
 
 
 def test_a_broken_recorded_output_names_file_record_and_field(root: Path, tmp_path: Path) -> None:
