@@ -6,6 +6,7 @@ plain dict ready for ``summary.json``.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -210,12 +211,20 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
         levels: dict[str, Any] = {
             "sample": {m: _correlation(judge, human, m, settings) for m in METHODS},
         }
-        if target.group_by:
-            groups = [str(i.metadata.get(target.group_by)) for i, _, _ in rows]
-            levels["summary"] = {m: metrics.summary_level(judge, human, groups, m).as_dict() for m in METHODS}
+        groups = [str(i.metadata.get(target.group_by)) for i, _, _ in rows] if target.group_by else None
+        if groups is not None:
+            levels["summary"] = {
+                m: _level(
+                    metrics.summary_level, metrics.summary_level_with_ci, settings, judge, human, groups, m
+                )
+                for m in METHODS
+            }
         if target.system_by:
             systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows]
-            levels["system"] = {m: metrics.system_level(judge, human, systems, m).as_dict() for m in METHODS}
+            with_ci = functools.partial(metrics.system_level_with_ci, clusters=groups)
+            levels["system"] = {
+                m: _level(metrics.system_level, with_ci, settings, judge, human, systems, m) for m in METHODS
+            }
         correlations[aspect] = levels
         if (raters := _raters(rows, aspect)) is not None:
             alpha[aspect] = raters
@@ -225,18 +234,26 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
     return out
 
 
+def _level(
+    plain: Callable[..., metrics.Correlation],
+    with_ci: Callable[..., metrics.Correlation],
+    settings: Settings,
+    *columns: Any,
+) -> dict[str, Any]:
+    """A summary- or system-level correlation, with its CI when the settings ask for CIs."""
+    if not settings.resamples:
+        return plain(*columns).as_dict()
+    return with_ci(*columns, n_resamples=settings.resamples, seed=settings.seed).as_dict()
+
+
 def _correlation(
     judge: list[float], human: list[float], method: metrics.CorrelationMethod, settings: Settings
 ) -> dict[str, Any]:
-    result = metrics.correlation(judge, human, method).as_dict()
-    if settings.resamples:
-
-        def statistic(x: Sequence[float], y: Sequence[float]) -> float | None:
-            return metrics.correlation(x, y, method).value
-
-        ci = metrics.bootstrap_ci(statistic, judge, human, n_resamples=settings.resamples, seed=settings.seed)
-        result["ci"] = list(ci) if ci else None
-    return result
+    if not settings.resamples:
+        return metrics.correlation(judge, human, method).as_dict()
+    return metrics.correlation_with_ci(
+        judge, human, method, n_resamples=settings.resamples, seed=settings.seed
+    ).as_dict()
 
 
 def _raters(rows: list[tuple[Instance, float, float]], aspect: str) -> dict[str, Any] | None:

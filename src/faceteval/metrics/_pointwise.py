@@ -105,17 +105,24 @@ def summary_level(
         >>> result.value, result.n, result.skipped
         (0.5, 2, 1)
     """
-    _check_method(method)
-    rows = _complete_rows(x, y, groups)
-    values = [_coefficient(xs, ys, method)[0] for xs, ys in _grouped(rows).values()]
+    values = group_coefficients(x, y, groups, method)
     defined = [v for v in values if v is not None]
     return Correlation(
         value=math.fsum(defined) / len(defined) if defined else None,
         n=len(defined),
         method=method,
-        missing=len(x) - len(rows),
+        missing=len(x) - len(_complete_rows(x, y, groups)),
         skipped=len(values) - len(defined),
     )
+
+
+def group_coefficients(
+    x: Sequence[Score], y: Sequence[Score], groups: Sequence[Hashable], method: CorrelationMethod = "pearson"
+) -> list[float | None]:
+    """The correlation within each group (complete pairs only), None where it is undefined."""
+    _check_method(method)
+    rows = _complete_rows(x, y, groups)
+    return [_coefficient(xs, ys, method)[0] for xs, ys in _grouped(rows).values()]
 
 
 def system_level(

@@ -10,14 +10,22 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from faceteval.metrics._checks import check_lengths
-from faceteval.metrics._pointwise import CorrelationMethod, Score, correlation
+from faceteval.metrics._pointwise import (
+    CorrelationMethod,
+    Score,
+    correlation,
+    group_coefficients,
+    summary_level,
+    system_level,
+)
+from faceteval.metrics._rowwise import rowwise_correlation
 from faceteval.metrics._types import Correlation, PairedTest, Rate
 
 DEFAULT_N_RESAMPLES = 2000
@@ -93,6 +101,119 @@ def bootstrap_ci(
         lambda indices: statistic(*_select(samples, indices)), n, n_resamples, seed
     )
     return _percentile_interval(distribution, level)
+
+
+def summary_level_with_ci(
+    x: Sequence[Score],
+    y: Sequence[Score],
+    groups: Sequence[Hashable],
+    method: CorrelationMethod = "pearson",
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Correlation:
+    """`summary_level` with a CI from resampling groups (documents), not items.
+
+    The summary-level value is the mean of per-group coefficients, so resampling groups is resampling
+    those coefficients: each is computed once.
+
+    Examples:
+        >>> x, y = [1, 2, 3, 1, 2, 4, 2, 3, 4], [1, 2, 4, 3, 2, 1, 1, 3, 5]
+        >>> result = summary_level_with_ci(x, y, "aaabbbccc", n_resamples=200)
+        >>> round(result.value, 3), result.n, [round(v, 3) for v in result.ci]
+        (0.333, 3, [-0.982, 1.0])
+    """
+    result = summary_level(x, y, groups, method)
+    defined = [v for v in group_coefficients(x, y, groups, method) if v is not None]
+    ci = bootstrap_ci(
+        lambda values: math.fsum(values) / len(values),
+        defined,
+        n_resamples=n_resamples,
+        level=level,
+        seed=seed,
+    )
+    return dataclasses.replace(result, ci=ci)
+
+
+def system_level_with_ci(
+    x: Sequence[Score],
+    y: Sequence[Score],
+    systems: Sequence[Hashable],
+    method: CorrelationMethod = "pearson",
+    *,
+    clusters: Sequence[Hashable] | None = None,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Correlation:
+    """`system_level` with a CI from resampling the inputs the systems were run on.
+
+    ``clusters`` names each item's input (e.g. its source document): a resample draws inputs with
+    replacement and keeps every system's output on each, then recomputes the system means (the
+    "inputs" bootstrap of Deutsch et al., 2021). Without clusters each item is its own input.
+
+    Examples:
+        >>> result = system_level_with_ci(
+        ...     [1, 3, 5, 6, 9, 9], [2, 2, 3, 5, 4, 4], "abcabc", clusters="112233", n_resamples=200
+        ... )
+        >>> result.n, result.ci is not None
+        (3, True)
+    """
+    result = system_level(x, y, systems, method)
+    keys: Sequence[Hashable] = clusters if clusters is not None else range(len(x))
+    rows = [
+        (float(a), float(b), system, cluster)
+        for a, b, system, cluster in zip(x, y, systems, keys, strict=True)
+        if a is not None and b is not None and not (math.isnan(a) or math.isnan(b))
+    ]
+    system_index = {s: i for i, s in enumerate(dict.fromkeys(row[2] for row in rows))}
+    cluster_index = {c: i for i, c in enumerate(dict.fromkeys(row[3] for row in rows))}
+    if len(cluster_index) < 2 or len(system_index) < 2:
+        return result
+    sums = np.zeros((3, len(cluster_index), len(system_index)))  # x sums, y sums, counts
+    for a, b, system, cluster in rows:
+        sums[:, cluster_index[cluster], system_index[system]] += (a, b, 1.0)
+    drawn = np.random.default_rng(seed).integers(0, len(cluster_index), (n_resamples, len(cluster_index)))
+    totals = sums[:, drawn, :].sum(axis=2)  # (3, resamples, systems)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means_x, means_y = totals[0] / totals[2], totals[1] / totals[2]
+    complete = np.all(totals[2] > 0, axis=1)
+    values = rowwise_correlation(means_x[complete], means_y[complete], method)
+    for r in np.flatnonzero(~complete):  # a system with no output on the drawn inputs: leave it out
+        present = totals[2][r] > 0
+        value = correlation(means_x[r][present].tolist(), means_y[r][present].tolist(), method).value
+        values = np.append(values, np.nan if value is None else value)
+    ci = _percentile_interval(values[~np.isnan(values)], level)
+    return dataclasses.replace(result, ci=ci)
+
+
+def correlation_with_ci(
+    x: Sequence[Score],
+    y: Sequence[Score],
+    method: CorrelationMethod = "pearson",
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> Correlation:
+    """`correlation` with a percentile bootstrap CI over the items (pairs), computed in bulk.
+
+    Examples:
+        >>> result = correlation_with_ci([1, 2, 3, 4, 5], [2, 1, 4, 3, 5], "spearman", n_resamples=200)
+        >>> round(result.value, 3), result.ci is not None
+        (0.8, True)
+    """
+    result = correlation(x, y, method)
+    pairs = np.array(
+        [(a, b) for a, b in zip(x, y, strict=True) if a is not None and b is not None], dtype=np.float64
+    ).reshape(-1, 2)
+    pairs = pairs[~np.isnan(pairs).any(axis=1)]
+    if len(pairs) < 2:
+        return result
+    drawn = np.random.default_rng(seed).integers(0, len(pairs), (n_resamples, len(pairs)))
+    values = rowwise_correlation(pairs[drawn, 0], pairs[drawn, 1], method)
+    return dataclasses.replace(result, ci=_percentile_interval(values[~np.isnan(values)], level))
 
 
 def with_ci(
