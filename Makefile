@@ -25,6 +25,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python benchmarks/run.py
+	PYTHONPATH=. $(BIN)/python benchmarks/hdeval_aggregator.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples

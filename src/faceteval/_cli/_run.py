@@ -85,19 +85,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
     started = datetime.now(UTC)
     clock = time.perf_counter()
     with ExitStack() as stack:
-        cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
-        llm = LLM.from_spec(
-            request.model,
-            base_url=request.base_url,
-            api_key=request.api_key,
-            dry_run=request.dry_run,
-            config=request.config,
-            cache=cache,
-            concurrency=request.concurrency,
-            timeout=request.timeout,
-            retry=request.retry,
-            prices=request.prices,
-        )
+        llm = open_llm(request, stack)
         out = None if request.dry_run else _open_output(request.out, stack)
         progress = stack.enter_context(_progress(request, result.instances))
         task = progress.add_task("judging", total=result.instances or None)
@@ -122,6 +110,23 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
             if request.out is not None and not request.dry_run:
                 result.record_path = _write_record(request, llm, result, started)
     return result
+
+
+def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
+    """The LLM a run asks, with its response cache open until ``stack`` closes."""
+    cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
+    return LLM.from_spec(
+        request.model,
+        base_url=request.base_url,
+        api_key=request.api_key,
+        dry_run=request.dry_run,
+        config=request.config,
+        cache=cache,
+        concurrency=request.concurrency,
+        timeout=request.timeout,
+        retry=request.retry,
+        prices=request.prices,
+    )
 
 
 async def _judge(

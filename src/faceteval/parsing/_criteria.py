@@ -66,16 +66,19 @@ class CriteriaParser:
 
     Args:
         count: How many criteria the reply must hold; None accepts any positive number.
+        distinct: Whether a name listed twice is a problem to re-ask about; False keeps every
+            item, repeats included, for a caller that merges them itself.
 
     Examples:
         >>> [c.name for c in CriteriaParser(2).parse("1. Accuracy: facts are right\\n2. Clarity")]
         ['Accuracy', 'Clarity']
     """
 
-    def __init__(self, count: int | None = None) -> None:
+    def __init__(self, count: int | None = None, *, distinct: bool = True) -> None:
         if count is not None and count < 1:
             raise ValueError(f"count must be at least 1, got {count}")
         self._count = count
+        self._distinct = distinct
 
     @property
     def instructions(self) -> str:
@@ -101,7 +104,7 @@ class CriteriaParser:
         """Read the criteria from ``text``.
 
         Raises:
-            ParseError: When there are no items, the wrong number, or a repeated name.
+            ParseError: When there are no items, the wrong number, or (with ``distinct``) a repeated name.
         """
         if not text.strip():
             raise ParseError("the reply is empty", raw=text)
@@ -129,7 +132,7 @@ class CriteriaParser:
             if not name:
                 raise ParseError(f"criterion {k + 1} is empty", raw=text)
             key = " ".join(name.lower().split())
-            if key in seen:
+            if key in seen and self._distinct:
                 raise ParseError(
                     f'criterion "{name}" is listed twice (items {seen[key] + 1} and {k + 1}); '
                     "each criterion must be different",

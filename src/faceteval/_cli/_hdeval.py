@@ -1,0 +1,458 @@
+"""``faceteval hdeval``: decompose criteria, train an aligned evaluator, apply it, report on it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from faceteval._cli._app import handle_errors
+from faceteval._cli._display import show_invalid
+from faceteval._cli._options import build_request, data_dir_option, engine_options
+from faceteval._cli._run import open_llm, run_judge
+from faceteval.core import Criterion, Instance
+from faceteval.datasets import read_judgments
+from faceteval.errors import FacetevalError
+from faceteval.hdeval._decompose import decompose_tree
+from faceteval.hdeval._method import EvalNode, HierarchyAware
+from faceteval.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
+from faceteval.metaeval import load_judgments, load_target, write_instances
+
+console = Console(highlight=False, soft_wrap=True)
+
+AGGREGATORS = ("lr", "dt", "rf", "mlp", "mean")
+"""`faceteval.hdeval.AGGREGATORS`, named here so the CLI starts without loading scikit-learn."""
+EXPERIMENTS = ("ablations", "aggregators", "data", "criteria")
+
+
+@click.group()
+def hdeval() -> None:
+    """HD-Eval: hierarchical criteria, scored one by one, aggregated by a model learned from human scores."""
+
+
+def _names(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise click.BadParameter("give comma-separated names")
+    return names
+
+
+@hdeval.command()
+@click.option("--task", help="The task the outputs do, e.g. 'Summarize a news article.'")
+@click.option("--background", default="", help="What the task is and what a good output is.")
+@click.option("--criteria", "criteria_names", help="Comma-separated criteria to decompose (a new tree).")
+@click.option(
+    "--tree",
+    "tree_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Decompose nodes of this tree instead (its leaves, or --node).",
+)
+@click.option("--node", "node_ids", multiple=True, help="A node of --tree to decompose (repeatable).")
+@click.option(
+    "--children", type=click.IntRange(1), default=4, show_default=True, help="About this many each."
+)
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Tree file to write."
+)
+@engine_options(exclude=("--swap", "--trace"))
+@handle_errors
+def decompose(**flags: Any) -> None:
+    """Decompose criteria one layer deeper with the LLM; the result is a YAML / JSON file to edit by hand."""
+    if flags["tree_path"]:
+        tree = load_tree(flags["tree_path"])
+        nodes = list(flags["node_ids"]) or [n.id for n in tree.nodes() if not n.criterion.children]
+    else:
+        if not flags["task"] or not flags["criteria_names"]:
+            raise click.UsageError("give --task and --criteria, or an existing --tree")
+        top = tuple(Criterion(name=name) for name in _names(flags["criteria_names"]))
+        tree = CriteriaTree(task=flags["task"], background=flags["background"], criteria=top)
+        nodes = [n.id for n in tree.layer(1)]
+    tree = _decompose(flags, tree, nodes, flags["children"])
+    save_tree(tree, flags["out"])
+    console.print(render_tree(tree))
+    console.print(f"Written to {escape(str(flags['out']))}: edit it freely, then train with --tree.")
+
+
+def _decompose(flags: dict[str, Any], tree: CriteriaTree, node_ids: Sequence[str], k: int) -> CriteriaTree:
+    """``node_ids`` of ``tree`` decomposed into about ``k`` children each, by the LLM the flags name."""
+    method = HierarchyAware.from_tree(tree)
+    request = build_request(_engine(flags), input_path=Path(), out=None, method=method)
+    with ExitStack() as stack:
+        return decompose_tree(tree, node_ids, k, open_llm(request, stack))[0]
+
+
+def _engine(flags: dict[str, Any]) -> dict[str, Any]:
+    """The flags as the engine reads them: one order (outputs are judged alone), traces kept."""
+    return flags | {"swap": False, "trace": True}
+
+
+@hdeval.command("train")
+@click.argument("target_spec", metavar="BENCHMARK|FILE")
+@click.option("--target", "targets", required=True, help="Human score aspects to predict, comma-separated.")
+@click.option(
+    "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Evaluator directory."
+)
+@click.option(
+    "--tree",
+    "tree_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Start from this tree (default: the target aspects as layer 1).",
+)
+@click.option("--layers", type=click.IntRange(1), default=3, show_default=True)
+@click.option(
+    "--children",
+    type=click.IntRange(1),
+    default=4,
+    show_default=True,
+    help="Children per decomposed criterion.",
+)
+@click.option(
+    "--expand",
+    type=click.IntRange(1),
+    default=4,
+    show_default=True,
+    help="Criteria decomposed per layer after the second (pruning's top k).",
+)
+@click.option("--aggregator", type=click.Choice(AGGREGATORS), default="mlp", show_default=True)
+@click.option(
+    "--importance", type=click.Choice(["permutation", "shap"]), default="permutation", show_default=True
+)
+@click.option(
+    "--train-frac", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.5, show_default=True
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the split and the aggregator.")
+@click.option(
+    "--features",
+    "features_spec",
+    metavar="SOURCE",
+    help="Criterion scores already recorded (recorded:<name>, a judgments JSONL or run directory): "
+    "no LLM call, one layer.",
+)
+@click.option("--limit", type=click.IntRange(4), help="Use only the first N instances.")
+@click.option(
+    "--resamples", type=click.IntRange(0), default=1000, show_default=True, help="Bootstrap resamples per CI."
+)
+@data_dir_option
+@engine_options(exclude=("--seed", "--swap", "--trace"))
+@handle_errors
+def train_command(**flags: Any) -> None:
+    """Learn how people weigh a hierarchy of criteria (HD-Eval Algorithm 1) and test it on held-out data.
+
+    \b
+    Examples:
+      faceteval hdeval train summeval --target coherence,consistency,fluency,relevance \\
+          --model openai:gpt-4o --layers 3 --children 4 --aggregator mlp --out evaluators/summeval
+      faceteval hdeval train coeval-eli5 --features recorded:coeval-chatgpt --target Relevance,Clarity \\
+          --out evaluators/eli5
+    """
+    from faceteval.hdeval._evaluator import save_evaluator
+    from faceteval.hdeval._features import scores_from_judgments
+    from faceteval.hdeval._results import describe_split, headline_level, held_out, tree_summary
+    from faceteval.hdeval._train import NodeScores, TrainConfig, initial_tree, train
+
+    target = load_target(flags["target_spec"], flags["data_dir"])
+    if target.kind != "pointwise":
+        raise FacetevalError(
+            f"{target.name} has pairwise labels; HD-Eval learns from human scores (pointwise)"
+        )
+    instances = list(target.instances[: flags["limit"]] if flags["limit"] else target.instances)
+    targets = tuple(_targets(flags["targets"], instances))
+    benchmark = target.benchmark
+    config = TrainConfig(
+        targets=targets,
+        layers=1 if flags["features_spec"] else flags["layers"],
+        children=flags["children"],
+        expand=flags["expand"],
+        aggregator=flags["aggregator"],
+        train_frac=flags["train_frac"],
+        seed=flags["seed"],
+        importance=flags["importance"],
+        group_by=target.group_by,
+    )
+    task = next((i.task for i in instances if i.task), None) or target.name
+    out: Path = flags["out"]
+    if flags["features_spec"]:
+        source = load_judgments(
+            _recorded_alias(flags["features_spec"], target.name), target, flags["data_dir"]
+        )
+        names = [c.name for c in (benchmark.criteria if benchmark else ())] or sorted(
+            {f.name for j in source.judgments for f in j.facets}
+        )
+        tree = load_tree(flags["tree_path"]) if flags["tree_path"] else initial_tree(task, names)
+        judgments = list(source.judgments)
+
+        def score_nodes(nodes: Sequence[Node], layer: int) -> NodeScores:
+            return scores_from_judgments(judgments, [n.id for n in nodes])
+
+        trained = train(tree, instances, config, score_nodes)
+        origin = f"{source.name} (recorded criterion scores)"
+    else:
+        tree = (
+            load_tree(flags["tree_path"])
+            if flags["tree_path"]
+            else initial_tree(task, targets, benchmark.criteria if benchmark else ())
+        )
+        input_path = write_instances(out, instances)
+
+        def score_nodes(nodes: Sequence[Node], layer: int) -> NodeScores:
+            criteria = tuple(EvalNode.of(node) for node in nodes)
+            method = HierarchyAware(task=tree.task, criteria=criteria, background=tree.background)
+            path = out / "judgments" / f"layer-{layer}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            request = build_request(_engine(flags), input_path=input_path, out=path, method=method)
+            result = run_judge(request, on_invalid=show_invalid)
+            if result.stopped is not None:
+                raise result.stopped
+            if result.interrupted:
+                raise click.Abort()
+            return scores_from_judgments(read_judgments(path), [n.id for n in nodes])
+
+        def decompose_nodes(current: CriteriaTree, node_ids: Sequence[str], k: int) -> CriteriaTree:
+            return _decompose(flags, current, node_ids, k)
+
+        trained = train(tree, instances, config, score_nodes, decompose_nodes)
+        origin = flags["model"]
+    results = held_out(
+        trained,
+        group_by=target.group_by,
+        system_by=target.system_by,
+        resamples=flags["resamples"],
+        seed=flags["seed"],
+    )
+    summary = {
+        "benchmark": target.name,
+        "targets": list(targets),
+        "level": headline_level(target.group_by),
+        "criteria_scores_from": origin,
+        "config": {
+            "layers": config.layers,
+            "children": config.children,
+            "expand": config.expand,
+            "aggregator": config.aggregator,
+            "importance": config.importance,
+            "train_frac": config.train_frac,
+            "seed": config.seed,
+        },
+        "split": describe_split(trained),
+        "held_out": results,
+        "tree": tree_summary(trained),
+        "layers": [
+            {
+                "layer": layer.layer,
+                "nodes": layer.nodes,
+                "importance": layer.importance,
+                "expanded": layer.selected,
+                "failed": layer.failed,
+            }
+            for layer in trained.layers
+        ],
+        "left_out": trained.failed,
+    }
+    info = {
+        "task": trained.tree.task,
+        "benchmark": target.name,
+        "source": origin,
+        "group_by": target.group_by,
+        "system_by": target.system_by,
+    }
+    save_evaluator(out, trained, summary=summary, info=info)
+    _show_held_out(summary)
+    console.print(
+        f"Evaluator written to {escape(str(out))}/ "
+        "(evaluator.json, tree.yaml, aggregator.skops, summary.json)"
+    )
+
+
+def _recorded_alias(spec: str, benchmark: str) -> str:
+    """``recorded:coeval-chatgpt`` on a coeval-* benchmark is its ``recorded:chatgpt``."""
+    family = benchmark.split("-", 1)[0]
+    prefix = f"recorded:{family}-"
+    return "recorded:" + spec.removeprefix(prefix) if spec.startswith(prefix) else spec
+
+
+def _targets(text: str, instances: Sequence[Instance]) -> list[str]:
+    wanted = _names(text)
+    available: dict[str, str] = {}
+    for instance in instances:
+        for name in instance.scores or {}:
+            available.setdefault(name.lower(), name)
+    missing = [name for name in wanted if name.lower() not in available]
+    if missing:
+        raise click.BadParameter(
+            f"no human scores for {', '.join(missing)}; available: {', '.join(sorted(available.values()))}",
+            param_hint="--target",
+        )
+    return [available[name.lower()] for name in wanted]
+
+
+def _show_held_out(summary: dict[str, Any]) -> None:
+    level = summary["level"]
+    table = Table(
+        title=f"Held-out correlation with human scores ({level} level, "
+        f"{summary['split']['test']} test outputs)",
+        title_justify="left",
+    )
+    for column in ("target", "scorer", "pearson", "spearman", "kendall"):
+        table.add_column(column, justify="left" if column in ("target", "scorer") else "right")
+    names = {
+        "aggregator": "HD-Eval aggregator",
+        "mean_of_criteria": "mean of criteria",
+        "judge_on_aspect": "judge on the aspect",
+    }
+    for target, rows in summary["held_out"].items():
+        for scorer, levels in rows.items():
+            cells = levels.get(level, levels["sample"])
+            table.add_row(
+                escape(target),
+                names.get(scorer, scorer),
+                *(_cell(cells.get(m, {})) for m in ("pearson", "spearman", "kendall")),
+            )
+    console.print(table)
+    if summary["split"]["left_out"]:
+        console.print(
+            f"{summary['split']['left_out']} instance(s) left out: a criterion score could not be read"
+        )
+
+
+def _cell(entry: dict[str, Any]) -> str:
+    value = entry.get("value")
+    if value is None:
+        return "n/a"
+    ci = entry.get("ci")
+    return f"{value:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+
+@hdeval.command("apply")
+@click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.argument("target_spec", metavar="BENCHMARK|FILE")
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Scored JSONL to write."
+)
+@click.option(
+    "--features", "features_spec", metavar="SOURCE", help="Recorded criterion scores instead of an LLM."
+)
+@data_dir_option
+@engine_options(exclude=("--swap", "--trace"))
+@handle_errors
+def apply(**flags: Any) -> None:
+    """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query."""
+    from faceteval.hdeval._evaluator import load_evaluator, score
+    from faceteval.hdeval._features import scores_from_judgments
+
+    evaluator = load_evaluator(flags["evaluator_dir"])
+    target = _input_target(flags["target_spec"], flags["data_dir"])
+    instances = list(target.instances)
+    if flags["features_spec"]:
+        source = load_judgments(
+            _recorded_alias(flags["features_spec"], target.name), target, flags["data_dir"]
+        )
+        node_scores = scores_from_judgments(source.judgments, list(evaluator.features))
+    else:
+        work = flags["out"].with_suffix(".criteria")
+        input_path = write_instances(work, instances)
+        method = HierarchyAware.from_tree(evaluator.tree, evaluator.features)
+        path = work / "judgments.jsonl"
+        request = build_request(_engine(flags), input_path=input_path, out=path, method=method)
+        result = run_judge(request, on_invalid=show_invalid)
+        if result.stopped is not None:
+            raise result.stopped
+        node_scores = scores_from_judgments(read_judgments(path), list(evaluator.features))
+    rows = score(evaluator, instances, node_scores.scores)
+    for row in rows:
+        if row["id"] in node_scores.failed:
+            row["status"] = "failed"
+            row["error"] = node_scores.failed[row["id"]]
+    flags["out"].write_text(
+        "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+    )
+    scored = sum(row["status"] == "ok" for row in rows)
+    console.print(f"{scored} of {len(rows)} outputs scored; written to {escape(str(flags['out']))}")
+    if scored < len(rows):
+        console.print(f"{len(rows) - scored} could not be scored (see their status and error)")
+
+
+def _input_target(spec: str, data_dir: Path) -> Any:
+    """A benchmark or a file of outputs to score (human scores not needed)."""
+    from faceteval.datasets import read_instances
+    from faceteval.errors import InputError
+    from faceteval.metaeval import Target
+
+    path = Path(spec)
+    if path.suffix == ".jsonl" and path.is_file():
+        items = list(read_instances(path))
+        problems = [item for item in items if isinstance(item, InputError)]
+        if problems:
+            raise problems[0]
+        instances = tuple(item for item in items if isinstance(item, Instance))
+        return Target(name=path.stem, kind="pointwise", instances=instances)
+    return load_target(spec, data_dir)
+
+
+@hdeval.command("experiment")
+@click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--run",
+    "which",
+    default=",".join(EXPERIMENTS),
+    show_default=True,
+    help="Which: ablations (Table 4), aggregators (Table 5), data (Fig. 4), criteria (Fig. 5).",
+)
+@handle_errors
+def experiment(evaluator_dir: Path, which: str) -> None:
+    """Re-run HD-Eval's analyses from the evaluator's stored criterion scores (no LLM call)."""
+    from faceteval.hdeval._experiments import run_experiments
+    from faceteval.hdeval._report import EXPERIMENTS_FILE, write_evaluator_report
+
+    results = run_experiments(
+        evaluator_dir, _names(which), progress=lambda name: console.print(f"running {escape(name)}...")
+    )
+    (evaluator_dir / EXPERIMENTS_FILE).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    markdown, html = write_evaluator_report(evaluator_dir)
+    console.print(
+        f"{escape(str(evaluator_dir / EXPERIMENTS_FILE))}\n{escape(str(markdown))}\n{escape(str(html))}"
+    )
+
+
+@hdeval.command("report")
+@click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@handle_errors
+def report(evaluator_dir: Path) -> None:
+    """Write report.md and report.html: held-out results, importances, and any experiments run."""
+    from faceteval.hdeval._report import write_evaluator_report
+
+    markdown, html = write_evaluator_report(evaluator_dir)
+    console.print(f"{escape(str(markdown))}\n{escape(str(html))}")
+
+
+@click.group()
+def criteria() -> None:
+    """Criteria files: show a criteria tree."""
+
+
+@criteria.command("show")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@handle_errors
+def show(path: Path) -> None:
+    """Show a criteria tree file, or an evaluator directory's tree with each criterion's importance."""
+    from faceteval.hdeval._evaluator import load_evaluator
+
+    if path.is_dir():
+        evaluator = load_evaluator(path)
+        summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+        nodes = summary.get("tree", [])
+        console.print(
+            render_tree(
+                evaluator.tree,
+                importance={n["id"]: n["importance"] for n in nodes},
+                expanded={n["id"] for n in nodes if n.get("expanded")},
+            )
+        )
+        return
+    console.print(render_tree(load_tree(path)))

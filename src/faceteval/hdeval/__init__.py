@@ -1,0 +1,87 @@
+"""HD-Eval: hierarchical criteria, learned white-box aggregators, attribution pruning.
+
+Names are imported on first use, so the command line starts without loading scikit-learn.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from faceteval.hdeval._aggregators import AGGREGATORS, MeanAggregator, make_aggregator
+    from faceteval.hdeval._decompose import decompose_tree, decompose_tree_async
+    from faceteval.hdeval._evaluator import Evaluator, load_evaluator, save_evaluator, score
+    from faceteval.hdeval._experiments import run_experiments
+    from faceteval.hdeval._importance import contributions, importance, top_k
+    from faceteval.hdeval._method import HierarchyAware
+    from faceteval.hdeval._results import held_out
+    from faceteval.hdeval._store import load_aggregator, save_aggregator
+    from faceteval.hdeval._train import NodeScores, TrainConfig, Trained, initial_tree, train
+    from faceteval.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
+
+_HOMES = {
+    "AGGREGATORS": "_aggregators",
+    "CriteriaTree": "_tree",
+    "Evaluator": "_evaluator",
+    "HierarchyAware": "_method",
+    "MeanAggregator": "_aggregators",
+    "Node": "_tree",
+    "NodeScores": "_train",
+    "TrainConfig": "_train",
+    "Trained": "_train",
+    "contributions": "_importance",
+    "decompose_tree": "_decompose",
+    "decompose_tree_async": "_decompose",
+    "held_out": "_results",
+    "importance": "_importance",
+    "initial_tree": "_train",
+    "load_aggregator": "_store",
+    "load_evaluator": "_evaluator",
+    "load_tree": "_tree",
+    "make_aggregator": "_aggregators",
+    "render_tree": "_tree",
+    "run_experiments": "_experiments",
+    "save_aggregator": "_store",
+    "save_evaluator": "_evaluator",
+    "save_tree": "_tree",
+    "score": "_evaluator",
+    "top_k": "_importance",
+    "train": "_train",
+}
+
+__all__ = [
+    "AGGREGATORS",
+    "CriteriaTree",
+    "Evaluator",
+    "HierarchyAware",
+    "MeanAggregator",
+    "Node",
+    "NodeScores",
+    "TrainConfig",
+    "Trained",
+    "contributions",
+    "decompose_tree",
+    "decompose_tree_async",
+    "held_out",
+    "importance",
+    "initial_tree",
+    "load_aggregator",
+    "load_evaluator",
+    "load_tree",
+    "make_aggregator",
+    "render_tree",
+    "run_experiments",
+    "save_aggregator",
+    "save_evaluator",
+    "save_tree",
+    "score",
+    "top_k",
+    "train",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -1,0 +1,201 @@
+"""A trained evaluator on disk (tree + aggregator + what it was trained on), and applying it.
+
+An evaluator directory holds ``evaluator.json`` (format version, targets, the aggregator's feature
+order), ``tree.yaml``, ``aggregator.skops`` (a safe format: only allowlisted types are ever loaded),
+``features.jsonl`` (every criterion score it was trained and tested on) and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from faceteval._version import __version__
+from faceteval.core import Instance
+from faceteval.errors import FacetevalError
+from faceteval.hdeval._importance import contributions
+from faceteval.hdeval._store import load_aggregator, save_aggregator
+from faceteval.hdeval._train import Matrix, Trained, predict
+from faceteval.hdeval._tree import CriteriaTree, load_tree, save_tree
+
+FORMAT = "faceteval-hdeval-evaluator"
+VERSION = 1
+EVALUATOR, TREE, AGGREGATOR, FEATURES, SUMMARY = (
+    "evaluator.json",
+    "tree.yaml",
+    "aggregator.skops",
+    "features.jsonl",
+    "summary.json",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluator:
+    """A finalized criteria tree and aggregator, ready to score new outputs."""
+
+    tree: CriteriaTree
+    targets: tuple[str, ...]
+    features: tuple[str, ...]
+    """Node ids in the aggregator's column order."""
+    aggregator: Any
+    background: tuple[float, ...]
+    """Mean training score of each criterion: the reference point of each contribution."""
+    info: Mapping[str, Any]
+    """Everything else ``evaluator.json`` says (aggregator kind, source, sizes)."""
+
+    def nodes(self) -> list[Any]:
+        """The tree's nodes the aggregator reads, in column order."""
+        return [self.tree.find(node_id) for node_id in self.features]
+
+
+def save_evaluator(
+    out: Path, trained: Trained, *, summary: Mapping[str, Any], info: Mapping[str, Any]
+) -> None:
+    """Write the evaluator directory ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    save_tree(trained.tree, out / TREE)
+    save_aggregator(trained.aggregator, out / AGGREGATOR)
+    background = trained.x[trained.train].mean(axis=0)
+    record = {
+        "format": FORMAT,
+        "version": VERSION,
+        "faceteval": __version__,
+        "targets": list(trained.config.targets),
+        "features": trained.features,
+        "background": [float(v) for v in background],
+        "aggregator": trained.config.aggregator,
+        **info,
+    }
+    _write_json(out / EVALUATOR, record)
+    lines = []
+    for row, instance_id in enumerate(trained.ids):
+        lines.append(
+            json.dumps(
+                {
+                    "id": instance_id,
+                    "split": "train" if trained.train[row] else "test",
+                    "features": dict(zip(trained.features, trained.x[row].tolist(), strict=True)),
+                    "targets": dict(zip(trained.config.targets, trained.y[row].tolist(), strict=True)),
+                    "metadata": _plain(trained.metadata.get(instance_id, {})),
+                },
+                ensure_ascii=False,
+            )
+        )
+    (out / FEATURES).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    _write_json(out / SUMMARY, dict(summary))
+
+
+def load_evaluator(directory: Path) -> Evaluator:
+    """The evaluator in ``directory``.
+
+    Raises:
+        FacetevalError: Not an evaluator directory, a newer format, or a model file with types outside
+            the allowlist (it is then not loaded at all).
+    """
+    path = directory / EVALUATOR
+    if not path.is_file():
+        raise FacetevalError(f"{directory}: not an HD-Eval evaluator (no {EVALUATOR})")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise FacetevalError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise FacetevalError(f"{path}: not an HD-Eval evaluator file (format {record.get('format')!r})")
+    if not isinstance(record.get("version"), int) or record["version"] > VERSION:
+        raise FacetevalError(
+            f"{path}: evaluator format version {record.get('version')!r}; "
+            f"this faceteval reads up to {VERSION}"
+        )
+    tree = load_tree(directory / TREE)
+    features = tuple(str(f) for f in record["features"])
+    known = {node.id for node in tree.nodes()}
+    if unknown := [f for f in features if f not in known]:
+        raise FacetevalError(f"{path}: features not in {TREE}: {', '.join(unknown[:5])}")
+    return Evaluator(
+        tree=tree,
+        targets=tuple(str(t) for t in record["targets"]),
+        features=features,
+        aggregator=load_aggregator(directory / AGGREGATOR),
+        background=tuple(float(v) for v in record["background"]),
+        info={k: v for k, v in record.items() if k not in {"targets", "features", "background"}},
+    )
+
+
+def read_features(directory: Path) -> list[dict[str, Any]]:
+    """The rows of ``features.jsonl``: id, split, features, targets, metadata."""
+    path = directory / FEATURES
+    if not path.is_file():
+        raise FacetevalError(f"{directory}: no {FEATURES}")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def score(
+    evaluator: Evaluator, instances: Sequence[Instance], scores: Mapping[str, Mapping[str, float]]
+) -> list[dict[str, Any]]:
+    """Scores per target, each criterion's contribution, and ranks among outputs of the same query.
+
+    ``scores`` holds each instance's criterion scores (node id -> score); an instance missing any is
+    returned with ``status`` ``incomplete`` and the criteria it lacks, not scored.
+    """
+    complete = [i for i in instances if all(f in scores.get(i.id, {}) for f in evaluator.features)]
+    rows: dict[str, dict[str, Any]] = {}
+    if complete:
+        x = np.array([[scores[i.id][f] for f in evaluator.features] for i in complete], dtype=np.float64)
+        predicted = predict(evaluator.aggregator, x)
+        parts = contributions(evaluator.aggregator, x, np.array([evaluator.background]))
+        for row, instance in enumerate(complete):
+            rows[instance.id] = _scored(evaluator, instance, predicted[row], parts[row], x[row])
+    _rank(rows, [i for i in complete], evaluator.targets)
+    out = []
+    for instance in instances:
+        if instance.id in rows:
+            out.append(rows[instance.id])
+        else:
+            lacking = [f for f in evaluator.features if f not in scores.get(instance.id, {})]
+            out.append({"id": instance.id, "status": "incomplete", "missing_criteria": lacking})
+    return out
+
+
+def _scored(
+    evaluator: Evaluator, instance: Instance, predicted: Matrix, parts: Matrix, criteria: Matrix
+) -> dict[str, Any]:
+    parts = np.asarray(parts).reshape(len(evaluator.targets), len(evaluator.features))
+    return {
+        "id": instance.id,
+        "status": "ok",
+        "scores": {t: float(v) for t, v in zip(evaluator.targets, predicted, strict=True)},
+        "criteria": dict(zip(evaluator.features, criteria.tolist(), strict=True)),
+        "contributions": {
+            target: dict(zip(evaluator.features, parts[t].tolist(), strict=True))
+            for t, target in enumerate(evaluator.targets)
+        },
+    }
+
+
+def _rank(rows: dict[str, dict[str, Any]], instances: Sequence[Instance], targets: Sequence[str]) -> None:
+    """Rank (1 = best; ties share the best rank) among the outputs of the same query."""
+    by_query: dict[str, list[str]] = defaultdict(list)
+    for instance in instances:
+        by_query[instance.query].append(instance.id)
+    for members in by_query.values():
+        for target in targets:
+            values = {m: rows[m]["scores"][target] for m in members}
+            for member in members:
+                better = sum(1 for other in members if values[other] > values[member])
+                rows[member].setdefault("ranks", {})[target] = better + 1
+        for member in members:
+            rows[member]["outputs_of_query"] = len(members)
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,182 @@
+"""HD-Eval's analyses, re-run from an evaluator's stored criterion scores (no LLM call).
+
+Ablations (Table 4), aggregator comparison (Table 5), data efficiency (Fig. 4) and criteria
+efficiency (Fig. 5). Each trains on the evaluator's training rows (or part of them) and reports the
+held-out Pearson and Spearman correlation at the benchmark's level, averaged over target aspects.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from faceteval import metrics
+from faceteval.errors import FacetevalError
+from faceteval.hdeval._aggregators import AGGREGATORS
+from faceteval.hdeval._evaluator import Evaluator, load_evaluator, read_features
+from faceteval.hdeval._train import Matrix, fit, predict
+
+FRACTIONS = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0)
+SEEDS = (0, 1, 2, 3, 4)
+EXPERIMENTS = ("ablations", "aggregators", "data", "criteria")
+
+
+@dataclass(frozen=True, slots=True)
+class Data:
+    """An evaluator's stored rows, as arrays."""
+
+    x: Matrix
+    y: Matrix
+    train: np.ndarray
+    groups: list[str] | None
+    features: list[str]
+    layers: list[int]
+    targets: list[str]
+
+
+def load_data(directory: Path, evaluator: Evaluator) -> Data:
+    """The training and held-out rows of ``directory``'s features.jsonl."""
+    rows = read_features(directory)
+    if not rows:
+        raise FacetevalError(f"{directory}: features.jsonl is empty")
+    features, targets = list(evaluator.features), list(evaluator.targets)
+    group_by = evaluator.info.get("group_by")
+    layers = [evaluator.tree.find(f).layer for f in features]
+    return Data(
+        x=np.array([[row["features"][f] for f in features] for row in rows], dtype=np.float64),
+        y=np.array([[row["targets"][t] for t in targets] for row in rows], dtype=np.float64),
+        train=np.array([row["split"] == "train" for row in rows]),
+        groups=[str(row["metadata"].get(group_by)) for row in rows] if group_by else None,
+        features=features,
+        layers=layers,
+        targets=targets,
+    )
+
+
+def held_out_score(
+    data: Data, columns: Sequence[int], kind: str, train_rows: np.ndarray, seed: int
+) -> dict[str, float | None]:
+    """Mean over targets of the held-out Pearson and Spearman of ``kind`` fitted on ``columns``."""
+    x = data.x[:, list(columns)]
+    model = fit(kind, x[train_rows], data.y[train_rows], seed=seed)
+    test = ~data.train
+    predicted = predict(model, x[test])
+    out: dict[str, float | None] = {}
+    for method in ("pearson", "spearman"):
+        values = []
+        for t in range(len(data.targets)):
+            scores, human = predicted[:, t].tolist(), data.y[test, t].tolist()
+            if data.groups is not None:
+                groups = [g for g, keep in zip(data.groups, test, strict=True) if keep]
+                value = metrics.summary_level(scores, human, groups, method).value
+            else:
+                value = metrics.correlation(scores, human, method).value
+            if value is not None:
+                values.append(value)
+        out[method] = statistics.fmean(values) if values else None
+    return out
+
+
+def ablations(data: Data, kind: str, seed: int) -> dict[str, Any]:
+    """Full hierarchy, without its deepest layers, and without a learned aggregator (Table 4)."""
+    deepest = max(data.layers)
+    variants: dict[str, Sequence[int]] = {"full": range(len(data.features))}
+    for drop in range(deepest, 1, -1):
+        kept = [c for c, layer in enumerate(data.layers) if layer < drop]
+        label = f"without layer {drop}" if drop == deepest else f"without layers {drop}-{deepest}"
+        variants[label] = kept
+    out = {name: held_out_score(data, columns, kind, data.train, seed) for name, columns in variants.items()}
+    out["without aggregator (mean)"] = held_out_score(
+        data, range(len(data.features)), "mean", data.train, seed
+    )
+    return out
+
+
+def aggregators(data: Data, seed: int) -> dict[str, Any]:
+    """Every aggregator on every criterion (Table 5)."""
+    return {
+        kind: held_out_score(data, range(len(data.features)), kind, data.train, seed) for kind in AGGREGATORS
+    }
+
+
+def data_efficiency(
+    data: Data, kind: str, fractions: Sequence[float] = FRACTIONS, seeds: Sequence[int] = SEEDS
+) -> list[dict[str, Any]]:
+    """Held-out correlation when training on a fraction of the training rows, over several seeds (Fig. 4)."""
+    train_rows = np.flatnonzero(data.train)
+    points = []
+    for fraction in fractions:
+        runs = []
+        for seed in seeds:
+            size = max(4, round(fraction * len(train_rows)))
+            chosen = np.random.default_rng(seed).choice(
+                train_rows, size=min(size, len(train_rows)), replace=False
+            )
+            mask = np.zeros(len(data.train), dtype=bool)
+            mask[chosen] = True
+            runs.append(held_out_score(data, range(len(data.features)), kind, mask, seed))
+        points.append({"fraction": fraction, **_spread(runs)})
+    return points
+
+
+def criteria_efficiency(
+    data: Data, kind: str, order: Sequence[str], seeds: Sequence[int] = SEEDS
+) -> list[dict[str, Any]]:
+    """Held-out correlation when adding criteria from the most important down (Fig. 5)."""
+    columns = [data.features.index(name) for name in order if name in data.features]
+    steps = sorted({*range(1, len(columns) + 1, max(1, len(columns) // 12)), len(columns)})
+    points = []
+    for count in steps:
+        runs = [held_out_score(data, columns[:count], kind, data.train, seed) for seed in seeds]
+        points.append({"criteria": count, **_spread(runs)})
+    return points
+
+
+def _spread(runs: Sequence[Mapping[str, float | None]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for method in ("pearson", "spearman"):
+        values = [value for run in runs if (value := run[method]) is not None]
+        out[method] = {
+            "mean": statistics.fmean(values) if values else None,
+            "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
+            "values": values,
+        }
+    return out
+
+
+def run_experiments(
+    directory: Path, which: Sequence[str] = EXPERIMENTS, *, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Run the named experiments on the evaluator in ``directory``."""
+    evaluator = load_evaluator(directory)
+    data = load_data(directory, evaluator)
+    kind = str(evaluator.info.get("aggregator", "mlp"))
+    seed = 0
+    summary = _read_summary(directory)
+    order = [row["id"] for row in sorted(summary.get("tree", []), key=lambda row: -row["importance"])]
+    runners: dict[str, Callable[[], Any]] = {
+        "ablations": lambda: ablations(data, kind, seed),
+        "aggregators": lambda: aggregators(data, seed),
+        "data": lambda: data_efficiency(data, kind),
+        "criteria": lambda: criteria_efficiency(data, kind, order or data.features),
+    }
+    out: dict[str, Any] = {"aggregator": kind, "level": "summary" if data.groups is not None else "sample"}
+    for name in which:
+        if name not in runners:
+            raise FacetevalError(f"unknown experiment {name!r}; choose from {', '.join(EXPERIMENTS)}")
+        if progress:
+            progress(name)
+        out[name] = runners[name]()
+    return out
+
+
+def _read_summary(directory: Path) -> dict[str, Any]:
+    import json
+
+    path = directory / "summary.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

@@ -1,0 +1,187 @@
+"""Hierarchy-aware evaluation: each criterion of a tree is scored in its own call, shown with its parent.
+
+Liu et al., "HD-Eval" (Section 2.1, "Hierarchy-Aware Prompting"; Appendix G.2, Figures 11-13). When a
+child criterion is evaluated the prompt also names its parent, so that the LLM sees where the
+criterion sits: "Please evaluate the [parent] of the given response ... on the following metric:
+[child]: [definition]", then "Score (1-5):", the score first and the reasoning after. A layer-1
+criterion's parent is the task itself ("overall quality").
+
+Judging is pointwise: one response per instance, on a 1-5 scale. The overall score here is the mean
+of the criteria's scores; HD-Eval's learned aggregators combine the facet scores afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from functools import partial
+from typing import Any, ClassVar
+
+from faceteval.aggregation import mean
+from faceteval.core import FacetScore, Instance
+from faceteval.errors import ConfigError
+from faceteval.hdeval._tree import CriteriaTree, Node
+from faceteval.methods._base import OrderOutcome, candidate_labels, gather, shown
+from faceteval.methods._context import JudgeContext
+from faceteval.parsing import ScoreParser, Scores
+from faceteval.prompts import render
+
+HDEVAL_SCALE = (1.0, 5.0)
+STAGE = "hdeval.evaluate"
+TEMPLATE = "hdeval/evaluate"
+
+
+@dataclass(frozen=True, slots=True)
+class EvalNode:
+    """One criterion to score, with the parent it is shown under (as a run record holds it).
+
+    Attributes:
+        id: The node id in its tree (``"coherence / logical flow"``); the facet's name.
+        name: The criterion's name.
+        description: Its definition.
+        parent_name: The parent criterion's name; None on layer 1 (the parent is the task).
+        parent_description: The parent's definition.
+    """
+
+    id: str
+    name: str
+    description: str = ""
+    parent_name: str | None = None
+    parent_description: str = ""
+
+    @classmethod
+    def of(cls, node: Node) -> EvalNode:
+        """The criterion of a tree node, with its parent."""
+        parent = node.parent
+        return cls(
+            id=node.id,
+            name=node.criterion.name,
+            description=node.criterion.description,
+            parent_name=None if parent is None else parent.name,
+            parent_description="" if parent is None else parent.description,
+        )
+
+    @classmethod
+    def coerce(cls, value: EvalNode | Node | Mapping[str, Any]) -> EvalNode:
+        """An `EvalNode` from itself, a tree `Node` or a ``{id, name, ...}`` mapping.
+
+        Raises:
+            ConfigError: The mapping has unknown or missing fields, or a blank id or name.
+        """
+        if isinstance(value, EvalNode):
+            node = value
+        elif isinstance(value, Node):
+            node = cls.of(value)
+        else:
+            try:
+                node = cls(**value)
+            except TypeError as exc:
+                raise ConfigError(f"not a criterion node {dict(value)!r}: {exc}") from None
+        if not (
+            isinstance(node.id, str) and node.id.strip() and isinstance(node.name, str) and node.name.strip()
+        ):
+            raise ConfigError(f"a criterion node needs a non-blank id and name, got {node!r}")
+        return node
+
+
+@dataclass(frozen=True, slots=True)
+class HierarchyAware:
+    """HD-Eval's hierarchy-aware evaluation of one response on every given criterion of a tree.
+
+    Build it with `HierarchyAware.from_tree`; the constructor takes the criteria as `EvalNode`, tree
+    `Node` or ``{id, name, description, parent_name, parent_description}`` mappings (as
+    `describe` writes them), so ``HierarchyAware(**method.describe()["params"])`` rebuilds it.
+
+    Attributes:
+        task: The evaluation task, as the prompt names it ("summaries of news articles").
+        criteria: The criteria to score, each in its own call.
+        background: More about the task, shown after it.
+        scale: The score range (the paper's 1 to 5).
+    """
+
+    task: str
+    criteria: tuple[EvalNode, ...]
+    background: str = ""
+    scale: tuple[float, float] = HDEVAL_SCALE
+
+    name: ClassVar[str] = "hdeval"
+
+    def __post_init__(self) -> None:
+        criteria = tuple(EvalNode.coerce(c) for c in self.criteria)
+        object.__setattr__(self, "criteria", criteria)
+        object.__setattr__(self, "scale", tuple(float(v) for v in self.scale))
+        if not self.task.strip():
+            raise ConfigError("hdeval needs a task description")
+        if not criteria:
+            raise ConfigError("hdeval needs at least one criterion to score")
+        ids = [c.id for c in criteria]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ConfigError(f"criterion ids must be unique; repeated: {', '.join(repeated)}")
+        if len(self.scale) != 2 or self.scale[0] >= self.scale[1]:
+            raise ConfigError(f"scale must be (low, high) with low < high, got {self.scale!r}")
+
+    @classmethod
+    def from_tree(
+        cls,
+        tree: CriteriaTree,
+        node_ids: Iterable[str] | None = None,
+        *,
+        scale: tuple[float, float] = HDEVAL_SCALE,
+    ) -> HierarchyAware:
+        """Score the nodes ``node_ids`` of ``tree`` (None: every node, layer by layer).
+
+        Raises:
+            ConfigError: An id names no node, or the tree has no criteria.
+        """
+        nodes = tree.nodes() if node_ids is None else [tree.find(i) for i in node_ids]
+        return cls(tree.task, tuple(EvalNode.of(n) for n in nodes), tree.background, scale)
+
+    def describe(self) -> dict[str, Any]:
+        """Name and parameters; ``HierarchyAware(**params)`` rebuilds the method."""
+        params = {
+            "task": self.task,
+            "criteria": [asdict(c) for c in self.criteria],
+            "background": self.background,
+            "scale": list(self.scale),
+        }
+        return {"name": self.name, "params": params}
+
+    def templates(self) -> tuple[str, ...]:
+        """The evaluation template, and the re-ask."""
+        return (TEMPLATE, "common/reask")
+
+    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
+        """One call per criterion, concurrently; the overall score is their mean.
+
+        Raises:
+            ConfigError: The instance has more than one candidate (hdeval judges one at a time).
+        """
+        if instance.n_candidates != 1:
+            raise ConfigError(
+                f"hdeval judges one response at a time, but instance {instance.id!r} has "
+                f"{instance.n_candidates} candidates; give each response its own instance"
+            )
+        scored: list[Scores] = await gather(
+            [partial(self._score, node, instance, ctx) for node in self.criteria]
+        )
+        facets = tuple(
+            FacetScore(name=node.id, scores=[s.values[0]], explanation=s.explanation or None)
+            for node, s in zip(self.criteria, scored, strict=True)
+        )
+        return OrderOutcome(scores=tuple(mean([s.values for s in scored])), facets=facets)
+
+    async def _score(self, node: EvalNode, instance: Instance, ctx: JudgeContext) -> Scores:
+        messages = render(
+            TEMPLATE,
+            **shown(instance),
+            task=self.task,
+            background=self.background,
+            parent_name=node.parent_name,
+            parent_description=node.parent_description,
+            metric=node.name,
+            definition=node.description,
+            scale=self.scale,
+        )
+        parser = ScoreParser(candidate_labels(1), scale=self.scale, position="first", explained=True)
+        return await ctx.ask(messages, parser, stage=STAGE)

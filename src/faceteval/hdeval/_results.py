@@ -1,0 +1,142 @@
+"""Held-out correlations of a trained evaluator, next to the baselines, and the summary written with it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from faceteval import metrics
+from faceteval.hdeval._train import Matrix, Trained, fit, predict
+
+METHODS: tuple[metrics.CorrelationMethod, ...] = ("pearson", "spearman", "kendall")
+
+
+def held_out(
+    trained: Trained,
+    *,
+    group_by: str | None = None,
+    system_by: str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Per target: the correlations on the held-out rows of the learned aggregator and of two baselines.
+
+    The baselines are the mean of every criterion score (the ``mean`` aggregator, HD-Eval's "w/o
+    aggregator") and, where a criterion has the target's name, the judge's own score on it (the
+    judge evaluating that aspect directly). Correlations are at sample level, per group (summary
+    level, e.g. per source document) and per system when the benchmark says how to group.
+    """
+    test = ~trained.train
+    ids = [i for i, keep in zip(trained.ids, test, strict=True) if keep]
+    groups = _keys(trained, ids, group_by)
+    systems = _keys(trained, ids, system_by)
+    learned = predict(trained.aggregator, trained.x[test])
+    mean = predict(
+        fit("mean", trained.x[trained.train], trained.y[trained.train], seed=trained.config.seed),
+        trained.x[test],
+    )
+    lowered = {name.lower(): k for k, name in enumerate(trained.features)}
+    out: dict[str, Any] = {}
+    for t, target in enumerate(trained.config.targets):
+        human = trained.y[test, t].tolist()
+        rows: dict[str, Any] = {
+            "aggregator": _levels(learned[:, t].tolist(), human, groups, systems, resamples, seed),
+            "mean_of_criteria": _levels(mean[:, t].tolist(), human, groups, systems, resamples, seed),
+        }
+        if (column := lowered.get(target.lower())) is not None:
+            judge = trained.x[test, column].tolist()
+            rows["judge_on_aspect"] = _levels(judge, human, groups, systems, resamples, seed)
+        out[target] = rows
+    return out
+
+
+def _keys(trained: Trained, ids: Sequence[str], key: str | None) -> list[str] | None:
+    if key is None:
+        return None
+    return [str(trained.metadata.get(i, {}).get(key)) for i in ids]
+
+
+def _levels(
+    scores: list[float],
+    human: list[float],
+    groups: list[str] | None,
+    systems: list[str] | None,
+    resamples: int,
+    seed: int,
+) -> dict[str, Any]:
+    options = {"n_resamples": resamples, "seed": seed}
+    levels: dict[str, Any] = {
+        "sample": {
+            m: _with(metrics.correlation_with_ci, resamples, scores, human, m, **options) for m in METHODS
+        }
+    }
+    if groups is not None:
+        levels["summary"] = {
+            m: _with(metrics.summary_level_with_ci, resamples, scores, human, groups, m, **options)
+            for m in METHODS
+        }
+    if systems is not None:
+        levels["system"] = {
+            m: _with(
+                metrics.system_level_with_ci, resamples, scores, human, systems, m, clusters=groups, **options
+            )
+            for m in METHODS
+        }
+    return levels
+
+
+def _with(function: Any, resamples: int, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    if resamples:
+        return dict(function(*args, **kwargs).as_dict())
+    plain: dict[Any, Callable[..., metrics.Correlation]] = {
+        metrics.correlation_with_ci: metrics.correlation,
+        metrics.summary_level_with_ci: metrics.summary_level,
+        metrics.system_level_with_ci: metrics.system_level,
+    }
+    return dict(plain[function](*args).as_dict())
+
+
+def headline_level(group_by: str | None) -> str:
+    """The level a benchmark's results are read at: per source document when it has them, else sample."""
+    return "summary" if group_by else "sample"
+
+
+def tree_summary(trained: Trained) -> list[dict[str, Any]]:
+    """Every criterion with its layer, importance (overall and per target) and whether it was expanded."""
+    weights = trained.importance.mean(axis=0)
+    expanded = trained.expanded
+    out = []
+    for node in trained.tree.nodes():
+        if node.id not in trained.features:
+            continue
+        column = trained.features.index(node.id)
+        out.append(
+            {
+                "id": node.id,
+                "name": node.criterion.name,
+                "layer": node.layer,
+                "importance": float(weights[column]),
+                "importance_by_target": {
+                    target: float(trained.importance[t, column])
+                    for t, target in enumerate(trained.config.targets)
+                },
+                "expanded": node.id in expanded,
+            }
+        )
+    return out
+
+
+def describe_split(trained: Trained) -> dict[str, int]:
+    """How many rows were trained and tested on, and how many instances were left out."""
+    return {
+        "train": int(trained.train.sum()),
+        "test": int((~trained.train).sum()),
+        "left_out": len(trained.failed),
+    }
+
+
+def mean_importance(matrix: Matrix) -> list[float]:
+    """Importance averaged over targets, as a plain list."""
+    return [float(v) for v in np.asarray(matrix).mean(axis=0)]

@@ -1,0 +1,76 @@
+"""Saving a fitted aggregator in skops' format, and loading it back without ever unpickling.
+
+A skops file records the skops protocol and, inside each estimator's state, the scikit-learn version that
+fitted it (scikit-learn warns when loading under another version). Loading trusts only the types an
+aggregator is built from; a file that names any other type is refused before anything is constructed.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import skops.io  # type: ignore[import-untyped]
+
+from faceteval.errors import FacetevalError
+
+__all__ = ["ALLOWED_TYPES", "load_aggregator", "save_aggregator"]
+
+ALLOWED_TYPES: frozenset[str] = frozenset(
+    {
+        "faceteval.hdeval._aggregators.MeanAggregator",
+        "sklearn.ensemble._forest.RandomForestRegressor",
+        "sklearn.linear_model._base.LinearRegression",
+        "sklearn.neural_network._multilayer_perceptron.MLPRegressor",
+        "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
+        "sklearn.pipeline.Pipeline",
+        "sklearn.preprocessing._data.StandardScaler",
+        "sklearn.tree._classes.DecisionTreeRegressor",
+        "sklearn.tree._tree.Tree",
+        "numpy.dtype",
+        "numpy.float64",
+        "numpy.int64",
+        "numpy.ndarray",
+        "numpy.random._mt19937.MT19937",
+        "numpy.random.mtrand.RandomState",
+    }
+)
+"""Every type a fitted aggregator of `faceteval.hdeval.AGGREGATORS` may be made of."""
+
+
+def save_aggregator(estimator: Any, path: Path) -> None:
+    """Write a fitted aggregator to ``path`` (conventionally ``*.skops``), replacing the file whole.
+
+    Args:
+        estimator: The aggregator.
+        path: Where to write it; its folder must exist.
+    """
+    partial = path.with_name(path.name + ".partial")
+    skops.io.dump(estimator, partial)
+    partial.replace(path)
+
+
+def load_aggregator(path: Path) -> Any:
+    """Read an aggregator written by `save_aggregator`.
+
+    Args:
+        path: The file.
+
+    Returns:
+        The fitted aggregator.
+
+    Raises:
+        FacetevalError: The file cannot be read as a skops file, or it names a type outside
+            `ALLOWED_TYPES` (nothing is loaded then).
+    """
+    try:
+        untrusted = skops.io.get_untrusted_types(file=path)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise FacetevalError(f"{path}: not a readable aggregator file ({exc})") from exc
+    refused = sorted(set(untrusted) - ALLOWED_TYPES)
+    if refused:
+        raise FacetevalError(
+            f"{path}: refusing to load an aggregator of untrusted types: {', '.join(refused)}"
+        )
+    return skops.io.load(path, trusted=untrusted)

@@ -1,0 +1,194 @@
+"""`faceteval hdeval train` -> `apply` -> `experiment` -> `report`, over a local OpenAI-compatible server,
+and on CoEval's recorded ChatGPT criterion scores with no LLM at all."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner, Result
+
+from faceteval._cli._app import cli
+from tests.support.llm_server import LLMServer
+
+# The judge decomposes by this table and scores each output on a leaf criterion by its hidden quality.
+CHILDREN = {
+    "coherence": ["logical flow", "structure"],
+    "fluency": ["grammar", "word choice"],
+    "logical flow": ["transitions", "ordering"],
+    "grammar": ["agreement", "tense"],
+    "structure": ["paragraphs", "headings"],
+    "word choice": ["register", "variety"],
+}
+_SUBJECT = re.compile(r"I would like to evaluate its (.+?)(?:,|\.\n)")
+_METRIC = re.compile(r"score the given response on the following metric:\n(.+?)(?::|\n)")
+_RESPONSE = re.compile(r"\[The Start of Response\]\n(.*?)\n\[The End of Response\]", re.DOTALL)
+
+
+def quality(text: str, criterion: str) -> int:
+    """A fixed pseudo-random 1-5 score of an output on a criterion."""
+    return hashlib.sha256(f"{text}|{criterion}".encode()).digest()[0] % 5 + 1
+
+
+def responder(body: Mapping[str, Any]) -> str:
+    prompt = "\n".join(m["content"] for m in body["messages"])
+    if subject := _SUBJECT.search(prompt):
+        names = CHILDREN[subject[1].lower()]
+        return "\n".join(f"{i}. {name.title()}: How good the {name} is." for i, name in enumerate(names, 1))
+    metric, response = _METRIC.search(prompt), _RESPONSE.search(prompt)
+    assert metric is not None and response is not None, prompt
+    return f"{quality(response[1], metric[1].strip().lower())}\nScored by rule."
+
+
+def outputs(n: int, prefix: str) -> list[dict[str, Any]]:
+    """Outputs whose human scores follow two judge criteria: coherence = logical flow, fluency = grammar."""
+    rows = []
+    for i in range(n):
+        text = f"{prefix} output {i}"
+        flow, grammar = quality(text, "logical flow"), quality(text, "grammar")
+        rows.append(
+            {
+                "id": f"{prefix}{i}",
+                "query": f"Summarise article {i // 4}.",
+                "candidates": [text],
+                "task": "Summarize a news article.",
+                "scores": {"coherence": flow + 0.1 * (i % 3), "fluency": grammar - 0.1 * (i % 2)},
+            }
+        )
+    return rows
+
+
+def write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, [str(a) for a in args], terminal_width=200)
+
+
+def test_train_prunes_applies_and_resumes_over_http(tmp_path: Path) -> None:
+    labelled = write(tmp_path / "labelled.jsonl", outputs(48, "a"))
+    fresh = write(tmp_path / "fresh.jsonl", outputs(8, "b"))
+    out = tmp_path / "evaluator"
+    with LLMServer(responder) as server:
+        engine = [
+            "--model",
+            "openai:judge",
+            "--base-url",
+            server.base_url,
+            "--cache",
+            tmp_path / "c.sqlite",
+            "-q",
+        ]
+        args = [
+            "hdeval", "train", labelled, "--target", "coherence,fluency", "--layers", "3", "--children", "2",
+            "--expand", "1", "--aggregator", "lr", "--resamples", "100", "--out", out, *engine,
+        ]  # fmt: skip
+        trained = invoke(*args)
+        assert trained.exit_code == 0, trained.output
+        calls = len(server.requests)
+        # Layer 1: 2 aspects; layer 2: both decomposed into 2; layer 3: the top layer-2 criterion into 2.
+        assert calls == 3 + 48 * (2 + 4 + 2)  # 3 decompositions, then one call per output and criterion
+        again = invoke(*args)
+        assert again.exit_code == 0 and len(server.requests) == calls  # every reply from the cache
+        applied = invoke("hdeval", "apply", out, fresh, "--out", tmp_path / "scored.jsonl", *engine)
+        assert applied.exit_code == 0, applied.output
+
+    summary = json.loads((out / "summary.json").read_text())
+    tree = {node["id"].lower(): node for node in summary["tree"]}
+    assert len(tree) == 8 and summary["split"] == {"train": 24, "test": 24, "left_out": 0}
+    assert tree["coherence"]["expanded"] and tree["fluency"]["expanded"]
+    expanded_layer_2 = [i for i, node in tree.items() if node["layer"] == 2 and node["expanded"]]
+    assert expanded_layer_2 in (["coherence / logical flow"], ["fluency / grammar"])  # the informative ones
+    top = sorted(tree, key=lambda i: -tree[i]["importance"])[:2]
+    assert set(top) == {"coherence / logical flow", "fluency / grammar"}
+    assert tree["coherence / logical flow"]["importance_by_target"]["coherence"] > 0.5
+    learned = summary["held_out"]["coherence"]["aggregator"]["sample"]["pearson"]
+    assert learned["value"] > 0.95 and learned["n"] == 24
+
+    scored = [json.loads(line) for line in (tmp_path / "scored.jsonl").read_text().splitlines()]
+    assert [row["status"] for row in scored] == ["ok"] * 8
+    for row, source in zip(scored, outputs(8, "b"), strict=True):
+        assert row["scores"]["coherence"] == pytest.approx(source["scores"]["coherence"], abs=0.3)
+        contributions = {k.lower(): v for k, v in row["contributions"]["coherence"].items()}
+        assert max(contributions, key=lambda k: abs(contributions[k])) in (
+            "coherence / logical flow",
+            *[c for c in contributions if abs(contributions[c]) < 1e-9],
+        )
+    by_query: dict[str, list[dict[str, Any]]] = {}
+    for row, source in zip(scored, outputs(8, "b"), strict=True):
+        by_query.setdefault(source["query"], []).append(row)
+    for rows in by_query.values():
+        ranks = sorted(rows, key=lambda r: r["ranks"]["coherence"])
+        assert [r["scores"]["coherence"] for r in ranks] == sorted(
+            (r["scores"]["coherence"] for r in rows), reverse=True
+        )
+
+    experiment = invoke("hdeval", "experiment", out)
+    assert experiment.exit_code == 0, experiment.output
+    results = json.loads((out / "experiments.json").read_text())
+    assert set(results["ablations"]) == {
+        "full",
+        "without layer 3",
+        "without layers 2-3",
+        "without aggregator (mean)",
+    }
+    assert results["ablations"]["full"]["pearson"] > results["ablations"]["without layers 2-3"]["pearson"]
+    assert [p["fraction"] for p in results["data"]] == [0.05, 0.1, 0.25, 0.5, 0.75, 1.0]
+    assert results["criteria"][-1]["criteria"] == 8
+    report = (out / "report.md").read_text()
+    assert "Ablations (Table 4)" in report and "coherence / Logical Flow" in report
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == 3
+    shown = invoke("criteria", "show", out)
+    assert shown.exit_code == 0 and "Logical Flow" in shown.output and "expanded" in shown.output
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    return Path(os.environ.get("FACETEVAL_DATA_DIR", "../shared/data"))
+
+
+def test_recorded_chatgpt_criterion_scores_train_without_an_llm(data_dir: Path, tmp_path: Path) -> None:
+    from scipy import stats
+
+    out = tmp_path / "eli5"
+    args = [
+        "hdeval", "train", "coeval-eli5", "--features", "recorded:coeval-chatgpt", "--target",
+        "Accuracy,Coherence", "--aggregator", "lr", "--resamples", "200", "--out", out,
+        "--data-dir", data_dir,
+    ]  # fmt: skip
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["split"]["train"] + summary["split"]["test"] == 200
+    features = [json.loads(line) for line in (out / "features.jsonl").read_text().splitlines()]
+    test = [row for row in features if row["split"] == "test"]
+    judge = summary["held_out"]["Accuracy"]["judge_on_aspect"]["sample"]["pearson"]
+    expected = stats.pearsonr(
+        [r["features"]["Accuracy"] for r in test], [r["targets"]["Accuracy"] for r in test]
+    )
+    assert judge["value"] == pytest.approx(expected.statistic)
+    for target in ("Accuracy", "Coherence"):
+        rows = summary["held_out"][target]
+        assert set(rows) == {"aggregator", "mean_of_criteria", "judge_on_aspect"}
+        for levels in rows.values():
+            low, high = levels["sample"]["pearson"]["ci"]
+            assert low < levels["sample"]["pearson"]["value"] < high
+            assert "system" in levels  # CoEval names each output's system
+    assert np.isclose(sum(node["importance"] > 0 for node in summary["tree"]), len(summary["tree"]), atol=2)
+
+
+def test_the_command_line_offers_every_aggregator_and_experiment() -> None:
+    from faceteval._cli import _hdeval
+    from faceteval.hdeval import AGGREGATORS
+    from faceteval.hdeval._experiments import EXPERIMENTS
+
+    assert _hdeval.AGGREGATORS == AGGREGATORS and _hdeval.EXPERIMENTS == EXPERIMENTS
