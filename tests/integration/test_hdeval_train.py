@@ -192,3 +192,36 @@ def test_the_command_line_offers_every_aggregator_and_experiment() -> None:
     from faceteval.hdeval._experiments import EXPERIMENTS
 
     assert _hdeval.AGGREGATORS == AGGREGATORS and _hdeval.EXPERIMENTS == EXPERIMENTS
+
+
+def test_decompose_writes_an_editable_tree_that_train_starts_from(tmp_path: Path) -> None:
+    tree_path = tmp_path / "tree.yaml"
+    labelled = write(tmp_path / "labelled.jsonl", outputs(16, "c"))
+    with LLMServer(responder) as server:
+        engine = [
+            "--model",
+            "openai:judge",
+            "--base-url",
+            server.base_url,
+            "--cache",
+            tmp_path / "c.sqlite",
+            "-q",
+        ]
+        made = invoke(
+            "hdeval", "decompose", "--task", "Summarize a news article.", "--criteria", "coherence,fluency",
+            "--children", "2", "--out", tree_path, *engine,
+        )  # fmt: skip
+        assert made.exit_code == 0, made.output
+        assert len(server.requests) == 2
+        written = tree_path.read_text()
+        assert "name: coherence" in written and "name: Logical Flow" in written
+        tree_path.write_text(written.replace("name: Word Choice", "name: Word choice and tone"))
+        shown = invoke("criteria", "show", tree_path)
+        assert shown.exit_code == 0 and "Word choice and tone" in shown.output
+        trained = invoke(
+            "hdeval", "train", labelled, "--target", "coherence", "--tree", tree_path, "--layers", "2",
+            "--aggregator", "lr", "--resamples", "0", "--out", tmp_path / "ev", *engine,
+        )  # fmt: skip
+        assert trained.exit_code == 0, trained.output
+    summary = json.loads((tmp_path / "ev" / "summary.json").read_text())
+    assert "fluency / Word choice and tone" in {node["id"] for node in summary["tree"]}

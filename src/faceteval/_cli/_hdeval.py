@@ -30,6 +30,8 @@ console = Console(highlight=False, soft_wrap=True)
 AGGREGATORS = ("lr", "dt", "rf", "mlp", "mean")
 """`faceteval.hdeval.AGGREGATORS`, named here so the CLI starts without loading scikit-learn."""
 EXPERIMENTS = ("ablations", "aggregators", "data", "criteria")
+HDEVAL_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate")
+"""Engine flags that do not apply here: outputs are judged alone, with traces, by the tree's criteria."""
 
 
 @click.group()
@@ -61,7 +63,7 @@ def _names(text: str) -> list[str]:
 @click.option(
     "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Tree file to write."
 )
-@engine_options(exclude=("--swap", "--trace"))
+@engine_options(exclude=HDEVAL_EXCLUDED)
 @handle_errors
 def decompose(**flags: Any) -> None:
     """Decompose criteria one layer deeper with the LLM; the result is a YAML / JSON file to edit by hand."""
@@ -90,7 +92,7 @@ def _decompose(flags: dict[str, Any], tree: CriteriaTree, node_ids: Sequence[str
 
 def _engine(flags: dict[str, Any]) -> dict[str, Any]:
     """The flags as the engine reads them: one order (outputs are judged alone), traces kept."""
-    return flags | {"swap": False, "trace": True}
+    return flags | {"swap": False, "trace": True, "dry_run": False}
 
 
 @hdeval.command("train")
@@ -140,7 +142,7 @@ def _engine(flags: dict[str, Any]) -> dict[str, Any]:
     "--resamples", type=click.IntRange(0), default=1000, show_default=True, help="Bootstrap resamples per CI."
 )
 @data_dir_option
-@engine_options(exclude=("--seed", "--swap", "--trace"))
+@engine_options(exclude=("--seed", *HDEVAL_EXCLUDED))
 @handle_errors
 def train_command(**flags: Any) -> None:
     """Learn how people weigh a hierarchy of criteria (HD-Eval Algorithm 1) and test it on held-out data.
@@ -339,7 +341,7 @@ def _cell(entry: dict[str, Any]) -> str:
     "--features", "features_spec", metavar="SOURCE", help="Recorded criterion scores instead of an LLM."
 )
 @data_dir_option
-@engine_options(exclude=("--swap", "--trace"))
+@engine_options(exclude=HDEVAL_EXCLUDED)
 @handle_errors
 def apply(**flags: Any) -> None:
     """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query."""

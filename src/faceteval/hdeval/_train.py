@@ -176,9 +176,10 @@ def train(
     layers: list[Layer] = []
     selected: list[str] = []
     for depth in range(1, config.layers + 1):
-        if depth > 1:
+        fresh = [node for node in selected if not tree.find(node).criterion.children]
+        if depth > 1 and fresh:  # criteria the tree already decomposes (a person's edits) are kept
             assert decompose is not None
-            tree = decompose(tree, selected, config.children)
+            tree = decompose(tree, fresh, config.children)
         nodes = tree.layer(depth)
         if not nodes:
             break
