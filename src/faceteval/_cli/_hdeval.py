@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -24,6 +24,9 @@ from faceteval.hdeval._decompose import decompose_tree
 from faceteval.hdeval._method import EvalNode, HierarchyAware
 from faceteval.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 from faceteval.metaeval import load_judgments, load_target, write_instances
+
+if TYPE_CHECKING:
+    from faceteval.hdeval._train import NodeScores
 
 console = Console(highlight=False, soft_wrap=True)
 
@@ -151,13 +154,13 @@ def train_command(**flags: Any) -> None:
     Examples:
       faceteval hdeval train summeval --target coherence,consistency,fluency,relevance \\
           --model openai:gpt-4o --layers 3 --children 4 --aggregator mlp --out evaluators/summeval
-      faceteval hdeval train coeval-eli5 --features recorded:coeval-chatgpt --target Relevance,Clarity \\
+      faceteval hdeval train coeval-eli5 --features recorded:coeval-chatgpt --target Accuracy,Coherence \\
           --out evaluators/eli5
     """
     from faceteval.hdeval._evaluator import save_evaluator
     from faceteval.hdeval._features import scores_from_judgments
     from faceteval.hdeval._results import describe_split, headline_level, held_out, tree_summary
-    from faceteval.hdeval._train import NodeScores, TrainConfig, initial_tree, train
+    from faceteval.hdeval._train import TrainConfig, initial_tree, train
 
     target = load_target(flags["target_spec"], flags["data_dir"])
     if target.kind != "pointwise":
@@ -207,14 +210,7 @@ def train_command(**flags: Any) -> None:
             criteria = tuple(EvalNode.of(node) for node in nodes)
             method = HierarchyAware(task=tree.task, criteria=criteria, background=tree.background)
             path = out / "judgments" / f"layer-{layer}.jsonl"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            request = build_request(_engine(flags), input_path=input_path, out=path, method=method)
-            result = run_judge(request, on_invalid=show_invalid)
-            if result.stopped is not None:
-                raise result.stopped
-            if result.interrupted:
-                raise click.Abort()
-            return scores_from_judgments(read_judgments(path), [n.id for n in nodes])
+            return _score_criteria(flags, method, input_path, path)
 
         def decompose_nodes(current: CriteriaTree, node_ids: Sequence[str], k: int) -> CriteriaTree:
             return _decompose(flags, current, node_ids, k)
@@ -272,6 +268,21 @@ def train_command(**flags: Any) -> None:
     )
 
 
+def _score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Path, out: Path) -> NodeScores:
+    """The instances of ``input_path`` scored on the method's criteria (judgments written to ``out``)."""
+    from faceteval.hdeval._features import scores_from_judgments
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    result = run_judge(
+        build_request(_engine(flags), input_path=input_path, out=out, method=method), on_invalid=show_invalid
+    )
+    if result.stopped is not None:
+        raise result.stopped
+    if result.interrupted:
+        raise click.Abort()
+    return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria])
+
+
 def _recorded_alias(spec: str, benchmark: str) -> str:
     """``recorded:coeval-chatgpt`` on a coeval-* benchmark is its ``recorded:chatgpt``."""
     family = benchmark.split("-", 1)[0]
@@ -295,6 +306,8 @@ def _targets(text: str, instances: Sequence[Instance]) -> list[str]:
 
 
 def _show_held_out(summary: dict[str, Any]) -> None:
+    from faceteval.hdeval._results import SCORERS
+
     level = summary["level"]
     table = Table(
         title=f"Held-out correlation with human scores ({level} level, "
@@ -303,17 +316,12 @@ def _show_held_out(summary: dict[str, Any]) -> None:
     )
     for column in ("target", "scorer", "pearson", "spearman", "kendall"):
         table.add_column(column, justify="left" if column in ("target", "scorer") else "right")
-    names = {
-        "aggregator": "HD-Eval aggregator",
-        "mean_of_criteria": "mean of criteria",
-        "judge_on_aspect": "judge on the aspect",
-    }
     for target, rows in summary["held_out"].items():
         for scorer, levels in rows.items():
             cells = levels.get(level, levels["sample"])
             table.add_row(
                 escape(target),
-                names.get(scorer, scorer),
+                SCORERS.get(scorer, scorer),
                 *(_cell(cells.get(m, {})) for m in ("pearson", "spearman", "kendall")),
             )
     console.print(table)
@@ -360,12 +368,7 @@ def apply(**flags: Any) -> None:
         work = flags["out"].with_suffix(".criteria")
         input_path = write_instances(work, instances)
         method = HierarchyAware.from_tree(evaluator.tree, evaluator.features)
-        path = work / "judgments.jsonl"
-        request = build_request(_engine(flags), input_path=input_path, out=path, method=method)
-        result = run_judge(request, on_invalid=show_invalid)
-        if result.stopped is not None:
-            raise result.stopped
-        node_scores = scores_from_judgments(read_judgments(path), list(evaluator.features))
+        node_scores = _score_criteria(flags, method, input_path, work / "judgments.jsonl")
     rows = score(evaluator, instances, node_scores.scores)
     for row in rows:
         if row["id"] in node_scores.failed:
@@ -443,11 +446,11 @@ def criteria() -> None:
 @handle_errors
 def show(path: Path) -> None:
     """Show a criteria tree file, or an evaluator directory's tree with each criterion's importance."""
-    from faceteval.hdeval._evaluator import load_evaluator
+    from faceteval.hdeval._evaluator import load_evaluator, read_summary
 
     if path.is_dir():
         evaluator = load_evaluator(path)
-        summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+        summary = read_summary(path)
         nodes = summary.get("tree", [])
         console.print(
             render_tree(

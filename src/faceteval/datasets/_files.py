@@ -26,6 +26,14 @@ def read_json(path: Path) -> Any:
         raise InputError(str(path), exc.lineno, None, problem) from exc
 
 
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON file holding one object (a summary, a record); anything else raises `InputError`."""
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise InputError(str(path), None, None, f"expected a JSON object, got {type(data).__name__}")
+    return data
+
+
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line of a JSONL file."""
     try:

@@ -18,6 +18,7 @@ import numpy as np
 
 from faceteval._version import __version__
 from faceteval.core import Instance
+from faceteval.datasets._files import read_json_object, read_jsonl
 from faceteval.errors import FacetevalError
 from faceteval.hdeval._importance import contributions
 from faceteval.hdeval._store import load_aggregator, save_aggregator
@@ -101,11 +102,8 @@ def load_evaluator(directory: Path) -> Evaluator:
     path = directory / EVALUATOR
     if not path.is_file():
         raise FacetevalError(f"{directory}: not an HD-Eval evaluator (no {EVALUATOR})")
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise FacetevalError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
+    record = read_json_object(path)
+    if record.get("format") != FORMAT:
         raise FacetevalError(f"{path}: not an HD-Eval evaluator file (format {record.get('format')!r})")
     if not isinstance(record.get("version"), int) or record["version"] > VERSION:
         raise FacetevalError(
@@ -132,7 +130,15 @@ def read_features(directory: Path) -> list[dict[str, Any]]:
     path = directory / FEATURES
     if not path.is_file():
         raise FacetevalError(f"{directory}: no {FEATURES}")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row for _, row in read_jsonl(path)]
+
+
+def read_summary(directory: Path) -> dict[str, Any]:
+    """The evaluator's ``summary.json``."""
+    path = directory / SUMMARY
+    if not path.is_file():
+        raise FacetevalError(f"{directory}: not an HD-Eval evaluator (no {SUMMARY})")
+    return read_json_object(path)
 
 
 def score(
@@ -151,7 +157,7 @@ def score(
         parts = contributions(evaluator.aggregator, x, np.array([evaluator.background]))
         for row, instance in enumerate(complete):
             rows[instance.id] = _scored(evaluator, instance, predicted[row], parts[row], x[row])
-    _rank(rows, [i for i in complete], evaluator.targets)
+    _rank(rows, complete, evaluator.targets)
     out = []
     for instance in instances:
         if instance.id in rows:

@@ -18,7 +18,7 @@ import numpy as np
 from faceteval import metrics
 from faceteval.errors import FacetevalError
 from faceteval.hdeval._aggregators import AGGREGATORS
-from faceteval.hdeval._evaluator import Evaluator, load_evaluator, read_features
+from faceteval.hdeval._evaluator import SUMMARY, Evaluator, load_evaluator, read_features, read_summary
 from faceteval.hdeval._train import Matrix, fit, predict
 
 FRACTIONS = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0)
@@ -157,7 +157,7 @@ def run_experiments(
     data = load_data(directory, evaluator)
     kind = str(evaluator.info.get("aggregator", "mlp"))
     seed = 0
-    summary = _read_summary(directory)
+    summary = read_summary(directory) if (directory / SUMMARY).is_file() else {}
     order = [row["id"] for row in sorted(summary.get("tree", []), key=lambda row: -row["importance"])]
     runners: dict[str, Callable[[], Any]] = {
         "ablations": lambda: ablations(data, kind, seed),
@@ -173,10 +173,3 @@ def run_experiments(
             progress(name)
         out[name] = runners[name]()
     return out
-
-
-def _read_summary(directory: Path) -> dict[str, Any]:
-    import json
-
-    path = directory / "summary.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from faceteval._version import __version__
-from faceteval.errors import FacetevalError
+from faceteval.datasets._files import read_json_object
+from faceteval.hdeval._evaluator import read_summary
+from faceteval.hdeval._results import SCORERS
 from faceteval.report._format import DASH, decimal, escape_markdown
 from faceteval.report._html import TEMPLATE, _environment
 from faceteval.report._markdown import section_lines
@@ -17,23 +18,13 @@ from faceteval.report._plots import Plot, _encode, _figure, _text
 
 EXPERIMENTS_FILE = "experiments.json"
 TOP_CRITERIA = 15
-_SCORERS = {
-    "aggregator": "HD-Eval aggregator",
-    "mean_of_criteria": "Mean of criteria",
-    "judge_on_aspect": "Judge on the aspect",
-}
 
 
 def write_evaluator_report(directory: Path) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.html`` into the evaluator directory."""
-    summary_path = directory / "summary.json"
-    if not summary_path.is_file():
-        raise FacetevalError(f"{directory}: not an HD-Eval evaluator (no summary.json)")
-    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary = read_summary(directory)
     experiments_path = directory / EXPERIMENTS_FILE
-    experiments = (
-        json.loads(experiments_path.read_text(encoding="utf-8")) if experiments_path.is_file() else {}
-    )
+    experiments = read_json_object(experiments_path) if experiments_path.is_file() else {}
     sections = build_sections(summary, experiments)
     title = f"HD-Eval evaluator: {summary.get('benchmark', directory.name)}"
     footer = f"faceteval {__version__}"
@@ -76,7 +67,7 @@ def held_out_section(summary: Mapping[str, Any]) -> Section:
             rows.append(
                 (
                     str(target),
-                    _SCORERS.get(scorer, scorer),
+                    SCORERS.get(scorer, scorer),
                     *(_coefficient(cells.get(m)) for m in ("pearson", "spearman", "kendall")),
                     DASH if n is None else str(n),
                 )

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
+from faceteval.hdeval._train import Trained, fit, predict
+from faceteval.metaeval._summary import Settings, correlation_levels
 
-from faceteval import metrics
-from faceteval.hdeval._train import Matrix, Trained, fit, predict
-
-METHODS: tuple[metrics.CorrelationMethod, ...] = ("pearson", "spearman", "kendall")
+SCORERS = {
+    "aggregator": "HD-Eval aggregator",
+    "mean_of_criteria": "Mean of criteria",
+    "judge_on_aspect": "Judge on the aspect",
+}
+"""How each scorer of `held_out` is named in tables."""
 
 
 def held_out(
@@ -37,17 +40,18 @@ def held_out(
         fit("mean", trained.x[trained.train], trained.y[trained.train], seed=trained.config.seed),
         trained.x[test],
     )
+    settings = Settings(resamples=resamples, seed=seed)
     lowered = {name.lower(): k for k, name in enumerate(trained.features)}
     out: dict[str, Any] = {}
     for t, target in enumerate(trained.config.targets):
         human = trained.y[test, t].tolist()
         rows: dict[str, Any] = {
-            "aggregator": _levels(learned[:, t].tolist(), human, groups, systems, resamples, seed),
-            "mean_of_criteria": _levels(mean[:, t].tolist(), human, groups, systems, resamples, seed),
+            "aggregator": correlation_levels(learned[:, t].tolist(), human, groups, systems, settings),
+            "mean_of_criteria": correlation_levels(mean[:, t].tolist(), human, groups, systems, settings),
         }
         if (column := lowered.get(target.lower())) is not None:
             judge = trained.x[test, column].tolist()
-            rows["judge_on_aspect"] = _levels(judge, human, groups, systems, resamples, seed)
+            rows["judge_on_aspect"] = correlation_levels(judge, human, groups, systems, settings)
         out[target] = rows
     return out
 
@@ -56,46 +60,6 @@ def _keys(trained: Trained, ids: Sequence[str], key: str | None) -> list[str] | 
     if key is None:
         return None
     return [str(trained.metadata.get(i, {}).get(key)) for i in ids]
-
-
-def _levels(
-    scores: list[float],
-    human: list[float],
-    groups: list[str] | None,
-    systems: list[str] | None,
-    resamples: int,
-    seed: int,
-) -> dict[str, Any]:
-    options = {"n_resamples": resamples, "seed": seed}
-    levels: dict[str, Any] = {
-        "sample": {
-            m: _with(metrics.correlation_with_ci, resamples, scores, human, m, **options) for m in METHODS
-        }
-    }
-    if groups is not None:
-        levels["summary"] = {
-            m: _with(metrics.summary_level_with_ci, resamples, scores, human, groups, m, **options)
-            for m in METHODS
-        }
-    if systems is not None:
-        levels["system"] = {
-            m: _with(
-                metrics.system_level_with_ci, resamples, scores, human, systems, m, clusters=groups, **options
-            )
-            for m in METHODS
-        }
-    return levels
-
-
-def _with(function: Any, resamples: int, *args: Any, **kwargs: Any) -> dict[str, Any]:
-    if resamples:
-        return dict(function(*args, **kwargs).as_dict())
-    plain: dict[Any, Callable[..., metrics.Correlation]] = {
-        metrics.correlation_with_ci: metrics.correlation,
-        metrics.summary_level_with_ci: metrics.summary_level,
-        metrics.system_level_with_ci: metrics.system_level,
-    }
-    return dict(plain[function](*args).as_dict())
 
 
 def headline_level(group_by: str | None) -> str:
@@ -135,8 +99,3 @@ def describe_split(trained: Trained) -> dict[str, int]:
         "test": int((~trained.train).sum()),
         "left_out": len(trained.failed),
     }
-
-
-def mean_importance(matrix: Matrix) -> list[float]:
-    """Importance averaged over targets, as a plain list."""
-    return [float(v) for v in np.asarray(matrix).mean(axis=0)]

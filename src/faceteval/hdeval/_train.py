@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from faceteval.core import Instance
+from faceteval.core import Criterion, Instance
 from faceteval.errors import FacetevalError
 from faceteval.hdeval._aggregators import make_aggregator
 from faceteval.hdeval._importance import importance, top_k
@@ -118,11 +118,9 @@ class Trained:
 
 
 def initial_tree(
-    task: str, targets: Sequence[str], criteria: Sequence[Any] = (), background: str = ""
+    task: str, targets: Sequence[str], criteria: Sequence[Criterion] = (), background: str = ""
 ) -> CriteriaTree:
     """Layer 1 = the target aspects, with the benchmark's definitions where it has them."""
-    from faceteval.core import Criterion
-
     known = {c.name.lower(): c for c in criteria}
     top = tuple(
         Criterion(name=target, description=known[target.lower()].description)
@@ -186,38 +184,30 @@ def train(
         result = score_nodes(nodes, depth)
         _collect(result, [n.id for n in nodes], labelled, scores, failed)
         features = [n.id for layer in range(1, depth + 1) for n in tree.layer(layer)]
+        # The proxy aggregator of this layer; after the last layer it is the finalized one.
         data = _matrix(labelled, features, config.targets, scores, failed, training)
         aggregator = fit(config.aggregator, data.x[data.train], data.y[data.train], seed=config.seed)
-        weights = importance(
+        per_target = importance(
             aggregator,
             data.x[data.train],
             _shaped(data.y[data.train]),
             method=config.importance,
             seed=config.seed,
-        ).mean(axis=0)
+        )
+        weights = per_target.mean(axis=0)
         mine = {n.id: float(weights[features.index(n.id)]) for n in nodes}
         selected = _select(nodes, mine, config, depth)
         layers.append(Layer(depth, [n.id for n in nodes], mine, selected, _failed_here(result, labelled)))
-    final = _matrix(labelled, features, config.targets, scores, failed, training)
-    aggregator = fit(config.aggregator, final.x[final.train], final.y[final.train], seed=config.seed)
-    per_target = importance(
-        aggregator,
-        final.x[final.train],
-        _shaped(final.y[final.train]),
-        method=config.importance,
-        seed=config.seed,
-    )
-    if layers:
-        layers[-1].selected = []  # the last layer is not decomposed further
+    layers[-1].selected = []  # the last layer is not decomposed further
     return Trained(
         config=config,
         tree=tree,
         features=features,
         aggregator=aggregator,
-        ids=final.ids,
-        x=final.x,
-        y=final.y,
-        train=final.train,
+        ids=data.ids,
+        x=data.x,
+        y=data.y,
+        train=data.train,
         importance=per_target,
         layers=layers,
         failed=failed,

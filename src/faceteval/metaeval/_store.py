@@ -10,6 +10,7 @@ from typing import Any
 
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances, read_judgments
+from faceteval.datasets._files import read_json_object
 from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval._judgments import join
 from faceteval.metaeval._summary import Settings, summarize
@@ -70,13 +71,7 @@ def read_summary(run_dir: Path) -> dict[str, Any]:
     summary_path = run_dir / SUMMARY
     if not summary_path.is_file():
         raise FacetevalError(f"{run_dir}: not a meta-evaluation run (no {SUMMARY})")
-    try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise FacetevalError(f"{summary_path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    if not isinstance(summary, dict):
-        raise FacetevalError(f"{summary_path}: expected a JSON object")
-    return summary
+    return read_json_object(summary_path)
 
 
 def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgment]]:

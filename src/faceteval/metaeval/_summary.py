@@ -6,7 +6,6 @@ plain dict ready for ``summary.json``.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -208,23 +207,9 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
             continue
         judge = [score for _, score, _ in rows]
         human = [value for _, _, value in rows]
-        levels: dict[str, Any] = {
-            "sample": {m: _correlation(judge, human, m, settings) for m in METHODS},
-        }
         groups = [str(i.metadata.get(target.group_by)) for i, _, _ in rows] if target.group_by else None
-        if groups is not None:
-            levels["summary"] = {
-                m: _level(
-                    metrics.summary_level, metrics.summary_level_with_ci, settings, judge, human, groups, m
-                )
-                for m in METHODS
-            }
-        if target.system_by:
-            systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows]
-            with_ci = functools.partial(metrics.system_level_with_ci, clusters=groups)
-            levels["system"] = {
-                m: _level(metrics.system_level, with_ci, settings, judge, human, systems, m) for m in METHODS
-            }
+        systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows] if target.system_by else None
+        levels = correlation_levels(judge, human, groups, systems, settings)
         correlations[aspect] = levels
         if (raters := _raters(rows, aspect)) is not None:
             alpha[aspect] = raters
@@ -234,26 +219,30 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
     return out
 
 
-def _level(
-    plain: Callable[..., metrics.Correlation],
-    with_ci: Callable[..., metrics.Correlation],
+def correlation_levels(
+    judge: Sequence[float],
+    human: Sequence[float],
+    groups: Sequence[str] | None,
+    systems: Sequence[str] | None,
     settings: Settings,
-    *columns: Any,
 ) -> dict[str, Any]:
-    """A summary- or system-level correlation, with its CI when the settings ask for CIs."""
-    if not settings.resamples:
-        return plain(*columns).as_dict()
-    return with_ci(*columns, n_resamples=settings.resamples, seed=settings.seed).as_dict()
-
-
-def _correlation(
-    judge: list[float], human: list[float], method: metrics.CorrelationMethod, settings: Settings
-) -> dict[str, Any]:
-    if not settings.resamples:
-        return metrics.correlation(judge, human, method).as_dict()
-    return metrics.correlation_with_ci(
-        judge, human, method, n_resamples=settings.resamples, seed=settings.seed
-    ).as_dict()
+    """Pearson, Spearman and Kendall of judge and human scores with their CIs: per item (``sample``),
+    within each group then averaged (``summary``, when there are groups) and over system means
+    (``system``, when outputs name their system; CIs resample the groups, i.e. the inputs)."""
+    options = {"n_resamples": settings.resamples, "seed": settings.seed}
+    levels: dict[str, Any] = {
+        "sample": {m: metrics.correlation_with_ci(judge, human, m, **options).as_dict() for m in METHODS}
+    }
+    if groups is not None:
+        levels["summary"] = {
+            m: metrics.summary_level_with_ci(judge, human, groups, m, **options).as_dict() for m in METHODS
+        }
+    if systems is not None:
+        levels["system"] = {
+            m: metrics.system_level_with_ci(judge, human, systems, m, clusters=groups, **options).as_dict()
+            for m in METHODS
+        }
+    return levels
 
 
 def _raters(rows: list[tuple[Instance, float, float]], aspect: str) -> dict[str, Any] | None:

@@ -52,7 +52,7 @@ def _is_missing(score: Score) -> bool:
     return score is None or math.isnan(score)
 
 
-def _complete_rows(x: Sequence[Score], y: Sequence[Score], *keys: Sequence[Any]) -> list[tuple[Any, ...]]:
+def complete_rows(x: Sequence[Score], y: Sequence[Score], *keys: Sequence[Any]) -> list[tuple[Any, ...]]:
     """The rows ``(x, y, *keys)`` whose two scores are both present."""
     check_lengths(x, y, *keys)
     return [row for row in zip(x, y, *keys, strict=True) if not (_is_missing(row[0]) or _is_missing(row[1]))]
@@ -76,7 +76,7 @@ def correlation(x: Sequence[Score], y: Sequence[Score], method: CorrelationMetho
         (1.0, 3, 1)
     """
     _check_method(method)
-    rows = _complete_rows(x, y)
+    rows = complete_rows(x, y)
     value, p_value = _coefficient([r[0] for r in rows], [r[1] for r in rows], method)
     return Correlation(value=value, n=len(rows), method=method, p_value=p_value, missing=len(x) - len(rows))
 
@@ -111,7 +111,7 @@ def summary_level(
         value=math.fsum(defined) / len(defined) if defined else None,
         n=len(defined),
         method=method,
-        missing=len(x) - len(_complete_rows(x, y, groups)),
+        missing=len(x) - len(complete_rows(x, y, groups)),
         skipped=len(values) - len(defined),
     )
 
@@ -121,7 +121,7 @@ def group_coefficients(
 ) -> list[float | None]:
     """The correlation within each group (complete pairs only), None where it is undefined."""
     _check_method(method)
-    rows = _complete_rows(x, y, groups)
+    rows = complete_rows(x, y, groups)
     return [_coefficient(xs, ys, method)[0] for xs, ys in _grouped(rows).values()]
 
 
@@ -138,7 +138,7 @@ def system_level(
         (0.866, 3)
     """
     _check_method(method)
-    rows = _complete_rows(x, y, systems)
+    rows = complete_rows(x, y, systems)
     means = [(math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)) for xs, ys in _grouped(rows).values()]
     value, p_value = _coefficient([m[0] for m in means], [m[1] for m in means], method)
     return Correlation(value=value, n=len(means), method=method, p_value=p_value, missing=len(x) - len(rows))

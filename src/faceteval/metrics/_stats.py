@@ -20,6 +20,7 @@ from faceteval.metrics._checks import check_lengths
 from faceteval.metrics._pointwise import (
     CorrelationMethod,
     Score,
+    complete_rows,
     correlation,
     group_coefficients,
     summary_level,
@@ -113,7 +114,7 @@ def summary_level_with_ci(
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> Correlation:
-    """`summary_level` with a CI from resampling groups (documents), not items.
+    """`summary_level` with a CI from resampling groups (documents), not items (``n_resamples=0``: no CI).
 
     The summary-level value is the mean of per-group coefficients, so resampling groups is resampling
     those coefficients: each is computed once.
@@ -125,6 +126,8 @@ def summary_level_with_ci(
         (0.333, 3, [-0.982, 1.0])
     """
     result = summary_level(x, y, groups, method)
+    if not n_resamples:
+        return result
     defined = [v for v in group_coefficients(x, y, groups, method) if v is not None]
     ci = bootstrap_ci(
         lambda values: math.fsum(values) / len(values),
@@ -147,7 +150,7 @@ def system_level_with_ci(
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> Correlation:
-    """`system_level` with a CI from resampling the inputs the systems were run on.
+    """`system_level` with a CI from resampling the inputs the systems ran on (``n_resamples=0``: no CI).
 
     ``clusters`` names each item's input (e.g. its source document): a resample draws inputs with
     replacement and keeps every system's output on each, then recomputes the system means (the
@@ -161,12 +164,10 @@ def system_level_with_ci(
         (3, True)
     """
     result = system_level(x, y, systems, method)
+    if not n_resamples:
+        return result
     keys: Sequence[Hashable] = clusters if clusters is not None else range(len(x))
-    rows = [
-        (float(a), float(b), system, cluster)
-        for a, b, system, cluster in zip(x, y, systems, keys, strict=True)
-        if a is not None and b is not None and not (math.isnan(a) or math.isnan(b))
-    ]
+    rows = complete_rows(x, y, systems, keys)
     system_index = {s: i for i, s in enumerate(dict.fromkeys(row[2] for row in rows))}
     cluster_index = {c: i for i, c in enumerate(dict.fromkeys(row[3] for row in rows))}
     if len(cluster_index) < 2 or len(system_index) < 2:
@@ -197,7 +198,7 @@ def correlation_with_ci(
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> Correlation:
-    """`correlation` with a percentile bootstrap CI over the items (pairs), computed in bulk.
+    """`correlation` with a bootstrap CI over the items, computed in bulk (``n_resamples=0``: no CI).
 
     Examples:
         >>> result = correlation_with_ci([1, 2, 3, 4, 5], [2, 1, 4, 3, 5], "spearman", n_resamples=200)
@@ -205,10 +206,9 @@ def correlation_with_ci(
         (0.8, True)
     """
     result = correlation(x, y, method)
-    pairs = np.array(
-        [(a, b) for a, b in zip(x, y, strict=True) if a is not None and b is not None], dtype=np.float64
-    ).reshape(-1, 2)
-    pairs = pairs[~np.isnan(pairs).any(axis=1)]
+    if not n_resamples:
+        return result
+    pairs = np.array(complete_rows(x, y), dtype=np.float64).reshape(-1, 2)
     if len(pairs) < 2:
         return result
     drawn = np.random.default_rng(seed).integers(0, len(pairs), (n_resamples, len(pairs)))
