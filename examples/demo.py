@@ -6,11 +6,14 @@ ChatGPT, LLaMA-2-70B, Auto-J-13B); this imports them and measures them like any 
 1. three published results reproduced (Auto-J's leaderboard row, the MT-Bench paper's GPT-4 vs
    expert agreement, LLMBar's GPT-4 numbers);
 2. the agreement of every recorded judge and prompting strategy on LLMBar-Adversarial, with 95% CIs;
-3. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
+3. HD-Eval on CoEval's recorded ChatGPT criterion scores: a learned aggregator of the criteria,
+   tested on held-out outputs against people's scores, next to the plain mean and ChatGPT's own score;
+4. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -18,6 +21,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from faceteval import hdeval
 from faceteval.datasets import DATA_DIR_ENV, get_benchmark
 from faceteval.metaeval import (
     Settings,
@@ -154,6 +158,60 @@ def adversarial(data_dir: Path) -> None:
     )
 
 
+def learned_aggregators(data_dir: Path) -> None:
+    """HD-Eval's aggregator learned from CoEval's recorded ChatGPT criterion scores (no LLM call)."""
+    for benchmark in ("coeval-eli5", "coeval-rocstories", "coeval-selfinstruct"):
+        target = load_target(benchmark, data_dir)
+        recorded = load_judgments("recorded:chatgpt", target, data_dir).judgments
+        names = [criterion.name for criterion in target.benchmark.criteria]
+        aspects = tuple(sorted({aspect for i in target.instances for aspect in i.scores or {}}))
+        config = hdeval.TrainConfig(targets=aspects, layers=1, aggregator="lr", seed=0)
+        trained = hdeval.train(
+            hdeval.initial_tree(target.instances[0].task or benchmark, names),
+            target.instances,
+            config,
+            hdeval.recorded_scorer(recorded),
+        )
+        described = dict(
+            benchmark=benchmark,
+            origin="ChatGPT (recorded criterion scores)",
+            group_by=target.group_by,
+            system_by=target.system_by,
+        )
+        summary = hdeval.evaluator_summary(trained, **described)
+        out = OUT / f"hdeval-{benchmark}"
+        hdeval.save_evaluator(out, trained, summary=summary, info=hdeval.evaluator_info(trained, **described))
+        experiments = hdeval.run_experiments(out, ["ablations", "aggregators", "importance"])
+        (out / "experiments.json").write_text(json.dumps(experiments, indent=2) + "\n", encoding="utf-8")
+        hdeval.write_evaluator_report(out)
+        table = Table(
+            title=f"HD-Eval, {benchmark}: held-out Pearson with people [95% CI]",
+            title_justify="left",
+        )
+        for column in ("aspect", "learned (lr)", "mean of criteria", "ChatGPT on it"):
+            if column == "aspect":
+                table.add_column(column, overflow="ellipsis")
+            else:
+                table.add_column(column, justify="right", no_wrap=True)
+        for aspect, scorers in summary["held_out"].items():
+            table.add_row(
+                aspect,
+                *(
+                    _with_ci(scorers.get(name))
+                    for name in ("aggregator", "mean_of_criteria", "judge_on_aspect")
+                ),
+            )
+        console.print(table)
+
+
+def _with_ci(levels: dict | None) -> str:
+    if not levels:
+        return "-"
+    entry = levels["sample"]["pearson"]
+    low, high = entry["ci"]
+    return f"{entry['value']:.2f} [{low:.2f}, {high:.2f}]"
+
+
 def main() -> int:
     data_dir = Path(os.environ.get(DATA_DIR_ENV) or "data")
     if not (data_dir / "llmbar").is_dir():
@@ -161,6 +219,7 @@ def main() -> int:
         return 1
     reproductions(data_dir)
     adversarial(data_dir)
+    learned_aggregators(data_dir)
     reports = sorted(str(p) for p in OUT.glob("*/report.html"))
     console.print("Reports (Markdown and HTML with plots):\n  " + "\n  ".join(reports))
     return 0

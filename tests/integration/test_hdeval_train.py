@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -144,9 +145,24 @@ def test_train_prunes_applies_and_resumes_over_http(tmp_path: Path) -> None:
     assert results["ablations"]["full"]["pearson"] > results["ablations"]["without layers 2-3"]["pearson"]
     assert [p["fraction"] for p in results["data"]] == [0.05, 0.1, 0.25, 0.5, 0.75, 1.0]
     assert results["criteria"][-1]["criteria"] == 8
+    assert set(results["importance"]) == {"lr", "dt", "rf", "mlp", "mean"}
+    by_lr = results["importance"]["lr"]["coherence"]
+    assert max(by_lr, key=by_lr.__getitem__) == "coherence / Logical Flow"
+    explained = results["shap"]
+    assert len(explained["rows"]) == len(explained["scores"]) == 48  # every stored output, fewer than 100
+    values = np.asarray(explained["values"])
+    assert values.shape == (2, 48, 8)
+    strongest = np.abs(values[0]).mean(axis=0).argmax()
+    assert explained["criteria"][strongest] == "coherence / Logical Flow"
     report = (out / "report.md").read_text()
     assert "Ablations (Table 4)" in report and "coherence / Logical Flow" in report
-    assert (out / "report.html").read_text().count("data:image/png;base64,") == 3
+    assert "What each aggregator relies on" in report and "SHAP explanations" in report
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == 5
+
+    again = invoke("hdeval", "experiment", out, "--run", "ablations")
+    assert again.exit_code == 0, again.output
+    merged = json.loads((out / "experiments.json").read_text())
+    assert set(merged) >= {"ablations", "data", "criteria", "importance", "shap"}
     shown = invoke("criteria", "show", out)
     assert shown.exit_code == 0 and "Logical Flow" in shown.output and "expanded" in shown.output
 
@@ -184,6 +200,26 @@ def test_recorded_chatgpt_criterion_scores_train_without_an_llm(data_dir: Path, 
             assert low < levels["sample"]["pearson"]["value"] < high
             assert "system" in levels  # CoEval names each output's system
     assert np.isclose(sum(node["importance"] > 0 for node in summary["tree"]), len(summary["tree"]), atol=2)
+
+
+def test_experiments_without_shap_installed(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "stories"
+    args = [
+        "hdeval", "train", "coeval-rocstories", "--features", "recorded:coeval-chatgpt",
+        "--target", "Coherence", "--aggregator", "lr", "--resamples", "0", "--out", out, "--data-dir", data_dir,
+    ]  # fmt: skip
+    assert invoke(*args).exit_code == 0
+    monkeypatch.setitem(sys.modules, "shap", None)
+    asked = invoke("hdeval", "experiment", out, "--run", "shap")
+    assert asked.exit_code != 0 and "pip install 'faceteval[shap]'" in asked.output
+    default = invoke("hdeval", "experiment", out)
+    assert default.exit_code == 0, default.output
+    assert "shap is not installed" in default.output
+    results = json.loads((out / "experiments.json").read_text())
+    assert "shap" not in results and {"ablations", "importance"} <= set(results)
+    assert "SHAP explanations" not in (out / "report.md").read_text()
 
 
 def test_the_command_line_offers_every_aggregator_and_experiment() -> None:

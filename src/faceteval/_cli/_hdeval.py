@@ -19,6 +19,7 @@ from faceteval._cli._options import build_request, data_dir_option, engine_optio
 from faceteval._cli._run import open_llm, run_judge
 from faceteval.core import Criterion, Instance
 from faceteval.datasets import read_judgments
+from faceteval.datasets._files import read_json_object
 from faceteval.errors import FacetevalError
 from faceteval.hdeval._decompose import decompose_tree
 from faceteval.hdeval._method import EvalNode, HierarchyAware
@@ -32,7 +33,7 @@ console = Console(highlight=False, soft_wrap=True)
 
 AGGREGATORS = ("lr", "dt", "rf", "mlp", "mean")
 """`faceteval.hdeval.AGGREGATORS`, named here so the CLI starts without loading scikit-learn."""
-EXPERIMENTS = ("ablations", "aggregators", "data", "criteria")
+EXPERIMENTS = ("ablations", "aggregators", "data", "criteria", "importance", "shap")
 HDEVAL_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate")
 """Engine flags that do not apply here: outputs are judged alone, with traces, by the tree's criteria."""
 
@@ -158,8 +159,8 @@ def train_command(**flags: Any) -> None:
           --out evaluators/eli5
     """
     from faceteval.hdeval._evaluator import save_evaluator
-    from faceteval.hdeval._features import scores_from_judgments
-    from faceteval.hdeval._results import describe_split, headline_level, held_out, tree_summary
+    from faceteval.hdeval._features import recorded_scorer
+    from faceteval.hdeval._results import evaluator_info, evaluator_summary
     from faceteval.hdeval._train import TrainConfig, initial_tree, train
 
     target = load_target(flags["target_spec"], flags["data_dir"])
@@ -191,12 +192,7 @@ def train_command(**flags: Any) -> None:
             {f.name for j in source.judgments for f in j.facets}
         )
         tree = load_tree(flags["tree_path"]) if flags["tree_path"] else initial_tree(task, names)
-        judgments = list(source.judgments)
-
-        def score_nodes(nodes: Sequence[Node], layer: int) -> NodeScores:
-            return scores_from_judgments(judgments, [n.id for n in nodes])
-
-        trained = train(tree, instances, config, score_nodes)
+        trained = train(tree, instances, config, recorded_scorer(source.judgments))
         origin = f"{source.name} (recorded criterion scores)"
     else:
         tree = (
@@ -217,49 +213,17 @@ def train_command(**flags: Any) -> None:
 
         trained = train(tree, instances, config, score_nodes, decompose_nodes)
         origin = flags["model"]
-    results = held_out(
+    summary = evaluator_summary(
         trained,
+        benchmark=target.name,
+        origin=origin,
         group_by=target.group_by,
         system_by=target.system_by,
         resamples=flags["resamples"],
-        seed=flags["seed"],
     )
-    summary = {
-        "benchmark": target.name,
-        "targets": list(targets),
-        "level": headline_level(target.group_by),
-        "criteria_scores_from": origin,
-        "config": {
-            "layers": config.layers,
-            "children": config.children,
-            "expand": config.expand,
-            "aggregator": config.aggregator,
-            "importance": config.importance,
-            "train_frac": config.train_frac,
-            "seed": config.seed,
-        },
-        "split": describe_split(trained),
-        "held_out": results,
-        "tree": tree_summary(trained),
-        "layers": [
-            {
-                "layer": layer.layer,
-                "nodes": layer.nodes,
-                "importance": layer.importance,
-                "expanded": layer.selected,
-                "failed": layer.failed,
-            }
-            for layer in trained.layers
-        ],
-        "left_out": trained.failed,
-    }
-    info = {
-        "task": trained.tree.task,
-        "benchmark": target.name,
-        "source": origin,
-        "group_by": target.group_by,
-        "system_by": target.system_by,
-    }
+    info = evaluator_info(
+        trained, benchmark=target.name, origin=origin, group_by=target.group_by, system_by=target.system_by
+    )
     save_evaluator(out, trained, summary=summary, info=info)
     _show_held_out(summary)
     console.print(
@@ -405,20 +369,35 @@ def _input_target(spec: str, data_dir: Path) -> Any:
 @click.option(
     "--run",
     "which",
-    default=",".join(EXPERIMENTS),
-    show_default=True,
-    help="Which: ablations (Table 4), aggregators (Table 5), data (Fig. 4), criteria (Fig. 5).",
+    default=None,
+    help=(
+        "Comma-separated: ablations (Table 4), aggregators (Table 5), data (Fig. 4), criteria (Fig. 5), "
+        "importance (each aggregator's, Figs. 6 and 8), shap (Figs. 7 and 9; needs faceteval[shap]). "
+        "Default: all; shap when installed."
+    ),
 )
 @handle_errors
-def experiment(evaluator_dir: Path, which: str) -> None:
+def experiment(evaluator_dir: Path, which: str | None) -> None:
     """Re-run HD-Eval's analyses from the evaluator's stored criterion scores (no LLM call)."""
-    from faceteval.hdeval._experiments import run_experiments
-    from faceteval.hdeval._report import EXPERIMENTS_FILE, write_evaluator_report
+    import importlib.util
 
+    from faceteval.hdeval._evaluator import EXPERIMENTS_FILE
+    from faceteval.hdeval._experiments import run_experiments
+    from faceteval.hdeval._report import write_evaluator_report
+
+    if which is None:
+        names = list(EXPERIMENTS)
+        if importlib.util.find_spec("shap") is None:
+            names.remove("shap")
+            console.print("[yellow]shap is not installed: no SHAP plots (pip install 'faceteval[shap]')[/]")
+    else:
+        names = _names(which)
     results = run_experiments(
-        evaluator_dir, _names(which), progress=lambda name: console.print(f"running {escape(name)}...")
+        evaluator_dir, names, progress=lambda name: console.print(f"running {escape(name)}...")
     )
-    (evaluator_dir / EXPERIMENTS_FILE).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    path = evaluator_dir / EXPERIMENTS_FILE
+    earlier = read_json_object(path) if path.is_file() else {}
+    path.write_text(json.dumps({**earlier, **results}, indent=2) + "\n", encoding="utf-8")
     markdown, html = write_evaluator_report(evaluator_dir)
     console.print(
         f"{escape(str(evaluator_dir / EXPERIMENTS_FILE))}\n{escape(str(markdown))}\n{escape(str(html))}"

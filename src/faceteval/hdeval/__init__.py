@@ -13,9 +13,11 @@ if TYPE_CHECKING:
     from faceteval.hdeval._decompose import decompose_tree, decompose_tree_async
     from faceteval.hdeval._evaluator import Evaluator, load_evaluator, save_evaluator, score
     from faceteval.hdeval._experiments import run_experiments
+    from faceteval.hdeval._features import recorded_scorer, scores_from_judgments
     from faceteval.hdeval._importance import contributions, importance, top_k
     from faceteval.hdeval._method import HierarchyAware
-    from faceteval.hdeval._results import held_out
+    from faceteval.hdeval._report import write_evaluator_report
+    from faceteval.hdeval._results import evaluator_info, evaluator_summary, held_out
     from faceteval.hdeval._store import load_aggregator, save_aggregator
     from faceteval.hdeval._train import NodeScores, TrainConfig, Trained, initial_tree, train
     from faceteval.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
@@ -33,6 +35,8 @@ _HOMES = {
     "contributions": "_importance",
     "decompose_tree": "_decompose",
     "decompose_tree_async": "_decompose",
+    "evaluator_info": "_results",
+    "evaluator_summary": "_results",
     "held_out": "_results",
     "importance": "_importance",
     "initial_tree": "_train",
@@ -40,14 +44,17 @@ _HOMES = {
     "load_evaluator": "_evaluator",
     "load_tree": "_tree",
     "make_aggregator": "_aggregators",
+    "recorded_scorer": "_features",
     "render_tree": "_tree",
     "run_experiments": "_experiments",
     "save_aggregator": "_store",
     "save_evaluator": "_evaluator",
     "save_tree": "_tree",
     "score": "_evaluator",
+    "scores_from_judgments": "_features",
     "top_k": "_importance",
     "train": "_train",
+    "write_evaluator_report": "_report",
 }
 
 __all__ = [
@@ -63,6 +70,8 @@ __all__ = [
     "contributions",
     "decompose_tree",
     "decompose_tree_async",
+    "evaluator_info",
+    "evaluator_summary",
     "held_out",
     "importance",
     "initial_tree",
@@ -70,14 +79,17 @@ __all__ = [
     "load_evaluator",
     "load_tree",
     "make_aggregator",
+    "recorded_scorer",
     "render_tree",
     "run_experiments",
     "save_aggregator",
     "save_evaluator",
     "save_tree",
     "score",
+    "scores_from_judgments",
     "top_k",
     "train",
+    "write_evaluator_report",
 ]
 
 

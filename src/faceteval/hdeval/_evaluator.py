@@ -35,6 +35,10 @@ EVALUATOR, TREE, AGGREGATOR, FEATURES, SUMMARY = (
     "summary.json",
 )
 
+EXPERIMENTS_FILE = "experiments.json"
+STALE = (EXPERIMENTS_FILE, "report.md", "report.html")
+"""Files describing a previous evaluator in the same directory."""
+
 
 @dataclass(frozen=True, slots=True)
 class Evaluator:
@@ -58,8 +62,10 @@ class Evaluator:
 def save_evaluator(
     out: Path, trained: Trained, *, summary: Mapping[str, Any], info: Mapping[str, Any]
 ) -> None:
-    """Write the evaluator directory ``out``."""
+    """Write the evaluator directory ``out``; analyses of an earlier evaluator there are removed."""
     out.mkdir(parents=True, exist_ok=True)
+    for stale in STALE:
+        (out / stale).unlink(missing_ok=True)
     save_tree(trained.tree, out / TREE)
     save_aggregator(trained.aggregator, out / AGGREGATOR)
     background = trained.x[trained.train].mean(axis=0)

@@ -3,6 +3,9 @@
 Ablations (Table 4), aggregator comparison (Table 5), data efficiency (Fig. 4) and criteria
 efficiency (Fig. 5). Each trains on the evaluator's training rows (or part of them) and reports the
 held-out Pearson and Spearman correlation at the benchmark's level, averaged over target aspects.
+
+Two more explain the models (Figs. 6-9): each aggregator's permutation importance of every criterion,
+and the SHAP values of the evaluator's own aggregator on a random sample of outputs.
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ from faceteval import metrics
 from faceteval.errors import FacetevalError
 from faceteval.hdeval._aggregators import AGGREGATORS
 from faceteval.hdeval._evaluator import SUMMARY, Evaluator, load_evaluator, read_features, read_summary
+from faceteval.hdeval._importance import importance, shap_values
 from faceteval.hdeval._train import Matrix, fit, predict
 
 FRACTIONS = (0.05, 0.1, 0.25, 0.5, 0.75, 1.0)
 SEEDS = (0, 1, 2, 3, 4)
-EXPERIMENTS = ("ablations", "aggregators", "data", "criteria")
+EXPERIMENTS = ("ablations", "aggregators", "data", "criteria", "importance", "shap")
+SHAP_SAMPLES = 100
+"""Outputs whose predictions SHAP explains (Fig. 9 uses 100)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +143,40 @@ def criteria_efficiency(
     return points
 
 
+def importance_by_aggregator(data: Data, seed: int) -> dict[str, Any]:
+    """Each aggregator's permutation importance of every criterion, per target, on held-out rows (Fig. 8)."""
+    test = ~data.train
+    out: dict[str, Any] = {}
+    for kind in AGGREGATORS:
+        model = fit(kind, data.x[data.train], data.y[data.train], seed=seed)
+        values = importance(model, data.x[test], data.y[test], seed=seed)
+        out[kind] = {
+            target: dict(zip(data.features, map(float, row), strict=True))
+            for target, row in zip(data.targets, values, strict=True)
+        }
+    return out
+
+
+def shap_explanation(
+    data: Data, evaluator: Evaluator, seed: int, samples: int = SHAP_SAMPLES
+) -> dict[str, Any]:
+    """SHAP values of the evaluator's aggregator on a random sample of outputs (Figs. 7 and 9).
+
+    The sample is drawn from every stored output; the training rows stand for "criterion absent".
+    ``values[t][i][c]`` is criterion ``c``'s SHAP value in output ``i``'s prediction of target ``t``.
+    """
+    x = data.x
+    picked = np.sort(np.random.default_rng(seed).choice(len(x), size=min(samples, len(x)), replace=False))
+    values = shap_values(evaluator.aggregator, x[picked], background=x[data.train], seed=seed)
+    return {
+        "criteria": list(data.features),
+        "targets": list(data.targets),
+        "rows": picked.tolist(),
+        "scores": x[picked].tolist(),
+        "values": values.transpose(1, 0, 2).tolist(),
+    }
+
+
 def _spread(runs: Sequence[Mapping[str, float | None]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for method in ("pearson", "spearman"):
@@ -164,6 +204,8 @@ def run_experiments(
         "aggregators": lambda: aggregators(data, seed),
         "data": lambda: data_efficiency(data, kind),
         "criteria": lambda: criteria_efficiency(data, kind, order or data.features),
+        "importance": lambda: importance_by_aggregator(data, seed),
+        "shap": lambda: shap_explanation(data, evaluator, seed),
     }
     out: dict[str, Any] = {"aggregator": kind, "level": "summary" if data.groups is not None else "sample"}
     for name in which:

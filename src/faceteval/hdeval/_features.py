@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from faceteval.core import Judgment
 from faceteval.hdeval._train import NodeScores
+from faceteval.hdeval._tree import Node
 
 
 def scores_from_judgments(judgments: Iterable[Judgment], node_ids: Sequence[str]) -> NodeScores:
@@ -28,3 +29,13 @@ def scores_from_judgments(judgments: Iterable[Judgment], node_ids: Sequence[str]
                 found[node] = float(facet.scores[0])
         scores[judgment.id] = found
     return NodeScores(scores=scores, failed=failed)
+
+
+def recorded_scorer(judgments: Iterable[Judgment]) -> Callable[[Sequence[Node], int], NodeScores]:
+    """A criterion scorer for `train` that reads recorded judgments instead of calling an LLM."""
+    kept = list(judgments)
+
+    def score_nodes(nodes: Sequence[Node], layer: int) -> NodeScores:
+        return scores_from_judgments(kept, [node.id for node in nodes])
+
+    return score_nodes

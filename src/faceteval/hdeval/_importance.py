@@ -15,12 +15,14 @@ from sklearn.utils.validation import check_array
 
 from faceteval.errors import MissingDependencyError
 
-__all__ = ["contributions", "importance", "top_k"]
+__all__ = ["contributions", "importance", "shap_values", "top_k"]
 
 Matrix = NDArray[np.float64]
 
 SHAP_BACKGROUND = 100
 """At most this many training rows stand for "feature absent" in SHAP."""
+EXACT_SHAP_CRITERIA = 10
+"""Up to this many criteria, SHAP values are computed exactly (2^d coalitions); beyond, by permutations."""
 
 
 def importance(
@@ -173,19 +175,62 @@ def _shuffled(x: NDArray[Any], column: int, seed: int, n_repeats: int) -> NDArra
 
 
 def _shap(estimator: Any, x: NDArray[Any], n_targets: int, seed: int) -> Matrix:
+    data = np.asarray(x, dtype=np.float64)
+    picked = np.random.default_rng(seed).choice(
+        len(data), size=min(SHAP_BACKGROUND, len(data)), replace=False
+    )
+    values = shap_values(estimator, data, background=data[np.sort(picked)], seed=seed)
+    out: Matrix = np.abs(values).mean(axis=0)
+    return out.reshape(n_targets, -1)
+
+
+def shap_values(estimator: Any, X: ArrayLike, *, background: ArrayLike, seed: int = 0) -> Matrix:
+    """The SHAP value of every criterion in every row, for every target.
+
+    shap's exact explainer on ``estimator.predict`` for up to 10 criteria, its permutation explainer
+    beyond, with ``background`` rows standing for a criterion being absent (at most 100 are used, a
+    seeded sample). Each row's values sum to its prediction minus the mean prediction on the background.
+
+    Args:
+        estimator: A fitted aggregator.
+        X: The rows to explain, shape (n, d).
+        background: Reference rows, shape (m, d), for example the training rows.
+        seed: Random state of the background sample and of the permutations.
+
+    Returns:
+        Shape (n, p, d): row, target, criterion.
+
+    Raises:
+        MissingDependencyError: ``shap`` is not installed.
+    """
     try:
         shap = importlib.import_module("shap")
     except ImportError as exc:
         raise MissingDependencyError("SHAP importance", extra="shap") from exc
-    data = np.asarray(x, dtype=np.float64)
-    rows, width = data.shape
-    picked = np.random.default_rng(seed).choice(rows, size=min(SHAP_BACKGROUND, rows), replace=False)
-    explainer = shap.Explainer(
-        lambda batch: _predict(estimator, batch), data[np.sort(picked)], algorithm="permutation", seed=seed
+    data = np.asarray(check_array(X, ensure_all_finite="allow-nan", dtype=None), dtype=np.float64)
+    reference = np.asarray(
+        check_array(background, ensure_all_finite="allow-nan", dtype=None), dtype=np.float64
     )
-    explained = explainer(data, max_evals=max(500, 2 * width + 1), silent=True)
+    if reference.shape[1] != data.shape[1]:
+        raise ValueError(f"background has {reference.shape[1]} columns, X has {data.shape[1]}")
+    if len(reference) > SHAP_BACKGROUND:
+        picked = np.random.default_rng(seed).choice(len(reference), size=SHAP_BACKGROUND, replace=False)
+        reference = reference[np.sort(picked)]
+    rows, width = data.shape
+    n_targets = _predict(estimator, data[:1]).shape[1]
+    exact = width <= EXACT_SHAP_CRITERIA
+    explainer = shap.Explainer(
+        lambda batch: _predict(estimator, batch),
+        reference,
+        algorithm="exact" if exact else "permutation",
+        seed=seed,
+    )
+    if exact:
+        explained = explainer(data, silent=True)
+    else:
+        explained = explainer(data, max_evals=max(500, 2 * width + 1), silent=True)
     values = np.asarray(explained.values, dtype=np.float64).reshape(rows, width, n_targets)
-    out: Matrix = np.abs(values).mean(axis=0).T
+    out: Matrix = values.transpose(0, 2, 1)
     return out
 
 

@@ -99,3 +99,65 @@ def describe_split(trained: Trained) -> dict[str, int]:
         "test": int((~trained.train).sum()),
         "left_out": len(trained.failed),
     }
+
+
+def evaluator_summary(
+    trained: Trained,
+    *,
+    benchmark: str,
+    origin: str,
+    group_by: str | None = None,
+    system_by: str | None = None,
+    resamples: int = 1000,
+) -> dict[str, Any]:
+    """The ``summary.json`` of a trained evaluator: settings, split, held-out results, the tree, layers."""
+    config = trained.config
+    return {
+        "benchmark": benchmark,
+        "targets": list(config.targets),
+        "level": headline_level(group_by),
+        "criteria_scores_from": origin,
+        "config": {
+            "layers": config.layers,
+            "children": config.children,
+            "expand": config.expand,
+            "aggregator": config.aggregator,
+            "importance": config.importance,
+            "train_frac": config.train_frac,
+            "seed": config.seed,
+        },
+        "split": describe_split(trained),
+        "held_out": held_out(
+            trained, group_by=group_by, system_by=system_by, resamples=resamples, seed=config.seed
+        ),
+        "tree": tree_summary(trained),
+        "layers": [
+            {
+                "layer": layer.layer,
+                "nodes": layer.nodes,
+                "importance": layer.importance,
+                "expanded": layer.selected,
+                "failed": layer.failed,
+            }
+            for layer in trained.layers
+        ],
+        "left_out": trained.failed,
+    }
+
+
+def evaluator_info(
+    trained: Trained,
+    *,
+    benchmark: str,
+    origin: str,
+    group_by: str | None = None,
+    system_by: str | None = None,
+) -> dict[str, Any]:
+    """What ``evaluator.json`` records beside the model: task, data, and how outputs are grouped."""
+    return {
+        "task": trained.tree.task,
+        "benchmark": benchmark,
+        "source": origin,
+        "group_by": group_by,
+        "system_by": system_by,
+    }

@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 
 from faceteval.errors import FacetevalError, MissingDependencyError
 from faceteval.hdeval._aggregators import make_aggregator
-from faceteval.hdeval._importance import contributions, importance, top_k
+from faceteval.hdeval._importance import contributions, importance, shap_values, top_k
 
 INFORMATIVE = (0, 3)
 
@@ -119,6 +119,32 @@ def test_shap_importance_of_one_output_is_seeded() -> None:
     assert first.shape == (1, 10)
     np.testing.assert_array_equal(first, again)
     assert _top(first[0], 1) == {3}
+
+
+@SHAP_IMPORT
+def test_shap_values_of_a_linear_aggregator_are_its_exact_contributions() -> None:
+    x, y = _signal(rows=120)
+    model = LinearRegression().fit(x, y)
+    background = x[:40]
+    values = shap_values(model, x[40:46], background=background, seed=0)
+    assert values.shape == (6, 2, 10)
+    expected = (x[40:46] - background.mean(axis=0))[:, np.newaxis, :] * model.coef_[np.newaxis, :, :]
+    np.testing.assert_allclose(values, expected, atol=1e-9)
+    np.testing.assert_allclose(
+        values.sum(axis=2), model.predict(x[40:46]) - model.predict(background).mean(axis=0), atol=1e-9
+    )
+
+
+@SHAP_IMPORT
+def test_shap_values_use_at_most_a_hundred_background_rows() -> None:
+    x, y = _signal(rows=400)
+    model = LinearRegression().fit(x, y[:, 0])
+    values = shap_values(model, x[:3], background=x, seed=1)
+    again = shap_values(model, x[:3], background=x, seed=1)
+    np.testing.assert_array_equal(values, again)
+    assert values.shape == (3, 1, 10)
+    with pytest.raises(ValueError, match="background has 9 columns"):
+        shap_values(model, x[:3], background=x[:, :9])
 
 
 def test_shap_without_the_package_names_the_extra(
