@@ -208,7 +208,8 @@ def test_experiments_without_shap_installed(
     out = tmp_path / "stories"
     args = [
         "hdeval", "train", "coeval-rocstories", "--features", "recorded:coeval-chatgpt",
-        "--target", "Coherence", "--aggregator", "lr", "--resamples", "0", "--out", out, "--data-dir", data_dir,
+        "--target", "Coherence", "--aggregator", "lr", "--resamples", "0", "--out", out,
+        "--data-dir", data_dir,
     ]  # fmt: skip
     assert invoke(*args).exit_code == 0
     monkeypatch.setitem(sys.modules, "shap", None)
