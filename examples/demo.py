@@ -177,6 +177,7 @@ def learned_aggregators(data_dir: Path) -> None:
             origin="ChatGPT (recorded criterion scores)",
             group_by=target.group_by,
             system_by=target.system_by,
+            level=target.benchmark.level,
         )
         summary = hdeval.evaluator_summary(trained, **described)
         out = OUT / f"hdeval-{benchmark}"

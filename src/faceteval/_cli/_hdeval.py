@@ -219,10 +219,16 @@ def train_command(**flags: Any) -> None:
         origin=origin,
         group_by=target.group_by,
         system_by=target.system_by,
+        level=benchmark.level if benchmark else None,
         resamples=flags["resamples"],
     )
     info = evaluator_info(
-        trained, benchmark=target.name, origin=origin, group_by=target.group_by, system_by=target.system_by
+        trained,
+        benchmark=target.name,
+        origin=origin,
+        group_by=target.group_by,
+        system_by=target.system_by,
+        level=benchmark.level if benchmark else None,
     )
     save_evaluator(out, trained, summary=summary, info=info)
     _show_held_out(summary)

@@ -69,6 +69,8 @@ class Benchmark:
     """Metadata key of the unit correlations are computed within (summary level), e.g. a source document."""
     system_by: str | None = None
     """Metadata key naming the system that produced an output (system-level correlation)."""
+    level: Literal["sample", "summary"] | None = None
+    """The level its published correlations are read at; by default ``summary`` when it has ``group_by``."""
     texts: bool = True
     """False when the benchmark ships labels only (the outputs cannot be judged again)."""
     reference: str = "humans"

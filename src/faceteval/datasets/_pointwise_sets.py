@@ -338,6 +338,7 @@ _UNIEVAL_BENCHMARKS = (
         criteria=_TOPICAL_CHAT_CRITERIA,
         group_by="context_id",
         system_by="system",
+        level="sample",  # UniEval's turn-level correlation: over every response
         sha256="f6361daa6fe162f636d2071a60322a784acd770be0bf3a6920ac949d751b978a",
         notes=(
             "Ids are topical-chat:<1-based position>. query = the dialogue history (turns separated by "

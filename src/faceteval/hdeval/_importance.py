@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
@@ -204,7 +205,10 @@ def shap_values(estimator: Any, X: ArrayLike, *, background: ArrayLike, seed: in
         MissingDependencyError: ``shap`` is not installed.
     """
     try:
-        shap = importlib.import_module("shap")
+        with warnings.catch_warnings():
+            # shap's plots call Colormap.set_bad and the like on import, which matplotlib will deprecate.
+            warnings.simplefilter("ignore", PendingDeprecationWarning)
+            shap = importlib.import_module("shap")
     except ImportError as exc:
         raise MissingDependencyError("SHAP importance", extra="shap") from exc
     data = np.asarray(check_array(X, ensure_all_finite="allow-nan", dtype=None), dtype=np.float64)

@@ -62,9 +62,9 @@ def _keys(trained: Trained, ids: Sequence[str], key: str | None) -> list[str] | 
     return [str(trained.metadata.get(i, {}).get(key)) for i in ids]
 
 
-def headline_level(group_by: str | None) -> str:
-    """The level a benchmark's results are read at: per source document when it has them, else sample."""
-    return "summary" if group_by else "sample"
+def headline_level(group_by: str | None, level: str | None = None) -> str:
+    """The level results are read at: ``level`` when given, else per source document when there are any."""
+    return level or ("summary" if group_by else "sample")
 
 
 def tree_summary(trained: Trained) -> list[dict[str, Any]]:
@@ -108,14 +108,19 @@ def evaluator_summary(
     origin: str,
     group_by: str | None = None,
     system_by: str | None = None,
+    level: str | None = None,
     resamples: int = 1000,
 ) -> dict[str, Any]:
-    """The ``summary.json`` of a trained evaluator: settings, split, held-out results, the tree, layers."""
+    """The ``summary.json`` of a trained evaluator: settings, split, held-out results, the tree, layers.
+
+    Held-out results are at every level the data allows; ``level`` (default: ``summary`` when outputs
+    are grouped, else ``sample``) is the one tables lead with.
+    """
     config = trained.config
     return {
         "benchmark": benchmark,
         "targets": list(config.targets),
-        "level": headline_level(group_by),
+        "level": headline_level(group_by, level),
         "criteria_scores_from": origin,
         "config": {
             "layers": config.layers,
@@ -152,12 +157,14 @@ def evaluator_info(
     origin: str,
     group_by: str | None = None,
     system_by: str | None = None,
+    level: str | None = None,
 ) -> dict[str, Any]:
-    """What ``evaluator.json`` records beside the model: task, data, and how outputs are grouped."""
+    """What ``evaluator.json`` records beside the model: task, data, how outputs are grouped, the level."""
     return {
         "task": trained.tree.task,
         "benchmark": benchmark,
         "source": origin,
         "group_by": group_by,
         "system_by": system_by,
+        "level": headline_level(group_by, level),
     }
