@@ -20,8 +20,16 @@ install: $(STAMP)
 demo: $(STAMP)
 	FACETEVAL_DATA_DIR=$(DATA_DIR) $(BIN)/python examples/demo.py
 
-test: $(STAMP)
-	FACETEVAL_DATA_DIR=$(DATA_DIR) $(BIN)/python -m pytest
+# The review app's browser tests drive Debian's Chromium (a test tool's own browser download is not used).
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null
+
+test: $(STAMP) $(CHROMIUM)
+	FACETEVAL_DATA_DIR=$(DATA_DIR) FACETEVAL_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
 bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python benchmarks/run.py

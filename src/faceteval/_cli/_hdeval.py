@@ -419,30 +419,3 @@ def report(evaluator_dir: Path) -> None:
 
     markdown, html = write_evaluator_report(evaluator_dir)
     console.print(f"{escape(str(markdown))}\n{escape(str(html))}")
-
-
-@click.group()
-def criteria() -> None:
-    """Criteria files: show a criteria tree."""
-
-
-@criteria.command("show")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
-@handle_errors
-def show(path: Path) -> None:
-    """Show a criteria tree file, or an evaluator directory's tree with each criterion's importance."""
-    from faceteval.hdeval._evaluator import load_evaluator, read_summary
-
-    if path.is_dir():
-        evaluator = load_evaluator(path)
-        summary = read_summary(path)
-        nodes = summary.get("tree", [])
-        console.print(
-            render_tree(
-                evaluator.tree,
-                importance={n["id"]: n["importance"] for n in nodes},
-                expanded={n["id"] for n in nodes if n.get("expanded")},
-            )
-        )
-        return
-    console.print(render_tree(load_tree(path)))

@@ -1,0 +1,212 @@
+"""``faceteval criteria``: criteria files: show a tree, generate task criteria (CoEval), their consistency."""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from faceteval._cli._app import err_console, handle_errors
+from faceteval._cli._options import build_request, engine_options
+from faceteval._cli._run import open_llm
+from faceteval.coeval import (
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_SAMPLES,
+    DEFAULT_TEMPERATURE,
+    ConsistencyReport,
+    CriteriaGeneration,
+    Demonstration,
+    generate_criteria,
+    load_criteria_sets,
+    load_embedder,
+    measure_consistency,
+    save_generation,
+)
+from faceteval.coeval._generate import GENERATION_FILE, REFERENCE_FILE, SAMPLES_DIR
+from faceteval.errors import FacetevalError
+from faceteval.hdeval._tree import load_tree, render_tree
+from faceteval.methods import create_method
+
+console = Console(highlight=False, soft_wrap=True)
+
+
+@click.group()
+def criteria() -> None:
+    """Criteria: show a tree; generate task criteria with an LLM (CoEval); measure their consistency."""
+
+
+@criteria.command("show")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@handle_errors
+def show(path: Path) -> None:
+    """Show a criteria tree file, or an evaluator directory's tree with each criterion's importance."""
+    from faceteval.hdeval._evaluator import load_evaluator, read_summary
+
+    if path.is_dir():
+        evaluator = load_evaluator(path)
+        summary = read_summary(path)
+        nodes = summary.get("tree", [])
+        console.print(
+            render_tree(
+                evaluator.tree,
+                importance={n["id"]: n["importance"] for n in nodes},
+                expanded={n["id"] for n in nodes if n.get("expanded")},
+            )
+        )
+        return
+    console.print(render_tree(load_tree(path)))
+
+
+GENERATE_EXCLUDED = (
+    "--swap",
+    "--trace",
+    "--dry-run",
+    "--criteria",
+    "--aggregate",
+    "--temperature",
+    "--quiet",
+)
+"""Engine flags that do not apply: sets are generated with their own temperatures, traces kept."""
+
+
+@criteria.command("generate")
+@click.option(
+    "--task", required=True, help="The task description, e.g. 'Answer Reddit questions for a child.'"
+)
+@click.option("--example-input", required=True, help="The demonstration's input (x), e.g. a question.")
+@click.option("--example-output", required=True, help="The demonstration's output (y), e.g. an answer.")
+@click.option(
+    "--samples",
+    type=click.IntRange(0, 1000),
+    default=DEFAULT_SAMPLES,
+    show_default=True,
+    help="Sampled sets besides the temperature-0 one.",
+)
+@click.option(
+    "--temperature",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TEMPERATURE,
+    show_default=True,
+    help="Temperature of the sampled sets (the reference set is generated at 0).",
+)
+@click.option(
+    "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory to write."
+)
+@engine_options(exclude=GENERATE_EXCLUDED)
+@handle_errors
+def generate(**flags: Any) -> None:
+    """Generate task-level criteria (CoEval, Section 4.1): a temperature-0 set and sampled sets.
+
+    Writes OUT/criteria.yaml (the temperature-0 set, for judge --criteria), OUT/samples/sample-NN.yaml
+    and OUT/generation.json (task, example, model, usage, failures with their raw replies). Edit the
+    YAML files freely; `faceteval criteria consistency OUT` compares them. Each set is cached on its
+    own (re-running makes no call); with --seed S, sample k is sent the seed S + k.
+
+    \b
+    Examples:
+      faceteval criteria generate --task "Answer Reddit questions so a five-year-old understands." \\
+          --example-input "How is perfume made?" --example-output "..." --samples 10 \\
+          --temperature 0.7 --model openai:gpt-4o-mini --out criteria/eli5
+    """
+    engine = flags | {"swap": False, "trace": True, "dry_run": False, "quiet": True, "temperature": 0.0}
+    # The engine's request carries a method; generation uses only its LLM settings.
+    request = build_request(engine, input_path=Path(), out=None, method=create_method("direct"))
+    example = Demonstration(flags["example_input"], flags["example_output"])
+    with ExitStack() as stack:
+        llm = open_llm(request, stack)
+        generation = generate_criteria(
+            flags["task"], example, llm, samples=flags["samples"], temperature=flags["temperature"]
+        )
+    out: Path = flags["out"]
+    save_generation(generation, out, model=flags["model"])
+    _show_generation(generation, out)
+    if generation.reference.status != "ok":
+        raise FacetevalError(
+            f"the temperature-0 set could not be generated ({generation.reference.error}); "
+            f"its replies are in {out / GENERATION_FILE}"
+        )
+
+
+def _show_generation(generation: CriteriaGeneration, out: Path) -> None:
+    if generation.reference.status == "ok":
+        console.print(f"[bold]Criteria[/] (temperature 0), in {escape(str(out / REFERENCE_FILE))}:")
+        for k, criterion in enumerate(generation.reference.criteria, 1):
+            console.print(f"  {k}. {escape(criterion.describe())}")
+    ok = sum(s.status == "ok" for s in generation.samples)
+    console.print(
+        f"{ok} of {len(generation.samples)} sampled sets (temperature {generation.temperature:g}) "
+        f"in {escape(str(out / SAMPLES_DIR))}/"
+    )
+    for failed in generation.failures:
+        which = "temperature-0 set" if failed.index == 0 else f"sample {failed.index}"
+        err_console.print(f"[yellow]{which}: {failed.status}:[/] {escape(failed.error or '')}")
+    usage = generation.usage
+    cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:,.4f}"
+    console.print(
+        f"LLM calls: {usage.calls} ({usage.cached_calls} from cache); tokens: {usage.input_tokens:,} in, "
+        f"{usage.output_tokens:,} out; cost: {cost}. Summary in {escape(str(out / GENERATION_FILE))}"
+    )
+
+
+@criteria.command("consistency")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--embedding-model",
+    default=DEFAULT_EMBEDDING_MODEL,
+    show_default=True,
+    help="A sentence-transformers model name or directory (the default is bundled and offline).",
+)
+@click.option(
+    "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the scores."
+)
+@handle_errors
+def consistency(directory: Path, embedding_model: str, json_path: Path | None) -> None:
+    """CC and ICC (CoEval, Equations 1-2) of the criteria sets in DIRECTORY (from `criteria generate`).
+
+    CC: how well each temperature-0 criterion is matched in each sample; ICC: how well each sampled
+    criterion is matched in every other sample (cosine similarity of sentence embeddings).
+
+    \b
+    Examples:
+      faceteval criteria consistency criteria/eli5 --json cons.json
+    """
+    sets = load_criteria_sets(directory)
+    if embedding_model == DEFAULT_EMBEDDING_MODEL:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the bundled model needs no network
+    report = measure_consistency(sets, load_embedder(embedding_model))
+    if json_path is not None:
+        json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8")
+    _show_consistency(report)
+
+
+def _show_consistency(report: ConsistencyReport) -> None:
+    scores, sets = report.scores, report.sets
+    table = Table(
+        title=f"Criteria consistency ({len(sets.samples)} samples, {len(sets.reference)} reference criteria; "
+        f"embeddings: {escape(report.model)})",
+        title_justify="left",
+    )
+    for column in ("set", "criteria", "CC", "ICC"):
+        table.add_column(column, justify="left" if column == "set" else "right")
+    icc_each = scores.icc_per_sample or (None,) * len(sets.samples)
+    for name, criteria_set, cc, icc in zip(
+        sets.names, sets.samples, scores.cc_per_sample, icc_each, strict=True
+    ):
+        table.add_row(escape(name), str(len(criteria_set)), f"{cc:.3f}", _score(icc))
+    table.add_row(
+        "all", str(sum(map(len, sets.samples))), f"{scores.cc:.3f}", _score(scores.icc), style="bold"
+    )
+    console.print(table)
+    if scores.icc is None:
+        console.print("ICC needs at least two sampled sets.")
+
+
+def _score(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
