@@ -129,7 +129,7 @@ def engine_options(*, exclude: tuple[str, ...] = ()) -> Callable[[F], F]:
 
 
 def check_method_flags(ctx: click.Context, method: str | None) -> None:
-    """Refuse dna-only flags given on the command line for another method."""
+    """Refuse dna-only flags given on the command line for another method, and criteria for coeval-direct."""
     given = [
         f"--{name}"
         for name in DNA_ONLY
@@ -137,6 +137,9 @@ def check_method_flags(ctx: click.Context, method: str | None) -> None:
     ]
     if given and method != "dna":
         raise click.UsageError(f"{', '.join(given)} only applies to --method dna")
+    criteria = ctx.get_parameter_source("criteria_path") == click.core.ParameterSource.COMMANDLINE
+    if criteria and method == "coeval-direct":
+        raise click.UsageError("--criteria does not apply to --method coeval-direct (it names no criteria)")
 
 
 def build_method(name: str, flags: dict[str, Any], *, aspects: int) -> Method:
@@ -144,6 +147,8 @@ def build_method(name: str, flags: dict[str, Any], *, aspects: int) -> Method:
     criteria = load_criteria(flags["criteria_path"]) if flags["criteria_path"] else None
     if name == "dna":
         return create_method("dna", aspects=aspects, criteria=criteria, aggregate=flags["aggregate"])
+    if name == "coeval-direct":
+        return create_method(name)
     return create_method(name, criteria=criteria)
 
 

@@ -1,9 +1,18 @@
 """Judging methods: each turns instances into outcomes through the LLM wrapper.
 
-``direct`` and ``cot`` are the single-call baselines; ``dna`` is DnA-Eval.
+``direct`` and ``cot`` are the single-call baselines; ``dna`` is DnA-Eval; ``coeval`` is CoEval
+(criterion by criterion, then overall) and ``coeval-direct`` its straightforward baseline.
 """
 
 from faceteval.methods._base import DEFAULT_SCALE, Method, OrderOutcome, candidate_labels, gather
+from faceteval.methods._coeval import (
+    COEVAL_SCALE,
+    DEFAULT_TASK,
+    CoEval,
+    CoEvalDirect,
+    CriterionEvaluation,
+    OverallEvaluation,
+)
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods._dna import AGGREGATES, DEFAULT_ASPECTS, DnA
 from faceteval.methods._holistic import DEFAULT_CRITERIA, CoT, Direct
@@ -11,15 +20,21 @@ from faceteval.methods._registry import create_method, method_names
 
 __all__ = [
     "AGGREGATES",
+    "COEVAL_SCALE",
     "DEFAULT_ASPECTS",
     "DEFAULT_CRITERIA",
     "DEFAULT_SCALE",
+    "DEFAULT_TASK",
+    "CoEval",
+    "CoEvalDirect",
     "CoT",
+    "CriterionEvaluation",
     "Direct",
     "DnA",
     "JudgeContext",
     "Method",
     "OrderOutcome",
+    "OverallEvaluation",
     "QueryMemo",
     "candidate_labels",
     "create_method",

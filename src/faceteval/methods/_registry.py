@@ -7,10 +7,17 @@ from typing import Any
 
 from faceteval.errors import ConfigError
 from faceteval.methods._base import Method
+from faceteval.methods._coeval import CoEval, CoEvalDirect
 from faceteval.methods._dna import DnA
 from faceteval.methods._holistic import CoT, Direct
 
-_METHODS: dict[str, Callable[..., Method]] = {"direct": Direct, "cot": CoT, "dna": DnA}
+_METHODS: dict[str, Callable[..., Method]] = {
+    "direct": Direct,
+    "cot": CoT,
+    "dna": DnA,
+    "coeval": CoEval,
+    "coeval-direct": CoEvalDirect,
+}
 
 
 def method_names() -> list[str]:
