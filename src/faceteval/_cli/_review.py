@@ -1,0 +1,188 @@
+"""``faceteval review``: the human review of LLM criteria and evaluations (CoEval)."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table as RichTable
+
+from faceteval._cli._app import handle_errors
+from faceteval._cli._options import data_dir_option
+from faceteval.report._model import Table as ReportTable
+
+console = Console(highlight=False, soft_wrap=True)
+
+PROJECT = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
+
+
+@click.group()
+def review() -> None:
+    """Review LLM-drafted criteria and evaluations in the browser, several annotators at once."""
+
+
+@review.command("serve")
+@PROJECT
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
+@handle_errors
+def serve(project: Path, host: str, port: int) -> None:
+    """Serve the review web app of PROJECT (created when missing) on http://HOST:PORT."""
+    import uvicorn
+
+    from faceteval.review import ReviewStore, create_app
+
+    ReviewStore.open(project)
+    if not _is_loopback(host):
+        console.print(
+            f"[yellow]Serving on {escape(host)}: anyone who can reach it can review under any name.[/]"
+        )
+    console.print(f"Review of {escape(str(project))} at http://{escape(host)}:{port}/ (Ctrl-C stops)")
+    uvicorn.run(create_app(project), host=host, port=port, log_level="warning")
+
+
+@review.command("import")
+@PROJECT
+@click.argument("judgments", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--input",
+    "input_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The instances judged (default: the input named in the run record next to JUDGMENTS).",
+)
+@click.option("--task", help="Task name (default: each instance's task, else the input file's name).")
+@handle_errors
+def import_command(project: Path, judgments: Path, input_path: Path | None, task: str | None) -> None:
+    """Import a `judge` run's LLM evaluations into PROJECT as drafts to review."""
+    from faceteval.review import ReviewStore, import_run
+
+    store = ReviewStore.open(project)
+    summary = import_run(store, judgments, input_path=input_path, task=task)
+    console.print(
+        f"Imported {summary.items} outputs ({summary.new} new) with {summary.drafts} criterion evaluations "
+        f"into {escape(str(project))}; tasks: {escape(', '.join(summary.tasks))}."
+        + (f" {summary.skipped} failed judgments left out." if summary.skipped else "")
+    )
+
+
+@review.command("export")
+@PROJECT
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Scores JSONL.")
+@click.option(
+    "--actions",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Action log JSONL (default: OUT with .actions.jsonl).",
+)
+@handle_errors
+def export(project: Path, out: Path, actions: Path | None) -> None:
+    """Export every annotator's final scores and explanations, and the log of every action."""
+    from faceteval.review import ReviewStore, export_actions, export_scores
+
+    store = ReviewStore.open(project, create=False)
+    actions = actions or out.with_name(f"{out.stem}.actions.jsonl")
+    rows = export_scores(store)
+    log = export_actions(store)
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    actions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in log), encoding="utf-8")
+    console.print(
+        f"{len(rows)} reviewed outputs -> {escape(str(out))}\n{len(log)} actions -> {escape(str(actions))}"
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@review.command("stats")
+@PROJECT
+@click.option("--task", "tasks", multiple=True, help="Only this task (repeatable; default: every task).")
+@click.option(
+    "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the numbers."
+)
+@click.option(
+    "--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the tables."
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(0),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for the correlations' 95% CIs (0: none).",
+)
+@handle_errors
+def stats(
+    project: Path, tasks: tuple[str, ...], json_path: Path | None, markdown_path: Path | None, resamples: int
+) -> None:
+    """Action rates, score changes, agreement and LLM-human correlations of PROJECT (as in CoEval)."""
+    from faceteval.review import ReviewStore
+    from faceteval.review._stats import render_stats_markdown, review_stats, stats_tables
+
+    store = ReviewStore.open(project, create=False)
+    numbers = review_stats(store, tasks=tasks or None, n_resamples=resamples)
+    for table in stats_tables(numbers):
+        console.print(_rich_table(table))
+    if json_path is not None:
+        json_path.write_text(json.dumps(numbers, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        console.print(f"Numbers -> {escape(str(json_path))}")
+    if markdown_path is not None:
+        markdown_path.write_text(render_stats_markdown(numbers), encoding="utf-8")
+        console.print(f"Tables -> {escape(str(markdown_path))}")
+
+
+@review.command("import-coeval")
+@PROJECT
+@click.option(
+    "--task",
+    "tasks",
+    default="eli5,rocstories,selfinstruct",
+    show_default=True,
+    help="Comma-separated CoEval tasks to import.",
+)
+@data_dir_option
+@handle_errors
+def import_coeval_command(project: Path, tasks: str, data_dir: Path) -> None:
+    """Import CoEval's released review (ChatGPT drafts, 5 annotators' actions and scores) into PROJECT."""
+    from faceteval.review import ReviewStore
+    from faceteval.review._coeval import import_coeval
+
+    names = [name.strip() for name in tasks.split(",") if name.strip()]
+    summary = import_coeval(ReviewStore.open(project), data_dir, names)
+    console.print(
+        f"Imported {summary.items:,} outputs, {summary.drafts:,} ChatGPT evaluations, "
+        f"{summary.sentence_actions:,} sentence actions and {summary.scores:,} scores of "
+        f"{len(summary.annotators)} annotators into {escape(str(project))} "
+        f"(tasks {', '.join(summary.tasks)})."
+    )
+    if summary.unaligned:
+        console.print(
+            f"[yellow]{len(summary.unaligned)} action lists do not line up with their evaluation's sentences "
+            "(kept whole; listed in each item's metadata):[/]"
+        )
+        for entry in summary.unaligned:
+            console.print(
+                f"  {escape(entry.item_id)} / {escape(entry.criterion)} / {entry.annotator}: "
+                f"{entry.actions} actions, {entry.sentences} sentences"
+            )
+
+
+def _rich_table(table: ReportTable) -> RichTable:
+    out = RichTable(
+        title=escape(table.title or ""),
+        title_justify="left",
+        caption=escape(table.note or ""),
+        caption_justify="left",
+    )
+    for index, column in enumerate(table.columns):
+        out.add_column(escape(column), justify="right" if table.is_numeric(index) else "left")
+    for row in table.rows:
+        out.add_row(*(escape(cell) for cell in row))
+    return out

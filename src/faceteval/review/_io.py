@@ -1,0 +1,235 @@
+"""Into and out of a review project: LLM drafts from a `judge` run in; final scores and action logs out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from faceteval.core import FacetScore, Instance, Judgment
+from faceteval.datasets import read_judgments
+from faceteval.datasets._files import read_json_object
+from faceteval.datasets._jsonl import read_instances
+from faceteval.errors import FacetevalError, InputError
+from faceteval.methods._base import as_criteria
+from faceteval.review._store import OVERALL, Draft, Item, ReviewStore, split_sentences
+
+__all__ = ["ImportSummary", "export_actions", "export_scores", "import_run"]
+
+DEFAULT_SCALE = (1.0, 5.0)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    """What `import_run` added."""
+
+    items: int
+    new: int
+    drafts: int
+    skipped: int
+    tasks: tuple[str, ...]
+
+
+def import_run(
+    store: ReviewStore, judgments_path: Path, *, input_path: Path | None = None, task: str | None = None
+) -> ImportSummary:
+    """Add the outputs of a `judge` run and the LLM's per-criterion evaluations of them as drafts.
+
+    Each candidate of an instance becomes one item (``<id>`` alone, ``<id>#<n>`` when there are
+    several). A criterion evaluation's explanation is split into the sentences annotators act on; its
+    score, conclusion and evidence are kept. Judgments that failed (``parse_error``, ``error``) are
+    left out and counted: there is nothing of the LLM's to review in them.
+
+    Raises:
+        FacetevalError: The run's input cannot be found, or a judgment names an instance it lacks.
+        InputError: A line of either file is malformed (file, line and field named).
+    """
+    record = _run_record(judgments_path)
+    instances = {instance.id: instance for instance in _instances(judgments_path, input_path, record)}
+    judged_with = {
+        c.name: c for c in as_criteria(record.get("method", {}).get("params", {}).get("criteria")) or ()
+    }
+    judgments = list(read_judgments(judgments_path))
+    items: list[Item] = []
+    drafts: list[Draft] = []
+    criteria: dict[str, dict[str, tuple[str, tuple[float, float]]]] = {}
+    descriptions: dict[str, str] = {}
+    skipped = 0
+    for judgment in judgments:
+        instance = instances.get(judgment.id)
+        if instance is None:
+            raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r} is not in the run's input")
+        if judgment.status != "ok":
+            skipped += 1
+            continue
+        name = task or instance.task or Path(input_path or judgments_path).stem
+        descriptions.setdefault(name, instance.task or "")
+        known = {**{c.name: c for c in instance.criteria or ()}, **judged_with}
+        for facet in judgment.facets:
+            criterion = known.get(facet.name)
+            scale = tuple(criterion.scale) if criterion is not None and criterion.scale else DEFAULT_SCALE
+            description = criterion.description if criterion is not None else ""
+            criteria.setdefault(name, {}).setdefault(facet.name, (description or "", scale))  # type: ignore[arg-type]
+        several = len(instance.candidates) > 1
+        parsed = _parsed_evaluations(judgment)
+        for index, output in enumerate(instance.candidates):
+            item_id = f"{instance.id}#{index + 1}" if several else instance.id
+            items.append(
+                Item(
+                    id=item_id,
+                    task=name,
+                    query=instance.query,
+                    output=output,
+                    system=_system(instance, index),
+                    metadata={"instance": instance.id, "candidate": index + 1},
+                )
+            )
+            drafts.extend(
+                _draft(item_id, facet, index, several, parsed.get((facet.name, index + 1)))
+                for facet in judgment.facets
+            )
+            scores = judgment.scores or []
+            reasoning = parsed.get((OVERALL, index + 1), {}).get("reasoning") or ""
+            drafts.append(
+                Draft(
+                    item_id=item_id,
+                    criterion=OVERALL,
+                    score=scores[index] if index < len(scores) else None,
+                    conclusion=reasoning,
+                    sentences=tuple(split_sentences(reasoning)),
+                )
+            )
+    for name, by_name in criteria.items():
+        store.add_task(
+            name,
+            descriptions.get(name, ""),
+            [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
+        )
+    new = store.add_items(items, drafts)
+    return ImportSummary(
+        items=len(items),
+        new=new,
+        drafts=sum(d.criterion != OVERALL for d in drafts),
+        skipped=skipped,
+        tasks=tuple(sorted(criteria)),
+    )
+
+
+def _run_record(judgments_path: Path) -> dict[str, Any]:
+    """The run record ``judge`` wrote beside its judgments (empty when there is none)."""
+    path = judgments_path.with_name(f"{judgments_path.stem}.run.json")
+    return read_json_object(path) if path.is_file() else {}
+
+
+def _instances(judgments_path: Path, input_path: Path | None, record: dict[str, Any]) -> list[Instance]:
+    if input_path is None:
+        record_name = f"{judgments_path.stem}.run.json"
+        if not record:
+            raise FacetevalError(
+                f"{judgments_path}: no run record {record_name} beside it; name the judged file with --input"
+            )
+        named = record.get("input")
+        if not isinstance(named, str) or not Path(named).is_file():
+            raise FacetevalError(f"{record_name}: its input {named!r} is not a file; name it with --input")
+        input_path = Path(named)
+    out = []
+    for entry in read_instances(input_path):
+        if isinstance(entry, InputError):
+            raise entry
+        out.append(entry)
+    return out
+
+
+def _system(instance: Instance, index: int) -> str | None:
+    systems = instance.metadata.get("systems")
+    if isinstance(systems, list) and index < len(systems):
+        return str(systems[index])
+    system = instance.metadata.get("system")
+    return str(system) if system is not None and len(instance.candidates) == 1 else None
+
+
+def _parsed_evaluations(judgment: Judgment) -> dict[tuple[str, int], dict[str, Any]]:
+    """What the trace read from each criterion and overall reply, by (criterion, candidate number)."""
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    for entry in judgment.trace:
+        parsed = entry.parsed if isinstance(entry.parsed, dict) else None
+        if parsed is None or not isinstance(parsed.get("candidate"), int):
+            continue
+        if entry.stage == "coeval.criterion" and isinstance(parsed.get("criterion"), str):
+            out[(parsed["criterion"], parsed["candidate"])] = parsed
+        elif entry.stage == "coeval.overall":
+            out[(OVERALL, parsed["candidate"])] = parsed
+    return out
+
+
+def _draft(
+    item_id: str, facet: FacetScore, index: int, several: bool, parsed: dict[str, Any] | None
+) -> Draft:
+    """A criterion's draft: the evaluation text of this candidate, split into sentences to review."""
+    score = facet.scores[index] if index < len(facet.scores) else None
+    text = _candidate_block(facet.explanation or "", index + 1) if several else (facet.explanation or "")
+    evidence = parsed.get("evidence") if parsed else None
+    return Draft(
+        item_id=item_id,
+        criterion=facet.name,
+        score=score,
+        conclusion=str(parsed.get("conclusion") or "") if parsed else "",
+        evidence="\n".join(map(str, evidence)) if isinstance(evidence, list) else str(evidence or ""),
+        sentences=tuple(split_sentences(text)),
+    )
+
+
+def _candidate_block(text: str, number: int) -> str:
+    """The part of a facet explanation under ``Response <number>:`` (the whole text if none is headed)."""
+    blocks = re.split(r"^Response (\d+):[ \t]*$", text, flags=re.MULTILINE)
+    if len(blocks) == 1:
+        return text
+    found = {int(blocks[i]): blocks[i + 1].strip() for i in range(1, len(blocks) - 1, 2)}
+    return found.get(number, "")
+
+
+def export_scores(store: ReviewStore) -> list[dict[str, Any]]:
+    """One row per output and annotator who worked on it: their scores, explanations, and the LLM's."""
+    drafts: dict[str, dict[str, Draft]] = {}
+    for draft in store.drafts():
+        drafts.setdefault(draft.item_id, {})[draft.criterion] = draft
+    active: dict[str, set[str]] = {}
+    for row in [*store.sentence_actions(), *store.score_actions()]:
+        active.setdefault(row["item_id"], set()).add(row["annotator"])
+    rows = []
+    for item in store.items():
+        for annotator in sorted(active.get(item.id, ())):
+            views, overall = store.item_view(item.id, annotator)
+            llm = drafts.get(item.id, {})
+            rows.append(
+                {
+                    "id": item.id,
+                    "task": item.task,
+                    "system": item.system,
+                    "annotator": annotator,
+                    "done": overall is not None and all(view.done for view in views),
+                    "scores": {view.name: view.score for view in views},
+                    "overall": overall,
+                    "explanations": {
+                        view.name: [s.text for s in view.sentences if s.text is not None] for view in views
+                    },
+                    "llm_scores": {name: d.score for name, d in llm.items() if name != OVERALL},
+                    "llm_overall": llm[OVERALL].score if OVERALL in llm else None,
+                    "criteria": [view.name for view in views],
+                }
+            )
+    return rows
+
+
+def export_actions(store: ReviewStore) -> list[dict[str, Any]]:
+    """Every action of every annotator, oldest first: stage-1 criteria actions, sentence actions, scores."""
+    rows: list[dict[str, Any]] = []
+    for action in store.criteria_actions():
+        rows.append({"stage": "criteria", **action})
+    for action in store.sentence_actions():
+        rows.append({"stage": "sentence", **action})  # a negative ``sentence`` is -id of its ``add``
+    for action in store.score_actions():
+        rows.append({"stage": "score", "action": "score", **action})
+    rows.sort(key=lambda row: row["created_at"])
+    return rows

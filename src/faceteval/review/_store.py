@@ -1,0 +1,717 @@
+"""A review project: LLM drafts and every annotator's actions on them, in one SQLite file.
+
+A project is a directory holding ``review.sqlite``. Nothing is ever updated in place that another
+annotator wrote: each action is a new row of an append-only log keyed by its annotator, and an
+annotator's current view (which sentences they kept, which score they gave) is the latest action of
+theirs. Each action is its own transaction, so a refresh or a crash loses nothing that was sent.
+
+Stage 1 reviews a task's criteria (approve / delete / revise / add, each with a reason). Stage 2
+reviews each output: per criterion, the LLM's explanation sentence by sentence (``pass``, ``revise``,
+``delete``, ``add``, CoEval's action names) and its score; then the overall score.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from faceteval.errors import FacetevalError
+
+__all__ = [
+    "CRITERION_ACTIONS",
+    "DATABASE",
+    "OVERALL",
+    "SENTENCE_ACTIONS",
+    "CriterionRow",
+    "CriterionView",
+    "Draft",
+    "Item",
+    "ReviewError",
+    "ReviewStore",
+    "SentenceView",
+    "split_sentences",
+]
+
+DATABASE = "review.sqlite"
+SCHEMA_VERSION = 1
+OVERALL = ""
+"""The criterion name under which the overall score is stored."""
+
+CriterionAction = Literal["approve", "delete", "revise", "add"]
+SentenceAction = Literal["pass", "revise", "delete", "add"]
+CRITERION_ACTIONS: tuple[CriterionAction, ...] = ("approve", "delete", "revise", "add")
+SENTENCE_ACTIONS: tuple[SentenceAction, ...] = ("pass", "revise", "delete", "add")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    name TEXT PRIMARY KEY,
+    description TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS criteria (
+    id INTEGER PRIMARY KEY,
+    task TEXT NOT NULL REFERENCES tasks(name),
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    scale_min REAL NOT NULL DEFAULT 1,
+    scale_max REAL NOT NULL DEFAULT 5,
+    UNIQUE (task, name)
+);
+CREATE TABLE IF NOT EXISTS annotators (name TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS criteria_actions (
+    id INTEGER PRIMARY KEY,
+    task TEXT NOT NULL REFERENCES tasks(name),
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    criterion_id INTEGER REFERENCES criteria(id),
+    action TEXT NOT NULL CHECK (action IN ('approve', 'delete', 'revise', 'add')),
+    name TEXT,
+    description TEXT,
+    reason TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS items (
+    id TEXT PRIMARY KEY,
+    task TEXT NOT NULL REFERENCES tasks(name),
+    position INTEGER NOT NULL,
+    query TEXT NOT NULL,
+    output TEXT NOT NULL,
+    system TEXT,
+    metadata TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS drafts (
+    item_id TEXT NOT NULL REFERENCES items(id),
+    criterion TEXT NOT NULL,
+    score REAL,
+    conclusion TEXT NOT NULL DEFAULT '',
+    evidence TEXT NOT NULL DEFAULT '',
+    sentences TEXT NOT NULL DEFAULT '[]',
+    PRIMARY KEY (item_id, criterion)
+);
+CREATE TABLE IF NOT EXISTS sentence_actions (
+    id INTEGER PRIMARY KEY,
+    item_id TEXT NOT NULL REFERENCES items(id),
+    criterion TEXT NOT NULL,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    sentence INTEGER,
+    action TEXT NOT NULL CHECK (action IN ('pass', 'revise', 'delete', 'add')),
+    text TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS score_actions (
+    id INTEGER PRIMARY KEY,
+    item_id TEXT NOT NULL REFERENCES items(id),
+    criterion TEXT NOT NULL,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    score REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sentence_actions_by_item ON sentence_actions (item_id, annotator, criterion);
+CREATE INDEX IF NOT EXISTS score_actions_by_item ON score_actions (item_id, annotator, criterion);
+CREATE INDEX IF NOT EXISTS criteria_actions_by_task ON criteria_actions (task, annotator);
+"""
+
+_ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,63}$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+
+
+class ReviewError(FacetevalError):
+    """A review request that cannot be carried out (unknown item, bad score, bad name)."""
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of an explanation, as the review shows them one by one (blank ones dropped)."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionRow:
+    """A task's criterion as drafted (or imported) for review."""
+
+    id: int
+    task: str
+    position: int
+    name: str
+    description: str = ""
+    scale: tuple[float, float] = (1.0, 5.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One output to review."""
+
+    id: str
+    task: str
+    query: str
+    output: str
+    system: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    position: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """The LLM's evaluation of an item on one criterion (or, with ``OVERALL``, overall)."""
+
+    item_id: str
+    criterion: str
+    score: float | None
+    conclusion: str = ""
+    evidence: str = ""
+    sentences: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceView:
+    """A sentence of the explanation as one annotator left it."""
+
+    index: int | None
+    """Position in the draft; None for a sentence the annotator added."""
+    original: str | None
+    text: str | None
+    """The current text; None when deleted."""
+    action: SentenceAction | None
+    """The annotator's latest action on it; None while untouched."""
+    action_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionView:
+    """What one annotator sees and has done for one criterion of one item."""
+
+    name: str
+    description: str
+    scale: tuple[float, float]
+    draft: Draft | None
+    sentences: tuple[SentenceView, ...]
+    score: float | None
+    """The annotator's score; None until they give or confirm one."""
+
+    @property
+    def done(self) -> bool:
+        return self.score is not None and all(s.action is not None for s in self.sentences)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class ReviewStore:
+    """The SQLite file of a review project."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def open(cls, project: Path, *, create: bool = True) -> ReviewStore:
+        """The store of ``project`` (a directory), created with it when ``create``.
+
+        Raises:
+            ReviewError: The project does not exist (and ``create`` is False), or was written by a
+                newer faceteval.
+        """
+        database = project / DATABASE
+        if not database.is_file():
+            if not create:
+                raise ReviewError(f"{project}: not a review project (no {DATABASE})")
+            project.mkdir(parents=True, exist_ok=True)
+        store = cls(database)
+        with closing(store._connect()) as db:
+            db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
+        with store._write() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise ReviewError(f"{database}: written by a newer faceteval (schema {row[0]})")
+        return store
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA synchronous = NORMAL")
+        return db
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with closing(self._connect()) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with closing(self._connect()) as db:
+            yield db
+
+    # -- importing drafts -------------------------------------------------------------------------
+
+    def add_task(
+        self,
+        name: str,
+        description: str = "",
+        criteria: Sequence[tuple[str, str, tuple[float, float]]] = (),
+    ) -> None:
+        """Add a task (or update its description) and append criteria it does not have yet."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO tasks (name, description) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET description = excluded.description",
+                (name, description),
+            )
+            start = db.execute("SELECT COUNT(*) FROM criteria WHERE task = ?", (name,)).fetchone()[0]
+            for offset, (criterion, text, (low, high)) in enumerate(criteria):
+                db.execute(
+                    "INSERT INTO criteria (task, position, name, description, scale_min, scale_max) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (task, name) DO NOTHING",
+                    (name, start + offset, criterion, text, low, high),
+                )
+
+    def add_items(self, items: Sequence[Item], drafts: Sequence[Draft] = ()) -> int:
+        """Add items and their drafts in one transaction; items already present are left as they are.
+
+        Returns:
+            How many items were new.
+        """
+        with self._write() as db:
+            tasks = {row[0] for row in db.execute("SELECT name FROM tasks")}
+            position = db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0]
+            added = 0
+            for item in items:
+                if item.task not in tasks:
+                    raise ReviewError(f"item {item.id!r}: unknown task {item.task!r}")
+                cursor = db.execute(
+                    "INSERT INTO items (id, task, position, query, output, system, metadata) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                    (
+                        item.id,
+                        item.task,
+                        position + added,
+                        item.query,
+                        item.output,
+                        item.system,
+                        json.dumps(dict(item.metadata), ensure_ascii=False),
+                    ),
+                )
+                added += cursor.rowcount
+            for draft in drafts:
+                db.execute(
+                    "INSERT INTO drafts (item_id, criterion, score, conclusion, evidence, sentences) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (item_id, criterion) DO NOTHING",
+                    (
+                        draft.item_id,
+                        draft.criterion,
+                        draft.score,
+                        draft.conclusion,
+                        draft.evidence,
+                        json.dumps(list(draft.sentences), ensure_ascii=False),
+                    ),
+                )
+        return added
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def tasks(self) -> list[tuple[str, str]]:
+        """``(name, description)`` of every task."""
+        with self._read() as db:
+            return [(r["name"], r["description"]) for r in db.execute("SELECT * FROM tasks ORDER BY name")]
+
+    def criteria(self, task: str) -> list[CriterionRow]:
+        """The task's drafted criteria, in order."""
+        with self._read() as db:
+            return [
+                _criterion(row)
+                for row in db.execute("SELECT * FROM criteria WHERE task = ? ORDER BY position", (task,))
+            ]
+
+    def items(self, task: str | None = None) -> list[Item]:
+        """Every item (of ``task``), in import order."""
+        with self._read() as db:
+            rows = (
+                db.execute("SELECT * FROM items WHERE task = ? ORDER BY position", (task,))
+                if task is not None
+                else db.execute("SELECT * FROM items ORDER BY position")
+            )
+            return [_item(row) for row in rows]
+
+    def item(self, item_id: str) -> Item:
+        with self._read() as db:
+            row = db.execute("SELECT * FROM items WHERE id = ?", (item_id,)).fetchone()
+        if row is None:
+            raise ReviewError(f"no item {item_id!r}")
+        return _item(row)
+
+    def drafts(self, item_id: str | None = None) -> list[Draft]:
+        """The LLM's drafts (of one item)."""
+        with self._read() as db:
+            rows = (
+                db.execute("SELECT * FROM drafts WHERE item_id = ?", (item_id,))
+                if item_id is not None
+                else db.execute("SELECT * FROM drafts")
+            )
+            return [_draft(row) for row in rows]
+
+    def annotators(self) -> list[str]:
+        with self._read() as db:
+            return [r[0] for r in db.execute("SELECT name FROM annotators ORDER BY name")]
+
+    def add_annotator(self, name: str) -> str:
+        """Register ``name`` (letters, digits, space, ``_.@-``; at most 64) and return it."""
+        name = name.strip()
+        if not _ANNOTATOR.match(name):
+            raise ReviewError(
+                "an annotator name is 1-64 letters, digits, spaces or _.@- and starts with a letter or digit"
+            )
+        with self._write() as db:
+            db.execute("INSERT INTO annotators VALUES (?, ?) ON CONFLICT DO NOTHING", (name, _now()))
+        return name
+
+    # -- stage 1: criteria ------------------------------------------------------------------------
+
+    def record_criterion_action(
+        self,
+        task: str,
+        annotator: str,
+        action: CriterionAction,
+        *,
+        criterion_id: int | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        reason: str = "",
+    ) -> int:
+        """Log one stage-1 action; ``revise`` and ``add`` carry the new name and description."""
+        if action not in CRITERION_ACTIONS:
+            raise ReviewError(f"unknown criteria action {action!r}")
+        if (action == "add") != (criterion_id is None):
+            raise ReviewError("add takes no criterion; approve, delete and revise need one")
+        if action in ("revise", "add") and not (name or "").strip():
+            raise ReviewError(f"{action} needs the criterion's name")
+        with self._write() as db:
+            self._check_annotator(db, annotator)
+            if criterion_id is not None:
+                row = db.execute("SELECT task FROM criteria WHERE id = ?", (criterion_id,)).fetchone()
+                if row is None or row[0] != task:
+                    raise ReviewError(f"task {task!r} has no criterion {criterion_id}")
+            elif db.execute("SELECT 1 FROM tasks WHERE name = ?", (task,)).fetchone() is None:
+                raise ReviewError(f"no task {task!r}")
+            cursor = db.execute(
+                "INSERT INTO criteria_actions "
+                "(task, annotator, criterion_id, action, name, description, reason, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (task, annotator, criterion_id, action, _clean(name), _clean(description), reason, _now()),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def criteria_actions(self, task: str | None = None) -> list[dict[str, Any]]:
+        """Every stage-1 action, oldest first."""
+        with self._read() as db:
+            query = "SELECT * FROM criteria_actions" + (" WHERE task = ?" if task else "") + " ORDER BY id"
+            return [dict(row) for row in db.execute(query, (task,) if task else ())]
+
+    def reviewed_criteria(
+        self, task: str, annotator: str
+    ) -> list[tuple[CriterionRow, dict[str, Any] | None]]:
+        """The task's criteria with the annotator's latest action on each (None if none), then their adds."""
+        actions = [a for a in self.criteria_actions(task) if a["annotator"] == annotator]
+        latest: dict[int, dict[str, Any]] = {}
+        for action in actions:
+            if action["criterion_id"] is not None:
+                latest[action["criterion_id"]] = action
+        out: list[tuple[CriterionRow, dict[str, Any] | None]] = [
+            (criterion, latest.get(criterion.id)) for criterion in self.criteria(task)
+        ]
+        for action in actions:
+            if action["action"] == "add":
+                added = CriterionRow(
+                    id=-int(action["id"]),
+                    task=task,
+                    position=len(out),
+                    name=action["name"] or "",
+                    description=action["description"] or "",
+                )
+                out.append((added, action))
+        return out
+
+    def final_criteria(self, task: str, annotator: str) -> list[CriterionRow]:
+        """The annotator's criteria after stage 1: deletions removed, revisions applied, additions kept.
+
+        A criterion's ``name`` stays the drafted name (it keys the drafts); its ``description`` is the
+        revised text, and a revised name is given in front of it.
+        """
+        out = []
+        for criterion, action in self.reviewed_criteria(task, annotator):
+            if action is None or action["action"] in ("approve", "add"):
+                out.append(criterion)
+            elif action["action"] == "revise":
+                description = action["description"] or criterion.description
+                if action["name"] and action["name"] != criterion.name:
+                    description = f"{action['name']}: {description}"
+                out.append(
+                    CriterionRow(
+                        criterion.id, task, criterion.position, criterion.name, description, criterion.scale
+                    )
+                )
+        return out
+
+    # -- stage 2: items ---------------------------------------------------------------------------
+
+    def record_sentence_action(
+        self,
+        item_id: str,
+        criterion: str,
+        annotator: str,
+        action: SentenceAction,
+        *,
+        sentence: int | None = None,
+        text: str | None = None,
+    ) -> int:
+        """Log one action on a sentence of a criterion's explanation.
+
+        ``pass`` / ``delete`` name a draft sentence (``sentence``: its index) or an added one (``-id`` of
+        its ``add`` action); ``revise`` also carries the new ``text``; ``add`` carries only ``text``.
+        """
+        if action not in SENTENCE_ACTIONS:
+            raise ReviewError(f"unknown sentence action {action!r}")
+        if action in ("revise", "add") and not (text or "").strip():
+            raise ReviewError(f"{action} needs the sentence's text")
+        if (action == "add") != (sentence is None):
+            raise ReviewError("add takes no sentence; pass, revise and delete need one")
+        with self._write() as db:
+            self._check_annotator(db, annotator)
+            if db.execute("SELECT 1 FROM items WHERE id = ?", (item_id,)).fetchone() is None:
+                raise ReviewError(f"no item {item_id!r}")
+            if sentence is not None and sentence >= 0:
+                row = db.execute(
+                    "SELECT sentences FROM drafts WHERE item_id = ? AND criterion = ?", (item_id, criterion)
+                ).fetchone()
+                if row is None or sentence >= len(json.loads(row[0])):
+                    raise ReviewError(f"{item_id!r} / {criterion!r} has no sentence {sentence}")
+            elif sentence is not None:
+                row = db.execute(
+                    "SELECT 1 FROM sentence_actions WHERE id = ? AND item_id = ? AND criterion = ? "
+                    "AND annotator = ? AND action = 'add'",
+                    (-sentence, item_id, criterion, annotator),
+                ).fetchone()
+                if row is None:
+                    raise ReviewError(f"{item_id!r} / {criterion!r} has no added sentence {-sentence}")
+            cursor = db.execute(
+                "INSERT INTO sentence_actions "
+                "(item_id, criterion, annotator, sentence, action, text, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (item_id, criterion, annotator, sentence, action, _clean(text), _now()),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def set_score(self, item_id: str, criterion: str, annotator: str, score: float) -> None:
+        """Log the annotator's score of an item on a criterion (``OVERALL`` for the overall score)."""
+        with self._write() as db:
+            self._check_annotator(db, annotator)
+            if db.execute("SELECT 1 FROM items WHERE id = ?", (item_id,)).fetchone() is None:
+                raise ReviewError(f"no item {item_id!r}")
+            db.execute(
+                "INSERT INTO score_actions (item_id, criterion, annotator, score, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (item_id, criterion, annotator, float(score), _now()),
+            )
+
+    def sentence_actions(self, item_id: str | None = None) -> list[dict[str, Any]]:
+        """Every stage-2 sentence action (of one item), oldest first."""
+        with self._read() as db:
+            query = (
+                "SELECT * FROM sentence_actions" + (" WHERE item_id = ?" if item_id else "") + " ORDER BY id"
+            )
+            return [dict(row) for row in db.execute(query, (item_id,) if item_id else ())]
+
+    def score_actions(self, item_id: str | None = None) -> list[dict[str, Any]]:
+        """Every score given (of one item), oldest first."""
+        with self._read() as db:
+            query = "SELECT * FROM score_actions" + (" WHERE item_id = ?" if item_id else "") + " ORDER BY id"
+            return [dict(row) for row in db.execute(query, (item_id,) if item_id else ())]
+
+    def scores(self) -> dict[tuple[str, str, str], float]:
+        """Every annotator's current score: ``{(item, criterion, annotator): score}``."""
+        out: dict[tuple[str, str, str], float] = {}
+        for row in self.score_actions():
+            out[(row["item_id"], row["criterion"], row["annotator"])] = row["score"]
+        return out
+
+    def item_view(self, item_id: str, annotator: str) -> tuple[list[CriterionView], float | None]:
+        """The annotator's view of an item: each of their criteria, and their overall score."""
+        item = self.item(item_id)
+        drafts = {draft.criterion: draft for draft in self.drafts(item_id)}
+        actions = [a for a in self.sentence_actions(item_id) if a["annotator"] == annotator]
+        given = {
+            row["criterion"]: row["score"]
+            for row in self.score_actions(item_id)
+            if row["annotator"] == annotator
+        }
+        views = []
+        for criterion in self.final_criteria(item.task, annotator):
+            draft = drafts.get(criterion.name)
+            views.append(
+                CriterionView(
+                    name=criterion.name,
+                    description=criterion.description,
+                    scale=criterion.scale,
+                    draft=draft,
+                    sentences=_sentences(draft, [a for a in actions if a["criterion"] == criterion.name]),
+                    score=given.get(criterion.name),
+                )
+            )
+        return views, given.get(OVERALL)
+
+    def progress(self, annotator: str) -> dict[str, tuple[int, int]]:
+        """Per task: ``(items the annotator finished, items)``; finished = every criterion and overall."""
+        out: dict[str, tuple[int, int]] = {}
+        for task, _ in self.tasks():
+            items = self.items(task)
+            done = sum(self.is_done(item.id, annotator) for item in items)
+            out[task] = (done, len(items))
+        return out
+
+    def is_done(self, item_id: str, annotator: str) -> bool:
+        views, overall = self.item_view(item_id, annotator)
+        return overall is not None and all(view.done for view in views)
+
+    def _check_annotator(self, db: sqlite3.Connection, annotator: str) -> None:
+        if db.execute("SELECT 1 FROM annotators WHERE name = ?", (annotator,)).fetchone() is None:
+            raise ReviewError(f"no annotator {annotator!r}: sign in first")
+
+    # -- bulk import --
+
+    def import_log(
+        self,
+        sentence_actions: Sequence[tuple[str, str, str, int | None, SentenceAction, str | None]] = (),
+        scores: Sequence[tuple[str, str, str, float]] = (),
+    ) -> None:
+        """Append a past review's log in one transaction: all rows or, on any bad row, none.
+
+        For importing many rows at once (another tool's annotations). ``sentence_actions`` rows are
+        ``(item_id, criterion, annotator, sentence, action, text)`` and ``scores`` rows are ``(item_id,
+        criterion, annotator, score)``, appended in the order given (later rows count as later).
+
+        Unlike `record_sentence_action`, a row may lack the text of a ``revise`` or ``add`` (a log that
+        records only which action was taken), and a ``sentence`` index is not checked against the
+        draft: an imported log that does not line up with its draft keeps its actions. Views show only
+        the draft's own sentences; an action past them still counts in statistics.
+        A ``sentence`` is a draft index (>= 0), or None for ``add``.
+
+        Raises:
+            ReviewError: An unknown item, annotator or action, a negative index, an ``add`` with a
+                sentence or another action without one, or a score that is not a finite number.
+        """
+        for item_id, _, _, sentence, action, _ in sentence_actions:
+            if action not in SENTENCE_ACTIONS:
+                raise ReviewError(f"{item_id!r}: unknown sentence action {action!r}")
+            if (action == "add") != (sentence is None) or (sentence is not None and sentence < 0):
+                raise ReviewError(f"{item_id!r}: {action} with sentence {sentence!r}")
+        for item_id, _, _, score in scores:
+            if isinstance(score, bool) or not isinstance(score, int | float) or not abs(score) < float("inf"):
+                raise ReviewError(f"{item_id!r}: score {score!r} is not a finite number")
+        now = _now()
+        with self._write() as db:
+            known_items = {row[0] for row in db.execute("SELECT id FROM items")}
+            known_annotators = {row[0] for row in db.execute("SELECT name FROM annotators")}
+            for row in [*sentence_actions, *scores]:
+                if row[0] not in known_items:
+                    raise ReviewError(f"no item {row[0]!r}")
+                if row[2] not in known_annotators:
+                    raise ReviewError(f"no annotator {row[2]!r}: add them first")
+            db.executemany(
+                "INSERT INTO sentence_actions "
+                "(item_id, criterion, annotator, sentence, action, text, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(*row[:5], _clean(row[5]), now) for row in sentence_actions],
+            )
+            db.executemany(
+                "INSERT INTO score_actions (item_id, criterion, annotator, score, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(*row[:3], float(row[3]), now) for row in scores],
+            )
+
+
+def _clean(text: str | None) -> str | None:
+    return None if text is None else text.strip()
+
+
+def _criterion(row: sqlite3.Row) -> CriterionRow:
+    return CriterionRow(
+        id=row["id"],
+        task=row["task"],
+        position=row["position"],
+        name=row["name"],
+        description=row["description"],
+        scale=(row["scale_min"], row["scale_max"]),
+    )
+
+
+def _item(row: sqlite3.Row) -> Item:
+    return Item(
+        id=row["id"],
+        task=row["task"],
+        query=row["query"],
+        output=row["output"],
+        system=row["system"],
+        metadata=json.loads(row["metadata"]),
+        position=row["position"],
+    )
+
+
+def _draft(row: sqlite3.Row) -> Draft:
+    return Draft(
+        item_id=row["item_id"],
+        criterion=row["criterion"],
+        score=row["score"],
+        conclusion=row["conclusion"],
+        evidence=row["evidence"],
+        sentences=tuple(json.loads(row["sentences"])),
+    )
+
+
+def _sentences(draft: Draft | None, actions: Sequence[Mapping[str, Any]]) -> tuple[SentenceView, ...]:
+    """Draft sentences and added ones, each with the annotator's latest action applied."""
+    latest: dict[int, Mapping[str, Any]] = {}
+    added: list[Mapping[str, Any]] = []
+    for action in actions:
+        if action["action"] == "add":
+            added.append(action)
+        else:
+            latest[action["sentence"]] = action
+    out = []
+    for index, original in enumerate(draft.sentences if draft else ()):
+        out.append(_sentence(index, original, latest.get(index)))
+    for action in added:
+        key = -int(action["id"])
+        last = latest.get(key)
+        view = _sentence(None, action["text"], last)
+        out.append(
+            SentenceView(
+                index=None,
+                original=None,
+                text=view.text,
+                action=last["action"] if last else "add",
+                action_id=int(action["id"]),
+            )
+        )
+    return tuple(out)
+
+
+def _sentence(index: int | None, original: str, action: Mapping[str, Any] | None) -> SentenceView:
+    if action is None:
+        return SentenceView(index, original, original, None)
+    kind = action["action"]
+    text = None if kind == "delete" else action["text"] if kind == "revise" else original
+    return SentenceView(index, original, text, kind)

@@ -1,0 +1,162 @@
+"""The review server refuses what it should, with 4xx, and binds loopback by default."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from faceteval._cli._app import cli
+from faceteval.review import ReviewStore
+from tests.support.review_project import build_project, serve
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
+    project = tmp_path_factory.mktemp("review")
+    build_project(project)
+    with serve(project) as base:
+        parts = urllib.parse.urlsplit(base)
+        yield parts.hostname or "", parts.port or 0, project
+
+
+def request(
+    server: tuple[str, int, Path],
+    method: str,
+    path: str,
+    form: dict[str, str] | None = None,
+    *,
+    cookie: str | None = "faceteval_annotator=alice",
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+) -> tuple[int, str, dict[str, str]]:
+    host, port, _ = server
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    sent = {"Origin": f"http://{host}:{port}", **(headers or {})}
+    if cookie:
+        sent["Cookie"] = cookie
+    if form is not None:
+        body = urllib.parse.urlencode(form).encode()
+        sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
+    connection.request(method, path, body=body, headers=sent)
+    response = connection.getresponse()
+    text = response.read().decode("utf-8", "replace")
+    connection.close()
+    return response.status, text, {k.lower(): v for k, v in response.getheaders()}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def alice(server: tuple[str, int, Path]) -> None:
+    status, _, _ = request(server, "POST", "/signin", {"annotator": "alice"}, cookie=None)
+    assert status == 303
+
+
+def test_every_page_forbids_scripts(server: tuple[str, int, Path]) -> None:
+    for path in ("/", "/item?id=q1", "/criteria?task=eli5", "/items?task=eli5", "/item?id=nope"):
+        _, _, headers = request(server, "GET", path)
+        policy = headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "script-src" not in policy
+        assert headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "form", "status", "message"),
+    [
+        ("GET", "/item?id=nope", None, 404, "no item"),
+        ("GET", "/criteria?task=nope", None, 404, "no task"),
+        ("POST", "/item/score", {"item": "q1", "criterion": "Clarity"}, 400, "missing field"),
+        ("POST", "/item/score", {"item": "q1", "criterion": "Clarity", "score": "9"}, 400, "between 1 and 5"),
+        (
+            "POST",
+            "/item/score",
+            {"item": "q1", "criterion": "Accuracy", "score": "4"},
+            400,
+            "between 1 and 3",
+        ),
+        ("POST", "/item/score", {"item": "q1", "criterion": "Clarity", "score": "nan"}, 400, "number"),
+        ("POST", "/item/score", {"item": "q1", "criterion": "Nope", "score": "3"}, 400, "no criterion"),
+        ("POST", "/item/sentence", {"item": "q1", "criterion": "Clarity", "action": "pass"}, 400, "missing"),
+        (
+            "POST",
+            "/item/sentence",
+            {"item": "q1", "criterion": "Clarity", "action": "pass", "sentence": "7"},
+            400,
+            "no sentence 7",
+        ),
+        (
+            "POST",
+            "/item/sentence",
+            {"item": "q1", "criterion": "Clarity", "action": "eat", "sentence": "0"},
+            400,
+            "must be one of",
+        ),
+        ("POST", "/criteria?task=eli5", {"action": "revise", "criterion": "1", "reason": "r"}, 400, "name"),
+        ("POST", "/criteria?task=eli5", {"action": "delete", "criterion": "1"}, 400, "reason"),
+        ("POST", "/signin", {"annotator": "<script>"}, 400, "annotator name"),
+        ("PUT", "/item/score", None, 405, ""),
+        ("DELETE", "/", None, 405, ""),
+    ],
+)
+def test_malformed_requests_get_4xx_and_change_nothing(
+    server: tuple[str, int, Path],
+    method: str,
+    path: str,
+    form: dict[str, str] | None,
+    status: int,
+    message: str,
+) -> None:
+    store = ReviewStore.open(server[2], create=False)
+    before = (store.score_actions(), store.sentence_actions(), store.criteria_actions())
+    got, text, _ = request(server, method, path, form)
+    assert got == status
+    assert message in text.replace("&#39;", "'")
+    assert (store.score_actions(), store.sentence_actions(), store.criteria_actions()) == before
+
+
+def test_requests_without_a_name_a_form_or_the_same_origin_are_refused(server: tuple[str, int, Path]) -> None:
+    score = {"item": "q1", "criterion": "Clarity", "score": "3"}
+    assert request(server, "POST", "/item/score", score, cookie=None)[0] == 401
+    assert request(server, "POST", "/item/score", score, cookie="faceteval_annotator=ghost")[0] == 401
+    evil = {"Origin": "http://evil.example"}
+    assert request(server, "POST", "/item/score", score, headers=evil)[0] == 403
+    as_json = {"Content-Type": "application/json"}
+    assert (
+        request(server, "POST", "/item/score", None, headers=as_json, body=json.dumps(score).encode())[0]
+        == 415
+    )
+    huge = {"item": "q1", "criterion": "Clarity", "action": "add", "text": "x" * 300_000}
+    assert request(server, "POST", "/item/sentence", huge)[0] == 413
+    assert ReviewStore.open(server[2], create=False).score_actions() == []
+
+
+def test_paths_outside_the_app_are_not_served(server: tuple[str, int, Path]) -> None:
+    for path in (
+        "/../review.sqlite",
+        "/review.sqlite",
+        "/static/../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+    ):
+        status, text, _ = request(server, "GET", path)
+        assert status == 404 and "root:" not in text and "SQLite" not in text
+
+
+def test_serve_binds_loopback_by_default() -> None:
+    from faceteval._cli._review import serve as serve_command
+
+    host = next(p for p in serve_command.params if p.name == "host")
+    assert host.default == "127.0.0.1"
+
+
+def test_a_project_written_by_a_newer_version_is_refused(tmp_path: Path) -> None:
+    import sqlite3
+
+    build_project(tmp_path)
+    with sqlite3.connect(tmp_path / "review.sqlite") as db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    result = CliRunner().invoke(cli, ["review", "export", str(tmp_path), "--out", str(tmp_path / "x.jsonl")])
+    assert result.exit_code != 0 and "newer faceteval" in result.output

@@ -1,0 +1,70 @@
+"""A `judge --method coeval` run over HTTP imports into a review project as drafts, and exports back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from faceteval._cli._app import cli
+from faceteval.review import OVERALL, ReviewStore
+from tests.integration.test_coeval_http import QUALITY, inputs, responder
+from tests.support.llm_server import LLMServer
+
+
+def run(*args: str | Path) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_a_coeval_run_becomes_drafts_that_annotators_review(tmp_path: Path) -> None:
+    outputs, criteria = inputs(tmp_path)
+    judged = tmp_path / "j.jsonl"
+    with LLMServer(responder) as server:
+        run(
+            "judge", outputs, "--method", "coeval", "--criteria", criteria, "--model", "openai:judge",
+            "--base-url", server.base_url, "--cache", tmp_path / "c.sqlite", "--out", judged, "-q",
+        )  # fmt: skip
+    project = tmp_path / "review"
+    printed = run("review", "import", project, judged, "--task", "rain")
+    assert "Imported 4 outputs (4 new)" in printed
+    store = ReviewStore.open(project, create=False)
+    assert [c.name for c in store.criteria("rain")] == ["Comprehensibility", "Length"]
+    assert [c.scale for c in store.criteria("rain")] == [(1.0, 5.0), (1.0, 3.0)]
+    items = {item.id: item for item in store.items("rain")}
+    assert set(items) == {"good", "poor", "pair#1", "pair#2"}
+    assert items["pair#2"].output == "Clouds get heavy and drops fall."
+    drafts = {(d.item_id, d.criterion): d for d in store.drafts()}
+    for item_id, item in items.items():
+        comprehensibility, length, overall = QUALITY[item.output]
+        assert drafts[(item_id, "Comprehensibility")].score == comprehensibility
+        assert drafts[(item_id, "Length")].score == length
+        assert drafts[(item_id, OVERALL)].score == overall
+        draft = drafts[(item_id, "Length")]
+        assert draft.conclusion == "The output is judged on Length."
+        assert draft.evidence == f'"{item.output}"'
+        assert any(
+            item.output in sentence for sentence in draft.sentences
+        )  # this candidate's, not the other's
+    assert drafts[("pair#1", OVERALL)].conclusion == "Weighing both criteria above."
+
+    again = run("review", "import", project, judged, "--task", "rain")
+    assert "(0 new)" in again and len(store.items()) == 4
+
+    store.add_annotator("ann")
+    store.record_sentence_action("good", "Length", "ann", "revise", sentence=0, text="Short: two sentences.")
+    store.set_score("good", "Length", "ann", 2)
+    out = tmp_path / "final.jsonl"
+    run("review", "export", project, "--out", out)
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["scores"] == {"Comprehensibility": None, "Length": 2} and row["llm_scores"]["Length"] == 3
+    assert row["explanations"]["Length"][0] == "Short: two sentences."
+
+
+def test_import_names_what_it_cannot_find(tmp_path: Path) -> None:
+    judged = tmp_path / "j.jsonl"
+    judged.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["review", "import", str(tmp_path / "p"), str(judged)])
+    assert result.exit_code != 0 and "j.run.json" in result.output and "--input" in result.output

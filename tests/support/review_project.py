@@ -1,0 +1,100 @@
+"""A small review project and a real `faceteval review serve` process for the review tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from faceteval.review import OVERALL, Draft, Item, ReviewStore
+
+HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> Bees make honey.'
+
+
+def build_project(path: Path) -> ReviewStore:
+    """One task, two criteria (one on 1-3), three outputs; the second output holds script."""
+    store = ReviewStore.open(path)
+    store.add_task(
+        "eli5",
+        "Answer Reddit questions so a five-year-old understands.",
+        [
+            ("Clarity", "Use simple and easy-to-understand language.", (1.0, 5.0)),
+            ("Accuracy", "Answers should be factually correct.", (1.0, 3.0)),
+        ],
+    )
+    outputs = [
+        ("q1", "How is perfume made?", "People squeeze flowers and keep the smell in oil."),
+        ("q2", "How do bees make honey?", HOSTILE),
+        ("q3", "Why is the sky blue?", "Sunlight bounces off the air, and blue bounces most."),
+    ]
+    items = [Item(i, "eli5", q, o, system="turbo") for i, q, o in outputs]
+    drafts = []
+    for item_id, _, _ in outputs:
+        drafts += [
+            Draft(
+                item_id,
+                "Clarity",
+                4,
+                "The answer is clear.",
+                "squeeze flowers",
+                ("The answer uses simple words.", "It gives a concrete example.", "A child could follow it."),
+            ),
+            Draft(
+                item_id,
+                "Accuracy",
+                2,
+                "Mostly right.",
+                "",
+                ("The facts are mostly right.", "One detail is vague."),
+            ),
+            Draft(item_id, OVERALL, 4),
+        ]
+    store.add_items(items, drafts)
+    return store
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve(project: Path) -> Iterator[str]:
+    """`faceteval review serve PROJECT` in its own process; yields its base URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "faceteval", "review", "serve", str(project), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/", timeout=1.0).close()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    output = process.stdout.read().decode() if process.stdout else ""
+                    raise RuntimeError(f"the review server did not start:\n{output}") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout:
+            process.stdout.close()
