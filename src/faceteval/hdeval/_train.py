@@ -182,7 +182,7 @@ def train(
         if not nodes:
             break
         result = score_nodes(nodes, depth)
-        _collect(result, [n.id for n in nodes], labelled, scores, failed)
+        unread = _collect(result, [n.id for n in nodes], labelled, scores, failed)
         features = [n.id for layer in range(1, depth + 1) for n in tree.layer(layer)]
         # The proxy aggregator of this layer; after the last layer it is the finalized one.
         data = _matrix(labelled, features, config.targets, scores, failed, training)
@@ -197,7 +197,7 @@ def train(
         weights = per_target.mean(axis=0)
         mine = {n.id: float(weights[features.index(n.id)]) for n in nodes}
         selected = _select(nodes, mine, config, depth)
-        layers.append(Layer(depth, [n.id for n in nodes], mine, selected, _failed_here(result, labelled)))
+        layers.append(Layer(depth, [n.id for n in nodes], mine, selected, unread))
     layers[-1].selected = []  # the last layer is not decomposed further
     return Trained(
         config=config,
@@ -229,22 +229,22 @@ def _collect(
     instances: Sequence[Instance],
     scores: dict[str, dict[str, float]],
     failed: dict[str, str],
-) -> None:
+) -> int:
+    """Add the scores of ``instances`` to ``scores``; return how many could not be read on these nodes."""
+    unread = 0
     for instance in instances:
         if instance.id in result.failed:
             failed.setdefault(instance.id, result.failed[instance.id])
+            unread += 1
             continue
         got = result.scores.get(instance.id, {})
         missing = [n for n in node_ids if n not in got or not math.isfinite(got[n])]
         if missing:
             failed.setdefault(instance.id, f"no score for {', '.join(missing[:3])}")
+            unread += 1
             continue
         scores[instance.id].update({n: float(got[n]) for n in node_ids})
-
-
-def _failed_here(result: NodeScores, instances: Sequence[Instance]) -> int:
-    ids = {i.id for i in instances}
-    return sum(1 for key in result.failed if key in ids)
+    return unread
 
 
 @dataclass(frozen=True, slots=True)

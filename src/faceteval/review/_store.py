@@ -339,13 +339,7 @@ class ReviewStore:
 
     def items(self, task: str | None = None) -> list[Item]:
         """Every item (of ``task``), in import order."""
-        with self._read() as db:
-            rows = (
-                db.execute("SELECT * FROM items WHERE task = ? ORDER BY position", (task,))
-                if task is not None
-                else db.execute("SELECT * FROM items ORDER BY position")
-            )
-            return [_item(row) for row in rows]
+        return [_item(row) for row in self._rows("items", "task", task, order="position")]
 
     def item(self, item_id: str) -> Item:
         with self._read() as db:
@@ -356,13 +350,7 @@ class ReviewStore:
 
     def drafts(self, item_id: str | None = None) -> list[Draft]:
         """The LLM's drafts (of one item)."""
-        with self._read() as db:
-            rows = (
-                db.execute("SELECT * FROM drafts WHERE item_id = ?", (item_id,))
-                if item_id is not None
-                else db.execute("SELECT * FROM drafts")
-            )
-            return [_draft(row) for row in rows]
+        return [_draft(row) for row in self._rows("drafts", "item_id", item_id, order="rowid")]
 
     def annotators(self) -> list[str]:
         with self._read() as db:
@@ -417,9 +405,7 @@ class ReviewStore:
 
     def criteria_actions(self, task: str | None = None) -> list[dict[str, Any]]:
         """Every stage-1 action, oldest first."""
-        with self._read() as db:
-            query = "SELECT * FROM criteria_actions" + (" WHERE task = ?" if task else "") + " ORDER BY id"
-            return [dict(row) for row in db.execute(query, (task,) if task else ())]
+        return [dict(row) for row in self._rows("criteria_actions", "task", task)]
 
     def reviewed_criteria(
         self, task: str, annotator: str
@@ -529,17 +515,11 @@ class ReviewStore:
 
     def sentence_actions(self, item_id: str | None = None) -> list[dict[str, Any]]:
         """Every stage-2 sentence action (of one item), oldest first."""
-        with self._read() as db:
-            query = (
-                "SELECT * FROM sentence_actions" + (" WHERE item_id = ?" if item_id else "") + " ORDER BY id"
-            )
-            return [dict(row) for row in db.execute(query, (item_id,) if item_id else ())]
+        return [dict(row) for row in self._rows("sentence_actions", "item_id", item_id)]
 
     def score_actions(self, item_id: str | None = None) -> list[dict[str, Any]]:
         """Every score given (of one item), oldest first."""
-        with self._read() as db:
-            query = "SELECT * FROM score_actions" + (" WHERE item_id = ?" if item_id else "") + " ORDER BY id"
-            return [dict(row) for row in db.execute(query, (item_id,) if item_id else ())]
+        return [dict(row) for row in self._rows("score_actions", "item_id", item_id)]
 
     def scores(self) -> dict[tuple[str, str, str], float]:
         """Every annotator's current score: ``{(item, criterion, annotator): score}``."""
@@ -585,6 +565,16 @@ class ReviewStore:
     def is_done(self, item_id: str, annotator: str) -> bool:
         views, overall = self.item_view(item_id, annotator)
         return overall is not None and all(view.done for view in views)
+
+    def _rows(self, table: str, column: str, value: str | None, *, order: str = "id") -> list[sqlite3.Row]:
+        """Rows of ``table`` (where ``column`` is ``value``, unless None), by ``order``; names are ours."""
+        where = f" WHERE {column} = ?" if value is not None else ""
+        with self._read() as db:
+            return list(
+                db.execute(
+                    f"SELECT * FROM {table}{where} ORDER BY {order}", () if value is None else (value,)
+                )
+            )
 
     def _check_annotator(self, db: sqlite3.Connection, annotator: str) -> None:
         if db.execute("SELECT 1 FROM annotators WHERE name = ?", (annotator,)).fetchone() is None:
