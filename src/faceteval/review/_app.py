@@ -114,7 +114,8 @@ def create_app(project: Path) -> Starlette:
     async def items_page(request: Request) -> Response:
         annotator = _annotator(request, store)
         task = _task(request, store)
-        items = [(item, store.is_done(item.id, annotator)) for item in store.items(task)]
+        done = store.done_items(annotator)
+        items = [(item, item.id in done) for item in store.items(task)]
         return _page("items.html", annotator=annotator, task=task, items=items)
 
     async def item_page(request: Request) -> Response:

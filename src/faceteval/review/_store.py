@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
@@ -555,12 +556,37 @@ class ReviewStore:
 
     def progress(self, annotator: str) -> dict[str, tuple[int, int]]:
         """Per task: ``(items the annotator finished, items)``; finished = every criterion and overall."""
+        done = self.done_items(annotator)
         out: dict[str, tuple[int, int]] = {}
         for task, _ in self.tasks():
-            items = self.items(task)
-            done = sum(self.is_done(item.id, annotator) for item in items)
-            out[task] = (done, len(items))
+            ids = [item.id for item in self.items(task)]
+            out[task] = (sum(i in done for i in ids), len(ids))
         return out
+
+    def done_items(self, annotator: str) -> set[str]:
+        """The items the annotator finished (as `is_done` decides, for every item in a few queries)."""
+        sentences = {(d.item_id, d.criterion): len(d.sentences) for d in self.drafts()}
+        acted: dict[tuple[str, str], set[int]] = defaultdict(set)
+        for action in self.sentence_actions():
+            if (
+                action["annotator"] == annotator
+                and (action["sentence"] or 0) >= 0
+                and action["action"] != "add"
+            ):
+                acted[(action["item_id"], action["criterion"])].add(action["sentence"])
+        scored = {(item, criterion) for item, criterion, who in self.scores() if who == annotator}
+        criteria = {task: [c.name for c in self.final_criteria(task, annotator)] for task, _ in self.tasks()}
+        return {
+            item.id
+            for item in self.items()
+            if (item.id, OVERALL) in scored
+            and all(
+                (item.id, name) in scored
+                and len(acted[(item.id, name)] & set(range(sentences.get((item.id, name), 0))))
+                == sentences.get((item.id, name), 0)
+                for name in criteria[item.task]
+            )
+        }
 
     def is_done(self, item_id: str, annotator: str) -> bool:
         views, overall = self.item_view(item_id, annotator)

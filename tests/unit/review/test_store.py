@@ -63,7 +63,18 @@ def test_an_item_is_done_when_every_sentence_and_score_is_given(store: ReviewSto
     assert not store.is_done("q1", "alice")
     store.set_score("q1", "", "alice", 3)
     assert store.is_done("q1", "alice") and not store.is_done("q1", "bob")
-    assert store.progress("alice") == {"eli5": (1, 3)} and store.progress("bob") == {"eli5": (0, 3)}
+    assert store.done_items("alice") == {"q1"} and store.done_items("bob") == set()
+    store.record_sentence_action("q2", "Clarity", "alice", "add", text="Extra.")
+    for criterion, count in (("Clarity", 3), ("Accuracy", 2)):
+        for index in range(count - 1):
+            store.record_sentence_action("q2", criterion, "alice", "delete", sentence=index)
+        store.set_score("q2", criterion, "alice", 1)
+    store.set_score("q2", "", "alice", 1)
+    assert not store.is_done("q2", "alice") and store.done_items("alice") == {"q1"}  # a sentence left
+    store.record_sentence_action("q2", "Clarity", "alice", "revise", sentence=2, text="Last.")
+    store.record_sentence_action("q2", "Accuracy", "alice", "pass", sentence=1)
+    assert store.is_done("q2", "alice") and store.done_items("alice") == {"q1", "q2"}
+    assert store.progress("alice") == {"eli5": (2, 3)} and store.progress("bob") == {"eli5": (0, 3)}
 
 
 def test_stage_one_decides_the_criteria_an_annotator_reviews(store: ReviewStore) -> None:
