@@ -213,23 +213,15 @@ def train_command(**flags: Any) -> None:
 
         trained = train(tree, instances, config, score_nodes, decompose_nodes)
         origin = flags["model"]
-    summary = evaluator_summary(
-        trained,
-        benchmark=target.name,
-        origin=origin,
-        group_by=target.group_by,
-        system_by=target.system_by,
-        level=benchmark.level if benchmark else None,
-        resamples=flags["resamples"],
-    )
-    info = evaluator_info(
-        trained,
-        benchmark=target.name,
-        origin=origin,
-        group_by=target.group_by,
-        system_by=target.system_by,
-        level=benchmark.level if benchmark else None,
-    )
+    described: dict[str, Any] = {
+        "benchmark": target.name,
+        "origin": origin,
+        "group_by": target.group_by,
+        "system_by": target.system_by,
+        "level": benchmark.level if benchmark else None,
+    }
+    summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
+    info = evaluator_info(trained, **described)
     save_evaluator(out, trained, summary=summary, info=info)
     _show_held_out(summary)
     console.print(

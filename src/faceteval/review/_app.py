@@ -29,8 +29,10 @@ from faceteval.review._store import (
     CRITERION_ACTIONS,
     OVERALL,
     SENTENCE_ACTIONS,
+    CriterionView,
     ReviewError,
     ReviewStore,
+    finished,
 )
 
 COOKIE = "faceteval_annotator"
@@ -134,7 +136,7 @@ def create_app(project: Path) -> Starlette:
             previous=siblings[index - 1] if index > 0 else None,
             next=siblings[index + 1] if index + 1 < len(siblings) else None,
             position=(index + 1, len(siblings)),
-            done=store.is_done(item.id, annotator),
+            done=finished(views, overall),
             scale_values=_scale_values,
             overall_scale=_overall_scale(store, item.id),
         )
@@ -143,7 +145,7 @@ def create_app(project: Path) -> Starlette:
         annotator = _annotator(request, store)
         form = await _form(request)
         item = _item(_field(form, "item"), store)
-        criterion = _criterion(form, store, item.id, annotator)
+        criterion = _criterion(form, store, item.id, annotator).name
         action = _choice(form, "action", SENTENCE_ACTIONS)
         sentence = None if action == "add" else _integer(form, "sentence")
         try:
@@ -165,8 +167,8 @@ def create_app(project: Path) -> Starlette:
         item = _item(_field(form, "item"), store)
         criterion = _field(form, "criterion", required=False) or OVERALL
         if criterion != OVERALL:
-            criterion = _criterion(form, store, item.id, annotator)
-            low, high = next(v.scale for v in store.item_view(item.id, annotator)[0] if v.name == criterion)
+            view = _criterion(form, store, item.id, annotator)
+            criterion, (low, high) = view.name, view.scale
         else:
             low, high = _overall_scale(store, item.id)
         score = _number(form, "score")
@@ -180,8 +182,8 @@ def create_app(project: Path) -> Starlette:
         annotator = _annotator(request, store)
         form = await _form(request)
         item = _item(_field(form, "item"), store)
-        criterion = _criterion(form, store, item.id, annotator)
-        view = next(v for v in store.item_view(item.id, annotator)[0] if v.name == criterion)
+        view = _criterion(form, store, item.id, annotator)
+        criterion = view.name
         for sentence in view.sentences:
             if sentence.action is None and sentence.index is not None:
                 store.record_sentence_action(item.id, criterion, annotator, "pass", sentence=sentence.index)
@@ -318,11 +320,13 @@ def _item(item_id: str | None, store: ReviewStore) -> Any:
         raise HTTPException(404, f"no item {item_id!r}") from None
 
 
-def _criterion(form: FormData, store: ReviewStore, item_id: str, annotator: str) -> str:
+def _criterion(form: FormData, store: ReviewStore, item_id: str, annotator: str) -> CriterionView:
+    """The annotator's view of the criterion the form names (400 when the item has no such criterion)."""
     name = _field(form, "criterion")
-    if name not in {view.name for view in store.item_view(item_id, annotator)[0]}:
+    view = next((v for v in store.item_view(item_id, annotator)[0] if v.name == name), None)
+    if view is None:
         raise HTTPException(400, f"item {item_id!r} has no criterion {name!r} for {annotator}")
-    return name
+    return view
 
 
 def _overall_scale(store: ReviewStore, item_id: str) -> tuple[float, float]:

@@ -13,7 +13,7 @@ from faceteval.datasets._files import read_json_object
 from faceteval.datasets._jsonl import read_instances
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods._base import as_criteria
-from faceteval.review._store import OVERALL, Draft, Item, ReviewStore, split_sentences
+from faceteval.review._store import OVERALL, Draft, Item, ReviewStore, finished, split_sentences
 
 __all__ = ["ImportSummary", "export_actions", "export_scores", "import_run"]
 
@@ -208,7 +208,7 @@ def export_scores(store: ReviewStore) -> list[dict[str, Any]]:
                     "task": item.task,
                     "system": item.system,
                     "annotator": annotator,
-                    "done": overall is not None and all(view.done for view in views),
+                    "done": finished(views, overall),
                     "scores": {view.name: view.score for view in views},
                     "overall": overall,
                     "explanations": {

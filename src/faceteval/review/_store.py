@@ -37,6 +37,7 @@ __all__ = [
     "ReviewError",
     "ReviewStore",
     "SentenceView",
+    "finished",
     "split_sentences",
 ]
 
@@ -198,6 +199,11 @@ class CriterionView:
     @property
     def done(self) -> bool:
         return self.score is not None and all(s.action is not None for s in self.sentences)
+
+
+def finished(views: Sequence[CriterionView], overall: float | None) -> bool:
+    """Whether an item is done: every criterion reviewed and scored, and an overall score given."""
+    return overall is not None and all(view.done for view in views)
 
 
 def _now() -> str:
@@ -589,8 +595,7 @@ class ReviewStore:
         }
 
     def is_done(self, item_id: str, annotator: str) -> bool:
-        views, overall = self.item_view(item_id, annotator)
-        return overall is not None and all(view.done for view in views)
+        return finished(*self.item_view(item_id, annotator))
 
     def _rows(self, table: str, column: str, value: str | None, *, order: str = "id") -> list[sqlite3.Row]:
         """Rows of ``table`` (where ``column`` is ``value``, unless None), by ``order``; names are ours."""

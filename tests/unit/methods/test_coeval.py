@@ -321,7 +321,7 @@ def _recorded(data_dir: Path) -> list[tuple[str, int]]:
 def test_chatgpts_recorded_coeval_evaluations_are_read_as_their_scores() -> None:
     data_dir = Path(os.environ.get("FACETEVAL_DATA_DIR", "data"))
     if not (data_dir / "coeval/data/combine_data.json").exists():
-        pytest.skip("CoEval's data is not in FACETEVAL_DATA_DIR")
+        pytest.fail(f"no CoEval data in {data_dir}: set FACETEVAL_DATA_DIR (make test does)")
     pairs = _recorded(data_dir)
     read = [(text, recorded, CriterionParser("c", 1, (1, 5)).parse(text)) for text, recorded in pairs]
     differ = [(text, recorded) for text, recorded, evaluation in read if evaluation.score != recorded]
