@@ -87,6 +87,7 @@ def test_an_annotator_completes_both_stages_and_a_refresh_loses_nothing(
         second.locator("textarea").fill("It gives a concrete example: squeezing flowers.")
         second.locator("text=Save edit").click()
         section(page, "Clarity").locator(".sentence").nth(0).locator("button[value=delete]").click()
+        expect(section(page, "Clarity").locator(".sentence").nth(0)).to_have_class(re.compile(r"\bdelete\b"))
 
         page.reload()  # mid-way: nothing sent is lost
         clarity = section(page, "Clarity")
@@ -97,9 +98,13 @@ def test_an_annotator_completes_both_stages_and_a_refresh_loses_nothing(
         clarity.locator("summary", has_text="Add a sentence").click()
         clarity.locator("details.add textarea").fill("It never says where the oil comes from.")
         clarity.locator("text=Add sentence").click()
-        clarity = section(page, "Clarity")
-        clarity.locator(".sentence").nth(2).locator("button[value=pass]").click()
-        section(page, "Clarity").locator(".sentence").nth(3).locator("button[value=pass]").click()
+        expect(section(page, "Clarity").locator(".sentence")).to_have_count(4)
+        for index in (2, 3):
+            sentence = section(page, "Clarity").locator(".sentence").nth(index)
+            sentence.locator("button[value=pass]").click()
+            expect(section(page, "Clarity").locator(".sentence").nth(index)).to_have_class(
+                re.compile(r"\bpass\b")
+            )
         clarity = section(page, "Clarity")
         clarity.locator("input[name=score][value='3']").check()
         clarity.locator("text=Save score").click()
@@ -173,10 +178,17 @@ def test_two_annotators_at_once_never_overwrite_each_other(browser: Browser, tmp
         bob_first.locator("textarea").fill("Bob's version.")
         alice_first.locator("text=Save edit").click()
         bob_first.locator("text=Save edit").click()
+        # Each save reloads its page: wait for the reloaded page before acting on it again.
+        for page in (alice, bob):
+            expect(section(page, "Clarity").locator(".sentence").nth(0)).to_have_class(
+                re.compile(r"\brevise\b")
+            )
         section(alice, "Clarity").locator("input[name=score][value='5']").check()
         section(bob, "Clarity").locator("input[name=score][value='1']").check()
         section(bob, "Clarity").locator("text=Save score").click()
         section(alice, "Clarity").locator("text=Save score").click()
+        expect(section(bob, "Clarity").locator(".your-score")).to_have_text("saved: 1")
+        expect(section(alice, "Clarity").locator(".your-score")).to_have_text("saved: 5")
 
         for page, text, score in ((alice, "Alice's version.", "5"), (bob, "Bob's version.", "1")):
             page.reload()
