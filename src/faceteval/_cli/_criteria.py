@@ -70,6 +70,7 @@ GENERATE_EXCLUDED = (
     "--dry-run",
     "--criteria",
     "--aggregate",
+    "--single",
     "--temperature",
     "--quiet",
 )

@@ -34,7 +34,7 @@ console = Console(highlight=False, soft_wrap=True)
 AGGREGATORS = ("lr", "dt", "rf", "mlp", "mean")
 """`faceteval.hdeval.AGGREGATORS`, named here so the CLI starts without loading scikit-learn."""
 EXPERIMENTS = ("ablations", "aggregators", "data", "criteria", "importance", "shap")
-HDEVAL_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate")
+HDEVAL_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate", "--single")
 """Engine flags that do not apply here: outputs are judged alone, with traces, by the tree's criteria."""
 
 

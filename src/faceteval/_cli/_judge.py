@@ -11,7 +11,7 @@ from faceteval._cli._app import err_console, handle_errors
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._options import build_method, build_request, check_method_flags, engine_options
 from faceteval._cli._run import run_judge
-from faceteval.methods import DEFAULT_ASPECTS, method_names
+from faceteval.methods import DEFAULT_ASPECTS, DEFAULT_CRITERIA_COUNT, method_names
 
 
 @click.command()
@@ -30,6 +30,13 @@ from faceteval.methods import DEFAULT_ASPECTS, method_names
     help="dna: aspects generated per query when there are no predefined criteria.",
 )
 @click.option(
+    "--criteria-count",
+    type=click.IntRange(1, 20),
+    default=DEFAULT_CRITERIA_COUNT,
+    show_default=True,
+    help="fennec: criteria generated per query when there are no predefined criteria.",
+)
+@click.option(
     "--strict", is_flag=True, help="Check the whole input first; stop before any call if a line is bad."
 )
 @engine_options()
@@ -45,11 +52,14 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
       faceteval judge pairs.jsonl --model ollama:qwen2.5:7b --aspects 5 --swap --out j.jsonl
       faceteval judge pairs.jsonl --criteria criteria.yaml --aggregate mean --model ... --out j.jsonl
       faceteval judge pairs.jsonl --method cot --model openai:gpt-4o --dry-run
+      faceteval judge pairs.jsonl --method fennec --criteria-count 5 --swap --model openai:gpt-4o --out j
+      faceteval judge outputs.jsonl --method fennec --single --model openai:gpt-4o --out s.jsonl
 
     Re-running an interrupted command finishes the rest from the response cache.
     """
     check_method_flags(ctx, flags["method"])
-    method = build_method(flags["method"], flags, aspects=flags["aspects"])
+    count = flags["criteria_count"] if flags["method"] == "fennec" else flags["aspects"]
+    method = build_method(flags["method"], flags, aspects=count)
     request = build_request(
         flags, input_path=flags["input_path"], out=flags["out"], method=method, strict=flags["strict"]
     )

@@ -34,7 +34,7 @@ from faceteval.metaeval import (
     write_instances,
     write_summary,
 )
-from faceteval.methods import DEFAULT_ASPECTS, method_names
+from faceteval.methods import DEFAULT_ASPECTS, DEFAULT_CRITERIA_COUNT, method_names
 from faceteval.report import write_report
 
 HEADLINE = (
@@ -43,6 +43,8 @@ HEADLINE = (
     "agreement_without_ties",
     "consistency",
     "agreement_consistent",
+    "consistency_without_ties",
+    "agreement_consistent_without_ties",
 )
 
 
@@ -91,6 +93,13 @@ HEADLINE = (
     help="dna: generated aspects per query; a list (1,2,3,4,5,6) runs the aspect-count sweep.",
 )
 @click.option(
+    "--criteria-count",
+    default=str(DEFAULT_CRITERIA_COUNT),
+    show_default=True,
+    metavar="N[,N...]",
+    help="fennec: generated criteria per query (branches); a list (1,2,3,4,5) runs the branch-number sweep.",
+)
+@click.option(
     "--seeds",
     metavar="S[,S...]",
     help="Repeat the run once per provider seed (significance over repeated runs).",
@@ -114,6 +123,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     \b
     Examples:
       faceteval meta-eval llmbar-adversarial --method dna --model openai:gpt-4o --swap --out runs/dna
+      faceteval meta-eval autoj-pairwise --method fennec --swap --model openai:gpt-4o --out runs/fennec
       faceteval meta-eval autoj-pairwise --judgments recorded:auto-j-13b --out runs/autoj
       faceteval meta-eval mtbench-human --judgments recorded:gpt4-pair --turn 1 --out runs/mtb
       faceteval meta-eval llmbar-natural --judgments recorded:llmbar/GPT-4/Vanilla --out runs/nat
@@ -166,6 +176,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
 @dataclass(frozen=True, slots=True)
 class _Variant:
     aspects: int
+    """dna's aspect count, or fennec's criteria count."""
     seed: int | None
     name: str
 
@@ -205,7 +216,10 @@ def _run_method(
         judgments = list(read_judgments(run_dir / "judgments.jsonl"))
         extra = {
             "method": {**method.describe(), "model": flags["model"], "swap": flags["swap"]},
-            "variant": {"aspects": variant.aspects, "seed": variant.seed},
+            "variant": {
+                "criteria_count" if flags["method"] == "fennec" else "aspects": variant.aspects,
+                "seed": variant.seed,
+            },
         }
         summary = measure(
             run_dir,
@@ -232,14 +246,18 @@ def _run_method(
 
 
 def _variants(flags: dict[str, Any]) -> list[_Variant]:
-    aspects = _int_list(flags["aspects"], "--aspects")
+    fennec = flags["method"] == "fennec"
+    flag, prefix = ("--criteria-count", "criteria") if fennec else ("--aspects", "aspects")
+    counts = _int_list(flags["criteria_count"] if fennec else flags["aspects"], flag)
     seeds: list[int | None] = list(_int_list(flags["seeds"], "--seeds")) if flags["seeds"] else [None]
-    if len(aspects) > 1 and flags["method"] != "dna":
+    if len(_int_list(flags["aspects"], "--aspects")) > 1 and flags["method"] != "dna":
         raise click.UsageError("an --aspects sweep only applies to --method dna")
+    if len(_int_list(flags["criteria_count"], "--criteria-count")) > 1 and not fennec:
+        raise click.UsageError("a --criteria-count sweep only applies to --method fennec")
     variants = []
-    for k in aspects:
+    for k in counts:
         for seed in seeds:
-            parts = ([f"aspects-{k}"] if len(aspects) > 1 else []) + (
+            parts = ([f"{prefix}-{k}"] if len(counts) > 1 else []) + (
                 [f"seed-{seed}"] if len(seeds) > 1 else []
             )
             variants.append(_Variant(k, seed, "_".join(parts)))
@@ -253,7 +271,7 @@ def _int_list(text: str, flag: str) -> list[int]:
         raise click.BadParameter(
             f"{text!r} is not a comma-separated list of integers", param_hint=flag
         ) from None
-    if not values or any(value < (1 if flag == "--aspects" else 0) for value in values):
+    if not values or any(value < (0 if flag == "--seeds" else 1) for value in values):
         raise click.BadParameter(f"{text!r}: give positive integers", param_hint=flag)
     return values
 

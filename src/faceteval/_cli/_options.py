@@ -13,11 +13,18 @@ from faceteval._cli._app import config_prices
 from faceteval._cli._run import RunRequest, default_cache_path
 from faceteval.datasets import DATA_DIR_ENV, load_criteria
 from faceteval.llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, GenerateConfig, PriceTable, RetryPolicy
-from faceteval.methods import AGGREGATES, Method, create_method
+from faceteval.methods import AGGREGATES, FENNEC_AGGREGATES, Method, create_method
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DNA_ONLY = ("aspects", "aggregate")
+ONLY_FOR = {
+    "aspects": ("dna",),
+    "aggregate": ("dna", "fennec"),
+    "criteria_count": ("fennec",),
+    "single": ("fennec",),
+}
+"""Method flags and the methods they apply to."""
+AGGREGATES_FOR = {"dna": AGGREGATES, "fennec": FENNEC_AGGREGATES}
 
 data_dir_option = click.option(
     "--data-dir",
@@ -50,10 +57,14 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     ),
     "--aggregate": click.option(
         "--aggregate",
-        type=click.Choice(AGGREGATES),
-        default="weighted",
-        show_default=True,
-        help="dna: weighted sum with LLM-proposed weights, plain mean, or LLM-prompted (ablation).",
+        type=click.Choice(sorted({*AGGREGATES, *FENNEC_AGGREGATES})),
+        help="How facet scores combine. dna: weighted (default; LLM-proposed weights), mean, or prompted "
+        "(ablation). fennec: sum (default), mean, or weighted.",
+    ),
+    "--single": click.option(
+        "--single",
+        is_flag=True,
+        help="fennec: judge each response on its own (single-eval) instead of side by side.",
     ),
     "--swap": click.option(
         "--swap",
@@ -129,24 +140,41 @@ def engine_options(*, exclude: tuple[str, ...] = ()) -> Callable[[F], F]:
 
 
 def check_method_flags(ctx: click.Context, method: str | None) -> None:
-    """Refuse dna-only flags given on the command line for another method, and criteria for coeval-direct."""
-    given = [
-        f"--{name}"
-        for name in DNA_ONLY
-        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
-    ]
-    if given and method != "dna":
-        raise click.UsageError(f"{', '.join(given)} only applies to --method dna")
+    """Refuse method flags given on the command line for a method they do not apply to."""
+    for name, methods in ONLY_FOR.items():
+        given = ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+        if given and method not in methods:
+            flag = "--" + name.replace("_", "-")
+            raise click.UsageError(f"{flag} only applies to --method {' or '.join(methods)}")
+    aggregate = ctx.params.get("aggregate")
+    if aggregate is not None and method in AGGREGATES_FOR and aggregate not in AGGREGATES_FOR[method]:
+        choices = ", ".join(AGGREGATES_FOR[method])
+        raise click.UsageError(
+            f"--aggregate {aggregate} does not apply to --method {method} (choose {choices})"
+        )
     criteria = ctx.get_parameter_source("criteria_path") == click.core.ParameterSource.COMMANDLINE
     if criteria and method == "coeval-direct":
         raise click.UsageError("--criteria does not apply to --method coeval-direct (it names no criteria)")
 
 
 def build_method(name: str, flags: dict[str, Any], *, aspects: int) -> Method:
-    """The method ``name`` configured from the flags."""
+    """The method ``name`` configured from the flags.
+
+    ``aspects`` is dna's aspect count, or fennec's criteria count.
+    """
     criteria = load_criteria(flags["criteria_path"]) if flags["criteria_path"] else None
     if name == "dna":
-        return create_method("dna", aspects=aspects, criteria=criteria, aggregate=flags["aggregate"])
+        return create_method(
+            "dna", aspects=aspects, criteria=criteria, aggregate=flags["aggregate"] or "weighted"
+        )
+    if name == "fennec":
+        return create_method(
+            "fennec",
+            criteria_count=aspects,
+            criteria=criteria,
+            aggregate=flags["aggregate"] or "sum",
+            single=bool(flags.get("single")),
+        )
     if name == "coeval-direct":
         return create_method(name)
     return create_method(name, criteria=criteria)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from statistics import fmean
+from typing import Any
 
 import anyio
 
@@ -245,7 +246,13 @@ def _order_result(instance: Instance, order: tuple[int, ...], outcome: OrderOutc
         values: list[float | None] = [None] * n
         for shown, original in enumerate(order):
             values[original] = facet.scores[shown]
-        facets.append(facet.model_copy(update={"scores": values}))
+        update: dict[str, Any] = {"scores": values}
+        if facet.explanations is not None:
+            explanations: list[str | None] = [None] * n
+            for shown, original in enumerate(order):
+                explanations[original] = facet.explanations[shown]
+            update["explanations"] = explanations
+        facets.append(facet.model_copy(update=update))
     return OrderResult(order=[i + 1 for i in order], verdict=verdict(scores), scores=scores, facets=facets)
 
 

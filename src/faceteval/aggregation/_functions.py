@@ -54,6 +54,19 @@ def mean(scores: Sequence[Sequence[float]]) -> list[float]:
     return weighted_sum(scores, [1.0] * len(scores))
 
 
+def total(scores: Sequence[Sequence[float]]) -> list[float]:
+    """Overall score per candidate: the sum of its facet scores (Fennec's aggregate).
+
+    Examples:
+        >>> total([[4, 2], [5, 3], [3, 3]])
+        [12.0, 8.0]
+    """
+    if not scores:
+        raise ValueError("no facet scores to aggregate")
+    n = len(scores[0])
+    return [round(math.fsum(float(row[m]) for row in scores), DECIMALS) for m in range(n)]
+
+
 def verdict(scores: Sequence[float]) -> int | None:
     """The 1-based index of the single highest score, 0 when the top is tied (DnA-Eval Equation 4).
 

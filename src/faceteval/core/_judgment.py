@@ -45,6 +45,13 @@ class FacetScore(BaseModel):
     scores: list[float | None]
     """One score per candidate, in the instance's candidate order; None where not scored."""
     explanation: str | None = None
+    """The judge's explanation of the facet's scores (a comparison, when it wrote one per candidate)."""
+    description: str | None = None
+    """What the facet means, as the judge was shown it, when it has a description."""
+    guideline: str | None = None
+    """The scoring guideline the scores follow (what each score means), when there is one."""
+    explanations: list[str | None] | None = None
+    """The judge's explanation of each candidate's score, in candidate order, when it wrote one each."""
 
 
 class TraceEntry(BaseModel):

@@ -1,7 +1,8 @@
 """Judging methods: each turns instances into outcomes through the LLM wrapper.
 
 ``direct`` and ``cot`` are the single-call baselines; ``dna`` is DnA-Eval; ``coeval`` is CoEval
-(criterion by criterion, then overall) and ``coeval-direct`` its straightforward baseline.
+(criterion by criterion, then overall) and ``coeval-direct`` its straightforward baseline; ``fennec``
+is Fennec (criteria, scoring guidelines, a judgment per criterion, summed in code).
 """
 
 from faceteval.methods._base import DEFAULT_SCALE, Method, OrderOutcome, candidate_labels, gather
@@ -15,6 +16,12 @@ from faceteval.methods._coeval import (
 )
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods._dna import AGGREGATES, DEFAULT_ASPECTS, DnA
+from faceteval.methods._fennec import (
+    DEFAULT_CRITERIA_COUNT,
+    FENNEC_AGGREGATES,
+    Fennec,
+    response_labels,
+)
 from faceteval.methods._holistic import DEFAULT_CRITERIA, CoT, Direct
 from faceteval.methods._registry import create_method, method_names
 
@@ -23,14 +30,17 @@ __all__ = [
     "COEVAL_SCALE",
     "DEFAULT_ASPECTS",
     "DEFAULT_CRITERIA",
+    "DEFAULT_CRITERIA_COUNT",
     "DEFAULT_SCALE",
     "DEFAULT_TASK",
+    "FENNEC_AGGREGATES",
     "CoEval",
     "CoEvalDirect",
     "CoT",
     "CriterionEvaluation",
     "Direct",
     "DnA",
+    "Fennec",
     "JudgeContext",
     "Method",
     "OrderOutcome",
@@ -40,4 +50,5 @@ __all__ = [
     "create_method",
     "gather",
     "method_names",
+    "response_labels",
 ]

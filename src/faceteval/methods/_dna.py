@@ -15,7 +15,7 @@ scale (a criterion's own ``scale`` is not used here), so that the weighted sum a
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar, Literal
@@ -123,17 +123,7 @@ class DnA:
         return await ctx.shared(("dna.aspects", self.aspects, query), generate)
 
     async def _weights(self, query: str, facets: tuple[Criterion, ...], ctx: JudgeContext) -> list[float]:
-        fixed = [f.weight for f in facets]
-        if all(w is not None for w in fixed) and sum(w for w in fixed if w is not None) > 0:
-            return normalise([w for w in fixed if w is not None])
-        aspects = [f.describe() for f in facets]
-
-        async def propose(sub: JudgeContext) -> list[float]:
-            messages = render("dna/weights", query=query, aspects=aspects)
-            parser = WeightParser([f.name for f in facets])
-            return list(await sub.ask(messages, parser, stage="dna.weights", sees_candidates=False))
-
-        return await ctx.shared(("dna.weights", query, tuple(aspects)), propose)
+        return await facet_weights(query, facets, ctx, stage="dna.weights")
 
     async def _prompted(
         self,
@@ -147,6 +137,27 @@ class DnA:
         messages = render("dna/aggregate", **shown(instance), facets=table, scale=self.scale)
         parser = ScoreParser(labels, scale=self.scale, position="first", explained=True)
         return list((await ctx.ask(messages, parser, stage="dna.aggregate")).values)
+
+
+async def facet_weights(
+    query: str, facets: Sequence[Criterion], ctx: JudgeContext, *, stage: str
+) -> list[float]:
+    """The facets' fixed weights when every one has one, else weights the LLM proposes for ``query``.
+
+    Proposed weights come from the query and the facets alone (DnA-Eval's weighting prompt), once
+    per run for each distinct query and facet list.
+    """
+    fixed = [f.weight for f in facets]
+    if all(w is not None for w in fixed) and sum(w for w in fixed if w is not None) > 0:
+        return normalise([w for w in fixed if w is not None])
+    aspects = [f.describe() for f in facets]
+
+    async def propose(sub: JudgeContext) -> list[float]:
+        messages = render("dna/weights", query=query, aspects=aspects)
+        parser = WeightParser([f.name for f in facets])
+        return list(await sub.ask(messages, parser, stage=stage, sees_candidates=False))
+
+    return await ctx.shared((stage, query, tuple(aspects)), propose)
 
 
 async def _score_facet(

@@ -9,6 +9,7 @@ from faceteval.errors import ConfigError
 from faceteval.methods._base import Method
 from faceteval.methods._coeval import CoEval, CoEvalDirect
 from faceteval.methods._dna import DnA
+from faceteval.methods._fennec import Fennec
 from faceteval.methods._holistic import CoT, Direct
 
 _METHODS: dict[str, Callable[..., Method]] = {
@@ -17,6 +18,7 @@ _METHODS: dict[str, Callable[..., Method]] = {
     "dna": DnA,
     "coeval": CoEval,
     "coeval-direct": CoEvalDirect,
+    "fennec": Fennec,
 }
 
 

@@ -6,7 +6,26 @@ value) and ``example`` (a well-formed reply of typical length).
 """
 
 from faceteval.parsing._criteria import CriteriaParser
+from faceteval.parsing._fennec import (
+    FENNEC_SCALE,
+    FennecCriteriaParser,
+    GuidelineParser,
+    Judged,
+    JudgeResultParser,
+    RewriteParser,
+)
 from faceteval.parsing._scores import ScoreParser, Scores
 from faceteval.parsing._weights import WeightParser
 
-__all__ = ["CriteriaParser", "ScoreParser", "Scores", "WeightParser"]
+__all__ = [
+    "FENNEC_SCALE",
+    "CriteriaParser",
+    "FennecCriteriaParser",
+    "GuidelineParser",
+    "JudgeResultParser",
+    "Judged",
+    "RewriteParser",
+    "ScoreParser",
+    "Scores",
+    "WeightParser",
+]

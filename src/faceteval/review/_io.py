@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from faceteval.core import FacetScore, Instance, Judgment
-from faceteval.datasets import read_judgments
-from faceteval.datasets._files import read_json_object
-from faceteval.datasets._jsonl import read_instances
-from faceteval.errors import FacetevalError, InputError
+from faceteval.datasets import judged_instances, read_judgments, run_record
+from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
 from faceteval.review._store import OVERALL, Draft, Item, ReviewStore, finished, split_sentences
 
@@ -45,8 +43,8 @@ def import_run(
         FacetevalError: The run's input cannot be found, or a judgment names an instance it lacks.
         InputError: A line of either file is malformed (file, line and field named).
     """
-    record = _run_record(judgments_path)
-    instances = {instance.id: instance for instance in _instances(judgments_path, input_path, record)}
+    record = run_record(judgments_path)
+    instances = judged_instances(judgments_path, input_path)
     judged_with = {
         c.name: c for c in as_criteria(record.get("method", {}).get("params", {}).get("criteria")) or ()
     }
@@ -114,31 +112,6 @@ def import_run(
         skipped=skipped,
         tasks=tuple(sorted(criteria)),
     )
-
-
-def _run_record(judgments_path: Path) -> dict[str, Any]:
-    """The run record ``judge`` wrote beside its judgments (empty when there is none)."""
-    path = judgments_path.with_name(f"{judgments_path.stem}.run.json")
-    return read_json_object(path) if path.is_file() else {}
-
-
-def _instances(judgments_path: Path, input_path: Path | None, record: dict[str, Any]) -> list[Instance]:
-    if input_path is None:
-        record_name = f"{judgments_path.stem}.run.json"
-        if not record:
-            raise FacetevalError(
-                f"{judgments_path}: no run record {record_name} beside it; name the judged file with --input"
-            )
-        named = record.get("input")
-        if not isinstance(named, str) or not Path(named).is_file():
-            raise FacetevalError(f"{record_name}: its input {named!r} is not a file; name it with --input")
-        input_path = Path(named)
-    out = []
-    for entry in read_instances(input_path):
-        if isinstance(entry, InputError):
-            raise entry
-        out.append(entry)
-    return out
 
 
 def _system(instance: Instance, index: int) -> str | None:

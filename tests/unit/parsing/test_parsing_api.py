@@ -15,7 +15,18 @@ from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
 
 def test_all_lists_exactly_the_public_names() -> None:
     public = {name for name in dir(faceteval.parsing) if not name.startswith("_")}
-    assert set(faceteval.parsing.__all__) == {"CriteriaParser", "ScoreParser", "Scores", "WeightParser"}
+    assert set(faceteval.parsing.__all__) == {
+        "CriteriaParser",
+        "ScoreParser",
+        "Scores",
+        "WeightParser",
+        "FENNEC_SCALE",
+        "FennecCriteriaParser",
+        "GuidelineParser",
+        "JudgeResultParser",
+        "Judged",
+        "RewriteParser",
+    }
     assert set(faceteval.parsing.__all__) <= public
     for name in faceteval.parsing.__all__:
         assert getattr(faceteval.parsing, name).__doc__
