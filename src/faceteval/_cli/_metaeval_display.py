@@ -18,8 +18,10 @@ PAIRWISE_ROWS = (
     ("agreement_order2", "agreement, swapped order"),
     ("accuracy_order_avg", "accuracy averaged over orders"),
     ("consistency", "consistency (orders agree)"),
+    ("consistency_without_ties", "consistency without human ties"),
     ("positional_agreement", "positional agreement (LLMBar)"),
     ("agreement_consistent", "agreement, consistent only"),
+    ("agreement_consistent_without_ties", "agreement, consistent only, without human ties"),
 )
 
 
@@ -42,6 +44,8 @@ def show_results(summary: dict[str, Any], out: Path) -> None:
     else:
         table = _pairwise_table(summary, title)
     console.print(table)
+    for aspect, rows in summary.get("systems", {}).items():
+        console.print(_systems_table(aspect, rows))
     if summary.get("reference", "humans") != "humans":
         console.print(f"Measured against {escape(str(summary['reference']))}, not human labels.")
     for aspect, raters in summary.get("alpha", {}).items():
@@ -109,6 +113,23 @@ def _pointwise_table(summary: dict[str, Any], title: str) -> Table:
                 *(_number(methods.get(m, {}).get("value")) for m in ("pearson", "spearman", "kendall")),
                 str(n),
             )
+    return table
+
+
+def _systems_table(aspect: str, rows: list[dict[str, Any]]) -> Table:
+    """Each system's mean judge and reference score and its rank by each, best reference first."""
+    table = Table(title=f"systems: {escape(aspect)}", title_justify="left")
+    for column in ("system", "n", "judge mean", "reference mean", "judge rank", "reference rank"):
+        table.add_column(column, justify="left" if column == "system" else "right")
+    for row in rows:
+        table.add_row(
+            escape(str(row["system"])),
+            f"{row['n']:,}",
+            _number(row["judge"]),
+            _number(row["reference"]),
+            str(row["judge_rank"]),
+            str(row["reference_rank"]),
+        )
     return table
 
 

@@ -6,12 +6,14 @@ plain dict ready for ``summary.json``.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from faceteval import metrics
+from faceteval.aggregation import ranks
 from faceteval.core import Instance, Judgment, Usage
 from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._target import Target
@@ -110,8 +112,12 @@ def _pairwise(joined: Joined, settings: Settings) -> dict[str, Any]:
         out["agreement_order2"] = ci(metrics.agreement, second, labels)
         out["accuracy_order_avg"] = ci(metrics.accuracy_order_avg, first, second, labels)
         out["consistency"] = ci(metrics.consistency, first, second)
+        out["consistency_without_ties"] = ci(metrics.consistency_without_ties, first, second, labels)
         out["positional_agreement"] = ci(_positional_agreement, first, second)
         out["agreement_consistent"] = ci(metrics.agreement_consistent, first, second, labels)
+        out["agreement_consistent_without_ties"] = ci(
+            metrics.agreement_consistent_without_ties, first, second, labels
+        )
     out["confusion"] = metrics.confusion(verdicts, labels)
     categories = [i.category for i, _ in labelled]
     if any(categories):
@@ -196,6 +202,7 @@ def judge_score(judgment: Judgment | None, aspect: str) -> float | None:
 def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, Any]:
     correlations: dict[str, Any] = {}
     alpha: dict[str, Any] = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
     for aspect in target.aspects:
         rows = [
             (instance, score, instance.scores[aspect])
@@ -211,12 +218,46 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
         systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows] if target.system_by else None
         levels = correlation_levels(judge, human, groups, systems, settings)
         correlations[aspect] = levels
+        if systems is not None:
+            tables[aspect] = system_table(judge, human, systems)
         if (raters := _raters(rows, aspect)) is not None:
             alpha[aspect] = raters
     out: dict[str, Any] = {"correlations": correlations}
+    if tables:
+        out["systems"] = tables
     if alpha:
         out["alpha"] = alpha
     return out
+
+
+def system_table(
+    judge: Sequence[float], reference: Sequence[float], systems: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Each system's mean judge and reference score and its rank by each (Fennec Fig. 4).
+
+    Rows are sorted by reference mean, best first (then by name); rank 1 is the best, and tied means
+    share the best rank of their group.
+    """
+    grouped: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for system, x, y in zip(systems, judge, reference, strict=True):
+        grouped[system].append((x, y))
+    names = list(grouped)
+    judge_means = [math.fsum(x for x, _ in grouped[name]) / len(grouped[name]) for name in names]
+    reference_means = [math.fsum(y for _, y in grouped[name]) / len(grouped[name]) for name in names]
+    rows = [
+        {
+            "system": name,
+            "n": len(grouped[name]),
+            "judge": judge_mean,
+            "reference": reference_mean,
+            "judge_rank": judge_rank,
+            "reference_rank": reference_rank,
+        }
+        for name, judge_mean, reference_mean, judge_rank, reference_rank in zip(
+            names, judge_means, reference_means, ranks(judge_means), ranks(reference_means), strict=True
+        )
+    ]
+    return sorted(rows, key=lambda row: (-row["reference"], row["system"]))
 
 
 def correlation_levels(

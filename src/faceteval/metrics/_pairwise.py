@@ -114,6 +114,54 @@ def agreement_consistent(first: Sequence[Verdict], second: Sequence[Verdict], la
     return Rate.from_counts(hits, n, missing=_either_missing(first, second))
 
 
+def _not_tied(labels: Sequence[int]) -> list[int]:
+    """The indices of the items whose human label is not a tie."""
+    _check_labels(labels)
+    return [index for index, label in enumerate(labels) if label != TIE]
+
+
+def _excluding(rate: Rate, excluded: int) -> Rate:
+    return Rate.from_counts(rate.hits, rate.n, missing=rate.missing, excluded=excluded)
+
+
+def consistency_without_ties(
+    first: Sequence[Verdict], second: Sequence[Verdict], labels: Sequence[int]
+) -> Rate:
+    """`consistency` over the items whose human label is not a tie.
+
+    Items labelled a tie are left out (counted in `Rate.excluded`), as in Fennec's numbers recalculated
+    "excluding samples labeled as tie".
+
+    Examples:
+        >>> consistency_without_ties([1, 2, 0, 1], [1, 1, 0, None], [1, 2, 0, 2])
+        Rate(value=0.3333333333333333, hits=1, n=3, missing=1, excluded=1, ci=None)
+    """
+    check_lengths(first, second, labels)
+    kept = _not_tied(labels)
+    rate = consistency([first[i] for i in kept], [second[i] for i in kept])
+    return _excluding(rate, len(labels) - len(kept))
+
+
+def agreement_consistent_without_ties(
+    first: Sequence[Verdict], second: Sequence[Verdict], labels: Sequence[int]
+) -> Rate:
+    """`agreement_consistent` over the items whose human label is not a tie.
+
+    Items labelled a tie are left out (counted in `Rate.excluded`); a consistent tie verdict on a kept
+    item is wrong.
+
+    Examples:
+        >>> agreement_consistent_without_ties([1, 2, 0, 0], [1, 1, 0, 0], [1, 2, 0, 2])
+        Rate(value=0.3333333333333333, hits=1, n=3, missing=0, excluded=1, ci=None)
+    """
+    check_lengths(first, second, labels)
+    kept = _not_tied(labels)
+    rate = agreement_consistent(
+        [first[i] for i in kept], [second[i] for i in kept], [labels[i] for i in kept]
+    )
+    return _excluding(rate, len(labels) - len(kept))
+
+
 def accuracy_order_avg(first: Sequence[Verdict], second: Sequence[Verdict], labels: Sequence[int]) -> Rate:
     """The mean of the accuracies of the two presentation orders (LLMBar's ``correct_average``).
 

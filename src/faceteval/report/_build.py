@@ -46,6 +46,7 @@ def build_sections(
         _sections.categories(summary),
         _sections.confusion(summary),
         _pointwise.correlations(summary),
+        _pointwise.systems(summary),
         _pointwise.alpha(summary),
         _examples.distributions(paired, kind),
         _sections.facet_weights(summary, top_facets),

@@ -24,7 +24,9 @@ _METRIC_NAMES = {
     "agreement_order2": "Agreement, swapped order",
     "accuracy_order_avg": "Accuracy, mean of both orders",
     "consistency": "Swap consistency",
+    "consistency_without_ties": "Swap consistency without ties",
     "agreement_consistent": "Agreement where consistent",
+    "agreement_consistent_without_ties": "Agreement where consistent, without ties",
     "votes.with_ties": "MT-Bench votes, with ties",
     "votes.without_ties": "MT-Bench votes, without ties",
 }

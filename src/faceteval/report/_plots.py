@@ -250,11 +250,17 @@ def _sweep_plot(summary: Mapping[str, Any]) -> Plot | None:
             [x for x, _ in series], values, yerr=errors, marker="o", capsize=3, label=metric_name(metric)
         )
     axes.set_xticks(sorted({x for x, _ in points}))
-    axes.set_xlabel("Number of aspects")
+    what = "criteria (branches)" if _method_name(summary) == "fennec" else "aspects"
+    axes.set_xlabel(f"Number of {what}")
     axes.set_ylabel("Value (%)" if all(is_fraction(m) for m in metrics) else "Value")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
-    return _encode("sweep", figure, "Metrics against the number of aspects")
+    return _encode("sweep", figure, f"Metrics against the number of {what}")
+
+
+def _method_name(summary: Mapping[str, Any]) -> str | None:
+    method = summary.get("method")
+    return str(method.get("name")) if isinstance(method, Mapping) else None
 
 
 def _plottable(key: str, value: Any) -> bool:

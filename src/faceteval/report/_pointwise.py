@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval.report._format import DASH, count, decimal, interval, metric_name, number, value_of
@@ -12,6 +12,7 @@ from faceteval.report._sections import mapping
 LEVELS = ("sample", "summary", "system")
 METHODS = ("pearson", "spearman", "kendall")
 _SIGNIFICANCE = 0.05
+_SYSTEM_COLUMNS = ("System", "n", "Judge mean", "Reference mean", "Judge rank", "Reference rank")
 _ALPHA_COLUMNS = {"annotators": "Annotators", "annotators_and_judge": "Annotators + judge", "value": "Value"}
 
 
@@ -56,6 +57,39 @@ def _coefficient(entry: Any) -> str:
         text += f" [{decimal(ci[0])}, {decimal(ci[1])}]"
     p = number(mapping(entry).get("p_value"))
     return text + " †" if p is not None and p >= _SIGNIFICANCE else text
+
+
+def systems(summary: Mapping[str, Any]) -> Section | None:
+    """Each system's mean judge and reference score and its rank by each, one table per aspect."""
+    reference = str(summary.get("reference") or "humans")
+    tables = tuple(
+        Table(
+            _SYSTEM_COLUMNS,
+            tuple(_system_row(mapping(row)) for row in rows),
+            title=str(aspect),
+            numeric=numeric_columns(1, len(_SYSTEM_COLUMNS) - 1),
+        )
+        for aspect, rows in mapping(summary.get("systems")).items()
+        if isinstance(rows, Sequence) and not isinstance(rows, str) and rows
+    )
+    if not tables:
+        return None
+    note = (
+        f"Reference: {reference}. Mean score of each system's outputs by the judge and by the reference, "
+        "best reference mean first; rank 1 is the best, tied means share the best rank of their group."
+    )
+    return Section("systems", "Systems: mean scores and ranks", (note,), tables)
+
+
+def _system_row(row: Mapping[str, Any]) -> tuple[str, ...]:
+    return (
+        str(row.get("system", DASH)),
+        count(row.get("n")),
+        decimal(row.get("judge")),
+        decimal(row.get("reference")),
+        count(row.get("judge_rank")),
+        count(row.get("reference_rank")),
+    )
 
 
 def alpha(summary: Mapping[str, Any]) -> Section | None:

@@ -30,7 +30,9 @@ HEADLINE = (
     "agreement_order2",
     "accuracy_order_avg",
     "consistency",
+    "consistency_without_ties",
     "agreement_consistent",
+    "agreement_consistent_without_ties",
 )
 """Headline metrics, in the order shown; other rate entries of the summary follow them."""
 STATUSES = ("ok", "parse_error", "error", "missing")
@@ -301,21 +303,24 @@ def _usage_row(name: str, usage: Mapping[str, Any], digits: int) -> tuple[str, .
 
 
 def sweep(summary: Mapping[str, Any]) -> Section | None:
-    """The aspect-count sweep: one row per run."""
+    """The aspect-count sweep (dna) or branch-number sweep (fennec): one row per run."""
     runs = [run for run in _list(summary.get("sweep")) if isinstance(run, Mapping)]
     if not runs:
         return None
     keys = list(dict.fromkeys(key for run in runs for key in run))
+    method = summary.get("method")
+    fennec = isinstance(method, Mapping) and method.get("name") == "fennec"
     columns: list[str] = []
     for key in keys:
-        columns.append(metric_name(key))
+        columns.append("Criteria" if fennec and key == "aspects" else metric_name(key))
         if any(isinstance(run.get(key), Mapping) for run in runs):
             columns.append(f"{metric_name(key)} 95% CI")
     rows = tuple(
         tuple(cell for key in keys for cell in _sweep_cells(key, run.get(key), runs)) for run in runs
     )
     numeric = tuple(name not in ("Dir",) for name in columns)
-    return Section("sweep", "Aspect-count sweep", (), (Table(tuple(columns), rows, numeric=numeric),))
+    title = "Branch-number sweep (criteria per query)" if fennec else "Aspect-count sweep"
+    return Section("sweep", title, (), (Table(tuple(columns), rows, numeric=numeric),))
 
 
 def _sweep_cells(key: str, value: Any, runs: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
