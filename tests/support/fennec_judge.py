@@ -9,7 +9,7 @@ never judgments of anything.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,7 @@ class FennecJudge:
         first_bias: Added to the first presented response's score in pairwise-eval (clipped to 1-5).
         weights: Percentages to propose when asked for weights (the first k).
         rewrite: Original response text -> its correction (default: ``"<text> (corrected)"``).
+        scorer: For texts not in ``quality``: (text, criterion) -> score (default 3).
         calls: Stage of every request answered, in order.
         prompts: Every request's messages, in order.
     """
@@ -77,6 +78,7 @@ class FennecJudge:
     first_bias: float = 0.0
     weights: Sequence[int] = (40, 30, 10, 10, 10)
     rewrite: Mapping[str, str] = field(default_factory=dict)
+    scorer: Callable[[str, str], float] | None = None
     calls: list[str] = field(default_factory=list)
     prompts: list[list[dict[str, str]]] = field(default_factory=list)
 
@@ -115,6 +117,8 @@ class FennecJudge:
 
     def score(self, text: str, criterion: str) -> float:
         """The quality of ``text`` on ``criterion``."""
+        if text not in self.quality and self.scorer is not None:
+            return self.scorer(text, criterion)
         value = self.quality.get(text, 3.0)
         if isinstance(value, int | float):
             return float(value)
