@@ -84,17 +84,33 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from faceteval._cli._bridge import bridge
     from faceteval._cli._compare import compare
+    from faceteval._cli._correct import correct
     from faceteval._cli._cost import cost
     from faceteval._cli._criteria import criteria
     from faceteval._cli._datasets import datasets
+    from faceteval._cli._export import export
     from faceteval._cli._hdeval import hdeval
     from faceteval._cli._judge import judge
     from faceteval._cli._metaeval import meta_eval
     from faceteval._cli._report import report
     from faceteval._cli._review import review
 
-    for command in (judge, meta_eval, compare, cost, report, datasets, hdeval, criteria, review):
+    for command in (
+        judge,
+        meta_eval,
+        compare,
+        cost,
+        report,
+        datasets,
+        hdeval,
+        criteria,
+        review,
+        export,
+        correct,
+        bridge,
+    ):
         cli.add_command(command)
 
 

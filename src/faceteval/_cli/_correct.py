@@ -1,0 +1,337 @@
+"""``faceteval correct``: rewrite the responses Fennec judged below a threshold (Fennec correction)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from faceteval._cli._app import err_console, handle_errors
+from faceteval._cli._options import build_request, engine_options
+from faceteval._cli._run import RUN_RECORD_SCHEMA, RunRequest, open_llm, record_path_for
+from faceteval._runner import StageStats
+from faceteval._version import __version__
+from faceteval.datasets import judged_input
+from faceteval.errors import FacetevalError
+from faceteval.fennec._correct import (
+    CORRECTION_TEMPLATE,
+    DEFAULT_THRESHOLD,
+    Correctable,
+    Correction,
+    CorrectionStats,
+    CorrectOptions,
+    Improvement,
+    correct_each,
+    load_correctable,
+)
+from faceteval.llm import LLM
+from faceteval.methods import Fennec
+from faceteval.prompts import load_template
+
+console = Console(highlight=False, soft_wrap=True)
+
+CORRECT_EXCLUDED = ("--criteria", "--aggregate", "--single", "--swap", "--dry-run")
+"""Engine flags that do not apply: criteria, guidelines and weights are the judgments' own, and
+re-judging always judges both orders."""
+SHOWN_ERROR_KINDS = 3
+
+
+@dataclass(slots=True)
+class CorrectRun:
+    """What a ``correct`` command did."""
+
+    responses: int
+    """Responses of the ok judgments read (what the run would consider if not stopped)."""
+    stats: CorrectionStats = field(default_factory=CorrectionStats)
+    interrupted: bool = False
+    stopped: FacetevalError | None = None
+    elapsed: float = 0.0
+    record_path: Path | None = None
+
+
+@click.command()
+@click.argument(
+    "judgments_path", metavar="JUDGMENTS", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(1.0, 5.0),
+    default=DEFAULT_THRESHOLD,
+    show_default=True,
+    help="Rewrite responses whose mean criterion score (1-5) is below this.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Corrections JSONL: one line per response, kept or corrected.",
+)
+@click.option(
+    "--rejudge",
+    is_flag=True,
+    help="Judge each correction against its original (fennec pairwise, both orders, the same criteria "
+    "and guidelines) and show the gain.",
+)
+@click.option(
+    "--input",
+    "input_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The judged instances (default: the input named in the judgments' run record).",
+)
+@engine_options(exclude=CORRECT_EXCLUDED)
+@click.pass_context
+@handle_errors
+def correct(ctx: click.Context, /, **flags: Any) -> None:
+    """Rewrite every response of fennec JUDGMENTS scored below --threshold, from its own judgments.
+
+    A response's score is the mean of its per-criterion scores on the 1-5 scale (weighted when the
+    judgments have weights), not the summed overall score. Each response below the threshold is sent
+    with its query and, per criterion, its score and explanation to Fennec's correction prompt; the
+    others are written as kept. Failed judgments are skipped and counted.
+
+    Writes one line per response of every ok judgment to OUT, and a run record beside it
+    (corrected.jsonl: corrected.run.json). With --rejudge, each correction is judged against its
+    original and the mean gain is shown (cf. the paper's Table 4). Re-running an interrupted command
+    finishes the rest from the response cache.
+
+    \b
+    Examples:
+      faceteval judge pairs.jsonl --method fennec --model openai:gpt-4o-mini --out j.jsonl
+      faceteval correct j.jsonl --threshold 3 --model openai:gpt-4o-mini --out corrected.jsonl --rejudge
+      faceteval correct runs/x/judgments.jsonl --input pairs.jsonl --model ollama:qwen2.5:7b --out c.jsonl
+    """
+    judgments_path: Path = flags["judgments_path"]
+    engine = flags | {"swap": True, "dry_run": False}
+    request = build_request(engine, input_path=judgments_path, out=flags["out"], method=Fennec())
+    input_path = judged_input(judgments_path, flags["input_path"])
+    items = load_correctable(judgments_path, input_path)
+    options = CorrectOptions(threshold=flags["threshold"], rejudge=flags["rejudge"], trace=flags["trace"])
+    run = run_correct(request, items, options, judgments_path=judgments_path, input_path=input_path)
+    show_summary(request, options, run)
+    if options.rejudge:
+        show_improvement(run.stats)
+    if run.stopped is not None:
+        raise run.stopped
+    if run.interrupted:
+        ctx.exit(130)
+
+
+def run_correct(
+    request: RunRequest,
+    items: list[Correctable],
+    options: CorrectOptions,
+    *,
+    judgments_path: Path,
+    input_path: Path,
+) -> CorrectRun:
+    """Correct ``items`` into ``request.out``; Ctrl-C stops cleanly with everything so far kept."""
+    assert request.out is not None
+    responses = sum(i.instance.n_candidates for i in items if i.judgment.status == "ok" and i.instance)
+    run = CorrectRun(responses=responses)
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    with ExitStack() as stack:
+        llm = open_llm(request, stack)
+        out = _open_output(request.out, stack)
+        progress = stack.enter_context(_progress(request))
+        task = progress.add_task("correcting", total=responses or None)
+
+        def sink(correction: Correction) -> None:
+            out.write(correction.model_dump_json() + "\n")
+            out.flush()
+            progress.advance(task)
+
+        try:
+            anyio.run(_correct, items, llm, options, sink, run.stats)
+        except KeyboardInterrupt:
+            run.interrupted = True
+        except FacetevalError as exc:  # the run stopped: the summary still shows what was done
+            run.stopped = exc
+        finally:
+            run.elapsed = time.perf_counter() - clock
+            paths = {"judgments": judgments_path, "input": input_path, "output": request.out}
+            run.record_path = _write_record(request, llm, options, run, started, paths)
+    return run
+
+
+async def _correct(
+    items: list[Correctable],
+    llm: LLM,
+    options: CorrectOptions,
+    sink: Callable[[Correction], None],
+    stats: CorrectionStats,
+) -> None:
+    try:
+        await correct_each(items, llm, options=options, sink=sink, stats=stats)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await llm.aclose()
+
+
+def _open_output(path: Path, stack: ExitStack) -> IO[str]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return stack.enter_context(path.open("w", encoding="utf-8"))
+
+
+def _progress(request: RunRequest) -> Progress:
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not request.progress,
+    )
+
+
+def _templates(options: CorrectOptions) -> tuple[str, ...]:
+    return (CORRECTION_TEMPLATE, "common/reask", *(Fennec().templates() if options.rejudge else ()))
+
+
+def _write_record(
+    request: RunRequest,
+    llm: LLM,
+    options: CorrectOptions,
+    run: CorrectRun,
+    started: datetime,
+    paths: dict[str, Path],
+) -> Path:
+    assert request.out is not None
+    record = {
+        "schema_version": RUN_RECORD_SCHEMA,
+        "faceteval_version": __version__,
+        "started_at": started.isoformat(timespec="seconds"),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "interrupted": run.interrupted,
+        "stopped_by": None if run.stopped is None else str(run.stopped),
+        "command": sys.argv,
+        **{name: str(path) for name, path in paths.items()},
+        "model": request.model,
+        "threshold": options.threshold,
+        "llm": llm.describe(),
+        "options": {"threshold": options.threshold, "rejudge": options.rejudge, "trace": options.trace},
+        "prompts": {name: load_template(name).sha256 for name in _templates(options)},
+        "summary": _summary(run),
+        "improvement": run.stats.improvement().to_dict() if options.rejudge else None,
+    }
+    path = record_path_for(request.out)
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _summary(run: CorrectRun) -> dict[str, Any]:
+    stats = run.stats
+    total = stats.total
+    return {
+        "judgments": stats.judgments,
+        "skipped_judgments": stats.skipped,
+        "responses": stats.responses,
+        "below_threshold": stats.below,
+        "kept": stats.statuses.get("kept", 0),
+        "corrected": stats.statuses.get("corrected", 0),
+        "parse_errors": stats.statuses.get("parse_error", 0),
+        "errors": stats.statuses.get("error", 0),
+        "rejudged": dict(stats.rejudged),
+        "calls": total.calls,
+        "cached": total.cached,
+        "retries": total.retries,
+        "input_tokens": total.input_tokens,
+        "output_tokens": total.output_tokens,
+        "cost_usd": total.cost_usd if total.cost_known else None,
+        "seconds": round(run.elapsed, 3),
+    }
+
+
+def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) -> None:
+    """What the run did: responses by outcome, skipped judgments, calls, tokens, cost, where it is written."""
+    stats = run.stats
+    if run.interrupted:
+        console.print(
+            "[bold yellow]Interrupted.[/] Every reply received so far is in the cache: "
+            "re-run the same command to finish the rest."
+        )
+    table = Table.grid(padding=(0, 2))
+    table.add_row(
+        "responses",
+        f"{stats.responses:,} of {run.responses:,} in {stats.judgments:,} judgments; "
+        f"{stats.skipped:,} failed judgments skipped",
+    )
+    table.add_row(
+        f"below {options.threshold:g}",
+        f"{stats.below:,}: {stats.statuses.get('corrected', 0):,} corrected, "
+        f"{stats.statuses.get('parse_error', 0):,} parse errors, {stats.statuses.get('error', 0):,} errors",
+    )
+    table.add_row("kept", f"{stats.statuses.get('kept', 0):,}")
+    if options.rejudge:
+        failed = sum(n for status, n in stats.rejudged.items() if status != "ok")
+        table.add_row("re-judged", f"{stats.rejudged.get('ok', 0):,} ({failed:,} failed)")
+    _usage_rows(table, request, stats.total)
+    table.add_row("time", f"{run.elapsed:,.1f} s")
+    record = f" (run record: {run.record_path})" if run.record_path else ""
+    table.add_row("written", f"{request.out}{record}")
+    console.print(table)
+    for message, count in stats.errors.most_common(SHOWN_ERROR_KINDS):
+        also = f" (and {count - 1:,} more)" if count > 1 else ""
+        console.print(f"[red]failed:[/] {escape(stats.examples[message])}{also}: {escape(message)}")
+
+
+def _usage_rows(table: Table, request: RunRequest, total: StageStats) -> None:
+    table.add_row(
+        "LLM calls", f"{total.calls:,} made, {total.cached:,} from cache, {total.retries:,} retries"
+    )
+    table.add_row("tokens", f"{total.input_tokens:,} in, {total.output_tokens:,} out (calls made)")
+    cost = (
+        f"${total.cost_usd:,.4f}"
+        if total.cost_known
+        else f"unknown (no price for {request.model}; add one with --prices)"
+    )
+    table.add_row("cost", cost)
+
+
+def show_improvement(stats: CorrectionStats) -> None:
+    """The gain of the corrections, re-judged against their originals (cf. the paper's Table 4)."""
+    gain = stats.improvement()
+    table = Table(
+        title="Correction gain: mean criterion score (1-5), fennec pairwise re-judging in both orders",
+        title_justify="left",
+        caption="W/T/L: corrections judged better / tied (or orders disagreeing) / worse than the original.",
+        caption_justify="left",
+    )
+    for column in ("corrected", "re-judged", "before", "after", "Impr", "95% CI", "W/T/L"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_row(
+        f"{stats.statuses.get('corrected', 0):,}",
+        f"{gain.responses:,}",
+        _number(gain.before),
+        _number(gain.after),
+        _signed(gain.gain),
+        _interval(gain),
+        f"{gain.wins:,}/{gain.ties:,}/{gain.losses:,}",
+    )
+    console.print(table)
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.2f}"
+
+
+def _interval(gain: Improvement) -> str:
+    return "n/a" if gain.ci is None else f"[{gain.ci[0]:.2f}, {gain.ci[1]:.2f}]"

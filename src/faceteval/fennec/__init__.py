@@ -1,0 +1,1 @@
+"""Fennec beyond judging: correcting weak responses, judge training data, and bridging datasets."""

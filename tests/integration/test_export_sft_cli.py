@@ -1,0 +1,184 @@
+"""`faceteval export sft` end to end: Fennec judgments made over HTTP, then the SFT sets and their table."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from faceteval._cli._app import cli
+from tests.support.fennec_judge import FennecJudge
+from tests.support.llm_server import LLMServer
+
+SETS = ("criteria", "score", "judge", "correction")
+
+
+@pytest.fixture
+def rule() -> FennecJudge:
+    # The first response shown gains 2: only Accuracy keeps its preference when "good" meets "poor".
+    return FennecJudge(quality={"good": {"Accuracy": 5}, "great": 5, "poor": 2}, first_bias=2)
+
+
+@pytest.fixture
+def server(rule: FennecJudge) -> Iterator[LLMServer]:
+    with LLMServer(rule.for_server()) as running:
+        yield running
+
+
+def invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def table_rows(output: str) -> dict[str, list[str]]:
+    """The rows of a rich table in ``output``, by first cell."""
+    rows = {}
+    for line in output.splitlines():
+        cells = [c.strip() for c in re.split(r"[│┃|]", line) if c.strip()]
+        if len(cells) > 1:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def judge(tmp_path: Path, server: LLMServer, *flags: str) -> Path:
+    pairs = write_jsonl(
+        tmp_path / "pairs.jsonl",
+        [
+            {"id": "a", "query": "Explain rain.", "candidates": ["good", "poor"]},
+            {"id": "b", "query": "Name a prime.", "candidates": ["great", "poor"]},
+            {"id": "c", "query": "Name a prime.", "candidates": ["poor", "great"]},
+        ],
+    )
+    out = tmp_path / "j.jsonl"
+    result = invoke(
+        "judge",
+        pairs,
+        "--method",
+        "fennec",
+        "--criteria-count",
+        "3",
+        *flags,
+        "--out",
+        out,
+        "-q",
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--cache",
+        tmp_path / "cache.sqlite",
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def corrections(tmp_path: Path) -> Path:
+    judged = {
+        "criterion": "Accuracy",
+        "description": "Evaluates if the response is correct.",
+        "guideline": "1. ...\n5. ...",
+        "score": 2,
+        "explanation": "It says nothing about clouds.",
+    }
+    line = {
+        "id": "a",
+        "candidate": 2,
+        "query": "Explain rain.",
+        "original": "poor",
+        "score": 6.0,
+        "threshold": 9.0,
+        "status": "corrected",
+        "correction": "Rain falls when droplets in clouds grow heavy.",
+        "judgments": [judged],
+        "error": None,
+        "raw": "[Modified Response]: Rain falls when droplets in clouds grow heavy.",
+        "usage": {},
+        "trace": [],
+        "rejudge": None,
+    }
+    kept = line | {"id": "b", "original": "great", "status": "kept", "correction": None}
+    return write_jsonl(tmp_path / "corrected.jsonl", [line, kept])
+
+
+def test_export_sft_after_judging_with_swap(tmp_path: Path, server: LLMServer) -> None:
+    judgments = judge(tmp_path, server, "--swap")
+    out = tmp_path / "sft"
+    result = invoke("export", "sft", judgments, corrections(tmp_path), "--out", out)
+    assert result.exit_code == 0, result.output
+    stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))
+    samples = {name: stats["sets"][name]["samples"] for name in SETS}
+    # a: Accuracy in both orders; b and c: the same two prompts per criterion and order, written once
+    assert samples == {"criteria": 2, "score": 6, "judge": 2 + 6, "correction": 1}
+    assert stats["sets"]["judge"]["inconsistent"] == 4 and stats["sets"]["judge"]["augmented"] == 0
+    assert stats["sets"]["judge"]["duplicates"] == 6
+    assert stats["inputs"] | {"not_corrected": None} == {
+        "judgments": 3,
+        "failed": 0,
+        "predefined_criteria": 0,
+        "single_eval": 0,
+        "corrections": 2,
+        "corrected": 1,
+        "not_corrected": None,
+    }
+    for name in SETS:
+        records = read_jsonl(out / f"{name}.jsonl")
+        assert len(records) == samples[name]
+        assert all([m["role"] for m in r["messages"]] == ["system", "user", "assistant"] for r in records)
+    rows = table_rows(result.output)
+    assert rows["Evaluation Criteria"] == ["2", "1", "0"]
+    assert rows["Scoring Guidelines"] == ["6", "3", "0"]
+    assert rows["Judgement"] == ["8", "0", "4", "6", "0"]
+    assert rows["Correction"] == ["1", "0", "1"]
+    assert rows["total"] == ["17", "0", "4", "10", "1"]
+    assert "stats.json" in result.output
+
+
+def test_export_sft_augments_one_order_unless_told_not_to(tmp_path: Path, server: LLMServer) -> None:
+    judgments = judge(tmp_path, server)
+    result = invoke("export", "sft", judgments, "--out", tmp_path / "sft")
+    assert result.exit_code == 0, result.output
+    judge_stats = json.loads((tmp_path / "sft" / "stats.json").read_text(encoding="utf-8"))["sets"]["judge"]
+    # three criteria for each of the three pairs, and each one's swapped sample; c shows b's pair
+    # swapped, but the biased judge scored it differently from b's swapped sample
+    assert (judge_stats["samples"], judge_stats["augmented"], judge_stats["inconsistent"]) == (18, 9, 0)
+    assert (tmp_path / "sft" / "correction.jsonl").read_text(encoding="utf-8") == ""
+    assert table_rows(result.output)["Judgement"][:3] == ["18", "9", "0"]
+
+    result = invoke("export", "sft", judgments, "--out", tmp_path / "plain", "--no-augment")
+    assert result.exit_code == 0, result.output
+    records = read_jsonl(tmp_path / "plain" / "judge.jsonl")
+    assert len(records) == 9
+    replies = [r["messages"][-1]["content"] for r in records]
+    assert all(r.startswith("Response A Score: ") and "\nComparison: " in r for r in replies)
+
+
+def test_export_sft_with_input_given_and_errors(tmp_path: Path, server: LLMServer) -> None:
+    judgments = judge(tmp_path, server)
+    moved = tmp_path / "elsewhere.jsonl"
+    (tmp_path / "pairs.jsonl").rename(moved)
+    result = invoke("export", "sft", judgments, "--out", tmp_path / "sft")
+    assert result.exit_code == 1
+    assert "name it with --input" in result.output
+    result = invoke("export", "sft", judgments, "--out", tmp_path / "sft", "--input", moved)
+    assert result.exit_code == 0, result.output
+
+    record_path = tmp_path / "j.run.json"
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record["method"]["name"] = "dna"
+    record_path.write_text(json.dumps(record), encoding="utf-8")
+    result = invoke("export", "sft", judgments, "--out", tmp_path / "other", "--input", moved)
+    assert result.exit_code == 1
+    assert "not fennec" in result.output
