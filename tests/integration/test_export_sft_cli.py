@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -182,3 +183,37 @@ def test_export_sft_with_input_given_and_errors(tmp_path: Path, server: LLMServe
     result = invoke("export", "sft", judgments, "--out", tmp_path / "other", "--input", moved)
     assert result.exit_code == 1
     assert "not fennec" in result.output
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_readmes_fine_tuning_recipe_reads_the_exported_sets_with_trl(
+    tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trl.data_utils import is_conversational
+
+    judgments = judge(tmp_path, server, "--swap")
+    assert invoke("export", "sft", judgments, corrections(tmp_path), "--out", tmp_path / "sft").exit_code == 0
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    (recipe,) = [block for block in blocks if "SFTTrainer" in block]
+    *setup, train_call = recipe.strip().splitlines()
+    assert train_call.startswith("SFTTrainer(") and train_call.endswith(".train()")
+    code = "\n".join(setup).replace("bf16=True", "bf16=False")  # no GPU here
+    namespace: dict[str, Any] = {}
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the libraries' own deprecation notices
+        exec(compile(code, "README.md", "exec"), namespace)
+    train, config = namespace["train"], namespace["config"]
+    stats = json.loads((tmp_path / "sft" / "stats.json").read_text(encoding="utf-8"))
+    assert len(train) == stats["total"] and train.column_names == ["messages"]
+    assert all(is_conversational(row) for row in train)
+    assert (config.num_train_epochs, config.learning_rate, config.max_length, config.packing) == (
+        3,
+        1e-5,
+        2048,
+        True,
+    )
+    assert config.per_device_train_batch_size * config.gradient_accumulation_steps * 8 == 512
