@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -21,9 +20,8 @@ from rich.table import Table
 
 from faceteval._cli._app import err_console, handle_errors
 from faceteval._cli._options import build_request, engine_options
-from faceteval._cli._run import RUN_RECORD_SCHEMA, RunRequest, open_llm, record_path_for
+from faceteval._cli._run import RunRequest, open_llm, record_header, record_path_for
 from faceteval._runner import StageStats
-from faceteval._version import __version__
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError
 from faceteval.fennec._correct import (
@@ -212,13 +210,7 @@ def _write_record(
 ) -> Path:
     assert request.out is not None
     record = {
-        "schema_version": RUN_RECORD_SCHEMA,
-        "faceteval_version": __version__,
-        "started_at": started.isoformat(timespec="seconds"),
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "interrupted": run.interrupted,
-        "stopped_by": None if run.stopped is None else str(run.stopped),
-        "command": sys.argv,
+        **record_header(started, interrupted=run.interrupted, stopped=run.stopped),
         **{name: str(path) for name, path in paths.items()},
         "model": request.model,
         "threshold": options.threshold,

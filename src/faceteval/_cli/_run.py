@@ -197,18 +197,25 @@ def record_path_for(out: Path) -> Path:
     return out.with_name(f"{out.stem}.run.json")
 
 
+def record_header(started: datetime, *, interrupted: bool, stopped: BaseException | None) -> dict[str, Any]:
+    """What every run record begins with: versions, times, how the run ended, the command."""
+    return {
+        "schema_version": RUN_RECORD_SCHEMA,
+        "faceteval_version": __version__,
+        "started_at": started.isoformat(timespec="seconds"),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "interrupted": interrupted,
+        "stopped_by": None if stopped is None else str(stopped),
+        "command": sys.argv,
+    }
+
+
 def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: datetime) -> Path:
     assert request.out is not None
     stats = result.stats
     total = stats.total
     record = {
-        "schema_version": RUN_RECORD_SCHEMA,
-        "faceteval_version": __version__,
-        "started_at": started.isoformat(timespec="seconds"),
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "interrupted": result.interrupted,
-        "stopped_by": None if result.stopped is None else str(result.stopped),
-        "command": sys.argv,
+        **record_header(started, interrupted=result.interrupted, stopped=result.stopped),
         "input": str(request.input_path),
         "output": str(request.out),
         "method": request.method.describe(),

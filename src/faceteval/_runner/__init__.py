@@ -9,8 +9,9 @@ from faceteval._runner._judge import (
     judge_each,
     judge_instance,
     presentation_orders,
+    unwrap_group,
 )
-from faceteval._runner._stats import RunStats, StageStats, usage_of
+from faceteval._runner._stats import RunStats, StageStats, total_of, usage_of
 
 __all__ = [
     "DEFAULT_JUDGE_OPTIONS",
@@ -24,5 +25,7 @@ __all__ = [
     "judge_each",
     "judge_instance",
     "presentation_orders",
+    "total_of",
+    "unwrap_group",
     "usage_of",
 ]

@@ -107,7 +107,7 @@ async def judge_each(
                 await room.acquire()
                 group.start_soon(work, seq, item)
     except BaseExceptionGroup as failure:
-        raise _unwrap(failure) from None
+        raise unwrap_group(failure) from None
     return emitter.stats
 
 
@@ -143,7 +143,7 @@ class _InOrder:
                 )
 
 
-def _unwrap(failure: BaseExceptionGroup[BaseException]) -> BaseException:
+def unwrap_group(failure: BaseExceptionGroup[BaseException]) -> BaseException:
     """The one error to report from a task group: interrupts first, then by severity."""
     leaves: list[BaseException] = []
     stack: list[BaseException] = [failure]

@@ -84,17 +84,22 @@ class RunStats:
     @property
     def total(self) -> StageStats:
         """All stages together."""
-        total = StageStats()
-        for stage in self.stages.values():
-            total.calls += stage.calls
-            total.cached += stage.cached
-            total.planned += stage.planned
-            total.retries += stage.retries
-            total.input_tokens += stage.input_tokens
-            total.output_tokens += stage.output_tokens
-            total.cost_usd += stage.cost_usd
-            total.cost_known &= stage.cost_known
-        return total
+        return total_of(self.stages.values())
+
+
+def total_of(stages: Iterable[StageStats]) -> StageStats:
+    """The LLM use of ``stages`` together."""
+    total = StageStats()
+    for stage in stages:
+        total.calls += stage.calls
+        total.cached += stage.cached
+        total.planned += stage.planned
+        total.retries += stage.retries
+        total.input_tokens += stage.input_tokens
+        total.output_tokens += stage.output_tokens
+        total.cost_usd += stage.cost_usd
+        total.cost_known &= stage.cost_known
+    return total
 
 
 def usage_of(entries: Iterable[TraceEntry]) -> Usage:

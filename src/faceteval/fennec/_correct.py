@@ -38,7 +38,15 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from faceteval._runner import JudgeOptions, RunAborted, StageStats, judge_instance, usage_of
+from faceteval._runner import (
+    JudgeOptions,
+    RunAborted,
+    StageStats,
+    judge_instance,
+    total_of,
+    unwrap_group,
+    usage_of,
+)
 from faceteval.aggregation import weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance, Judgment, TraceEntry, Usage
 from faceteval.datasets import judged_instances
@@ -288,16 +296,7 @@ class CorrectionStats:
     @property
     def total(self) -> StageStats:
         """LLM use of every stage together."""
-        total = StageStats()
-        for stage in self.stages.values():
-            total.calls += stage.calls
-            total.cached += stage.cached
-            total.retries += stage.retries
-            total.input_tokens += stage.input_tokens
-            total.output_tokens += stage.output_tokens
-            total.cost_usd += stage.cost_usd
-            total.cost_known &= stage.cost_known
-        return total
+        return total_of(self.stages.values())
 
     def improvement(self) -> Improvement:
         """The gain of the re-judged corrections so far."""
@@ -484,7 +483,7 @@ async def correct_each(
                 await room.acquire()
                 group.start_soon(work, seq, item)
     except BaseExceptionGroup as failure:
-        raise _unwrap(failure) from None
+        raise unwrap_group(failure) from None
     return emitter.stats
 
 
@@ -559,22 +558,6 @@ class _InOrder:
                 "Corrections so far are written and every reply received is cached: "
                 "fix the cause and re-run the same command."
             )
-
-
-def _unwrap(failure: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The one error to report from a task group: interrupts first, then by severity."""
-    leaves: list[BaseException] = []
-    stack: list[BaseException] = [failure]
-    while stack:
-        error = stack.pop()
-        if isinstance(error, BaseExceptionGroup):
-            stack.extend(error.exceptions)
-        else:
-            leaves.append(error)
-    interrupts = [e for e in leaves if not isinstance(e, Exception)]
-    if interrupts:
-        return interrupts[0]
-    return min((e for e in leaves if isinstance(e, Exception)), key=severity)
 
 
 async def _correct_response(
