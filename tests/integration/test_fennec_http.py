@@ -209,3 +209,20 @@ def test_system_level_ranking_from_single_eval(data_dir: Path, tmp_path: Path, s
         assert rows[system]["judge"] == pytest.approx(sum(scores) / len(scores))
         better = sum(sum(other) / len(other) > sum(scores) / len(scores) for other in means.values())
         assert rows[system]["judge_rank"] == better + 1
+
+
+def test_single_eval_accuracy_on_pairs(data_dir: Path, tmp_path: Path, server: LLMServer) -> None:
+    out = tmp_path / "single"
+    args = ["autoj-pairwise", "--method", "fennec", "--single", "--criteria-count", "2", "--limit", "16"]
+    result = meta_eval(data_dir, *args, "--out", out, *local(server, tmp_path))
+    assert result.exit_code == 0, result.output
+    summary = summary_of(out)
+    judgments = {j.id: j for j in read_judgments(out / "judgments.jsonl")}
+    assert all(entry.stage != "fennec.pairwise" for j in judgments.values() for entry in j.trace)
+    instances = [json.loads(line) for line in (out / "instances.jsonl").read_text().splitlines()]
+    hits = 0
+    for instance in instances:
+        first, second = judgments[instance["id"]].scores or []
+        verdict = 1 if first > second else 2 if second > first else 0
+        hits += verdict == instance["label"]
+    assert summary["agreement"]["hits"] == hits and summary["agreement"]["n"] == 16  # Table 3's accuracy
