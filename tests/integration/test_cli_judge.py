@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import socket
 import sqlite3
@@ -18,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
+from tests.support.files import read_jsonl, table_rows
 from tests.support.llm_server import LLMServer, Status
 from tests.support.rule_judge import RuleJudge
 
@@ -47,20 +47,6 @@ def invoke(*args: str | Path) -> Result:
 def local(server: LLMServer) -> list[str]:
     """The flags that point `judge` at the local server."""
     return ["--model", "openai:judge", "--base-url", server.base_url]
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def table_rows(output: str) -> dict[str, list[str]]:
-    """The rows of a rich table in ``output``, by first cell."""
-    rows = {}
-    for line in output.splitlines():
-        cells = [c.strip() for c in re.split(r"[│┃|]", line) if c.strip()]
-        if len(cells) > 1:
-            rows[cells[0]] = cells[1:]
-    return rows
 
 
 @pytest.fixture

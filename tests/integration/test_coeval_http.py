@@ -11,6 +11,7 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
+from tests.support.files import read_jsonl
 from tests.support.llm_server import LLMServer
 
 CRITERIA = """\
@@ -73,10 +74,6 @@ def inputs(tmp_path: Path) -> tuple[Path, Path]:
     criteria = tmp_path / "criteria.yaml"
     criteria.write_text(CRITERIA, encoding="utf-8")
     return path, criteria
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def test_coeval_judges_over_http_writes_jsonl_then_a_second_run_is_answered_from_the_cache(

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -19,6 +18,7 @@ from click.testing import CliRunner, Result
 from faceteval._cli._app import cli
 from faceteval.core import Judgment
 from tests.support.fennec_judge import FennecJudge
+from tests.support.files import read_jsonl
 from tests.support.llm_server import LLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,10 +32,6 @@ QUALITY = {"good": 5, "fine": 4, "weak": 2, "poor": 1, "weak (corrected)": 4, "p
 
 def invoke(*args: str | Path) -> Result:
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def table_rows(output: str) -> list[list[str]]:

@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from tests.support.fennec_judge import FennecJudge
+from tests.support.files import read_jsonl, table_rows, write_jsonl
 from tests.support.llm_server import LLMServer
 
 SETS = ("criteria", "score", "judge", "correction")
@@ -33,25 +34,6 @@ def server(rule: FennecJudge) -> Iterator[LLMServer]:
 
 def invoke(*args: str | Path) -> Result:
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def table_rows(output: str) -> dict[str, list[str]]:
-    """The rows of a rich table in ``output``, by first cell."""
-    rows = {}
-    for line in output.splitlines():
-        cells = [c.strip() for c in re.split(r"[│┃|]", line) if c.strip()]
-        if len(cells) > 1:
-            rows[cells[0]] = cells[1:]
-    return rows
 
 
 def judge(tmp_path: Path, server: LLMServer, *flags: str) -> Path:

@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from faceteval._cli._app import cli
 from faceteval.datasets import read_judgments
 from tests.support.fennec_judge import FennecJudge, guideline_for
+from tests.support.files import write_jsonl
 from tests.support.llm_server import LLMServer
 
 
@@ -47,11 +48,6 @@ def local(server: LLMServer, tmp_path: Path) -> list[str]:
 
 def invoke(*args: str | Path) -> Result:
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def test_judge_pairs_with_fennec_and_swap(tmp_path: Path, server: LLMServer, rule: FennecJudge) -> None:

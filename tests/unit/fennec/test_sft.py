@@ -30,6 +30,7 @@ from faceteval.fennec._sft import (
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from faceteval.methods import Fennec
 from tests.support.fennec_judge import DEFAULT_CRITERIA, FennecJudge, guideline_for
+from tests.support.files import write_jsonl
 
 QUERY = "Explain rain."
 NAMES = [name for name, _ in DEFAULT_CRITERIA[:3]]
@@ -276,11 +277,6 @@ def correction_line(**fields: Any) -> dict[str, Any]:
         "rejudge": None,
     }
     return line | fields
-
-
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def test_corrected_lines_give_correction_samples(tmp_path: Path) -> None:

@@ -1,0 +1,29 @@
+"""Helpers for tests that write JSONL inputs and read JSONL outputs and rich tables."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Write ``rows`` as JSON Lines to ``path``; returns ``path``."""
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of the lines of ``path``."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def table_rows(output: str) -> dict[str, list[str]]:
+    """The rows of a rich table in ``output``, by first cell."""
+    rows = {}
+    for line in output.splitlines():
+        cells = [c.strip() for c in re.split(r"[│┃|]", line) if c.strip()]
+        if len(cells) > 1:
+            rows[cells[0]] = cells[1:]
+    return rows
