@@ -332,7 +332,12 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
         ]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
         process = subprocess.Popen(
-            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            command,
+            env=env,
+            preexec_fn=_default_sigint,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
@@ -386,3 +391,8 @@ def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
     assert judgments[0]["trace"][0]["error"].startswith("ProviderConnectionError")
     assert judgments[0]["trace"][0]["attempts"] == 2
     assert json.loads((tmp_path / "o.run.json").read_text())["stopped_by"].startswith("stopped after 10")
+
+
+def _default_sigint() -> None:
+    """In the child: Ctrl-C acts as in a terminal, even if the test runner ignores SIGINT."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -230,7 +230,12 @@ def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
         command += ["--cache", str(cache), "--concurrency", "2", "--quiet", "--out", str(out)]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
         process = subprocess.Popen(
-            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            command,
+            env=env,
+            preexec_fn=_default_sigint,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 6):
@@ -251,3 +256,8 @@ def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
     assert [(c["id"], c["status"]) for c in lines[:2]] == [("0", "corrected"), ("0", "kept")]
     assert [c["status"] for c in lines] == ["corrected", "kept"] * 20
     assert sum(c["usage"]["cached_calls"] for c in lines) == kept
+
+
+def _default_sigint() -> None:
+    """In the child: Ctrl-C acts as in a terminal, even if the test runner ignores SIGINT."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
