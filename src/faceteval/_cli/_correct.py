@@ -9,18 +9,24 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from faceteval._cli._app import err_console, handle_errors
+from faceteval._cli._app import handle_errors
 from faceteval._cli._options import build_request, engine_options
-from faceteval._cli._run import RunRequest, open_llm, record_header, record_path_for
+from faceteval._cli._run import (
+    RunRequest,
+    open_llm,
+    open_output,
+    progress_bar,
+    record_header,
+    record_path_for,
+)
 from faceteval._runner import StageStats
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError
@@ -143,8 +149,8 @@ def run_correct(
     clock = time.perf_counter()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
-        out = _open_output(request.out, stack)
-        progress = stack.enter_context(_progress(request))
+        out = open_output(request.out, stack)
+        progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("correcting", total=responses or None)
 
         def sink(correction: Correction) -> None:
@@ -177,23 +183,6 @@ async def _correct(
     finally:
         with anyio.CancelScope(shield=True):
             await llm.aclose()
-
-
-def _open_output(path: Path, stack: ExitStack) -> IO[str]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return stack.enter_context(path.open("w", encoding="utf-8"))
-
-
-def _progress(request: RunRequest) -> Progress:
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=not request.progress,
-    )
 
 
 def _templates(options: CorrectOptions) -> tuple[str, ...]:

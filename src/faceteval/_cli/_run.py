@@ -86,8 +86,8 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
     clock = time.perf_counter()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
-        out = None if request.dry_run else _open_output(request.out, stack)
-        progress = stack.enter_context(_progress(request, result.instances))
+        out = None if request.dry_run else open_output(request.out, stack)
+        progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("judging", total=result.instances or None)
 
         def sink(judgment: Judgment) -> None:
@@ -172,14 +172,16 @@ def _count_lines(path: Path) -> int:
     return count
 
 
-def _open_output(path: Path | None, stack: ExitStack) -> IO[str]:
+def open_output(path: Path | None, stack: ExitStack) -> IO[str]:
+    """``path`` opened for writing until ``stack`` closes (its folder made), or stdout for None."""
     if path is None:
         return sys.stdout
     path.parent.mkdir(parents=True, exist_ok=True)
     return stack.enter_context(path.open("w", encoding="utf-8"))
 
 
-def _progress(request: RunRequest, total: int) -> Progress:
+def progress_bar(request: RunRequest) -> Progress:
+    """A run's progress bar on stderr (off with ``--quiet`` and in dry runs)."""
     return Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
