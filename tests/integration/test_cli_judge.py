@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 from faceteval._cli._app import cli
 from tests.support.files import read_jsonl, table_rows
 from tests.support.llm_server import LLMServer, Status
+from tests.support.processes import default_sigint
 from tests.support.rule_judge import RuleJudge
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -334,7 +335,7 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
         process = subprocess.Popen(
             command,
             env=env,
-            preexec_fn=_default_sigint,
+            preexec_fn=default_sigint,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -391,8 +392,3 @@ def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
     assert judgments[0]["trace"][0]["error"].startswith("ProviderConnectionError")
     assert judgments[0]["trace"][0]["attempts"] == 2
     assert json.loads((tmp_path / "o.run.json").read_text())["stopped_by"].startswith("stopped after 10")
-
-
-def _default_sigint() -> None:
-    """In the child: Ctrl-C acts as in a terminal, even if the test runner ignores SIGINT."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)

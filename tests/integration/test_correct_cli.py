@@ -20,6 +20,7 @@ from faceteval.core import Judgment
 from tests.support.fennec_judge import FennecJudge
 from tests.support.files import read_jsonl
 from tests.support.llm_server import LLMServer
+from tests.support.processes import default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = [
@@ -232,7 +233,7 @@ def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
         process = subprocess.Popen(
             command,
             env=env,
-            preexec_fn=_default_sigint,
+            preexec_fn=default_sigint,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -256,8 +257,3 @@ def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
     assert [(c["id"], c["status"]) for c in lines[:2]] == [("0", "corrected"), ("0", "kept")]
     assert [c["status"] for c in lines] == ["corrected", "kept"] * 20
     assert sum(c["usage"]["cached_calls"] for c in lines) == kept
-
-
-def _default_sigint() -> None:
-    """In the child: Ctrl-C acts as in a terminal, even if the test runner ignores SIGINT."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
