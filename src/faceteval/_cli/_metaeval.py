@@ -246,14 +246,14 @@ def _run_method(
 
 
 def _variants(flags: dict[str, Any]) -> list[_Variant]:
-    fennec = flags["method"] == "fennec"
-    flag, prefix = ("--criteria-count", "criteria") if fennec else ("--aspects", "aspects")
-    counts = _int_list(flags["criteria_count"] if fennec else flags["aspects"], flag)
+    aspects = _int_list(flags["aspects"], "--aspects")
+    criteria = _int_list(flags["criteria_count"], "--criteria-count")
     seeds: list[int | None] = list(_int_list(flags["seeds"], "--seeds")) if flags["seeds"] else [None]
-    if len(_int_list(flags["aspects"], "--aspects")) > 1 and flags["method"] != "dna":
+    if len(aspects) > 1 and flags["method"] != "dna":
         raise click.UsageError("an --aspects sweep only applies to --method dna")
-    if len(_int_list(flags["criteria_count"], "--criteria-count")) > 1 and not fennec:
+    if len(criteria) > 1 and flags["method"] != "fennec":
         raise click.UsageError("a --criteria-count sweep only applies to --method fennec")
+    counts, prefix = (criteria, "criteria") if flags["method"] == "fennec" else (aspects, "aspects")
     variants = []
     for k in counts:
         for seed in seeds:
