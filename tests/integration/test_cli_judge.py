@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from click.testing import CliRunner, Result
 
@@ -307,8 +308,9 @@ def test_config_file_supplies_defaults(
     assert {j["method"] for j in read_jsonl(tmp_path / "o.jsonl")} == {"direct"}
 
 
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "worker-processes"])
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "crash"])
-def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals) -> None:
+def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals, workers: int) -> None:
     rule = RuleJudge(quality={"good": 9, "poor": 3}, record=False)
     pairs = [{"id": str(i), "query": f"Question {i}?", "candidates": ["good", "poor"]} for i in range(30)]
     path = write_pairs(tmp_path / "p.jsonl", pairs)
@@ -327,6 +329,8 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
             str(cache),
             "--concurrency",
             "2",
+            "--workers",
+            str(workers),
             "--out",
             str(out),
             "--quiet",
@@ -343,8 +347,12 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
             time.sleep(0.05)
+        children = psutil.Process(process.pid).children()
+        assert len(children) == workers
         process.send_signal(stop)
         _, stderr = process.communicate(timeout=30)
+        _, alive = psutil.wait_procs(children, timeout=10)
+        assert not alive  # worker processes end with the run, however it ends
         if stop == signal.SIGINT:
             assert process.returncode == 130, stderr
             assert "Interrupted" in stderr
@@ -392,3 +400,23 @@ def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
     assert judgments[0]["trace"][0]["error"].startswith("ProviderConnectionError")
     assert judgments[0]["trace"][0]["attempts"] == 2
     assert json.loads((tmp_path / "o.run.json").read_text())["stopped_by"].startswith("stopped after 10")
+
+
+def test_worker_processes_give_the_same_judgments(tmp_path: Path, server: LLMServer) -> None:
+    path = pairs_file(tmp_path)
+    runs, calls = {}, {}
+    for workers in ("0", "2"):
+        out, before = tmp_path / f"workers-{workers}.jsonl", len(server.requests)
+        flags = ["--method", "dna", "--swap", "--no-cache", "--workers", workers, "--quiet"]
+        result = invoke(path, *local(server), *flags, "--out", out)
+        assert result.exit_code == 0, result.output
+        runs[workers], calls[workers] = read_jsonl(out), len(server.requests) - before
+        assert (
+            json.loads((tmp_path / f"workers-{workers}.run.json").read_text())["summary"]["calls"]
+            == calls[workers]
+        )
+    fields = ("id", "status", "verdict", "scores", "facets", "orders")
+    assert [{f: j[f] for f in fields} for j in runs["2"]] == [{f: j[f] for f in fields} for j in runs["0"]]
+    assert (
+        calls["2"] == calls["0"] == 2 + 2 + 3 * 3 * 2
+    )  # aspects and weights per query, facets x pairs x orders

@@ -21,7 +21,8 @@ def llm_for(server: LLMServer, **options: object) -> LLM:
     return LLM.from_spec("openai:judge", base_url=server.base_url, env={}, **options)  # type: ignore[arg-type]
 
 
-async def test_every_kind_of_failure_is_retried_until_a_reply(llm_server: LLMServer) -> None:
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "worker-processes"])
+async def test_every_kind_of_failure_is_retried_until_a_reply(llm_server: LLMServer, workers: int) -> None:
     llm_server.enqueue(
         Status(429, headers={"retry-after": "1"}),
         Status(500),
@@ -31,11 +32,12 @@ async def test_every_kind_of_failure_is_retried_until_a_reply(llm_server: LLMSer
         Disconnect(),
         Reply("8 6\nfine"),
     )
-    llm = llm_for(llm_server, retry=FAST, timeout=0.5)
+    llm = llm_for(llm_server, retry=FAST, timeout=0.5, workers=workers)
     try:
         exchange = await llm.generate([user("rate these")])
     finally:
         await llm.aclose()
+        llm.close()
     assert exchange.completion.text == "8 6\nfine"
     assert exchange.attempts == 7
     times = [r.received_at for r in llm_server.requests]
@@ -44,14 +46,17 @@ async def test_every_kind_of_failure_is_retried_until_a_reply(llm_server: LLMSer
     assert times[3] - times[2] >= 0.5  # the hanging request was abandoned at the timeout
 
 
-async def test_retries_run_out_with_a_clear_error(llm_server: LLMServer) -> None:
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "worker-processes"])
+async def test_retries_run_out_with_a_clear_error(llm_server: LLMServer, workers: int) -> None:
     llm_server.enqueue(*[Status(503)] * 3)
-    llm = llm_for(llm_server, retry=RetryPolicy(max_retries=2, initial_delay=0.01, max_delay=0.01))
+    retry = RetryPolicy(max_retries=2, initial_delay=0.01, max_delay=0.01)
+    llm = llm_for(llm_server, retry=retry, workers=workers)
     try:
         with pytest.raises(ProviderServerError, match="HTTP 503") as caught:
             await llm.generate([user("q")])
     finally:
         await llm.aclose()
+        llm.close()
     assert caught.value.status == 503
     assert len(llm_server.requests) == 3
 

@@ -57,6 +57,7 @@ class RunRequest:
     prices: PriceTable
     trace: bool = True
     progress: bool = True
+    workers: int = 0
 
 
 @dataclass(slots=True)
@@ -113,9 +114,9 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
 
 
 def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
-    """The LLM a run asks, with its response cache open until ``stack`` closes."""
+    """The LLM a run asks, with its response cache (and worker processes) open until ``stack`` closes."""
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
-    return LLM.from_spec(
+    llm = LLM.from_spec(
         request.model,
         base_url=request.base_url,
         api_key=request.api_key,
@@ -126,7 +127,10 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
         timeout=request.timeout,
         retry=request.retry,
         prices=request.prices,
+        workers=request.workers,
     )
+    stack.callback(llm.close)
+    return llm
 
 
 async def _judge(

@@ -24,6 +24,7 @@ from faceteval.llm._types import (
     system,
     user,
 )
+from faceteval.llm._workers import WorkerPool
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -46,6 +47,7 @@ __all__ = [
     "RetryPolicy",
     "ScriptedProvider",
     "TokenLogprob",
+    "WorkerPool",
     "assistant",
     "cache_key",
     "create_provider",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +24,7 @@ from faceteval.llm._types import (
     GenerateConfig,
     Message,
 )
+from faceteval.llm._workers import WorkerPool
 
 logger = logging.getLogger(__name__)
 
@@ -126,16 +128,34 @@ class LLM:
         api_key: str | None = None,
         env: Mapping[str, str] | None = None,
         dry_run: bool = False,
+        workers: int = 0,
         **options: Any,
     ) -> LLM:
         """Build from ``provider:model``, reading credentials from ``env`` (the process environment if None).
 
         A dry run needs no credentials: the provider is built with a placeholder key and never called.
+        With ``workers`` > 0 the provider's calls run in that many worker processes (`WorkerPool`),
+        for throughput beyond one core: this returns once they are ready (about a second), and
+        `close` stops them.
         """
         parsed = ModelSpec.parse(spec)
         if dry_run and api_key is None:
             api_key = "dry-run"
-        provider = create_provider(parsed, base_url=base_url, api_key=api_key, env=env)
+        if workers < 0:
+            raise ConfigError(f"workers must be 0 (calls in this process) or more, got {workers}")
+        factory = functools.partial(
+            create_provider,
+            parsed,
+            base_url=base_url,
+            api_key=api_key,
+            env=None if env is None else dict(env),
+        )
+        if workers and not dry_run:
+            pool = WorkerPool(factory, workers)
+            pool.start()  # here, not in the first calls, which would spend their timeout on it
+            provider: Provider = pool
+        else:
+            provider = factory()
         return cls(provider=provider, spec=parsed, dry_run=dry_run, **options)
 
     def describe(self) -> dict[str, Any]:
@@ -214,6 +234,11 @@ class LLM:
         return None if price is None else price.cost(completion.input_tokens, completion.output_tokens)
 
     async def aclose(self) -> None:
-        """Close the provider's connections."""
+        """Close the provider's connections in the running event loop."""
         if self.provider is not None:
             await self.provider.aclose()
+
+    def close(self) -> None:
+        """Stop the provider's worker processes, if it has any (see `from_spec`); otherwise nothing."""
+        if isinstance(self.provider, WorkerPool):
+            self.provider.close()
