@@ -170,6 +170,8 @@ class WorkerPool:
             for worker in self._workers:
                 channel = worker.channel(loop)
                 if channel is None:
+                    if loop in worker.channels:  # the connection dropped: did the process die?
+                        await asyncio.to_thread(worker.settle)
                     if worker.dead and not self._closed:
                         logger.warning("provider worker %s exited; starting it again", worker.path.stem)
                         worker.spawn(self._payload)
@@ -215,6 +217,12 @@ class _Worker:
     @property
     def dead(self) -> bool:
         return self.process is not None and self.process.poll() is not None
+
+    def settle(self, timeout: float = 2.0) -> None:
+        """Wait briefly for a process whose connection dropped to exit: it closes its sockets first."""
+        if self.process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout)
 
     def wait_ready(self, timeout: float) -> None:
         with self.lock:
@@ -263,6 +271,9 @@ class _Worker:
             await channel.aclose()
 
     def stop(self) -> None:
+        for channel in self.channels.values():
+            with contextlib.suppress(RuntimeError):  # its event loop has ended: nothing to close there
+                channel.close()
         self.channels.clear()
         process, self.process = self.process, None
         if process is None:
