@@ -376,10 +376,11 @@ class _Channel(_Framed):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        error = ProviderConnectionError(f"the connection to provider worker {self._name} closed")
         for future in self.pending.values():
-            if not future.done():
-                future.set_exception(error)
+            if not future.done():  # an error each: the caller records its attempts on it
+                future.set_exception(
+                    ProviderConnectionError(f"the connection to provider worker {self._name} closed")
+                )
         if not self._lost.done():
             self._lost.set_result(None)
 
