@@ -122,9 +122,16 @@ class _InOrder:
         self.finished: dict[int, tuple[Judgment, list[TraceEntry], bool]] = {}
         self.next = 0
         self.failing = 0
+        self.aborted = False
 
     def finish(self, seq: int, judgment: Judgment, entries: list[TraceEntry], *, invalid: bool) -> None:
-        """Record judgment ``seq``; emit it and every later one that is ready."""
+        """Record judgment ``seq``; emit it and every later one that is ready.
+
+        Once the run is aborted nothing more is emitted: a task that finishes before the abort's
+        cancellation reaches it must not add to what the summary reports.
+        """
+        if self.aborted:
+            return
         self.finished[seq] = (judgment, entries, invalid)
         while self.next in self.finished:
             judgment, entries, invalid = self.finished.pop(self.next)
@@ -136,6 +143,7 @@ class _InOrder:
             if not invalid:
                 self.failing = self.failing + 1 if judgment.status == "error" else 0
             if self.abort_after and self.failing >= self.abort_after:
+                self.aborted = True
                 raise RunAborted(
                     f"stopped after {self.failing} instances in a row failed (the last: {judgment.error})\n"
                     "Judgments so far are written and every reply received is cached: "
