@@ -22,6 +22,7 @@ cost), so a pool changes where the HTTP work runs and nothing more.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import logging
@@ -39,7 +40,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import IO, Any, BinaryIO, NoReturn
 
 from faceteval.errors import ConfigError, FacetevalError, ProviderConnectionError
 from faceteval.llm._provider import Provider
@@ -290,7 +291,7 @@ class _Worker:
         process.stdout.close()
 
 
-class _Framed(asyncio.Protocol):
+class _Framed(asyncio.Protocol, abc.ABC):
     """Length-prefixed pickled messages over a stream, in both directions.
 
     Every frame that arrived is handled in one pass, and everything sent during one turn of the
@@ -332,8 +333,9 @@ class _Framed(asyncio.Protocol):
         if self._transport is not None:
             self._transport.close()
 
+    @abc.abstractmethod
     def received(self, message: Any) -> None:
-        raise NotImplementedError
+        """Handle one message from the other end."""
 
 
 class _Channel(_Framed):
@@ -460,10 +462,15 @@ def serve(path: str) -> None:
         sys.path[:] = _read_frame(stdin)
         provider = _read_frame(stdin)()
     except BaseException as exc:
-        stdout.write(_frame(_portable(exc)))
-        stdout.flush()
-        raise SystemExit(1) from None
+        _refuse(stdout, exc)
     asyncio.run(_Server(provider, path).run(stdout))
+
+
+def _refuse(stdout: BinaryIO, exc: BaseException) -> NoReturn:
+    """Tell the pool why this worker cannot start, and exit."""
+    stdout.write(_frame(_portable(exc)))
+    stdout.flush()
+    raise SystemExit(1) from None
 
 
 class _Server:
@@ -476,9 +483,7 @@ class _Server:
             server = await loop.create_unix_server(lambda: _Calls(self._provider), self._path)
             os.chmod(self._path, 0o600)
         except OSError as exc:
-            stdout.write(_frame(_portable(exc)))
-            stdout.flush()
-            raise SystemExit(1) from None
+            _refuse(stdout, exc)
         stdout.write(_frame(None))
         stdout.flush()
         gone = asyncio.Event()
