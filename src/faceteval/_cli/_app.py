@@ -10,17 +10,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
+from faceteval._cli._console import err_console
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError
 
 CONFIG_FILE = "faceteval.toml"
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _default_map() -> dict[str, Any]:

@@ -10,7 +10,8 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from faceteval._cli._app import err_console, handle_errors
+from faceteval._cli._app import handle_errors
+from faceteval._cli._console import err_console
 from faceteval._cli._options import build_request, data_dir_option, engine_options
 from faceteval._cli._run import open_llm
 from faceteval.fennec._bridge import BridgeRecord

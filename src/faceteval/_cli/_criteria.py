@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from faceteval._cli._app import err_console, handle_errors
+from faceteval._cli._app import handle_errors
+from faceteval._cli._console import err_console
 from faceteval._cli._options import build_request, engine_options
 from faceteval._cli._run import open_llm
 from faceteval.coeval import (

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
-from faceteval._cli._app import err_console
+from faceteval._cli._console import err_console
 from faceteval._runner import INVALID_INPUT, StageStats
 from faceteval.core import Judgment
 from faceteval.llm import CHARS_PER_TOKEN

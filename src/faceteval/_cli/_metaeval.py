@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from faceteval._cli._app import err_console, handle_errors
+from faceteval._cli._app import handle_errors
+from faceteval._cli._console import err_console
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._metaeval_display import show_results
 from faceteval._cli._options import (
