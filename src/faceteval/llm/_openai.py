@@ -21,8 +21,10 @@ few fields we need directly lets every malformed reply be caught in one place:
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+import ssl
+from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 import httpx2
@@ -76,13 +78,17 @@ class OpenAIProvider:
     ) -> None:
         self._name = name
         self._base_url = base = (base_url or OPENAI_BASE_URL).rstrip("/")
+        self._completions_url = f"{base}/chat/completions"  # absolute: the SDK then parses one URL, not two
+        # Each event loop gets its own client; what is costly to make (the TLS context) is made
+        # here, once, so that a run's first calls do not pay for it.
+        make_http_client = _http_client_factory() if http_client is None else lambda: http_client
         self._clients = PerLoopClient(
             lambda: openai.AsyncOpenAI(
                 api_key=api_key,
                 base_url=base,  # explicit: else the SDK reads OPENAI_BASE_URL itself
                 timeout=openai.NOT_GIVEN if timeout is None else timeout,
                 max_retries=0,
-                http_client=http_client or _default_http_client(),
+                http_client=make_http_client(),
             ),
             owned=http_client is None,
         )
@@ -139,7 +145,7 @@ class OpenAIProvider:
         """
         try:
             reply = await self._clients.get().post(
-                "/chat/completions", body=_params(request), cast_to=httpx2.Response
+                self._completions_url, body=_params(request), cast_to=httpx2.Response
             )
         except openai.APIError as exc:
             raise self._api_error(exc, request.model) from exc
@@ -242,13 +248,23 @@ def _refused(exc: BaseException) -> bool:
     return False
 
 
-def _default_http_client() -> httpx2.AsyncClient | None:
-    """The SDK's aiohttp transport when ``aiohttp`` is installed, else None (the SDK's httpx2 default)."""
+def _http_client_factory() -> Callable[[], httpx2.AsyncClient | None]:
+    """Makes the SDK's aiohttp transport when ``aiohttp`` is installed, else None (the SDK's httpx2 default).
+
+    The clients share one TLS context, the one the SDK would make for each (it reads the system's
+    certificates and ``SSL_CERT_FILE``, which takes tens of milliseconds).
+    """
     try:
         import aiohttp  # noqa: F401
     except ImportError:
-        return None
-    return openai.DefaultAioHttpClient()
+        return lambda: None
+    context = _tls_context()
+    return lambda: openai.DefaultAioHttpClient(verify=context)
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    return httpx2.create_ssl_context()
 
 
 def _text(message: dict[str, Any], finish: str | None, where: str) -> tuple[str, str | None]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import socket
+import ssl
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from typing import Any
 
 import anyio
 import httpx2
@@ -26,7 +28,7 @@ from faceteval.errors import (
 )
 from faceteval.llm import CompletionRequest, GenerateConfig, Provider, system, user
 from faceteval.llm._http import retry_after
-from faceteval.llm._openai import LOCAL_API_KEY, OpenAIProvider
+from faceteval.llm._openai import LOCAL_API_KEY, OpenAIProvider, _tls_context
 from tests.support.llm_server import (
     Behaviour,
     Disconnect,
@@ -349,3 +351,39 @@ async def test_a_given_http_client_stays_open(llm_server: LLMServer) -> None:
         assert (await provider.complete(REQUEST)).text == "OK"
         await provider.aclose()
         assert not client.is_closed
+
+
+@pytest.mark.parametrize("suffix", ["/proxy/v1", "/proxy/v1/"])
+async def test_requests_go_under_the_base_url_path(llm_server: LLMServer, suffix: str) -> None:
+    provider = OpenAIProvider(api_key="k", base_url=llm_server.root_url + suffix)
+    try:
+        with pytest.raises(BadRequestError, match="404"):  # the test server serves /v1 only
+            await provider.complete(REQUEST)
+    finally:
+        await provider.aclose()
+    assert llm_server.requests[-1].path == "/proxy/v1/chat/completions"
+
+
+async def test_the_tls_context_is_made_once_with_the_provider_not_per_client(
+    llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[object] = []  # contexts built (each client also passes the given one through)
+    create = httpx2.create_ssl_context
+
+    def counting(verify: object = True, **options: Any) -> ssl.SSLContext:
+        context = create(verify, **options)  # type: ignore[arg-type]
+        if context is not verify:
+            made.append(context)
+        return context
+
+    monkeypatch.setattr(httpx2, "create_ssl_context", counting)
+    _tls_context.cache_clear()
+    try:
+        provider = OpenAIProvider(api_key="k", base_url=llm_server.base_url)
+        assert len(made) == 1  # at construction: a run's first calls do not wait for it
+        for _ in range(2):  # aclose drops the client: the second call makes a new one
+            assert (await provider.complete(REQUEST)).text == "OK"
+            await provider.aclose()
+        assert len(made) == 1
+    finally:
+        _tls_context.cache_clear()
