@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -17,6 +18,7 @@ import psutil
 import pytest
 from click.testing import CliRunner, Result
 
+from faceteval._cli import _run, main
 from faceteval._cli._app import cli
 from tests.support.files import read_jsonl, table_rows
 from tests.support.llm_server import LLMServer, Status
@@ -420,3 +422,22 @@ def test_worker_processes_give_the_same_judgments(tmp_path: Path, server: LLMSer
     assert (
         calls["2"] == calls["0"] == 2 + 2 + 3 * 3 * 2
     )  # aspects and weights per query, facets x pairs x orders
+
+
+def test_only_the_commands_own_process_freezes_its_heap_before_a_run(
+    tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pairs, cache = pairs_file(tmp_path), tmp_path / "cache.sqlite"
+    monkeypatch.setattr(_run, "OWNS_PROCESS", False)  # restored at teardown, whatever main() sets
+    assert invoke(pairs, "--method", "direct", "--cache", cache, *local(server)).exit_code == 0
+    assert gc.get_freeze_count() == 0  # run in another program's process (this test runner)
+
+    monkeypatch.setattr(sys, "argv", ["faceteval", "--version"])
+    with pytest.raises(SystemExit):
+        main()
+    assert _run.OWNS_PROCESS
+    try:
+        assert invoke(pairs, "--method", "direct", "--cache", cache, *local(server)).exit_code == 0
+        assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()

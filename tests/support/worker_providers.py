@@ -5,6 +5,7 @@ Each builds a `ScriptedProvider` (or a small provider of its own) inside the wor
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -24,6 +25,11 @@ from faceteval.llm import (
 def echo() -> ScriptedProvider:
     """Replies ``<pid>: <last message>``: which process answered, and to what."""
     return ScriptedProvider(lambda request: f"{os.getpid()}: {request.messages[-1].content}")
+
+
+def frozen_heap() -> ScriptedProvider:
+    """Replies how many objects the worker's garbage collector has frozen (`gc.get_freeze_count`)."""
+    return ScriptedProvider(lambda request: str(gc.get_freeze_count()))
 
 
 def failing() -> ScriptedProvider:

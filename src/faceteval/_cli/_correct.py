@@ -26,6 +26,7 @@ from faceteval._cli._run import (
     progress_bar,
     record_header,
     record_path_for,
+    settle_heap,
 )
 from faceteval._runner import StageStats
 from faceteval.datasets import judged_input
@@ -158,6 +159,7 @@ def run_correct(
             out.flush()
             progress.advance(task)
 
+        settle_heap()
         try:
             anyio.run(_correct, items, llm, options, sink, run.stats)
         except KeyboardInterrupt:

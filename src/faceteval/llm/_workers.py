@@ -25,6 +25,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import pickle
@@ -463,6 +464,9 @@ def serve(path: str) -> None:
         provider = _read_frame(stdin)()
     except BaseException as exc:
         _refuse(stdout, exc)
+    # What start-up made lives as long as the worker: keep the collector's full passes off it, or
+    # each one stalls every call in flight (see faceteval._cli._run.settle_heap).
+    gc.freeze()
     asyncio.run(_Server(provider, path).run(stdout))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import signal
 import time
@@ -61,6 +62,14 @@ def test_workers_outlive_an_event_loop_and_serve_the_next(echo_pool: WorkerPool)
     answered = {int(reply.split(":")[0]) for reply in first + second}
     assert answered <= pids(echo_pool)
     assert len(pids(echo_pool)) == 2
+
+
+def test_a_worker_keeps_the_garbage_collector_off_what_start_up_made() -> None:
+    with WorkerPool(worker_providers.frozen_heap, 1) as pool:
+        pool.start()
+        (reply,) = anyio.run(_complete_all, pool, ["how many?"])
+    assert int(reply) > 10_000  # the interpreter, faceteval and the provider's modules
+    assert gc.get_freeze_count() == 0  # and nothing in the caller's process
 
 
 def test_the_pool_keeps_the_provider_name_and_cache_identity() -> None:
