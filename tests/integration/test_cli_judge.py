@@ -20,6 +20,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli import _run, main
 from faceteval._cli._app import cli
+from faceteval._heap import YOUNG_GENERATION
 from tests.support.files import read_jsonl, table_rows
 from tests.support.llm_server import LLMServer, Status
 from tests.support.processes import default_sigint
@@ -424,13 +425,13 @@ def test_worker_processes_give_the_same_judgments(tmp_path: Path, server: LLMSer
     )  # aspects and weights per query, facets x pairs x orders
 
 
-def test_only_the_commands_own_process_freezes_its_heap_before_a_run(
+def test_only_the_commands_own_process_tunes_its_garbage_collector_before_a_run(
     tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pairs, cache = pairs_file(tmp_path), tmp_path / "cache.sqlite"
+    pairs, cache, threshold = pairs_file(tmp_path), tmp_path / "cache.sqlite", gc.get_threshold()
     monkeypatch.setattr(_run, "OWNS_PROCESS", False)  # restored at teardown, whatever main() sets
     assert invoke(pairs, "--method", "direct", "--cache", cache, *local(server)).exit_code == 0
-    assert gc.get_freeze_count() == 0  # run in another program's process (this test runner)
+    assert (gc.get_freeze_count(), gc.get_threshold()) == (0, threshold)  # this test runner's process
 
     monkeypatch.setattr(sys, "argv", ["faceteval", "--version"])
     with pytest.raises(SystemExit):
@@ -439,5 +440,7 @@ def test_only_the_commands_own_process_freezes_its_heap_before_a_run(
     try:
         assert invoke(pairs, "--method", "direct", "--cache", cache, *local(server)).exit_code == 0
         assert gc.get_freeze_count() > 10_000
+        assert gc.get_threshold()[0] == YOUNG_GENERATION
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)

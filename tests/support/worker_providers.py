@@ -27,9 +27,9 @@ def echo() -> ScriptedProvider:
     return ScriptedProvider(lambda request: f"{os.getpid()}: {request.messages[-1].content}")
 
 
-def frozen_heap() -> ScriptedProvider:
-    """Replies how many objects the worker's garbage collector has frozen (`gc.get_freeze_count`)."""
-    return ScriptedProvider(lambda request: str(gc.get_freeze_count()))
+def heap_settings() -> ScriptedProvider:
+    """Replies ``<objects frozen> <young-generation threshold>`` of the worker's garbage collector."""
+    return ScriptedProvider(lambda request: f"{gc.get_freeze_count()} {gc.get_threshold()[0]}")
 
 
 def failing() -> ScriptedProvider:

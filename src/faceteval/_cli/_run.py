@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
 import time
@@ -24,6 +23,7 @@ from rich.progress import (
 )
 
 from faceteval._cli._console import err_console
+from faceteval._heap import settle
 from faceteval._runner import INVALID_INPUT, JudgeOptions, RunStats, judge_each
 from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
@@ -120,18 +120,13 @@ OWNS_PROCESS = False
 
 
 def settle_heap() -> None:
-    """Keep the garbage collector's full passes off what set-up made, before a run starts.
-
-    Set-up leaves over a hundred thousand long-lived objects (the SDKs, pydantic's schemas, prompt
-    templates). A run at hundreds of calls a second allocates enough for a full pass every second or
-    two, and a pass over all of them stalls the event loop for 50-100 ms, during which no reply is
-    read. Frozen, they are skipped: a pass then takes a few milliseconds.
+    """Tune the garbage collector for the run about to start (`faceteval._heap.settle`).
 
     Only in the ``faceteval`` command's own process: a program that runs the commands in its own
-    process (a test runner, a notebook) keeps its collector as it set it, as do callers of `judge`.
+    process (a test runner, a notebook) keeps its collector as it set it.
     """
     if OWNS_PROCESS:
-        gc.freeze()
+        settle()
 
 
 def open_llm(request: RunRequest, stack: ExitStack) -> LLM:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
-import gc
 import logging
 import os
 import pickle
@@ -43,6 +42,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NoReturn
 
+from faceteval._heap import settle
 from faceteval.errors import ConfigError, FacetevalError, ProviderConnectionError
 from faceteval.llm._provider import Provider
 from faceteval.llm._types import Completion, CompletionRequest, GenerateConfig, Message
@@ -464,9 +464,7 @@ def serve(path: str) -> None:
         provider = _read_frame(stdin)()
     except BaseException as exc:
         _refuse(stdout, exc)
-    # What start-up made lives as long as the worker: keep the collector's full passes off it, or
-    # each one stalls every call in flight (see faceteval._cli._run.settle_heap).
-    gc.freeze()
+    settle()  # the collector's passes would stall every call in flight
     asyncio.run(_Server(provider, path).run(stdout))
 
 

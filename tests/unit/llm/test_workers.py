@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from faceteval._heap import YOUNG_GENERATION
 from faceteval.errors import ConfigError, ProviderConnectionError, ProviderServerError, RateLimitError
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, RetryPolicy, user
 from faceteval.llm._workers import WorkerPool
@@ -64,12 +65,15 @@ def test_workers_outlive_an_event_loop_and_serve_the_next(echo_pool: WorkerPool)
     assert len(pids(echo_pool)) == 2
 
 
-def test_a_worker_keeps_the_garbage_collector_off_what_start_up_made() -> None:
-    with WorkerPool(worker_providers.frozen_heap, 1) as pool:
+def test_a_worker_tunes_its_garbage_collector_and_the_caller_keeps_its_own() -> None:
+    threshold = gc.get_threshold()
+    with WorkerPool(worker_providers.heap_settings, 1) as pool:
         pool.start()
-        (reply,) = anyio.run(_complete_all, pool, ["how many?"])
-    assert int(reply) > 10_000  # the interpreter, faceteval and the provider's modules
-    assert gc.get_freeze_count() == 0  # and nothing in the caller's process
+        (reply,) = anyio.run(_complete_all, pool, ["settings?"])
+    frozen, young = map(int, reply.split())
+    assert frozen > 10_000  # the interpreter, faceteval and the provider's modules
+    assert young == YOUNG_GENERATION
+    assert (gc.get_freeze_count(), gc.get_threshold()) == (0, threshold)
 
 
 def test_the_pool_keeps_the_provider_name_and_cache_identity() -> None:
