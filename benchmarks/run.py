@@ -7,8 +7,14 @@ it would to any server.
 1. throughput: 2,000 DnA calls (400 pairs x (aspects + weights + 3 facet scores)) at 100 ms latency
    and concurrency 64. Target: wall time within 1.3x the ideal (calls x latency / concurrency) plus
    start-up; framework CPU under 2 ms per call.
-   The same job again with its calls made in worker processes (`--workers`, default 2); CPU is
+   The wall-time target is checked on the job as users run it, `faceteval judge` (with its default
+   response cache): the median of three runs of the time the command reports in its run record, less
+   the same for an empty input (start-up: opening the model, and the workers if any). The job is also
+   run through `faceteval.judge` in this process, where CPU is measured per call and split between
+   the SDK and faceteval.
+   All of it again with the calls made in worker processes (`--workers`, default 2); CPU is
    reported per process (this one, each worker, the server), as they share the machine's cores.
+   Its wall time is reported against the same bound, which is checked on the default only.
 2. streaming: a 100,000-line input judged with `faceteval judge` (direct, 100,000 calls, no latency).
    Target: memory flat, peak RSS under 500 MB.
 
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +40,7 @@ import anyio
 import psutil
 
 from faceteval import DnA, Instance, JudgeOptions, SQLiteCache, judge
+from faceteval._cli._run import record_path_for
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
 from faceteval.llm._openai import OpenAIProvider
 from tests.support.rule_judge import benchmark_responder
@@ -148,8 +156,9 @@ def bench_throughput(
             llm.close()
         made = sum(j.usage.calls - j.usage.cached_calls for j in judgments)
         transport = transport_cpu(base_url, pairs, concurrency) if not workers else None
-        cli = _cli_wall(base_url, pairs, concurrency, Path(tmp), workers)
+        cli = _cli_timings(base_url, pairs, concurrency, Path(tmp), workers)
     ideal = made * latency / concurrency
+    cli_run = cli["run"]
     ms = lambda seconds: round(1000 * seconds / made, 3)  # noqa: E731
     main_cpu, worker_cpu, server_cpu = cpu[0], sum(cpu[1:-1]), cpu[-1]
     result = {
@@ -158,18 +167,23 @@ def bench_throughput(
         "concurrency": concurrency,
         "workers": workers,
         "ideal_s": round(ideal, 3),
-        "wall_s": round(wall, 3),
-        "ratio_to_ideal": round(wall / ideal, 3),
-        "startup_s": round(startup, 3),
+        "cli_wall_s": cli["wall"],
+        "cli_startup_s": cli["startup"],
+        "cli_run_s": round(cli_run, 3),
+        "ratio_to_ideal": round(cli_run / ideal, 3),
+        "cli_runs_s": cli["runs"],
+        "library_wall_s": round(wall, 3),
+        "library_ratio_to_ideal": round(wall / ideal, 3),
+        "library_startup_s": round(startup, 3),
         "cpu_ms_per_call": ms(main_cpu),
         "worker_cpu_ms_per_call": [ms(c) for c in cpu[1:-1]],
         "server_cpu_ms_per_call": ms(server_cpu),
         "all_cpu_s": round(main_cpu + worker_cpu + server_cpu, 2),
-        "cli_wall_s": cli["wall"],
-        "cli_startup_s": cli["startup"],
         "ok": sum(j.status == "ok" for j in judgments),
-        "pass_wall": wall <= 1.3 * ideal,
     }
+    # The bound is checked on the default (calls in the main process); with workers it is reported:
+    # on a 2-core machine they share the cores with the main process and the server.
+    result["pass_wall" if not workers else "within_bound"] = cli_run <= 1.3 * ideal
     if transport is not None:
         result["transport_cpu_ms_per_call"] = ms(transport)
         result["framework_cpu_ms_per_call"] = ms(main_cpu - transport)
@@ -182,22 +196,40 @@ def _cpu(processes: list[psutil.Process]) -> list[float]:
     return [sum(p.cpu_times()[:2]) for p in processes]
 
 
-def _cli_wall(
-    base_url: str, pairs: list[Instance], concurrency: int, tmp: Path, workers: int
-) -> dict[str, float]:
-    """The same job through `faceteval judge`, and the command's start-up on an empty input."""
+def _cli_timings(
+    base_url: str, pairs: list[Instance], concurrency: int, tmp: Path, workers: int, runs: int = 3
+) -> dict[str, Any]:
+    """`faceteval judge` on the job and on an empty input: median times of ``runs`` each.
+
+    ``wall`` and ``startup`` are the commands' wall times; ``run`` is the job's time as the command
+    reports it in its run record (from opening the model to the last judgment written), less the same
+    on the empty input (opening the model: the workers' start-up). The interpreter's start and the
+    imports are in neither, so ``run`` does not carry their noise. Each run starts with an empty
+    response cache of its own, as a first run does.
+    """
     source, empty = tmp / "pairs.jsonl", tmp / "empty.jsonl"
     source.write_text("".join(p.model_dump_json(exclude_defaults=True) + "\n" for p in pairs))
     empty.write_text("")
-    base = judge_command(base_url, "dna", concurrency, "--no-cache", "--workers", str(workers))
-    timings = {}
-    for name, path in (("startup", empty), ("wall", source)):
-        started = time.perf_counter()
-        subprocess.run(
-            [*base, str(path), "--out", str(tmp / f"{name}.jsonl")], check=True, capture_output=True
-        )
-        timings[name] = round(time.perf_counter() - started, 3)
-    return timings
+    base = judge_command(base_url, "dna", concurrency, "--workers", str(workers))
+    walls: dict[str, list[float]] = {"startup": [], "wall": []}
+    reported: dict[str, list[float]] = {"startup": [], "wall": []}
+    for run in range(runs):
+        for name, path in (("startup", empty), ("wall", source)):
+            cache, out = tmp / f"cli-{workers}-{run}-{name}.sqlite", tmp / f"cli-{name}.jsonl"
+            started = time.perf_counter()
+            subprocess.run(
+                [*base, "--cache", str(cache), str(path), "--out", str(out)], check=True, capture_output=True
+            )
+            walls[name].append(time.perf_counter() - started)
+            record = json.loads(record_path_for(out).read_text(encoding="utf-8"))
+            reported[name].append(record["summary"]["seconds"])
+    median = lambda values: round(statistics.median(values), 3)  # noqa: E731
+    return {
+        "startup": median(walls["startup"]),
+        "wall": median(walls["wall"]),
+        "run": median(reported["wall"]) - median(reported["startup"]),
+        "runs": [round(w - s, 3) for w, s in zip(reported["wall"], reported["startup"], strict=True)],
+    }
 
 
 def bench_streaming(lines: int = 100_000, concurrency: int = 64) -> dict[str, Any]:
