@@ -8,10 +8,10 @@ it would to any server.
    and concurrency 64. Target: wall time within 1.3x the ideal (calls x latency / concurrency) plus
    start-up; framework CPU under 2 ms per call.
    The wall-time target is checked on the job as users run it, `faceteval judge` (with its default
-   response cache): the median of three runs of the time the command reports in its run record, less
-   the same for an empty input (start-up: opening the model, and the workers if any). The job is also
-   run through `faceteval.judge` in this process, where CPU is measured per call and split between
-   the SDK and faceteval.
+   response cache): the median of three runs of the time the command records in its run record, less
+   the start-up it records beside it (opening the model, and starting the workers if any). The job is
+   also run through `faceteval.judge` in this process, where CPU is measured per call and split
+   between the SDK and faceteval.
    All of it again with the calls made in worker processes (`--workers`, default 2); CPU is
    reported per process (this one, each worker, the server), as they share the machine's cores.
    Its wall time is reported against the same bound, which is checked on the default only.
@@ -199,20 +199,19 @@ def _cpu(processes: list[psutil.Process]) -> list[float]:
 def _cli_timings(
     base_url: str, pairs: list[Instance], concurrency: int, tmp: Path, workers: int, runs: int = 3
 ) -> dict[str, Any]:
-    """`faceteval judge` on the job and on an empty input: median times of ``runs`` each.
+    """`faceteval judge` on the job: median times of ``runs``, and the command's start-up on an empty input.
 
-    ``wall`` and ``startup`` are the commands' wall times; ``run`` is the job's time as the command
-    reports it in its run record (from opening the model to the last judgment written), less the same
-    on the empty input (opening the model: the workers' start-up). The interpreter's start and the
-    imports are in neither, so ``run`` does not carry their noise. Each run starts with an empty
-    response cache of its own, as a first run does.
+    ``wall`` and ``startup`` are the commands' wall times. ``run`` is the job's time as the command
+    records it in its run record: the whole run less its start-up (opening the model, and starting
+    the workers if any); the interpreter's start and the imports are in neither. Each run starts with
+    an empty response cache of its own, as a first run does.
     """
     source, empty = tmp / "pairs.jsonl", tmp / "empty.jsonl"
     source.write_text("".join(p.model_dump_json(exclude_defaults=True) + "\n" for p in pairs))
     empty.write_text("")
     base = judge_command(base_url, "dna", concurrency, "--workers", str(workers))
     walls: dict[str, list[float]] = {"startup": [], "wall": []}
-    reported: dict[str, list[float]] = {"startup": [], "wall": []}
+    jobs: list[float] = []
     for run in range(runs):
         for name, path in (("startup", empty), ("wall", source)):
             cache, out = tmp / f"cli-{workers}-{run}-{name}.sqlite", tmp / f"cli-{name}.jsonl"
@@ -221,14 +220,13 @@ def _cli_timings(
                 [*base, "--cache", str(cache), str(path), "--out", str(out)], check=True, capture_output=True
             )
             walls[name].append(time.perf_counter() - started)
-            record = json.loads(record_path_for(out).read_text(encoding="utf-8"))
-            reported[name].append(record["summary"]["seconds"])
-    median = lambda values: round(statistics.median(values), 3)  # noqa: E731
+        summary = json.loads(record_path_for(out).read_text(encoding="utf-8"))["summary"]
+        jobs.append(round(summary["seconds"] - summary["start_seconds"], 3))
     return {
-        "startup": median(walls["startup"]),
-        "wall": median(walls["wall"]),
-        "run": median(reported["wall"]) - median(reported["startup"]),
-        "runs": [round(w - s, 3) for w, s in zip(reported["wall"], reported["startup"], strict=True)],
+        "startup": round(statistics.median(walls["startup"]), 3),
+        "wall": round(statistics.median(walls["wall"]), 3),
+        "run": statistics.median(jobs),
+        "runs": jobs,
     }
 
 

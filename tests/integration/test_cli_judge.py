@@ -407,17 +407,19 @@ def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
 
 def test_worker_processes_give_the_same_judgments(tmp_path: Path, server: LLMServer) -> None:
     path = pairs_file(tmp_path)
-    runs, calls = {}, {}
+    runs, calls, seconds = {}, {}, {}
     for workers in ("0", "2"):
         out, before = tmp_path / f"workers-{workers}.jsonl", len(server.requests)
         flags = ["--method", "dna", "--swap", "--no-cache", "--workers", workers, "--quiet"]
         result = invoke(path, *local(server), *flags, "--out", out)
         assert result.exit_code == 0, result.output
         runs[workers], calls[workers] = read_jsonl(out), len(server.requests) - before
-        assert (
-            json.loads((tmp_path / f"workers-{workers}.run.json").read_text())["summary"]["calls"]
-            == calls[workers]
-        )
+        summary = json.loads((tmp_path / f"workers-{workers}.run.json").read_text())["summary"]
+        assert summary["calls"] == calls[workers]
+        seconds[workers] = (summary["start_seconds"], summary["seconds"])
+    # the record tells start-up (opening the model, starting its workers) apart from the whole run
+    assert 0 <= seconds["0"][0] < seconds["0"][1] and 0 < seconds["2"][0] < seconds["2"][1]
+    assert seconds["2"][0] > seconds["0"][0] + 0.2  # two interpreters started and ready
     fields = ("id", "status", "verdict", "scores", "facets", "orders")
     assert [{f: j[f] for f in fields} for j in runs["2"]] == [{f: j[f] for f in fields} for j in runs["0"]]
     assert (

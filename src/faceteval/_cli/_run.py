@@ -70,6 +70,8 @@ class RunResult:
     stopped: FacetevalError | None = None
     """The error that stopped the run early, if one did."""
     elapsed: float = 0.0
+    start: float = 0.0
+    """Of ``elapsed``, the seconds spent opening the model (and starting its worker processes)."""
     instances: int = 0
     record_path: Path | None = None
 
@@ -88,6 +90,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
     clock = time.perf_counter()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
+        result.start = time.perf_counter() - clock
         out = None if request.dry_run else open_output(request.out, stack)
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("judging", total=result.instances or None)
@@ -256,6 +259,7 @@ def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: dat
             "output_tokens": total.output_tokens,
             "cost_usd": total.cost_usd if total.cost_known else None,
             "seconds": round(result.elapsed, 3),
+            "start_seconds": round(result.start, 3),
         },
     }
     path = record_path_for(request.out)
