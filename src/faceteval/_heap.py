@@ -3,13 +3,14 @@
 Start-up leaves over a hundred thousand long-lived objects (the SDKs, pydantic's schemas, prompt
 templates); a run at hundreds of calls a second then allocates and frees millions of short-lived ones.
 With the interpreter's defaults, the collector stops the event loop for a young-generation pass every
-700 allocations (about 200 passes a second here) and for full passes over everything (50-100 ms each,
-during which no reply is read). `settle`, called once set-up is done, freezes what exists (full passes
-skip it) and makes young passes rarer. In the engine benchmark (`make bench`) a run then makes about
-10 young passes instead of 200, and uses 7-15% less CPU than with the freeze alone. Memory is not at
-stake: a young generation of 10,000 objects is a few megabytes.
+700 allocations (about 200 passes in the engine benchmark's 4-second run) and for full passes over
+everything (50-100 ms each, during which no reply is read). `settle`, called once set-up is done,
+freezes what exists (full passes skip it) and makes young passes rarer: the benchmark's run then makes
+about 10 young passes instead of 200, and uses 7-15% less CPU than with the freeze alone. Memory is
+not at stake: a young generation of 10,000 objects is a few megabytes.
 
-Library callers (`faceteval.judge`) keep their process's settings; they may call `settle` themselves.
+Library callers (`faceteval.judge`) keep their process's settings; the README's Python section gives
+them the same two calls.
 """
 
 from __future__ import annotations

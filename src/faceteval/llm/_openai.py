@@ -78,7 +78,8 @@ class OpenAIProvider:
     ) -> None:
         self._name = name
         self._base_url = base = (base_url or OPENAI_BASE_URL).rstrip("/")
-        self._completions_url = f"{base}/chat/completions"  # absolute: the SDK then parses one URL, not two
+        # Absolute: the SDK then does not merge a path with the base URL at every call.
+        self._completions_url = f"{base}/chat/completions"
         # Each event loop gets its own client; what is costly to make (the TLS context) is made
         # here, once, so that a run's first calls do not pay for it.
         make_http_client = _http_client_factory() if http_client is None else lambda: http_client
