@@ -6,7 +6,7 @@ With the interpreter's defaults, the collector stops the event loop for a young-
 700 allocations (about 200 passes in the engine benchmark's 4-second run) and for full passes over
 everything (50-100 ms each, during which no reply is read). `settle`, called once set-up is done,
 freezes what exists (full passes skip it) and makes young passes rarer: the benchmark's run then makes
-about 10 young passes instead of 200, and uses 7-15% less CPU than with the freeze alone. Memory is
+about 10 young passes instead of 200, and used 7-16% less CPU than with the freeze alone. Memory is
 not at stake: a young generation of 10,000 objects is a few megabytes.
 
 Library callers (`faceteval.judge`) keep their process's settings; the README's Python section gives
