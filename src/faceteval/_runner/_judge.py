@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from statistics import fmean
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -25,6 +25,8 @@ INVALID_INPUT = "invalid input: "
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,64 +93,91 @@ async def judge_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     memo = QueryMemo(options.memo_size)
-    room = anyio.Semaphore(options.window or max(4 * llm.concurrency, 32))
-    emitter = _InOrder(room, sink, RunStats() if stats is None else stats, options.abort_after)
+    emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 
-    async def work(seq: int, item: Item) -> None:
+    async def work(item: Item) -> tuple[Judgment, list[TraceEntry], bool]:
         if isinstance(item, InputError):
-            emitter.finish(seq, _invalid(item, method.name), [], invalid=True)
-        else:
-            judgment, entries = await judge_instance(item, method, llm, memo, options)
-            emitter.finish(seq, judgment, entries, invalid=False)
+            return _invalid(item, method.name), [], True
+        judgment, entries = await judge_instance(item, method, llm, memo, options)
+        return judgment, entries, False
+
+    await in_order(items, work, emitter.emit, window=options.window or default_window(llm))
+    return emitter.stats
+
+
+def default_window(llm: LLM) -> int:
+    """Items in flight at once when a run does not say: four times the LLM's concurrency, at least 32."""
+    return max(4 * llm.concurrency, 32)
+
+
+async def in_order(
+    items: Iterable[T],
+    work: Callable[[T], Awaitable[R]],
+    emit: Callable[[R], None],
+    *,
+    window: int,
+) -> None:
+    """``work`` on each item, at most ``window`` at once, handing each result to ``emit`` in input order.
+
+    Memory stays bounded by the window: an item starts only when an earlier one has been emitted.
+    If ``emit`` raises (a run aborted), the run stops with that error, and nothing more is emitted:
+    a task that finishes before the cancellation reaches it must not add to what was reported.
+
+    Raises:
+        BaseException: The one error that stopped the run (see `unwrap_group`).
+    """
+    room = anyio.Semaphore(window)
+    finished: dict[int, R] = {}
+    emitted = 0
+    stopped = False
+
+    async def run(seq: int, item: T) -> None:
+        nonlocal emitted, stopped
+        result = await work(item)
+        if stopped:
+            return
+        finished[seq] = result
+        while emitted in finished:
+            ready = finished.pop(emitted)
+            emitted += 1
+            room.release()
+            try:
+                emit(ready)
+            except BaseException:
+                stopped = True
+                raise
 
     try:
         async with anyio.create_task_group() as group:
             for seq, item in enumerate(items):
                 await room.acquire()
-                group.start_soon(work, seq, item)
+                group.start_soon(run, seq, item)
     except BaseExceptionGroup as failure:
         raise unwrap_group(failure) from None
-    return emitter.stats
 
 
-class _InOrder:
-    """Hands finished judgments on in input order, counts them, and stops a run that keeps failing."""
+class _Emitter:
+    """Counts judgments as they are handed on, passes them to the sink, and stops a run that keeps failing."""
 
-    def __init__(self, room: anyio.Semaphore, sink: Sink | None, stats: RunStats, abort_after: int) -> None:
-        self.room = room
+    def __init__(self, sink: Sink | None, stats: RunStats, abort_after: int) -> None:
         self.sink = sink
         self.stats = stats
         self.abort_after = abort_after
-        self.finished: dict[int, tuple[Judgment, list[TraceEntry], bool]] = {}
-        self.next = 0
         self.failing = 0
-        self.aborted = False
 
-    def finish(self, seq: int, judgment: Judgment, entries: list[TraceEntry], *, invalid: bool) -> None:
-        """Record judgment ``seq``; emit it and every later one that is ready.
-
-        Once the run is aborted nothing more is emitted: a task that finishes before the abort's
-        cancellation reaches it must not add to what the summary reports.
-        """
-        if self.aborted:
-            return
-        self.finished[seq] = (judgment, entries, invalid)
-        while self.next in self.finished:
-            judgment, entries, invalid = self.finished.pop(self.next)
-            self.next += 1
-            self.room.release()
-            self.stats.add(judgment, entries, invalid=invalid)
-            if self.sink is not None:
-                self.sink(judgment)
-            if not invalid:
-                self.failing = self.failing + 1 if judgment.status == "error" else 0
-            if self.abort_after and self.failing >= self.abort_after:
-                self.aborted = True
-                raise RunAborted(
-                    f"stopped after {self.failing} instances in a row failed (the last: {judgment.error})\n"
-                    "Judgments so far are written and every reply received is cached: "
-                    "fix the cause and re-run the same command."
-                )
+    def emit(self, done: tuple[Judgment, list[TraceEntry], bool]) -> None:
+        judgment, entries, invalid = done
+        self.stats.add(judgment, entries, invalid=invalid)
+        if self.sink is not None:
+            self.sink(judgment)
+        if not invalid:
+            self.failing = self.failing + 1 if judgment.status == "error" else 0
+        if self.abort_after and self.failing >= self.abort_after:
+            raise RunAborted(
+                f"stopped after {self.failing} instances in a row failed (the last: {judgment.error})\n"
+                "Judgments so far are written and every reply received is cached: "
+                "fix the cause and re-run the same command."
+            )
 
 
 def unwrap_group(failure: BaseExceptionGroup[BaseException]) -> BaseException:

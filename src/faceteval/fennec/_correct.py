@@ -42,9 +42,10 @@ from faceteval._runner import (
     JudgeOptions,
     RunAborted,
     StageStats,
+    default_window,
+    in_order,
     judge_instance,
     total_of,
-    unwrap_group,
     usage_of,
 )
 from faceteval.aggregation import weighted_sum
@@ -466,24 +467,17 @@ async def correct_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     memo = QueryMemo()
-    room = anyio.Semaphore(options.window or max(4 * llm.concurrency, 32))
-    emitter = _InOrder(room, sink, CorrectionStats() if stats is None else stats, options.abort_after)
+    emitter = _Emitter(sink, CorrectionStats() if stats is None else stats, options.abort_after)
 
-    async def work(seq: int, item: Correctable) -> None:
+    async def work(item: Correctable) -> list[_Done] | None:
         if item.judgment.status != "ok" or item.instance is None:
-            emitter.finish(seq, None)
-            return
+            return None
         n = item.instance.n_candidates
-        thunks = [partial(_correct_response, item, m, llm, memo, options) for m in range(1, n + 1)]
-        emitter.finish(seq, await gather(thunks))
+        return await gather(
+            [partial(_correct_response, item, m, llm, memo, options) for m in range(1, n + 1)]
+        )
 
-    try:
-        async with anyio.create_task_group() as group:
-            for seq, item in enumerate(items):
-                await room.acquire()
-                group.start_soon(work, seq, item)
-    except BaseExceptionGroup as failure:
-        raise unwrap_group(failure) from None
+    await in_order(items, work, emitter.emit, window=options.window or default_window(llm))
     return emitter.stats
 
 
@@ -514,37 +508,25 @@ def correct(
 _Done = tuple[Correction, list[TraceEntry]]
 
 
-class _InOrder:
-    """Hands finished responses on in input order, counts them, and stops a run that keeps failing."""
+class _Emitter:
+    """Counts responses as they are handed on, passes them to the sink, and stops a run that keeps failing."""
 
     def __init__(
-        self,
-        room: anyio.Semaphore,
-        sink: Callable[[Correction], None] | None,
-        stats: CorrectionStats,
-        abort_after: int,
+        self, sink: Callable[[Correction], None] | None, stats: CorrectionStats, abort_after: int
     ) -> None:
-        self.room = room
         self.sink = sink
         self.stats = stats
         self.abort_after = abort_after
-        self.finished: dict[int, list[_Done] | None] = {}
-        self.next = 0
         self.failing = 0
 
-    def finish(self, seq: int, done: list[_Done] | None) -> None:
-        """Record item ``seq`` (None: a skipped judgment); emit it and every later one that is ready."""
-        self.finished[seq] = done
-        while self.next in self.finished:
-            ready = self.finished.pop(self.next)
-            self.next += 1
-            self.room.release()
-            if ready is None:
-                self.stats.skip()
-                continue
-            self.stats.judgments += 1
-            for correction, entries in ready:
-                self._emit(correction, entries)
+    def emit(self, done: list[_Done] | None) -> None:
+        """Hand on one item's corrections (None: a judgment that was skipped)."""
+        if done is None:
+            self.stats.skip()
+            return
+        self.stats.judgments += 1
+        for correction, entries in done:
+            self._emit(correction, entries)
 
     def _emit(self, correction: Correction, entries: list[TraceEntry]) -> None:
         self.stats.add(correction, entries)
