@@ -26,7 +26,7 @@ from faceteval._cli._run import (
     progress_bar,
     record_header,
     record_path_for,
-    settle_heap,
+    run_until_stopped,
 )
 from faceteval._runner import StageStats
 from faceteval.datasets import judged_input
@@ -159,13 +159,8 @@ def run_correct(
             out.flush()
             progress.advance(task)
 
-        settle_heap()
         try:
-            anyio.run(_correct, items, llm, options, sink, run.stats)
-        except KeyboardInterrupt:
-            run.interrupted = True
-        except FacetevalError as exc:  # the run stopped: the summary still shows what was done
-            run.stopped = exc
+            run_until_stopped(run, _correct, items, llm, options, sink, run.stats)
         finally:
             run.elapsed = time.perf_counter() - clock
             paths = {"judgments": judgments_path, "input": input_path, "output": request.out}

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import anyio
 from rich.progress import (
@@ -104,18 +104,35 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
             progress.advance(task)
 
         options = JudgeOptions(swap=request.swap, trace=request.trace)
-        settle_heap()
         try:
-            anyio.run(_judge, items, request.method, llm, options, sink, result.stats)
-        except KeyboardInterrupt:
-            result.interrupted = True
-        except FacetevalError as exc:  # the run stopped: the summary still shows what was done
-            result.stopped = exc
+            run_until_stopped(result, _judge, items, request.method, llm, options, sink, result.stats)
         finally:
             result.elapsed = time.perf_counter() - clock
             if request.out is not None and not request.dry_run:
                 result.record_path = _write_record(request, llm, result, started)
     return result
+
+
+class Outcome(Protocol):
+    """How a run ended, as the summary and the run record report it."""
+
+    interrupted: bool
+    stopped: FacetevalError | None
+
+
+def run_until_stopped(outcome: Outcome, main: Callable[..., Awaitable[None]], *args: Any) -> None:
+    """``anyio.run(main, *args)`` once the collector is settled (`settle_heap`).
+
+    Ctrl-C and an error that stops the run early are set on ``outcome`` rather than raised: the
+    summary and the run record still show what was done.
+    """
+    settle_heap()
+    try:
+        anyio.run(main, *args)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    except FacetevalError as exc:
+        outcome.stopped = exc
 
 
 OWNS_PROCESS = False
