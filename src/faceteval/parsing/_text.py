@@ -71,7 +71,7 @@ def _loads(text: str) -> tuple[bool, object]:
     """Decode JSON, or a Python literal as some models write it; ``(False, None)`` if neither."""
     try:
         return True, json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the decoder goes
         pass
     try:
         return True, ast.literal_eval(text)
@@ -114,6 +114,8 @@ def _inline_json(text: str, opening: str, fenced: list[tuple[int, int]]) -> list
             value, end = decoder.raw_decode(text, position)
         except ValueError:
             continue
+        except RecursionError:  # nested past the decoder's depth: every later start nests as deep
+            break
         if isinstance(value, dict | list) and value:
             blocks.append(JsonBlock(value, position, end, "inline"))
             resume = end

@@ -108,3 +108,38 @@ def test_criteria_are_criterion_models() -> None:
         Criterion(name="Accuracy", description="the facts are right"),
         Criterion(name="Is it short?"),
     )
+
+
+NESTED_TOO_DEEP = [
+    pytest.param("[" * 3000, id="whole-reply"),
+    pytest.param("Sure, here it is: " + "[[" * 2000, id="inline-lists"),
+    pytest.param('Weights: {"a": ' * 2000, id="inline-objects"),
+    pytest.param("```json\n" + "{" * 3000 + "\n```", id="fenced"),
+]
+
+
+@pytest.mark.parametrize("text", NESTED_TOO_DEEP)
+@pytest.mark.parametrize(
+    "parser",
+    [
+        ScoreParser(["Response 1", "Response 2"]),
+        WeightParser(["Accuracy", "Helpfulness"]),
+        CriteriaParser(3),
+    ],
+    ids=type,
+)
+def test_json_nested_deeper_than_the_decoder_goes_is_a_parse_failure(
+    parser: ScoreParser | WeightParser | CriteriaParser, text: str
+) -> None:
+    # A small model stuck repeating brackets until max_tokens: the decoder's RecursionError must not
+    # escape (it would end the whole run instead of this one judgment).
+    with pytest.raises(ParseError) as caught:
+        parser.parse(text)
+    assert caught.value.raw == text
+
+
+def test_values_before_a_nest_too_deep_are_still_read() -> None:
+    assert ScoreParser(["Response 1", "Response 2"]).parse("Scores: 8 6\n" + '{"a": ' * 3000).values == (
+        8.0,
+        6.0,
+    )
