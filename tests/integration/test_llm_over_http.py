@@ -72,6 +72,25 @@ async def test_bad_bodies_are_errors_not_replies(llm_server: LLMServer) -> None:
         await llm.aclose()
 
 
+async def test_a_reply_with_half_a_character_is_cached_with_the_replacement_character(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    body = (
+        '{"model": "judge", "choices": [{"index": 0, "finish_reason": "length", '
+        '"message": {"role": "assistant", "content": "8 6\\n\\ud83d\\ude00 cut \\ud83d"}}]}'
+    )
+    llm_server.enqueue(RawBody(body, content_type="application/json"))
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        llm = llm_for(llm_server, cache=cache)
+        try:
+            first = await llm.generate([user("rate these")])
+            again = await llm.generate([user("rate these")])
+        finally:
+            await llm.aclose()
+    assert first.completion.text == again.completion.text == "8 6\n\N{GRINNING FACE} cut \ufffd"
+    assert again.cached and len(llm_server.requests) == 1
+
+
 def test_dna_over_http_then_again_from_cache(tmp_path: Path) -> None:
     rule = RuleJudge(quality={"good": 8, "bad": 3})
     pairs = [Instance(id=str(i), query=f"Q{i % 2}", candidates=("good", "bad")) for i in range(4)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,9 +11,71 @@ from typing import Any
 
 from faceteval.errors import InputError
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
-def read_json(path: Path) -> Any:
-    """A whole JSON file; a broken file raises `InputError` with the line of the problem."""
+
+class UnpairedSurrogate(ValueError):
+    """JSON that decodes to a string holding half of a character (an escape such as ``\\ud83d`` alone).
+
+    Valid JSON syntax, but not text: it cannot be written out as UTF-8, so it is refused where it is
+    read, with the field it is in, rather than failing later in the output.
+    """
+
+    def __init__(self, field: str | None, value: Any) -> None:
+        self.field = field
+        self.value = value
+        """What was decoded."""
+        self.problem = (
+            "holds half of a character (an unpaired surrogate escape such as \\ud83d, "
+            "often an emoji cut in two), which is not text"
+        )
+        super().__init__(f"{field or 'the value'} {self.problem}")
+
+
+def decode_json(text: str, *, text_only: bool = True) -> Any:
+    """``json.loads(text)``, refusing strings that are not text (unless not ``text_only``).
+
+    Raises:
+        json.JSONDecodeError: ``text`` is not JSON.
+        UnpairedSurrogate: A string in it holds half of a character; its ``field`` says where.
+    """
+    value = json.loads(text)
+    if text_only and _SURROGATE_ESCAPE.search(text) is not None:
+        check_text(value)
+    return value
+
+
+def check_text(value: Any) -> None:
+    """Raise `UnpairedSurrogate` if a string in a decoded JSON ``value`` (keys included) is not text."""
+    if (where := _unpaired(value, "")) is not None:
+        raise UnpairedSurrogate(where or None, value)
+
+
+def _unpaired(value: Any, where: str) -> str | None:
+    """The dotted path of the first string in ``value`` (keys included) that is not text, else None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{where}.{key}" if where else str(key)
+            if (found := _unpaired(key, inner)) is not None or (found := _unpaired(item, inner)) is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if (found := _unpaired(item, f"{where}.{index}" if where else str(index))) is not None:
+                return found
+    return None
+
+
+def read_json(path: Path, *, text_only: bool = True) -> Any:
+    """A whole JSON file; a broken file raises `InputError` with the line of the problem.
+
+    With ``text_only`` a string that is not text (see `UnpairedSurrogate`) fails the whole file;
+    without, the caller checks the parts it reads with `check_text`.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -20,10 +83,12 @@ def read_json(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(str(path), None, None, f"not UTF-8 text ({exc.reason})") from exc
     try:
-        return json.loads(text)
+        return decode_json(text, text_only=text_only)
     except json.JSONDecodeError as exc:
         problem = f"not valid JSON: {exc.msg} (column {exc.colno})"
         raise InputError(str(path), exc.lineno, None, problem) from exc
+    except UnpairedSurrogate as exc:
+        raise InputError(str(path), None, exc.field, exc.problem) from None
 
 
 def read_json_object(path: Path) -> dict[str, Any]:
@@ -45,9 +110,11 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = decode_json(line)
             except json.JSONDecodeError as exc:
                 raise InputError(str(path), line_no, None, f"not valid JSON: {exc.msg}") from exc
+            except UnpairedSurrogate as exc:
+                raise InputError(str(path), line_no, exc.field, exc.problem) from None
             if not isinstance(record, dict):
                 raise InputError(str(path), line_no, None, "expected a JSON object")
             yield line_no, record

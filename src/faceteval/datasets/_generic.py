@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from faceteval.core import Instance
-from faceteval.datasets._files import read_json
+from faceteval.datasets._files import UnpairedSurrogate, check_text, decode_json, read_json
 from faceteval.datasets._jsonl import _describe, read_instances
 from faceteval.errors import ConfigError, InputError
 
@@ -407,10 +407,13 @@ def _jsonl_records(name: str) -> Iterator[tuple[int, dict[str, Any] | InputError
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = decode_json(line)
         except json.JSONDecodeError as exc:
             problem = f"not valid JSON: {exc.msg} (column {exc.colno})"
             yield line_no, InputError(name, line_no, None, problem)
+            continue
+        except UnpairedSurrogate as exc:
+            yield line_no, InputError(name, line_no, exc.field, exc.problem)
             continue
         if not isinstance(record, dict):
             problem = f"expected a JSON object, got {type(record).__name__}"
@@ -420,10 +423,15 @@ def _jsonl_records(name: str) -> Iterator[tuple[int, dict[str, Any] | InputError
 
 
 def _array_records(name: str) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    data = read_json(Path(name))
+    data = read_json(Path(name), text_only=False)  # checked record by record: one bad one fails alone
     if not isinstance(data, list):
         raise InputError(name, None, None, f"expected a JSON array of objects, got {type(data).__name__}")
     for position, record in enumerate(data, start=1):
+        try:
+            check_text(record)
+        except UnpairedSurrogate as exc:
+            yield position, InputError(name, position, exc.field, f"record {position}: {exc.problem}")
+            continue
         if isinstance(record, dict):
             yield position, record
         else:

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from faceteval.core import Instance, Judgment
+from faceteval.datasets._files import UnpairedSurrogate, decode_json
 from faceteval.errors import InputError
 
 MAX_PROBLEMS_PER_LINE = 3
@@ -42,9 +43,14 @@ def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
 
 def _read_line(path: str, line_no: int, line: str, seen: dict[str, int]) -> Instance | InputError:
     try:
-        record = json.loads(line)
+        record = decode_json(line)
     except json.JSONDecodeError as exc:
         return InputError(path, line_no, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    except UnpairedSurrogate as exc:
+        known = isinstance(exc.value, dict) and exc.field != "id"
+        return InputError(
+            path, line_no, exc.field, exc.problem, record_id=_record_id(exc.value) if known else None
+        )
     if not isinstance(record, dict):
         return InputError(path, line_no, None, f"expected a JSON object, got {type(record).__name__}")
     record_id = _record_id(record)

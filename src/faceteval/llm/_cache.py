@@ -41,7 +41,7 @@ def cache_key(identity: str, request: CompletionRequest) -> str:
     }
     digest = hashlib.sha256(json.dumps(head, sort_keys=True, separators=(",", ":")).encode("utf-8"))
     for message in request.messages:
-        content = message.content.encode("utf-8")
+        content = message.content.encode("utf-8", "surrogatepass")  # never fails; the same bytes for text
         digest.update(f"\n{message.role}:{len(content)}:".encode())
         digest.update(content)
     return digest.hexdigest()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import random
@@ -23,6 +24,7 @@ from faceteval.llm._types import (
     CompletionRequest,
     GenerateConfig,
     Message,
+    TokenLogprob,
 )
 from faceteval.llm._workers import WorkerPool
 
@@ -61,6 +63,42 @@ class RetryPolicy:
 
 
 DEFAULT_RETRY = RetryPolicy()
+
+
+def _as_text(completion: Completion) -> Completion:
+    """``completion`` with each half of a character in it replaced by U+FFFD (the replacement character).
+
+    A server may send one as a JSON escape (``\\ud83d`` alone: an emoji cut at ``max_tokens``).
+    It is not text: it could be neither cached, nor written to a JSON Lines file, nor shown.
+    Two halves that make a character are joined.
+    """
+    logprobs = completion.logprobs
+    if _is_text(completion.text) and (
+        logprobs is None or all(_is_text(t.token) and all(_is_text(a) for a, _ in t.top) for t in logprobs)
+    ):
+        return completion
+    return dataclasses.replace(
+        completion,
+        text=_repair(completion.text),
+        logprobs=None
+        if logprobs is None
+        else tuple(
+            TokenLogprob(_repair(t.token), t.logprob, tuple((_repair(a), p) for a, p in t.top))
+            for t in logprobs
+        ),
+    )
+
+
+def _repair(value: str) -> str:
+    return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +224,7 @@ class LLM:
         if self.dry_run:
             return self._plan(request, example)
         completion, attempts = await self._call(request)
+        completion = _as_text(completion)
         if self.cache is not None:
             self.cache.put(key, completion, identity=self.identity, model=self.spec.model)
         return Exchange(request.messages, completion, cost_usd=self._cost(completion), attempts=attempts)

@@ -420,3 +420,19 @@ def test_malformed_options_are_config_errors(
 ) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_field_options(options, label_map=label_map, label_base=label_base)
+
+
+def test_half_a_character_is_refused_with_its_line_or_record_and_field(tmp_path: Path) -> None:
+    good = {"prompt": "Q", "response_a": "a", "response_b": "b", "winner": "model_a"}
+    lines = jsonl(tmp_path / "set.jsonl", good, {**good, "response_b": "cut \ud83d"}, good)
+    instances, errors = split(list(load_labelled(lines)))
+    assert [i.id for i in instances] == ["1", "3"]
+    assert [(e.line, e.field) for e in errors] == [(2, "response_b")]
+    assert "holds half of a character" in errors[0].problem
+
+    array = tmp_path / "set.json"
+    array.write_text(json.dumps([good, {**good, "prompt": "\udc00"}, good]), encoding="utf-8")
+    instances, errors = split(list(load_labelled(array)))
+    assert [i.id for i in instances] == ["1", "3"]
+    assert [(e.path, e.line, e.field) for e in errors] == [(str(array), 2, "prompt")]
+    assert errors[0].problem.startswith("record 2: holds half of a character")

@@ -90,3 +90,31 @@ def test_criteria_file_errors(tmp_path: Path, text: str, message: str) -> None:
     path.write_text(text)
     with pytest.raises(InputError, match=message):
         load_criteria(path)
+
+
+def test_half_a_character_is_refused_with_its_field_and_a_whole_one_is_kept(tmp_path: Path) -> None:
+    # "\ud83d" alone is valid JSON syntax but not text (half of an emoji): it could not be written to
+    # the output, so the line is refused where it is read. "\ud83d\ude00" is one character.
+    path = write(
+        tmp_path / "p.jsonl",
+        [
+            '{"id": "a", "query": "Q \\ud83d\\ude00", "candidates": ["x", "y"]}',
+            '{"id": "b", "query": "Q", "candidates": ["x", "cut \\ud83d"]}',
+            '{"id": "c", "query": "Q", "candidates": ["x"], "metadata": {"note": ["ok", "\\udc00"]}}',
+            '{"id": "\\udc00", "query": "Q", "candidates": ["x"]}',
+            good(5),
+        ],
+    )
+    first, *errors, last = read_instances(path)
+    assert isinstance(first, Instance) and first.query == "Q \N{GRINNING FACE}"
+    assert isinstance(last, Instance) and last.id == "q5"
+    assert all(isinstance(e, InputError) for e in errors)
+    assert [(e.line, e.field, e.record_id) for e in errors] == [  # type: ignore[union-attr]
+        (2, "candidates.1", "b"),
+        (3, "metadata.note.1", "c"),
+        (4, "id", None),
+    ]
+    assert str(errors[0]) == (
+        f"{path}:2: field 'candidates.1': holds half of a character (an unpaired surrogate escape "
+        "such as \\ud83d, often an emoji cut in two), which is not text"
+    )

@@ -235,3 +235,15 @@ def test_openai_base_url_comes_from_the_environment_mapping() -> None:
     llm = LLM.from_spec("openai:judge", env={"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"})
     assert llm.identity == "openai@http://127.0.0.1:8000/v1"
     assert LLM.from_spec("openai:judge", env={}, base_url="http://h:1/v1").identity == "openai@http://h:1/v1"
+
+
+async def test_half_a_character_in_a_reply_becomes_the_replacement_character(tmp_path: Path) -> None:
+    # A server may escape an emoji cut at max_tokens as "\ud83d" alone: not text, so it could not
+    # be cached or written out. The wrapper hands on, and caches, the reply with U+FFFD in its place.
+    provider = ScriptedProvider.sequence(["8 6\ncut \ud83d\ude00 \ud83d"])
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        llm = make(provider, cache=cache)
+        fresh = await llm.generate([user("rate \udc00")])  # a prompt that is not text is still keyed
+        again = await llm.generate([user("rate \udc00")])
+    assert fresh.completion.text == again.completion.text == "8 6\ncut \N{GRINNING FACE} \ufffd"
+    assert again.cached and len(provider.requests) == 1
