@@ -33,7 +33,8 @@ class QueryMemo:
 
     The first instance to ask computes; instances asking meanwhile wait for it. At most
     ``capacity`` results are kept (least recently used first out); an evicted result is recomputed
-    on demand, which the response cache answers without a call.
+    on demand, which the response cache answers without a call. A provider failure (the server
+    down past every retry) goes to those waiting but is not kept: the next instance tries again.
     """
 
     def __init__(self, capacity: int = DEFAULT_MEMO_SIZE) -> None:
@@ -50,14 +51,15 @@ class QueryMemo:
             if box:
                 return box[0], False
             return await self.get(key, compute)  # the computing caller was cancelled: try again
-        done, box = self._slots[key] = (anyio.Event(), [])
+        slot = self._slots[key] = (anyio.Event(), [])
+        done, box = slot
         while len(self._slots) > self.capacity:
             self._slots.popitem(last=False)
         try:
             box.append(await compute())
         finally:
-            if not box:
-                self._slots.pop(key, None)
+            if (not box or isinstance(box[0].error, ProviderError)) and self._slots.get(key) is slot:
+                del self._slots[key]
             done.set()
         return box[0], True
 

@@ -4,7 +4,8 @@ import pytest
 
 from faceteval import CoT, Direct, DnA, Instance, JudgeOptions, Judgment, Method, create_method, judge
 from faceteval.core import Criterion
-from faceteval.llm import LLM, ModelSpec, ScriptedProvider
+from faceteval.errors import ProviderServerError
+from faceteval.llm import LLM, CompletionRequest, ModelSpec, RetryPolicy, ScriptedProvider
 from tests.support.rule_judge import RuleJudge
 
 ASPECTS = ("Is it correct?", "Is it concise?", "Is it polite?")
@@ -167,3 +168,38 @@ def test_a_method_is_rebuilt_from_its_description(method: Method) -> None:
     rebuilt = create_method(described["name"], **described["params"])
     assert rebuilt == method
     assert rebuilt.describe() == described
+
+
+def test_a_provider_failure_in_shared_work_fails_its_instance_only() -> None:
+    # The weights call for the query fails past its retries once (the server was down). The
+    # instance that asked gets the error; the next instance with the same query asks again.
+    rule = RuleJudge(aspects=ASPECTS, quality={"a": 7, "b": 5})
+    answer = rule.for_provider()
+    failures = [ProviderServerError("503 from the server", status=503)]
+
+    def flaky(request: CompletionRequest) -> str | ProviderServerError:
+        reply = answer(request)
+        return failures.pop() if rule.calls[-1] == "dna.weights" and failures else reply
+
+    llm = LLM(ScriptedProvider(flaky), ModelSpec("scripted", "judge"), retry=RetryPolicy(max_retries=0))
+    instances = [pair(i, "a", "b", query="Same question") for i in range(3)]
+    judgments = judge(instances, DnA(), llm, options=JudgeOptions(window=1))
+    assert [j.status for j in judgments] == ["error", "ok", "ok"]
+    assert "503 from the server" in (judgments[0].error or "")
+    assert rule.calls.count("dna.weights") == 2  # the failed one, then one shared by the other two
+    assert rule.calls.count("dna.aspects") == 1  # what succeeded is still shared
+
+
+def test_an_unreadable_reply_in_shared_work_is_shared_not_asked_again() -> None:
+    rule = RuleJudge(aspects=ASPECTS, quality={"a": 7, "b": 5})
+    answer = rule.for_provider()
+
+    def no_weights(request: CompletionRequest) -> str:
+        reply = answer(request)
+        return "I would weigh them all the same." if rule.calls[-1] == "dna.weights" else reply
+
+    llm = LLM(ScriptedProvider(no_weights), ModelSpec("scripted", "judge"))
+    instances = [pair(i, "a", "b", query="Same question") for i in range(3)]
+    judgments = judge(instances, DnA(), llm, options=JudgeOptions(window=1))
+    assert [j.status for j in judgments] == ["parse_error"] * 3
+    assert rule.calls.count("dna.weights") == 2  # the reply and its one re-ask, shared by all three
