@@ -34,7 +34,7 @@ def score_value(words: str = "") -> str:
     also = rf"|\s+(?:{words})\b" if words else ""
     end = (
         r"(?!\s*[-–]\s*\d)(?!\s*,\s*[-+]?\d)"
-        r"(?=\s*$|\s*[,;.!?)(\]|*]|\s+[-–—]"
+        r"(?=[^\S\n]*(?:$|\n)|\s*[,;.!?)(\]|*]|\s+[-–—]"
         rf"|\s+(?i:and|but|because|as|since|for|with|while|overall|due|given)\b{also})"
     )
     return (

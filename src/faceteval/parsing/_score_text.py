@@ -19,7 +19,8 @@ _PREFIX = re.compile(
 )
 _VALUE = re.compile(rf"[\[(]*(?P<value>{NUMBER})(?:\s*(?:/|(?i:out\s+of))\s*(?P<denom>{UNSIGNED}))?[\])]*")
 _GAP = re.compile(r"\s*(?:[,;|&]\s*)?(?:(?i:and)\s+)?")
-_TAIL_OK = re.compile(r"(?:\s|[,.;:!?)(\]—–-])(?!\s*(?:%|[-–]\s*\d|/))")
+_NOT_A_SCORE_END = r"(?!\s*(?:%|[-–]\s*\d|/))"  # "80%", "7-8", "7 / 10": the number goes on
+_TAIL_OK = re.compile(rf"{_NOT_A_SCORE_END}(?:\s|[,.;:!?)(\]—–-]){_NOT_A_SCORE_END}")
 _PHRASE = re.compile(
     rf"(?:{SCORE_WORD}s?\s*(?:(?i:of|is|at|=)|:)"
     r"|(?i:\b(?:give|gave|rate|rated|award|assign)\s+(?:it|this(?:\s+(?:response|output|answer))?)))"

@@ -46,6 +46,8 @@ from faceteval.parsing._text import find_json, is_refusal, quote, without_span
 _END = 10**9
 _PLAIN_LINE = re.compile(r"\d+(?:\.\d+)?(?:(?:\s*,\s*|\s+)\d+(?:\.\d+)?)*")
 _SEPARATOR = re.compile(r"\s*,\s*|\s+")
+_RANGE = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d+)?\s*[-–]\s*\d{1,3}(?:\.\d+)?(?!\.?\d)")
+"""A range given instead of a score ("7-8", "3 – 4")."""
 _EXAMPLE_FRACTIONS = (0.78, 0.56, 0.67, 0.44, 0.89)
 
 
@@ -332,7 +334,12 @@ class ScoreParser:
         if is_refusal(doc.text):
             return f"the reply contains no scores; it reads as a refusal: {quote(doc.text)}"
         unnamed = self._mentions.mention.sub(" ", doc.text)
-        numbers = list(dict.fromkeys(re.findall(NUMBER, unnamed)))[:5]
+        if (span := _RANGE.search(unnamed)) is not None:
+            return (
+                f"the reply contains no scores: {self._expected()}, each one number, "
+                f"but it gives a range ({span[0]})"
+            )
+        numbers = list(dict.fromkeys(re.findall(rf"(?<![\d.]){NUMBER}", unnamed)))[:5]
         if numbers:
             return (
                 f"the reply contains no scores: {self._expected()}, but none of its numbers "
