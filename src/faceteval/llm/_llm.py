@@ -39,7 +39,7 @@ class RetryPolicy:
     """How the wrapper retries retryable provider errors (429, 5xx, timeouts, connection, bad bodies).
 
     Waits are exponential with full jitter, between ``initial_delay`` and ``max_delay`` seconds; a
-    ``Retry-After`` from the server is honoured instead (up to ``max_retry_after``).
+    ``Retry-After`` from the server is honoured instead, plus up to 10% (``max_retry_after`` at most).
     """
 
     max_retries: int = 5
@@ -55,9 +55,8 @@ class RetryPolicy:
         """Seconds to wait after failed ``attempt`` (1-based)."""
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, int | float) and retry_after >= 0:
-            return min(float(retry_after), self.max_retry_after) + random.uniform(
-                0, 0.1 * max(retry_after, 1)
-            )
+            wait = min(float(retry_after), self.max_retry_after)
+            return min(wait + random.uniform(0, 0.1 * max(wait, 1)), self.max_retry_after)
         ceiling = min(self.max_delay, self.initial_delay * 2 ** (attempt - 1))
         return random.uniform(0, ceiling)
 

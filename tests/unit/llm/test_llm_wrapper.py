@@ -110,6 +110,14 @@ async def test_retry_after_is_honoured() -> None:
     assert waits[0] >= 0.3
 
 
+def test_a_retry_after_wait_never_exceeds_the_cap() -> None:
+    policy = RetryPolicy(max_retry_after=600.0)
+    for asked in (30.0, 599.0, 3600.0, 2.3e9):  # 2.3e9: an HTTP date decades ahead
+        waits = [policy.delay(1, RateLimitError("x", retry_after=asked)) for _ in range(500)]
+        assert min(asked, 600.0) <= min(waits) and max(waits) <= 600.0
+    assert max(policy.delay(1, RateLimitError("x", retry_after=30.0)) for _ in range(500)) > 30.0  # jitter
+
+
 async def test_retries_give_up_with_the_last_error() -> None:
     provider = ScriptedProvider.sequence([ProviderServerError("boom", status=500)] * 4)
     with pytest.raises(ProviderServerError, match="boom"):
