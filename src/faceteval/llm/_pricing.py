@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -25,14 +26,21 @@ class Price:
         return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
 
 
+_DATED = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest)$")
+"""What a dated or aliased name adds to its model's: -2024-08-06, -20241022, -0613, -latest."""
+
+
 class PriceTable:
-    """Prices by model spec, with prefix matching for dated model names.
+    """Prices by model spec; a dated model name takes the price of its model.
+
+    Only a date or ``-latest`` may follow a key: ``gpt-4o-mini`` and ``o3-pro`` are models of their
+    own, priced apart from ``gpt-4o`` and ``o3``, so they get no price rather than a wrong one.
 
     Examples:
         >>> table = PriceTable({"openai:gpt-4o": Price(2.5, 10.0)})
         >>> table.lookup("openai:gpt-4o-2024-08-06")
         Price(input=2.5, output=10.0)
-        >>> table.lookup("openai:my-local-model") is None
+        >>> table.lookup("openai:gpt-4o-mini") is None
         True
     """
 
@@ -64,12 +72,11 @@ class PriceTable:
         return PriceTable({**self._prices, **other._prices})
 
     def lookup(self, spec: str) -> Price | None:
-        """The price for ``spec`` (``provider:model``): exact, longest prefix, then ``provider:*``."""
+        """The price for ``spec`` (``provider:model``): exact, of its dated model, or ``provider:*``."""
         if spec in self._prices:
             return self._prices[spec]
-        prefixes = [key for key in self._prices if spec.startswith(key) and not key.endswith("*")]
-        if prefixes:
-            return self._prices[max(prefixes, key=len)]
+        if (dated := _DATED.search(spec)) is not None and (price := self._prices.get(spec[: dated.start()])):
+            return price
         provider = spec.partition(":")[0]
         return self._prices.get(f"{provider}:*")
 

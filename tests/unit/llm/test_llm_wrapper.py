@@ -216,10 +216,17 @@ def test_model_specs() -> None:
             ModelSpec.parse(bad)
 
 
-def test_price_table_prefix_and_wildcard(tmp_path: Path) -> None:
+def test_price_table_dated_names_and_wildcard(tmp_path: Path) -> None:
     table = PriceTable.default()
     assert table.lookup("openai:gpt-4o-mini-2024-07-18") == table.lookup("openai:gpt-4o-mini")
     assert table.lookup("openai:gpt-4o-mini") != table.lookup("openai:gpt-4o")
+    assert table.lookup("openai:gpt-4-0613") == table.lookup("openai:gpt-4")
+    assert table.lookup("anthropic:claude-3-5-sonnet-20241022") == Price(3.0, 15.0)
+    assert table.lookup("anthropic:claude-3-5-haiku-latest") == table.lookup("anthropic:claude-3-5-haiku")
+    # a name that merely starts with a known one is another model: no price rather than a wrong one
+    bare = PriceTable({"openai:o1": Price(15.0, 60.0), "openai:gpt-4": Price(30.0, 60.0)})
+    for other in ("openai:o1-mini", "openai:gpt-4.5-preview", "openai:gpt-4-turbo", "openai:o1-2024-12"):
+        assert bare.lookup(other) is None, other
     assert table.lookup("ollama:qwen2.5:7b") == Price(0.0, 0.0)
     assert table.lookup("openai:judge") is None
     extra = tmp_path / "prices.yaml"
