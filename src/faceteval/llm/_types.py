@@ -65,12 +65,12 @@ class GenerateConfig:
         return replace(self, **changes)
 
     def cache_fields(self) -> dict[str, Any]:
-        """The fields that identify a reply, for the cache key."""
+        """The fields that identify a reply, for the cache key (``temperature=0`` and ``0.0`` alike)."""
         return {
-            "temperature": self.temperature,
+            "temperature": float(self.temperature),
             "max_tokens": self.max_tokens,
             "seed": self.seed,
-            "top_p": self.top_p,
+            "top_p": None if self.top_p is None else float(self.top_p),
             "sample": self.sample,
             "logprobs": self.logprobs,
             "top_logprobs": self.top_logprobs,

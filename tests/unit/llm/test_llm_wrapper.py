@@ -83,6 +83,16 @@ def test_cache_key_covers_what_changes_the_reply() -> None:
     )
 
 
+def test_cache_key_does_not_tell_an_int_from_the_same_float() -> None:
+    def key(**config: object) -> str:
+        request = CompletionRequest("m", (user("q"),), GenerateConfig(**config))  # type: ignore[arg-type]
+        return cache_key("openai", request)
+
+    assert key(temperature=0) == key(temperature=0.0) == key()
+    assert key(temperature=1, top_p=1) == key(temperature=1.0, top_p=1.0)
+    assert key(temperature=1) != key(temperature=0.7)
+
+
 async def test_retryable_errors_are_retried_then_succeed() -> None:
     provider = ScriptedProvider.sequence(
         [
