@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -196,6 +197,17 @@ def test_bad_lines_are_reported_and_the_rest_runs(tmp_path: Path, server: LLMSer
     assert len(server.requests) == 2
 
 
+def test_the_summary_says_how_many_failures_it_does_not_show(tmp_path: Path, server: LLMServer) -> None:
+    bad = [{"id": f"x{i}", "query": "Q", "candidates": ["a"], "label": i} for i in range(2, 7)]
+    path = write_pairs(
+        tmp_path / "p.jsonl", [{"id": "a", "query": "Q", "candidates": ["good", "poor"]}, *bad]
+    )
+    result = invoke(path, "--method", "direct", *local(server), "--no-cache", "--out", tmp_path / "o.jsonl")
+    failed = [line for line in result.output.splitlines() if line.startswith("failed:")]
+    assert [line.split(":")[1].strip() for line in failed[:3]] == ["x2", "x3", "x4"], result.output
+    assert failed[3:] == ["failed: 2 more, with other messages (each is in the output with its error)"]
+
+
 def test_strict_stops_before_any_call(tmp_path: Path, server: LLMServer) -> None:
     path = write_pairs(
         tmp_path / "p.jsonl", [{"id": "a", "query": "Q", "candidates": ["x", "y"]}, {"id": "b", "query": "Q"}]
@@ -298,6 +310,37 @@ def test_usage_and_config_errors_are_clear(tmp_path: Path, args: list[str], mess
     assert message in result.output
 
 
+def test_an_output_that_would_overwrite_the_input_is_refused(tmp_path: Path) -> None:
+    pairs = pairs_file(tmp_path)
+    before = pairs.read_text()
+    for out in (pairs, tmp_path / "." / "pairs.jsonl"):
+        result = invoke(pairs, "--method", "direct", "--model", "openai:judge", "--base-url", "http://x/v1",
+                        "--out", out)  # fmt: skip
+        assert result.exit_code == 1 and "would overwrite the input" in result.output
+    record_named_like_input = tmp_path / "j.run.json"
+    record_named_like_input.write_text(before)
+    result = invoke(record_named_like_input, "--method", "direct", "--model", "openai:judge", "--out",
+                    tmp_path / "j.jsonl")  # fmt: skip
+    assert result.exit_code == 1 and "would overwrite the input" in result.output
+    assert pairs.read_text() == record_named_like_input.read_text() == before
+
+
+def test_a_missing_input_leaves_an_earlier_output_as_it_was(tmp_path: Path, server: LLMServer) -> None:
+    out = tmp_path / "j.jsonl"
+    assert (
+        invoke(
+            pairs_file(tmp_path), "--method", "direct", *local(server), "--no-cache", "--out", out
+        ).exit_code
+        == 0
+    )
+    kept, record = out.read_text(), (tmp_path / "j.run.json").read_text()
+    for dry in ([], ["--dry-run"]):
+        result = invoke(tmp_path / "typo.jsonl", "--method", "direct", *local(server), "--out", out, *dry)
+        assert result.exit_code == 1
+        assert "typo.jsonl: cannot open" in result.output and "judged" not in result.output
+    assert (out.read_text(), (tmp_path / "j.run.json").read_text()) == (kept, record)
+
+
 def test_config_file_supplies_defaults(
     tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -312,7 +355,9 @@ def test_config_file_supplies_defaults(
 
 
 @pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "worker-processes"])
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "crash"])
+@pytest.mark.parametrize(
+    "stop", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["ctrl-c", "terminate", "crash"]
+)
 def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals, workers: int) -> None:
     rule = RuleJudge(quality={"good": 9, "poor": 3}, record=False)
     pairs = [{"id": str(i), "query": f"Question {i}?", "candidates": ["good", "poor"]} for i in range(30)]
@@ -356,14 +401,18 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
         _, stderr = process.communicate(timeout=30)
         _, alive = psutil.wait_procs(children, timeout=10)
         assert not alive  # worker processes end with the run, however it ends
-        if stop == signal.SIGINT:
-            assert process.returncode == 130, stderr
-            assert "Interrupted" in stderr
-        else:
-            assert process.returncode == -signal.SIGKILL
         with sqlite3.connect(cache) as db:
             (kept,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
         assert 4 <= kept < 30
+        if stop == signal.SIGKILL:
+            assert process.returncode == -signal.SIGKILL
+        else:  # a clean stop: the summary and the run record count every reply received
+            assert process.returncode == 130, stderr
+            assert "Interrupted" in stderr
+            record = json.loads((tmp_path / "o.run.json").read_text())
+            assert record["interrupted"] is True
+            assert record["summary"]["calls"] == kept
+            assert record["summary"]["judgments"]["ok"] == len(read_jsonl(out)) <= kept
         before = len(server.requests)
         resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
         assert resumed.returncode == 0, resumed.stderr
@@ -396,7 +445,11 @@ def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "stopped after 10 instances in a row failed" in result.output
-    assert "10 made, 0 from cache, 10 retries" in result.output
+    # Every call that was made is counted, those of instances the stop left unwritten too.
+    made = re.search(r"LLM calls\s+(\d+) made, 0 from cache, (\d+) retries", result.output)
+    assert made is not None and 10 <= int(made[1]) == int(made[2]) <= 25, result.output
+    record = json.loads((tmp_path / "o.run.json").read_text())
+    assert (record["summary"]["calls"], record["summary"]["retries"]) == (int(made[1]), int(made[2]))
     assert "(and 9 more): ProviderConnectionError" in result.output
     judgments = read_jsonl(out)
     assert [j["status"] for j in judgments] == ["error"] * 10

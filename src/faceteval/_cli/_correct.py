@@ -14,13 +14,14 @@ from typing import Any
 import anyio
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._display import show_failures, usage_rows
 from faceteval._cli._options import build_request, engine_options
 from faceteval._cli._run import (
     RunRequest,
+    check_output,
     open_llm,
     open_output,
     progress_bar,
@@ -28,7 +29,6 @@ from faceteval._cli._run import (
     record_path_for,
     run_until_stopped,
 )
-from faceteval._runner import StageStats
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError
 from faceteval.fennec._correct import (
@@ -42,7 +42,7 @@ from faceteval.fennec._correct import (
     correct_each,
     load_correctable,
 )
-from faceteval.llm import LLM
+from faceteval.llm import LLM, Spend
 from faceteval.methods import Fennec
 from faceteval.prompts import load_template
 
@@ -51,7 +51,6 @@ console = Console(highlight=False, soft_wrap=True)
 CORRECT_EXCLUDED = ("--criteria", "--aggregate", "--single", "--swap", "--dry-run")
 """Engine flags that do not apply: criteria, guidelines and weights are the judgments' own, and
 re-judging always judges both orders."""
-SHOWN_ERROR_KINDS = 3
 
 
 @dataclass(slots=True)
@@ -65,6 +64,8 @@ class CorrectRun:
     stopped: FacetevalError | None = None
     elapsed: float = 0.0
     record_path: Path | None = None
+    spent: Spend = field(default_factory=Spend)
+    """Every call the run made, including those of corrections an interruption left unfinished."""
 
 
 @click.command()
@@ -144,12 +145,14 @@ def run_correct(
 ) -> CorrectRun:
     """Correct ``items`` into ``request.out``; Ctrl-C stops cleanly with everything so far kept."""
     assert request.out is not None
+    check_output(request.out, [judgments_path, input_path])
     responses = sum(i.instance.n_candidates for i in items if i.judgment.status == "ok" and i.instance)
     run = CorrectRun(responses=responses)
     started = datetime.now(UTC)
     clock = time.perf_counter()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
+        run.spent = llm.spent
         out = open_output(request.out, stack)
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("correcting", total=responses or None)
@@ -213,7 +216,7 @@ def _write_record(
 
 def _summary(run: CorrectRun) -> dict[str, Any]:
     stats = run.stats
-    total = stats.total
+    total = run.spent
     return {
         "judgments": stats.judgments,
         "skipped_judgments": stats.skipped,
@@ -257,27 +260,12 @@ def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) 
     if options.rejudge:
         failed = sum(n for status, n in stats.rejudged.items() if status != "ok")
         table.add_row("re-judged", f"{stats.rejudged.get('ok', 0):,} ({failed:,} failed)")
-    _usage_rows(table, request, stats.total)
+    usage_rows(table, request.model, run.spent)
     table.add_row("time", f"{run.elapsed:,.1f} s")
     record = f" (run record: {run.record_path})" if run.record_path else ""
     table.add_row("written", f"{request.out}{record}")
     console.print(table)
-    for message, count in stats.errors.most_common(SHOWN_ERROR_KINDS):
-        also = f" (and {count - 1:,} more)" if count > 1 else ""
-        console.print(f"[red]failed:[/] {escape(stats.examples[message])}{also}: {escape(message)}")
-
-
-def _usage_rows(table: Table, request: RunRequest, total: StageStats) -> None:
-    table.add_row(
-        "LLM calls", f"{total.calls:,} made, {total.cached:,} from cache, {total.retries:,} retries"
-    )
-    table.add_row("tokens", f"{total.input_tokens:,} in, {total.output_tokens:,} out (calls made)")
-    cost = (
-        f"${total.cost_usd:,.4f}"
-        if total.cost_known
-        else f"unknown (no price for {request.model}; add one with --prices)"
-    )
-    table.add_row("cost", cost)
+    show_failures(stats.errors, stats.examples, console)
 
 
 def show_improvement(stats: CorrectionStats) -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._console import err_console
-from faceteval._runner import INVALID_INPUT, StageStats
+from faceteval._runner import INVALID_INPUT
 from faceteval.core import Judgment
-from faceteval.llm import CHARS_PER_TOKEN
+from faceteval.llm import CHARS_PER_TOKEN, Spend
 
 if TYPE_CHECKING:
     from faceteval._cli._run import RunRequest, RunResult
@@ -25,7 +28,7 @@ def show_invalid(judgment: Judgment) -> None:
     err_console.print(f"[yellow]invalid input:[/] {escape(message)}")
 
 
-def _cost(stage: StageStats) -> str:
+def _cost(stage: Spend) -> str:
     if not stage.cost_known:
         return "unknown"
     return f"${stage.cost_usd:,.4f}"
@@ -67,7 +70,6 @@ def show_plan(request: RunRequest, result: RunResult) -> None:
 def show_summary(request: RunRequest, result: RunResult) -> None:
     """What the run did: judgments by status, calls, cache hits, tokens, cost, where it is written."""
     stats = result.stats
-    total = stats.total
     console = err_console
     if result.interrupted:
         console.print(
@@ -85,20 +87,42 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     if stats.consistency:
         agreed, both = stats.consistency.get(True, 0), sum(stats.consistency.values())
         table.add_row("orders agreed", f"{agreed:,} of {both:,} ({agreed / both:.1%})")
-    table.add_row(
-        "LLM calls", f"{total.calls:,} made, {total.cached:,} from cache, {total.retries:,} retries"
-    )
-    table.add_row("tokens", f"{total.input_tokens:,} in, {total.output_tokens:,} out (calls made)")
-    cost = (
-        _cost(total) if total.cost_known else f"unknown (no price for {request.model}; add one with --prices)"
-    )
-    table.add_row("cost", cost)
+    usage_rows(table, request.model, result.spent)
     table.add_row("time", f"{result.elapsed:,.1f} s")
     if request.out is not None:
         record = f" (run record: {result.record_path})" if result.record_path else ""
         table.add_row("written", f"{request.out}{record}")
     console.print(table)
-    for message, count in stats.errors.most_common(SHOWN_ERROR_KINDS):
-        first = stats.examples[message]
+    show_failures(stats.errors, stats.examples, failed=parse_errors + errors)
+
+
+def usage_rows(table: Table, model: str, spent: Spend) -> None:
+    """The summary's rows on LLM use: calls, tokens, cost."""
+    table.add_row(
+        "LLM calls", f"{spent.calls:,} made, {spent.cached:,} from cache, {spent.retries:,} retries"
+    )
+    table.add_row("tokens", f"{spent.input_tokens:,} in, {spent.output_tokens:,} out (calls made)")
+    cost = _cost(spent) if spent.cost_known else f"unknown (no price for {model}; add one with --prices)"
+    table.add_row("cost", cost)
+
+
+def show_failures(
+    errors: Counter[str],
+    examples: Mapping[str, str],
+    console: Console = err_console,
+    *,
+    failed: int | None = None,
+) -> None:
+    """The commonest failure messages, each with the first item that met it, then how many are not shown.
+
+    ``failed`` is how many failures there were in all, when ``errors`` may not hold every message.
+    """
+    shown = errors.most_common(SHOWN_ERROR_KINDS)
+    for message, count in shown:
         also = f" (and {count - 1:,} more)" if count > 1 else ""
-        console.print(f"[red]failed:[/] {escape(first)}{also}: {escape(message)}")
+        console.print(f"[red]failed:[/] {escape(examples[message])}{also}: {escape(message)}")
+    rest = (sum(errors.values()) if failed is None else failed) - sum(count for _, count in shown)
+    if rest > 0:
+        console.print(
+            f"[red]failed:[/] {rest:,} more, with other messages (each is in the output with its error)"
+        )

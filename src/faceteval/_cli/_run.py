@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,8 +31,8 @@ from faceteval._runner import INVALID_INPUT, JudgeOptions, RunStats, judge_each
 from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances
-from faceteval.errors import FacetevalError, InputError
-from faceteval.llm import LLM, GenerateConfig, PriceTable, RetryPolicy
+from faceteval.errors import ConfigError, FacetevalError, InputError
+from faceteval.llm import LLM, GenerateConfig, PriceTable, RetryPolicy, Spend
 from faceteval.methods import Method
 from faceteval.prompts import load_template
 from faceteval.store import SQLiteCache
@@ -74,6 +77,8 @@ class RunResult:
     """Of ``elapsed``, the seconds spent opening the model (and starting its worker processes)."""
     instances: int = 0
     record_path: Path | None = None
+    spent: Spend = field(default_factory=Spend)
+    """Every call the run made, including those of judgments an interruption left unfinished."""
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -84,12 +89,16 @@ def default_cache_path(env: Mapping[str, str]) -> Path:
 
 def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) -> RunResult:
     """Judge the input file as requested; Ctrl-C stops cleanly with everything so far kept."""
-    items = _items(request, on_invalid)
+    # Before anything is opened, and the output above all: a missing input or an output that would
+    # overwrite it fails here, leaving every file as it was.
     result = RunResult(instances=_count_lines(request.input_path))
+    check_output(None if request.dry_run else request.out, [request.input_path])
+    items = _items(request, on_invalid)
     started = datetime.now(UTC)
     clock = time.perf_counter()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
+        result.spent = llm.spent
         result.start = time.perf_counter() - clock
         out = None if request.dry_run else open_output(request.out, stack)
         progress = stack.enter_context(progress_bar(request))
@@ -123,16 +132,45 @@ class Outcome(Protocol):
 def run_until_stopped(outcome: Outcome, main: Callable[..., Awaitable[None]], *args: Any) -> None:
     """``anyio.run(main, *args)`` once the collector is settled (`settle_heap`).
 
-    Ctrl-C and an error that stops the run early are set on ``outcome`` rather than raised: the
-    summary and the run record still show what was done.
+    Ctrl-C, SIGTERM (``kill``, ``timeout``, ``docker stop``, a batch scheduler) and an error that
+    stops the run early are set on ``outcome`` rather than raised: the summary and the run record
+    still show what was done.
     """
     settle_heap()
     try:
-        anyio.run(main, *args)
+        anyio.run(_until_terminated, main, *args)
     except KeyboardInterrupt:
         outcome.interrupted = True
     except FacetevalError as exc:
         outcome.stopped = exc
+
+
+async def _until_terminated(main: Callable[..., Awaitable[None]], *args: Any) -> None:
+    """``main(*args)``, cancelled as Ctrl-C would cancel it if SIGTERM comes first."""
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        await main(*args)
+        return
+    terminated = False
+    failure: Exception | None = None
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            nonlocal terminated
+            with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+                async for _ in signals:
+                    terminated = True
+                    group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        try:
+            await main(*args)
+        except Exception as exc:  # raised below as it is, not in the group's ExceptionGroup
+            failure = exc
+        group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
+    if terminated:
+        raise KeyboardInterrupt
 
 
 OWNS_PROCESS = False
@@ -202,14 +240,30 @@ def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Itera
 
 
 def _count_lines(path: Path) -> int:
+    """The input's non-blank lines, for the progress bar; an input that cannot be read fails here."""
     count = 0
     try:
         with path.open("rb") as handle:
             for line in handle:
                 count += bool(line.strip())
-    except OSError:
-        return 0
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
     return count
+
+
+def check_output(path: Path | None, inputs: Sequence[Path]) -> None:
+    """Before anything is opened: writing to ``path`` and its run record must not destroy an input.
+
+    Raises:
+        ConfigError: ``path`` or its run record is one of ``inputs``.
+    """
+    if path is None:
+        return
+    for target in (path, record_path_for(path)):
+        if any(_same_file(target, given) for given in inputs):
+            raise ConfigError(
+                f"--out {path} would overwrite the input {target}; write the output to another file"
+            )
 
 
 def open_output(path: Path | None, stack: ExitStack) -> IO[str]:
@@ -218,6 +272,13 @@ def open_output(path: Path | None, stack: ExitStack) -> IO[str]:
         return sys.stdout
     path.parent.mkdir(parents=True, exist_ok=True)
     return stack.enter_context(path.open("w", encoding="utf-8"))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
 
 
 def progress_bar(request: RunRequest) -> Progress:
@@ -255,7 +316,7 @@ def record_header(started: datetime, *, interrupted: bool, stopped: BaseExceptio
 def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: datetime) -> Path:
     assert request.out is not None
     stats = result.stats
-    total = stats.total
+    total = result.spent
     record = {
         **record_header(started, interrupted=result.interrupted, stopped=result.stopped),
         "input": str(request.input_path),

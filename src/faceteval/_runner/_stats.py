@@ -7,44 +7,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from faceteval.core import Judgment, TraceEntry, Usage
+from faceteval.llm import Spend
 
 MAX_ERROR_KINDS = 20
 
 
 @dataclass(slots=True)
-class StageStats:
-    """LLM use of one stage (``dna.score``, ``direct`` ...) over a run.
-
-    ``calls`` were made, ``cached`` answered from the cache, ``planned`` would be made (dry run).
-    Tokens and cost cover made and planned exchanges, not cached ones: they are what the run
-    spent, or would spend.
-    """
-
-    calls: int = 0
-    cached: int = 0
-    planned: int = 0
-    retries: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_known: bool = True
+class StageStats(Spend):
+    """LLM use of one stage (``dna.score``, ``direct`` ...) over a run, counted from the trace."""
 
     def add(self, entry: TraceEntry) -> None:
         """Count one exchange."""
-        if entry.cached:
-            self.cached += 1
-            return
-        if entry.planned:
-            self.planned += 1
-        else:
-            self.calls += 1
-            self.retries += max(entry.attempts - 1, 0)
-        self.input_tokens += entry.input_tokens
-        self.output_tokens += entry.output_tokens
-        if entry.cost_usd is None:
-            self.cost_known = False
-        else:
-            self.cost_usd += entry.cost_usd
+        self.count(
+            cached=entry.cached,
+            planned=entry.planned,
+            attempts=entry.attempts,
+            input_tokens=entry.input_tokens,
+            output_tokens=entry.output_tokens,
+            cost_usd=entry.cost_usd,
+        )
 
 
 @dataclass(slots=True)

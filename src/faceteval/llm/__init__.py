@@ -6,7 +6,15 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 """
 
 from faceteval.llm._cache import ResponseCache, cache_key
-from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_RETRY, DEFAULT_TIMEOUT, LLM, Exchange, RetryPolicy
+from faceteval.llm._llm import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUT,
+    LLM,
+    Exchange,
+    RetryPolicy,
+    Spend,
+)
 from faceteval.llm._parser import Parser
 from faceteval.llm._pricing import Price, PriceTable
 from faceteval.llm._provider import Provider
@@ -46,6 +54,7 @@ __all__ = [
     "ResponseCache",
     "RetryPolicy",
     "ScriptedProvider",
+    "Spend",
     "TokenLogprob",
     "WorkerPool",
     "assistant",

@@ -100,6 +100,62 @@ def _is_text(value: str) -> bool:
     return True
 
 
+@dataclass(slots=True)
+class Spend:
+    """LLM use: exchanges by kind, retries, tokens and cost.
+
+    ``calls`` were made (answered, or failed after their retries), ``cached`` answered from the
+    cache, ``planned`` would be made (dry run). Tokens and cost cover made and planned exchanges,
+    not cached ones: they are what was spent, or would be.
+    """
+
+    calls: int = 0
+    cached: int = 0
+    planned: int = 0
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True
+
+    def count(
+        self,
+        *,
+        cached: bool = False,
+        planned: bool = False,
+        attempts: int = 1,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cost_usd: float | None = None,
+    ) -> None:
+        """Count one exchange (``cost_usd`` None: its price is not known)."""
+        if cached:
+            self.cached += 1
+            return
+        if planned:
+            self.planned += 1
+        else:
+            self.calls += 1
+            self.retries += max(attempts - 1, 0)
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        if cost_usd is None:
+            self.cost_known = False
+        else:
+            self.cost_usd += cost_usd
+
+    def _count(self, exchange: Exchange) -> None:
+        completion = exchange.completion
+        self.count(
+            cached=exchange.cached,
+            planned=exchange.planned,
+            attempts=exchange.attempts,
+            input_tokens=completion.input_tokens,
+            output_tokens=completion.output_tokens,
+            cost_usd=exchange.cost_usd,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Exchange:
     """One request and its completion, with where it came from and what it cost.
@@ -143,6 +199,8 @@ class LLM:
     prices: PriceTable = field(default_factory=PriceTable.default)
     dry_run: bool = False
     identity: str = ""
+    spent: Spend = field(default_factory=Spend, init=False)
+    """Everything asked of this LLM so far, whether or not the work that asked finished."""
     _limiter: anyio.CapacityLimiter = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -219,14 +277,23 @@ class LLM:
         )
         key = cache_key(self.identity, request)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            return Exchange(request.messages, hit, cached=True, cost_usd=self._cost(hit))
-        if self.dry_run:
-            return self._plan(request, example)
-        completion, attempts = await self._call(request)
-        completion = _as_text(completion)
-        if self.cache is not None:
-            self.cache.put(key, completion, identity=self.identity, model=self.spec.model)
-        return Exchange(request.messages, completion, cost_usd=self._cost(completion), attempts=attempts)
+            exchange = Exchange(request.messages, hit, cached=True, cost_usd=self._cost(hit))
+        elif self.dry_run:
+            exchange = self._plan(request, example)
+        else:
+            try:
+                completion, attempts = await self._call(request)
+            except ProviderError as error:
+                self.spent.count(attempts=error.attempts, cost_usd=0.0)
+                raise
+            completion = _as_text(completion)
+            if self.cache is not None:
+                self.cache.put(key, completion, identity=self.identity, model=self.spec.model)
+            exchange = Exchange(
+                request.messages, completion, cost_usd=self._cost(completion), attempts=attempts
+            )
+        self.spent._count(exchange)
+        return exchange
 
     def _plan(self, request: CompletionRequest, example: Callable[[], str] | None) -> Exchange:
         text = example() if example is not None else ""

@@ -272,3 +272,26 @@ async def test_half_a_character_in_a_reply_becomes_the_replacement_character(tmp
         again = await llm.generate([user("rate \udc00")])
     assert fresh.completion.text == again.completion.text == "8 6\ncut \N{GRINNING FACE} \ufffd"
     assert again.cached and len(provider.requests) == 1
+
+
+async def test_spent_counts_every_exchange_as_it_happens(tmp_path: Path) -> None:
+    # What a run reports when it is stopped early: nothing waits for the work that asked to finish.
+    provider = ScriptedProvider.sequence(
+        ["8 6", RateLimitError("slow down", retry_after=0.0), "7", AuthenticationError("no key")]
+    )
+    prices = PriceTable({"openai:gpt-4o-mini": Price(1.0, 2.0)})
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        llm = make(provider, cache=cache, prices=prices)
+        first = await llm.generate([user("a")])
+        await llm.generate([user("a")])  # cached
+        second = await llm.generate([user("b")])  # one retry
+        with pytest.raises(AuthenticationError):
+            await llm.generate([user("c")])
+    spent = llm.spent
+    assert (spent.calls, spent.cached, spent.planned, spent.retries) == (3, 1, 0, 1)
+    made = [first.completion, second.completion]
+    assert spent.input_tokens == sum(c.input_tokens for c in made)
+    assert spent.output_tokens == sum(c.output_tokens for c in made)
+    assert spent.cost_known and spent.cost_usd == pytest.approx(
+        (first.cost_usd or 0) + (second.cost_usd or 0)
+    )
