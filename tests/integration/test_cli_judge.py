@@ -347,11 +347,33 @@ def test_config_file_supplies_defaults(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "faceteval.toml").write_text(
         f'[judge]\nmodel = "openai:judge"\nbase-url = "{server.base_url}"\n'
-        'method = "direct"\nno-cache = true\n'
+        'method = "direct"\ncache = "my-cache.sqlite"\nno-trace = true\nmax_tokens = 64\n'
     )
     result = invoke(pairs_file(tmp_path), "--out", "o.jsonl")
     assert result.exit_code == 0, result.output
-    assert {j["method"] for j in read_jsonl(tmp_path / "o.jsonl")} == {"direct"}
+    judgments = read_jsonl(tmp_path / "o.jsonl")
+    assert {j["method"] for j in judgments} == {"direct"}
+    assert all(j["trace"] == [] for j in judgments)  # no-trace = true
+    assert {r.body["max_tokens"] for r in server.requests} == {64}
+    with sqlite3.connect(tmp_path / "my-cache.sqlite") as db:  # cache = "..." (the --cache option)
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone() == (3,)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("[judge]\nconcurency = 3\n", "[judge] has no option 'concurency' (did you mean 'concurrency'?)"),
+        ("[judgee]\nmodel = 'x'\n", "[judgee] is not a command's table"),
+        ("[hdeval.train]\nbogus = 1\n", "[hdeval.train] has no option 'bogus'"),
+    ],
+)
+def test_config_file_mistakes_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "faceteval.toml").write_text(toml)
+    result = CliRunner().invoke(cli, ["judge", str(pairs_file(tmp_path)), "--dry-run", "--model", "openai:x"])
+    assert result.exit_code == 1 and message in result.output, result.output
 
 
 @pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "worker-processes"])

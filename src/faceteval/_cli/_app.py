@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import sys
 import tomllib
@@ -33,11 +34,43 @@ def _default_map() -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise click.ClickException(f"{path}: {exc}") from exc
-    return {
-        command: {key.replace("-", "_"): value for key, value in table.items()}
-        for command, table in data.items()
-        if isinstance(table, dict) and command != "prices"
-    }
+    defaults: dict[str, Any] = {}
+    for name, table in data.items():
+        if name == "prices":
+            continue
+        command = cli.commands.get(name)
+        if command is None or not isinstance(table, dict):
+            known = ", ".join(f"[{c}]" for c in [*sorted(cli.commands), "prices"])
+            raise click.ClickException(f"{path}: [{name}] is not a command's table; the tables are {known}")
+        defaults[name] = _command_defaults(command, table, f"{path}: [{name}]")
+    return defaults
+
+
+def _command_defaults(command: click.Command, table: dict[str, Any], where: str) -> dict[str, Any]:
+    """A command's table of faceteval.toml keyed as click wants it: by parameter, not option, name.
+
+    Keys are option names (``cache``, ``base-url`` or ``base_url``, ``no-trace``); a group's table
+    holds its subcommands' tables. An unknown key is an error rather than a setting that does nothing.
+    """
+    options: dict[str, tuple[str, bool]] = {}  # option name -> (parameter name, whether it negates)
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name is not None:
+            options.update({opt.lstrip("-"): (param.name, False) for opt in param.opts})
+            options.update({opt.lstrip("-"): (param.name, True) for opt in param.secondary_opts})
+    subcommands = command.commands if isinstance(command, click.Group) else {}
+    defaults: dict[str, Any] = {}
+    for key, value in table.items():
+        option = options.get(key.replace("_", "-"))
+        if key in subcommands and isinstance(value, dict):
+            defaults[key] = _command_defaults(subcommands[key], value, f"{where[:-1]}.{key}]")
+        elif option is not None:
+            name, negates = option
+            defaults[name] = not value if negates and isinstance(value, bool) else value
+        else:
+            close = difflib.get_close_matches(key, [*options, *subcommands], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise click.ClickException(f"{where} has no option {key!r}{hint}")
+    return defaults
 
 
 def config_prices() -> dict[str, Any]:
