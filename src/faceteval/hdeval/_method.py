@@ -166,7 +166,12 @@ class HierarchyAware:
             [partial(self._score, node, instance, ctx) for node in self.criteria]
         )
         facets = tuple(
-            FacetScore(name=node.id, scores=[s.values[0]], explanation=s.explanation or None)
+            FacetScore(
+                name=node.id,
+                description=node.description or None,
+                scores=[s.values[0]],
+                explanation=s.explanation or None,
+            )
             for node, s in zip(self.criteria, scored, strict=True)
         )
         return OrderOutcome(scores=tuple(mean([s.values for s in scored])), facets=facets)

@@ -405,6 +405,7 @@ class CoEval:
         facets = tuple(
             FacetScore(
                 name=criterion.name,
+                description=criterion.description or None,
                 scores=[per[j].score for per, _ in evaluated],
                 explanation=_joined({per[j].candidate: per[j].summary() for per, _ in evaluated}),
             )

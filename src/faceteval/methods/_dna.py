@@ -105,6 +105,7 @@ class DnA:
         facet_scores = tuple(
             FacetScore(
                 name=facet.name,
+                description=facet.description or None,
                 weight=None if weights is None else weights[j],
                 scores=list(scored[j].values),
                 explanation=scored[j].explanation or None,

@@ -92,6 +92,12 @@ def test_facets_are_named_by_node_id_and_the_overall_score_is_their_mean() -> No
         ("coherence / structure", [3.0]),
     ]
     assert judgment.facets[0].explanation == "The response was read for coherence."
+    assert [f.description for f in judgment.facets] == [
+        "The summary is well organised.",
+        "Sentences read naturally.",
+        "Ideas follow one another.",
+        "Paragraphs have one topic each.",
+    ]
     assert judgment.scores == pytest.approx([3.5])
     assert judgment.verdict is None  # one response: nothing to compare
     assert {e.stage for e in judgment.trace} == {"hdeval.evaluate"}

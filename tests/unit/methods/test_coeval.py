@@ -113,6 +113,7 @@ def test_scores_conclusions_and_evidence_land_in_the_judgment() -> None:
     assert judgment.status == "ok" and judgment.scores == [5.0] and judgment.verdict is None
     clarity, length = judgment.facets
     assert (clarity.name, clarity.scores, length.name, length.scores) == ("Clarity", [4.0], "Length", [3.0])
+    assert (clarity.description, length.description) == (CLARITY.description, LENGTH.description)
     assert clarity.explanation == (
         'Conclusion: It uses simple words.\nScore: 4/5\nEvidence:\n- "Drops join up." Plain words.'
     )

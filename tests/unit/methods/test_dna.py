@@ -100,7 +100,10 @@ def test_predefined_criteria_are_used_as_facets() -> None:
     criteria = (Criterion(name="helpfulness"), Criterion(name="accuracy", description="facts are right"))
     (judgment,), _ = run([pair(1, "a", "b", criteria=criteria)], DnA(), rule)
     assert "dna.aspects" not in rule.calls
-    assert [f.name for f in judgment.facets] == ["helpfulness", "accuracy"]
+    assert [(f.name, f.description) for f in judgment.facets] == [
+        ("helpfulness", None),
+        ("accuracy", "facts are right"),
+    ]
     score_prompts = [e.messages[-1]["content"] for e in judgment.trace if e.stage == "dna.score"]
     assert any("on one aspect only:\naccuracy: facts are right" in p for p in score_prompts)
 
