@@ -195,6 +195,9 @@ def test_bad_lines_are_reported_and_the_rest_runs(tmp_path: Path, server: LLMSer
     assert f"{path}:2: field 'candidates'" in result.output
     assert [(j["id"], j["status"]) for j in read_jsonl(out)] == [("a", "ok"), ("b", "error"), ("c", "ok")]
     assert len(server.requests) == 2
+    only_bad = write_pairs(tmp_path / "bad.jsonl", [{"id": "b", "query": "Q", "candidates": "good"}])
+    result = invoke(only_bad, "--method", "direct", *local(server), "--no-cache", "--out", out)
+    assert result.exit_code == 1 and "no instance was judged" in result.output
 
 
 def test_the_summary_says_how_many_failures_it_does_not_show(tmp_path: Path, server: LLMServer) -> None:
@@ -245,7 +248,8 @@ def test_unreadable_replies_become_parse_errors_with_the_raw_text(tmp_path: Path
             pairs_file(tmp_path), "--method", "direct", *local(server), "--no-cache", "--out", out
         )
         assert len(server.requests) == 6  # one re-ask each
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # nothing was judged: a script must be able to tell
+    assert "no instance was judged" in result.output
     judgments = read_jsonl(out)
     assert {j["status"] for j in judgments} == {"parse_error"}
     assert all(j["verdict"] is None and j["scores"] is None for j in judgments)
