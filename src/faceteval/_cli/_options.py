@@ -44,7 +44,8 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     ),
     "--base-url": click.option(
         "--base-url",
-        help="An OpenAI-compatible endpoint (vLLM, llama.cpp, LM Studio); default OPENAI_BASE_URL.",
+        help="The API root: an OpenAI-compatible endpoint (vLLM, llama.cpp, LM Studio; default "
+        "OPENAI_BASE_URL) or, for anthropic:, an Anthropic one.",
     ),
     "--api-key": click.option(
         "--api-key", help="Overrides OPENAI_API_KEY / ANTHROPIC_API_KEY. A local server needs none."
@@ -105,7 +106,9 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         show_default=True,
         help="Retries on 429 / 5xx / timeouts / connection errors.",
     ),
-    "--temperature": click.option("--temperature", type=float, default=0.0, show_default=True),
+    "--temperature": click.option(
+        "--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True
+    ),
     "--max-tokens": click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True),
     "--seed": click.option("--seed", type=int, default=None, help="Sent to providers that honour a seed."),
     "--cache": click.option(

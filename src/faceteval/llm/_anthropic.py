@@ -38,7 +38,7 @@ from faceteval.errors import (
     ProviderError,
     ProviderTimeout,
 )
-from faceteval.llm._http import PerLoopClient, snippet, status_error, token_count
+from faceteval.llm._http import PerLoopClient, check_base_url, snippet, status_error, token_count
 from faceteval.llm._types import Completion, CompletionRequest
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class AnthropicProvider:
         timeout: float | None = None,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
-        self._base_url = base = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        self._base_url = base = check_base_url(base_url or ANTHROPIC_BASE_URL).rstrip("/")
         self._clients = PerLoopClient(
             lambda: anthropic.AsyncAnthropic(
                 api_key=api_key,  # explicit, so the SDK reads no credential from the environment

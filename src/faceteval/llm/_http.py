@@ -6,6 +6,7 @@ import asyncio
 import email.utils
 import json
 import math
+import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Generic, Protocol, TypeVar
@@ -14,6 +15,7 @@ from faceteval.errors import (
     AuthenticationError,
     BadRequestError,
     BadResponseError,
+    ConfigError,
     ProviderError,
     ProviderServerError,
     ProviderTimeout,
@@ -75,9 +77,27 @@ def status_error(
         return AuthenticationError(f"{detail}; check the API key ({key_hint} or --api-key)")
     if status == 408:
         return ProviderTimeout(detail)
+    if status == 404:
+        return BadRequestError(
+            f"{detail}; check the base URL (with its /v1, if the server has one) and the model"
+        )
     if status >= 400:
         return BadRequestError(detail)
     return BadResponseError(detail)
+
+
+def check_base_url(url: str) -> str:
+    """``url`` if it is a whole http(s) URL.
+
+    Raises:
+        ConfigError: It is not (``127.0.0.1:8000/v1`` without its scheme, a typo).
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"the base URL {url!r} is not a whole http(s) URL; give it in full, such as http://127.0.0.1:8000/v1"
+        )
+    return url
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:

@@ -37,7 +37,7 @@ from faceteval.errors import (
     ProviderError,
     ProviderTimeout,
 )
-from faceteval.llm._http import PerLoopClient, snippet, status_error, token_count
+from faceteval.llm._http import PerLoopClient, check_base_url, snippet, status_error, token_count
 from faceteval.llm._types import Completion, CompletionRequest, TokenLogprob
 
 __all__ = ["LOCAL_API_KEY", "OPENAI_BASE_URL", "OpenAIProvider"]
@@ -77,7 +77,7 @@ class OpenAIProvider:
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self._name = name
-        self._base_url = base = (base_url or OPENAI_BASE_URL).rstrip("/")
+        self._base_url = base = check_base_url(base_url or OPENAI_BASE_URL).rstrip("/")
         # Absolute: the SDK then does not merge a path with the base URL at every call.
         self._completions_url = f"{base}/chat/completions"
         # Each event loop gets its own client; what is costly to make (the TLS context) is made

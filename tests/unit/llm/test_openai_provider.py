@@ -357,11 +357,20 @@ async def test_a_given_http_client_stays_open(llm_server: LLMServer) -> None:
 async def test_requests_go_under_the_base_url_path(llm_server: LLMServer, suffix: str) -> None:
     provider = OpenAIProvider(api_key="k", base_url=llm_server.root_url + suffix)
     try:
-        with pytest.raises(BadRequestError, match="404"):  # the test server serves /v1 only
+        with pytest.raises(BadRequestError, match="404") as caught:  # the test server serves /v1 only
             await provider.complete(REQUEST)
+        assert "check the base URL (with its /v1, if the server has one) and the model" in str(caught.value)
     finally:
         await provider.aclose()
     assert llm_server.requests[-1].path == "/proxy/v1/chat/completions"
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8000/v1", "localhost", "ftp://host/v1", "http:///v1"])
+def test_a_base_url_that_is_not_a_whole_http_url_is_refused(url: str) -> None:
+    with pytest.raises(ConfigError, match="not a whole http\\(s\\) URL; give it in full"):
+        OpenAIProvider(api_key="k", base_url=url)
+    with pytest.raises(ConfigError, match="not a whole http"):
+        OpenAIProvider.from_env({"OPENAI_BASE_URL": url})
 
 
 async def test_the_tls_context_is_made_once_with_the_provider_not_per_client(
