@@ -331,7 +331,7 @@ def test_an_output_that_would_overwrite_the_input_is_refused(tmp_path: Path) -> 
     assert pairs.read_text() == record_named_like_input.read_text() == before
 
 
-def test_a_missing_input_leaves_an_earlier_output_as_it_was(tmp_path: Path, server: LLMServer) -> None:
+def test_an_unreadable_input_leaves_an_earlier_output_as_it_was(tmp_path: Path, server: LLMServer) -> None:
     out = tmp_path / "j.jsonl"
     assert (
         invoke(
@@ -340,10 +340,15 @@ def test_a_missing_input_leaves_an_earlier_output_as_it_was(tmp_path: Path, serv
         == 0
     )
     kept, record = out.read_text(), (tmp_path / "j.run.json").read_text()
+    array = tmp_path / "dataset.json"
+    array.write_text(json.dumps([{"query": "Q", "candidates": ["a", "b"]}], indent=2))
     for dry in ([], ["--dry-run"]):
         result = invoke(tmp_path / "typo.jsonl", "--method", "direct", *local(server), "--out", out, *dry)
         assert result.exit_code == 1
         assert "typo.jsonl: cannot open" in result.output and "judged" not in result.output
+        result = invoke(array, "--method", "direct", *local(server), "--out", out, *dry)
+        assert result.exit_code == 1
+        assert "dataset.json:1: the file is a JSON array, not JSON Lines" in result.output
     assert (out.read_text(), (tmp_path / "j.run.json").read_text()) == (kept, record)
 
 

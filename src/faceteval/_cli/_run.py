@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -224,7 +225,9 @@ async def _judge(
 
 def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Iterator[Instance | InputError]:
     if not request.strict:
-        return read_instances(request.input_path)
+        items = read_instances(request.input_path)
+        # The first line now, before anything is opened: it is where a file that is not JSON Lines fails.
+        return itertools.chain(list(itertools.islice(items, 1)), items)
     items = list(read_instances(request.input_path))
     problems = [item for item in items if isinstance(item, InputError)]
     if problems:

@@ -34,11 +34,38 @@ def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
     with handle:
         line_no = 0
         try:
+            first = True
             for line_no, line in enumerate(handle, start=1):
                 if line.strip():
-                    yield _read_line(name, line_no, line, seen)
+                    item = _read_line(name, line_no, line, seen)
+                    if first and isinstance(item, InputError):
+                        _refuse_json_document(name, line_no, line)
+                    first = False
+                    yield item
         except UnicodeDecodeError as exc:
             raise InputError(name, line_no + 1, None, f"not UTF-8 text ({exc.reason})") from exc
+
+
+def _refuse_json_document(path: str, line_no: int, line: str) -> None:
+    """Stop at the first line of a JSON array, or of an object spread over lines: not JSON Lines.
+
+    One error for the file, rather than one per line of it.
+    """
+    text = line.strip()
+    if text.startswith("["):
+        what = "a JSON array"
+    elif text == "{":
+        what = "a JSON object spread over several lines"
+    else:
+        return  # a line with a mistake in it: its own error says which
+    raise InputError(
+        path,
+        line_no,
+        None,
+        f"the file is {what}, not JSON Lines (one instance object per line); convert it "
+        f"(an array: jq -c '.[]' {path}), or run `faceteval meta-eval FILE --field ...`, "
+        "which reads JSON, JSONL and CSV files under their own field names",
+    )
 
 
 def _read_line(path: str, line_no: int, line: str, seen: dict[str, int]) -> Instance | InputError:

@@ -118,3 +118,31 @@ def test_half_a_character_is_refused_with_its_field_and_a_whole_one_is_kept(tmp_
         f"{path}:2: field 'candidates.1': holds half of a character (an unpaired surrogate escape "
         "such as \\ud83d, often an emoji cut in two), which is not text"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        (json.dumps([{"query": "Q", "candidates": ["a"]}] * 3, indent=2), "a JSON array"),
+        (json.dumps([{"query": "Q", "candidates": ["a"]}] * 3), "a JSON array"),
+        (
+            json.dumps({"query": "Q", "candidates": ["a"]}, indent=2),
+            "a JSON object spread over several lines",
+        ),
+    ],
+)
+def test_a_json_document_is_one_error_not_one_per_line(tmp_path: Path, text: str, what: str) -> None:
+    path = tmp_path / "dataset.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        list(read_instances(path))
+    assert (caught.value.line, caught.value.field) == (1, None)
+    assert caught.value.problem.startswith(f"the file is {what}, not JSON Lines")
+    assert f"jq -c '.[]' {path}" in caught.value.problem
+
+
+def test_a_broken_first_line_is_still_that_lines_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "p.jsonl", ['{"id": "a", "query": "Q"', good(2)])
+    first, second = read_instances(path)
+    assert isinstance(first, InputError) and "not valid JSON" in first.problem
+    assert isinstance(second, Instance)
