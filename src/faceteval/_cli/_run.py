@@ -225,9 +225,9 @@ async def _judge(
 
 def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Iterator[Instance | InputError]:
     if not request.strict:
-        items = read_instances(request.input_path)
+        stream = read_instances(request.input_path)
         # The first line now, before anything is opened: it is where a file that is not JSON Lines fails.
-        return itertools.chain(list(itertools.islice(items, 1)), items)
+        return itertools.chain(list(itertools.islice(stream, 1)), stream)
     items = list(read_instances(request.input_path))
     problems = [item for item in items if isinstance(item, InputError)]
     if problems:
