@@ -26,7 +26,7 @@ def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
         InputError: The file cannot be opened or is not UTF-8 text.
     """
     name = str(path)
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, bool]] = {}  # id -> (line, whether it is the line number)
     try:
         handle = Path(path).open(encoding="utf-8")  # noqa: SIM115  (closed by the with below; a generator)
     except OSError as exc:
@@ -68,7 +68,9 @@ def _refuse_json_document(path: str, line_no: int, line: str) -> None:
     )
 
 
-def _read_line(path: str, line_no: int, line: str, seen: dict[str, int]) -> Instance | InputError:
+def _read_line(
+    path: str, line_no: int, line: str, seen: dict[str, tuple[int, bool]]
+) -> Instance | InputError:
     try:
         record = decode_json(line)
     except json.JSONDecodeError as exc:
@@ -81,7 +83,8 @@ def _read_line(path: str, line_no: int, line: str, seen: dict[str, int]) -> Inst
     if not isinstance(record, dict):
         return InputError(path, line_no, None, f"expected a JSON object, got {type(record).__name__}")
     record_id = _record_id(record)
-    if "id" not in record:
+    implicit = "id" not in record
+    if implicit:
         record = {"id": str(line_no), **record}
     try:
         instance = Instance.model_validate(record)
@@ -89,14 +92,19 @@ def _read_line(path: str, line_no: int, line: str, seen: dict[str, int]) -> Inst
         field, problem = _describe(exc)
         return InputError(path, line_no, field, problem, record_id=record_id)
     if instance.id in seen:
+        first, first_implicit = seen[instance.id]
+        if implicit or first_implicit:  # a line number taken as id: say so, it is not in the file
+            unnamed = line_no if implicit else first
+            problem = (
+                f"id {instance.id!r} is used twice: line {unnamed} has no id and takes its line number, "
+                f"which line {line_no if unnamed == first else first} gives as its id; "
+                "give every line an id, or none"
+            )
+            return InputError(path, line_no, None if implicit else "id", problem, record_id=record_id)
         return InputError(
-            path,
-            line_no,
-            "id",
-            f"duplicate id {instance.id!r} (first on line {seen[instance.id]})",
-            record_id=record_id,
+            path, line_no, "id", f"duplicate id {instance.id!r} (first on line {first})", record_id=record_id
         )
-    seen[instance.id] = line_no
+    seen[instance.id] = (line_no, implicit)
     return instance
 
 

@@ -146,3 +146,25 @@ def test_a_broken_first_line_is_still_that_lines_error(tmp_path: Path) -> None:
     first, second = read_instances(path)
     assert isinstance(first, InputError) and "not valid JSON" in first.problem
     assert isinstance(second, Instance)
+
+
+def test_a_line_number_taken_as_id_that_clashes_is_explained(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "p.jsonl",
+        [
+            '{"id": "2", "query": "Q", "candidates": ["a"]}',
+            '{"query": "Q", "candidates": ["a"]}',  # would be "2"
+            '{"query": "Q", "candidates": ["a"]}',  # "3"
+            '{"id": "3", "query": "Q", "candidates": ["a"]}',
+        ],
+    )
+    first, clash, third, clash_again = read_instances(path)
+    assert isinstance(first, Instance) and isinstance(third, Instance) and third.id == "3"
+    assert isinstance(clash, InputError) and isinstance(clash_again, InputError)
+    assert (clash.field, clash_again.field) == (None, "id")
+    assert clash.problem.startswith(
+        "id '2' is used twice: line 2 has no id and takes its line number, which line 1"
+    )
+    assert clash_again.problem.startswith(
+        "id '3' is used twice: line 3 has no id and takes its line number, which line 4"
+    )
