@@ -60,3 +60,17 @@ class Criterion(BaseModel):
         if not self.children:
             return [self]
         return [leaf for child in self.children for leaf in child.leaves()]
+
+
+def zero_weights(criteria: tuple[Criterion, ...]) -> str | None:
+    """What is wrong when every criterion has a weight and they add up to 0, else None.
+
+    Such weights cannot be normalised: the criteria would silently get weights proposed by the LLM.
+    """
+    weights = [c.weight for c in criteria]
+    if weights and all(w is not None for w in weights) and not any(weights):
+        return (
+            "every weight is 0; give at least one criterion a positive weight, "
+            "or leave weights out to have them proposed per query"
+        )
+    return None

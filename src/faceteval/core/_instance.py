@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from faceteval.core._criterion import Criterion
+from faceteval.core._criterion import Criterion, zero_weights
 
 
 class Instance(BaseModel):
@@ -57,6 +57,8 @@ class Instance(BaseModel):
     def _criteria_not_empty(cls, value: tuple[Criterion, ...] | None) -> tuple[Criterion, ...] | None:
         if value is not None and not value:
             raise ValueError("must list at least one criterion, or be left out")
+        if value is not None and (problem := zero_weights(value)) is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("label")

@@ -83,6 +83,10 @@ def test_criteria_file_forms(tmp_path: Path) -> None:
         ("other: 1\n", "mapping with a 'criteria' list"),
         ("- [unclosed\n", r"c\.yaml:\d+: not valid YAML"),
         ("- name: A\n  colour: red\n", r"criteria\[0\]\.colour"),
+        (
+            "- name: A\n  weight: 0\n- name: B\n  weight: 0\n",
+            r"c\.yaml:1: field 'criteria': every weight is 0",
+        ),
     ],
 )
 def test_criteria_file_errors(tmp_path: Path, text: str, message: str) -> None:
@@ -168,3 +172,11 @@ def test_a_line_number_taken_as_id_that_clashes_is_explained(tmp_path: Path) -> 
     assert clash_again.problem.startswith(
         "id '3' is used twice: line 3 has no id and takes its line number, which line 4"
     )
+
+
+def test_an_instance_whose_criteria_weigh_nothing_is_an_input_error(tmp_path: Path) -> None:
+    zero = [{"name": "A", "weight": 0}, {"name": "B", "weight": 0.0}]
+    path = write(tmp_path / "p.jsonl", [good(1, criteria=zero), good(2, criteria=[*zero[:1], "B"])])
+    bad, fine = read_instances(path)
+    assert isinstance(bad, InputError) and bad.field == "criteria" and "every weight is 0" in bad.problem
+    assert isinstance(fine, Instance)  # not every criterion is weighted: weights are proposed
