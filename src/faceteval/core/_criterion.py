@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -62,7 +63,7 @@ class Criterion(BaseModel):
         return [leaf for child in self.children for leaf in child.leaves()]
 
 
-def zero_weights(criteria: tuple[Criterion, ...]) -> str | None:
+def zero_weights(criteria: Sequence[Criterion]) -> str | None:
     """What is wrong when every criterion has a weight and they add up to 0, else None.
 
     Such weights cannot be normalised: the criteria would silently get weights proposed by the LLM.

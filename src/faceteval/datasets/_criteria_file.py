@@ -52,8 +52,8 @@ def load_criteria(path: str | Path) -> tuple[Criterion, ...]:
             raise InputError(name, _line(node), where, problem["msg"].removeprefix("Value error, ")) from exc
     if not criteria:
         raise InputError(name, None, "criteria", "no criteria in the file")
-    if (problem := zero_weights(criteria)) is not None:
-        raise InputError(name, _line(nodes[0]), "criteria", problem)
+    if (weightless := zero_weights(criteria)) is not None:
+        raise InputError(name, _line(nodes[0]), "criteria", weightless)
     names = [c.name.casefold() for c in criteria]
     for index, key in enumerate(names):
         if key in names[:index]:
