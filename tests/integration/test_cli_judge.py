@@ -306,6 +306,10 @@ def test_anthropic_model_over_http(tmp_path: Path, server: LLMServer) -> None:
         ),
         (["--model", "gpt-4o"], "not of the form <provider>:<model>"),
         (["--model", "openai:x", "--temperature", "-3"], "-3.0 is not in the range x>=0.0"),
+        (
+            ["--model", "openai:x", "--criteria", "c.yaml", "--aspects", "5"],
+            "--aspects sets how many criteria to generate, but --criteria gives every instance its own",
+        ),
         (["--model", "openai:x", "--base-url", "127.0.0.1:8123/v1"], "is not a whole http(s) URL"),
         (["--model", "openai:gpt-4o"], "OPENAI_API_KEY"),
     ],

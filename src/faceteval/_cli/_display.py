@@ -57,7 +57,7 @@ def show_plan(request: RunRequest, result: RunResult) -> None:
     console = err_console
     console.print(table)
     instances = stats.judged - stats.invalid
-    orders = " in both orders" if request.swap else ""
+    orders = " with --swap (a pair in both orders, more candidates in each rotation)" if request.swap else ""
     console.print(
         f"{instances:,} instances{orders}; {stats.invalid:,} invalid input lines. No LLM was called. "
         f"Tokens are estimated at ~{CHARS_PER_TOKEN:g} characters per token; replies are assumed "

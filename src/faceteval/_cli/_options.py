@@ -166,6 +166,12 @@ def check_method_flags(ctx: click.Context, method: str | None) -> None:
     criteria = ctx.get_parameter_source("criteria_path") == click.core.ParameterSource.COMMANDLINE
     if criteria and method == "coeval-direct":
         raise click.UsageError("--criteria does not apply to --method coeval-direct (it names no criteria)")
+    for count in ("aspects", "criteria_count"):
+        if criteria and ctx.get_parameter_source(count) == click.core.ParameterSource.COMMANDLINE:
+            flag = "--" + count.replace("_", "-")
+            raise click.UsageError(
+                f"{flag} sets how many criteria to generate, but --criteria gives every instance its own"
+            )
 
 
 def build_method(name: str, flags: dict[str, Any], *, aspects: int) -> Method:
