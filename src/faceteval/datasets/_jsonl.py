@@ -113,13 +113,23 @@ def _record_id(record: dict[str, Any]) -> str | None:
     return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 
+def _in_json_terms(message: str) -> str:
+    """A validation message about the file's JSON, not the model's Python types ("a valid tuple")."""
+    return (
+        message.replace("a valid tuple", "a list")
+        .replace("Tuple should", "The list should")
+        .replace(" after validation", "")
+        .replace("a valid dictionary", "an object")
+    )
+
+
 def _describe(error: ValidationError) -> tuple[str | None, str]:
     """The first offending field (dotted path) and the problems in words."""
     problems = error.errors(include_url=False)
     fields = [".".join(str(part) for part in p["loc"]) or None for p in problems]
     messages = []
     for problem, field in list(zip(problems, fields, strict=True))[:MAX_PROBLEMS_PER_LINE]:
-        message = problem["msg"].removeprefix("Value error, ")
+        message = _in_json_terms(problem["msg"].removeprefix("Value error, "))
         if problem["type"] == "extra_forbidden":
             message = "unknown field (put extra data under 'metadata')"
         messages.append(message if field == fields[0] else f"field '{field}': {message}")

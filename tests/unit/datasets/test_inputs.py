@@ -180,3 +180,20 @@ def test_an_instance_whose_criteria_weigh_nothing_is_an_input_error(tmp_path: Pa
     bad, fine = read_instances(path)
     assert isinstance(bad, InputError) and bad.field == "criteria" and "every weight is 0" in bad.problem
     assert isinstance(fine, Instance)  # not every criterion is weighted: weights are proposed
+
+
+def test_problems_are_told_in_json_terms(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "p.jsonl",
+        [
+            '{"query": "Q", "candidates": "hi"}',
+            '{"query": "Q", "candidates": []}',
+            '{"query": "Q", "candidates": ["a"], "metadata": [1]}',
+        ],
+    )
+    problems = [e.problem for e in read_instances(path) if isinstance(e, InputError)]
+    assert problems == [
+        "Input should be a list",
+        "The list should have at least 1 item, not 0",
+        "Input should be an object",
+    ]
