@@ -110,7 +110,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                record = decode_json(line)
+                record = decode_json(line.rstrip("\r\n"))  # a fault at the end is then on this line
             except json.JSONDecodeError as exc:
                 raise InputError(str(path), line_no, None, f"not valid JSON: {exc.msg}") from exc
             except UnpairedSurrogate as exc:

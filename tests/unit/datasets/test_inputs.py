@@ -197,3 +197,10 @@ def test_problems_are_told_in_json_terms(tmp_path: Path) -> None:
         "The list should have at least 1 item, not 0",
         "Input should be an object",
     ]
+
+
+def test_a_line_cut_short_is_reported_at_its_end(tmp_path: Path) -> None:
+    path = write(tmp_path / "p.jsonl", ['{"id": "a", "query": "Q", "candidates": ["x", "y"]'])
+    (error,) = read_instances(path)
+    assert isinstance(error, InputError)
+    assert error.problem == "not valid JSON: Expecting ',' delimiter (column 51)"
