@@ -35,11 +35,14 @@ class UnpairedSurrogate(ValueError):
 def decode_json(text: str, *, text_only: bool = True) -> Any:
     """``json.loads(text)``, refusing strings that are not text (unless not ``text_only``).
 
+    A final line break is left out, so that a fault at the end (a line or file cut short) is
+    reported at the end of the last line, not at column 1 of the one after it.
+
     Raises:
         json.JSONDecodeError: ``text`` is not JSON.
         UnpairedSurrogate: A string in it holds half of a character; its ``field`` says where.
     """
-    value = json.loads(text)
+    value = json.loads(text.rstrip("\r\n"))
     if text_only and _SURROGATE_ESCAPE.search(text) is not None:
         check_text(value)
     return value
@@ -110,7 +113,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                record = decode_json(line.rstrip("\r\n"))  # a fault at the end is then on this line
+                record = decode_json(line)
             except json.JSONDecodeError as exc:
                 raise InputError(str(path), line_no, None, f"not valid JSON: {exc.msg}") from exc
             except UnpairedSurrogate as exc:

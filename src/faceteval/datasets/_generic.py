@@ -407,7 +407,7 @@ def _jsonl_records(name: str) -> Iterator[tuple[int, dict[str, Any] | InputError
         if not line.strip():
             continue
         try:
-            record = decode_json(line.rstrip("\r\n"))  # a fault at the end is then on this line
+            record = decode_json(line)
         except json.JSONDecodeError as exc:
             problem = f"not valid JSON: {exc.msg} (column {exc.colno})"
             yield line_no, InputError(name, line_no, None, problem)

@@ -72,7 +72,7 @@ def _read_line(
     path: str, line_no: int, line: str, seen: dict[str, tuple[int, bool]]
 ) -> Instance | InputError:
     try:
-        record = decode_json(line.rstrip("\r\n"))  # a fault at the end is then on this line
+        record = decode_json(line)
     except json.JSONDecodeError as exc:
         return InputError(path, line_no, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
     except UnpairedSurrogate as exc:
