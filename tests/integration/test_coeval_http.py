@@ -87,7 +87,9 @@ def test_coeval_judges_over_http_writes_jsonl_then_a_second_run_is_answered_from
         first = invoke(*args)
         assert first.exit_code == 0, first.output
         made = len(server.requests)
-        assert made == (2 + 1) * 4  # four outputs: two criteria and one overall call each
+        # four outputs, but the pair's two are the single ones again: two distinct outputs, two
+        # criteria and one overall call each (identical calls are made once)
+        assert made == (2 + 1) * 2
         written = read_jsonl(out)
         again = invoke(*args)
         assert again.exit_code == 0, again.output

@@ -103,6 +103,8 @@ def test_dna_over_http_then_again_from_cache(tmp_path: Path) -> None:
         first = judge(pairs, DnA(), llm)
         made = len(server.requests)
         second = judge(pairs, DnA(), llm)  # the same LLM, a new event loop: connections are reopened
-        assert len(server.requests) == made == 2 * 2 + 4 * 3
+        # per query, aspects and weights; per distinct pair, three facet scores (pairs 0 and 2, and
+        # 1 and 3, are the same question and answers: their identical calls are made once)
+        assert len(server.requests) == made == 2 * 2 + 2 * 3
     assert [j.verdict for j in first] == [j.verdict for j in second] == [1, 1, 1, 1]
     assert all(j.usage.cached_calls == j.usage.calls for j in second)

@@ -178,6 +178,15 @@ class Exchange:
 
 
 @dataclass(slots=True)
+class _InFlight:
+    """A call under way, for identical requests made meanwhile to wait for (see `LLM.generate`)."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    completion: Completion | None = None
+    """The reply, once it came and was cached; None if the call failed or was cancelled."""
+
+
+@dataclass(slots=True)
 class LLM:
     """A model behind a provider, with the cross-cutting work done once.
 
@@ -202,6 +211,7 @@ class LLM:
     spent: Spend = field(default_factory=Spend, init=False)
     """Everything asked of this LLM so far, whether or not the work that asked finished."""
     _limiter: anyio.CapacityLimiter = field(init=False, repr=False)
+    _in_flight: dict[str, _InFlight] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -271,16 +281,39 @@ class LLM:
         config: GenerateConfig | None = None,
         example: Callable[[], str] | None = None,
     ) -> Exchange:
-        """One completion for ``messages``: from the cache, the provider or (dry run) ``example``."""
+        """One completion for ``messages``: from the cache, the provider or (dry run) ``example``.
+
+        With a cache, a request identical to one still under way waits for that call and is
+        answered as from the cache, as it would be had the first call finished before it was made:
+        identical requests cost one call whatever their timing. If that call fails, it asks itself.
+        """
         request = CompletionRequest(
             model=self.spec.model, messages=tuple(messages), config=config or self.config
         )
         key = cache_key(self.identity, request)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        hit = None
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is None and (under_way := self._in_flight.get(key)) is not None:
+                await under_way.done.wait()
+                if under_way.completion is None:  # it failed: ask again, or wait for whoever does
+                    return await self.generate(messages, config=config, example=example)
+                hit = under_way.completion
+        if hit is not None:
             exchange = Exchange(request.messages, hit, cached=True, cost_usd=self._cost(hit))
         elif self.dry_run:
             exchange = self._plan(request, example)
         else:
+            exchange = await self._ask(key, request)
+        self.spent._count(exchange)
+        return exchange
+
+    async def _ask(self, key: str, request: CompletionRequest) -> Exchange:
+        """Call the provider, cache the reply, and hand it to identical requests made meanwhile."""
+        under_way = None
+        if self.cache is not None:
+            under_way = self._in_flight[key] = _InFlight()
+        try:
             try:
                 completion, attempts = await self._call(request)
             except ProviderError as error:
@@ -289,11 +322,13 @@ class LLM:
             completion = _as_text(completion)
             if self.cache is not None:
                 self.cache.put(key, completion, identity=self.identity, model=self.spec.model)
-            exchange = Exchange(
-                request.messages, completion, cost_usd=self._cost(completion), attempts=attempts
-            )
-        self.spent._count(exchange)
-        return exchange
+            if under_way is not None:
+                under_way.completion = completion
+        finally:
+            if under_way is not None:
+                del self._in_flight[key]
+                under_way.done.set()
+        return Exchange(request.messages, completion, cost_usd=self._cost(completion), attempts=attempts)
 
     def _plan(self, request: CompletionRequest, example: Callable[[], str] | None) -> Exchange:
         text = example() if example is not None else ""

@@ -1,6 +1,6 @@
 """The LLM wrapper: cache, retries, timeouts, concurrency, cost, dry runs (scripted provider)."""
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
@@ -15,7 +15,9 @@ from faceteval.errors import (
 )
 from faceteval.llm import (
     LLM,
+    Completion,
     CompletionRequest,
+    Exchange,
     GenerateConfig,
     ModelSpec,
     Price,
@@ -295,3 +297,61 @@ async def test_spent_counts_every_exchange_as_it_happens(tmp_path: Path) -> None
     assert spent.cost_known and spent.cost_usd == pytest.approx(
         (first.cost_usd or 0) + (second.cost_usd or 0)
     )
+
+
+async def test_identical_requests_under_way_at_once_cost_one_call(tmp_path: Path) -> None:
+    async def three(llm: LLM) -> list[Exchange]:
+        results: list[Exchange] = []
+        async with anyio.create_task_group() as group:
+            for _ in range(3):
+                group.start_soon(lambda: _append(results, llm.generate([user("same")])))
+        return results
+
+    slow = ScriptedProvider.sequence(["8 6"] * 3)
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        exchanges = await three(make(_Slow(slow), cache=cache))
+    assert len(slow.requests) == 1
+    assert sorted(e.cached for e in exchanges) == [False, True, True]
+    assert {e.completion.text for e in exchanges} == {"8 6"}
+
+    uncached = ScriptedProvider.sequence(["8 6"] * 3)  # no cache: every request is its own call
+    await three(make(_Slow(uncached)))
+    assert len(uncached.requests) == 3
+
+    # The call the others wait for fails (no retries): each of them then asks for itself, one at a time.
+    failing = ScriptedProvider.sequence([AuthenticationError("no key"), "7 5", "unused"])
+    with SQLiteCache(tmp_path / "d.sqlite") as cache:
+        llm = make(_Slow(failing), cache=cache)
+        results: list[Exchange | BaseException] = []
+
+        async def one() -> None:
+            try:
+                results.append(await llm.generate([user("same")]))
+            except AuthenticationError as exc:
+                results.append(exc)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(3):
+                group.start_soon(one)
+    assert len(failing.requests) == 2
+    assert sum(isinstance(r, AuthenticationError) for r in results) == 1
+    assert sorted(r.cached for r in results if isinstance(r, Exchange)) == [False, True]
+
+
+async def _append(results: list[Exchange], exchange: Awaitable[Exchange]) -> None:
+    results.append(await exchange)
+
+
+class _Slow:
+    """A provider that takes a moment, so that identical requests are under way at once."""
+
+    def __init__(self, inner: ScriptedProvider) -> None:
+        self.inner = inner
+        self.name, self.identity = inner.name, inner.identity
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        await anyio.sleep(0.05)
+        return await self.inner.complete(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
