@@ -160,3 +160,18 @@ def test_a_project_written_by_a_newer_version_is_refused(tmp_path: Path) -> None
         db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     result = CliRunner().invoke(cli, ["review", "export", str(tmp_path), "--out", str(tmp_path / "x.jsonl")])
     assert result.exit_code != 0 and "newer faceteval" in result.output
+
+
+def test_a_port_in_use_is_a_usage_error_before_anything_is_announced(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(cli, ["review", "serve", str(tmp_path / "p"), "--port", str(port)])
+    assert result.exit_code == 2
+    assert (
+        f"cannot serve on 127.0.0.1:{port}" in result.output and "choose another with --port" in result.output
+    )
+    assert "Review of" not in result.output

@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from faceteval._cli._app import cli
+from faceteval._cli._run import record_path_for
 from faceteval.review import OVERALL, ReviewStore
 from tests.integration.test_coeval_http import QUALITY, inputs, responder
 from tests.support.llm_server import LLMServer
@@ -52,6 +53,15 @@ def test_a_coeval_run_becomes_drafts_that_annotators_review(tmp_path: Path) -> N
 
     again = run("review", "import", project, judged, "--task", "rain")
     assert "(0 new)" in again and len(store.items()) == 4
+    assert store.task_scale("rain") == (1.0, 5.0)
+
+    # The same ids for another task would put its drafts on these outputs: refused, nothing added.
+    refused = CliRunner().invoke(cli, ["review", "import", str(project), str(judged), "--task", "snow"])
+    assert refused.exit_code == 1
+    assert "4 output id(s) are already in the project for other outputs: 'good' (task 'rain')" in " ".join(
+        refused.output.split()
+    )
+    assert [name for name, _ in store.tasks()] == ["rain"] and len(store.drafts()) == 12
 
     store.add_annotator("ann")
     store.record_sentence_action("good", "Length", "ann", "revise", sentence=0, text="Short: two sentences.")
@@ -68,3 +78,25 @@ def test_import_names_what_it_cannot_find(tmp_path: Path) -> None:
     judged.write_text("", encoding="utf-8")
     result = CliRunner().invoke(cli, ["review", "import", str(tmp_path / "p"), str(judged)])
     assert result.exit_code != 0 and "j.run.json" in result.output and "--input" in result.output
+
+
+def test_the_overall_scale_is_the_one_the_run_judged_on(tmp_path: Path) -> None:
+    outputs, criteria = inputs(tmp_path)
+    judged = tmp_path / "j.jsonl"
+    with LLMServer(responder) as server:
+        run(
+            "judge", outputs, "--method", "coeval", "--criteria", criteria, "--model", "openai:judge",
+            "--base-url", server.base_url, "--no-cache", "--out", judged, "-q",
+        )  # fmt: skip
+    record = record_path_for(judged)
+    described = json.loads(record.read_text(encoding="utf-8"))
+    assert described["method"]["params"]["scale"] == [1.0, 5.0]
+    described["method"]["params"]["scale"] = [0, 10]  # as CoEval(scale=(0, 10)) records it
+    record.write_text(json.dumps(described), encoding="utf-8")
+    run("review", "import", tmp_path / "review", judged, "--task", "rain")
+    store = ReviewStore.open(tmp_path / "review", create=False)
+    assert store.task_scale("rain") == (0.0, 10.0)
+    assert [(c.name, c.scale) for c in store.criteria("rain")] == [
+        ("Comprehensibility", (0.0, 10.0)),  # no scale of its own: the run's
+        ("Length", (1.0, 3.0)),
+    ]

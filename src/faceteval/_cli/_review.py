@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
+import socket
 from pathlib import Path
 
 import click
@@ -15,7 +17,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._options import data_dir_option
 from faceteval.report._model import Table as ReportTable
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 PROJECT = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
 
@@ -41,8 +43,29 @@ def serve(project: Path, host: str, port: int) -> None:
         console.print(
             f"[yellow]Serving on {escape(host)}: anyone who can reach it can review under any name.[/]"
         )
+    listening = _listen(host, port)  # bound first, so that the address printed is the one served
+    port = listening.getsockname()[1]
     console.print(f"Review of {escape(str(project))} at http://{escape(host)}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(project), host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(create_app(project), log_level="warning"))
+    server.run(sockets=[listening])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (a free port for 0), or a usage error saying what is wrong."""
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:  # a host name
+        family = socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as exc:
+        listening.close()
+        hint = "; choose another with --port" if exc.errno == errno.EADDRINUSE else ""
+        raise click.UsageError(f"cannot serve on {host}:{port}: {exc.strerror}{hint}") from None
+    listening.listen(2048)
+    return listening
 
 
 @review.command("import")

@@ -24,7 +24,9 @@ from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from faceteval.parsing._numbers import fmt
 from faceteval.review._store import (
     CRITERION_ACTIONS,
     OVERALL,
@@ -138,7 +140,7 @@ def create_app(project: Path) -> Starlette:
             position=(index + 1, len(siblings)),
             done=finished(views, overall),
             scale_values=_scale_values,
-            overall_scale=_overall_scale(store, item.id),
+            overall_scale=store.task_scale(item.task),
         )
 
     async def sentence_action(request: Request) -> Response:
@@ -170,7 +172,7 @@ def create_app(project: Path) -> Starlette:
             view = _criterion(form, store, item.id, annotator)
             criterion, (low, high) = view.name, view.scale
         else:
-            low, high = _overall_scale(store, item.id)
+            low, high = store.task_scale(item.task)
         score = _number(form, "score")
         if not low <= score <= high:
             raise HTTPException(400, f"score must be between {low:g} and {high:g}")
@@ -207,7 +209,7 @@ def create_app(project: Path) -> Starlette:
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(BaseHTTPMiddleware, dispatch=_guard)],
+        middleware=[Middleware(BaseHTTPMiddleware, dispatch=_guard), Middleware(_BodyLimit)],
         exception_handlers={HTTPException: _error, ReviewError: _review_error},  # type: ignore[dict-item]
     )
 
@@ -225,6 +227,29 @@ async def _guard(request: Request, call_next: Callable[[Request], Awaitable[Resp
     for header, value in SECURITY_HEADERS.items():
         response.headers.setdefault(header, value)
     return response
+
+
+class _BodyLimit:
+    """Refuse a body over `MAX_BODY` as it arrives, however it is sent (`_guard` checks Content-Length)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > MAX_BODY:
+                raise HTTPException(413, "request too large")
+            return message
+
+        await self.app(scope, limited, send)
 
 
 def _same_origin(request: Request) -> bool:
@@ -329,14 +354,11 @@ def _criterion(form: FormData, store: ReviewStore, item_id: str, annotator: str)
     return view
 
 
-def _overall_scale(store: ReviewStore, item_id: str) -> tuple[float, float]:
-    item = store.item(item_id)
-    scales = [criterion.scale for criterion in store.criteria(item.task)]
-    return (min((s[0] for s in scales), default=1.0), max((s[1] for s in scales), default=5.0))
-
-
-def _scale_values(scale: tuple[float, float]) -> list[int]:
-    return list(range(math.ceil(scale[0]), math.floor(scale[1]) + 1))
+def _scale_values(scale: tuple[float, float], *given: float | None) -> list[float]:
+    """The whole numbers of ``scale``, with any score ``given`` (the LLM's, the annotator's) between them."""
+    values = {float(v) for v in range(math.ceil(scale[0]), math.floor(scale[1]) + 1)}
+    values |= {float(v) for v in given if v is not None and scale[0] <= v <= scale[1]}
+    return sorted(values)
 
 
 def anchor(criterion: str) -> str:
@@ -347,6 +369,7 @@ def anchor(criterion: str) -> str:
 
 
 _templates.filters["anchor"] = anchor
+_templates.filters["num"] = fmt
 _templates.filters["q"] = lambda value: quote(str(value), safe="")
 
 

@@ -148,7 +148,9 @@ def import_coeval(
             raise ReviewError(f"the project already holds {spec.name}; import into a new project")
     built = [_build(Path(data_dir), spec) for spec in specs]  # everything is read before anything is written
     for spec, task in zip(specs, built, strict=True):
-        store.add_task(spec.name, spec.task, [(name, text, SCALE) for _, name, text in spec.criteria])
+        store.add_task(
+            spec.name, spec.task, [(name, text, SCALE) for _, name, text in spec.criteria], scale=SCALE
+        )
         for annotator in spec.annotators:
             store.add_annotator(annotator)
         store.add_items(task.items, task.drafts)

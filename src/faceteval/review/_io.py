@@ -11,11 +11,18 @@ from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import judged_instances, read_judgments, run_record
 from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
-from faceteval.review._store import OVERALL, Draft, Item, ReviewStore, finished, split_sentences
+from faceteval.review._store import (
+    DEFAULT_SCALE,
+    OVERALL,
+    Draft,
+    Item,
+    ReviewStore,
+    describe_conflicts,
+    finished,
+    split_sentences,
+)
 
 __all__ = ["ImportSummary", "export_actions", "export_scores", "import_run"]
-
-DEFAULT_SCALE = (1.0, 5.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +52,9 @@ def import_run(
     """
     record = run_record(judgments_path)
     instances = judged_instances(judgments_path, input_path)
-    judged_with = {
-        c.name: c for c in as_criteria(record.get("method", {}).get("params", {}).get("criteria")) or ()
-    }
+    params = record.get("method", {}).get("params", {})
+    judged_with = {c.name: c for c in as_criteria(params.get("criteria")) or ()}
+    method_scale = _scale(params.get("scale"))
     judgments = list(read_judgments(judgments_path))
     items: list[Item] = []
     drafts: list[Draft] = []
@@ -55,18 +62,18 @@ def import_run(
     descriptions: dict[str, str] = {}
     skipped = 0
     for judgment in judgments:
-        instance = instances.get(judgment.id)
-        if instance is None:
-            raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r} is not in the run's input")
         if judgment.status != "ok":
             skipped += 1
             continue
+        instance = instances.get(judgment.id)
+        if instance is None:
+            raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r} is not in the run's input")
         name = task or instance.task or Path(input_path or judgments_path).stem
         descriptions.setdefault(name, instance.task or "")
         known = {**{c.name: c for c in instance.criteria or ()}, **judged_with}
         for facet in judgment.facets:
             criterion = known.get(facet.name)
-            scale = tuple(criterion.scale) if criterion is not None and criterion.scale else DEFAULT_SCALE
+            scale = tuple(criterion.scale) if criterion is not None and criterion.scale else method_scale
             description = criterion.description if criterion is not None else ""
             criteria.setdefault(name, {}).setdefault(facet.name, (description or "", scale))  # type: ignore[arg-type]
         several = len(instance.candidates) > 1
@@ -98,11 +105,15 @@ def import_run(
                     sentences=tuple(split_sentences(reasoning)),
                 )
             )
+    clashes = store.conflicts(items)
+    if clashes:
+        raise FacetevalError(f"{judgments_path}: {describe_conflicts(clashes)}")
     for name, by_name in criteria.items():
         store.add_task(
             name,
             descriptions.get(name, ""),
             [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
+            scale=method_scale,
         )
     new = store.add_items(items, drafts)
     return ImportSummary(
@@ -112,6 +123,15 @@ def import_run(
         skipped=skipped,
         tasks=tuple(sorted(criteria)),
     )
+
+
+def _scale(value: Any) -> tuple[float, float]:
+    """The judging method's scale from its run record (CoEval records it), else 1-5."""
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int | float) for v in value):
+        low, high = float(value[0]), float(value[1])
+        if low < high:
+            return low, high
+    return DEFAULT_SCALE
 
 
 def _system(instance: Instance, index: int) -> str | None:
@@ -163,7 +183,11 @@ def _candidate_block(text: str, number: int) -> str:
 
 
 def export_scores(store: ReviewStore) -> list[dict[str, Any]]:
-    """One row per output and annotator who worked on it: their scores, explanations, and the LLM's."""
+    """One row per output and annotator who worked on it: their scores, explanations, and the LLM's.
+
+    Criteria are keyed by the names they were drafted (or added) with, the LLM's and every
+    annotator's alike; ``renamed`` gives the names this annotator revised them to.
+    """
     drafts: dict[str, dict[str, Draft]] = {}
     for draft in store.drafts():
         drafts.setdefault(draft.item_id, {})[draft.criterion] = draft
@@ -190,6 +214,7 @@ def export_scores(store: ReviewStore) -> list[dict[str, Any]]:
                     "llm_scores": {name: d.score for name, d in llm.items() if name != OVERALL},
                     "llm_overall": llm[OVERALL].score if OVERALL in llm else None,
                     "criteria": [view.name for view in views],
+                    "renamed": {view.name: view.title for view in views if view.title != view.name},
                 }
             )
     return rows

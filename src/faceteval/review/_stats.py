@@ -6,7 +6,7 @@
   latest action on each sentence, plus every ``add`` (an added sentence counts once, as ``add``,
   whatever was done to it later); ``rates`` are fractions of ``n``.
 - ``criteria_actions`` (per task): the stage-1 actions on the task's criteria (Table 3), each
-  annotator's latest per criterion plus every ``add``.
+  annotator's latest per criterion plus every ``add`` (once, whatever was done to it later).
 - ``score_changes``: each annotator's score against the LLM's draft score (``improve``, ``decrease``,
   ``unchange``, as CoEval's ``*_score_change.json`` but without the LLM compared with itself).
 - ``alpha``: Krippendorff's alpha, interval and ordinal, among the LLM and every annotator
@@ -19,8 +19,9 @@
 - ``distribution``: how often each score was given, by the LLM and by the annotators (Fig. 4, Table 9).
 - ``pairwise_alpha`` (per task): interval alpha of every pair of coders (the matrix of Fig. 5).
 
-A score is the annotator's latest (`ReviewStore.scores`). Undefined numbers (a constant side, fewer
-than two items) are None.
+A score is the annotator's latest (`ReviewStore.scores`). Scores and sentence actions on a criterion
+the annotator deleted in stage 1 are left out, as `export_scores` leaves them out. Undefined numbers
+(a constant side, fewer than two items) are None.
 """
 
 from __future__ import annotations
@@ -116,11 +117,14 @@ def _read_task(
 ) -> _Task:
     items = [item.id for item in store.items(task)]
     ids = set(items)
+    kept = {a: {c.name for c in store.final_criteria(task, a)} | {OVERALL} for a in store.annotators()}
     llm = {key: score for key, score in drafts.items() if key[0] in ids}
-    human = {key: score for key, score in scores.items() if key[0] in ids}
+    human = {key: score for key, score in scores.items() if key[0] in ids and key[1] in kept[key[2]]}
     latest: dict[tuple[str, str, str, int], str] = {}
     actions: dict[str, Counter[str]] = {}
     for row in sentence_actions:  # the task's, oldest first
+        if row["criterion"] not in kept[row["annotator"]]:  # a criterion the annotator deleted
+            continue
         if row["action"] == "add":
             actions.setdefault(row["criterion"], Counter())["add"] += 1
         elif row["sentence"] >= 0:  # an action on an added sentence leaves it counted as its add
@@ -186,8 +190,10 @@ def _criteria_actions(store: ReviewStore, task: str) -> dict[str, Any]:
     latest: dict[tuple[str, int], str] = {}
     counts: Counter[str] = Counter()
     for row in store.criteria_actions(task):
-        if row["criterion_id"] is None:
-            counts[row["action"]] += 1
+        if row["action"] == "add":  # counted once, whatever was done to it later
+            counts["add"] += 1
+        elif row["criterion_id"] is None:  # an action on an added criterion
+            continue
         else:
             latest[(row["annotator"], row["criterion_id"])] = row["action"]
     counts.update(latest.values())

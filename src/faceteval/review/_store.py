@@ -5,9 +5,13 @@ annotator wrote: each action is a new row of an append-only log keyed by its ann
 annotator's current view (which sentences they kept, which score they gave) is the latest action of
 theirs. Each action is its own transaction, so a refresh or a crash loses nothing that was sent.
 
-Stage 1 reviews a task's criteria (approve / delete / revise / add, each with a reason). Stage 2
-reviews each output: per criterion, the LLM's explanation sentence by sentence (``pass``, ``revise``,
-``delete``, ``add``, CoEval's action names) and its score; then the overall score.
+Stage 1 reviews a task's criteria (approve / delete / revise / add, each with a reason; a criterion
+the annotator added can itself be revised or deleted). Stage 2 reviews each output: per criterion,
+the LLM's explanation sentence by sentence (``pass``, ``revise``, ``delete``, ``add``, CoEval's action
+names) and its score; then the overall score.
+
+A criterion is keyed by the name it was drafted (or added) with: drafts, sentence actions and scores
+refer to it by that name, whatever the annotator renamed it to (`CriterionRow.label`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -37,12 +41,15 @@ __all__ = [
     "ReviewError",
     "ReviewStore",
     "SentenceView",
+    "describe_conflicts",
     "finished",
     "split_sentences",
 ]
 
 DATABASE = "review.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
+(``criteria_actions.added_id``); a version-1 project is brought up to date when opened."""
 OVERALL = ""
 """The criterion name under which the overall score is stored."""
 
@@ -55,7 +62,9 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tasks (
     name TEXT PRIMARY KEY,
-    description TEXT NOT NULL DEFAULT ''
+    description TEXT NOT NULL DEFAULT '',
+    scale_min REAL,
+    scale_max REAL
 );
 CREATE TABLE IF NOT EXISTS criteria (
     id INTEGER PRIMARY KEY,
@@ -77,7 +86,8 @@ CREATE TABLE IF NOT EXISTS criteria_actions (
     name TEXT,
     description TEXT,
     reason TEXT NOT NULL DEFAULT '',
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    added_id INTEGER REFERENCES criteria_actions(id)
 );
 CREATE TABLE IF NOT EXISTS items (
     id TEXT PRIMARY KEY,
@@ -119,8 +129,16 @@ CREATE INDEX IF NOT EXISTS sentence_actions_by_item ON sentence_actions (item_id
 CREATE INDEX IF NOT EXISTS score_actions_by_item ON score_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS criteria_actions_by_task ON criteria_actions (task, annotator);
 """
+_MIGRATIONS = {  # columns each version added, for projects written by an older faceteval
+    2: (
+        ("tasks", "scale_min", "REAL"),
+        ("tasks", "scale_max", "REAL"),
+        ("criteria_actions", "added_id", "INTEGER"),
+    ),
+}
+DEFAULT_SCALE = (1.0, 5.0)
 
-_ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,63}$")
+_ANNOTATOR = re.compile(r"^[^\W_][\w .@-]{0,63}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 
 
@@ -135,14 +153,25 @@ def split_sentences(text: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class CriterionRow:
-    """A task's criterion as drafted (or imported) for review."""
+    """A task's criterion as drafted (or imported) for review, or as an annotator added or revised it.
+
+    ``id`` is the drafted criterion's (> 0), or minus the id of the ``add`` action of a criterion an
+    annotator added. ``name`` keys the criterion's drafts and scores; ``label`` is the name the
+    annotator gave it when they revised it ("" while it has its own).
+    """
 
     id: int
     task: str
     position: int
     name: str
     description: str = ""
-    scale: tuple[float, float] = (1.0, 5.0)
+    scale: tuple[float, float] = DEFAULT_SCALE
+    label: str = ""
+
+    @property
+    def title(self) -> str:
+        """The name to show: the annotator's, else the drafted one."""
+        return self.label or self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,12 +218,15 @@ class CriterionView:
     """What one annotator sees and has done for one criterion of one item."""
 
     name: str
+    """The criterion's key (the name it was drafted or added with)."""
     description: str
     scale: tuple[float, float]
     draft: Draft | None
     sentences: tuple[SentenceView, ...]
     score: float | None
     """The annotator's score; None until they give or confirm one."""
+    title: str = ""
+    """The name to show (the annotator's revision of it, else ``name``)."""
 
     @property
     def done(self) -> bool:
@@ -226,19 +258,40 @@ class ReviewStore:
         """
         database = project / DATABASE
         if not database.is_file():
+            if database.exists() or (project.exists() and not project.is_dir()):
+                raise ReviewError(f"{project}: not a review project (not a directory holding {DATABASE})")
             if not create:
                 raise ReviewError(f"{project}: not a review project (no {DATABASE})")
-            project.mkdir(parents=True, exist_ok=True)
+            try:
+                project.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ReviewError(f"{project}: cannot make the project's directory: {exc.strerror}") from None
         store = cls(database)
-        with closing(store._connect()) as db:
-            db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
-        with store._write() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            if row is None:
-                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) > SCHEMA_VERSION:
-                raise ReviewError(f"{database}: written by a newer faceteval (schema {row[0]})")
+        try:
+            with closing(store._connect()) as db:
+                db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
+            with store._write() as db:
+                store._upgrade(db, database)
+        except sqlite3.DatabaseError as exc:
+            raise ReviewError(f"{database}: not a review project ({exc})") from None
         return store
+
+    @staticmethod
+    def _upgrade(db: sqlite3.Connection, database: Path) -> None:
+        """Record the schema's version in a new project; add what later versions added to an old one."""
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            return
+        version = int(row[0])
+        if version > SCHEMA_VERSION:
+            raise ReviewError(f"{database}: written by a newer faceteval (schema {version})")
+        for later in range(version + 1, SCHEMA_VERSION + 1):
+            for table, column, kind in _MIGRATIONS.get(later, ()):
+                if column not in {info[1] for info in db.execute(f"PRAGMA table_info({table})")}:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        if version < SCHEMA_VERSION:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
@@ -271,13 +324,22 @@ class ReviewStore:
         name: str,
         description: str = "",
         criteria: Sequence[tuple[str, str, tuple[float, float]]] = (),
+        *,
+        scale: tuple[float, float] | None = None,
     ) -> None:
-        """Add a task (or update its description) and append criteria it does not have yet."""
+        """Add a task (or update its description) and append criteria it does not have yet.
+
+        ``scale`` is the task's own: the overall score's, and that of the criteria annotators add
+        (the judging method's scale). Without it, `task_scale` spans the criteria's scales.
+        """
+        low, high = scale if scale is not None else (None, None)
         with self._write() as db:
             db.execute(
-                "INSERT INTO tasks (name, description) VALUES (?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET description = excluded.description",
-                (name, description),
+                "INSERT INTO tasks (name, description, scale_min, scale_max) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET description = excluded.description, "
+                "scale_min = COALESCE(excluded.scale_min, scale_min), "
+                "scale_max = COALESCE(excluded.scale_max, scale_max)",
+                (name, description, low, high),
             )
             start = db.execute("SELECT COUNT(*) FROM criteria WHERE task = ?", (name,)).fetchone()[0]
             for offset, (criterion, text, (low, high)) in enumerate(criteria):
@@ -287,13 +349,42 @@ class ReviewStore:
                     (name, start + offset, criterion, text, low, high),
                 )
 
+    def conflicts(self, items: Sequence[Item]) -> list[tuple[Item, Item]]:
+        """``(new, present)`` for each item whose id the project already holds for another output.
+
+        Ids name outputs across the whole project, whatever their task: an item is the same as the
+        one present when its task, input and output are the same (a run imported again).
+        """
+        with self._read() as db:
+            return self._conflicts(db, items)
+
+    @staticmethod
+    def _conflicts(db: sqlite3.Connection, items: Sequence[Item]) -> list[tuple[Item, Item]]:
+        out = []
+        for item in items:
+            row = db.execute("SELECT * FROM items WHERE id = ?", (item.id,)).fetchone()
+            if row is not None and (row["task"], row["query"], row["output"]) != (
+                item.task,
+                item.query,
+                item.output,
+            ):
+                out.append((item, _item(row)))
+        return out
+
     def add_items(self, items: Sequence[Item], drafts: Sequence[Draft] = ()) -> int:
         """Add items and their drafts in one transaction; items already present are left as they are.
 
         Returns:
             How many items were new.
+
+        Raises:
+            ReviewError: An item's task is unknown, or its id is the project's for another output (see
+                `conflicts`); nothing is added.
         """
         with self._write() as db:
+            clashes = self._conflicts(db, items)
+            if clashes:
+                raise ReviewError(describe_conflicts(clashes))
             tasks = {row[0] for row in db.execute("SELECT name FROM tasks")}
             position = db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0]
             added = 0
@@ -336,6 +427,27 @@ class ReviewStore:
         with self._read() as db:
             return [(r["name"], r["description"]) for r in db.execute("SELECT * FROM tasks ORDER BY name")]
 
+    def task_scale(self, task: str) -> tuple[float, float]:
+        """The task's scale: its overall score's and that of criteria annotators add.
+
+        It is the one it was imported with; for a project imported without one, the span of its
+        criteria's scales (1-5 when it has none).
+        """
+        with self._read() as db:
+            return self._task_scale(db, task)
+
+    @staticmethod
+    def _task_scale(db: sqlite3.Connection, task: str) -> tuple[float, float]:
+        row = db.execute("SELECT scale_min, scale_max FROM tasks WHERE name = ?", (task,)).fetchone()
+        if row is None:
+            raise ReviewError(f"no task {task!r}")
+        if row[0] is not None and row[1] is not None:
+            return float(row[0]), float(row[1])
+        span = db.execute(
+            "SELECT MIN(scale_min), MAX(scale_max) FROM criteria WHERE task = ?", (task,)
+        ).fetchone()
+        return DEFAULT_SCALE if span[0] is None else (float(span[0]), float(span[1]))
+
     def criteria(self, task: str) -> list[CriterionRow]:
         """The task's drafted criteria, in order."""
         with self._read() as db:
@@ -364,11 +476,12 @@ class ReviewStore:
             return [r[0] for r in db.execute("SELECT name FROM annotators ORDER BY name")]
 
     def add_annotator(self, name: str) -> str:
-        """Register ``name`` (letters, digits, space, ``_.@-``; at most 64) and return it."""
+        """Register ``name`` (letters, digits, spaces, ``_.@-``; at most 64) and return it."""
         name = name.strip()
         if not _ANNOTATOR.match(name):
             raise ReviewError(
-                "an annotator name is 1-64 letters, digits, spaces or _.@- and starts with a letter or digit"
+                f"{name!r} is not an annotator name: it takes 1-64 letters (of any script), digits, "
+                "spaces or _.@- and starts with a letter or digit"
             )
         with self._write() as db:
             db.execute("INSERT INTO annotators VALUES (?, ?) ON CONFLICT DO NOTHING", (name, _now()))
@@ -387,7 +500,13 @@ class ReviewStore:
         description: str | None = None,
         reason: str = "",
     ) -> int:
-        """Log one stage-1 action; ``revise`` and ``add`` carry the new name and description."""
+        """Log one stage-1 action; ``revise`` and ``add`` carry the new name and description.
+
+        ``criterion_id`` is a drafted criterion's id, or for one the annotator added, minus the id of
+        its ``add`` (`CriterionRow.id`). A name (added or revised) must differ from the names of the
+        annotator's other criteria, and an added one from the task's drafted criteria (approve or
+        revise a drafted criterion rather than adding it again).
+        """
         if action not in CRITERION_ACTIONS:
             raise ReviewError(f"unknown criteria action {action!r}")
         if (action == "add") != (criterion_id is None):
@@ -396,36 +515,94 @@ class ReviewStore:
             raise ReviewError(f"{action} needs the criterion's name")
         with self._write() as db:
             self._check_annotator(db, annotator)
-            if criterion_id is not None:
-                row = db.execute("SELECT task FROM criteria WHERE id = ?", (criterion_id,)).fetchone()
-                if row is None or row[0] != task:
-                    raise ReviewError(f"task {task!r} has no criterion {criterion_id}")
-            elif db.execute("SELECT 1 FROM tasks WHERE name = ?", (task,)).fetchone() is None:
+            if db.execute("SELECT 1 FROM tasks WHERE name = ?", (task,)).fetchone() is None:
                 raise ReviewError(f"no task {task!r}")
+            drafted_id, added_id = (criterion_id, None) if (criterion_id or 0) > 0 else (None, criterion_id)
+            if drafted_id is not None:
+                row = db.execute("SELECT task FROM criteria WHERE id = ?", (drafted_id,)).fetchone()
+                if row is None or row[0] != task:
+                    raise ReviewError(f"task {task!r} has no criterion {drafted_id}")
+            elif added_id is not None:
+                row = db.execute(
+                    "SELECT 1 FROM criteria_actions WHERE id = ? AND task = ? AND annotator = ? "
+                    "AND action = 'add'",
+                    (-added_id, task, annotator),
+                ).fetchone()
+                if row is None:
+                    raise ReviewError(f"task {task!r} has no criterion {added_id} added by {annotator}")
+            if action in ("revise", "add"):
+                self._check_name(db, task, annotator, (name or "").strip(), criterion_id)
             cursor = db.execute(
                 "INSERT INTO criteria_actions "
-                "(task, annotator, criterion_id, action, name, description, reason, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (task, annotator, criterion_id, action, _clean(name), _clean(description), reason, _now()),
+                "(task, annotator, criterion_id, action, name, description, reason, created_at, added_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    task,
+                    annotator,
+                    drafted_id,
+                    action,
+                    _clean(name),
+                    _clean(description),
+                    reason,
+                    _now(),
+                    None if added_id is None else -added_id,
+                ),
             )
             return int(cursor.lastrowid or 0)
 
+    def _check_name(
+        self, db: sqlite3.Connection, task: str, annotator: str, name: str, criterion_id: int | None
+    ) -> None:
+        """ReviewError if ``name`` is another of the annotator's criteria's, or (to add) a drafted one's."""
+        wanted = name.casefold()
+        if criterion_id is None:
+            for (drafted,) in db.execute("SELECT name FROM criteria WHERE task = ?", (task,)):
+                if drafted.casefold() == wanted:
+                    raise ReviewError(
+                        f"{drafted!r} is one of the task's drafted criteria: approve or revise it "
+                        "rather than adding it again"
+                    )
+        for criterion in self._final(task, self._criteria_actions(db, task, annotator), db):
+            taken = (criterion.name.casefold(), criterion.title.casefold())
+            if criterion.id != criterion_id and wanted in taken:
+                raise ReviewError(f"you already have a criterion named {criterion.title!r}")
+
     def criteria_actions(self, task: str | None = None) -> list[dict[str, Any]]:
-        """Every stage-1 action, oldest first."""
+        """Every stage-1 action, oldest first (one on an added criterion has its ``add`` in ``added_id``)."""
         return [dict(row) for row in self._rows("criteria_actions", "task", task)]
+
+    @staticmethod
+    def _criteria_actions(db: sqlite3.Connection, task: str, annotator: str) -> list[dict[str, Any]]:
+        rows = db.execute(
+            "SELECT * FROM criteria_actions WHERE task = ? AND annotator = ? ORDER BY id", (task, annotator)
+        )
+        return [dict(row) for row in rows]
 
     def reviewed_criteria(
         self, task: str, annotator: str
     ) -> list[tuple[CriterionRow, dict[str, Any] | None]]:
-        """The task's criteria with the annotator's latest action on each (None if none), then their adds."""
-        actions = [a for a in self.criteria_actions(task) if a["annotator"] == annotator]
+        """The task's criteria, then those the annotator added, each with their latest action on it.
+
+        The action is None for a drafted criterion they have not acted on; an added criterion's is
+        its ``add`` until they act on it again.
+        """
+        with self._read() as db:
+            return self._reviewed(task, self._criteria_actions(db, task, annotator), db)
+
+    def _reviewed(
+        self, task: str, actions: Sequence[dict[str, Any]], db: sqlite3.Connection
+    ) -> list[tuple[CriterionRow, dict[str, Any] | None]]:
         latest: dict[int, dict[str, Any]] = {}
         for action in actions:
             if action["criterion_id"] is not None:
                 latest[action["criterion_id"]] = action
+            elif action["added_id"] is not None:
+                latest[-action["added_id"]] = action
+        drafted = db.execute("SELECT * FROM criteria WHERE task = ? ORDER BY position", (task,))
         out: list[tuple[CriterionRow, dict[str, Any] | None]] = [
-            (criterion, latest.get(criterion.id)) for criterion in self.criteria(task)
+            (criterion, latest.get(criterion.id)) for criterion in map(_criterion, drafted)
         ]
+        scale = self._task_scale(db, task)
         for action in actions:
             if action["action"] == "add":
                 added = CriterionRow(
@@ -434,32 +611,32 @@ class ReviewStore:
                     position=len(out),
                     name=action["name"] or "",
                     description=action["description"] or "",
+                    scale=scale,
                 )
-                out.append((added, action))
+                out.append((added, latest.get(added.id, action)))
         return out
 
     def final_criteria(self, task: str, annotator: str) -> list[CriterionRow]:
         """The annotator's criteria after stage 1: deletions removed, revisions applied, additions kept.
 
-        A criterion's ``name`` stays the drafted name (it keys the drafts); its ``description`` is the
-        revised text, and a revised name is given in front of it.
+        A criterion's ``name`` stays the name it was drafted or added with (it keys the drafts and
+        scores); a revision's name is its ``label``, and its text the ``description``.
         """
+        with self._read() as db:
+            return self._final(task, self._criteria_actions(db, task, annotator), db)
+
+    def _final(
+        self, task: str, actions: Sequence[dict[str, Any]], db: sqlite3.Connection
+    ) -> list[CriterionRow]:
         out = []
-        for criterion, action in self.reviewed_criteria(task, annotator):
+        for criterion, action in self._reviewed(task, actions, db):
             if action is None or action["action"] in ("approve", "add"):
                 out.append(criterion)
             elif action["action"] == "revise":
+                label = action["name"] if action["name"] and action["name"] != criterion.name else ""
                 description = action["description"] or criterion.description
-                if action["name"] and action["name"] != criterion.name:
-                    description = f"{action['name']}: {description}"
-                out.append(
-                    CriterionRow(
-                        criterion.id, task, criterion.position, criterion.name, description, criterion.scale
-                    )
-                )
+                out.append(replace(criterion, label=label, description=description))
         return out
-
-    # -- stage 2: items ---------------------------------------------------------------------------
 
     def record_sentence_action(
         self,
@@ -556,6 +733,7 @@ class ReviewStore:
                     draft=draft,
                     sentences=_sentences(draft, [a for a in actions if a["criterion"] == criterion.name]),
                     score=given.get(criterion.name),
+                    title=criterion.title,
                 )
             )
         return views, given.get(OVERALL)
@@ -662,6 +840,17 @@ class ReviewStore:
                 "VALUES (?, ?, ?, ?, ?)",
                 [(*row[:3], float(row[3]), now) for row in scores],
             )
+
+
+def describe_conflicts(clashes: Sequence[tuple[Item, Item]]) -> str:
+    """What `ReviewStore.conflicts` found, for an error message."""
+    shown = ", ".join(f"{new.id!r} (task {present.task!r})" for new, present in clashes[:5])
+    more = f" and {len(clashes) - 5} more" if len(clashes) > 5 else ""
+    return (
+        f"{len(clashes)} output id(s) are already in the project for other outputs: {shown}{more}. "
+        "An id names one output in the whole project: import into another project, or give these "
+        "instances ids of their own"
+    )
 
 
 def _clean(text: str | None) -> str | None:

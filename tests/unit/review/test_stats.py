@@ -95,11 +95,31 @@ def test_criteria_actions_count_the_latest_per_criterion_and_every_add(store: Re
     store.record_criterion_action("t", "ann1", "approve", criterion_id=a)
     store.record_criterion_action("t", "ann1", "revise", criterion_id=a, name="A2", description="Better.")
     store.record_criterion_action("t", "ann2", "delete", criterion_id=b)
-    store.record_criterion_action("t", "ann3", "add", name="C", description="New.")
+    c = -store.record_criterion_action("t", "ann3", "add", name="C", description="New.")
     store.record_criterion_action("t", "ann3", "approve", criterion_id=a)
+    store.record_criterion_action("t", "ann3", "revise", criterion_id=c, name="C2")  # still one add
+    store.record_criterion_action("t", "ann3", "delete", criterion_id=c)
     counts = review_stats(store)["tasks"]["t"]["criteria_actions"]
     assert counts["counts"] == {"approve": 1, "delete": 1, "revise": 1, "add": 1}
     assert counts["rates"]["approve"] == 0.25
+
+
+def test_scores_and_actions_on_a_criterion_the_annotator_deleted_are_left_out(store: ReviewStore) -> None:
+    _actions(store)
+    _, b = store.criteria("t")
+    before = review_stats(store)["tasks"]["t"]["criteria"]["B"]
+    untouched = review_stats(store)["tasks"]["t"]["criteria"]["A"]
+    assert before["distribution"]["human"] == {"1": 1, "2": 3, "3": 2, "4": 2, "5": 2}
+    assert before["actions"]["counts"]["revise"] == 1  # ann3's
+    store.record_criterion_action("t", "ann2", "delete", criterion_id=b.id, reason="not for this task")
+    store.record_criterion_action("t", "ann3", "delete", criterion_id=b.id, reason="same")
+    after = review_stats(store)["tasks"]["t"]["criteria"]["B"]
+    assert after["distribution"]["human"] == {"1": 1, "2": 1, "3": 1, "4": 2}  # ann1's alone
+    assert after["actions"]["n"] == 0 and after["score_changes"]["improve"] == 0
+    assert review_stats(store)["tasks"]["t"]["criteria"]["A"] == untouched
+    store.record_criterion_action("t", "ann2", "approve", criterion_id=b.id)  # back: its scores count again
+    again = review_stats(store)["tasks"]["t"]["criteria"]["B"]
+    assert again["distribution"]["human"] == {"1": 1, "2": 3, "3": 2, "4": 2, "5": 2}
 
 
 def test_score_changes_compare_each_latest_human_score_with_the_draft(store: ReviewStore) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.review import ReviewError, ReviewStore, split_sentences
+from faceteval.review import Draft, Item, ReviewError, ReviewStore, split_sentences
 from tests.support.review_project import build_project
 
 
@@ -93,9 +93,9 @@ def test_stage_one_decides_the_criteria_an_annotator_reviews(store: ReviewStore)
         "eli5", "alice", "add", name="Analogy", description="An analogy.", reason="r"
     )
     final = store.final_criteria("eli5", "alice")
-    assert [(c.name, c.description) for c in final] == [
-        ("Clarity", "Plainness: Plain words."),
-        ("Analogy", "An analogy."),
+    assert [(c.name, c.title, c.description) for c in final] == [
+        ("Clarity", "Plainness", "Plain words."),
+        ("Analogy", "Analogy", "An analogy."),
     ]
     assert [c.name for c in store.final_criteria("eli5", "bob")] == ["Clarity", "Accuracy"]
     store.record_criterion_action("eli5", "alice", "approve", criterion_id=accuracy.id)
@@ -152,3 +152,122 @@ def test_reopening_keeps_everything_and_a_missing_project_is_an_error(
         ReviewStore.open(tmp_path / "nothing", create=False)
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_an_id_already_naming_another_output_is_refused_and_nothing_is_added(store: ReviewStore) -> None:
+    store.add_task("other", "", [("Tone", "", (1.0, 3.0))])
+    foreign = [Item("q3", "other", "Why?", "Because."), Item("new", "other", "Hi?", "Hello.")]
+    assert [(new.id, present.task) for new, present in store.conflicts(foreign)] == [("q3", "eli5")]
+    with pytest.raises(ReviewError, match=r"1 output id\(s\).*'q3' \(task 'eli5'\)"):
+        store.add_items(foreign, [Draft("q3", "Tone", 2), Draft("new", "Tone", 1)])
+    assert [item.id for item in store.items("other")] == []
+    assert {d.criterion for d in store.drafts("q3")} == {"Clarity", "Accuracy", ""}
+    same = store.item("q1")  # the same output again (a run imported twice) is no conflict
+    assert store.conflicts([same]) == [] and store.add_items([same]) == 0
+
+
+def test_names_are_unique_among_an_annotators_criteria(store: ReviewStore) -> None:
+    clarity, accuracy = store.criteria("eli5")
+    with pytest.raises(ReviewError, match="'Clarity' is one of the task's drafted criteria"):
+        store.record_criterion_action("eli5", "alice", "add", name="clarity", reason="r")
+    store.record_criterion_action("eli5", "alice", "delete", criterion_id=clarity.id, reason="r")
+    with pytest.raises(ReviewError, match="drafted criteria: approve or revise it"):  # deleted, still drafted
+        store.record_criterion_action("eli5", "alice", "add", name="Clarity", reason="r")
+    store.record_criterion_action("eli5", "alice", "add", name="Analogy", reason="r")
+    with pytest.raises(ReviewError, match="already have a criterion named 'Analogy'"):
+        store.record_criterion_action("eli5", "alice", "add", name=" ANALOGY ", reason="r")
+    with pytest.raises(ReviewError, match="already have a criterion named 'Analogy'"):
+        store.record_criterion_action(
+            "eli5", "alice", "revise", criterion_id=accuracy.id, name="analogy", reason="r"
+        )
+    store.record_criterion_action(  # its own name, or a deleted criterion's, is free to take
+        "eli5", "alice", "revise", criterion_id=accuracy.id, name="Clarity", reason="r"
+    )
+    store.record_criterion_action("eli5", "bob", "add", name="Analogy", reason="bob's own")
+    assert [c.title for c in store.final_criteria("eli5", "alice")] == ["Clarity", "Analogy"]
+    assert [c.name for c in store.final_criteria("eli5", "alice")] == ["Accuracy", "Analogy"]
+
+
+def test_a_criterion_the_annotator_added_can_be_revised_deleted_and_kept_again(store: ReviewStore) -> None:
+    added = -store.record_criterion_action(
+        "eli5", "alice", "add", name="Analogy", description="A.", reason="r"
+    )
+    store.record_criterion_action(
+        "eli5", "alice", "revise", criterion_id=added, name="Analogies", description="Some.", reason="typo"
+    )
+    *_, analogy = store.final_criteria("eli5", "alice")
+    assert (analogy.id, analogy.name, analogy.title, analogy.description) == (
+        added,
+        "Analogy",
+        "Analogies",
+        "Some.",
+    )
+    assert analogy.scale == store.task_scale("eli5") == (1.0, 5.0)
+    store.record_criterion_action("eli5", "alice", "delete", criterion_id=added, reason="not needed")
+    assert [c.name for c in store.final_criteria("eli5", "alice")] == ["Clarity", "Accuracy"]
+    row, action = store.reviewed_criteria("eli5", "alice")[-1]
+    assert row.id == added and action is not None and action["action"] == "delete"
+    assert action["added_id"] == -added and action["criterion_id"] is None
+    store.record_criterion_action("eli5", "alice", "approve", criterion_id=added)
+    assert [c.name for c in store.final_criteria("eli5", "alice")] == ["Clarity", "Accuracy", "Analogy"]
+    with pytest.raises(ReviewError, match=f"no criterion {added} added by bob"):
+        store.record_criterion_action("eli5", "bob", "delete", criterion_id=added, reason="r")
+    views, _ = store.item_view("q1", "alice")
+    assert [(v.name, v.title) for v in views][-1] == ("Analogy", "Analogy")
+
+
+def test_the_task_scale_is_the_one_imported_else_the_span_of_its_criteria(store: ReviewStore) -> None:
+    assert store.task_scale("eli5") == (1.0, 5.0)  # Clarity 1-5, Accuracy 1-3, no scale of its own
+    store.add_task("short", "", [("Tone", "", (1.0, 3.0))])
+    assert store.task_scale("short") == (1.0, 3.0)
+    store.add_task("short", "", scale=(1.0, 10.0))
+    store.add_task("short", "described")  # no scale given: the one it has stays
+    assert store.task_scale("short") == (1.0, 10.0)
+    with pytest.raises(ReviewError, match="no task 'nope'"):
+        store.task_scale("nope")
+
+
+def test_a_version_1_project_is_brought_up_to_date_and_keeps_everything(store: ReviewStore) -> None:
+    store.set_score("q1", "Clarity", "alice", 4)
+    clarity, _ = store.criteria("eli5")
+    store.record_criterion_action("eli5", "alice", "approve", criterion_id=clarity.id)
+    with sqlite3.connect(store.path) as db:  # as faceteval wrote it before version 2
+        for table, column in (
+            ("tasks", "scale_min"),
+            ("tasks", "scale_max"),
+            ("criteria_actions", "added_id"),
+        ):
+            db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    again = ReviewStore.open(store.path.parent, create=False)
+    assert again.scores() == {("q1", "Clarity", "alice"): 4} and len(again.criteria_actions()) == 1
+    assert again.task_scale("eli5") == (1.0, 5.0)
+    added = -again.record_criterion_action("eli5", "alice", "add", name="Analogy", reason="r")
+    again.record_criterion_action("eli5", "alice", "delete", criterion_id=added, reason="r")
+    with sqlite3.connect(store.path) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+
+
+def test_what_is_not_a_project_directory_or_database_is_named(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ReviewError, match="file/sub: cannot make the project's directory: Not a directory"):
+        ReviewStore.open(tmp_path / "file" / "sub")
+    with pytest.raises(ReviewError, match="file: not a review project"):
+        ReviewStore.open(tmp_path / "file")
+    (tmp_path / "garbage").mkdir()
+    (tmp_path / "garbage" / "review.sqlite").write_text("not a database at all, just text\n" * 10)
+    with pytest.raises(
+        ReviewError, match=r"garbage/review.sqlite: not a review project \(file is not a database"
+    ):
+        ReviewStore.open(tmp_path / "garbage", create=False)
+
+
+@pytest.mark.parametrize("name", ["José", "李雷", "Anna-Lena M.", "ann_2@lab"])
+def test_annotator_names_may_be_in_any_script(store: ReviewStore, name: str) -> None:
+    assert store.add_annotator(f" {name} ") == name and name in store.annotators()
+
+
+@pytest.mark.parametrize("name", ["<b>", "_x", "", "a" * 65, "tab\there"])
+def test_annotator_names_that_are_refused_are_named(store: ReviewStore, name: str) -> None:
+    with pytest.raises(ReviewError, match="is not an annotator name"):
+        store.add_annotator(name)
