@@ -123,6 +123,22 @@ def test_generate_over_http_then_rerun_from_cache_then_consistency(
     assert f"{data['cc']:.3f}" in result.output and f"{data['icc']:.3f}" in result.output
 
 
+def test_an_edited_file_stops_a_new_generation_before_any_call(tmp_path: Path) -> None:
+    reference = tmp_path / "eli5" / "criteria.yaml"
+    with LLMServer(Responder()) as server:
+        assert invoke(*generate_args(server, tmp_path)).exit_code == 0
+        edited = reference.read_text() + "  - name: MyEdit\n"
+        reference.write_text(edited)
+        calls = len(server.requests)
+        refused = invoke(*generate_args(server, tmp_path), "--no-cache")
+        assert refused.exit_code == 1 and len(server.requests) == calls
+        assert "criteria.yaml: changed since `criteria generate` wrote it" in " ".join(refused.output.split())
+        assert reference.read_text() == edited
+        forced = invoke(*generate_args(server, tmp_path), "--force")
+        assert forced.exit_code == 0, forced.output
+    assert "MyEdit" not in reference.read_text()
+
+
 def test_an_unreadable_reference_set_fails_the_command_and_keeps_the_replies(tmp_path: Path) -> None:
     with LLMServer(lambda body: "I cannot help with that.") as server:
         result = invoke(*generate_args(server, tmp_path), "--samples", "1")

@@ -24,6 +24,7 @@ from faceteval.coeval import (
     ConsistencyReport,
     CriteriaGeneration,
     Demonstration,
+    check_edits,
     generate_criteria,
     load_criteria_sets,
     load_embedder,
@@ -35,7 +36,7 @@ from faceteval.errors import FacetevalError
 from faceteval.hdeval._tree import load_tree, render_tree
 from faceteval.methods import create_method
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 @click.group()
@@ -101,6 +102,11 @@ GENERATE_EXCLUDED = (
 @click.option(
     "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory to write."
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite criteria files in OUT edited since they were generated (by default nothing is written).",
+)
 @engine_options(exclude=GENERATE_EXCLUDED)
 @handle_errors
 def generate(**flags: Any) -> None:
@@ -108,8 +114,9 @@ def generate(**flags: Any) -> None:
 
     Writes OUT/criteria.yaml (the temperature-0 set, for judge --criteria), OUT/samples/sample-NN.yaml
     and OUT/generation.json (task, example, model, usage, failures with their raw replies). Edit the
-    YAML files freely; `faceteval criteria consistency OUT` compares them. Each set is cached on its
-    own (re-running makes no call); with --seed S, sample k is sent the seed S + k.
+    YAML files freely: generating into OUT again refuses to overwrite or remove an edited file
+    (before any call) unless --force. `faceteval criteria consistency OUT` compares the sets. Each
+    set is cached on its own (re-running makes no call); with --seed S, sample k is sent the seed S + k.
 
     \b
     Examples:
@@ -117,6 +124,9 @@ def generate(**flags: Any) -> None:
           --example-input "How is perfume made?" --example-output "..." --samples 10 \\
           --temperature 0.7 --model openai:gpt-4o-mini --out criteria/eli5
     """
+    out: Path = flags.pop("out")
+    force: bool = flags.pop("force")
+    check_edits(out, samples=flags["samples"], force=force)
     engine = flags | {"swap": False, "trace": True, "dry_run": False, "quiet": True, "temperature": 0.0}
     # The engine's request carries a method; generation uses only its LLM settings.
     request = build_request(engine, input_path=Path(), out=None, method=create_method("direct"))
@@ -126,8 +136,7 @@ def generate(**flags: Any) -> None:
         generation = generate_criteria(
             flags["task"], example, llm, samples=flags["samples"], temperature=flags["temperature"]
         )
-    out: Path = flags["out"]
-    save_generation(generation, out, model=flags["model"])
+    save_generation(generation, out, model=flags["model"], force=force)
     _show_generation(generation, out)
     if generation.reference.status != "ok":
         raise FacetevalError(

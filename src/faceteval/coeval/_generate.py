@@ -24,6 +24,7 @@ in the re-ask of a reply that could not be read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ import yaml
 from faceteval._runner import usage_of
 from faceteval._version import __version__
 from faceteval.core import Criterion, TraceEntry, Usage
-from faceteval.errors import ConfigError, ParseError, ProviderError
+from faceteval.errors import ConfigError, FacetevalError, ParseError, ProviderError
 from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.parsing import CriteriaParser
@@ -271,25 +272,34 @@ def sample_path(directory: str | Path, index: int) -> Path:
     return Path(directory) / SAMPLES_DIR / f"sample-{index:02d}.yaml"
 
 
-def save_generation(generation: CriteriaGeneration, directory: str | Path, *, model: str) -> dict[str, Any]:
+def save_generation(
+    generation: CriteriaGeneration, directory: str | Path, *, model: str, force: bool = False
+) -> dict[str, Any]:
     """Write the sets as criteria files, and a summary of the generation, into ``directory``.
 
     ``criteria.yaml`` holds the reference set and ``samples/sample-NN.yaml`` each sampled set, in the
     criteria-file format ``judge --criteria`` reads (`faceteval.load_criteria`): edit them freely. A set
     that failed gets no file (an older file of the same name, or of a sample index beyond this run,
-    is removed), and is listed with its raw replies in ``generation.json``.
+    is removed), and is listed with its raw replies in ``generation.json``, which also records each
+    file's SHA-256.
+
+    A file this would overwrite or remove that is not as the last generation here wrote it (edited
+    since, or not written by it) is never touched unless ``force``: nothing is written at all.
 
     Returns:
         The summary written to ``generation.json``.
 
     Raises:
+        EditedFilesError: Files were edited since they were generated (and ``force`` is False).
         OSError: A file cannot be written.
     """
     out = Path(directory)
+    targets = {s.index: _set_path(out, s.index) for s in generation.sets}
+    check_edits(out, samples=len(generation.samples), force=force)
     (out / SAMPLES_DIR).mkdir(parents=True, exist_ok=True)
     written: dict[int, Path] = {}
     for criteria_set in generation.sets:
-        path = out / REFERENCE_FILE if criteria_set.index == 0 else sample_path(out, criteria_set.index)
+        path = targets[criteria_set.index]
         if criteria_set.status == "ok":
             _write_criteria(path, criteria_set, generation, model)
             written[criteria_set.index] = path
@@ -299,8 +309,64 @@ def save_generation(generation: CriteriaGeneration, directory: str | Path, *, mo
         if stale not in written.values():
             stale.unlink()
     summary = _summary(generation, model, {k: p.relative_to(out).as_posix() for k, p in written.items()})
+    for entry in summary["sets"]:
+        entry["sha256"] = _sha256(out / entry["file"]) if entry["file"] else None
     (out / GENERATION_FILE).write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", "utf-8")
     return summary
+
+
+class EditedFilesError(FacetevalError):
+    """Generating into a directory would overwrite or remove criteria files edited since they were written."""
+
+    def __init__(self, directory: Path, paths: Sequence[Path]) -> None:
+        self.paths = tuple(paths)
+        names = ", ".join(str(p) for p in paths[:5])
+        if len(paths) > 5:
+            names += f" and {len(paths) - 5} more"
+        them = "it" if len(paths) == 1 else "them"
+        super().__init__(
+            f"{names}: changed since `criteria generate` wrote {them} (or not written by it); generating "
+            f"into {directory} again would overwrite or remove {them}. Write to another --out, move "
+            f"the edited files away, or pass --force to overwrite {them}"
+        )
+
+
+def check_edits(directory: str | Path, *, samples: int, force: bool = False) -> None:
+    """EditedFilesError if generating ``samples`` sampled sets into ``directory`` would overwrite or
+    remove a file that is not as the last generation there wrote it (unless ``force``).
+
+    `save_generation` checks this itself; callers check it first to refuse before making any call.
+    """
+    if force:
+        return
+    out = Path(directory)
+    touched = {_set_path(out, index) for index in range(samples + 1)}
+    touched |= set((out / SAMPLES_DIR).glob("sample-*.yaml"))
+    written_before = _hashes(out)
+    edited = sorted(path for path in touched if path.is_file() and written_before.get(path) != _sha256(path))
+    if edited:
+        raise EditedFilesError(out, edited)
+
+
+def _set_path(out: Path, index: int) -> Path:
+    return out / REFERENCE_FILE if index == 0 else sample_path(out, index)
+
+
+def _hashes(out: Path) -> dict[Path, str]:
+    """The SHA-256 of each file the last generation in ``out`` wrote (none if it recorded none)."""
+    try:
+        summary = json.loads((out / GENERATION_FILE).read_text(encoding="utf-8"))
+        return {
+            out / entry["file"]: entry["sha256"]
+            for entry in summary["sets"]
+            if isinstance(entry.get("file"), str) and isinstance(entry.get("sha256"), str)
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _write_criteria(

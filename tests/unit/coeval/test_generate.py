@@ -11,7 +11,9 @@ import yaml
 from faceteval.coeval import (
     CriteriaGeneration,
     Demonstration,
+    EditedFilesError,
     TaskCriteriaParser,
+    check_edits,
     generate_criteria,
     save_generation,
 )
@@ -229,6 +231,31 @@ def test_a_new_run_in_the_same_directory_leaves_no_stale_sample(tmp_path: Path) 
     again = generate_criteria(TASK, EXAMPLE, llm_for(failing_sample(1)), samples=2)
     save_generation(again, out, model="m")
     assert sorted(p.name for p in (out / "samples").glob("*.yaml")) == ["sample-02.yaml"]
+
+
+def test_edited_files_are_never_overwritten_or_removed_without_force(tmp_path: Path) -> None:
+    out = tmp_path / "eli5"
+    first = generate_criteria(TASK, EXAMPLE, llm_for(ScriptedProvider(by_sample)), samples=3)
+    summary = save_generation(first, out, model="m")
+    assert all(len(s["sha256"]) == 64 for s in summary["sets"])
+    save_generation(first, out, model="m")  # unedited: written again, no complaint
+    reference = out / "criteria.yaml"
+    edited = reference.read_text() + "  - name: MyEdit\n"
+    reference.write_text(edited)
+    (out / "samples" / "sample-99.yaml").write_text("criteria: [Mine]\n")  # not the generation's
+    fewer = generate_criteria(TASK, EXAMPLE, llm_for(failing_sample(1)), samples=1)
+
+    with pytest.raises(EditedFilesError, match=r"criteria\.yaml, .*sample-99\.yaml: changed since") as caught:
+        save_generation(fewer, out, model="m")
+    assert "pass --force to overwrite them" in str(caught.value)
+    assert reference.read_text() == edited and len(list((out / "samples").glob("*.yaml"))) == 4
+    assert json.loads((out / "generation.json").read_text()) == summary  # nothing written at all
+    with pytest.raises(EditedFilesError):
+        check_edits(out, samples=0)  # what a caller checks before any call
+    check_edits(tmp_path / "new", samples=3)
+
+    save_generation(fewer, out, model="m", force=True)
+    assert "MyEdit" not in reference.read_text() and not list((out / "samples").glob("*.yaml"))
 
 
 def test_descriptions_with_quotes_and_colons_survive_the_yaml(tmp_path: Path) -> None:
