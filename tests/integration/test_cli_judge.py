@@ -94,6 +94,7 @@ def test_dna_judges_pairs_and_writes_judgments_and_a_run_record(tmp_path: Path, 
     assert {r.body["model"] for r in server.requests} == {"judge"}
     record = json.loads((tmp_path / "out" / "judgments.run.json").read_text())
     assert record["method"]["name"] == "dna" and record["llm"]["model"] == "openai:judge"
+    assert record["input_path"] == str((tmp_path / "pairs.jsonl").resolve())
     assert record["summary"]["calls"] == 13 and record["summary"]["judgments"] == {"ok": 3}
     assert set(record["prompts"]) >= {"dna/aspects", "dna/weights", "dna/score"}
     assert "judged" in result.output and "13 made, 0 from cache" in result.output
@@ -536,3 +537,13 @@ def test_only_the_commands_own_process_tunes_its_garbage_collector_before_a_run(
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
+
+
+def test_text_from_the_user_is_printed_as_it_is_never_as_markup(tmp_path: Path) -> None:
+    bad = write_pairs(tmp_path / "bad.jsonl", [{"id": "[/b] [bold]x", "query": "q", "candidates": "[/red]"}])
+    strict = invoke(bad, "--method", "direct", "--model", "openai:x:y", "--strict", "--no-cache")
+    assert strict.exit_code == 1 and "MarkupError" not in strict.output
+    assert "field 'candidates'" in strict.output
+    good = write_pairs(tmp_path / "good.jsonl", [{"id": "a", "query": "q", "candidates": ["x", "y"]}])
+    dry = invoke(good, "--method", "direct", "--model", "openai:x:y", "--dry-run", "--no-cache")
+    assert "No price is known for openai:x:y: add one" in " ".join(dry.output.split())

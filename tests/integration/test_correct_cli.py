@@ -216,6 +216,28 @@ def test_the_input_can_be_named_and_failed_judgments_are_skipped(
     record = json.loads((tmp_path / "c.run.json").read_text())
     assert record["improvement"] is None and record["summary"]["skipped_judgments"] == 1
 
+    judged.write_text(failed.model_dump_json() + "\n", encoding="utf-8")
+    nothing = invoke("correct", judged, "--input", moved, *local(server), "--out", out)
+    assert nothing.exit_code == 1, nothing.output
+    assert "there was nothing to correct" in " ".join(nothing.output.split())
+
+
+def test_a_malformed_input_line_does_not_stop_the_rest(
+    tmp_path: Path, server: LLMServer, judged: Path
+) -> None:
+    source = tmp_path / "pairs.jsonl"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    source.write_text("\n".join([*lines, '{"id": "bad", "query": "q", "candidates": "not a list"}']) + "\n")
+    failed = Judgment(id="bad", method="fennec", status="error", error="invalid input")
+    with judged.open("a", encoding="utf-8") as handle:
+        handle.write(failed.model_dump_json() + "\n")
+    out = tmp_path / "c.jsonl"
+    result = invoke("correct", judged, *local(server), "--out", out, "--threshold", "1.5")
+    assert result.exit_code == 0, result.output
+    assert "1 failed judgments skipped" in result.output and len(read_jsonl(out)) == 6
+    exported = invoke("export", "sft", judged, "--out", tmp_path / "sft")
+    assert exported.exit_code == 0, exported.output
+
 
 def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
     pairs = [{"id": str(i), "query": f"Question {i}?", "candidates": ["weak", "fine"]} for i in range(20)]

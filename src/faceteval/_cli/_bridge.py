@@ -20,7 +20,7 @@ from faceteval.fennec._bridge_files import BridgeFiles, BridgeSummary, save_brid
 from faceteval.fennec._bridge_sources import BRIDGEABLE, load_sources
 from faceteval.methods import create_method
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 BRIDGE_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate", "--single", "--quiet")
 """Engine flags that do not apply: records are bridged in the recorded order, traces always kept."""

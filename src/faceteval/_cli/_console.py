@@ -2,4 +2,4 @@
 
 from rich.console import Console
 
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)

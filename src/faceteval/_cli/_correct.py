@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
@@ -46,7 +47,7 @@ from faceteval.llm import LLM, Spend
 from faceteval.methods import Fennec
 from faceteval.prompts import load_template
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 CORRECT_EXCLUDED = ("--criteria", "--aggregate", "--single", "--swap", "--dry-run")
 """Engine flags that do not apply: criteria, guidelines and weights are the judgments' own, and
@@ -106,7 +107,8 @@ def correct(ctx: click.Context, /, **flags: Any) -> None:
     A response's score is the mean of its per-criterion scores on the 1-5 scale (weighted when the
     judgments have weights), not the summed overall score. Each response below the threshold is sent
     with its query and, per criterion, its score and explanation to Fennec's correction prompt; the
-    others are written as kept. Failed judgments are skipped and counted.
+    others are written as kept. Failed judgments are skipped and counted (the exit status is 1 when
+    none succeeded).
 
     Writes one line per response of every ok judgment to OUT, and a run record beside it
     (corrected.jsonl: corrected.run.json). With --rejudge, each correction is judged against its
@@ -133,6 +135,11 @@ def correct(ctx: click.Context, /, **flags: Any) -> None:
         raise run.stopped
     if run.interrupted:
         ctx.exit(130)
+    if run.stats.judgments == 0:
+        console.print(
+            f"[red]No judgment in {escape(str(judgments_path))} succeeded: there was nothing to correct.[/]"
+        )
+        ctx.exit(1)
 
 
 def run_correct(

@@ -15,7 +15,7 @@ from faceteval._cli._app import handle_errors
 from faceteval.metaeval import read_summary
 from faceteval.report import cost_table, render_cost_table
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 @click.command()

@@ -14,7 +14,7 @@ from faceteval._cli._options import data_dir_option
 from faceteval.datasets import benchmarks, get_benchmark
 from faceteval.datasets._fetch import fetch as fetch_files
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 @click.group()
@@ -67,4 +67,4 @@ def fetch(names: tuple[str, ...], data_dir: Path, mirror: str | None) -> None:
     for name in names:
         benchmark = get_benchmark(name)
         report = fetch_files(benchmark, data_dir, mirror=mirror)
-        console.print(f"{name}: {report}")
+        console.print(f"{escape(name)}: {escape(str(report))}")

@@ -64,7 +64,7 @@ def show_plan(request: RunRequest, result: RunResult) -> None:
         "readable (re-asks not counted); cached replies cost nothing."
     )
     if not stats.total.cost_known:
-        console.print(f"No price is known for {request.model}: add one with --prices FILE.")
+        console.print(f"No price is known for {escape(request.model)}: add one with --prices FILE.")
 
 
 def show_summary(request: RunRequest, result: RunResult) -> None:

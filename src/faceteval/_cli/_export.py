@@ -12,7 +12,7 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval.fennec._sft import SET_FILES, SFT_SETS, STATS_FILE, SftSet, SftStats, export_sft
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 SET_TITLES: dict[SftSet, str] = {
     "criteria": "Evaluation Criteria",

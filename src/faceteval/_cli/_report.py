@@ -13,7 +13,7 @@ from faceteval.errors import FacetevalError
 from faceteval.metaeval import read_run
 from faceteval.report import write_report
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 @click.command()

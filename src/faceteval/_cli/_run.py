@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 import anyio
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -232,7 +233,7 @@ def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Itera
     problems = [item for item in items if isinstance(item, InputError)]
     if problems:
         for problem in problems:
-            err_console.print(f"[red]invalid:[/] {problem}", markup=True, highlight=False)
+            err_console.print(f"[red]invalid:[/] {escape(str(problem))}", highlight=False)
         raise InputError(
             str(request.input_path),
             None,
@@ -263,7 +264,7 @@ def check_output(path: Path | None, inputs: Sequence[Path]) -> None:
     if path is None:
         return
     for target in (path, record_path_for(path)):
-        if any(_same_file(target, given) for given in inputs):
+        if any(same_file(target, given) for given in inputs):
             raise ConfigError(
                 f"--out {path} would overwrite the input {target}; write the output to another file"
             )
@@ -277,7 +278,8 @@ def open_output(path: Path | None, stack: ExitStack) -> IO[str]:
     return stack.enter_context(path.open("w", encoding="utf-8"))
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are the same existing file (False when either does not exist)."""
     try:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist
@@ -323,6 +325,7 @@ def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: dat
     record = {
         **record_header(started, interrupted=result.interrupted, stopped=result.stopped),
         "input": str(request.input_path),
+        "input_path": str(request.input_path.resolve()),
         "output": str(request.out),
         "method": request.method.describe(),
         "llm": llm.describe(),

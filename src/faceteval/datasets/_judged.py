@@ -22,8 +22,11 @@ def run_record(judgments_path: Path) -> dict[str, Any]:
 def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
     """The input file ``judgments_path`` was judged from.
 
-    ``input_path`` when given; else the input named by the run record beside the judgments; else the
-    ``instances.jsonl`` of the meta-evaluation run directory the judgments are in.
+    ``input_path`` when given; else the input named by the run record beside the judgments (where
+    it was judged: ``input_path``, the absolute path; else ``input``, as typed, taken from the
+    record's folder, as when the two moved together; a record of an older version, which has no
+    absolute path, is also read from the working directory); else the ``instances.jsonl`` of the
+    meta-evaluation run directory the judgments are in.
 
     Raises:
         FacetevalError: None of these names a file (the message says to pass the input).
@@ -32,8 +35,16 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
         return input_path
     record = run_record(judgments_path)
     named = record.get("input")
-    if isinstance(named, str) and Path(named).is_file():
-        return Path(named)
+    candidates = []
+    if isinstance(record.get("input_path"), str):
+        candidates.append(Path(record["input_path"]))
+    if isinstance(named, str):
+        candidates.append(judgments_path.parent / named)
+        if "input_path" not in record:
+            candidates.append(Path(named))
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
     beside = judgments_path.with_name(META_EVAL_INSTANCES)
     if beside.is_file():
         return beside
@@ -49,13 +60,15 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
 def judged_instances(judgments_path: Path, input_path: Path | None = None) -> dict[str, Instance]:
     """The instances ``judgments_path`` was judged from, by id (see `judged_input`).
 
+    A malformed line of the input is left out: `judge` wrote it as an ``error`` judgment, which
+    there is nothing to read of. (A judgment that did succeed and has no instance here is the
+    caller's error to raise.)
+
     Raises:
         FacetevalError: The input cannot be found.
-        InputError: A line of the input is malformed (file, line and field named).
     """
-    out: dict[str, Instance] = {}
-    for entry in read_instances(judged_input(judgments_path, input_path)):
-        if isinstance(entry, InputError):
-            raise entry
-        out[entry.id] = entry
-    return out
+    return {
+        entry.id: entry
+        for entry in read_instances(judged_input(judgments_path, input_path))
+        if not isinstance(entry, InputError)
+    }
