@@ -13,7 +13,7 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval.metaeval import compare_runs
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 @click.command()
@@ -37,8 +37,8 @@ def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path
         f"on {escape(str(result['benchmark']))}",
         title_justify="left",
     )
-    for column in ("metric", "A", "B", "B - A", "95% CI", "p", "", "n"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+    for column in ("metric", "A", "B", "B - A", "95% CI", "p", "n"):
+        table.add_column(column, justify="left" if column == "metric" else "right", no_wrap=True)
     for name, row in result["metrics"].items():
         ci = row.get("ci")
         table.add_row(
@@ -46,13 +46,21 @@ def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path
             _number(row.get("a")),
             _number(row.get("b")),
             _number(row.get("difference"), signed=True),
-            f"{ci[0]:+.3f} to {ci[1]:+.3f}" if ci else "",
-            "" if row.get("p_value") is None else f"{row['p_value']:.3g}",
-            row.get("significance", ""),
+            f"{ci[0]:+.3f}, {ci[1]:+.3f}" if ci else "",
+            ""
+            if row.get("p_value") is None
+            else f"{row['p_value']:.3g} {row.get('significance', '')}".strip(),
             f"{row.get('n', ''):,}" if isinstance(row.get("n"), int) else "",
         )
     console.print(table)
     console.print("*** p < 0.01, ** p < 0.05, * p < 0.1, n.s. not significant")
+    for side in ("a", "b"):
+        if count := result["unjudged"][side]:
+            console.print(
+                f"[yellow]{side.upper()} ({escape(str(result[side]['dir']))}) has no usable judgment of "
+                f"{count:,} of the {result['n']:,} instances[/] (missing or failed: wrong in agreement, "
+                "left out of correlations)"
+            )
     if json_path is not None:
         json_path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
+from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console
@@ -20,10 +23,11 @@ from faceteval._cli._options import (
     data_dir_option,
     engine_options,
 )
-from faceteval._cli._run import run_judge
+from faceteval._cli._run import record_path_for, run_judge, same_file
 from faceteval.datasets import read_judgments
 from faceteval.datasets._generic import parse_field_options
 from faceteval.errors import FacetevalError
+from faceteval.llm import ModelSpec
 from faceteval.metaeval import (
     Settings,
     Target,
@@ -35,6 +39,8 @@ from faceteval.metaeval import (
     write_instances,
     write_summary,
 )
+from faceteval.metaeval._judgments import RECORDED
+from faceteval.metaeval._store import INSTANCES, JUDGMENTS, SUMMARY
 from faceteval.methods import DEFAULT_ASPECTS, DEFAULT_CRITERIA_COUNT, method_names
 from faceteval.report import write_report
 
@@ -135,28 +141,43 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     """
     if bool(flags["judgments_spec"]) == bool(flags["method"]):
         raise click.UsageError("give either --judgments SOURCE or --method METHOD")
+    if flags["judgments_spec"]:
+        _check_measure_flags(ctx)
+    out: Path = flags["out"]
+    _check_inputs_kept(out, flags["target_spec"], flags["judgments_spec"])
     fields = (
         parse_field_options(list(flags["fields"]), label_map=flags["label_map"])
         if flags["fields"] or flags["label_map"]
         else None
     )
     target = load_target(flags["target_spec"], flags["data_dir"], fields=fields)
+    if fields is not None and target.benchmark is not None:
+        raise click.UsageError(
+            f"--field and --label-map describe your own file; {target.name} is a built-in benchmark"
+        )
     instances = select(
         target.instances,
         limit=flags["limit"],
         seed=flags["seed"],
         turn=flags["turn"],
         categories=flags["category"],
+        group_by=target.group_by,
     )
     if not instances:
         raise FacetevalError(f"{target.name}: nothing to measure after --turn / --category / --limit")
     settings = Settings(resamples=flags["resamples"], seed=flags["seed"])
     human_weights = load_human_weights(flags["human_weights"]) if flags["human_weights"] else ()
     flags["human_weights"] = human_weights
-    out: Path = flags["out"]
     if flags["judgments_spec"]:
         source = load_judgments(flags["judgments_spec"], target, flags["data_dir"])
-        extra = {"reported": source.reported} if source.reported else {}
+        whole = len(instances) == len(target.instances)
+        extra = {"reported": source.reported} if source.reported and whole else {}
+        if source.reported and not whole:
+            err_console.print(
+                f"{escape(source.name)}'s published numbers are for all of {escape(target.name)}: "
+                f"not shown beside these, measured on {len(instances):,} of its "
+                f"{len(target.instances):,} instances (--limit, --category, --turn)."
+            )
         summary = measure(
             out,
             target,
@@ -166,10 +187,11 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
             settings=settings,
             extra=extra,
             human_weights=human_weights,
+            source=source.name,
         )
         if flags["report"]:
             write_report(out)
-        show_results(summary, out)
+        show_results(summary, out, reports=flags["report"])
         return
     _run_method(ctx, flags, target, instances, settings)
 
@@ -196,18 +218,22 @@ def _run_method(
     summaries: list[tuple[_Variant, dict[str, Any]]] = []
     for variant in variants:
         run_dir = out / variant.name if len(variants) > 1 else out
-        input_path = write_instances(run_dir, instances)
         method = build_method(flags["method"], flags, aspects=variant.aspects)
         request = build_request(
             flags | {"seed": variant.seed},
-            input_path=input_path,
-            out=run_dir / "judgments.jsonl",
+            input_path=run_dir / INSTANCES,
+            out=run_dir / JUDGMENTS,
             method=method,
         )
-        result = run_judge(request, on_invalid=show_invalid)
-        if request.dry_run:
-            show_plan(request, result)
+        ModelSpec.parse(request.model)  # an unknown provider stops here, before anything is written
+        if request.dry_run:  # the run directory is left as it is
+            with tempfile.TemporaryDirectory() as scratch:
+                planned = replace(request, input_path=write_instances(Path(scratch), instances))
+                show_plan(planned, run_judge(planned, on_invalid=show_invalid))
             continue
+        _forget_results(run_dir, out if len(variants) > 1 else None)
+        write_instances(run_dir, instances)
+        result = run_judge(request, on_invalid=show_invalid)
         show_summary(request, result)
         if result.stopped is not None:
             raise result.stopped
@@ -232,6 +258,7 @@ def _run_method(
             extra=extra,
             in_place=True,
             human_weights=flags["human_weights"],
+            source=str(run_dir / JUDGMENTS),
         )
         if flags["report"]:
             write_report(run_dir)
@@ -241,9 +268,74 @@ def _run_method(
         write_summary(out, combined)
         if flags["report"]:
             write_report(out)
-        show_results(combined, out)
+        show_results(combined, out, reports=flags["report"])
     elif summaries:
-        show_results(summaries[0][1], out)
+        show_results(summaries[0][1], out, reports=flags["report"])
+
+
+MEASURE_FLAGS = frozenset(
+    {
+        "target_spec",
+        "judgments_spec",
+        "out",
+        "data_dir",
+        "limit",
+        "seed",
+        "turn",
+        "category",
+        "fields",
+        "label_map",
+        "human_weights",
+        "resamples",
+        "report",
+        "quiet",
+    }
+)
+"""The options that apply to recorded judgments (--judgments); the others judge with --method."""
+
+RESULT_FILES = (SUMMARY, "report.md", "report.html")
+
+
+def _check_measure_flags(ctx: click.Context) -> None:
+    """A usage error for judging options given with --judgments (they would be silently unused)."""
+    given = [
+        param.opts[0]
+        for param in ctx.command.params
+        if param.name not in MEASURE_FLAGS
+        and param.name is not None
+        and ctx.get_parameter_source(param.name) is ParameterSource.COMMANDLINE
+    ]
+    if given:
+        raise click.UsageError(
+            f"{', '.join(given)} judge{'s' if len(given) == 1 else ''} with --method; --judgments "
+            "measures the given judgments as they are"
+        )
+
+
+def _check_inputs_kept(out: Path, target_spec: str, judgments_spec: str | None) -> None:
+    """A usage error when the run directory's files would overwrite the benchmark file or the judgments."""
+    inputs = [Path(target_spec)]
+    if judgments_spec and not judgments_spec.startswith(RECORDED):
+        inputs += [Path(judgments_spec), Path(judgments_spec) / JUDGMENTS]
+    for written in (
+        out / INSTANCES,
+        out / JUDGMENTS,
+        record_path_for(out / JUDGMENTS),
+        *map(out.joinpath, RESULT_FILES),
+    ):
+        for given in inputs:
+            if same_file(written, given):
+                raise click.UsageError(
+                    f"--out {out} would overwrite the input {given}; write the run to another directory"
+                )
+
+
+def _forget_results(run_dir: Path, sweep_dir: Path | None) -> None:
+    """Remove the results of an earlier run here: until this one finishes, they would describe another."""
+    for directory in (run_dir, sweep_dir):
+        if directory is not None:
+            for name in RESULT_FILES:
+                (directory / name).unlink(missing_ok=True)
 
 
 def _variants(flags: dict[str, Any]) -> list[_Variant]:
@@ -274,6 +366,8 @@ def _int_list(text: str, flag: str) -> list[int]:
         ) from None
     if not values or any(value < (0 if flag == "--seeds" else 1) for value in values):
         raise click.BadParameter(f"{text!r}: give positive integers", param_hint=flag)
+    if len(set(values)) < len(values):
+        raise click.BadParameter(f"{text!r} repeats a value", param_hint=flag)
     return values
 
 

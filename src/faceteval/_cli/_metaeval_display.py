@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 PAIRWISE_ROWS = (
     ("agreement", "agreement (ties a class)"),
@@ -34,9 +34,15 @@ def _ci(rate: dict[str, Any]) -> str:
     return f"{100 * ci[0]:.1f}-{100 * ci[1]:.1f}" if ci and None not in ci else ""
 
 
-def show_results(summary: dict[str, Any], out: Path) -> None:
-    """The headline table of a meta-evaluation, then where the files are."""
+def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) -> None:
+    """The headline table of a meta-evaluation (one row per run of a sweep or of repeated seeds),
+    then where the files are."""
     title = f"{summary['benchmark']} x {summary['judge']}"
+    if "runs" in summary:
+        _show_runs(summary, title)
+        files = "summary.json, report.md, report.html" if reports else "summary.json"
+        console.print(f"Written to {escape(str(out))}/ ({files}; each run in its own directory)")
+        return
     status = summary.get("status", {})
     failed = status.get("parse_error", 0) + status.get("error", 0) + status.get("missing", 0)
     if summary.get("kind") == "pointwise":
@@ -44,6 +50,11 @@ def show_results(summary: dict[str, Any], out: Path) -> None:
     else:
         table = _pairwise_table(summary, title)
     console.print(table)
+    for aspect, left_out in summary.get("unjudged", {}).items():
+        console.print(
+            f"[yellow]{escape(aspect)}: {left_out:,} human-scored instances have no judge score[/] "
+            "(failed or missing judgments): left out of its correlations"
+        )
     for aspect, rows in summary.get("systems", {}).items():
         console.print(_systems_table(aspect, rows))
     if summary.get("reference", "humans") != "humans":
@@ -56,6 +67,16 @@ def show_results(summary: dict[str, Any], out: Path) -> None:
             f"{_number(interval.get('annotators_and_judge'))}"
         )
     rankings = summary.get("weight_rankings", {})
+    if unknown := rankings.get("unknown_ids"):
+        shown = ", ".join(escape(repr(i)) for i in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        console.print(
+            f"[yellow]{len(unknown):,} ids of the human weights are not among the instances:[/] {shown}"
+        )
+    if unshared := rankings.get("no_shared_facets"):
+        console.print(
+            f"[yellow]{unshared:,} human weightings name none of the judge's facets[/] (each counts as the "
+            "farthest ranking): check that they use the facet names of the judgments"
+        )
     if rankings.get("judge_vs_human"):
         people = rankings.get("human_vs_human")
         console.print(
@@ -68,7 +89,41 @@ def show_results(summary: dict[str, Any], out: Path) -> None:
         f"parse errors, {status.get('error', 0):,} errors, {status.get('missing', 0):,} without a judgment"
         + (" (counted as disagreements)" if failed and summary.get("kind") == "pairwise" else "")
     )
-    console.print(f"Written to {escape(str(out))}/ (summary.json, report.md, report.html)")
+    files = "summary.json, report.md, report.html" if reports else "summary.json"
+    console.print(f"Written to {escape(str(out))}/ (instances.jsonl, judgments.jsonl, {files})")
+
+
+RUN_KEYS = frozenset({"dir", "aspects", "seed", "status", "usage"})
+
+
+def _show_runs(summary: dict[str, Any], title: str) -> None:
+    """A sweep's or repeated runs' table: each run's headline numbers and judged count, then mean / sd."""
+    runs: list[dict[str, Any]] = summary["runs"]
+    metrics = [key for key in runs[0] if key not in RUN_KEYS]
+    pointwise = summary.get("kind") == "pointwise"
+    table = Table(title=escape(title), title_justify="left")
+    table.add_column("run")
+    for key in metrics:
+        table.add_column(escape(key), justify="right")
+    table.add_column("judged", justify="right")
+    for run in runs:
+        values = [run[key].get("value") for key in metrics]
+        status = run.get("status", {})
+        table.add_row(
+            escape(str(run["dir"])),
+            *(_number(v) if pointwise else percent(v) for v in values),
+            f"{status.get('ok', 0):,} / {sum(status.values()):,}",
+        )
+    console.print(table)
+    for name, spread in summary.get("repeats", {}).items():
+        if isinstance(spread, dict):
+            mean, sd = spread["mean"], spread["sd"]
+            shown = (
+                f"{_number(mean)} (sd {_number(sd)})"
+                if pointwise
+                else f"{percent(mean)} (sd {100 * sd:.2f} pp)"
+            )
+            console.print(f"{escape(name)} over seeds {summary['repeats']['seeds']}: {shown}")
 
 
 def _pairwise_table(summary: dict[str, Any], title: str) -> Table:

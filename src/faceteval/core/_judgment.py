@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Status = Literal["ok", "parse_error", "error"]
 
@@ -100,6 +100,11 @@ class OrderResult(BaseModel):
     """Overall score per candidate, in original candidate order; None for verdict-only judges."""
     facets: list[FacetScore] = Field(default_factory=list)
 
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict_is_a_number(cls, value: Any) -> Any:
+        return _not_boolean(value)
+
 
 class Judgment(BaseModel):
     """The judgment of one instance (one line of a judgments JSONL file).
@@ -127,3 +132,15 @@ class Judgment(BaseModel):
     """Per-order results, when judged in several orders."""
     usage: Usage = Field(default_factory=Usage)
     trace: list[TraceEntry] = Field(default_factory=list)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict_is_a_number(cls, value: Any) -> Any:
+        return _not_boolean(value)
+
+
+def _not_boolean(value: Any) -> Any:
+    """A verdict is a candidate's number: ``true`` would otherwise be read as 1."""
+    if isinstance(value, bool):
+        raise ValueError("a verdict is a candidate's 1-based number, or 0 for a tie, not true or false")
+    return value

@@ -601,10 +601,20 @@ def _label(column: str | None, row: Mapping[str, Any], fields: FieldMap) -> int 
 
 
 def _label_key(value: str | int | float) -> str:
-    """The text a label value is looked up by: ``2``, ``2.0`` and ``"2"`` are all ``"2"``."""
+    """The text a label value is looked up by: ``2``, ``2.0``, ``"2"`` and ``"2.0"`` are all ``"2"``.
+
+    A CSV cell is text, and tools write an integer column that has empty cells as ``2.0``.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        return str(int(number)) if number.is_integer() and text[-1:].isdigit() else text
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return value.strip() if isinstance(value, str) else str(value)
+    return str(value)
 
 
 def _scores(columns: Mapping[str, str], row: Mapping[str, Any], *, cells: bool) -> dict[str, float] | None:

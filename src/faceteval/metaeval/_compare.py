@@ -26,7 +26,13 @@ def compare_runs(a_dir: Path, b_dir: Path, *, resamples: int = 2000, seed: int =
     """The paired difference B - A on the instances both runs measured.
 
     Repeated runs (``--seeds``) are paired run by run, and their items pooled: each instance of each
-    seed is one pair (DnA-Eval Appendix G).
+    seed is one pair (DnA-Eval Appendix G). ``unjudged`` counts, per run, the shared instances it has
+    no usable judgment of (missing, ``parse_error`` or ``error``): they count as wrong in agreement,
+    and are left out of correlations.
+
+    Raises:
+        FacetevalError: The runs measured different benchmarks or numbers of runs, share no instance,
+            or are pointwise with ``resamples`` 0 (their test needs resamples).
     """
     a_summary, a_runs = _runs(a_dir)
     b_summary, b_runs = _runs(b_dir)
@@ -48,6 +54,12 @@ def compare_runs(a_dir: Path, b_dir: Path, *, resamples: int = 2000, seed: int =
         "runs_paired": len(a_runs),
     }
     pairs = [_paired(a, b) for a, b in zip(a_runs, b_runs, strict=True)]
+    result["unjudged"] = {
+        "a": sum(unjudged(a) for run in pairs for _, a, _ in run),
+        "b": sum(unjudged(b) for run in pairs for _, _, b in run),
+    }
+    if a_summary.get("kind") != "pairwise" and not resamples:
+        raise FacetevalError("comparing correlations takes a permutation test: give --resamples above 0")
     if a_summary.get("kind") == "pairwise":
         result["metrics"] = {"agreement": _agreement(pairs, resamples, seed)}
     else:
@@ -69,6 +81,11 @@ def _runs(run_dir: Path) -> tuple[dict[str, Any], list[tuple[list[Instance], lis
         _, sub_instances, sub_judgments = read_run(run_dir / name)
         runs.append((sub_instances, sub_judgments))
     return summary, runs
+
+
+def unjudged(judgment: Judgment | None) -> bool:
+    """Whether a run has no usable judgment of an instance."""
+    return judgment is None or judgment.status != "ok"
 
 
 def _paired(a: tuple[list[Instance], list[Judgment]], b: tuple[list[Instance], list[Judgment]]) -> list[Pair]:
@@ -133,7 +150,11 @@ def _correlations(pairs: list[list[Pair]], resamples: int, seed: int) -> dict[st
         a_scores, b_scores, human = (list(column) for column in zip(*rows, strict=True))
         for method in METHODS:
             test = metrics.paired_correlation_test(
-                a_scores, b_scores, human, method=method, n_resamples=resamples or 1000, seed=seed
+                a_scores, b_scores, human, method=method, n_resamples=resamples, seed=seed
             )
-            out[f"{aspect}.{method}"] = test.as_dict() | {"significance": significance(test.p_value)}
+            out[f"{aspect}.{method}"] = test.as_dict() | {
+                "a": metrics.correlation(a_scores, human, method).value,
+                "b": metrics.correlation(b_scores, human, method).value,
+                "significance": significance(test.p_value),
+            }
     return out

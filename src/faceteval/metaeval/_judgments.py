@@ -33,6 +33,7 @@ def load_judgments(spec: str, target: Target, data_dir: Path) -> JudgmentSource:
             raise FacetevalError(
                 f"{spec}: recorded judges belong to built-in benchmarks, not to {target.name}"
             )
+        spec = recorded_alias(spec, target.benchmark.name)
         source = target.benchmark.recorded_source(spec.removeprefix(RECORDED), data_dir)
         reported = source.reported(data_dir) if source.reported else {}
         return JudgmentSource(spec, tuple(source.load(data_dir)), source, dict(reported))
@@ -42,6 +43,13 @@ def load_judgments(spec: str, target: Target, data_dir: Path) -> JudgmentSource:
     if not path.is_file():
         raise FacetevalError(f"{spec}: no such judgments file (or use recorded:<name>)")
     return JudgmentSource(str(path), tuple(read_judgments(path)))
+
+
+def recorded_alias(spec: str, benchmark: str) -> str:
+    """``recorded:coeval-chatgpt`` on a coeval-* benchmark is its ``recorded:chatgpt``."""
+    family = benchmark.split("-", 1)[0]
+    prefix = f"{RECORDED}{family}-"
+    return RECORDED + spec.removeprefix(prefix) if spec.startswith(prefix) else spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,24 +65,45 @@ class Joined:
         return sum(judgment is None for _, judgment in self.pairs)
 
 
-def join(instances: Iterable[Instance], judgments: Iterable[Judgment]) -> Joined:
+def join(
+    instances: Iterable[Instance], judgments: Iterable[Judgment], *, source: str = "judgments"
+) -> Joined:
     """Pair each instance with the judgment of the same id.
 
+    ``source`` names where the judgments came from, in errors.
+
     Raises:
-        FacetevalError: An id is judged twice, or no judgment id matches any instance.
+        FacetevalError: There are no judgments, an id is judged twice, no judgment id matches any
+            instance, or a verdict names a candidate its instance does not have.
     """
     by_id: dict[str, Judgment] = {}
     for judgment in judgments:
         if judgment.id in by_id:
-            raise FacetevalError(f"judgment id {judgment.id!r} appears twice")
+            raise FacetevalError(f"{source}: judgment id {judgment.id!r} appears twice")
         by_id[judgment.id] = judgment
     listed = list(instances)
+    if listed and not by_id:
+        raise FacetevalError(f"{source}: no judgments")
     pairs = tuple((instance, by_id.pop(instance.id, None)) for instance in listed)
     joined = Joined(pairs, unmatched=len(by_id))
     if listed and by_id and joined.missing == len(listed):
         example = next(iter(by_id))
         raise FacetevalError(
-            f"no judgment matches an instance: judgment ids look like {example!r}, "
+            f"{source}: no judgment matches an instance: judgment ids look like {example!r}, "
             f"instance ids like {listed[0].id!r}"
         )
+    for instance, paired in pairs:
+        if paired is not None:
+            _check_verdicts(instance, paired, source)
     return joined
+
+
+def _check_verdicts(instance: Instance, judgment: Judgment, source: str) -> None:
+    """FacetevalError if a verdict (overall or of an order) is not 0 (a tie) or one of the candidates."""
+    n = instance.n_candidates
+    for given in (judgment.verdict, *(order.verdict for order in judgment.orders)):
+        if given is not None and not 0 <= given <= n:
+            raise FacetevalError(
+                f"{source}: judgment {judgment.id!r}: field 'verdict': {given} is not a candidate of the "
+                f"instance, which has {n} (a verdict is 1-{n}, or 0 for a tie)"
+            )

@@ -48,14 +48,16 @@ def measure(
     extra: Mapping[str, Any] | None = None,
     in_place: bool = False,
     human_weights: Sequence[HumanWeights] = (),
+    source: str = "judgments",
 ) -> dict[str, Any]:
     """Summarise the judgments of ``instances`` and write the run directory ``out``.
 
     ``out`` gets instances.jsonl, judgments.jsonl with the judgment of each instance, and
     summary.json (with ``extra`` merged in). With ``in_place``, ``out`` already holds the first two
-    (a method run writes them as it judges) and only the summary is written.
+    (a method run writes them as it judges) and only the summary is written. ``source`` names the
+    judgments in errors (see `join`).
     """
-    joined = join(instances, judgments)
+    joined = join(instances, judgments, source=source)
     if not in_place:
         write_instances(out, instances)
         write_judgments(out, (judgment for _, judgment in joined.pairs if judgment is not None))

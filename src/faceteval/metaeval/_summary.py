@@ -118,7 +118,8 @@ def _pairwise(joined: Joined, settings: Settings) -> dict[str, Any]:
         out["agreement_consistent_without_ties"] = ci(
             metrics.agreement_consistent_without_ties, first, second, labels
         )
-    out["confusion"] = metrics.confusion(verdicts, labels)
+    candidates = max([2, *(instance.n_candidates for instance, _ in labelled)])
+    out["confusion"] = metrics.confusion(verdicts, labels, classes=(*range(1, candidates + 1), metrics.TIE))
     categories = [i.category for i, _ in labelled]
     if any(categories):
         out["by_category"] = {
@@ -203,13 +204,16 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
     correlations: dict[str, Any] = {}
     alpha: dict[str, Any] = {}
     tables: dict[str, list[dict[str, Any]]] = {}
+    unjudged: dict[str, int] = {}
     for aspect in target.aspects:
+        scored = [(i, j) for i, j in joined.pairs if i.scores and aspect in i.scores]
         rows = [
             (instance, score, instance.scores[aspect])
-            for instance, judgment in joined.pairs
-            if instance.scores and aspect in instance.scores
-            if (score := judge_score(judgment, aspect)) is not None
+            for instance, judgment in scored
+            if instance.scores is not None and (score := judge_score(judgment, aspect)) is not None
         ]
+        if len(rows) < len(scored):
+            unjudged[aspect] = len(scored) - len(rows)
         if len(rows) < 3:
             continue
         judge = [score for _, score, _ in rows]
@@ -223,6 +227,8 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
         if (raters := _raters(rows, aspect)) is not None:
             alpha[aspect] = raters
     out: dict[str, Any] = {"correlations": correlations}
+    if unjudged:
+        out["unjudged"] = unjudged  # human-scored, but no judge score (failed or missing): left out
     if tables:
         out["systems"] = tables
     if alpha:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from faceteval.core import Instance
 from faceteval.datasets import Benchmark, get_benchmark
@@ -93,11 +94,16 @@ def select(
     seed: int = 0,
     turn: int | None = None,
     categories: Iterable[str] = (),
+    group_by: str | None = None,
 ) -> list[Instance]:
-    """The instances to measure: filtered by turn and category, then a stratified sample of ``limit``.
+    """The instances to measure: filtered by turn and category, then a sample of ``limit``.
 
-    The sample keeps the proportions of each (label, category) stratum, each stratum rounded by the
-    largest-remainder rule, and is the same for the same ``seed``. Order follows the input.
+    The sample is stratified: each human label keeps its share (largest-remainder rounding), and
+    within a label each category its share, the seats left over drawn by the ``seed`` with chances in
+    proportion to what each category is owed. With ``group_by`` (a metadata key whose groups the
+    correlations are computed within, as SummEval's documents), whole groups are drawn instead, in an
+    order the ``seed`` decides, the last one cut to make ``limit``. The same ``seed`` gives the same
+    sample; order follows the input.
     """
     wanted = set(categories)
     chosen = [
@@ -110,24 +116,63 @@ def select(
         raise FacetevalError(f"no instance has turn {turn} (--turn applies to multi-turn benchmarks)")
     if limit is None or limit >= len(chosen):
         return chosen
-    strata: dict[tuple[object, object], list[int]] = defaultdict(list)
-    for index, instance in enumerate(chosen):
-        strata[(instance.label, instance.category)].append(index)
-    quotas = _largest_remainder({key: len(members) for key, members in strata.items()}, limit)
     rng = random.Random(seed)
-    keep: set[int] = set()
-    for key in sorted(strata, key=repr):
-        keep.update(rng.sample(strata[key], quotas[key]))
+    keep = _whole_groups(chosen, limit, group_by, rng) if group_by else _stratified(chosen, limit, rng)
     return [chosen[index] for index in sorted(keep)]
 
 
-def _largest_remainder(
-    sizes: dict[tuple[object, object], int], total: int
-) -> dict[tuple[object, object], int]:
+def _stratified(chosen: Sequence[Instance], limit: int, rng: random.Random) -> set[int]:
+    by_label: dict[object, dict[object, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for index, instance in enumerate(chosen):
+        by_label[instance.label][instance.category].append(index)
+    label_quotas = _apportion(
+        {label: sum(map(len, strata.values())) for label, strata in by_label.items()}, limit, rng, drawn=False
+    )
+    keep: set[int] = set()
+    for label in sorted(by_label, key=repr):
+        strata = by_label[label]
+        sizes = {key: len(members) for key, members in strata.items()}
+        quotas = _apportion(sizes, label_quotas[label], rng, drawn=True)
+        for key in sorted(strata, key=repr):
+            keep.update(rng.sample(strata[key], quotas[key]))
+    return keep
+
+
+def _whole_groups(chosen: Sequence[Instance], limit: int, group_by: str, rng: random.Random) -> set[int]:
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, instance in enumerate(chosen):
+        groups[str(instance.metadata.get(group_by))].append(index)
+    order = sorted(groups)
+    rng.shuffle(order)
+    keep: set[int] = set()
+    for name in order:
+        room = limit - len(keep)
+        if room <= 0:
+            break
+        members = groups[name]
+        keep.update(members if len(members) <= room else rng.sample(members, room))
+    return keep
+
+
+def _apportion(sizes: Mapping[Any, int], total: int, rng: random.Random, *, drawn: bool) -> dict[Any, int]:
+    """Whole shares of ``total`` in proportion to ``sizes``: each its whole part, then the seats left.
+
+    The seats left go by largest remainder (equal ones in an order ``rng`` decides), or, ``drawn``, to
+    strata drawn with chances in proportion to their remainders (so that strata too small for a seat
+    of their own are each drawn as often as their size deserves, whatever the seed).
+    """
     whole = sum(sizes.values())
     exact = {key: size * total / whole for key, size in sizes.items()}
     quotas = {key: int(value) for key, value in exact.items()}
-    by_remainder = sorted(exact, key=lambda key: (-(exact[key] - quotas[key]), repr(key)))
-    for key in by_remainder[: total - sum(quotas.values())]:
+    remainder = {key: exact[key] - quotas[key] for key in exact}
+    keys = sorted(exact, key=repr)
+    draw = {key: rng.random() for key in keys}
+    if drawn:  # Efraimidis-Spirakis: weighted sampling without replacement
+        order = sorted(
+            keys, key=lambda key: -(draw[key] ** (1 / remainder[key])) if remainder[key] > 0 else 0.0
+        )
+    else:
+        order = sorted(keys, key=lambda key: (-round(remainder[key], 9), draw[key]))
+    for key in order[: total - sum(quotas.values())]:
         quotas[key] += 1
     return quotas

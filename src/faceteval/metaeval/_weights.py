@@ -82,7 +82,10 @@ def weight_rankings(
 
     Per instance, the judge's distance is its mean over the people who weighted that instance, and
     the people's among themselves the mean over their pairs; both are then averaged over instances.
-    ``k`` defaults to every facet of the shorter ranking. Facet names match case- and space-blind.
+    ``k`` defaults to every facet of the shorter ranking. Facet names match case- and space-blind;
+    ``no_shared_facets`` counts the weightings that name none of the judge's facets of their instance
+    (most likely other names for them: each counts as the farthest ranking), and ``unknown_ids`` the
+    ids that are not among the instances.
     """
     by_id: dict[str, list[HumanWeights]] = defaultdict(list)
     for weighting in human:
@@ -90,6 +93,7 @@ def weight_rankings(
     judge_rows: list[float] = []
     human_rows: list[float] = []
     unjudged = 0
+    unshared = 0
     for instance, judgment in joined.pairs:
         people = by_id.pop(instance.id, [])
         if not people:
@@ -108,6 +112,7 @@ def weight_rankings(
         if len(model) < 2:
             unjudged += 1
             continue
+        unshared += sum(not set(model) & {_key(name) for name in person.weights} for person in people)
         judge_rows.append(statistics.fmean(_distance(model, person.weights, k, p) for person in people))
     return {
         "judge_vs_human": _mean(judge_rows, resamples, seed),
@@ -115,6 +120,7 @@ def weight_rankings(
         "k": k if k is not None else "all",
         "p": p,
         "without_judge_weights": unjudged,
+        "no_shared_facets": unshared,
         "unknown_ids": sorted(by_id),
     }
 

@@ -40,7 +40,13 @@ def correlations(summary: Mapping[str, Any]) -> Section | None:
     table = Table(columns, rows, note=note, numeric=numeric_columns(2, 1 + len(methods)))
     reference = str(summary.get("reference") or "humans")
     heading = "Correlation with human scores" if reference == "humans" else f"Correlation with {reference}"
-    return Section("correlations", heading, (), (table,))
+    left_out = [f"{aspect}: {count(n)}" for aspect, n in mapping(summary.get("unjudged")).items()]
+    notes = (
+        (f"Left out for want of a judge score (failed or missing judgments): {', '.join(left_out)}.",)
+        if left_out
+        else ()
+    )
+    return Section("correlations", heading, notes, (table,))
 
 
 def _size(by_method: Mapping[str, Any]) -> str:

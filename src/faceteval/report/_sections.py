@@ -307,7 +307,9 @@ def sweep(summary: Mapping[str, Any]) -> Section | None:
     runs = [run for run in _list(summary.get("sweep")) if isinstance(run, Mapping)]
     if not runs:
         return None
-    keys = list(dict.fromkeys(key for run in runs for key in run))
+    keys = [
+        key for key in dict.fromkeys(key for run in runs for key in run) if key not in ("status", "usage")
+    ]
     method = summary.get("method")
     fennec = isinstance(method, Mapping) and method.get("name") == "fennec"
     columns: list[str] = []

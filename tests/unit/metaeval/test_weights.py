@@ -51,6 +51,19 @@ def test_people_without_a_judge_weighting_are_counted_not_dropped_silently() -> 
     assert result["without_judge_weights"] == 1 and result["unknown_ids"] == ["z"]
 
 
+def test_weightings_naming_none_of_the_judges_facets_are_counted() -> None:
+    joined = join(
+        [pair("x"), pair("y")], [judged("x", {"Accuracy": 2, "Depth": 1}), judged("y", {"a": 2, "b": 1})]
+    )
+    people = [
+        HumanWeights("x", "ann", {"correctness": 2, "detail": 1}),  # other names for the same facets
+        HumanWeights("x", "bob", {"accuracy": 1, "tone": 2}),
+        HumanWeights("y", "ann", {"c": 1, "d": 2}),
+    ]
+    result = weight_rankings(joined, people, resamples=0)
+    assert result["no_shared_facets"] == 2 and result["judge_vs_human"]["n"] == 2
+
+
 @pytest.mark.parametrize(
     ("line", "field"),
     [
