@@ -76,7 +76,8 @@ def invoke(*args: str | Path) -> Result:
 
 
 def test_train_prunes_applies_and_resumes_over_http(tmp_path: Path) -> None:
-    labelled = write(tmp_path / "labelled.jsonl", outputs(48, "a"))
+    unscored = {"id": "x", "query": "Summarise.", "candidates": ["An output."], "scores": {"coherence": 3}}
+    labelled = write(tmp_path / "labelled.jsonl", [*outputs(48, "a"), unscored])  # no fluency score: no call
     fresh = write(tmp_path / "fresh.jsonl", outputs(8, "b"))
     out = tmp_path / "evaluator"
     with LLMServer(responder) as server:
@@ -98,6 +99,9 @@ def test_train_prunes_applies_and_resumes_over_http(tmp_path: Path) -> None:
         calls = len(server.requests)
         # Layer 1: 2 aspects; layer 2: both decomposed into 2; layer 3: the top layer-2 criterion into 2.
         assert calls == 3 + 48 * (2 + 4 + 2)  # 3 decompositions, then one call per output and criterion
+        assert "1 of 49 outputs have no human score for every target (coherence, fluency): left out" in (
+            " ".join(trained.output.split())
+        )
         again = invoke(*args)
         assert again.exit_code == 0 and len(server.requests) == calls  # every reply from the cache
         applied = invoke("hdeval", "apply", out, fresh, "--out", tmp_path / "scored.jsonl", *engine)
@@ -200,6 +204,29 @@ def test_recorded_chatgpt_criterion_scores_train_without_an_llm(data_dir: Path, 
             assert low < levels["sample"]["pearson"]["value"] < high
             assert "system" in levels  # CoEval names each output's system
     assert np.isclose(sum(node["importance"] > 0 for node in summary["tree"]), len(summary["tree"]), atol=2)
+
+    features = ["--features", "recorded:coeval-chatgpt", "--data-dir", data_dir]
+    applied = invoke("hdeval", "apply", out, "coeval-eli5", *features, "--out", tmp_path / "eli5.jsonl")
+    assert applied.exit_code == 0, applied.output
+    other = invoke("hdeval", "apply", out, "coeval-rocstories", *features, "--out", tmp_path / "roc.jsonl")
+    assert other.exit_code == 1 and not (tmp_path / "roc.jsonl").exists()
+    assert (
+        "scores none of the outputs on" in " ".join(other.output.split())
+        and "'Comprehensibility'" in other.output
+    )
+
+
+def test_outputs_to_score_may_come_as_json_or_csv_without_human_scores(tmp_path: Path) -> None:
+    from faceteval._cli._hdeval import _input_target
+
+    rows = [{"id": "a", "query": "Summarise.", "candidates": ["One line."]}]
+    as_json = tmp_path / "new.json"
+    as_json.write_text(json.dumps(rows), encoding="utf-8")
+    as_csv = tmp_path / "new.csv"
+    as_csv.write_text("id,query,candidates\na,Summarise.,One line.\n", encoding="utf-8")
+    for path in (as_json, as_csv):
+        (instance,) = _input_target(str(path), tmp_path).instances
+        assert (instance.id, instance.candidates) == ("a", ("One line.",)) and instance.scores is None
 
 
 def test_experiments_without_shap_installed(

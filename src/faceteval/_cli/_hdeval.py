@@ -29,7 +29,7 @@ from faceteval.metaeval import load_judgments, load_target, write_instances
 if TYPE_CHECKING:
     from faceteval.hdeval._train import NodeScores
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 AGGREGATORS = ("lr", "dt", "rf", "mlp", "mean")
 """`faceteval.hdeval.AGGREGATORS`, named here so the CLI starts without loading scikit-learn."""
@@ -170,6 +170,13 @@ def train_command(**flags: Any) -> None:
         )
     instances = list(target.instances[: flags["limit"]] if flags["limit"] else target.instances)
     targets = tuple(_targets(flags["targets"], instances))
+    labelled = [i for i in instances if i.scores and all(t in i.scores for t in targets)]
+    if len(labelled) < len(instances):  # left out before any call: there is nothing to learn from them
+        console.print(
+            f"[yellow]{len(instances) - len(labelled):,} of {len(instances):,} outputs have no human score "
+            f"for every target ({escape(', '.join(targets))}): left out[/]"
+        )
+        instances = labelled
     benchmark = target.benchmark
     config = TrainConfig(
         targets=targets,
@@ -185,9 +192,7 @@ def train_command(**flags: Any) -> None:
     task = next((i.task for i in instances if i.task), None) or target.name
     out: Path = flags["out"]
     if flags["features_spec"]:
-        source = load_judgments(
-            _recorded_alias(flags["features_spec"], target.name), target, flags["data_dir"]
-        )
+        source = load_judgments(flags["features_spec"], target, flags["data_dir"])
         names = [c.name for c in (benchmark.criteria if benchmark else ())] or sorted(
             {f.name for j in source.judgments for f in j.facets}
         )
@@ -243,13 +248,6 @@ def _score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: P
     if result.interrupted:
         raise click.Abort()
     return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria])
-
-
-def _recorded_alias(spec: str, benchmark: str) -> str:
-    """``recorded:coeval-chatgpt`` on a coeval-* benchmark is its ``recorded:chatgpt``."""
-    family = benchmark.split("-", 1)[0]
-    prefix = f"recorded:{family}-"
-    return "recorded:" + spec.removeprefix(prefix) if spec.startswith(prefix) else spec
 
 
 def _targets(text: str, instances: Sequence[Instance]) -> list[str]:
@@ -322,10 +320,16 @@ def apply(**flags: Any) -> None:
     target = _input_target(flags["target_spec"], flags["data_dir"])
     instances = list(target.instances)
     if flags["features_spec"]:
-        source = load_judgments(
-            _recorded_alias(flags["features_spec"], target.name), target, flags["data_dir"]
-        )
+        source = load_judgments(flags["features_spec"], target, flags["data_dir"])
         node_scores = scores_from_judgments(source.judgments, list(evaluator.features))
+        found = {node for scores in node_scores.scores.values() for node in scores}
+        if lacking := [node for node in evaluator.features if node not in found]:
+            raise FacetevalError(
+                f"{source.name} scores none of the outputs on {len(lacking)} of the evaluator's "
+                f"{len(evaluator.features)} criteria ({', '.join(map(repr, lacking[:5]))}"
+                f"{' ...' if len(lacking) > 5 else ''}): give features judged on the criteria it was "
+                "trained on, or leave out --features to score them with --model"
+            )
     else:
         work = flags["out"].with_suffix(".criteria")
         input_path = write_instances(work, instances)
@@ -343,17 +347,21 @@ def apply(**flags: Any) -> None:
     console.print(f"{scored} of {len(rows)} outputs scored; written to {escape(str(flags['out']))}")
     if scored < len(rows):
         console.print(f"{len(rows) - scored} could not be scored (see their status and error)")
+    if rows and not scored:
+        raise click.exceptions.Exit(1)
 
 
 def _input_target(spec: str, data_dir: Path) -> Any:
-    """A benchmark or a file of outputs to score (human scores not needed)."""
+    """A benchmark, or a file of outputs to score (human scores not needed): the canonical JSONL, or
+    JSON / CSV read as `meta-eval` reads a user's file."""
     from faceteval.datasets import read_instances
+    from faceteval.datasets._generic import load_labelled
     from faceteval.errors import InputError
     from faceteval.metaeval import Target
 
     path = Path(spec)
-    if path.suffix == ".jsonl" and path.is_file():
-        items = list(read_instances(path))
+    if path.is_file():
+        items = list(read_instances(path) if path.suffix == ".jsonl" else load_labelled(path, None))
         problems = [item for item in items if isinstance(item, InputError)]
         if problems:
             raise problems[0]

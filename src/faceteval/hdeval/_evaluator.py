@@ -121,12 +121,21 @@ def load_evaluator(directory: Path) -> Evaluator:
     known = {node.id for node in tree.nodes()}
     if unknown := [f for f in features if f not in known]:
         raise FacetevalError(f"{path}: features not in {TREE}: {', '.join(unknown[:5])}")
+    aggregator = load_aggregator(directory / AGGREGATOR)
+    background = tuple(float(v) for v in record["background"])
+    expected = getattr(aggregator, "n_features_in_", len(features))
+    if not expected == len(features) == len(background):
+        raise FacetevalError(
+            f"{directory}: {AGGREGATOR} takes {expected} criterion scores, but {EVALUATOR} lists "
+            f"{len(features)} features (and {len(background)} background values): the files are "
+            "not of one evaluator"
+        )
     return Evaluator(
         tree=tree,
         targets=tuple(str(t) for t in record["targets"]),
         features=features,
-        aggregator=load_aggregator(directory / AGGREGATOR),
-        background=tuple(float(v) for v in record["background"]),
+        aggregator=aggregator,
+        background=background,
         info={k: v for k, v in record.items() if k not in {"targets", "features", "background"}},
     )
 

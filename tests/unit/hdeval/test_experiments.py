@@ -236,3 +236,19 @@ def test_without_summary_json_criteria_are_added_in_column_order(
     result = run_experiments(out, ["criteria"])
     assert result["criteria"] == criteria_efficiency(data, "lr", FEATURES)
     assert result["criteria"][0]["pearson"]["mean"] < 0.5  # layer 1 alone: noise
+
+
+def test_an_aggregator_of_another_evaluator_is_refused_by_name(per_sample: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from faceteval.errors import FacetevalError
+
+    mixed = Path(shutil.copytree(per_sample, tmp_path / "mixed"))
+    record = json.loads((mixed / "evaluator.json").read_text())
+    record["features"], record["background"] = record["features"][:-1], record["background"][:-1]
+    (mixed / "evaluator.json").write_text(json.dumps(record))
+    with pytest.raises(
+        FacetevalError, match=r"aggregator\.skops takes \d+ criterion scores, but evaluator\.json"
+    ):
+        load_evaluator(mixed)
