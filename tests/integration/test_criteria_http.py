@@ -94,6 +94,7 @@ def test_generate_over_http_then_rerun_from_cache_then_consistency(
         assert again.exit_code == 0, again.output
         assert len(server.requests) == 5  # every set, the re-asked one too, from the cache
         assert "LLM calls: 5 (5 from cache)" in again.output
+        assert "tokens of the calls made: 0 in, 0 out; cost: $0.0000" in " ".join(again.output.split())
 
     assert "1. Simplicity: The answer uses simple words a five-year-old understands." in first.output
     assert "3 of 3 sampled sets (temperature 0.7)" in first.output

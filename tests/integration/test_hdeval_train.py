@@ -289,3 +289,43 @@ def test_decompose_writes_an_editable_tree_that_train_starts_from(tmp_path: Path
         assert trained.exit_code == 0, trained.output
     summary = json.loads((tmp_path / "ev" / "summary.json").read_text())
     assert "fluency / Word choice and tone" in {node["id"] for node in summary["tree"]}
+
+
+def test_decompose_refuses_options_it_would_not_use(tmp_path: Path) -> None:
+    tree = tmp_path / "tree.yaml"
+    tree.write_text("task: Summarize.\ncriteria:\n  - name: coherence\n", encoding="utf-8")
+    engine = ["--model", "openai:judge", "--base-url", "http://127.0.0.1:9/v1", "--out", tmp_path / "t.yaml"]
+    with_tree = invoke(
+        "hdeval", "decompose", "--tree", tree, "--task", "Other.", "--criteria", "a,b", *engine
+    )
+    assert with_tree.exit_code == 2 and "--task, --criteria start a new tree" in with_tree.output
+    without = invoke("hdeval", "decompose", "--task", "T.", "--criteria", "a", "--node", "a", *engine)
+    assert without.exit_code == 2 and "--node names a node of --tree" in without.output
+    assert not (tmp_path / "t.yaml").exists()
+
+
+def test_an_interrupted_training_stops_as_judge_does_and_resumes(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    labelled = write(tmp_path / "labelled.jsonl", outputs(24, "d"))
+    out, cache = tmp_path / "evaluator", tmp_path / "c.sqlite"
+    with LLMServer(responder, latency=0.2) as slow:
+        command = [
+            sys.executable, "-m", "faceteval", "hdeval", "train", str(labelled), "--target", "coherence",
+            "--layers", "1", "--aggregator", "lr", "--resamples", "0", "--concurrency", "2", "--quiet",
+            "--model", "openai:judge", "--base-url", slow.base_url, "--cache", str(cache), "--out", str(out),
+        ]  # fmt: skip
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(slow.requests) < 4:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+        assert process.returncode == 130, stderr
+        assert "Interrupted. Every reply received so far is in the cache" in " ".join(stderr.split())
+        assert not (out / "evaluator.json").exists()
+        resumed = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+        assert resumed.returncode == 0, resumed.stderr
+    assert (out / "evaluator.json").exists()

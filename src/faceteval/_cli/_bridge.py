@@ -35,7 +35,11 @@ SHOWN_FAILURES = 5
     help="The recorded judge whose judgments are bridged (the part after recorded:); "
     "default: auto-j-13b, pandalm-7b, gpt-4-run1.",
 )
-@click.option("--limit", type=click.IntRange(1), help="Only the first N recorded judgments.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1),
+    help="Only the first N recorded judgments (one made in both orders, as Auto-J's, gives two records).",
+)
 @click.option(
     "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory to write."
 )

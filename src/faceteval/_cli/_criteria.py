@@ -34,6 +34,7 @@ from faceteval.coeval import (
 from faceteval.coeval._generate import GENERATION_FILE, REFERENCE_FILE, SAMPLES_DIR
 from faceteval.errors import FacetevalError
 from faceteval.hdeval._tree import load_tree, render_tree
+from faceteval.llm import Spend
 from faceteval.methods import create_method
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -137,7 +138,7 @@ def generate(**flags: Any) -> None:
             flags["task"], example, llm, samples=flags["samples"], temperature=flags["temperature"]
         )
     save_generation(generation, out, model=flags["model"], force=force)
-    _show_generation(generation, out)
+    _show_generation(generation, out, llm.spent)
     if generation.reference.status != "ok":
         raise FacetevalError(
             f"the temperature-0 set could not be generated ({generation.reference.error}); "
@@ -145,7 +146,7 @@ def generate(**flags: Any) -> None:
         )
 
 
-def _show_generation(generation: CriteriaGeneration, out: Path) -> None:
+def _show_generation(generation: CriteriaGeneration, out: Path, spent: Spend) -> None:
     if generation.reference.status == "ok":
         console.print(f"[bold]Criteria[/] (temperature 0), in {escape(str(out / REFERENCE_FILE))}:")
         for k, criterion in enumerate(generation.reference.criteria, 1):
@@ -159,10 +160,11 @@ def _show_generation(generation: CriteriaGeneration, out: Path) -> None:
         which = "temperature-0 set" if failed.index == 0 else f"sample {failed.index}"
         err_console.print(f"[yellow]{which}: {failed.status}:[/] {escape(failed.error or '')}")
     usage = generation.usage
-    cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:,.4f}"
+    cost = f"${spent.cost_usd:,.4f}" if spent.cost_known else "unknown"
     console.print(
-        f"LLM calls: {usage.calls} ({usage.cached_calls} from cache); tokens: {usage.input_tokens:,} in, "
-        f"{usage.output_tokens:,} out; cost: {cost}. Summary in {escape(str(out / GENERATION_FILE))}"
+        f"LLM calls: {usage.calls} ({usage.cached_calls} from cache); tokens of the calls made: "
+        f"{spent.input_tokens:,} in, {spent.output_tokens:,} out; cost: {cost}. "
+        f"Summary in {escape(str(out / GENERATION_FILE))}"
     )
 
 

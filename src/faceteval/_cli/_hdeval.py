@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._console import err_console
 from faceteval._cli._display import show_invalid
 from faceteval._cli._options import build_request, data_dir_option, engine_options
 from faceteval._cli._run import open_llm, run_judge
@@ -72,9 +73,14 @@ def _names(text: str) -> list[str]:
 def decompose(**flags: Any) -> None:
     """Decompose criteria one layer deeper with the LLM; the result is a YAML / JSON file to edit by hand."""
     if flags["tree_path"]:
+        if given := [flag for flag in ("task", "criteria_names", "background") if flags[flag]]:
+            names = ", ".join("--criteria" if flag == "criteria_names" else f"--{flag}" for flag in given)
+            raise click.UsageError(f"{names} start a new tree; --tree {flags['tree_path']} has its own")
         tree = load_tree(flags["tree_path"])
         nodes = list(flags["node_ids"]) or [n.id for n in tree.nodes() if not n.criterion.children]
     else:
+        if flags["node_ids"]:
+            raise click.UsageError("--node names a node of --tree: give the tree to decompose")
         if not flags["task"] or not flags["criteria_names"]:
             raise click.UsageError("give --task and --criteria, or an existing --tree")
         top = tuple(Criterion(name=name) for name in _names(flags["criteria_names"]))
@@ -246,7 +252,11 @@ def _score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: P
     if result.stopped is not None:
         raise result.stopped
     if result.interrupted:
-        raise click.Abort()
+        err_console.print(
+            "[bold yellow]Interrupted.[/] Every reply received so far is in the cache: "
+            "re-run the same command to finish the rest."
+        )
+        raise click.exceptions.Exit(130)
     return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria])
 
 

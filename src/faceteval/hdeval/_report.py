@@ -188,7 +188,11 @@ def _comparison(key: str, heading: str, results: Mapping[str, Any], label: str) 
 def _curve(key: str, heading: str, points: Sequence[Mapping[str, Any]], x: str, label: str) -> Section:
     rows = tuple(
         (
-            f"{100 * p[x]:.0f}%" if x == "fraction" else str(p[x]),
+            f"{100 * p[x]:.0f}% ({p['rows']:,} rows)"
+            if x == "fraction" and "rows" in p
+            else f"{100 * p[x]:.0f}%"
+            if x == "fraction"
+            else str(p[x]),
             _spread(p["pearson"]),
             _spread(p["spearman"]),
         )

@@ -142,6 +142,9 @@ def test_aggregators_are_all_compared(data: Data) -> None:
 def test_data_efficiency_over_fractions_and_seeds(data: Data) -> None:
     points = data_efficiency(data, "lr", fractions=(0.25, 1.0), seeds=(0, 1, 2))
     assert [point["fraction"] for point in points] == [0.25, 1.0]
+    assert [point["rows"] for point in points] == [8, 32]
+    tiny = data_efficiency(data, "lr", fractions=(0.05, 0.1), seeds=(0,))
+    assert [point["rows"] for point in tiny] == [4, 4]  # both raised to the fewest rows a fit takes
     small, everything = points
     for point in points:
         for method in ("pearson", "spearman"):
