@@ -466,3 +466,18 @@ def test_datasets_list_names_every_benchmark(data_dir: Path) -> None:
     for name in ("llmbar-adversarial-gptout", "mtbench-human", "autoj-pairwise", "summeval", "coeval-eli5"):
         assert name in result.output
     assert "missing" not in result.output
+
+
+def test_datasets_list_fits_a_narrow_terminal_and_details_come_with_verbose(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from faceteval._cli import _datasets
+
+    monkeypatch.setattr(_datasets.console, "width", 80)
+    short = CliRunner().invoke(cli, ["datasets", "list", "--data-dir", str(data_dir)])
+    rows = [line for line in short.output.splitlines() if line.startswith("│")]
+    assert len(rows) == len(list(benchmarks()))  # one line each
+    assert all(len(line) <= 80 for line in short.output.splitlines())
+    assert "│ summeval" in short.output and "--verbose" in short.output
+    detailed = CliRunner().invoke(cli, ["datasets", "list", "-v", "--data-dir", str(data_dir)])
+    assert "  license: MIT License (LLMBar); read from llmbar/LLMBar/Natural" in detailed.output

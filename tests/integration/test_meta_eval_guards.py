@@ -159,7 +159,8 @@ def test_a_stopped_run_leaves_no_summary_of_an_earlier_one(
 ) -> None:
     labels = labelled_pairs(tmp_path, n=12)  # the run stops after 10 failures in a row
     out = tmp_path / "run"
-    args = [labels, "--method", "direct", *MAPPING, "--out", out, "-q", "--concurrency", "1"]
+    base = [labels, "--method", "direct", *MAPPING, "-q", "--concurrency", "1"]
+    args = [*base, "--out", out]
     assert meta_eval(data_dir, *args, *local(server, tmp_path)).exit_code == 0
     assert summary_of(out)["n"] == 12 and (out / "report.md").exists()
     dead = ["--model", "openai:judge", "--base-url", "http://127.0.0.1:9/v1", "--no-cache", "--retries", "0"]
@@ -168,6 +169,12 @@ def test_a_stopped_run_leaves_no_summary_of_an_earlier_one(
     assert not (out / "summary.json").exists() and not (out / "report.md").exists()
     report = CliRunner().invoke(cli, ["report", str(out)])
     assert report.exit_code == 1 and "not a meta-evaluation run (no summary.json)" in flat(report.output)
+    finished = tmp_path / "finished"
+    assert meta_eval(data_dir, *base, "--out", finished, *local(server, tmp_path)).exit_code == 0
+    (finished / "report.md").unlink()
+    both = CliRunner().invoke(cli, ["report", str(out), str(finished)])  # the broken one first
+    assert both.exit_code == 1 and (finished / "report.md").exists()
+    assert "1 of 2 run directories have no report" in flat(both.output)
 
 
 def test_sweeps_show_a_row_per_run_and_repeated_seeds_are_refused(

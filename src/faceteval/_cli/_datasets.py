@@ -15,6 +15,8 @@ from faceteval.datasets import benchmarks, get_benchmark
 from faceteval.datasets._fetch import fetch as fetch_files
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
+WIDE = 150
+"""Terminal columns from which `datasets list` shows every column in its table."""
 
 
 @click.group()
@@ -24,37 +26,46 @@ def datasets() -> None:
 
 @datasets.command("list")
 @data_dir_option
-@click.option("--verbose", "-v", is_flag=True, help="Also list each benchmark's recorded judges.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list each benchmark's details and recorded judges.")
 @handle_errors
 def list_(data_dir: Path, verbose: bool) -> None:
-    """Name, size, label kind, license, and where each benchmark is read from."""
+    """Name, size, label kind, license, and where each benchmark is read from.
+
+    In a terminal narrower than 150 columns the table keeps name, size, kind and recorded judges;
+    --verbose lists the rest under each benchmark.
+    """
+    wide = console.width >= WIDE
     table = Table(title=f"Benchmarks in {escape(str(data_dir))}", title_justify="left")
-    for column in ("name", "size", "kind", "human label", "license", "read from", "recorded"):
+    columns = ("name", "size", "kind", "human label", "license", "read from", "recorded")
+    for column in columns if wide else ("name", "size", "kind", "recorded judges"):
         table.add_column(
             column,
-            justify="right" if column == "size" else "left",
+            justify="right" if column in ("size", "recorded judges") else "left",
             overflow="fold",
-            no_wrap=column == "name",
+            no_wrap=column in ("name", "kind"),
         )
     for benchmark in benchmarks():
         present = (data_dir / benchmark.path).exists()
-        recorded = benchmark.recorded_sources(data_dir) if present else []
-        table.add_row(
-            benchmark.name,
-            f"{benchmark.size:,}",
-            benchmark.kind,
-            escape(benchmark.labels),
-            escape(benchmark.license),
-            escape(benchmark.path) + ("" if present else " [red](missing)[/]"),
-            str(len(recorded)) if present else "",
-        )
+        recorded = str(len(benchmark.recorded_sources(data_dir))) if present else ""
+        missing = "" if present else " [red](missing)[/]"
+        if wide:
+            details = (escape(benchmark.labels), escape(benchmark.license), escape(benchmark.path) + missing)
+            table.add_row(benchmark.name, f"{benchmark.size:,}", benchmark.kind, *details, recorded)
+        else:
+            table.add_row(benchmark.name + missing, f"{benchmark.size:,}", benchmark.kind, recorded)
     console.print(table)
-    if verbose:
-        for benchmark in benchmarks():
-            if (data_dir / benchmark.path).exists() and (sources := benchmark.recorded_sources(data_dir)):
-                console.print(f"[bold]{benchmark.name}[/]")
-                for source in sources:
-                    console.print(f"  recorded:{escape(source.name)}  {escape(source.judge)}")
+    if not verbose:
+        if not wide:
+            console.print("Labels, licenses and paths: --verbose (or a terminal 150 columns wide).")
+        return
+    for benchmark in benchmarks():
+        console.print(f"[bold]{benchmark.name}[/]")
+        if not wide:
+            console.print(f"  human label: {escape(benchmark.labels)}")
+            console.print(f"  license: {escape(benchmark.license)}; read from {escape(benchmark.path)}")
+        if (data_dir / benchmark.path).exists():
+            for source in benchmark.recorded_sources(data_dir):
+                console.print(f"  recorded:{escape(source.name)}  {escape(source.judge)}")
 
 
 @datasets.command()

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._console import err_console
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import read_run
 from faceteval.report import write_report
@@ -20,10 +21,22 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
 @handle_errors
 def report(run_dirs: tuple[Path, ...]) -> None:
-    """Write RUN_DIR/report.md and RUN_DIR/report.html (tables and plots) for each run directory."""
+    """Write RUN_DIR/report.md and RUN_DIR/report.html (tables and plots) for each run directory.
+
+    A directory that is not a run is reported and the others are still written; the exit status is
+    then 1.
+    """
+    failed = []
     for run_dir in run_dirs:
-        if not run_dir.is_dir():
-            raise FacetevalError(f"{run_dir}: no such run directory")
-        read_run(run_dir)  # a clear error for a directory that is not a run
-        markdown, html = write_report(run_dir)
+        try:
+            if not run_dir.is_dir():
+                raise FacetevalError(f"{run_dir}: no such run directory")
+            read_run(run_dir)  # a clear error for a directory that is not a run
+            markdown, html = write_report(run_dir)
+        except FacetevalError as exc:
+            err_console.print(f"[red]error:[/] {escape(str(exc))}")
+            failed.append(run_dir)
+            continue
         console.print(f"{escape(str(markdown))}\n{escape(str(html))}")
+    if failed:
+        raise FacetevalError(f"{len(failed)} of {len(run_dirs)} run directories have no report (see above)")
