@@ -94,10 +94,10 @@ def test_judging_options_with_recorded_judgments_are_a_usage_error(data_dir: Pat
     args = [labels, "--judgments", labels, *MAPPING, "--out", tmp_path / "o"]
     result = meta_eval(data_dir, *args, "--swap", "--model", "openai:x", "--seeds", "0,1", "--dry-run")
     assert result.exit_code == 2
-    assert "--model, --swap, --dry-run, --seeds judge with --method" in flat(result.output) or all(
-        flag in result.output for flag in ("--model", "--swap", "--dry-run", "--seeds")
+    assert (
+        "--seeds, --model, --swap, --dry-run judge with --method; --judgments measures the given "
+        "judgments as they are" in flat(result.output)
     )
-    assert "judge with --method; --judgments measures the given judgments as they are" in flat(result.output)
     assert not (tmp_path / "o").exists()
     builtin = meta_eval(
         data_dir,
@@ -269,6 +269,15 @@ def test_a_limited_sample_keeps_the_labels_shares_and_the_seed_moves_it(data_dir
         assert all(abs(counts[label] - 100 * n / len(target.instances)) < 1 for label, n in share.items())
     assert len({tuple(sorted(i.id for i in sample)) for sample in samples}) == 4
     assert len({tuple(sorted(Counter(i.category for i in s).items())) for s in samples}) > 1
+    # Over many seeds, each (label, category) stratum is drawn as often as its size deserves.
+    strata = Counter((i.label, i.category) for i in target.instances)
+    drawn: Counter[tuple[object, object]] = Counter()
+    seeds = 300
+    for seed in range(seeds):
+        drawn.update((i.label, i.category) for i in select(target.instances, limit=100, seed=seed))
+    owed = {key: 100 * n / len(target.instances) for key, n in strata.items()}
+    off = [abs(drawn[key] / seeds - share) for key, share in owed.items()]
+    assert max(off) < 0.12 and sum(off) < 5.5  # sampling noise alone: about 0.07 and 3.6
     assert [i.id for i in select(target.instances, limit=100, seed=1)] == [i.id for i in samples[1]]
 
 
@@ -282,3 +291,23 @@ def test_a_limited_sample_of_a_grouped_benchmark_takes_whole_groups(data_dir: Pa
     assert len(sample) == 40 and len(groups) == 3  # two whole documents (16 each) and 8 of a third
     assert sorted(sum(i.metadata[target.group_by] == g for i in sample) for g in groups) == [8, 16, 16]
     assert all(size == 16 for size in sizes.values())
+
+
+def test_a_sweep_whose_runs_measured_different_aspects_prints_them_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from faceteval._cli._metaeval_display import show_results
+
+    runs = [
+        {"dir": "a1", "c.pearson": {"value": 0.5}, "f.pearson": {"value": 0.4}, "status": {"ok": 3}},
+        {
+            "dir": "a2",
+            "c.pearson": {"value": 0.6},
+            "g.pearson": {"value": 0.1},
+            "status": {"ok": 2, "error": 1},
+        },
+    ]
+    show_results({"benchmark": "b", "judge": "j", "kind": "pointwise", "runs": runs}, Path("x"))
+    printed = flat(capsys.readouterr().out)
+    assert "│ a1 │ 0.500 │ 0.400 │ n/a │ 3 / 3 │" in printed
+    assert "│ a2 │ 0.600 │ n/a │ 0.100 │ 2 / 3 │" in printed

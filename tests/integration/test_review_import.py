@@ -100,3 +100,14 @@ def test_the_overall_scale_is_the_one_the_run_judged_on(tmp_path: Path) -> None:
         ("Comprehensibility", (0.0, 10.0)),  # no scale of its own: the run's
         ("Length", (1.0, 3.0)),
     ]
+
+    # A run that records no scale (Fennec sums its criteria): the criteria's span and the LLM's scores.
+    del described["method"]["params"]["scale"]
+    record.write_text(json.dumps(described), encoding="utf-8")
+    rows = [json.loads(line) for line in judged.read_text(encoding="utf-8").splitlines()]
+    rows[0]["scores"] = [13.0]
+    judged.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    run("review", "import", tmp_path / "summed", judged, "--task", "rain")
+    summed = ReviewStore.open(tmp_path / "summed", create=False)
+    assert summed.task_scale("rain") == (1.0, 13.0)
+    assert summed.criteria("rain")[0].scale == (1.0, 5.0)

@@ -99,7 +99,7 @@ RUN_KEYS = frozenset({"dir", "aspects", "seed", "status", "usage"})
 def _show_runs(summary: dict[str, Any], title: str) -> None:
     """A sweep's or repeated runs' table: each run's headline numbers and judged count, then mean / sd."""
     runs: list[dict[str, Any]] = summary["runs"]
-    metrics = [key for key in runs[0] if key not in RUN_KEYS]
+    metrics = [key for key in dict.fromkeys(key for run in runs for key in run) if key not in RUN_KEYS]
     pointwise = summary.get("kind") == "pointwise"
     table = Table(title=escape(title), title_justify="left")
     table.add_column("run")
@@ -107,7 +107,7 @@ def _show_runs(summary: dict[str, Any], title: str) -> None:
         table.add_column(escape(key), justify="right")
     table.add_column("judged", justify="right")
     for run in runs:
-        values = [run[key].get("value") for key in metrics]
+        values = [(run.get(key) or {}).get("value") for key in metrics]
         status = run.get("status", {})
         table.add_row(
             escape(str(run["dir"])),

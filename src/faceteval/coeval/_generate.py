@@ -325,7 +325,8 @@ class EditedFilesError(FacetevalError):
             names += f" and {len(paths) - 5} more"
         them = "it" if len(paths) == 1 else "them"
         super().__init__(
-            f"{names}: changed since `criteria generate` wrote {them} (or not written by it); generating "
+            f"{names}: changed since `criteria generate` wrote {them} (or not written by it, or by a "
+            "version that recorded no file hashes in generation.json); generating "
             f"into {directory} again would overwrite or remove {them}. Write to another --out, move "
             f"the edited files away, or pass --force to overwrite {them}"
         )

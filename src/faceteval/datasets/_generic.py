@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -578,8 +579,9 @@ def _label(column: str | None, row: Mapping[str, Any], fields: FieldMap) -> int 
         raise _Problem(column, f"expected a label (a number or a word), got {_kind(value)}")
     key = _label_key(value)
     if fields.label_map is not None:
-        if key in fields.label_map:
-            return fields.label_map[key]
+        for lookup in (value.strip() if isinstance(value, str) else key, key):
+            if lookup in fields.label_map:
+                return fields.label_map[lookup]
         raise _Problem(column, f"{column}={value!r} is not in the label map {fields.label_map}")
     if key.lstrip("-").isdigit():
         number = int(key)
@@ -600,18 +602,18 @@ def _label(column: str | None, row: Mapping[str, Any], fields: FieldMap) -> int 
     )
 
 
+_ZERO_FRACTION = re.compile(r"^-?\d+\.0+$")
+
+
 def _label_key(value: str | int | float) -> str:
     """The text a label value is looked up by: ``2``, ``2.0``, ``"2"`` and ``"2.0"`` are all ``"2"``.
 
-    A CSV cell is text, and tools write an integer column that has empty cells as ``2.0``.
+    A CSV cell is text, and tools write an integer column that has empty cells as ``2.0``. Only such
+    a zero fraction is dropped: ``"01"`` stays ``"01"`` (a label map may name it so).
     """
     if isinstance(value, str):
         text = value.strip()
-        try:
-            number = float(text)
-        except ValueError:
-            return text
-        return str(int(number)) if number.is_integer() and text[-1:].isdigit() else text
+        return text.split(".")[0] if _ZERO_FRACTION.match(text) else text
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

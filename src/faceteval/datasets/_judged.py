@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,11 @@ def run_record(judgments_path: Path) -> dict[str, Any]:
 def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
     """The input file ``judgments_path`` was judged from.
 
-    ``input_path`` when given; else the input named by the run record beside the judgments (where
-    it was judged: ``input_path``, the absolute path; else ``input``, as typed, taken from the
-    record's folder, as when the two moved together; a record of an older version, which has no
-    absolute path, is also read from the working directory); else the ``instances.jsonl`` of the
+    ``input_path`` when given; else the input named by the run record beside the judgments: where it
+    was judged (``input_path``, the absolute path), else where it lies from the judgments as it lay
+    then (``input`` and ``output`` as typed, from one working directory), else a file of its name
+    beside the judgments (the two moved together; a record of an older version, with no absolute
+    path, is also read from the working directory); else the ``instances.jsonl`` of the
     meta-evaluation run directory the judgments are in.
 
     Raises:
@@ -39,7 +41,10 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
     if isinstance(record.get("input_path"), str):
         candidates.append(Path(record["input_path"]))
     if isinstance(named, str):
-        candidates.append(judgments_path.parent / named)
+        output = record.get("output")
+        if isinstance(output, str) and not Path(named).is_absolute() and not Path(output).is_absolute():
+            candidates.append(judgments_path.parent / os.path.relpath(named, Path(output).parent))
+        candidates += [judgments_path.parent / named, judgments_path.parent / Path(named).name]
         if "input_path" not in record:
             candidates.append(Path(named))
     for candidate in candidates:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -141,7 +142,8 @@ def _stratified(chosen: Sequence[Instance], limit: int, rng: random.Random) -> s
 def _whole_groups(chosen: Sequence[Instance], limit: int, group_by: str, rng: random.Random) -> set[int]:
     groups: dict[str, list[int]] = defaultdict(list)
     for index, instance in enumerate(chosen):
-        groups[str(instance.metadata.get(group_by))].append(index)
+        value = instance.metadata.get(group_by)
+        groups[f"group:{value}" if value is not None else f"alone:{index}"].append(index)  # no group: its own
     order = sorted(groups)
     rng.shuffle(order)
     keep: set[int] = set()
@@ -157,22 +159,27 @@ def _whole_groups(chosen: Sequence[Instance], limit: int, group_by: str, rng: ra
 def _apportion(sizes: Mapping[Any, int], total: int, rng: random.Random, *, drawn: bool) -> dict[Any, int]:
     """Whole shares of ``total`` in proportion to ``sizes``: each its whole part, then the seats left.
 
-    The seats left go by largest remainder (equal ones in an order ``rng`` decides), or, ``drawn``, to
-    strata drawn with chances in proportion to their remainders (so that strata too small for a seat
-    of their own are each drawn as often as their size deserves, whatever the seed).
+    The seats left go by largest remainder (equal ones in an order ``rng`` decides), or, ``drawn``,
+    by systematic sampling over the remainders in an order ``rng`` shuffles: each stratum gets a seat
+    with a chance equal to its remainder, so strata too small for a seat of their own are drawn as
+    often as their size deserves.
     """
     whole = sum(sizes.values())
     exact = {key: size * total / whole for key, size in sizes.items()}
     quotas = {key: int(value) for key, value in exact.items()}
     remainder = {key: exact[key] - quotas[key] for key in exact}
+    left = total - sum(quotas.values())
     keys = sorted(exact, key=repr)
-    draw = {key: rng.random() for key in keys}
-    if drawn:  # Efraimidis-Spirakis: weighted sampling without replacement
-        order = sorted(
-            keys, key=lambda key: -(draw[key] ** (1 / remainder[key])) if remainder[key] > 0 else 0.0
-        )
-    else:
-        order = sorted(keys, key=lambda key: (-round(remainder[key], 9), draw[key]))
-    for key in order[: total - sum(quotas.values())]:
+    if drawn:
+        rng.shuffle(keys)
+        start, reached = rng.random(), 0.0
+        for key in keys:
+            below, reached = reached, reached + remainder[key]
+            if math.floor(reached - start) > math.floor(below - start) and sum(quotas.values()) < total:
+                quotas[key] += 1
+        left = total - sum(quotas.values())  # a rounding shortfall at the very end: largest remainders
+    draw = {key: rng.random() for key in sorted(exact, key=repr)}
+    order = sorted(exact, key=lambda key: (-round(remainder[key], 9), draw[key]))
+    for key in [key for key in order if quotas[key] == int(exact[key])][:left]:
         quotas[key] += 1
     return quotas

@@ -54,7 +54,8 @@ def import_run(
     instances = judged_instances(judgments_path, input_path)
     params = record.get("method", {}).get("params", {})
     judged_with = {c.name: c for c in as_criteria(params.get("criteria")) or ()}
-    method_scale = _scale(params.get("scale"))
+    recorded_scale = _scale(params.get("scale"))
+    method_scale = recorded_scale or DEFAULT_SCALE
     judgments = list(read_judgments(judgments_path))
     items: list[Item] = []
     drafts: list[Draft] = []
@@ -108,12 +109,19 @@ def import_run(
     clashes = store.conflicts(items)
     if clashes:
         raise FacetevalError(f"{judgments_path}: {describe_conflicts(clashes)}")
+    task_of = {item.id: item.task for item in items}
     for name, by_name in criteria.items():
+        overall = [
+            d.score
+            for d in drafts
+            if d.criterion == OVERALL and d.score is not None and task_of[d.item_id] == name
+        ]
+        ends = [*(end for _, scale in by_name.values() for end in scale), *overall]
         store.add_task(
             name,
             descriptions.get(name, ""),
             [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
-            scale=method_scale,
+            scale=recorded_scale or (min(ends), max(ends)),
         )
     new = store.add_items(items, drafts)
     return ImportSummary(
@@ -125,13 +133,17 @@ def import_run(
     )
 
 
-def _scale(value: Any) -> tuple[float, float]:
-    """The judging method's scale from its run record (CoEval records it), else 1-5."""
+def _scale(value: Any) -> tuple[float, float] | None:
+    """The judging method's scale from its run record (CoEval records it), if it records one.
+
+    Without it (as from Fennec, whose overall score sums its criteria), a task's scale spans its
+    criteria's scales and the LLM's overall scores.
+    """
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int | float) for v in value):
         low, high = float(value[0]), float(value[1])
         if low < high:
             return low, high
-    return DEFAULT_SCALE
+    return None
 
 
 def _system(instance: Instance, index: int) -> str | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
@@ -138,7 +139,8 @@ _MIGRATIONS = {  # columns each version added, for projects written by an older 
 }
 DEFAULT_SCALE = (1.0, 5.0)
 
-_ANNOTATOR = re.compile(r"^[^\W_][\w .@-]{0,63}$")
+_ANNOTATOR_MARKS = frozenset(" _.@-'")
+"""Besides letters, combining marks and digits (of any script), what an annotator name may hold."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 
 
@@ -272,6 +274,8 @@ class ReviewStore:
                 db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
             with store._write() as db:
                 store._upgrade(db, database)
+        except sqlite3.OperationalError as exc:  # locked, read-only, disk: the project may be fine
+            raise ReviewError(f"{database}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise ReviewError(f"{database}: not a review project ({exc})") from None
         return store
@@ -331,9 +335,18 @@ class ReviewStore:
 
         ``scale`` is the task's own: the overall score's, and that of the criteria annotators add
         (the judging method's scale). Without it, `task_scale` spans the criteria's scales.
+
+        Raises:
+            ReviewError: The task has another scale already (its drafts were judged on it).
         """
         low, high = scale if scale is not None else (None, None)
         with self._write() as db:
+            row = db.execute("SELECT scale_min, scale_max FROM tasks WHERE name = ?", (name,)).fetchone()
+            if scale is not None and row is not None and row[0] is not None and (row[0], row[1]) != scale:
+                raise ReviewError(
+                    f"task {name!r} was imported with scores on {row[0]:g}-{row[1]:g}, not "
+                    f"{scale[0]:g}-{scale[1]:g}: import these as another task"
+                )
             db.execute(
                 "INSERT INTO tasks (name, description, scale_min, scale_max) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET description = excluded.description, "
@@ -477,11 +490,11 @@ class ReviewStore:
 
     def add_annotator(self, name: str) -> str:
         """Register ``name`` (letters, digits, spaces, ``_.@-``; at most 64) and return it."""
-        name = name.strip()
-        if not _ANNOTATOR.match(name):
+        name = unicodedata.normalize("NFC", name.strip())
+        if not _annotator_name(name):
             raise ReviewError(
                 f"{name!r} is not an annotator name: it takes 1-64 letters (of any script), digits, "
-                "spaces or _.@- and starts with a letter or digit"
+                "spaces or _.@-' and starts with a letter or digit"
             )
         with self._write() as db:
             db.execute("INSERT INTO annotators VALUES (?, ?) ON CONFLICT DO NOTHING", (name, _now()))
@@ -532,6 +545,10 @@ class ReviewStore:
                     raise ReviewError(f"task {task!r} has no criterion {added_id} added by {annotator}")
             if action in ("revise", "add"):
                 self._check_name(db, task, annotator, (name or "").strip(), criterion_id)
+            elif action == "approve":  # keeping it as drafted (or added) again: its own name back
+                restored = self._reviewed(task, self._criteria_actions(db, task, annotator), db)
+                row = next(row for row, _ in restored if row.id == criterion_id)
+                self._check_name(db, task, annotator, row.name, criterion_id)
             cursor = db.execute(
                 "INSERT INTO criteria_actions "
                 "(task, annotator, criterion_id, action, name, description, reason, created_at, added_id) "
@@ -553,19 +570,31 @@ class ReviewStore:
     def _check_name(
         self, db: sqlite3.Connection, task: str, annotator: str, name: str, criterion_id: int | None
     ) -> None:
-        """ReviewError if ``name`` is another of the annotator's criteria's, or (to add) a drafted one's."""
+        """ReviewError if ``name`` is another of the annotator's criteria's, or (to add) the key of one.
+
+        An added criterion is keyed by its name, so a name to add must not be a drafted criterion's
+        nor one the annotator added and deleted: its drafts, or their scores, would come back with it.
+        """
         wanted = name.casefold()
-        if criterion_id is None:
-            for (drafted,) in db.execute("SELECT name FROM criteria WHERE task = ?", (task,)):
-                if drafted.casefold() == wanted:
-                    raise ReviewError(
-                        f"{drafted!r} is one of the task's drafted criteria: approve or revise it "
-                        "rather than adding it again"
-                    )
-        for criterion in self._final(task, self._criteria_actions(db, task, annotator), db):
+        actions = self._criteria_actions(db, task, annotator)
+        for criterion in self._final(task, actions, db):
             taken = (criterion.name.casefold(), criterion.title.casefold())
             if criterion.id != criterion_id and wanted in taken:
                 raise ReviewError(f"you already have a criterion named {criterion.title!r}")
+        if criterion_id is not None:
+            return
+        for (drafted,) in db.execute("SELECT name FROM criteria WHERE task = ?", (task,)):
+            if drafted.casefold() == wanted:
+                raise ReviewError(
+                    f"{drafted!r} is one of the task's drafted criteria: approve or revise it "
+                    "rather than adding it again"
+                )
+        for row, _ in self._reviewed(task, actions, db):
+            if row.id < 0 and row.name.casefold() == wanted:
+                raise ReviewError(
+                    f"you added {row.name!r} before and deleted it: keep it after all (or revise it) "
+                    "rather than adding it again"
+                )
 
     def criteria_actions(self, task: str | None = None) -> list[dict[str, Any]]:
         """Every stage-1 action, oldest first (one on an added criterion has its ``add`` in ``added_id``)."""
@@ -840,6 +869,19 @@ class ReviewStore:
                 "VALUES (?, ?, ?, ?, ?)",
                 [(*row[:3], float(row[3]), now) for row in scores],
             )
+
+
+def _annotator_name(name: str) -> bool:
+    """Whether ``name`` is 1-64 letters, marks, digits or `_ANNOTATOR_MARKS`, from a letter or digit."""
+    kinds = [unicodedata.category(character)[0] for character in name]
+    return (
+        1 <= len(name) <= 64
+        and kinds[0] in "LN"
+        and all(
+            kind in "LMN" or character in _ANNOTATOR_MARKS
+            for kind, character in zip(kinds, name, strict=True)
+        )
+    )
 
 
 def describe_conflicts(clashes: Sequence[tuple[Item, Item]]) -> str:

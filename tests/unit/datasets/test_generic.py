@@ -327,6 +327,21 @@ def test_label_conventions(tmp_path: Path) -> None:
     assert isinstance(one_based[-1], InputError) and "negative" in one_based[-1].problem
 
 
+def test_a_csv_label_with_a_zero_fraction_is_the_number_and_a_map_sees_labels_as_written(
+    tmp_path: Path,
+) -> None:
+    rows = [["query", "output_1", "output_2", "winner"], ["Q", "a", "b", "2.0"], ["Q", "a", "b", "1"]]
+    plain = table(tmp_path / "p.csv", rows)
+    assert [getattr(x, "label", None) for x in load_labelled(plain)] == [2, 1]
+    coded = table(
+        tmp_path / "c.csv", [rows[0], ["Q", "a", "b", "01"], ["Q", "a", "b", "02"], ["Q", "a", "b", "1.50"]]
+    )
+    mapped = list(load_labelled(coded, parse_field_options([], label_map="01=1,02=2,1.50=0")))
+    assert [getattr(x, "label", None) for x in mapped] == [1, 2, 0]
+    two = table(tmp_path / "t.csv", [rows[0], ["Q", "a", "b", "2.0"]])
+    assert [x.label for x in load_labelled(two, parse_field_options([], label_map="2=1"))] == [1]  # type: ignore[union-attr]
+
+
 def test_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot open"):
         list(load_labelled(tmp_path / "none.csv"))

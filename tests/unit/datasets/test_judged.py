@@ -65,6 +65,18 @@ def test_a_moved_input_is_found_beside_the_judgments_and_a_lost_one_is_an_error(
         judged_input(lost)  # not the working directory's pairs.jsonl
 
 
+def test_a_project_that_moved_is_read_where_its_input_lies_from_the_judgments(
+    tmp_path: Path, elsewhere: Path
+) -> None:
+    # Judged from the project root as `judge data/pairs.jsonl --out runs/j.jsonl`; then moved.
+    moved = pairs(tmp_path / "moved" / "data" / "pairs.jsonl", "Name a prime number")
+    record = {"input": "data/pairs.jsonl", "output": "runs/j.jsonl", "input_path": "/old/data/pairs.jsonl"}
+    judgments = judged(tmp_path / "moved" / "runs", record)
+    assert judged_input(judgments).resolve() == moved.resolve()
+    beside = pairs(tmp_path / "flat" / "pairs.jsonl", "Flat")  # moved into one folder together
+    assert judged_input(judged(tmp_path / "flat", record)) == beside
+
+
 def test_a_malformed_input_line_is_left_out_not_fatal(tmp_path: Path) -> None:
     source = pairs(tmp_path / "pairs.jsonl", "Q", bad_line=True)
     judgments = judged(tmp_path, {"input": str(source), "input_path": str(source)})

@@ -168,7 +168,7 @@ def test_an_id_already_naming_another_output_is_refused_and_nothing_is_added(sto
 
 def test_names_are_unique_among_an_annotators_criteria(store: ReviewStore) -> None:
     clarity, accuracy = store.criteria("eli5")
-    with pytest.raises(ReviewError, match="'Clarity' is one of the task's drafted criteria"):
+    with pytest.raises(ReviewError, match="already have a criterion named 'Clarity'"):
         store.record_criterion_action("eli5", "alice", "add", name="clarity", reason="r")
     store.record_criterion_action("eli5", "alice", "delete", criterion_id=clarity.id, reason="r")
     with pytest.raises(ReviewError, match="drafted criteria: approve or revise it"):  # deleted, still drafted
@@ -271,3 +271,49 @@ def test_annotator_names_may_be_in_any_script(store: ReviewStore, name: str) -> 
 def test_annotator_names_that_are_refused_are_named(store: ReviewStore, name: str) -> None:
     with pytest.raises(ReviewError, match="is not an annotator name"):
         store.add_annotator(name)
+
+
+def test_restoring_or_re_adding_a_criterion_never_gives_two_of_one_name(store: ReviewStore) -> None:
+    clarity, accuracy = store.criteria("eli5")
+    tone = -store.record_criterion_action("eli5", "alice", "add", name="Tone", reason="r")
+    store.set_score("q1", "Tone", "alice", 2)
+    store.record_criterion_action("eli5", "alice", "delete", criterion_id=tone, reason="r")
+    with pytest.raises(ReviewError, match="you added 'Tone' before and deleted it: keep it after all"):
+        store.record_criterion_action(
+            "eli5", "alice", "add", name="tone", reason="r"
+        )  # its score would return
+    store.record_criterion_action("eli5", "bob", "delete", criterion_id=accuracy.id, reason="r")
+    store.record_criterion_action(
+        "eli5", "bob", "revise", criterion_id=clarity.id, name="Accuracy", description="d", reason="r"
+    )
+    with pytest.raises(ReviewError, match="already have a criterion named 'Accuracy'"):
+        store.record_criterion_action("eli5", "bob", "approve", criterion_id=accuracy.id)
+    assert [(c.name, c.title) for c in store.final_criteria("eli5", "bob")] == [("Clarity", "Accuracy")]
+    store.record_criterion_action("eli5", "alice", "approve", criterion_id=tone)  # nothing else took it
+    assert [c.title for c in store.final_criteria("eli5", "alice")] == ["Clarity", "Accuracy", "Tone"]
+
+
+@pytest.mark.parametrize("name", ["राम", "O'Brien", "Jose\u0301"])
+def test_names_with_combining_marks_or_apostrophes_are_annotator_names(store: ReviewStore, name: str) -> None:
+    import unicodedata
+
+    assert store.add_annotator(name) == unicodedata.normalize("NFC", name)
+
+
+def test_a_locked_project_is_not_called_no_project(
+    store: ReviewStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def locked(self: ReviewStore) -> sqlite3.Connection:
+        raise sqlite3.OperationalError("database is locked")  # what 30 s of another writer's lock gives
+
+    monkeypatch.setattr(ReviewStore, "_connect", locked)
+    with pytest.raises(ReviewError, match=r"review\.sqlite: database is locked$"):
+        ReviewStore.open(store.path.parent, create=False)
+
+
+def test_a_task_keeps_the_scale_it_was_first_imported_with(store: ReviewStore) -> None:
+    store.add_task("t", "", [("A", "", (1.0, 5.0))], scale=(1.0, 5.0))
+    store.add_task("t", "", [("B", "", (1.0, 5.0))], scale=(1.0, 5.0))  # the same again: fine
+    with pytest.raises(ReviewError, match=r"task 't' was imported with scores on 1-5, not 0-10"):
+        store.add_task("t", "", scale=(0.0, 10.0))
+    assert store.task_scale("t") == (1.0, 5.0)
