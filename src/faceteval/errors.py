@@ -5,6 +5,7 @@ FacetevalError
 ├── ConfigError                 a bad option, model spec or missing credential
 ├── MissingDependencyError      an optional extra is not installed
 ├── InputError                  a bad input file: names the file, line and field
+├── InstanceError               an instance the method cannot judge; written as an error, the run goes on
 ├── ProviderError               the LLM service failed (after the wrapper's retries)
 │   ├── AuthenticationError     the key was refused; never retried
 │   ├── BadRequestError         the request was refused (unknown model, too long); never retried
@@ -29,6 +30,7 @@ __all__ = [
     "ConfigError",
     "FacetevalError",
     "InputError",
+    "InstanceError",
     "MissingDependencyError",
     "ParseError",
     "ProviderConnectionError",
@@ -46,6 +48,13 @@ class FacetevalError(Exception):
 
 class ConfigError(FacetevalError):
     """A bad option, model spec, or a missing credential."""
+
+
+class InstanceError(FacetevalError):
+    """An instance the method cannot judge as it is (too many candidates, no criteria to score...).
+
+    That instance is written as an ``error`` judgment and the run goes on with the others.
+    """
 
 
 class MissingDependencyError(FacetevalError):

@@ -160,7 +160,7 @@ def test_stopping_ends_pending_hangs_at_once(http: httpx2.Client) -> None:
 
 @pytest.mark.anyio
 async def test_sixty_four_requests_with_latency_overlap() -> None:
-    latency, count = 0.5, 64
+    latency, count = 2.0, 64  # long enough for 64 connections to open on a loaded machine
     with LLMServer(latency=latency) as server:
         limits = httpx2.Limits(max_connections=count)
         async with httpx2.AsyncClient(timeout=10, limits=limits, verify=False) as client:

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 
 import anyio
 
-from faceteval._runner._judge import DEFAULT_JUDGE_OPTIONS, JudgeOptions, judge_each
+from faceteval._runner._judge import DEFAULT_JUDGE_OPTIONS, JudgeOptions, RunAborted, judge_each
 from faceteval.core import Instance, Judgment
+from faceteval.errors import ConfigError, InputError
 from faceteval.llm import LLM
 from faceteval.methods import Method
 
 
 async def judge_async(
-    instances: Iterable[Instance],
+    instances: Iterable[Instance | InputError],
     method: Method,
     llm: LLM,
     *,
@@ -21,8 +23,12 @@ async def judge_async(
 ) -> list[Judgment]:
     """Judge ``instances`` with ``method`` and ``llm``; one judgment per instance, in input order.
 
-    Connections stay open for further calls in the same event loop; ``await llm.aclose()`` when done.
-    Failed instances are returned with status ``parse_error`` or ``error``, never dropped.
+    Connections stay open for further calls in the same event loop; ``await llm.aclose()`` in that
+    loop when done (connections belong to the loop that opened them: one left open when its loop
+    ends cannot be closed from another).
+    Failed instances are returned with status ``parse_error`` or ``error``, never dropped. When
+    ``options.abort_after`` instances fail in a row, `RunAborted` is raised with the judgments
+    finished so far in its ``judgments``.
 
     Examples:
         >>> from faceteval import Direct, Instance, LLM
@@ -34,12 +40,16 @@ async def judge_async(
         [(1, [9.0, 2.0])]
     """
     judgments: list[Judgment] = []
-    await judge_each(instances, method, llm, options=options, sink=judgments.append)
+    try:
+        await judge_each(instances, method, llm, options=options, sink=judgments.append)
+    except RunAborted as stopped:
+        stopped.judgments = judgments
+        raise
     return judgments
 
 
 def judge(
-    instances: Iterable[Instance],
+    instances: Iterable[Instance | InputError],
     method: Method,
     llm: LLM,
     *,
@@ -49,7 +59,16 @@ def judge(
 
     The event loop is this call's own, so the LLM's connections are closed before it returns (the
     LLM stays usable: another call opens new ones).
+
+    Raises:
+        ConfigError: Called from a running event loop (a notebook, an ``async def``), where it cannot
+            block: ``await judge_async(...)`` there.
     """
+    if _running_loop():
+        raise ConfigError(
+            "judge() cannot run inside a running event loop (a notebook cell, an async function): "
+            "use `await judge_async(...)` there, and `await llm.aclose()` when done"
+        )
 
     async def run() -> list[Judgment]:
         try:
@@ -59,3 +78,11 @@ def judge(
                 await llm.aclose()
 
     return anyio.run(run)
+
+
+def _running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

@@ -13,7 +13,7 @@ import anyio
 from faceteval._runner._stats import RunStats, usage_of
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry
-from faceteval.errors import FacetevalError, InputError, ParseError, ProviderError
+from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM
 from faceteval.methods import JudgeContext, Method, OrderOutcome, QueryMemo, gather
 from faceteval.methods._base import severity
@@ -50,12 +50,29 @@ class JudgeOptions:
     trace: bool = True
     abort_after: int = DEFAULT_ABORT_AFTER
 
+    def __post_init__(self) -> None:
+        for name, least in (("window", 1), ("memo_size", 1), ("abort_after", 0)):
+            value = getattr(self, name)
+            if value is None and name == "window":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ConfigError(f"{name} must be a whole number of at least {least}, got {value!r}")
+
 
 DEFAULT_JUDGE_OPTIONS = JudgeOptions()
 
 
 class RunAborted(FacetevalError):
-    """Too many instances in a row failed with provider errors; the run stopped."""
+    """Too many instances in a row failed with errors (the provider's, most often); the run stopped.
+
+    Attributes:
+        judgments: The judgments finished before it stopped, in the order they finished (filled in
+            by `faceteval.judge` and `faceteval.judge_async`; a ``sink`` has had them already).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.judgments: list[Judgment] = []
 
 
 def presentation_orders(n: int, *, swap: bool) -> list[tuple[int, ...]]:
@@ -170,13 +187,13 @@ class _Emitter:
         self.stats.add(judgment, entries, invalid=invalid)
         if self.sink is not None:
             self.sink(judgment)
-        if not invalid:
+        if not invalid and judgment.error != PLANNED:
             self.failing = self.failing + 1 if judgment.status == "error" else 0
         if self.abort_after and self.failing >= self.abort_after:
             raise RunAborted(
                 f"stopped after {self.failing} instances in a row failed (the last: {judgment.error})\n"
-                "Judgments so far are written and every reply received is cached: "
-                "fix the cause and re-run the same command."
+                "The judgments finished so far are kept and every reply received is cached: "
+                "fix the cause and run it again."
             )
 
 
@@ -203,11 +220,18 @@ async def judge_instance(
     orders = presentation_orders(instance.n_candidates, swap=options.swap)
     runs = await gather([partial(_judge_order, instance, order, method, llm, memo) for order in orders])
     trace = [entry for _, _, entries in runs for entry in entries]
-    judgment = _assemble(instance, method.name, runs, trace if options.trace else [])
+    kept = trace if options.trace else []
+    if any(entry.planned for entry in trace):  # a dry run's stand-in replies: a plan, not a judgment
+        judgment = Judgment(id=instance.id, method=method.name, status="error", error=PLANNED, trace=kept)
+    else:
+        judgment = _assemble(instance, method.name, runs, kept)
     return judgment.model_copy(update={"usage": usage_of(trace)}), trace
 
 
 _Run = tuple[tuple[int, ...], OrderOutcome | FacetevalError, list[TraceEntry]]
+
+PLANNED = "dry run: no LLM was called, so nothing was judged (its usage counts the calls planned)"
+"""The error of a judgment made with a dry-run LLM that had to plan a call (not all was cached)."""
 
 
 async def _judge_order(
@@ -216,7 +240,7 @@ async def _judge_order(
     ctx = JudgeContext(llm, memo, order=order)
     try:
         outcome: OrderOutcome | FacetevalError = await method.judge_order(instance.permuted(order), ctx)
-    except (ParseError, ProviderError) as exc:
+    except (ParseError, ProviderError, InstanceError) as exc:
         if severity(exc) < 2:  # credentials refused: no instance can succeed
             raise
         outcome = exc

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ class Criterion(BaseModel):
     """A scoring rubric: what each score on the scale means."""
     scale: tuple[float, float] | None = None
     """The (low, high) score range, when it differs from the method's default."""
-    weight: float | None = Field(default=None, ge=0)
+    weight: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """A fixed weight; when every criterion has one, methods use them instead of asking for weights."""
     children: tuple[Criterion, ...] = ()
     """Sub-criteria (the HD-Eval tree)."""
@@ -48,6 +49,8 @@ class Criterion(BaseModel):
     @field_validator("scale")
     @classmethod
     def _ordered_scale(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:
+        if value is not None and not all(math.isfinite(end) for end in value):
+            raise ValueError(f"the ends must be finite numbers, got {value!r}")
         if value is not None and value[0] >= value[1]:
             raise ValueError(f"low must be below high, got {value!r}")
         return value
@@ -64,11 +67,19 @@ class Criterion(BaseModel):
 
 
 def zero_weights(criteria: Sequence[Criterion]) -> str | None:
-    """What is wrong when every criterion has a weight and they add up to 0, else None.
+    """What is wrong with the criteria's weights, else None: some have one and some not, or all add up to 0.
 
-    Such weights cannot be normalised: the criteria would silently get weights proposed by the LLM.
+    Weights are used only when every criterion has one, and must add up to more than 0 to be
+    normalised: otherwise the given weights would be silently dropped for weights the LLM proposes.
     """
     weights = [c.weight for c in criteria]
+    given = [c.name for c in criteria if c.weight is not None]
+    if given and len(given) < len(criteria):
+        return (
+            f"{len(given)} of {len(criteria)} criteria have a weight ({', '.join(given[:3])}"
+            f"{', ...' if len(given) > 3 else ''}); give every criterion a weight, or none to have "
+            "weights proposed per query"
+        )
     if weights and all(w is not None for w in weights) and not any(weights):
         return (
             "every weight is 0; give at least one criterion a positive weight, "

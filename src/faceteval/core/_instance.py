@@ -45,6 +45,15 @@ class Instance(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Anything else, carried along untouched."""
 
+    @field_validator("label", mode="before")
+    @classmethod
+    def _label_is_a_number(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # true would otherwise be read as candidate 1
+            raise ValueError(
+                "a label is the better candidate's 1-based number, or 0 for a tie, not true or false"
+            )
+        return value
+
     @field_validator("id", mode="before")
     @classmethod
     def _id_as_string(cls, value: Any) -> Any:

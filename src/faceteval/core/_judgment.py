@@ -120,7 +120,7 @@ class Judgment(BaseModel):
     status: Status
     error: str | None = None
     verdict: int | None = None
-    """The winner (1-based), 0 for a tie, None unless status is ok."""
+    """The winner (1-based), 0 for a tie; None unless status is ok, and for one candidate alone."""
     scores: list[float] | None = None
     """Overall score per candidate; with several orders, their mean."""
     ranks: list[int] | None = None

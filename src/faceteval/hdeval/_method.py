@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from faceteval.aggregation import mean
 from faceteval.core import FacetScore, Instance
-from faceteval.errors import ConfigError
+from faceteval.errors import ConfigError, InstanceError
 from faceteval.hdeval._tree import CriteriaTree, Node
 from faceteval.methods._base import OrderOutcome, candidate_labels, gather, shown
 from faceteval.methods._context import JudgeContext
@@ -155,10 +155,10 @@ class HierarchyAware:
         """One call per criterion, concurrently; the overall score is their mean.
 
         Raises:
-            ConfigError: The instance has more than one candidate (hdeval judges one at a time).
+            InstanceError: The instance has more than one candidate (hdeval judges one at a time).
         """
         if instance.n_candidates != 1:
-            raise ConfigError(
+            raise InstanceError(
                 f"hdeval judges one response at a time, but instance {instance.id!r} has "
                 f"{instance.n_candidates} candidates; give each response its own instance"
             )

@@ -117,7 +117,8 @@ class AnthropicProvider:
             if _is_official(url):
                 raise ConfigError(
                     "ANTHROPIC_API_KEY is not set; export it to use the Anthropic API, "
-                    "or pass --base-url to use another Anthropic-compatible server"
+                    "or give a base URL (--base-url; base_url= in Python) to use another "
+                    "Anthropic-compatible server"
                 )
             key = LOCAL_API_KEY
         return cls(api_key=key, base_url=url)

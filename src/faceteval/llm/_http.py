@@ -74,7 +74,7 @@ def status_error(
     if status >= 500:
         return ProviderServerError(detail, status=status, retry_after=retry_after(headers))
     if status in (401, 403):
-        return AuthenticationError(f"{detail}; check the API key ({key_hint} or --api-key)")
+        return AuthenticationError(f"{detail}; check the API key ({key_hint}, --api-key or api_key=)")
     if status == 408:
         return ProviderTimeout(detail)
     if status == 404:

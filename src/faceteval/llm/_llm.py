@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,11 @@ DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT = 120.0
 
 
+def _whole(value: object, least: int) -> bool:
+    """Whether ``value`` is a whole number (not a bool) of at least ``least``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     """How the wrapper retries retryable provider errors (429, 5xx, timeouts, connection, bad bodies).
@@ -48,8 +54,12 @@ class RetryPolicy:
     max_retry_after: float = 600.0
 
     def __post_init__(self) -> None:
-        if self.max_retries < 0:
-            raise ConfigError(f"max_retries must be >= 0, got {self.max_retries}")
+        if not _whole(self.max_retries, 0):
+            raise ConfigError(f"max_retries must be a whole number >= 0, got {self.max_retries!r}")
+        for name in ("initial_delay", "max_delay", "max_retry_after"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+                raise ConfigError(f"{name} must be a number of seconds >= 0, got {value!r}")
 
     def delay(self, attempt: int, error: BaseException | None) -> float:
         """Seconds to wait after failed ``attempt`` (1-based)."""
@@ -214,8 +224,10 @@ class LLM:
     _in_flight: dict[str, _InFlight] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.concurrency < 1:
-            raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
+        if not _whole(self.concurrency, 1):
+            raise ConfigError(f"concurrency must be a whole number of at least 1, got {self.concurrency!r}")
+        if not isinstance(self.config, GenerateConfig):
+            raise ConfigError(f"config must be a GenerateConfig, got {type(self.config).__name__}")
         if self.timeout <= 0:
             raise ConfigError(f"timeout must be positive, got {self.timeout}")
         if self.provider is None and not self.dry_run:

@@ -118,7 +118,8 @@ class OpenAIProvider:
             if _is_official(url):
                 raise ConfigError(
                     "OPENAI_API_KEY is not set; export it to use the OpenAI API, "
-                    "or pass --base-url to use a local OpenAI-compatible server (vLLM, llama.cpp, LM Studio)"
+                    "or give a base URL (--base-url; base_url= in Python) to use a local OpenAI-compatible "
+                    "server (vLLM, llama.cpp, LM Studio)"
                 )
             key = LOCAL_API_KEY
         return cls(api_key=key, base_url=url)

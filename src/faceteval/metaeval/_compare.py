@@ -22,7 +22,9 @@ def significance(p_value: float | None) -> str:
     return next((mark for bound, mark in STARS if p_value < bound), "n.s.")
 
 
-def compare_runs(a_dir: Path, b_dir: Path, *, resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+def compare_runs(
+    a_dir: str | Path, b_dir: str | Path, *, resamples: int = 2000, seed: int = 0
+) -> dict[str, Any]:
     """The paired difference B - A on the instances both runs measured.
 
     Repeated runs (``--seeds``) are paired run by run, and their items pooled: each instance of each
@@ -34,6 +36,7 @@ def compare_runs(a_dir: Path, b_dir: Path, *, resamples: int = 2000, seed: int =
         FacetevalError: The runs measured different benchmarks or numbers of runs, share no instance,
             or are pointwise with ``resamples`` 0 (their test needs resamples).
     """
+    a_dir, b_dir = Path(a_dir), Path(b_dir)
     a_summary, a_runs = _runs(a_dir)
     b_summary, b_runs = _runs(b_dir)
     if a_summary.get("kind") != b_summary.get("kind") or a_summary.get("benchmark") != b_summary.get(

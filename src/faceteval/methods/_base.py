@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
 import anyio
+from pydantic import ValidationError
 
 from faceteval.core import Criterion, FacetScore, Instance
+from faceteval.core._criterion import zero_weights
 from faceteval.errors import (
     AuthenticationError,
     ConfigError,
     FacetevalError,
+    InstanceError,
     ParseError,
     ProviderError,
     StoreError,
@@ -69,6 +73,59 @@ def as_criteria(value: Sequence[Criterion | str | Mapping[str, Any]] | None) -> 
     return tuple(c if isinstance(c, Criterion) else Criterion.model_validate(c) for c in value)
 
 
+def method_criteria(value: Any) -> tuple[Criterion, ...] | None:
+    """A method's ``criteria`` setting as criteria, refused when it could only be a mistake.
+
+    Raises:
+        ConfigError: One string (which would be read letter by letter), an empty list (it would
+            silently mean "generate them"), a criterion that is not valid, or weights that are all 0.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str | bytes | Mapping | Criterion):
+        raise ConfigError(
+            f"criteria is a list of criteria (names, mappings or Criterion objects), not one: "
+            f"write [{value!r}]"
+        )
+    try:
+        criteria = as_criteria(value)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"criteria: {where + ': ' if where else ''}{first['msg']}") from None
+    if not criteria:
+        raise ConfigError("criteria is empty: list at least one criterion, or leave it out (None)")
+    if (problem := zero_weights(criteria)) is not None:
+        raise ConfigError(f"criteria: {problem}")
+    return criteria
+
+
+def method_scale(value: Any) -> tuple[float, float]:
+    """A method's ``scale`` setting: two finite numbers, low below high.
+
+    Raises:
+        ConfigError: Anything else.
+    """
+    try:
+        low, high = (float(end) for end in value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"scale must be (low, high), two numbers, got {value!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ConfigError(f"scale must be (low, high) with low < high, got {value!r}")
+    return low, high
+
+
+def positive_count(value: Any, name: str) -> int:
+    """A count setting (``aspects``, ``criteria_count``): a whole number, at least 1.
+
+    Raises:
+        ConfigError: Anything else.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{name} must be a whole number of at least 1, got {value!r}")
+    return value
+
+
 def describe_criteria(criteria: Sequence[Criterion] | None) -> list[dict[str, Any]] | None:
     """Criteria as a run record holds them (`as_criteria` reads them back)."""
     return None if criteria is None else [c.model_dump(exclude_defaults=True) for c in criteria]
@@ -90,7 +147,7 @@ def severity(error: BaseException) -> int:
         return 0
     if isinstance(error, AuthenticationError | ConfigError | StoreError):
         return 1
-    if isinstance(error, ProviderError):
+    if isinstance(error, ProviderError | InstanceError):
         return 2
     if isinstance(error, ParseError):
         return 3

@@ -38,9 +38,9 @@ from functools import partial
 from typing import Any, ClassVar
 
 from faceteval.core import Criterion, FacetScore, Instance
-from faceteval.errors import ConfigError, ParseError
+from faceteval.errors import InstanceError, ParseError
 from faceteval.llm import Message, assistant
-from faceteval.methods._base import OrderOutcome, as_criteria, describe_criteria, gather
+from faceteval.methods._base import OrderOutcome, describe_criteria, gather, method_criteria, method_scale
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import ScoreParser
 from faceteval.parsing._numbers import describe_range, fmt
@@ -322,13 +322,6 @@ class OverallParser:
         )
 
 
-def _scale_of(value: Sequence[float]) -> tuple[float, float]:
-    scale = tuple(float(v) for v in value)
-    if len(scale) != 2 or scale[0] >= scale[1]:
-        raise ConfigError(f"scale must be (low, high) with low < high, got {tuple(value)!r}")
-    return scale[0], scale[1]
-
-
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?")) else f"{text}."
@@ -370,8 +363,8 @@ class CoEval:
     name: ClassVar[str] = "coeval"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "criteria", as_criteria(self.criteria))
-        object.__setattr__(self, "scale", _scale_of(self.scale))
+        object.__setattr__(self, "criteria", method_criteria(self.criteria))
+        object.__setattr__(self, "scale", method_scale(self.scale))
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""
@@ -386,11 +379,11 @@ class CoEval:
         """Every candidate on its own: criteria concurrently, then the overall call.
 
         Raises:
-            ConfigError: Neither the method nor the instance has criteria (before any call).
+            InstanceError: Neither the method nor the instance has criteria (before any call).
         """
         criteria = self.criteria or instance.criteria
         if not criteria:
-            raise ConfigError(
+            raise InstanceError(
                 f"coeval evaluates criteria, but instance {instance.id!r} has none: pass --criteria FILE "
                 "(criteria=... in Python) or give the instances a 'criteria' list"
             )
@@ -469,7 +462,7 @@ class CoEvalDirect:
     name: ClassVar[str] = "coeval-direct"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", _scale_of(self.scale))
+        object.__setattr__(self, "scale", method_scale(self.scale))
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""

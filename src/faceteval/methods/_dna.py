@@ -26,10 +26,12 @@ from faceteval.errors import ConfigError
 from faceteval.methods._base import (
     DEFAULT_SCALE,
     OrderOutcome,
-    as_criteria,
     candidate_labels,
     describe_criteria,
     gather,
+    method_criteria,
+    method_scale,
+    positive_count,
     shown,
 )
 from faceteval.methods._context import JudgeContext
@@ -61,10 +63,9 @@ class DnA:
     name: ClassVar[str] = "dna"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "criteria", as_criteria(self.criteria))
-        object.__setattr__(self, "scale", tuple(self.scale))
-        if self.aspects < 1:
-            raise ConfigError(f"aspects must be at least 1, got {self.aspects}")
+        object.__setattr__(self, "criteria", method_criteria(self.criteria))
+        object.__setattr__(self, "scale", method_scale(self.scale))
+        positive_count(self.aspects, "aspects")
         if self.aggregate not in AGGREGATES:
             raise ConfigError(f"aggregate must be one of {', '.join(AGGREGATES)}, got {self.aggregate!r}")
 

@@ -29,8 +29,8 @@ from typing import Any, ClassVar, Literal
 
 from faceteval.aggregation import mean, total, weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance
-from faceteval.errors import ConfigError
-from faceteval.methods._base import OrderOutcome, as_criteria, describe_criteria, gather
+from faceteval.errors import ConfigError, InstanceError
+from faceteval.methods._base import OrderOutcome, describe_criteria, gather, method_criteria, positive_count
 from faceteval.methods._context import JudgeContext
 from faceteval.methods._dna import facet_weights
 from faceteval.parsing import (
@@ -57,7 +57,7 @@ def response_labels(n: int) -> list[str]:
     if n == 1:
         return ["Response"]
     if n > len(string.ascii_uppercase):
-        raise ConfigError(f"fennec names at most {len(string.ascii_uppercase)} responses, got {n}")
+        raise InstanceError(f"fennec names at most {len(string.ascii_uppercase)} responses, got {n}")
     return [f"Response {letter}" for letter in string.ascii_uppercase[:n]]
 
 
@@ -80,9 +80,8 @@ class Fennec:
     name: ClassVar[str] = "fennec"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "criteria", as_criteria(self.criteria))
-        if self.criteria_count < 1:
-            raise ConfigError(f"criteria_count must be at least 1, got {self.criteria_count}")
+        object.__setattr__(self, "criteria", method_criteria(self.criteria))
+        positive_count(self.criteria_count, "criteria_count")
         if self.aggregate not in FENNEC_AGGREGATES:
             raise ConfigError(
                 f"aggregate must be one of {', '.join(FENNEC_AGGREGATES)}, got {self.aggregate!r}"

@@ -9,9 +9,10 @@ from faceteval.core import Criterion, Instance
 from faceteval.methods._base import (
     DEFAULT_SCALE,
     OrderOutcome,
-    as_criteria,
     candidate_labels,
     describe_criteria,
+    method_criteria,
+    method_scale,
     shown,
 )
 from faceteval.methods._context import JudgeContext
@@ -33,8 +34,8 @@ class _Holistic:
     _position: ClassVar[Literal["first", "last"]]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "criteria", as_criteria(self.criteria))
-        object.__setattr__(self, "scale", tuple(self.scale))
+        object.__setattr__(self, "criteria", method_criteria(self.criteria))
+        object.__setattr__(self, "scale", method_scale(self.scale))
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""

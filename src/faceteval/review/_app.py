@@ -370,6 +370,8 @@ def anchor(criterion: str) -> str:
 
 _templates.filters["anchor"] = anchor
 _templates.filters["num"] = fmt
+# A score as a form posts it: whole numbers as such, others to every digit (a round trip).
+_templates.filters["exact"] = lambda v: str(int(v)) if float(v).is_integer() else repr(float(v))
 _templates.filters["q"] = lambda value: quote(str(value), safe="")
 
 

@@ -66,7 +66,9 @@ def test_reading_is_lazy(tmp_path: Path) -> None:
 
 def test_criteria_file_forms(tmp_path: Path) -> None:
     listed = tmp_path / "a.yaml"
-    listed.write_text("- Accuracy\n- name: Clarity\n  description: easy to follow\n  weight: 2\n")
+    listed.write_text(
+        "- name: Accuracy\n  weight: 1\n- name: Clarity\n  description: easy to follow\n  weight: 2\n"
+    )
     mapped = tmp_path / "b.json"
     mapped.write_text(json.dumps({"criteria": ["Accuracy", {"name": "Depth"}]}))
     assert [c.describe() for c in load_criteria(listed)] == ["Accuracy", "Clarity: easy to follow"]
@@ -176,10 +178,12 @@ def test_a_line_number_taken_as_id_that_clashes_is_explained(tmp_path: Path) -> 
 
 def test_an_instance_whose_criteria_weigh_nothing_is_an_input_error(tmp_path: Path) -> None:
     zero = [{"name": "A", "weight": 0}, {"name": "B", "weight": 0.0}]
-    path = write(tmp_path / "p.jsonl", [good(1, criteria=zero), good(2, criteria=[*zero[:1], "B"])])
-    bad, fine = read_instances(path)
+    rows = [good(1, criteria=zero), good(2, criteria=[*zero[:1], "B"]), good(3, criteria=["A", "B"])]
+    bad, partial, fine = read_instances(write(tmp_path / "p.jsonl", rows))
     assert isinstance(bad, InputError) and bad.field == "criteria" and "every weight is 0" in bad.problem
-    assert isinstance(fine, Instance)  # not every criterion is weighted: weights are proposed
+    assert isinstance(partial, InputError)  # one weight would be silently dropped for proposed ones
+    assert "1 of 2 criteria have a weight (A); give every criterion a weight, or none" in partial.problem
+    assert isinstance(fine, Instance)  # no criterion is weighted: weights are proposed
 
 
 def test_problems_are_told_in_json_terms(tmp_path: Path) -> None:

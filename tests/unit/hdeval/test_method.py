@@ -140,10 +140,13 @@ def test_an_unreadable_reply_is_asked_again_once_then_the_judgment_is_a_parse_er
     assert "could not be used" in provider.requests[-1].messages[-1].content
 
 
-def test_more_than_one_candidate_is_a_clear_error() -> None:
+def test_more_than_one_candidate_is_a_clear_error_for_that_instance_alone() -> None:
     pair = Instance(id="p", query="Q", candidates=("a", "b"))
-    with pytest.raises(ConfigError, match=r"one response at a time.*2 candidates"):
-        run([pair], HierarchyAware.from_tree(TREE))
+    single = Instance(id="s", query="Q", candidates=("a",))
+    (failed, judged), _ = run([pair, single], HierarchyAware.from_tree(TREE))
+    assert failed.status == "error" and failed.error is not None
+    assert re.search(r"InstanceError: .*one response at a time.*2 candidates", failed.error)
+    assert judged.status == "ok"
 
 
 def test_the_method_describes_itself_and_is_rebuilt_from_that() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from faceteval import Instance, JudgeOptions, Judgment, create_method, judge
+from faceteval._runner._judge import PLANNED
 from faceteval.core import Criterion
 from faceteval.errors import ConfigError, ParseError
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
@@ -244,10 +245,11 @@ def test_the_overall_reply_is_read_with_its_reasoning() -> None:
         OverallParser(1, (1, 5)).parse("1. Great.\n2. Score: 9")
 
 
-def test_without_criteria_judging_fails_before_any_call() -> None:
+def test_without_criteria_an_instance_fails_before_any_call() -> None:
     provider = scripted(lambda name, output: evaluation("4"))
-    with pytest.raises(ConfigError, match=r"coeval evaluates criteria.*--criteria FILE"):
-        run(Instance(id="x", query="Q", candidates=("A",)), CoEval(), provider)
+    judgment = run(Instance(id="x", query="Q", candidates=("A",)), CoEval(), provider)
+    assert judgment.status == "error" and judgment.error is not None
+    assert re.search(r"coeval evaluates criteria.*--criteria FILE", judgment.error)
     assert provider.requests == []
 
 
@@ -297,7 +299,10 @@ def test_coeval_direct_asks_the_straightforward_prompt_per_candidate() -> None:
 def test_a_dry_run_plans_every_call_from_the_example_replies() -> None:
     llm = LLM(None, ModelSpec("openai", "gpt-4o-mini"), dry_run=True)
     (judgment,) = judge([single(CLARITY, LENGTH)], CoEval(), llm)
-    assert judgment.status == "ok" and judgment.facets[1].scores == [2.0]  # the example on a 1-3 scale
+    assert judgment.status == "error" and judgment.error == PLANNED  # a plan, not a judgment
+    assert judgment.verdict is None and judgment.scores is None and judgment.facets == []
+    length = [e for e in judgment.trace if e.stage == "coeval.criterion"][1]
+    assert "Score: 2" in length.raw  # the example reply, on the criterion's 1-3 scale
     assert [e.stage for e in judgment.trace].count("coeval.criterion") == 2
     assert all(e.planned for e in judgment.trace) and judgment.trace[-1].stage == "coeval.overall"
     assert judgment.trace[-1].input_tokens > sum(e.input_tokens for e in judgment.trace[:-1]) / 2

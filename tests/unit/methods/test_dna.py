@@ -161,7 +161,12 @@ def test_reask_that_succeeds_keeps_both_exchanges() -> None:
     "method",
     [
         DnA(aspects=5, aggregate="mean"),
-        DnA(criteria=(Criterion(name="accuracy", description="facts", weight=2), Criterion(name="depth"))),
+        DnA(
+            criteria=(
+                Criterion(name="accuracy", description="facts", weight=2),
+                Criterion(name="depth", weight=1),
+            )
+        ),
         Direct(criteria=(Criterion(name="helpfulness"),)),
         CoT(scale=(1, 5)),
     ],
