@@ -547,3 +547,19 @@ def test_text_from_the_user_is_printed_as_it_is_never_as_markup(tmp_path: Path) 
     good = write_pairs(tmp_path / "good.jsonl", [{"id": "a", "query": "q", "candidates": ["x", "y"]}])
     dry = invoke(good, "--method", "direct", "--model", "openai:x:y", "--dry-run", "--no-cache")
     assert "No price is known for openai:x:y: add one" in " ".join(dry.output.split())
+
+
+def test_a_dry_run_names_the_instances_the_method_cannot_judge(tmp_path: Path) -> None:
+    rows = [{"id": "a", "query": "q", "candidates": ["x"]}, {"id": "b", "query": "q", "candidates": ["y"]}]
+    plan = invoke(
+        write_pairs(tmp_path / "p.jsonl", rows),
+        "--method",
+        "coeval",
+        "--model",
+        "openai:gpt-4o-mini",
+        "--dry-run",
+    )
+    assert plan.exit_code == 1
+    printed = " ".join(plan.output.split())
+    assert "2 instances cannot be judged as they are:" in printed
+    assert "failed: a: InstanceError: coeval evaluates criteria, but instance 'a' has none" in printed

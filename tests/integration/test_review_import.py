@@ -111,3 +111,13 @@ def test_the_overall_scale_is_the_one_the_run_judged_on(tmp_path: Path) -> None:
     summed = ReviewStore.open(tmp_path / "summed", create=False)
     assert summed.task_scale("rain") == (1.0, 13.0)
     assert summed.criteria("rain")[0].scale == (1.0, 5.0)
+    rows[0]["scores"] = [15.0]  # a later batch of the same task widens it, rather than being refused
+    judged.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    run("review", "import", tmp_path / "summed", judged, "--task", "rain")
+    assert summed.task_scale("rain") == (1.0, 15.0)
+
+    # Fennec sums its k criteria (1-5 each): its overall scale is k to 5k.
+    described["method"] = {"name": "fennec", "params": {"aggregate": "sum"}}
+    record.write_text(json.dumps(described), encoding="utf-8")
+    run("review", "import", tmp_path / "fennec", judged, "--task", "rain")
+    assert ReviewStore.open(tmp_path / "fennec", create=False).task_scale("rain") == (2.0, 10.0)

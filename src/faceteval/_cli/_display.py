@@ -12,6 +12,7 @@ from rich.table import Table
 
 from faceteval._cli._console import err_console
 from faceteval._runner import INVALID_INPUT
+from faceteval._runner._stats import UNJUDGEABLE
 from faceteval.core import Judgment
 from faceteval.llm import CHARS_PER_TOKEN, Spend
 
@@ -65,6 +66,10 @@ def show_plan(request: RunRequest, result: RunResult) -> None:
     )
     if not stats.total.cost_known:
         console.print(f"No price is known for {escape(request.model)}: add one with --prices FILE.")
+    if stats.unjudgeable:
+        console.print(f"[red]{stats.unjudgeable:,} instances cannot be judged as they are:[/]")
+        cannot = Counter({message: n for message, n in stats.errors.items() if UNJUDGEABLE in message})
+        show_failures(cannot, stats.examples, console, failed=stats.unjudgeable)
 
 
 def show_summary(request: RunRequest, result: RunResult) -> None:

@@ -73,6 +73,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
         raise result.stopped
     if result.interrupted:
         ctx.exit(130)
+    if request.dry_run and result.stats.unjudgeable:
+        ctx.exit(1)
     if not request.dry_run and result.stats.judged and not result.stats.statuses.get("ok"):
         err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
         ctx.exit(1)

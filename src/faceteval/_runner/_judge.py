@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from faceteval._runner._stats import RunStats, usage_of
+from faceteval._runner._stats import RunStats, unjudgeable, usage_of
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry
 from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
@@ -40,8 +40,9 @@ class JudgeOptions:
             Output keeps input order; memory stays bounded by the window.
         memo_size: Distinct queries whose facets and weights are kept for reuse.
         trace: Keep every exchange (prompt, raw reply, parsed value) in each judgment.
-        abort_after: Stop the run when this many instances in a row fail with provider errors
-            (a wrong endpoint, an exhausted quota), rather than failing every remaining instance.
+        abort_after: Stop the run when this many instances in a row fail with errors (a wrong
+            endpoint, an exhausted quota), rather than failing every remaining instance. Invalid
+            input lines and instances the method cannot judge (`InstanceError`) do not count.
     """
 
     swap: bool = False
@@ -66,8 +67,8 @@ class RunAborted(FacetevalError):
     """Too many instances in a row failed with errors (the provider's, most often); the run stopped.
 
     Attributes:
-        judgments: The judgments finished before it stopped, in the order they finished (filled in
-            by `faceteval.judge` and `faceteval.judge_async`; a ``sink`` has had them already).
+        judgments: The judgments finished before it stopped, in input order (filled in by
+            `faceteval.judge` and `faceteval.judge_async`; a ``sink`` has had them already).
     """
 
     def __init__(self, message: str) -> None:
@@ -187,7 +188,7 @@ class _Emitter:
         self.stats.add(judgment, entries, invalid=invalid)
         if self.sink is not None:
             self.sink(judgment)
-        if not invalid and judgment.error != PLANNED:
+        if not invalid and judgment.error != PLANNED and not unjudgeable(judgment):
             self.failing = self.failing + 1 if judgment.status == "error" else 0
         if self.abort_after and self.failing >= self.abort_after:
             raise RunAborted(

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from faceteval.core import Judgment, TraceEntry, Usage
+from faceteval.errors import InstanceError
 from faceteval.llm import Spend
 
 MAX_ERROR_KINDS = 20
@@ -42,11 +43,14 @@ class RunStats:
     """The id of the first judgment that failed with each message."""
     consistency: Counter[bool] = field(default_factory=Counter)
     """Judgments made in several orders, by whether the orders agreed."""
+    unjudgeable: int = 0
+    """Instances the method cannot judge as they are (`InstanceError`; counted in ``statuses["error"]``)."""
 
     def add(self, judgment: Judgment, entries: Iterable[TraceEntry], *, invalid: bool = False) -> None:
         """Count a finished judgment and the exchanges behind it."""
         self.statuses[judgment.status] += 1
         self.invalid += invalid
+        self.unjudgeable += unjudgeable(judgment)
         error = judgment.error
         if error and (error in self.errors or len(self.errors) < MAX_ERROR_KINDS):
             self.errors[error] += 1
@@ -96,3 +100,16 @@ def usage_of(entries: Iterable[TraceEntry]) -> Usage:
                 cost_usd=entry.cost_usd,
             )
     return usage
+
+
+UNJUDGEABLE = f"{InstanceError.__name__}: "
+"""How the error of a judgment that failed with an `InstanceError` names it."""
+
+
+def unjudgeable(judgment: Judgment) -> bool:
+    """Whether ``judgment`` failed because the method cannot judge its instance (an `InstanceError`).
+
+    Such failures are the instance's, not signs of a provider in trouble: like invalid input lines,
+    they neither count toward ``abort_after`` nor reset its count.
+    """
+    return judgment.status == "error" and UNJUDGEABLE in (judgment.error or "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,8 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
     if isinstance(record.get("input_path"), str):
         candidates.append(Path(record["input_path"]))
     if isinstance(named, str):
-        output = record.get("output")
-        if isinstance(output, str) and not Path(named).is_absolute() and not Path(output).is_absolute():
-            candidates.append(judgments_path.parent / os.path.relpath(named, Path(output).parent))
+        if (apart := _apart(record)) is not None:
+            candidates.append(judgments_path.parent / apart)
         candidates += [judgments_path.parent / named, judgments_path.parent / Path(named).name]
         if "input_path" not in record:
             candidates.append(Path(named))
@@ -62,18 +62,53 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
     )
 
 
-def judged_instances(judgments_path: Path, input_path: Path | None = None) -> dict[str, Instance]:
+class JudgedInstances(dict[str, Instance]):
+    """The instances of a judged input by id, and what was wrong with the lines left out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.invalid: dict[str, InputError] = {}
+
+
+def why_missing(instances: Mapping[str, Instance], instance_id: str) -> str:
+    """Why ``instances`` has no ``instance_id``: its line is not valid (as read now), or it is absent."""
+    invalid = instances.invalid if isinstance(instances, JudgedInstances) else {}
+    if (error := invalid.get(instance_id)) is not None:
+        return f"its line in the judged input is not valid: {error}"
+    return "it is not in the judged input"
+
+
+def _apart(record: Mapping[str, Any]) -> str | None:
+    """Where the input lay from the judgments' folder when it was judged, from the run record's paths.
+
+    The working directory then is the absolute input path less the input as typed; the output as
+    typed was taken from there too.
+    """
+    named, output, absolute = (record.get(key) for key in ("input", "output", "input_path"))
+    if not (isinstance(named, str) and isinstance(output, str) and isinstance(absolute, str)):
+        return None
+    typed, whole = Path(named).parts, Path(absolute).parts
+    if Path(named).is_absolute() or ".." in typed or whole[len(whole) - len(typed) :] != typed:
+        return None
+    workdir = Path(*whole[: len(whole) - len(typed)])
+    return os.path.relpath(absolute, (workdir / output).parent)
+
+
+def judged_instances(judgments_path: Path, input_path: Path | None = None) -> JudgedInstances:
     """The instances ``judgments_path`` was judged from, by id (see `judged_input`).
 
-    A malformed line of the input is left out: `judge` wrote it as an ``error`` judgment, which
-    there is nothing to read of. (A judgment that did succeed and has no instance here is the
-    caller's error to raise.)
+    A malformed line of the input is left out (`judge` wrote it as an ``error`` judgment, which
+    there is nothing to read of) and kept in ``invalid``: a judgment that did succeed and has no
+    instance here is the caller's error to raise, and `why_missing` says why.
 
     Raises:
         FacetevalError: The input cannot be found.
     """
-    return {
-        entry.id: entry
-        for entry in read_instances(judged_input(judgments_path, input_path))
-        if not isinstance(entry, InputError)
-    }
+    out = JudgedInstances()
+    for entry in read_instances(judged_input(judgments_path, input_path)):
+        if isinstance(entry, InputError):
+            if entry.record_id is not None:
+                out.invalid[entry.record_id] = entry
+        else:
+            out[entry.id] = entry
+    return out

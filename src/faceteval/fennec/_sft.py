@@ -41,6 +41,7 @@ from typing import Any, Literal
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import judged_instances, read_judgments, run_record
 from faceteval.datasets._files import read_jsonl
+from faceteval.datasets._judged import why_missing
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods import response_labels
 from faceteval.parsing._numbers import fmt
@@ -364,7 +365,9 @@ class _Builder:
             return
         instance = instances.get(judgment.id)
         if instance is None:
-            raise FacetevalError(f"judgment {judgment.id!r}: no instance with that id in the judged input")
+            raise FacetevalError(
+                f"judgment {judgment.id!r} has no instance: {why_missing(instances, judgment.id)}"
+            )
         if criteria_given or instance.criteria:
             self.counts["predefined"] += 1
         elif judgment.facets:

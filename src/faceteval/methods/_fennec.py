@@ -109,7 +109,12 @@ class Fennec:
         )
 
     async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
-        """Criteria, then guidelines, then one judgment per criterion (and weights), then the aggregate."""
+        """Criteria, then guidelines, then one judgment per criterion (and weights), then the aggregate.
+
+        Raises:
+            InstanceError: More responses than Fennec can name (before any call).
+        """
+        response_labels(instance.n_candidates)
         criteria = self.criteria or instance.criteria or await self.generate_criteria(instance.query, ctx)
         guided: list[Criterion] = await gather(
             [partial(self.guideline, instance.query, criterion, ctx) for criterion in criteria]

@@ -9,8 +9,10 @@ from typing import Any
 
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import judged_instances, read_judgments, run_record
+from faceteval.datasets._judged import why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
+from faceteval.parsing._fennec import FENNEC_SCALE
 from faceteval.review._store import (
     DEFAULT_SCALE,
     OVERALL,
@@ -61,6 +63,7 @@ def import_run(
     drafts: list[Draft] = []
     criteria: dict[str, dict[str, tuple[str, tuple[float, float]]]] = {}
     descriptions: dict[str, str] = {}
+    facet_counts: dict[str, list[int]] = {}
     skipped = 0
     for judgment in judgments:
         if judgment.status != "ok":
@@ -68,9 +71,11 @@ def import_run(
             continue
         instance = instances.get(judgment.id)
         if instance is None:
-            raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r} is not in the run's input")
+            why = why_missing(instances, judgment.id)
+            raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r} has no instance: {why}")
         name = task or instance.task or Path(input_path or judgments_path).stem
         descriptions.setdefault(name, instance.task or "")
+        facet_counts.setdefault(name, []).append(len(judgment.facets))
         known = {**{c.name: c for c in instance.criteria or ()}, **judged_with}
         for facet in judgment.facets:
             criterion = known.get(facet.name)
@@ -117,11 +122,13 @@ def import_run(
             if d.criterion == OVERALL and d.score is not None and task_of[d.item_id] == name
         ]
         ends = [*(end for _, scale in by_name.values() for end in scale), *overall]
+        scale = recorded_scale or _summed_scale(record, facet_counts[name]) or (min(ends), max(ends))
         store.add_task(
             name,
             descriptions.get(name, ""),
             [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
-            scale=recorded_scale or (min(ends), max(ends)),
+            scale=scale,
+            widen=recorded_scale is None,
         )
     new = store.add_items(items, drafts)
     return ImportSummary(
@@ -144,6 +151,17 @@ def _scale(value: Any) -> tuple[float, float] | None:
         if low < high:
             return low, high
     return None
+
+
+def _summed_scale(record: dict[str, Any], facets: list[int]) -> tuple[float, float] | None:
+    """A Fennec run's overall scale: with ``sum`` (its default), from k criteria at least 1 to 5k."""
+    method = record.get("method", {})
+    if method.get("name") != "fennec" or not facets:
+        return None
+    low, high = FENNEC_SCALE
+    if method.get("params", {}).get("aggregate", "sum") != "sum":
+        return low, high
+    return min(facets) * low, max(facets) * high
 
 
 def _system(instance: Instance, index: int) -> str | None:

@@ -330,23 +330,29 @@ class ReviewStore:
         criteria: Sequence[tuple[str, str, tuple[float, float]]] = (),
         *,
         scale: tuple[float, float] | None = None,
+        widen: bool = False,
     ) -> None:
         """Add a task (or update its description) and append criteria it does not have yet.
 
         ``scale`` is the task's own: the overall score's, and that of the criteria annotators add
-        (the judging method's scale). Without it, `task_scale` spans the criteria's scales.
+        (the judging method's scale). Without it, `task_scale` spans the criteria's scales. With
+        ``widen`` (a scale worked out from the drafts, not one the method states), it widens the
+        scale the task has rather than having to equal it.
 
         Raises:
             ReviewError: The task has another scale already (its drafts were judged on it).
         """
-        low, high = scale if scale is not None else (None, None)
         with self._write() as db:
             row = db.execute("SELECT scale_min, scale_max FROM tasks WHERE name = ?", (name,)).fetchone()
-            if scale is not None and row is not None and row[0] is not None and (row[0], row[1]) != scale:
+            known = row is not None and row[0] is not None
+            if scale is not None and known and widen:
+                scale = (min(row[0], scale[0]), max(row[1], scale[1]))
+            elif scale is not None and known and (row[0], row[1]) != scale:
                 raise ReviewError(
                     f"task {name!r} was imported with scores on {row[0]:g}-{row[1]:g}, not "
                     f"{scale[0]:g}-{scale[1]:g}: import these as another task"
                 )
+            low, high = scale if scale is not None else (None, None)
             db.execute(
                 "INSERT INTO tasks (name, description, scale_min, scale_max) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET description = excluded.description, "

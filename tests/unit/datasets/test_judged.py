@@ -81,3 +81,23 @@ def test_a_malformed_input_line_is_left_out_not_fatal(tmp_path: Path) -> None:
     source = pairs(tmp_path / "pairs.jsonl", "Q", bad_line=True)
     judgments = judged(tmp_path, {"input": str(source), "input_path": str(source)})
     assert sorted(judged_instances(judgments)) == ["p0", "p1", "p2"]
+
+
+def test_a_judgment_whose_line_is_no_longer_valid_is_told_why(tmp_path: Path) -> None:
+    from faceteval.datasets._judged import why_missing
+
+    source = pairs(tmp_path / "pairs.jsonl", "Q", bad_line=True)
+    instances = judged_instances(judged(tmp_path, {"input": str(source), "input_path": str(source)}))
+    assert why_missing(instances, "p9") == "it is not in the judged input"
+    assert why_missing(instances, "bad").startswith("its line in the judged input is not valid: ")
+    assert "field 'candidates'" in why_missing(instances, "bad")
+
+
+def test_where_the_input_lay_does_not_depend_on_where_the_reader_runs(
+    tmp_path: Path, elsewhere: Path
+) -> None:
+    # Judged from proj/sub as `judge x.jsonl --out ../runs/j.jsonl`; proj then moved.
+    moved = pairs(tmp_path / "new" / "proj" / "sub" / "x.jsonl", "Q")
+    record = {"input": "x.jsonl", "output": "../runs/j.jsonl", "input_path": "/old/proj/sub/x.jsonl"}
+    judgments = judged(tmp_path / "new" / "proj" / "runs", record)
+    assert judged_input(judgments).resolve() == moved.resolve()

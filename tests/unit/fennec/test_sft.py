@@ -240,7 +240,7 @@ def test_foreign_judgments_and_unknown_instances_are_errors() -> None:
     with pytest.raises(FacetevalError, match="'dna', not fennec"):
         build_sft([Judgment(id="1", method="dna", status="ok")], {"1": pair("1")})
     judgments = run([pair("1")], Fennec(criteria_count=1), consistent_judge(), swap=False)
-    with pytest.raises(FacetevalError, match="no instance with that id"):
+    with pytest.raises(FacetevalError, match="has no instance: it is not in the judged input"):
         build_sft(judgments, {})
 
 

@@ -107,3 +107,13 @@ def test_weights_and_labels_that_could_only_be_mistakes_are_refused() -> None:
     with pytest.raises(ValidationError, match="not true or false"):
         Instance(id="x", query="Q", candidates=("a", "b"), label=True)
     assert GenerateConfig(temperature=0.7).temperature == 0.7  # the way to pass a config
+
+
+def test_instances_the_method_cannot_judge_do_not_stop_a_run_as_failures_do() -> None:
+    many = [Instance(id=f"m{i}", query="Q?", candidates=tuple("ab" * 14)) for i in range(12)]
+    fennec = Fennec(criteria=[Criterion(name="accuracy", guideline="1 wrong ... 5 right")])
+    llm = LLM(
+        ScriptedProvider(FennecJudge(quality={"a": 4, "b": 2}).for_provider()), ModelSpec("scripted", "j")
+    )
+    judgments = judge([*many, pair(1)], fennec, llm, options=JudgeOptions(abort_after=3))
+    assert [j.status for j in judgments] == ["error"] * 12 + ["ok"]
