@@ -216,9 +216,11 @@ def _cli_timings(
         for name, path in (("startup", empty), ("wall", source)):
             cache, out = tmp / f"cli-{workers}-{run}-{name}.sqlite", tmp / f"cli-{name}.jsonl"
             started = time.perf_counter()
-            subprocess.run(
-                [*base, "--cache", str(cache), str(path), "--out", str(out)], check=True, capture_output=True
+            done = subprocess.run(
+                [*base, "--cache", str(cache), str(path), "--out", str(out)], capture_output=True, text=True
             )
+            if done.returncode != (1 if path == empty else 0):  # an empty input is an error, after start-up
+                raise RuntimeError(f"faceteval judge failed: {done.stderr[-2000:]}")
             walls[name].append(time.perf_counter() - started)
         summary = json.loads(record_path_for(out).read_text(encoding="utf-8"))["summary"]
         jobs.append(round(summary["seconds"] - summary["start_seconds"], 3))

@@ -72,6 +72,7 @@ def test_autoj_pairs_are_bridged_filtered_written_and_rerun_from_the_cache(
     )
     assert f"LLM calls: {calls} (0 from cache)" in first.output
     assert f"LLM calls: {calls} ({calls} from cache)" in again.output
+    assert "tokens of the calls made: 0 in, 0 out" in " ".join(again.output.split())
     assert "autoj-pairwise:3#1: parse_error:" in first.output
     records = jsonl(out / "autoj-pairwise.jsonl")
     assert [(r["id"], r["status"], r["consistent"]) for r in records] == [

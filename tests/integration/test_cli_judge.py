@@ -563,3 +563,10 @@ def test_a_dry_run_names_the_instances_the_method_cannot_judge(tmp_path: Path) -
     printed = " ".join(plan.output.split())
     assert "2 instances cannot be judged as they are:" in printed
     assert "failed: a: InstanceError: coeval evaluates criteria, but instance 'a' has none" in printed
+
+
+def test_an_input_with_no_instance_is_an_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n", encoding="utf-8")
+    result = invoke(empty, "--method", "direct", "--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1")
+    assert result.exit_code == 1 and f"{empty} holds no instance to judge" in " ".join(result.output.split())

@@ -63,6 +63,10 @@ def test_a_coeval_run_becomes_drafts_that_annotators_review(tmp_path: Path) -> N
     )
     assert [name for name, _ in store.tasks()] == ["rain"] and len(store.drafts()) == 12
 
+    # Without --task (and no task on the instances) the task takes the judged file's name.
+    run("review", "import", tmp_path / "named", judged)
+    assert [name for name, _ in ReviewStore.open(tmp_path / "named", create=False).tasks()] == ["outputs"]
+
     store.add_annotator("ann")
     store.record_sentence_action("good", "Length", "ann", "revise", sentence=0, text="Short: two sentences.")
     store.set_score("good", "Length", "ann", 2)

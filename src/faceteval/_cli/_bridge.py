@@ -18,6 +18,7 @@ from faceteval.fennec._bridge import BridgeRecord
 from faceteval.fennec._bridge import bridge as bridge_records
 from faceteval.fennec._bridge_files import BridgeFiles, BridgeSummary, save_bridge, summarize
 from faceteval.fennec._bridge_sources import BRIDGEABLE, load_sources
+from faceteval.llm import Spend
 from faceteval.methods import create_method
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -75,11 +76,16 @@ def bridge(**flags: Any) -> None:
     files = save_bridge(
         records, flags["out"], benchmark=benchmark, judge=judge, llm=llm.describe(), limit=flags["limit"]
     )
-    _show(benchmark, judge, records, summarize(records), files)
+    _show(benchmark, judge, records, summarize(records), files, llm.spent)
 
 
 def _show(
-    benchmark: str, judge: str, records: list[BridgeRecord], summary: BridgeSummary, files: BridgeFiles
+    benchmark: str,
+    judge: str,
+    records: list[BridgeRecord],
+    summary: BridgeSummary,
+    files: BridgeFiles,
+    spent: Spend,
 ) -> None:
     for record in [r for r in records if r.status in ("parse_error", "error")][:SHOWN_FAILURES]:
         err_console.print(f"[yellow]{escape(record.id)}: {record.status}:[/] {escape(record.error or '')}")
@@ -93,8 +99,8 @@ def _show(
         f"{escape(str(files.sft))}; run in {escape(str(files.run))}"
     )
     usage = summary.usage
-    cost = "unknown" if usage.cost_usd is None else f"${usage.cost_usd:,.4f}"
+    cost = f"${spent.cost_usd:,.4f}" if spent.cost_known else "unknown"
     console.print(
-        f"LLM calls: {usage.calls} ({usage.cached_calls} from cache); tokens: {usage.input_tokens:,} in, "
-        f"{usage.output_tokens:,} out; cost: {cost}."
+        f"LLM calls: {usage.calls} ({usage.cached_calls} from cache); tokens of the calls made: "
+        f"{spent.input_tokens:,} in, {spent.output_tokens:,} out; cost: {cost}."
     )

@@ -161,7 +161,7 @@ def train_command(**flags: Any) -> None:
     Examples:
       faceteval hdeval train summeval --target coherence,consistency,fluency,relevance \\
           --model openai:gpt-4o --layers 3 --children 4 --aggregator mlp --out evaluators/summeval
-      faceteval hdeval train coeval-eli5 --features recorded:coeval-chatgpt --target Accuracy,Coherence \\
+      faceteval hdeval train coeval-eli5 --features recorded:chatgpt --target Accuracy,Coherence \\
           --out evaluators/eli5
     """
     from faceteval.hdeval._evaluator import save_evaluator

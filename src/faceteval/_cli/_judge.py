@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console
@@ -75,8 +76,12 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
         ctx.exit(130)
     if request.dry_run and result.stats.unjudgeable:
         ctx.exit(1)
-    if not request.dry_run and result.stats.judged and not result.stats.statuses.get("ok"):
-        err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
+    if not request.dry_run and not result.stats.statuses.get("ok"):
+        if result.stats.judged:
+            err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
+        else:
+            where = escape(str(request.input_path))
+            err_console.print(f"[bold red]error:[/] {where} holds no instance to judge")
         ctx.exit(1)
 
 

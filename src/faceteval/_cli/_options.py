@@ -31,8 +31,7 @@ data_dir_option = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     envvar=DATA_DIR_ENV,
     default=Path("data"),
-    show_default=True,
-    help=f"Where the benchmarks are ({DATA_DIR_ENV}).",
+    help=f"Where the benchmarks are (default: ${DATA_DIR_ENV}, else ./data).",
 )
 """``--data-dir``: where the benchmarks are read from."""
 

@@ -7,6 +7,7 @@ values as arguments.
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -60,9 +61,24 @@ def _openai(env: Mapping[str, str], base_url: str | None, api_key: str | None) -
 def _ollama(env: Mapping[str, str], base_url: str | None, api_key: str | None) -> Provider:
     from faceteval.llm._openai import OpenAIProvider
 
-    host = env.get("OLLAMA_HOST")
-    default = f"{host.rstrip('/')}/v1" if host and host.startswith("http") else OLLAMA_BASE_URL
+    host = env.get("OLLAMA_HOST", "").strip()
+    default = f"{_ollama_url(host)}/v1" if host else OLLAMA_BASE_URL
     return OpenAIProvider(api_key=api_key or "ollama", base_url=base_url or default, name="ollama")
+
+
+def _ollama_url(host: str) -> str:
+    """``OLLAMA_HOST`` as a URL, in any form Ollama itself takes: ``host``, ``host:port``, a URL.
+
+    Examples:
+        >>> _ollama_url("127.0.0.1:8080"), _ollama_url("gpu-box"), _ollama_url("https://o.example/")
+        ('http://127.0.0.1:8080', 'http://gpu-box:11434', 'https://o.example')
+    """
+    if not host.startswith(("http://", "https://")):
+        host = f"http://{host}"
+    parts = urllib.parse.urlsplit(host)
+    if parts.port is None and parts.scheme == "http" and not parts.path.strip("/"):
+        host = f"{parts.scheme}://{parts.hostname}:11434"
+    return host.rstrip("/")
 
 
 def _anthropic(env: Mapping[str, str], base_url: str | None, api_key: str | None) -> Provider:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from faceteval.core import FacetScore, Instance, Judgment
-from faceteval.datasets import judged_instances, read_judgments, run_record
+from faceteval.datasets import judged_input, judged_instances, read_judgments, run_record
 from faceteval.datasets._judged import why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
@@ -53,7 +53,8 @@ def import_run(
         InputError: A line of either file is malformed (file, line and field named).
     """
     record = run_record(judgments_path)
-    instances = judged_instances(judgments_path, input_path)
+    source = judged_input(judgments_path, input_path)
+    instances = judged_instances(judgments_path, source)
     params = record.get("method", {}).get("params", {})
     judged_with = {c.name: c for c in as_criteria(params.get("criteria")) or ()}
     recorded_scale = _scale(params.get("scale"))
@@ -73,7 +74,7 @@ def import_run(
         if instance is None:
             why = why_missing(instances, judgment.id)
             raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r} has no instance: {why}")
-        name = task or instance.task or Path(input_path or judgments_path).stem
+        name = task or instance.task or source.stem
         descriptions.setdefault(name, instance.task or "")
         facet_counts.setdefault(name, []).append(len(judgment.facets))
         known = {**{c.name: c for c in instance.criteria or ()}, **judged_with}
