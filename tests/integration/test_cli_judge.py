@@ -94,7 +94,7 @@ def test_dna_judges_pairs_and_writes_judgments_and_a_run_record(tmp_path: Path, 
     assert {r.body["model"] for r in server.requests} == {"judge"}
     record = json.loads((tmp_path / "out" / "judgments.run.json").read_text())
     assert record["method"]["name"] == "dna" and record["llm"]["model"] == "openai:judge"
-    assert record["input_path"] == str((tmp_path / "pairs.jsonl").resolve())
+    assert record["input_path"] == os.path.abspath(tmp_path / "pairs.jsonl")
     assert record["summary"]["calls"] == 13 and record["summary"]["judgments"] == {"ok": 3}
     assert set(record["prompts"]) >= {"dna/aspects", "dna/weights", "dna/score"}
     assert "judged" in result.output and "13 made, 0 from cache" in result.output
@@ -562,7 +562,10 @@ def test_a_dry_run_names_the_instances_the_method_cannot_judge(tmp_path: Path) -
     assert plan.exit_code == 1
     printed = " ".join(plan.output.split())
     assert "2 instances cannot be judged as they are:" in printed
-    assert "failed: a: InstanceError: coeval evaluates criteria, but instance 'a' has none" in printed
+    assert (
+        "failed: a (and 1 more): InstanceError: coeval evaluates criteria, but this instance has none"
+        in printed
+    )
 
 
 def test_an_input_with_no_instance_is_an_error(tmp_path: Path) -> None:

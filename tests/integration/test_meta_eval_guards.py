@@ -311,3 +311,17 @@ def test_a_sweep_whose_runs_measured_different_aspects_prints_them_all(
     printed = flat(capsys.readouterr().out)
     assert "│ a1 │ 0.500 │ 0.400 │ n/a │ 3 / 3 │" in printed
     assert "│ a2 │ 0.600 │ n/a │ 0.100 │ 2 / 3 │" in printed
+
+
+def test_a_method_that_can_judge_none_of_the_instances_fails_rather_than_scoring_zero(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    labels = labelled_pairs(tmp_path, n=3)  # no criteria: CoEval cannot judge them
+    dead = ["--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1", "--no-cache"]
+    result = meta_eval(data_dir, labels, "--method", "coeval", *MAPPING, *dead, "--out", tmp_path / "run")
+    assert result.exit_code == 1 and "no instance was judged" in result.output
+    assert not (tmp_path / "run" / "summary.json").exists()
+    plan = meta_eval(
+        data_dir, labels, "--method", "coeval", *MAPPING, *dead, "--dry-run", "--out", tmp_path / "p"
+    )
+    assert plan.exit_code == 1 and "3 instances cannot be judged as they are" in flat(plan.output)

@@ -92,6 +92,9 @@ def handle_errors(command: F) -> F:
         except FacetevalError as exc:
             err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
             sys.exit(1)
+        except KeyboardInterrupt:  # before a run began (a run stops itself, with its summary)
+            err_console.print("[bold yellow]Interrupted.[/]")
+            sys.exit(130)
 
     return wrapper  # type: ignore[return-value]
 

@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._display import show_failures, usage_rows
+from faceteval._cli._display import interrupted_note, show_failures, usage_rows
 from faceteval._cli._options import build_request, engine_options
 from faceteval._cli._run import (
     RunRequest,
@@ -248,10 +248,7 @@ def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) 
     """What the run did: responses by outcome, skipped judgments, calls, tokens, cost, where it is written."""
     stats = run.stats
     if run.interrupted:
-        console.print(
-            "[bold yellow]Interrupted.[/] Every reply received so far is in the cache: "
-            "re-run the same command to finish the rest."
-        )
+        console.print(interrupted_note(request))
     table = Table.grid(padding=(0, 2))
     table.add_row(
         "responses",

@@ -77,10 +77,7 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     stats = result.stats
     console = err_console
     if result.interrupted:
-        console.print(
-            "[bold yellow]Interrupted.[/] Every reply received so far is in the cache: "
-            "re-run the same command to finish the rest."
-        )
+        console.print(interrupted_note(request))
     parse_errors, errors = stats.statuses.get("parse_error", 0), stats.statuses.get("error", 0)
     invalid = f" ({stats.invalid:,} invalid input lines)" if stats.invalid else ""
     table = Table.grid(padding=(0, 2))
@@ -99,6 +96,19 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
         table.add_row("written", f"{request.out}{record}")
     console.print(table)
     show_failures(stats.errors, stats.examples, failed=parse_errors + errors)
+
+
+def interrupted_note(request: RunRequest) -> str:
+    """What an interrupted run says about finishing it: from the cache, or (--no-cache) from scratch."""
+    if request.cache_path is None:
+        return (
+            "[bold yellow]Interrupted.[/] What was finished is written; with --no-cache, running the "
+            "command again asks everything again."
+        )
+    return (
+        "[bold yellow]Interrupted.[/] Every reply received so far is in the cache: "
+        "re-run the same command to finish the rest."
+    )
 
 
 def usage_rows(table: Table, model: str, spent: Spend) -> None:

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console
-from faceteval._cli._display import show_invalid
+from faceteval._cli._display import interrupted_note, show_invalid
 from faceteval._cli._options import build_request, data_dir_option, engine_options
 from faceteval._cli._run import open_llm, run_judge
 from faceteval.core import Criterion, Instance
@@ -246,16 +246,12 @@ def _score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: P
     from faceteval.hdeval._features import scores_from_judgments
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    result = run_judge(
-        build_request(_engine(flags), input_path=input_path, out=out, method=method), on_invalid=show_invalid
-    )
+    request = build_request(_engine(flags), input_path=input_path, out=out, method=method)
+    result = run_judge(request, on_invalid=show_invalid)
     if result.stopped is not None:
         raise result.stopped
     if result.interrupted:
-        err_console.print(
-            "[bold yellow]Interrupted.[/] Every reply received so far is in the cache: "
-            "re-run the same command to finish the rest."
-        )
+        err_console.print(interrupted_note(request))
         raise click.exceptions.Exit(130)
     return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria])
 

@@ -215,6 +215,7 @@ def _run_method(
     check_method_flags(ctx, flags["method"])
     variants = _variants(flags)
     out: Path = flags["out"]
+    unjudgeable = 0
     summaries: list[tuple[_Variant, dict[str, Any]]] = []
     for variant in variants:
         run_dir = out / variant.name if len(variants) > 1 else out
@@ -229,7 +230,9 @@ def _run_method(
         if request.dry_run:  # the run directory is left as it is
             with tempfile.TemporaryDirectory() as scratch:
                 planned = replace(request, input_path=write_instances(Path(scratch), instances))
-                show_plan(planned, run_judge(planned, on_invalid=show_invalid))
+                plan = run_judge(planned, on_invalid=show_invalid)
+                show_plan(planned, plan)
+            unjudgeable += plan.stats.unjudgeable
             continue
         _forget_results(run_dir, out if len(variants) > 1 else None)
         write_instances(run_dir, instances)
@@ -239,6 +242,9 @@ def _run_method(
             raise result.stopped
         if result.interrupted:
             ctx.exit(130)
+        if not result.stats.statuses.get("ok"):  # nothing to measure: no summary of a run that did not judge
+            err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
+            ctx.exit(1)
         judge = f"{method.name} ({flags['model']}{', swap' if flags['swap'] else ''})"
         judgments = list(read_judgments(run_dir / "judgments.jsonl"))
         extra = {
@@ -263,6 +269,8 @@ def _run_method(
         if flags["report"]:
             write_report(run_dir)
         summaries.append((variant, summary))
+    if unjudgeable:  # a dry run that found instances the method cannot judge, as `judge --dry-run` does
+        ctx.exit(1)
     if len(summaries) > 1:
         combined = _combine(summaries)
         write_summary(out, combined)

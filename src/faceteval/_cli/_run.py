@@ -325,7 +325,7 @@ def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: dat
     record = {
         **record_header(started, interrupted=result.interrupted, stopped=result.stopped),
         "input": str(request.input_path),
-        "input_path": str(request.input_path.resolve()),
+        "input_path": os.path.abspath(request.input_path),  # symlinks kept: the typed path's own
         "output": str(request.out),
         "method": request.method.describe(),
         "llm": llm.describe(),

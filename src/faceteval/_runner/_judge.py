@@ -193,8 +193,8 @@ class _Emitter:
         if self.abort_after and self.failing >= self.abort_after:
             raise RunAborted(
                 f"stopped after {self.failing} instances in a row failed (the last: {judgment.error})\n"
-                "The judgments finished so far are kept and every reply received is cached: "
-                "fix the cause and run it again."
+                "The judgments finished so far are kept (and, with a response cache, every reply "
+                "received): fix the cause and run it again."
             )
 
 

@@ -66,13 +66,13 @@ class Criterion(BaseModel):
         return [leaf for child in self.children for leaf in child.leaves()]
 
 
-def zero_weights(criteria: Sequence[Criterion]) -> str | None:
-    """What is wrong with the criteria's weights, else None: some have one and some not, or all add up to 0.
+def partial_weights(criteria: Sequence[Criterion]) -> str | None:
+    """What is wrong when some criteria have a weight and some not, else None.
 
-    Weights are used only when every criterion has one, and must add up to more than 0 to be
-    normalised: otherwise the given weights would be silently dropped for weights the LLM proposes.
+    Weights are used only when every criterion has one: the ones given would be silently dropped
+    for weights the LLM proposes. (Checked where criteria are given and where weights are used, not
+    when an instance is read: inputs judged before, without weights, stay readable.)
     """
-    weights = [c.weight for c in criteria]
     given = [c.name for c in criteria if c.weight is not None]
     if given and len(given) < len(criteria):
         return (
@@ -80,6 +80,15 @@ def zero_weights(criteria: Sequence[Criterion]) -> str | None:
             f"{', ...' if len(given) > 3 else ''}); give every criterion a weight, or none to have "
             "weights proposed per query"
         )
+    return None
+
+
+def zero_weights(criteria: Sequence[Criterion]) -> str | None:
+    """What is wrong when every criterion has a weight and they add up to 0, else None.
+
+    Such weights cannot be normalised: the criteria would silently get weights proposed by the LLM.
+    """
+    weights = [c.weight for c in criteria]
     if weights and all(w is not None for w in weights) and not any(weights):
         return (
             "every weight is 0; give at least one criterion a positive weight, "

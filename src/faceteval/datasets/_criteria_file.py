@@ -9,7 +9,7 @@ import yaml
 from pydantic import ValidationError
 
 from faceteval.core import Criterion
-from faceteval.core._criterion import zero_weights
+from faceteval.core._criterion import partial_weights, zero_weights
 from faceteval.errors import InputError
 
 
@@ -24,7 +24,10 @@ def load_criteria(path: str | Path) -> tuple[Criterion, ...]:
           - name: Accuracy
             description: Are the facts right?
             weight: 0.5
-          - Helpfulness
+          - name: Helpfulness
+            weight: 0.5
+
+    Weights are given for every criterion or for none.
 
     Raises:
         InputError: The file cannot be read, or an entry is not a criterion (with its line).
@@ -52,7 +55,7 @@ def load_criteria(path: str | Path) -> tuple[Criterion, ...]:
             raise InputError(name, _line(node), where, problem["msg"].removeprefix("Value error, ")) from exc
     if not criteria:
         raise InputError(name, None, "criteria", "no criteria in the file")
-    if (weightless := zero_weights(criteria)) is not None:
+    if (weightless := zero_weights(criteria) or partial_weights(criteria)) is not None:
         raise InputError(name, _line(nodes[0]), "criteria", weightless)
     names = [c.name.casefold() for c in criteria]
     for index, key in enumerate(names):

@@ -107,8 +107,9 @@ def judged_instances(judgments_path: Path, input_path: Path | None = None) -> Ju
     out = JudgedInstances()
     for entry in read_instances(judged_input(judgments_path, input_path)):
         if isinstance(entry, InputError):
-            if entry.record_id is not None:
-                out.invalid[entry.record_id] = entry
+            key = entry.record_id if entry.record_id is not None else entry.line  # no id: its line's
+            if key is not None:
+                out.invalid[str(key)] = entry
         else:
             out[entry.id] = entry
     return out

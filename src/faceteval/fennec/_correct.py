@@ -538,7 +538,7 @@ class _Emitter:
         if self.abort_after and self.failing >= self.abort_after:
             raise RunAborted(
                 f"stopped after {self.failing} responses in a row failed (the last: {correction.error})\n"
-                "Corrections so far are written and every reply received is cached: "
+                "Corrections so far are written (and, with a response cache, every reply received): "
                 "fix the cause and re-run the same command."
             )
 

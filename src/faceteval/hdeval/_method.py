@@ -159,8 +159,8 @@ class HierarchyAware:
         """
         if instance.n_candidates != 1:
             raise InstanceError(
-                f"hdeval judges one response at a time, but instance {instance.id!r} has "
-                f"{instance.n_candidates} candidates; give each response its own instance"
+                f"hdeval judges one response at a time, but this instance has {instance.n_candidates} "
+                "candidates; give each response its own instance"
             )
         scored: list[Scores] = await gather(
             [partial(self._score, node, instance, ctx) for node in self.criteria]

@@ -219,7 +219,12 @@ def _api_error(exc: anthropic.APIError, where: str) -> ProviderError:
         )
     if isinstance(exc, anthropic.APIStatusError):
         return status_error(
-            exc.status_code, exc.response.headers, exc.body, where, key_hint="ANTHROPIC_API_KEY"
+            exc.status_code,
+            exc.response.headers,
+            exc.body,
+            where,
+            key_hint="ANTHROPIC_API_KEY",
+            url_hint="without /v1: the SDK adds it",
         )
     return BadResponseError(f"{where} sent a reply the SDK could not read: {exc}")
 

@@ -65,9 +65,16 @@ class PerLoopClient(Generic[C]):
 
 
 def status_error(
-    status: int, headers: Mapping[str, str], body: object, where: str, *, key_hint: str
+    status: int,
+    headers: Mapping[str, str],
+    body: object,
+    where: str,
+    *,
+    key_hint: str,
+    url_hint: str = "with its /v1, if the server has one",
 ) -> ProviderError:
-    """The `ProviderError` for an HTTP error status; ``key_hint`` says where the key comes from."""
+    """The `ProviderError` for an HTTP error status; ``key_hint`` says where the key comes from, and
+    ``url_hint`` what the base URL should look like."""
     detail = f"{where} answered HTTP {status}: {snippet(body)}"
     if status == 429:
         return RateLimitError(detail, retry_after=retry_after(headers))
@@ -78,9 +85,7 @@ def status_error(
     if status == 408:
         return ProviderTimeout(detail)
     if status == 404:
-        return BadRequestError(
-            f"{detail}; check the base URL (with its /v1, if the server has one) and the model"
-        )
+        return BadRequestError(f"{detail}; check the base URL ({url_hint}) and the model")
     if status >= 400:
         return BadRequestError(detail)
     return BadResponseError(detail)
@@ -93,7 +98,11 @@ def check_base_url(url: str) -> str:
         ConfigError: It is not (``127.0.0.1:8000/v1`` without its scheme, a typo).
     """
     parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts.port  # noqa: B018  (reading it checks it)
+    except ValueError:
+        raise ConfigError(f"the base URL {url!r} has no valid port (a number from 0 to 65535)") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(
             f"the base URL {url!r} is not a whole http(s) URL; give it in full, such as http://127.0.0.1:8000/v1"
         )

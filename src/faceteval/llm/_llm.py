@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT = 120.0
+LOUD_WAIT = 10.0
+"""Retry waits from this many seconds are logged as warnings (the command shows those), others as info."""
 
 
 def _whole(value: object, least: int) -> bool:
@@ -360,26 +362,35 @@ class LLM:
         which is the common case, then costs nothing extra at hundreds of calls a second.
         """
         assert self.provider is not None
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                async with self._limiter:
-                    with anyio.fail_after(self.timeout):
-                        return await self.provider.complete(request), attempt
-            except TimeoutError as exc:
-                error: ProviderError = ProviderTimeout(
-                    f"{self.spec}: no reply within {self.timeout:g} s (set --timeout to wait longer)"
-                )
-                error.__cause__ = exc
-            except ProviderError as exc:
-                error = exc
-            if not error.retryable or attempt > self.retry.max_retries:
-                error.attempts = attempt
-                raise error
-            delay = self.retry.delay(attempt, error)
-            logger.info("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)
-            await anyio.sleep(delay)
+        attempt, sending = 0, False
+        try:
+            while True:
+                attempt += 1
+                try:
+                    async with self._limiter:
+                        sending = True
+                        with anyio.fail_after(self.timeout):
+                            return await self.provider.complete(request), attempt
+                except TimeoutError as exc:
+                    error: ProviderError = ProviderTimeout(
+                        f"{self.spec}: no reply within {self.timeout:g} s (set --timeout to wait longer)"
+                    )
+                    error.__cause__ = exc
+                except ProviderError as exc:
+                    error = exc
+                sending = False
+                if not error.retryable or attempt > self.retry.max_retries:
+                    error.attempts = attempt
+                    raise error
+                delay = self.retry.delay(attempt, error)
+                log = logger.warning if delay >= LOUD_WAIT else logger.info
+                log("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)
+                await anyio.sleep(delay)
+        except BaseException as stopped:
+            made = attempt if sending else attempt - 1
+            if made and not isinstance(stopped, ProviderError):  # cancelled (Ctrl-C, a fatal stop)
+                self.spent.count(attempts=made, cost_usd=0.0)  # sent, so likely billed: counted
+            raise
 
     def _cost(self, completion: Completion) -> float | None:
         price = self.prices.lookup(str(self.spec))

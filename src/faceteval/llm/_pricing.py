@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -95,11 +96,14 @@ def _parse(data: Any, source: str) -> dict[str, Price]:
             raise ConfigError(
                 f"{source}: {key}: expected {{input: <USD per 1M tokens>, output: <USD per 1M tokens>}}"
             )
+        given = (value["input"], value["output"])
+        if any(isinstance(v, bool) or not isinstance(v, int | float | str) for v in given):
+            raise ConfigError(f"{source}: {key}: prices must be numbers, got {given!r}")
         try:
             price = Price(float(value["input"]), float(value["output"]))
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{source}: {key}: prices must be numbers ({exc})") from exc
-        if price.input < 0 or price.output < 0:
-            raise ConfigError(f"{source}: {key}: prices must not be negative")
+        if not (0 <= price.input < math.inf and 0 <= price.output < math.inf):
+            raise ConfigError(f"{source}: {key}: prices must be finite and not negative, got {given!r}")
         prices[str(key)] = price
     return prices

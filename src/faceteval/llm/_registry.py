@@ -7,7 +7,6 @@ values as arguments.
 from __future__ import annotations
 
 import os
-import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -61,24 +60,53 @@ def _openai(env: Mapping[str, str], base_url: str | None, api_key: str | None) -
 def _ollama(env: Mapping[str, str], base_url: str | None, api_key: str | None) -> Provider:
     from faceteval.llm._openai import OpenAIProvider
 
-    host = env.get("OLLAMA_HOST", "").strip()
+    host = env.get("OLLAMA_HOST", "").strip().strip("\"'")  # as Ollama reads it: quotes dropped
     default = f"{_ollama_url(host)}/v1" if host else OLLAMA_BASE_URL
     return OpenAIProvider(api_key=api_key or "ollama", base_url=base_url or default, name="ollama")
 
 
-def _ollama_url(host: str) -> str:
-    """``OLLAMA_HOST`` as a URL, in any form Ollama itself takes: ``host``, ``host:port``, a URL.
+def _ollama_url(value: str) -> str:
+    """``OLLAMA_HOST`` as the URL of the server, read as Ollama itself reads it.
+
+    Without a scheme it is ``host``, ``host:port`` or ``:port`` over http (port 11434, host
+    127.0.0.1 by default); with one, the scheme's own port is the default. IPv6 hosts are written
+    in brackets when a port follows.
+
+    Raises:
+        ConfigError: A port that is not a number from 0 to 65535.
 
     Examples:
         >>> _ollama_url("127.0.0.1:8080"), _ollama_url("gpu-box"), _ollama_url("https://o.example/")
-        ('http://127.0.0.1:8080', 'http://gpu-box:11434', 'https://o.example')
+        ('http://127.0.0.1:8080', 'http://gpu-box:11434', 'https://o.example:443')
+        >>> _ollama_url("::1"), _ollama_url("[::1]:9000"), _ollama_url(":11435"), _ollama_url("http://box")
+        ('http://[::1]:11434', 'http://[::1]:9000', 'http://127.0.0.1:11435', 'http://box:80')
     """
-    if not host.startswith(("http://", "https://")):
-        host = f"http://{host}"
-    parts = urllib.parse.urlsplit(host)
-    if parts.port is None and parts.scheme == "http" and not parts.path.strip("/"):
-        host = f"{parts.scheme}://{parts.hostname}:11434"
-    return host.rstrip("/")
+    scheme, found, rest = value.strip().partition("://")
+    if not found:
+        scheme, rest, default_port = "http", value.strip(), "11434"
+    else:
+        scheme = scheme.lower()
+        default_port = {"http": "80", "https": "443"}.get(scheme, "11434")
+    hostport, _, path = rest.partition("/")
+    host, port = _split_host_port(hostport)
+    if host is None:  # no port given: the whole is the host (an IPv6 address, possibly bracketed)
+        host, port = hostport.strip("[]") or "127.0.0.1", default_port
+    host = host or "127.0.0.1"
+    if not port.isdigit() or int(port) > 65535:
+        raise ConfigError(f"OLLAMA_HOST={value!r}: {port!r} is not a port")
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}:{port}" + (f"/{path.strip('/')}" if path.strip("/") else "")
+
+
+def _split_host_port(hostport: str) -> tuple[str | None, str]:
+    """``(host, port)`` of ``host:port`` / ``[v6]:port``; ``(None, "")`` when no port is given."""
+    if hostport.startswith("["):
+        host, _, after = hostport[1:].partition("]")
+        return (host, after[1:]) if after.startswith(":") else (None, "")
+    if hostport.count(":") == 1:
+        host, _, port = hostport.partition(":")
+        return host, port
+    return None, ""
 
 
 def _anthropic(env: Mapping[str, str], base_url: str | None, api_key: str | None) -> Provider:

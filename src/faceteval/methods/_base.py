@@ -11,7 +11,7 @@ import anyio
 from pydantic import ValidationError
 
 from faceteval.core import Criterion, FacetScore, Instance
-from faceteval.core._criterion import zero_weights
+from faceteval.core._criterion import partial_weights, zero_weights
 from faceteval.errors import (
     AuthenticationError,
     ConfigError,
@@ -95,9 +95,18 @@ def method_criteria(value: Any) -> tuple[Criterion, ...] | None:
         raise ConfigError(f"criteria: {where + ': ' if where else ''}{first['msg']}") from None
     if not criteria:
         raise ConfigError("criteria is empty: list at least one criterion, or leave it out (None)")
-    if (problem := zero_weights(criteria)) is not None:
+    if (problem := zero_weights(criteria) or partial_weights(criteria)) is not None:
         raise ConfigError(f"criteria: {problem}")
     return criteria
+
+
+def weighted_criteria(criteria: Sequence[Criterion]) -> None:
+    """InstanceError (before any call) when some of an instance's criteria have a weight and some not.
+
+    A method that weighs criteria would otherwise drop the weights given for proposed ones.
+    """
+    if (problem := partial_weights(criteria)) is not None:
+        raise InstanceError(f"criteria: {problem}")
 
 
 def method_scale(value: Any) -> tuple[float, float]:

@@ -384,7 +384,7 @@ class CoEval:
         criteria = self.criteria or instance.criteria
         if not criteria:
             raise InstanceError(
-                f"coeval evaluates criteria, but instance {instance.id!r} has none: pass --criteria FILE "
+                "coeval evaluates criteria, but this instance has none: pass --criteria FILE "
                 "(criteria=... in Python) or give the instances a 'criteria' list"
             )
         task = _sentence(self.task or instance.task or DEFAULT_TASK)

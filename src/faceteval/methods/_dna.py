@@ -33,6 +33,7 @@ from faceteval.methods._base import (
     method_scale,
     positive_count,
     shown,
+    weighted_criteria,
 )
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
@@ -86,6 +87,8 @@ class DnA:
 
     async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
         """Facets, then weights and per-facet scores concurrently, then the aggregate."""
+        if self.aggregate == "weighted":
+            weighted_criteria(self.criteria or instance.criteria or ())
         facets = self.criteria or instance.criteria or await self._generate_facets(instance.query, ctx)
         labels = candidate_labels(instance.n_candidates)
         scoring: list[Callable[[], Awaitable[Any]]] = [

@@ -30,7 +30,14 @@ from typing import Any, ClassVar, Literal
 from faceteval.aggregation import mean, total, weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import ConfigError, InstanceError
-from faceteval.methods._base import OrderOutcome, describe_criteria, gather, method_criteria, positive_count
+from faceteval.methods._base import (
+    OrderOutcome,
+    describe_criteria,
+    gather,
+    method_criteria,
+    positive_count,
+    weighted_criteria,
+)
 from faceteval.methods._context import JudgeContext
 from faceteval.methods._dna import facet_weights
 from faceteval.parsing import (
@@ -112,9 +119,13 @@ class Fennec:
         """Criteria, then guidelines, then one judgment per criterion (and weights), then the aggregate.
 
         Raises:
-            InstanceError: More responses than Fennec can name (before any call).
+            InstanceError: More responses than pairwise-eval can name, or criteria of which only some
+                have a weight under ``weighted`` (before any call).
         """
-        response_labels(instance.n_candidates)
+        if not self.single:
+            response_labels(instance.n_candidates)
+        if self.aggregate == "weighted":
+            weighted_criteria(self.criteria or instance.criteria or ())
         criteria = self.criteria or instance.criteria or await self.generate_criteria(instance.query, ctx)
         guided: list[Criterion] = await gather(
             [partial(self.guideline, instance.query, criterion, ctx) for criterion in criteria]

@@ -123,13 +123,14 @@ def import_run(
             if d.criterion == OVERALL and d.score is not None and task_of[d.item_id] == name
         ]
         ends = [*(end for _, scale in by_name.values() for end in scale), *overall]
-        scale = recorded_scale or _summed_scale(record, facet_counts[name]) or (min(ends), max(ends))
+        summed = _summed_scale(record, facet_counts[name])
+        scale = recorded_scale or summed or (min(ends), max(ends))
         store.add_task(
             name,
             descriptions.get(name, ""),
             [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
             scale=scale,
-            widen=recorded_scale is None,
+            derived=recorded_scale is None,  # Fennec's too: its k varies with the criteria generated
         )
     new = store.add_items(items, drafts)
     return ImportSummary(

@@ -48,9 +48,10 @@ __all__ = [
 ]
 
 DATABASE = "review.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
-(``criteria_actions.added_id``); a version-1 project is brought up to date when opened."""
+(``criteria_actions.added_id``), 3 whether a task's scale was worked out from drafts
+(``tasks.scale_derived``); an older project is brought up to date when opened."""
 OVERALL = ""
 """The criterion name under which the overall score is stored."""
 
@@ -65,7 +66,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     name TEXT PRIMARY KEY,
     description TEXT NOT NULL DEFAULT '',
     scale_min REAL,
-    scale_max REAL
+    scale_max REAL,
+    scale_derived INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS criteria (
     id INTEGER PRIMARY KEY,
@@ -136,6 +138,7 @@ _MIGRATIONS = {  # columns each version added, for projects written by an older 
         ("tasks", "scale_max", "REAL"),
         ("criteria_actions", "added_id", "INTEGER"),
     ),
+    3: (("tasks", "scale_derived", "INTEGER NOT NULL DEFAULT 0"),),
 }
 DEFAULT_SCALE = (1.0, 5.0)
 
@@ -330,35 +333,34 @@ class ReviewStore:
         criteria: Sequence[tuple[str, str, tuple[float, float]]] = (),
         *,
         scale: tuple[float, float] | None = None,
-        widen: bool = False,
+        derived: bool = False,
     ) -> None:
         """Add a task (or update its description) and append criteria it does not have yet.
 
-        ``scale`` is the task's own: the overall score's, and that of the criteria annotators add
-        (the judging method's scale). Without it, `task_scale` spans the criteria's scales. With
-        ``widen`` (a scale worked out from the drafts, not one the method states), it widens the
-        scale the task has rather than having to equal it.
+        ``scale`` is the task's own: the overall score's, and that of the criteria annotators add.
+        Without it, `task_scale` spans the criteria's scales. A scale the judging method states must
+        be the one the task has; one ``derived`` (worked out from the drafts) widens a derived one,
+        must fit in a stated one, and gives way to a stated one that holds it.
 
         Raises:
-            ReviewError: The task has another scale already (its drafts were judged on it).
+            ReviewError: The scale does not go with the one the task has (its drafts were judged on it).
         """
         with self._write() as db:
-            row = db.execute("SELECT scale_min, scale_max FROM tasks WHERE name = ?", (name,)).fetchone()
-            known = row is not None and row[0] is not None
-            if scale is not None and known and widen:
-                scale = (min(row[0], scale[0]), max(row[1], scale[1]))
-            elif scale is not None and known and (row[0], row[1]) != scale:
-                raise ReviewError(
-                    f"task {name!r} was imported with scores on {row[0]:g}-{row[1]:g}, not "
-                    f"{scale[0]:g}-{scale[1]:g}: import these as another task"
-                )
+            row = db.execute(
+                "SELECT scale_min, scale_max, scale_derived FROM tasks WHERE name = ?", (name,)
+            ).fetchone()
+            if scale is not None and row is not None and row[0] is not None:
+                scale, derived = _joined_scale(name, (row[0], row[1]), bool(row[2]), scale, derived)
             low, high = scale if scale is not None else (None, None)
             db.execute(
-                "INSERT INTO tasks (name, description, scale_min, scale_max) VALUES (?, ?, ?, ?) "
+                "INSERT INTO tasks (name, description, scale_min, scale_max, scale_derived) "
+                "VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET description = excluded.description, "
                 "scale_min = COALESCE(excluded.scale_min, scale_min), "
-                "scale_max = COALESCE(excluded.scale_max, scale_max)",
-                (name, description, low, high),
+                "scale_max = COALESCE(excluded.scale_max, scale_max), "
+                "scale_derived = CASE WHEN excluded.scale_min IS NULL THEN scale_derived "
+                "ELSE excluded.scale_derived END",
+                (name, description, low, high, int(derived)),
             )
             start = db.execute("SELECT COUNT(*) FROM criteria WHERE task = ?", (name,)).fetchone()[0]
             for offset, (criterion, text, (low, high)) in enumerate(criteria):
@@ -875,6 +877,32 @@ class ReviewStore:
                 "VALUES (?, ?, ?, ?, ?)",
                 [(*row[:3], float(row[3]), now) for row in scores],
             )
+
+
+def _joined_scale(
+    task: str,
+    has: tuple[float, float],
+    has_derived: bool,
+    new: tuple[float, float],
+    new_derived: bool,
+) -> tuple[tuple[float, float], bool]:
+    """The task's scale after an import on ``new``, and whether it is still derived (see `add_task`)."""
+
+    def within(inner: tuple[float, float], outer: tuple[float, float]) -> bool:
+        return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+    if has_derived and new_derived:
+        return (min(has[0], new[0]), max(has[1], new[1])), True
+    if new_derived and within(new, has):
+        return has, False
+    if has_derived and within(has, new):
+        return new, False
+    if not has_derived and not new_derived and has == new:
+        return has, False
+    raise ReviewError(
+        f"task {task!r} was imported with scores on {has[0]:g}-{has[1]:g}, not {new[0]:g}-{new[1]:g}: "
+        "import these as another task"
+    )
 
 
 def _annotator_name(name: str) -> bool:

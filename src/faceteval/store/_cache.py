@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from faceteval.errors import StoreError
 from faceteval.llm import Completion, TokenLogprob
 
 SCHEMA_VERSION = 1
+logger = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,9 +51,10 @@ class SQLiteCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
             self._check_version()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise StoreError(
-                f"cannot open the response cache {self.path}: {exc}; "
+                f"cannot open the response cache {self.path}: {reason}; "
                 "pass another file with --cache PATH, or run with --no-cache"
             ) from exc
 
@@ -66,13 +69,20 @@ class SQLiteCache:
             )
 
     def get(self, key: str) -> Completion | None:
-        """The completion stored under ``key``, or None."""
+        """The completion stored under ``key``, or None (also for an entry that cannot be read: it is
+        asked again, and the new reply replaces it)."""
         with self._lock:
             try:
                 row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot read the response cache {self.path}: {exc}") from exc
-        return None if row is None else _decode(row[0])
+        if row is None:
+            return None
+        try:
+            return _decode(row[0])
+        except (ValueError, TypeError, KeyError) as exc:  # damaged outside faceteval
+            logger.warning("the response cache %s has an unreadable entry (%s): asking again", self.path, exc)
+            return None
 
     def put(self, key: str, completion: Completion, *, identity: str, model: str) -> None:
         """Store ``completion`` under ``key`` (committed before returning)."""

@@ -3,9 +3,12 @@ from pathlib import Path
 
 import pytest
 
+from faceteval import DnA, judge
 from faceteval.core import Instance
 from faceteval.datasets import load_criteria, read_instances
 from faceteval.errors import InputError
+from faceteval.llm import LLM, ModelSpec, ScriptedProvider
+from tests.support.rule_judge import RuleJudge
 
 
 def write(path: Path, lines: list[str]) -> Path:
@@ -88,6 +91,10 @@ def test_criteria_file_forms(tmp_path: Path) -> None:
         (
             "- name: A\n  weight: 0\n- name: B\n  weight: 0\n",
             r"c\.yaml:1: field 'criteria': every weight is 0",
+        ),
+        (
+            "- name: A\n  weight: 2\n- B\n",
+            r"c\.yaml:1: field 'criteria': 1 of 2 criteria have a weight \(A\)",
         ),
     ],
 )
@@ -181,9 +188,14 @@ def test_an_instance_whose_criteria_weigh_nothing_is_an_input_error(tmp_path: Pa
     rows = [good(1, criteria=zero), good(2, criteria=[*zero[:1], "B"]), good(3, criteria=["A", "B"])]
     bad, partial, fine = read_instances(write(tmp_path / "p.jsonl", rows))
     assert isinstance(bad, InputError) and bad.field == "criteria" and "every weight is 0" in bad.problem
-    assert isinstance(partial, InputError)  # one weight would be silently dropped for proposed ones
-    assert "1 of 2 criteria have a weight (A); give every criterion a weight, or none" in partial.problem
-    assert isinstance(fine, Instance)  # no criterion is weighted: weights are proposed
+    assert isinstance(partial, Instance)  # read as it is (inputs judged before stay readable) ...
+    assert isinstance(fine, Instance)
+    rule = RuleJudge(quality={"a": 6, "b": 3})
+    llm = LLM(ScriptedProvider(rule.for_provider()), ModelSpec("scripted", "j"))
+    refused, judged = judge([partial, fine], DnA(), llm)  # ... and refused where weights are used
+    assert refused.status == "error" and "1 of 2 criteria have a weight (A)" in (refused.error or "")
+    assert refused.usage.calls == 0 and judged.status == "ok"
+    assert judge([partial], DnA(aggregate="mean"), llm)[0].status == "ok"  # no weights used: no matter
 
 
 def test_problems_are_told_in_json_terms(tmp_path: Path) -> None:

@@ -101,3 +101,12 @@ def test_where_the_input_lay_does_not_depend_on_where_the_reader_runs(
     record = {"input": "x.jsonl", "output": "../runs/j.jsonl", "input_path": "/old/proj/sub/x.jsonl"}
     judgments = judged(tmp_path / "new" / "proj" / "runs", record)
     assert judged_input(judgments).resolve() == moved.resolve()
+
+
+def test_a_line_without_an_id_is_told_by_its_line_number(tmp_path: Path) -> None:
+    from faceteval.datasets._judged import why_missing
+
+    source = tmp_path / "p.jsonl"
+    source.write_text('{"query": "q", "candidates": "not a list"}\n', encoding="utf-8")
+    instances = judged_instances(judged(tmp_path, {"input": str(source), "input_path": str(source)}))
+    assert why_missing(instances, "1").startswith("its line in the judged input is not valid: ")

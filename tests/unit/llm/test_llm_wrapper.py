@@ -355,3 +355,68 @@ class _Slow:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+async def test_a_call_cancelled_once_sent_is_counted_and_one_never_sent_is_not() -> None:
+    started = anyio.Event()
+
+    class Slow:  # a provider whose reply never comes in time
+        name = identity = "slow"
+
+        async def complete(self, request: CompletionRequest) -> Completion:
+            started.set()
+            await anyio.sleep(10)
+            raise AssertionError("not reached")
+
+        async def aclose(self) -> None:
+            pass
+
+    llm = LLM(Slow(), SPEC, retry=FAST, concurrency=1)
+    async with anyio.create_task_group() as group:
+        group.start_soon(llm.generate, [user("sent")])
+        group.start_soon(llm.generate, [user("queued")])  # waits for the one slot: never sent
+        await started.wait()
+        group.cancel_scope.cancel()
+    assert (llm.spent.calls, llm.spent.input_tokens) == (1, 0)  # sent, so likely billed
+
+
+async def test_a_long_retry_wait_is_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    replies: list[object] = [RateLimitError("slow down", retry_after=12), "ok"]
+    llm = LLM(
+        ScriptedProvider.sequence(replies), SPEC, retry=RetryPolicy(max_retries=1, max_retry_after=0.01)
+    )
+    with caplog.at_level(logging.INFO, logger="faceteval"):
+        await llm.generate([user("q")])
+    (record,) = [r for r in caplog.records if "retrying in" in r.getMessage()]
+    assert record.levelno == logging.INFO  # capped to 0.01 s: not worth a warning
+    llm = LLM(ScriptedProvider.sequence(replies), SPEC, retry=RetryPolicy(max_retries=1))
+    with caplog.at_level(logging.INFO, logger="faceteval"):
+        with anyio.move_on_after(0.2):  # it would wait 12 s
+            await llm.generate([user("q2")])
+    assert any(r.levelno == logging.WARNING and "retrying in 1" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("openai:m: {input: .nan, output: 2}", "finite and not negative"),
+        ("openai:m: {input: .inf, output: 2}", "finite and not negative"),
+        ("openai:m: {input: 1e400, output: 2}", "finite and not negative"),
+        ("openai:m: {input: true, output: 2}", "must be numbers"),
+    ],
+)
+async def test_prices_that_are_not_finite_numbers_are_refused(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigError, match=message):
+        PriceTable.from_file(path)
+
+
+async def test_snapshots_priced_unlike_their_model_have_their_own_price() -> None:
+    table = PriceTable.default()
+    assert table.lookup("openai:gpt-4o-2024-05-13") == Price(5.0, 15.0)
+    assert table.lookup("openai:gpt-4o-2024-08-06") == table.lookup("openai:gpt-4o")

@@ -245,7 +245,7 @@ def test_a_version_1_project_is_brought_up_to_date_and_keeps_everything(store: R
     added = -again.record_criterion_action("eli5", "alice", "add", name="Analogy", reason="r")
     again.record_criterion_action("eli5", "alice", "delete", criterion_id=added, reason="r")
     with sqlite3.connect(store.path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
 
 
 def test_what_is_not_a_project_directory_or_database_is_named(tmp_path: Path) -> None:
@@ -309,6 +309,33 @@ def test_a_locked_project_is_not_called_no_project(
     monkeypatch.setattr(ReviewStore, "_connect", locked)
     with pytest.raises(ReviewError, match=r"review\.sqlite: database is locked$"):
         ReviewStore.open(store.path.parent, create=False)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "after"),
+    [
+        (((1.0, 10.0), False), ((3.0, 8.0), True), (1.0, 10.0)),  # drafts within a stated scale
+        (((3.0, 8.0), True), ((1.0, 10.0), False), (1.0, 10.0)),  # a stated scale that holds them
+        (((3.0, 8.0), True), ((2.0, 9.0), True), (2.0, 9.0)),  # two batches worked out: both held
+        (((1.0, 10.0), False), ((3.0, 15.0), True), None),  # drafts past a stated scale
+        (((3.0, 15.0), True), ((1.0, 10.0), False), None),  # the same in the other order
+        (((1.0, 5.0), False), ((1.0, 10.0), False), None),  # two stated scales
+    ],
+)
+def test_a_task_scale_joins_stated_and_worked_out_ones_in_either_order(
+    store: ReviewStore,
+    first: tuple[tuple[float, float], bool],
+    second: tuple[tuple[float, float], bool],
+    after: tuple[float, float] | None,
+) -> None:
+    store.add_task("t", "", scale=first[0], derived=first[1])
+    if after is None:
+        with pytest.raises(ReviewError, match="import these as another task"):
+            store.add_task("t", "", scale=second[0], derived=second[1])
+        assert store.task_scale("t") == first[0]
+    else:
+        store.add_task("t", "", scale=second[0], derived=second[1])
+        assert store.task_scale("t") == after
 
 
 def test_a_task_keeps_the_scale_it_was_first_imported_with(store: ReviewStore) -> None:

@@ -117,3 +117,10 @@ def test_instances_the_method_cannot_judge_do_not_stop_a_run_as_failures_do() ->
     )
     judgments = judge([*many, pair(1)], fennec, llm, options=JudgeOptions(abort_after=3))
     assert [j.status for j in judgments] == ["error"] * 12 + ["ok"]
+
+
+def test_single_eval_shows_each_response_alone_so_any_number_is_judged() -> None:
+    many = Instance(id="many", query="Q?", candidates=tuple(f"r{i}" for i in range(27)))
+    fennec = Fennec(single=True, criteria=[Criterion(name="accuracy", guideline="1 wrong ... 5 right")])
+    (planned,) = judge([many], fennec, LLM(None, ModelSpec("openai", "gpt-4o-mini"), dry_run=True))
+    assert planned.error == PLANNED  # planned, not refused as too many to name

@@ -40,3 +40,25 @@ def test_unusable_path_names_the_file_and_the_way_out(tmp_path: Path) -> None:
     not_a_db.write_text("this is not a database" * 100)
     with pytest.raises(StoreError, match=r"cache\.sqlite.*--no-cache"):
         SQLiteCache(not_a_db)
+
+
+def test_a_folder_that_cannot_be_made_is_a_store_error(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(StoreError, match=r"afile/c\.sqlite: .*--no-cache"):
+        SQLiteCache(tmp_path / "afile" / "c.sqlite")
+
+
+def test_an_entry_damaged_outside_is_asked_again_and_replaced(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "c.sqlite"
+    completion = Completion(text="7", input_tokens=1, output_tokens=1, finish_reason="stop", model="m")
+    with SQLiteCache(path) as cache:
+        cache.put("k", completion, identity="openai", model="m")
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE responses SET completion = '{not json'")
+    with SQLiteCache(path) as cache:
+        assert cache.get("k") is None  # a miss: the request is made again
+        assert "unreadable entry" in caplog.text
+        cache.put("k", completion, identity="openai", model="m")
+        assert cache.get("k") == completion
