@@ -1,5 +1,6 @@
 """The command-line interface."""
 
+import contextlib
 import logging
 
 
@@ -21,7 +22,8 @@ def _show_warnings() -> None:
 
     class ToConsole(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            err_console.print(f"[yellow]warning:[/] {escape(record.getMessage())}")
+            with contextlib.suppress(Exception, SystemExit):  # stderr closed, a broken pipe: never fatal
+                err_console.print(f"[yellow]warning:[/] {escape(record.getMessage())}")
 
     logger = logging.getLogger("faceteval")
     logger.addHandler(ToConsole(logging.WARNING))

@@ -97,11 +97,11 @@ def check_base_url(url: str) -> str:
     Raises:
         ConfigError: It is not (``127.0.0.1:8000/v1`` without its scheme, a typo).
     """
-    parts = urllib.parse.urlsplit(url)
     try:
+        parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018  (reading it checks it)
-    except ValueError:
-        raise ConfigError(f"the base URL {url!r} has no valid port (a number from 0 to 65535)") from None
+    except ValueError as exc:
+        raise ConfigError(f"the base URL {url!r} is not a valid URL ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(
             f"the base URL {url!r} is not a whole http(s) URL; give it in full, such as http://127.0.0.1:8000/v1"

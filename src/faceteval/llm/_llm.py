@@ -335,13 +335,20 @@ class LLM:
                 raise
             completion = _as_text(completion)
             if self.cache is not None:
-                self.cache.put(key, completion, identity=self.identity, model=self.spec.model)
+                try:
+                    self.cache.put(key, completion, identity=self.identity, model=self.spec.model)
+                except BaseException:  # the reply came (and is paid for) though it cannot be kept
+                    self.spent._count(self._exchange(request, completion, attempts))
+                    raise
             if under_way is not None:
                 under_way.completion = completion
         finally:
             if under_way is not None:
                 del self._in_flight[key]
                 under_way.done.set()
+        return self._exchange(request, completion, attempts)
+
+    def _exchange(self, request: CompletionRequest, completion: Completion, attempts: int) -> Exchange:
         return Exchange(request.messages, completion, cost_usd=self._cost(completion), attempts=attempts)
 
     def _plan(self, request: CompletionRequest, example: Callable[[], str] | None) -> Exchange:
@@ -362,13 +369,13 @@ class LLM:
         which is the common case, then costs nothing extra at hundreds of calls a second.
         """
         assert self.provider is not None
-        attempt, sending = 0, False
+        attempt = sent = 0
         try:
             while True:
                 attempt += 1
                 try:
                     async with self._limiter:
-                        sending = True
+                        sent += 1
                         with anyio.fail_after(self.timeout):
                             return await self.provider.complete(request), attempt
                 except TimeoutError as exc:
@@ -378,7 +385,6 @@ class LLM:
                     error.__cause__ = exc
                 except ProviderError as exc:
                     error = exc
-                sending = False
                 if not error.retryable or attempt > self.retry.max_retries:
                     error.attempts = attempt
                     raise error
@@ -387,9 +393,8 @@ class LLM:
                 log("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)
                 await anyio.sleep(delay)
         except BaseException as stopped:
-            made = attempt if sending else attempt - 1
-            if made and not isinstance(stopped, ProviderError):  # cancelled (Ctrl-C, a fatal stop)
-                self.spent.count(attempts=made, cost_usd=0.0)  # sent, so likely billed: counted
+            if sent and not isinstance(stopped, ProviderError):  # cancelled (Ctrl-C, a fatal stop)
+                self.spent.count(attempts=sent, cost_usd=0.0)  # sent, so likely billed: counted
             raise
 
     def _cost(self, completion: Completion) -> float | None:

@@ -101,7 +101,7 @@ def _parse(data: Any, source: str) -> dict[str, Price]:
             raise ConfigError(f"{source}: {key}: prices must be numbers, got {given!r}")
         try:
             price = Price(float(value["input"]), float(value["output"]))
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ConfigError(f"{source}: {key}: prices must be numbers ({exc})") from exc
         if not (0 <= price.input < math.inf and 0 <= price.output < math.inf):
             raise ConfigError(f"{source}: {key}: prices must be finite and not negative, got {given!r}")

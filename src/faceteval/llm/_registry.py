@@ -92,7 +92,7 @@ def _ollama_url(value: str) -> str:
     if host is None:  # no port given: the whole is the host (an IPv6 address, possibly bracketed)
         host, port = hostport.strip("[]") or "127.0.0.1", default_port
     host = host or "127.0.0.1"
-    if not port.isdigit() or int(port) > 65535:
+    if not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise ConfigError(f"OLLAMA_HOST={value!r}: {port!r} is not a port")
     shown = f"[{host}]" if ":" in host else host
     return f"{scheme}://{shown}:{port}" + (f"/{path.strip('/')}" if path.strip("/") else "")

@@ -140,6 +140,10 @@ _MIGRATIONS = {  # columns each version added, for projects written by an older 
     ),
     3: (("tasks", "scale_derived", "INTEGER NOT NULL DEFAULT 0"),),
 }
+_BACKFILLS = {  # what each version's new columns hold for rows written before it
+    # Version 2 did not record which scales were worked out from drafts: taken as such (widened).
+    3: "UPDATE tasks SET scale_derived = 1 WHERE scale_min IS NOT NULL",
+}
 DEFAULT_SCALE = (1.0, 5.0)
 
 _ANNOTATOR_MARKS = frozenset(" _.@-'")
@@ -297,6 +301,8 @@ class ReviewStore:
             for table, column, kind in _MIGRATIONS.get(later, ()):
                 if column not in {info[1] for info in db.execute(f"PRAGMA table_info({table})")}:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            if later in _BACKFILLS:
+                db.execute(_BACKFILLS[later])
         if version < SCHEMA_VERSION:
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 

@@ -74,13 +74,19 @@ class SQLiteCache:
         with self._lock:
             try:
                 row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+            except sqlite3.OperationalError as exc:
+                if "decode" not in str(exc):  # a row that is not UTF-8 text is a damaged entry
+                    raise StoreError(f"cannot read the response cache {self.path}: {exc}") from exc
+                row = (None,)
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot read the response cache {self.path}: {exc}") from exc
         if row is None:
             return None
         try:
+            if row[0] is None:
+                raise ValueError("not text")
             return _decode(row[0])
-        except (ValueError, TypeError, KeyError) as exc:  # damaged outside faceteval
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # damaged outside faceteval
             logger.warning("the response cache %s has an unreadable entry (%s): asking again", self.path, exc)
             return None
 
@@ -131,7 +137,12 @@ def _encode(completion: Completion) -> dict[str, Any]:
 
 
 def _decode(data: str) -> Completion:
-    raw: dict[str, Any] = json.loads(data)
+    """The completion a row holds (ValueError when it is not one: damaged outside faceteval)."""
+    raw = json.loads(data)
+    if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
+        raise ValueError("not a completion")
+    if not all(isinstance(raw.get(n, 0), int) for n in ("input_tokens", "output_tokens")):
+        raise ValueError("token counts that are not whole numbers")
     logprobs = raw.pop("logprobs", None)
     if logprobs is not None:
         raw["logprobs"] = tuple(

@@ -4,6 +4,7 @@ import types
 from pathlib import Path
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from faceteval._cli._app import handle_errors
@@ -25,3 +26,23 @@ def test_an_interrupted_run_promises_the_cache_only_when_there_is_one() -> None:
     uncached = interrupted_note(types.SimpleNamespace(cache_path=None))  # type: ignore[arg-type]
     assert "Every reply received so far is in the cache" in cached
     assert "cache" not in uncached.replace("--no-cache", "") and "asks everything again" in uncached
+
+
+def test_a_warning_with_stderr_closed_never_ends_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import logging
+    import sys
+
+    from faceteval._cli import _show_warnings
+
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr(sys, "stderr", closed)
+    logger = logging.getLogger("faceteval")
+    handlers = list(logger.handlers)
+    try:
+        _show_warnings()
+        logging.getLogger("faceteval.llm").warning("attempt 1 failed; retrying in 30.0 s")  # no raise
+    finally:
+        logger.handlers[:] = handlers
+        logger.propagate = True

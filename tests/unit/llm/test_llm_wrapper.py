@@ -12,6 +12,7 @@ from faceteval.errors import (
     ConfigError,
     ProviderServerError,
     RateLimitError,
+    StoreError,
 )
 from faceteval.llm import (
     LLM,
@@ -420,3 +421,23 @@ async def test_snapshots_priced_unlike_their_model_have_their_own_price() -> Non
     table = PriceTable.default()
     assert table.lookup("openai:gpt-4o-2024-05-13") == Price(5.0, 15.0)
     assert table.lookup("openai:gpt-4o-2024-08-06") == table.lookup("openai:gpt-4o")
+
+
+async def test_a_call_cancelled_while_waiting_to_retry_counts_the_attempt_sent() -> None:
+    provider = ScriptedProvider.sequence([ProviderServerError("busy", status=503, retry_after=30)])
+    llm = LLM(provider, SPEC, retry=RetryPolicy(max_retries=2))
+    with anyio.move_on_after(0.3):  # it waits 30 s to retry: stopped while waiting
+        await llm.generate([user("q")])
+    assert len(provider.requests) == 1 and llm.spent.calls == 1
+
+
+async def test_a_reply_that_cannot_be_cached_is_still_counted(tmp_path: Path) -> None:
+    class Full(SQLiteCache):
+        def put(self, *args: object, **kwargs: object) -> None:
+            raise StoreError("disk full")
+
+    with Full(tmp_path / "c.sqlite") as cache:
+        llm = make(ScriptedProvider.sequence(["7"]), cache=cache)
+        with pytest.raises(StoreError):
+            await llm.generate([user("q")])
+    assert llm.spent.calls == 1

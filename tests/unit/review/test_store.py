@@ -344,3 +344,13 @@ def test_a_task_keeps_the_scale_it_was_first_imported_with(store: ReviewStore) -
     with pytest.raises(ReviewError, match=r"task 't' was imported with scores on 1-5, not 0-10"):
         store.add_task("t", "", scale=(0.0, 10.0))
     assert store.task_scale("t") == (1.0, 5.0)
+
+
+def test_a_version_2_project_keeps_widening_its_scales(store: ReviewStore) -> None:
+    store.add_task("t", "", scale=(1.0, 7.0), derived=True)
+    with sqlite3.connect(store.path) as db:  # as version 2 wrote it: no record of how a scale came
+        db.execute("ALTER TABLE tasks DROP COLUMN scale_derived")
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    again = ReviewStore.open(store.path.parent, create=False)
+    again.add_task("t", "", scale=(1.0, 10.0), derived=True)
+    assert again.task_scale("t") == (1.0, 10.0)

@@ -62,3 +62,25 @@ def test_an_entry_damaged_outside_is_asked_again_and_replaced(
         assert "unreadable entry" in caplog.text
         cache.put("k", completion, identity="openai", model="m")
         assert cache.get("k") == completion
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "'null'",
+        "'5'",
+        "'\"x\"'",
+        "'{\"text\": 5}'",
+        '\'{"text": "7", "input_tokens": "many"}\'',
+        "CAST(X'FF' AS TEXT)",
+    ],
+)
+def test_every_kind_of_damaged_entry_is_a_miss(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "c.sqlite"
+    completion = Completion(text="7", input_tokens=1, output_tokens=1, finish_reason="stop", model="m")
+    with SQLiteCache(path) as cache:
+        cache.put("k", completion, identity="openai", model="m")
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE responses SET completion = {damage}")
+    with SQLiteCache(path) as cache:
+        assert cache.get("k") is None
