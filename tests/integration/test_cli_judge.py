@@ -486,9 +486,10 @@ def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "stopped after 10 instances in a row failed" in result.output
-    # Every call that was made is counted, those of instances the stop left unwritten too.
+    # Every call that was made is counted, those of instances the stop left unwritten too: a call
+    # that failed both attempts has one retry; one stopped while it waited to retry has none.
     made = re.search(r"LLM calls\s+(\d+) made, 0 from cache, (\d+) retries", result.output)
-    assert made is not None and 10 <= int(made[1]) == int(made[2]) <= 25, result.output
+    assert made is not None and 10 <= int(made[2]) <= int(made[1]) <= 25, result.output
     record = json.loads((tmp_path / "o.run.json").read_text())
     assert (record["summary"]["calls"], record["summary"]["retries"]) == (int(made[1]), int(made[2]))
     assert "(and 9 more): ProviderConnectionError" in result.output
