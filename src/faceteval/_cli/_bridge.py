@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console
+from faceteval._cli._display import calls_line
 from faceteval._cli._options import build_request, data_dir_option, engine_options
 from faceteval._cli._run import open_llm
 from faceteval.fennec._bridge import BridgeRecord
@@ -98,9 +99,4 @@ def _show(
         f"Records in {escape(str(files.records))}; {summary.kept} training chats in "
         f"{escape(str(files.sft))}; run in {escape(str(files.run))}"
     )
-    usage = summary.usage
-    cost = f"${spent.cost_usd:,.4f}" if spent.cost_known else "unknown"
-    console.print(
-        f"LLM calls: {usage.calls} ({usage.cached_calls} from cache); tokens of the calls made: "
-        f"{spent.input_tokens:,} in, {spent.output_tokens:,} out; cost: {cost}."
-    )
+    console.print(calls_line(summary.usage, spent))

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console
+from faceteval._cli._display import calls_line
 from faceteval._cli._options import build_request, engine_options
 from faceteval._cli._run import open_llm
 from faceteval.coeval import (
@@ -159,13 +160,7 @@ def _show_generation(generation: CriteriaGeneration, out: Path, spent: Spend) ->
     for failed in generation.failures:
         which = "temperature-0 set" if failed.index == 0 else f"sample {failed.index}"
         err_console.print(f"[yellow]{which}: {failed.status}:[/] {escape(failed.error or '')}")
-    usage = generation.usage
-    cost = f"${spent.cost_usd:,.4f}" if spent.cost_known else "unknown"
-    console.print(
-        f"LLM calls: {usage.calls} ({usage.cached_calls} from cache); tokens of the calls made: "
-        f"{spent.input_tokens:,} in, {spent.output_tokens:,} out; cost: {cost}. "
-        f"Summary in {escape(str(out / GENERATION_FILE))}"
-    )
+    console.print(f"{calls_line(generation.usage, spent)} Summary in {escape(str(out / GENERATION_FILE))}")
 
 
 @criteria.command("consistency")

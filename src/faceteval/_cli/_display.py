@@ -13,7 +13,7 @@ from rich.table import Table
 from faceteval._cli._console import err_console
 from faceteval._runner import INVALID_INPUT
 from faceteval._runner._stats import UNJUDGEABLE
-from faceteval.core import Judgment
+from faceteval.core import Judgment, Usage
 from faceteval.llm import CHARS_PER_TOKEN, Spend
 
 if TYPE_CHECKING:
@@ -96,6 +96,15 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
         table.add_row("written", f"{request.out}{record}")
     console.print(table)
     show_failures(stats.errors, stats.examples, failed=parse_errors + errors)
+
+
+def calls_line(usage: Usage, spent: Spend) -> str:
+    """One line on LLM use: the calls (with cache hits), and the tokens and cost of the calls made."""
+    cost = f"${spent.cost_usd:,.4f}" if spent.cost_known else "unknown"
+    return (
+        f"LLM calls: {usage.calls} ({usage.cached_calls} from cache); tokens of the calls made: "
+        f"{spent.input_tokens:,} in, {spent.output_tokens:,} out; cost: {cost}."
+    )
 
 
 def interrupted_note(request: RunRequest) -> str:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import anyio
 
 from faceteval._runner._stats import RunStats, unjudgeable, usage_of
+from faceteval._settings import whole_number
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry
 from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
@@ -56,7 +57,7 @@ class JudgeOptions:
             value = getattr(self, name)
             if value is None and name == "window":
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            if not whole_number(value, least):
                 raise ConfigError(f"{name} must be a whole number of at least {least}, got {value!r}")
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 
+from faceteval._settings import whole_number
 from faceteval.errors import ConfigError, ProviderError, ProviderTimeout
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._pricing import PriceTable
@@ -37,11 +38,6 @@ LOUD_WAIT = 10.0
 """Retry waits from this many seconds are logged as warnings (the command shows those), others as info."""
 
 
-def _whole(value: object, least: int) -> bool:
-    """Whether ``value`` is a whole number (not a bool) of at least ``least``."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= least
-
-
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     """How the wrapper retries retryable provider errors (429, 5xx, timeouts, connection, bad bodies).
@@ -56,7 +52,7 @@ class RetryPolicy:
     max_retry_after: float = 600.0
 
     def __post_init__(self) -> None:
-        if not _whole(self.max_retries, 0):
+        if not whole_number(self.max_retries, 0):
             raise ConfigError(f"max_retries must be a whole number >= 0, got {self.max_retries!r}")
         for name in ("initial_delay", "max_delay", "max_retry_after"):
             value = getattr(self, name)
@@ -226,7 +222,7 @@ class LLM:
     _in_flight: dict[str, _InFlight] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not _whole(self.concurrency, 1):
+        if not whole_number(self.concurrency, 1):
             raise ConfigError(f"concurrency must be a whole number of at least 1, got {self.concurrency!r}")
         if not isinstance(self.config, GenerateConfig):
             raise ConfigError(f"config must be a GenerateConfig, got {type(self.config).__name__}")

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 import anyio
 from pydantic import ValidationError
 
+from faceteval._settings import whole_number
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.core._criterion import partial_weights, zero_weights
 from faceteval.errors import (
@@ -130,7 +131,7 @@ def positive_count(value: Any, name: str) -> int:
     Raises:
         ConfigError: Anything else.
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not whole_number(value, 1):
         raise ConfigError(f"{name} must be a whole number of at least 1, got {value!r}")
     return value
 

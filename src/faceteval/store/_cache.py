@@ -74,21 +74,22 @@ class SQLiteCache:
         with self._lock:
             try:
                 row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
-            except sqlite3.OperationalError as exc:
-                if "decode" not in str(exc):  # a row that is not UTF-8 text is a damaged entry
-                    raise StoreError(f"cannot read the response cache {self.path}: {exc}") from exc
-                row = (None,)
             except sqlite3.Error as exc:
+                if isinstance(exc, sqlite3.OperationalError) and "decode" in str(exc):  # not UTF-8 text
+                    self._damaged(exc)
+                    return None
                 raise StoreError(f"cannot read the response cache {self.path}: {exc}") from exc
         if row is None:
             return None
         try:
-            if row[0] is None:
-                raise ValueError("not text")
             return _decode(row[0])
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # damaged outside faceteval
-            logger.warning("the response cache %s has an unreadable entry (%s): asking again", self.path, exc)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            self._damaged(exc)
             return None
+
+    def _damaged(self, problem: Exception) -> None:
+        """Say that an entry was damaged outside faceteval: it reads as a miss, asked again and replaced."""
+        logger.warning("the response cache %s has an unreadable entry (%s): asking again", self.path, problem)
 
     def put(self, key: str, completion: Completion, *, identity: str, model: str) -> None:
         """Store ``completion`` under ``key`` (committed before returning)."""
@@ -136,9 +137,9 @@ def _encode(completion: Completion) -> dict[str, Any]:
     }
 
 
-def _decode(data: str) -> Completion:
+def _decode(data: object) -> Completion:
     """The completion a row holds (ValueError when it is not one: damaged outside faceteval)."""
-    raw = json.loads(data)
+    raw = json.loads(data) if isinstance(data, str) else None
     if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
         raise ValueError("not a completion")
     if not all(isinstance(raw.get(n, 0), int) for n in ("input_tokens", "output_tokens")):
