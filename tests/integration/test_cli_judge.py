@@ -258,6 +258,33 @@ def test_unreadable_replies_become_parse_errors_with_the_raw_text(tmp_path: Path
     assert "3 parse errors" in result.output
 
 
+def test_retry_unreadable_asks_again_what_an_earlier_run_could_not_read(
+    tmp_path: Path, rule: RuleJudge
+) -> None:
+    out = tmp_path / "o.jsonl"
+    with LLMServer(lambda body: "I cannot compare these responses.") as server:
+        args = [pairs_file(tmp_path), "--method", "direct", *local(server), "--cache", tmp_path / "c.sqlite"]
+        assert invoke(*args, "--out", out).exit_code == 1
+        assert len(server.requests) == 6  # each asked, and re-asked once
+
+        server.responder = rule.for_server()  # the model would answer now, but the cache answers first
+        assert invoke(*args, "--out", out).exit_code == 1
+        assert len(server.requests) == 6
+        assert {j["status"] for j in read_jsonl(out)} == {"parse_error"}
+
+        result = invoke(*args, "--retry-unreadable", "--out", out)
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 9  # one call each: the new replies read, so no re-ask
+        assert "3 made, 0 from cache" in result.output
+        judgments = read_jsonl(out)
+        assert [j["verdict"] for j in judgments] == [1, 2, 1]
+        assert [len(j["trace"]) for j in judgments] == [1, 1, 1]
+
+        again = invoke(*args, "--retry-unreadable", "--out", tmp_path / "again.jsonl")
+        assert again.exit_code == 0 and len(server.requests) == 9  # readable now: all from the cache
+    assert [j["verdict"] for j in read_jsonl(tmp_path / "again.jsonl")] == [1, 2, 1]
+
+
 def test_criteria_file_and_mean_aggregate(tmp_path: Path, server: LLMServer, rule: RuleJudge) -> None:
     criteria = tmp_path / "criteria.yaml"
     criteria.write_text("criteria:\n  - name: accuracy\n    description: the facts are right\n  - clarity\n")
@@ -313,6 +340,7 @@ def test_anthropic_model_over_http(tmp_path: Path, server: LLMServer) -> None:
         ),
         (["--model", "openai:x", "--base-url", "127.0.0.1:8123/v1"], "is not a whole http(s) URL"),
         (["--model", "openai:gpt-4o"], "OPENAI_API_KEY"),
+        (["--model", "openai:x", "--retry-unreadable"], "--no-cache keeps none"),
     ],
 )
 def test_usage_and_config_errors_are_clear(tmp_path: Path, args: list[str], message: str) -> None:

@@ -118,6 +118,12 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         help="Response cache (SQLite). Default: ~/.cache/faceteval/responses.sqlite.",
     ),
     "--no-cache": click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache."),
+    "--retry-unreadable": click.option(
+        "--retry-unreadable",
+        is_flag=True,
+        help="Ask again the requests whose cached replies could not be read (an earlier run's "
+        "parse errors); the new replies replace them in the cache.",
+    ),
     "--prices": click.option(
         "--prices",
         "prices_path",
@@ -202,6 +208,8 @@ def build_request(
     """The run the engine flags ask for, over ``input_path``."""
     if not flags["model"]:
         raise click.UsageError("--model is required (or set FACETEVAL_MODEL, or model in faceteval.toml)")
+    if flags["retry_unreadable"] and flags["no_cache"]:
+        raise click.UsageError("--retry-unreadable asks again replies in the cache; --no-cache keeps none")
     return RunRequest(
         input_path=input_path,
         method=method,
@@ -221,6 +229,7 @@ def build_request(
         ),
         cache_path=None if flags["no_cache"] else (flags["cache_path"] or default_cache_path(os.environ)),
         prices=_prices(flags["prices_path"]),
+        retry_unreadable=flags["retry_unreadable"],
         trace=flags["trace"],
         progress=not flags["quiet"],
     )

@@ -61,6 +61,7 @@ class RunRequest:
     config: GenerateConfig
     cache_path: Path | None
     prices: PriceTable
+    retry_unreadable: bool = False
     trace: bool = True
     progress: bool = True
     workers: int = 0
@@ -204,6 +205,7 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
         retry=request.retry,
         prices=request.prices,
         workers=request.workers,
+        retry_unreadable=request.retry_unreadable,
     )
     stack.callback(llm.close)
     return llm

@@ -23,7 +23,7 @@ class ResponseCache(Protocol):
         ...
 
     def put(self, key: str, completion: Completion, *, identity: str, model: str) -> None:
-        """Store ``completion`` under ``key``, durably, before returning."""
+        """Store ``completion`` under ``key`` (replacing what was there), durably, before returning."""
         ...
 
 

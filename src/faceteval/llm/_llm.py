@@ -203,6 +203,10 @@ class LLM:
     backoff, then stores the reply. With ``dry_run`` it never calls the provider: a cached reply is
     still used, anything else is answered by the caller's ``example`` with estimated tokens.
 
+    With ``retry_unreadable``, a cached reply that the caller cannot read (a parse error of an
+    earlier run) is not used: the request is asked again, once per run, and the new reply replaces
+    it in the cache.
+
     Use `LLM.from_spec` to build one from a model spec string.
     """
 
@@ -216,10 +220,13 @@ class LLM:
     prices: PriceTable = field(default_factory=PriceTable.default)
     dry_run: bool = False
     identity: str = ""
+    retry_unreadable: bool = False
     spent: Spend = field(default_factory=Spend, init=False)
     """Everything asked of this LLM so far, whether or not the work that asked finished."""
     _limiter: anyio.CapacityLimiter = field(init=False, repr=False)
     _in_flight: dict[str, _InFlight] = field(init=False, repr=False, default_factory=dict)
+    _asked: set[str] = field(init=False, repr=False, default_factory=set)
+    """With ``retry_unreadable``: the requests asked in this run, whose cached replies are not asked again."""
 
     def __post_init__(self) -> None:
         if not whole_number(self.concurrency, 1):
@@ -290,12 +297,15 @@ class LLM:
         *,
         config: GenerateConfig | None = None,
         example: Callable[[], str] | None = None,
+        readable: Callable[[str], bool] | None = None,
     ) -> Exchange:
         """One completion for ``messages``: from the cache, the provider or (dry run) ``example``.
 
         With a cache, a request identical to one still under way waits for that call and is
         answered as from the cache, as it would be had the first call finished before it was made:
         identical requests cost one call whatever their timing. If that call fails, it asks itself.
+        With ``retry_unreadable``, a cached reply from an earlier run that ``readable`` refuses is
+        treated as a miss.
         """
         request = CompletionRequest(
             model=self.spec.model, messages=tuple(messages), config=config or self.config
@@ -304,19 +314,27 @@ class LLM:
         hit = None
         if self.cache is not None:
             hit = self.cache.get(key)
+            if hit is not None and readable is not None and self._stale(key, hit, readable):
+                hit = None
             if hit is None and (under_way := self._in_flight.get(key)) is not None:
                 await under_way.done.wait()
                 if under_way.completion is None:  # it failed: ask again, or wait for whoever does
-                    return await self.generate(messages, config=config, example=example)
+                    return await self.generate(messages, config=config, example=example, readable=readable)
                 hit = under_way.completion
         if hit is not None:
             exchange = Exchange(request.messages, hit, cached=True, cost_usd=self._cost(hit))
         elif self.dry_run:
             exchange = self._plan(request, example)
+            if self.retry_unreadable:
+                self._asked.add(key)
         else:
             exchange = await self._ask(key, request)
         self.spent._count(exchange)
         return exchange
+
+    def _stale(self, key: str, hit: Completion, readable: Callable[[str], bool]) -> bool:
+        """Whether a cached reply is one ``retry_unreadable`` asks again: unreadable, and not this run's."""
+        return self.retry_unreadable and key not in self._asked and not readable(hit.text)
 
     async def _ask(self, key: str, request: CompletionRequest) -> Exchange:
         """Call the provider, cache the reply, and hand it to identical requests made meanwhile."""
@@ -336,6 +354,8 @@ class LLM:
                 except BaseException:  # the reply came (and is paid for) though it cannot be kept
                     self.spent._count(self._exchange(request, completion, attempts))
                     raise
+                if self.retry_unreadable:
+                    self._asked.add(key)
             if under_way is not None:
                 under_way.completion = completion
         finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -147,7 +148,9 @@ class JudgeContext:
     ) -> Exchange:
         """One exchange; a call that failed for good is traced (with its attempts), then raised."""
         try:
-            return await self.llm.generate(messages, config=config, example=parser.example)
+            return await self.llm.generate(
+                messages, config=config, example=parser.example, readable=functools.partial(_readable, parser)
+            )
         except ProviderError as error:
             self.trace.append(
                 TraceEntry(
@@ -183,6 +186,14 @@ class JudgeContext:
                 attempts=exchange.attempts,
             )
         )
+
+
+def _readable(parser: Parser[Any], text: str) -> bool:
+    try:
+        parser.parse(text)
+    except ParseError:
+        return False
+    return True
 
 
 def _reused(entries: list[TraceEntry]) -> list[TraceEntry]:

@@ -441,3 +441,71 @@ async def test_a_reply_that_cannot_be_cached_is_still_counted(tmp_path: Path) ->
         with pytest.raises(StoreError):
             await llm.generate([user("q")])
     assert llm.spent.calls == 1
+
+
+def _digits(text: str) -> bool:
+    return text.strip().isdigit()
+
+
+async def test_retry_unreadable_asks_again_a_cached_reply_the_caller_cannot_read(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with SQLiteCache(path) as cache:
+        await make(ScriptedProvider.sequence(["I cannot rate this."]), cache=cache).generate([user("q")])
+        await make(ScriptedProvider.sequence(["7"]), cache=cache).generate([user("readable")])
+
+    replay = ScriptedProvider.sequence([])  # without the flag a cached reply is a reply, read or not
+    with SQLiteCache(path) as cache:
+        exchange = await make(replay, cache=cache).generate([user("q")], readable=_digits)
+    assert exchange.cached and exchange.completion.text == "I cannot rate this."
+    assert replay.requests == []
+
+    fresh = ScriptedProvider.sequence(["8", "unused"])
+    with SQLiteCache(path) as cache:
+        llm = make(fresh, cache=cache, retry_unreadable=True)
+        asked = await llm.generate([user("q")], readable=_digits)
+        kept = await llm.generate([user("readable")], readable=_digits)  # readable: from the cache
+    assert (asked.cached, asked.completion.text) == (False, "8")
+    assert (kept.cached, kept.completion.text) == (True, "7")
+    assert len(fresh.requests) == 1
+    assert (llm.spent.calls, llm.spent.cached) == (1, 1)
+
+    with SQLiteCache(path) as cache:  # the new reply replaced the unreadable one
+        again = await make(ScriptedProvider.sequence([]), cache=cache).generate([user("q")])
+    assert again.cached and again.completion.text == "8"
+
+
+async def test_retry_unreadable_asks_a_request_again_once_per_run(tmp_path: Path) -> None:
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        await make(ScriptedProvider.sequence(["no score"]), cache=cache).generate([user("q")])
+        provider = ScriptedProvider.sequence(["still no score", "unused"])
+        llm = make(provider, cache=cache, retry_unreadable=True)
+        first = await llm.generate([user("q")], readable=_digits)
+        second = await llm.generate([user("q")], readable=_digits)  # this run's reply: not asked again
+    assert len(provider.requests) == 1
+    assert (first.cached, second.cached) == (False, True)
+    assert second.completion.text == "still no score"
+
+
+async def test_retry_unreadable_joins_an_identical_request_under_way(tmp_path: Path) -> None:
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        await make(ScriptedProvider.sequence(["no score"]), cache=cache).generate([user("same")])
+        slow = ScriptedProvider.sequence(["6", "unused", "unused"])
+        llm = make(_Slow(slow), cache=cache, retry_unreadable=True)
+        results: list[Exchange] = []
+        async with anyio.create_task_group() as group:
+            for _ in range(3):
+                group.start_soon(lambda: _append(results, llm.generate([user("same")], readable=_digits)))
+    assert len(slow.requests) == 1
+    assert [e.completion.text for e in results] == ["6", "6", "6"]
+
+
+async def test_a_dry_run_with_retry_unreadable_plans_the_unreadable_cached_calls(tmp_path: Path) -> None:
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        await make(ScriptedProvider.sequence(["no score", "5"]), cache=cache).generate([user("bad")])
+        await make(ScriptedProvider.sequence(["5"]), cache=cache).generate([user("good")])
+        planned = LLM(None, SPEC, cache=cache, dry_run=True, identity="scripted", retry_unreadable=True)
+        bad = await planned.generate([user("bad")], example=lambda: "9", readable=_digits)
+        good = await planned.generate([user("good")], example=lambda: "9", readable=_digits)
+    assert bad.planned and bad.completion.text == "9"
+    assert good.cached and good.completion.text == "5"
+    assert (planned.spent.planned, planned.spent.cached) == (1, 1)
