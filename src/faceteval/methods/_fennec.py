@@ -141,7 +141,7 @@ class Fennec:
             weights = results[len(guided)]
             overall = weighted_sum(matrix, weights)
         elif self.aggregate == "mean":
-            overall = mean(matrix)
+            overall, weights = mean(matrix), [1 / len(guided)] * len(guided)
         else:
             overall = total(matrix)
         facets = tuple(

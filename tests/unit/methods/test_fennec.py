@@ -81,6 +81,9 @@ def test_sum_and_mean_aggregates(aggregate: str, expected: list[float]) -> None:
     (judgment,) = run([pair(1, "a", "b")], Fennec(criteria_count=3, aggregate=aggregate), rule)  # type: ignore[arg-type]
     assert judgment.scores == pytest.approx(expected)
     assert judgment.verdict == 1
+    # the mean weighs each criterion alike, and says so as DnA's mean does; the paper's sum has no weights
+    weights = [f.weight for f in judgment.facets]
+    assert weights == ([None] * 3 if aggregate == "sum" else pytest.approx([1 / 3] * 3))
 
 
 def test_weighted_aggregate_asks_for_weights_once_per_query_and_can_change_the_verdict() -> None:
