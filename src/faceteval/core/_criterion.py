@@ -83,6 +83,21 @@ def partial_weights(criteria: Sequence[Criterion]) -> str | None:
     return None
 
 
+def repeated_name(criteria: Sequence[Criterion]) -> int | None:
+    """The index of the first criterion whose name an earlier one has (case aside), else None.
+
+    Facets are told apart by name (in weights, reports and reviews), so two of one name would be
+    read as one.
+    """
+    seen: set[str] = set()
+    for index, criterion in enumerate(criteria):
+        key = criterion.name.strip().casefold()
+        if key in seen:
+            return index
+        seen.add(key)
+    return None
+
+
 def zero_weights(criteria: Sequence[Criterion]) -> str | None:
     """What is wrong when every criterion has a weight and they add up to 0, else None.
 

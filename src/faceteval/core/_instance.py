@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, ValidationInfo, field_validator
 
-from faceteval.core._criterion import Criterion, zero_weights
+from faceteval.core._criterion import Criterion, repeated_name, zero_weights
 
 
 class Instance(BaseModel):
@@ -40,7 +40,7 @@ class Instance(BaseModel):
     """A category for per-category reports."""
     label: int | None = Field(default=None, ge=0)
     """Human preference: 1-based index of the better candidate, 0 for a tie."""
-    scores: dict[str, float] | None = None
+    scores: dict[str, FiniteFloat] | None = None
     """Human scores per aspect (pointwise benchmarks)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Anything else, carried along untouched."""
@@ -68,6 +68,8 @@ class Instance(BaseModel):
             raise ValueError("must list at least one criterion, or be left out")
         if value is not None and (problem := zero_weights(value)) is not None:
             raise ValueError(problem)
+        if value is not None and (index := repeated_name(value)) is not None:
+            raise ValueError(f"criterion {index + 1} repeats the name {value[index].name!r}")
         return value
 
     @field_validator("label")

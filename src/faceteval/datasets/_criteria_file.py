@@ -9,7 +9,8 @@ import yaml
 from pydantic import ValidationError
 
 from faceteval.core import Criterion
-from faceteval.core._criterion import partial_weights, zero_weights
+from faceteval.core._criterion import partial_weights, repeated_name, zero_weights
+from faceteval.datasets._files import read_document
 from faceteval.errors import InputError
 
 
@@ -30,19 +31,11 @@ def load_criteria(path: str | Path) -> tuple[Criterion, ...]:
     Weights are given for every criterion or for none.
 
     Raises:
-        InputError: The file cannot be read, or an entry is not a criterion (with its line).
+        InputError: The file cannot be read, or an entry is not a criterion (with its line), or
+            repeats a key or a criterion's name.
     """
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-        document = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except OSError as exc:
-        raise InputError(name, None, None, f"cannot read: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(name, line, None, f"not valid YAML or JSON: {getattr(exc, 'problem', exc)}") from exc
+    data, document = read_document(path)
     entries, nodes = _entries(name, data, document)
     criteria = []
     for index, (entry, node) in enumerate(zip(entries, nodes, strict=True)):
@@ -57,12 +50,10 @@ def load_criteria(path: str | Path) -> tuple[Criterion, ...]:
         raise InputError(name, None, "criteria", "no criteria in the file")
     if (weightless := zero_weights(criteria) or partial_weights(criteria)) is not None:
         raise InputError(name, _line(nodes[0]), "criteria", weightless)
-    names = [c.name.casefold() for c in criteria]
-    for index, key in enumerate(names):
-        if key in names[:index]:
-            raise InputError(
-                name, _line(nodes[index]), f"criteria[{index}].name", f"repeats {criteria[index].name!r}"
-            )
+    if (again := repeated_name(criteria)) is not None:
+        raise InputError(
+            name, _line(nodes[again]), f"criteria[{again}].name", f"repeats {criteria[again].name!r}"
+        )
     return tuple(criteria)
 
 

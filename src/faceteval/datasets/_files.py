@@ -9,9 +9,73 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from faceteval.errors import InputError
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def read_document(path: str | Path) -> tuple[Any, yaml.Node | None]:
+    """A YAML or JSON file people write by hand: its data, and its YAML nodes (for line numbers).
+
+    A ``.json`` file must be JSON (YAML would accept mistakes such as a trailing comma). A key
+    that a mapping repeats is refused: YAML keeps only the last, which silently drops the rest.
+
+    Raises:
+        InputError: The file cannot be read, is not UTF-8, is not valid, or repeats a key (with its line).
+    """
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise InputError(name, None, None, f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise InputError(name, line, None, f"not UTF-8 text ({exc.reason})") from exc
+    if Path(path).suffix.lower() == ".json":
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                name, exc.lineno, None, f"not valid JSON: {exc.msg} (column {exc.colno})"
+            ) from exc
+    try:
+        document = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        if Path(path).suffix.lower() == ".json":  # valid JSON that YAML cannot read (tabs): no lines then
+            return json.loads(text), None
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(
+            name,
+            mark.line + 1 if mark is not None else None,
+            None,
+            f"not valid YAML or JSON: {getattr(exc, 'problem', exc)}",
+        ) from exc
+    if (repeated := _repeated_key(document)) is not None:
+        key, first, again = repeated
+        raise InputError(name, again, key, f"the key {key!r} is given twice (first on line {first})")
+    return data, document
+
+
+def _repeated_key(node: yaml.Node | None) -> tuple[str, int, int] | None:
+    """The first key a mapping in ``node`` repeats, the line it was first given on, and the repeat's."""
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                line = key.start_mark.line + 1
+                if key.value in seen:
+                    return key.value, seen[key.value], line
+                seen[key.value] = line
+            if (found := _repeated_key(value)) is not None:
+                return found
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            if (found := _repeated_key(item)) is not None:
+                return found
+    return None
 
 
 class UnpairedSurrogate(ValueError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,31 +20,61 @@ MAX_PROBLEMS_PER_LINE = 3
 def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
     """Instances from a JSONL file, streamed; a bad line yields an `InputError` in its place.
 
-    Blank lines are skipped. A record without ``id`` gets its line number as id. A repeated id is
-    an error on the later line. The file is read lazily, so a file of any size streams.
+    Blank lines are skipped, and so is a byte-order mark. Lines end at line feeds only (a carriage
+    return is JSON whitespace). A record without ``id`` gets its line number as id. A repeated id is
+    an error on the later line, as is a line that is not UTF-8 text. The file is read lazily, so a
+    file of any size streams.
 
     Raises:
-        InputError: The file cannot be opened or is not UTF-8 text.
+        InputError: The file cannot be opened, or its first line is neither UTF-8 nor the start of
+            a JSON object (the file is not JSON Lines: a spreadsheet, a compressed file).
     """
     name = str(path)
     seen: dict[str, tuple[int, bool]] = {}  # id -> (line, whether it is the line number)
+    first = True
+    for line_no, line in _lines(name):
+        if isinstance(line, UnicodeDecodeError):
+            if first and not line.object.lstrip().startswith(b"{"):  # binary, or another encoding
+                raise InputError(name, line_no, None, f"{_not_text(line)}: is it a JSON Lines file?")
+            first = False
+            yield InputError(name, line_no, None, _not_text(line))
+        elif line.strip():
+            item = _read_line(name, line_no, line, seen)
+            if first and isinstance(item, InputError):
+                _refuse_json_document(name, line_no, line)
+            first = False
+            yield item
+
+
+def _lines(path: str) -> Iterator[tuple[int, str | UnicodeDecodeError]]:
+    """Each line of a UTF-8 file, numbered from 1, or why it is not text; a leading BOM is left out.
+
+    Lines are split at line feeds only, as JSON Lines is: a carriage return inside a line is JSON
+    whitespace, and one before the line feed (CRLF) stays on the line.
+
+    Raises:
+        InputError: The file cannot be opened or read.
+    """
     try:
-        handle = Path(path).open(encoding="utf-8")  # noqa: SIM115  (closed by the with below; a generator)
+        handle = Path(path).open("rb")  # noqa: SIM115  (closed by the with below; a generator)
     except OSError as exc:
-        raise InputError(name, None, None, f"cannot open: {exc.strerror or exc}") from exc
+        raise InputError(path, None, None, f"cannot open: {exc.strerror or exc}") from exc
     with handle:
         line_no = 0
         try:
-            first = True
-            for line_no, line in enumerate(handle, start=1):
-                if line.strip():
-                    item = _read_line(name, line_no, line, seen)
-                    if first and isinstance(item, InputError):
-                        _refuse_json_document(name, line_no, line)
-                    first = False
-                    yield item
-        except UnicodeDecodeError as exc:
-            raise InputError(name, line_no + 1, None, f"not UTF-8 text ({exc.reason})") from exc
+            for line_no, raw in enumerate(handle, start=1):
+                if line_no == 1:
+                    raw = raw.removeprefix(codecs.BOM_UTF8)
+                try:
+                    yield line_no, raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    yield line_no, exc
+        except OSError as exc:
+            raise InputError(path, line_no + 1, None, f"cannot read: {exc.strerror or exc}") from exc
+
+
+def _not_text(error: UnicodeDecodeError) -> str:
+    return f"not UTF-8 text ({error.reason} at byte {error.start + 1} of the line)"
 
 
 def _refuse_json_document(path: str, line_no: int, line: str) -> None:
@@ -100,10 +131,9 @@ def _read_line(
                 f"which line {line_no if unnamed == first else first} gives as its id; "
                 "give every line an id, or none"
             )
-            return InputError(path, line_no, None if implicit else "id", problem, record_id=record_id)
-        return InputError(
-            path, line_no, "id", f"duplicate id {instance.id!r} (first on line {first})", record_id=record_id
-        )
+            return InputError(path, line_no, None if implicit else "id", problem)
+        # No record_id: its error judgment is written as line-N, so that ids in the output stay unique.
+        return InputError(path, line_no, "id", f"duplicate id {instance.id!r} (first on line {first})")
     seen[instance.id] = (line_no, implicit)
     return instance
 
@@ -145,18 +175,15 @@ def read_judgments(path: str | Path) -> Iterator[Judgment]:
         InputError: A line is not a judgment; the error names the file, line and field.
     """
     name = str(path)
-    try:
-        handle = Path(path).open(encoding="utf-8")  # noqa: SIM115  (closed by the with below; a generator)
-    except OSError as exc:
-        raise InputError(name, None, None, f"cannot open: {exc.strerror or exc}") from exc
-    with handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield Judgment.model_validate_json(line)
-            except ValidationError as exc:
-                if exc.errors()[0]["type"] == "json_invalid":
-                    raise InputError(name, line_no, None, "not valid JSON") from exc
-                field, problem = _describe(exc)
-                raise InputError(name, line_no, field, problem) from exc
+    for line_no, line in _lines(name):
+        if isinstance(line, UnicodeDecodeError):
+            raise InputError(name, line_no, None, _not_text(line)) from line
+        if not line.strip():
+            continue
+        try:
+            yield Judgment.model_validate_json(line)
+        except ValidationError as exc:
+            if exc.errors()[0]["type"] == "json_invalid":
+                raise InputError(name, line_no, None, "not valid JSON") from exc
+            field, problem = _describe(exc)
+            raise InputError(name, line_no, field, problem) from exc

@@ -107,9 +107,12 @@ def judged_instances(judgments_path: Path, input_path: Path | None = None) -> Ju
     out = JudgedInstances()
     for entry in read_instances(judged_input(judgments_path, input_path)):
         if isinstance(entry, InputError):
-            key = entry.record_id if entry.record_id is not None else entry.line  # no id: its line's
-            if key is not None:
-                out.invalid[str(key)] = entry
+            # keyed by the ids a judgment of it has: the record's; else its line number, as an
+            # id-less line judged when it was valid, or line-N, as the error judgment `judge` wrote
+            if entry.record_id is not None:
+                out.invalid[entry.record_id] = entry
+            elif entry.line is not None:
+                out.invalid[str(entry.line)] = out.invalid[f"line-{entry.line}"] = entry
         else:
             out[entry.id] = entry
     return out

@@ -31,6 +31,7 @@ from rich.tree import Tree
 
 from faceteval.core import Criterion
 from faceteval.datasets._criteria_file import _line
+from faceteval.datasets._files import read_document
 from faceteval.errors import ConfigError, InputError
 from faceteval.methods._base import as_criteria
 
@@ -286,26 +287,7 @@ def _read(path: Path, name: str) -> tuple[Any, yaml.Node | None]:
     """The file's data, and its YAML node graph (for line numbers) when it has one."""
     if path.suffix.lower() not in SUFFIXES:
         raise InputError(name, None, None, "a criteria tree file ends in .yaml, .yml or .json")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(name, None, None, f"cannot read: {exc.strerror or exc}") from exc
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(name, exc.lineno, None, f"not valid JSON: {exc.msg}") from exc
-    else:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            raise InputError(name, line, None, f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    try:
-        return data, yaml.compose(text)
-    except yaml.YAMLError:  # valid JSON that YAML cannot read (tabs): no line numbers then
-        return data, None
+    return read_document(path)
 
 
 def _value(node: yaml.Node | None, key: str) -> yaml.Node | None:

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from faceteval._settings import whole_number
 from faceteval.core import Criterion, FacetScore, Instance
-from faceteval.core._criterion import partial_weights, zero_weights
+from faceteval.core._criterion import partial_weights, repeated_name, zero_weights
 from faceteval.errors import (
     AuthenticationError,
     ConfigError,
@@ -79,7 +79,8 @@ def method_criteria(value: Any) -> tuple[Criterion, ...] | None:
 
     Raises:
         ConfigError: One string (which would be read letter by letter), an empty list (it would
-            silently mean "generate them"), a criterion that is not valid, or weights that are all 0.
+            silently mean "generate them"), a criterion that is not valid, weights that are all 0,
+            or two criteria of one name.
     """
     if value is None:
         return None
@@ -98,6 +99,8 @@ def method_criteria(value: Any) -> tuple[Criterion, ...] | None:
         raise ConfigError("criteria is empty: list at least one criterion, or leave it out (None)")
     if (problem := zero_weights(criteria) or partial_weights(criteria)) is not None:
         raise ConfigError(f"criteria: {problem}")
+    if (index := repeated_name(criteria)) is not None:
+        raise ConfigError(f"criteria: criterion {index + 1} repeats the name {criteria[index].name!r}")
     return criteria
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from faceteval import DnA, judge
+from faceteval import Direct, DnA, judge
 from faceteval.core import Instance
 from faceteval.datasets import load_criteria, read_instances
 from faceteval.errors import InputError
@@ -95,6 +95,14 @@ def test_criteria_file_forms(tmp_path: Path) -> None:
         (
             "- name: A\n  weight: 2\n- B\n",
             r"c\.yaml:1: field 'criteria': 1 of 2 criteria have a weight \(A\)",
+        ),
+        (  # YAML keeps the last of two keys: the criteria listed first would silently go
+            "criteria:\n  - a\n  - b\ncriteria:\n  - c\n",
+            r"c\.yaml:4: field 'criteria': the key 'criteria' is given twice \(first on line 1\)",
+        ),
+        (
+            "- name: A\n  weight: 1\n  weight: 2\n",
+            r"c\.yaml:3: field 'weight': the key 'weight' is given twice",
         ),
     ],
 )
@@ -220,3 +228,80 @@ def test_a_line_cut_short_is_reported_at_its_end(tmp_path: Path) -> None:
     (error,) = read_instances(path)
     assert isinstance(error, InputError)
     assert error.problem == "not valid JSON: Expecting ',' delimiter (column 51)"
+
+
+def test_a_criteria_file_that_is_not_utf8_or_not_json_is_named(tmp_path: Path) -> None:
+    latin = tmp_path / "c.json"
+    latin.write_bytes('["Accuracy",\n "Clart\xe9"]'.encode("latin-1"))
+    with pytest.raises(InputError, match=r"c\.json:2: not UTF-8 text"):
+        load_criteria(latin)
+    trailing = tmp_path / "t.json"  # YAML would read it; as JSON it is a mistake worth naming
+    trailing.write_text('["Accuracy",\n "Clarity",\n]', encoding="utf-8")
+    with pytest.raises(InputError, match=r"t\.json:3: not valid JSON"):
+        load_criteria(trailing)
+    marked = tmp_path / "bom.yaml"
+    marked.write_text("\ufeff- Accuracy\n", encoding="utf-8")
+    assert [c.name for c in load_criteria(marked)] == ["Accuracy"]
+
+
+def test_a_line_that_is_not_utf8_is_that_lines_error_and_the_rest_reads(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    lines = [good(i).encode() for i in range(1, 6)]
+    lines[2] = lines[2].replace(b"Q?", "Qu\xe9?".encode("latin-1"))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    items = list(read_instances(path))
+    assert [type(i).__name__ for i in items] == ["Instance"] * 2 + ["InputError"] + ["Instance"] * 2
+    error = items[2]
+    assert isinstance(error, InputError) and error.line == 3
+    assert "not UTF-8 text" in error.problem
+
+
+def test_a_file_that_is_not_text_is_refused_at_its_first_line(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00\xff\xfe" + b"\n" + good(1).encode())
+    with pytest.raises(InputError, match=r"not UTF-8 text .*: is it a JSON Lines file") as caught:
+        list(read_instances(path))
+    assert caught.value.line == 1
+
+
+def test_a_byte_order_mark_and_carriage_returns_are_read_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + good(1).encode()
+        + b"\r\n"  # BOM and CRLF
+        + b'{"id": "q2",\r"query": "Q?", "candidates": ["a", "b"]}\n'  # a CR as JSON whitespace
+        + good(3).encode()
+        + b"\n"
+    )
+    items = list(read_instances(path))
+    assert [getattr(i, "id", None) for i in items] == ["q1", "q2", "q3"]
+
+
+def test_a_repeated_id_is_written_under_its_line_so_output_ids_stay_unique(tmp_path: Path) -> None:
+    path = write(tmp_path / "p.jsonl", [good(1), good(2), good(1)])
+    *_, repeated = read_instances(path)
+    assert isinstance(repeated, InputError) and repeated.field == "id" and repeated.record_id is None
+    llm = LLM(ScriptedProvider.sequence(["8 6"] * 2), ModelSpec("scripted", "m"))
+    ids = [j.id for j in judge(read_instances(path), Direct(), llm)]
+    assert ids == ["q1", "q2", "line-3"]
+
+
+def test_an_instance_repeating_a_criterion_or_giving_a_score_that_is_no_number_is_refused(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path / "p.jsonl",
+        [
+            good(1, criteria=["Accuracy", "accuracy "]),
+            good(2).replace("}", ', "scores": {"quality": NaN}}'),
+            good(3).replace("}", ', "scores": {"quality": Infinity}}'),
+            good(4, scores={"quality": 4.5}),
+        ],
+    )
+    items = list(read_instances(path))
+    errors = [(i.line, i.field, i.problem) for i in items if isinstance(i, InputError)]
+    assert [e[:2] for e in errors] == [(1, "criteria"), (2, "scores.quality"), (3, "scores.quality")]
+    assert "criterion 2 repeats the name 'accuracy'" in errors[0][2]
+    assert "finite number" in errors[1][2]
+    assert isinstance(items[3], Instance) and items[3].scores == {"quality": 4.5}

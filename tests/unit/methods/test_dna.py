@@ -4,7 +4,7 @@ import pytest
 
 from faceteval import CoT, Direct, DnA, Instance, JudgeOptions, Judgment, Method, create_method, judge
 from faceteval.core import Criterion
-from faceteval.errors import ProviderServerError
+from faceteval.errors import ConfigError, ProviderServerError
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, RetryPolicy, ScriptedProvider
 from tests.support.rule_judge import RuleJudge
 
@@ -211,3 +211,8 @@ def test_an_unreadable_reply_in_shared_work_is_shared_not_asked_again() -> None:
     judgments = judge(instances, DnA(), llm, options=JudgeOptions(window=1))
     assert [j.status for j in judgments] == ["parse_error"] * 3
     assert rule.calls.count("dna.weights") == 2  # the reply and its one re-ask, shared by all three
+
+
+def test_criteria_of_one_name_are_refused_where_they_are_given() -> None:
+    with pytest.raises(ConfigError, match="criterion 2 repeats the name 'accuracy'"):
+        DnA(criteria=["Accuracy", "accuracy"])
