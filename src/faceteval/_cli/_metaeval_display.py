@@ -19,6 +19,7 @@ PAIRWISE_ROWS = (
     ("accuracy_order_avg", "accuracy averaged over orders"),
     ("consistency", "consistency (orders agree)"),
     ("consistency_without_ties", "consistency without human ties"),
+    ("rotation_consistency", "consistency across rotations (3+ candidates)"),
     ("positional_agreement", "positional agreement (LLMBar)"),
     ("agreement_consistent", "agreement, consistent only"),
     ("agreement_consistent_without_ties", "agreement, consistent only, without human ties"),

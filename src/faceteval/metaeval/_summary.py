@@ -88,10 +88,10 @@ def _order_verdict(judgment: Judgment | None, order: list[int]) -> int | None:
     return None
 
 
-def _has_both_orders(joined: Joined) -> bool:
+def _has_both_orders(pairs: Sequence[tuple[Instance, Judgment | None]]) -> bool:
     return any(
         judgment is not None and {tuple(o.order) for o in judgment.orders} >= {(1, 2), (2, 1)}
-        for _, judgment in joined.pairs
+        for _, judgment in pairs
     )
 
 
@@ -105,19 +105,17 @@ def _pairwise(joined: Joined, settings: Settings) -> dict[str, Any]:
     if any(label == 0 for label in labels):
         out["agreement_without_ties"] = ci(metrics.agreement_without_ties, verdicts, labels)
     out["cohen_kappa"] = {"value": metrics.cohen_kappa(verdicts, labels)}
-    if _has_both_orders(joined):
-        first = [_order_verdict(j, ORIGINAL) for _, j in labelled]
-        second = [_order_verdict(j, SWAPPED) for _, j in labelled]
-        out["agreement_order1"] = ci(metrics.agreement, first, labels)
-        out["agreement_order2"] = ci(metrics.agreement, second, labels)
-        out["accuracy_order_avg"] = ci(metrics.accuracy_order_avg, first, second, labels)
-        out["consistency"] = ci(metrics.consistency, first, second)
-        out["consistency_without_ties"] = ci(metrics.consistency_without_ties, first, second, labels)
-        out["positional_agreement"] = ci(_positional_agreement, first, second)
-        out["agreement_consistent"] = ci(metrics.agreement_consistent, first, second, labels)
-        out["agreement_consistent_without_ties"] = ci(
-            metrics.agreement_consistent_without_ties, first, second, labels
-        )
+    # Both orders (--swap) of two candidates: the order metrics. Three or more are judged in rotations,
+    # which have no "swapped order": whether their rotations agreed is measured apart.
+    pairs = [(i, j) for i, j in labelled if i.n_candidates == 2]
+    if _has_both_orders(pairs):
+        out.update(_order_metrics(pairs, ci))
+        if len(pairs) < len(labelled):
+            out["order_metrics_leave_out"] = len(labelled) - len(pairs)
+    rotated = [j for i, j in labelled if i.n_candidates > 2]
+    if any(j is not None and len(j.orders) > 1 for j in rotated):
+        agreed = [j.consistent if j is not None and j.status == "ok" else None for j in rotated]
+        out["rotation_consistency"] = ci(_agreed, agreed)
     candidates = max([2, *(instance.n_candidates for instance, _ in labelled)])
     out["confusion"] = metrics.confusion(verdicts, labels, classes=(*range(1, candidates + 1), metrics.TIE))
     categories = [i.category for i, _ in labelled]
@@ -131,14 +129,47 @@ def _pairwise(joined: Joined, settings: Settings) -> dict[str, Any]:
     return out
 
 
-def _positional_agreement(first: Sequence[int | None], second: Sequence[int | None]) -> metrics.Rate:
+def _order_metrics(
+    pairs: Sequence[tuple[Instance, Judgment | None]], ci: Callable[..., dict[str, Any]]
+) -> dict[str, Any]:
+    """Agreement in each order, and consistency across the two, of two-candidate instances."""
+    labels = [i.label for i, _ in pairs if i.label is not None]
+    first = [_order_verdict(j, ORIGINAL) for _, j in pairs]
+    second = [_order_verdict(j, SWAPPED) for _, j in pairs]
+    unreadable = [j is not None and j.status == "parse_error" for _, j in pairs]
+    return {
+        "agreement_order1": ci(metrics.agreement, first, labels),
+        "agreement_order2": ci(metrics.agreement, second, labels),
+        "accuracy_order_avg": ci(metrics.accuracy_order_avg, first, second, labels),
+        "consistency": ci(metrics.consistency, first, second),
+        "consistency_without_ties": ci(metrics.consistency_without_ties, first, second, labels),
+        "positional_agreement": ci(_positional_agreement, first, second, unreadable),
+        "agreement_consistent": ci(metrics.agreement_consistent, first, second, labels),
+        "agreement_consistent_without_ties": ci(
+            metrics.agreement_consistent_without_ties, first, second, labels
+        ),
+    }
+
+
+def _positional_agreement(
+    first: Sequence[int | None], second: Sequence[int | None], unreadable: Sequence[bool]
+) -> metrics.Rate:
     """LLMBar's ``equal``: the same output in both orders, two unreadable outputs counting as the same.
 
-    `metrics.consistency` is the strict version (an unreadable order is never consistent).
+    Only replies that could not be read count so (a ``parse_error`` judgment with neither order's
+    verdict): a call that failed, or an instance not judged, is a miss. `metrics.consistency` is
+    the strict version (an unreadable order is never consistent).
     """
-    hits = sum(a == b for a, b in zip(first, second, strict=True))
-    missing = sum(a is None or b is None for a, b in zip(first, second, strict=True))
-    return metrics.Rate.from_counts(hits, len(first), missing=missing)
+    rows = list(zip(first, second, unreadable, strict=True))
+    hits = sum(a == b and (a is not None or unread) for a, b, unread in rows)
+    missing = sum(a is None or b is None for a, b, _ in rows)
+    return metrics.Rate.from_counts(hits, len(rows), missing=missing)
+
+
+def _agreed(consistent: Sequence[bool | None]) -> metrics.Rate:
+    """The share of instances whose orders all agreed; an instance not judged is a miss."""
+    hits = sum(value is True for value in consistent)
+    return metrics.Rate.from_counts(hits, len(consistent), missing=sum(value is None for value in consistent))
 
 
 def _by_category(

@@ -25,6 +25,8 @@ _METRIC_NAMES = {
     "accuracy_order_avg": "Accuracy, mean of both orders",
     "consistency": "Swap consistency",
     "consistency_without_ties": "Swap consistency without ties",
+    "rotation_consistency": "Consistency across rotations (3+ candidates)",
+    "positional_agreement": "Positional agreement (LLMBar: unreadable in both orders counts as agreeing)",
     "agreement_consistent": "Agreement where consistent",
     "agreement_consistent_without_ties": "Agreement where consistent, without ties",
     "votes.with_ties": "MT-Bench votes, with ties",

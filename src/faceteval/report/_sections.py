@@ -31,6 +31,7 @@ HEADLINE = (
     "accuracy_order_avg",
     "consistency",
     "consistency_without_ties",
+    "rotation_consistency",
     "agreement_consistent",
     "agreement_consistent_without_ties",
 )
@@ -78,7 +79,13 @@ def overview(summary: Mapping[str, Any]) -> Section | None:
         for key, label in (("kind", "Kind"), ("n", "Instances"), ("labelled", "With a human label"))
         if summary.get(key) is not None
     ]
-    notes = ("; ".join(facts) + ".",) if facts else ()
+    notes: tuple[str, ...] = ("; ".join(facts) + ".",) if facts else ()
+    if number(left_out := summary.get("order_metrics_leave_out")):
+        notes += (
+            f"The metrics of each order and of swap consistency cover the two-candidate instances; "
+            f"{count(left_out)} with three or more candidates were judged in rotations, whose "
+            "agreement is the consistency across rotations.",
+        )
     entries = _headline_entries(summary)
     excluded = any(number(mapping(entry).get("excluded")) for _, entry in entries)
     rows = tuple(
