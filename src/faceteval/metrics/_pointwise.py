@@ -7,9 +7,15 @@ when either side is constant; scipy would return NaN with a warning there, so it
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
 
 from faceteval.metrics._checks import check_lengths
 from faceteval.metrics._types import Correlation
@@ -24,10 +30,40 @@ def _pearson(x: Sequence[float], y: Sequence[float]) -> Any:
     return stats.pearsonr(x, y)
 
 
+EXACT_SPEARMAN_UP_TO = 8
+"""Up to this many pairs, Spearman's p-value is exact, from every pairing of the scores (8! = 40,320)."""
+
+
 def _spearman(x: Sequence[float], y: Sequence[float]) -> Any:
     from scipy import stats
 
-    return stats.spearmanr(x, y)
+    result = stats.spearmanr(x, y)
+    if not 3 <= len(x) <= EXACT_SPEARMAN_UP_TO:  # two pairs: scipy gives no p-value, nor do we
+        return result
+    # scipy's p-value comes from a t approximation, which says p = 0 for a perfect rank order of
+    # four systems; the exact one is 2/24.
+    return _Result(float(result.statistic), _exact_spearman_p(x, y, float(result.statistic)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Result:
+    statistic: float
+    pvalue: float
+
+
+def _exact_spearman_p(x: Sequence[float], y: Sequence[float], observed: float) -> float:
+    """The share of all pairings of ``x`` with ``y`` whose |rho| is at least the observed one (two-sided)."""
+    from scipy import stats
+
+    rx = stats.rankdata(x) - (len(x) + 1) / 2
+    ry = stats.rankdata(y) - (len(y) + 1) / 2
+    rhos = (ry[_pairings(len(y))] @ rx) / math.sqrt(float(rx @ rx) * float(ry @ ry))
+    return float(np.mean(np.abs(rhos) >= abs(observed) - 1e-12))
+
+
+@functools.cache
+def _pairings(n: int) -> NDArray[np.intp]:
+    return np.array(list(itertools.permutations(range(n))), dtype=np.intp)
 
 
 def _kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> Any:

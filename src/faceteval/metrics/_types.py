@@ -69,7 +69,8 @@ class Correlation:
         n: Pairs correlated; for `summary_level`, the number of groups averaged; for `system_level`,
             the number of systems.
         method: ``"pearson"``, ``"spearman"`` or ``"kendall"`` (Kendall's tau-b).
-        p_value: scipy's two-sided p-value; None for averages over groups and when scipy gives none.
+        p_value: scipy's two-sided p-value, exact for Spearman on 3 to 8 pairs (every pairing is
+            tried); None for averages over groups and when scipy gives none.
         missing: Pairs dropped because either value was None or NaN.
         skipped: `summary_level` only: groups left out of the mean because their correlation is undefined.
         ci: A bootstrap confidence interval for ``value``, set by `with_ci`.

@@ -1,6 +1,8 @@
 """Correlations of judge and human scores, checked against scipy.stats."""
 
+import itertools
 import math
+from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
@@ -100,7 +102,10 @@ def test_system_level_correlates_system_means(method: CorrelationMethod) -> None
     expected = SCIPY[method](judge_means, human_means)
     result = system_level(x, y, systems, method)
     assert result.value == pytest.approx(expected.statistic)
-    assert result.p_value == pytest.approx(expected.pvalue)
+    exact = method == "spearman"  # eight systems: every pairing is tried
+    assert result.p_value == pytest.approx(
+        brute_spearman_p(judge_means, human_means) if exact else expected.pvalue
+    )
     assert (result.n, result.missing) == (8, 1)
 
 
@@ -110,3 +115,24 @@ def test_by_group_works_with_correlations() -> None:
     results = by_group(partial(correlation, method="spearman"), groups, x, y)
     assert results["a"] == correlation(x[0::2], y[0::2], "spearman")
     assert results["b"] == correlation(x[1::2], y[1::2], "spearman")
+
+
+def brute_spearman_p(x: Sequence[float], y: Sequence[float]) -> float:
+    """Two-sided exact p of Spearman's rho: the share of all orderings of y at least as correlated."""
+    observed = abs(stats.spearmanr(x, y).statistic)
+    rx, ry = stats.rankdata(x), stats.rankdata(y)
+    rhos = [abs(np.corrcoef(rx, ry[list(p)])[0, 1]) for p in itertools.permutations(range(len(y)))]
+    return sum(rho >= observed - 1e-12 for rho in rhos) / len(rhos)
+
+
+def test_spearman_on_a_few_pairs_has_an_exact_p_value() -> None:
+    # A perfect rank order of four systems: 2 of the 24 orderings are as extreme, so p = 1/12, not
+    # the 0 of scipy's t approximation.
+    perfect = correlation([1.0, 2.0, 3.0, 4.0], [2.0, 3.0, 5.0, 9.0], "spearman")
+    assert (perfect.value, perfect.p_value) == (pytest.approx(1.0), pytest.approx(1 / 12))
+    assert stats.spearmanr([1, 2, 3, 4], [2, 3, 5, 9]).pvalue == pytest.approx(0.0)
+    x, y = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0], [2.0, 6.0, 5.0, 3.0, 5.0, 8.0]  # ties on both sides
+    result = correlation(x, y, "spearman")
+    assert result.p_value == pytest.approx(brute_spearman_p(x, y))
+    nine = scores(4, n=9)  # from nine pairs on, scipy's
+    assert correlation(*nine, "spearman").p_value == pytest.approx(stats.spearmanr(*nine).pvalue)
