@@ -162,9 +162,14 @@ def _judgment_rows(judgment: Judgment) -> tuple[tuple[str, str], ...]:
     if judgment.consistent is not None:
         rows.append(("Same verdict in both orders", "yes" if judgment.consistent else "no"))
     if not any(facet.explanation for facet in judgment.facets):
-        reply = next((entry.raw for entry in reversed(judgment.trace) if entry.raw.strip()), None)
-        if reply is not None:
-            rows.append(("Judge's reply", truncate(reply.strip(), REPLY_CHARS)))
+        replies = [entry for entry in judgment.trace if entry.raw.strip()]
+        label = "Judge's reply"
+        if judgment.orders:  # the reply behind the verdict shown first: the original order's
+            original = sorted(judgment.orders[0].order)
+            replies = [entry for entry in replies if entry.order == original]
+            label = "Judge's reply, original order"
+        if replies:
+            rows.append((label, truncate(replies[-1].raw.strip(), REPLY_CHARS)))
     return tuple(rows)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from faceteval.core import Judgment, OrderResult, TraceEntry
 from faceteval.report import render_markdown
 from tests.unit.report.runs import (
     pairwise_records,
@@ -275,3 +276,24 @@ def test_an_exact_match_has_no_sign_and_recorded_runs_say_they_made_no_calls() -
     markdown = render_markdown(summary)
     assert "| Agreement | 54.96% | 54.96% | 0.00 pp | ✓ |" in markdown
     assert "No LLM calls were made" in markdown
+
+
+def test_an_example_judged_in_both_orders_shows_the_original_orders_reply() -> None:
+    instances, judgments = pairwise_records()
+    swapped = Judgment(
+        id="p3",
+        method="direct",
+        status="ok",
+        verdict=1,
+        scores=[6.0, 4.0],
+        consistent=True,
+        orders=[OrderResult(order=[1, 2], verdict=1), OrderResult(order=[2, 1], verdict=1)],
+        trace=[
+            TraceEntry(stage="direct", messages=[], raw="8 4 (as shown)", order=[1, 2]),
+            TraceEntry(stage="direct", messages=[], raw="4 8 (swapped)", order=[2, 1]),
+        ],
+    )
+    judgments = [swapped if j.id == "p3" else j for j in judgments]
+    examples = section(render_markdown(pairwise_summary(), instances, judgments), "Examples of disagreement")
+    assert "| Judge's reply, original order | 8 4 (as shown) |" in examples
+    assert "swapped)" not in examples
