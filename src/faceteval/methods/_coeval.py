@@ -43,7 +43,14 @@ from faceteval.llm import Message, assistant
 from faceteval.methods._base import OrderOutcome, describe_criteria, gather, method_criteria, method_scale
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import ScoreParser
-from faceteval.parsing._numbers import describe_range, fmt
+from faceteval.parsing._numbers import (
+    OUT_OF,
+    RANGE_END,
+    denominator_problem,
+    describe_range,
+    fmt,
+    range_problem,
+)
 from faceteval.parsing._text import quote
 from faceteval.prompts import render
 
@@ -68,9 +75,7 @@ _SCALE_MENTION = re.compile(
     rf"\(\s*{_NUM}\s*(?:-|–|to)\s*{_NUM}\s*\)|(?:on\s+)?(?:a\s+)?scale\s+(?:of|from)\s+{_NUM}\s*(?:-|–|to)\s*{_NUM}",
     re.IGNORECASE,
 )
-_OUT_OF = re.compile(rf"\s*(?:/|\bout\s+of\b)\s*({_NUM})", re.IGNORECASE)
 _FIRST = re.compile(rf"(?<![\w.])[-+]?{_NUM}(?!\w)")
-_RANGE = re.compile(rf"\s*(?:-|–|\bto\b|\bor\b)\s*{_NUM}", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[-*•]|\d{1,2}[.)])[ \t]+")
 
 
@@ -181,21 +186,21 @@ class _Form:
 
     def _score(self, part: str, text: str) -> float:
         low, high = self.scale
-        scale = describe_range(low, high)
         plain = _SCALE_MENTION.sub(" ", part)
-        for denominator in _OUT_OF.finditer(plain):
-            if float(denominator[1]) != high:
-                given = f"the score ({quote(part)}) is given out of {denominator[1]}"
-                raise ParseError(f"{given}; it must be on a {scale} scale", raw=text)
-        plain = _OUT_OF.sub(" ", plain)
+        for written in OUT_OF.finditer(plain):
+            if problem := denominator_problem(
+                f"the score ({quote(part)})", written["denominator"], self.scale
+            ):
+                raise ParseError(problem, raw=text)
+        plain = OUT_OF.sub(" ", plain)
         number = _FIRST.search(plain)
         if number is None:
             raise ParseError(f"the score part of the reply ({quote(part)}) holds no number", raw=text)
-        if _RANGE.match(plain, number.end()):
-            raise ParseError(f"the score part ({quote(part)}) gives a range, not one score", raw=text)
+        if RANGE_END.match(plain, number.end()):
+            raise ParseError(range_problem(f"the score part ({quote(part)})"), raw=text)
         value = float(number[0])
         if not low <= value <= high:
-            raise ParseError(f"score {number[0]} is outside {scale}", raw=text)
+            raise ParseError(f"score {number[0]} is outside {describe_range(low, high)}", raw=text)
         return value
 
 

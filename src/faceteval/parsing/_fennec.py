@@ -9,7 +9,9 @@ The judge result follows the format Fennec's prompts ask for (Table 9)::
     Comparison: ...
 
 Markdown emphasis, ``4/5``, ``Score for Response A: 4`` and ``Response A: 4`` are read too. A label
-without a score, a score off the 1-5 scale, or a refusal is a problem to re-ask about.
+without a score, a score off the 1-5 scale, a score given out of another maximum (``4/10``, ``4 out of
+10``), a range (``2-5``, ``2 to 5``) or a refusal is a problem to re-ask about; no score is rescaled or
+picked from a range.
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ from dataclasses import dataclass
 from faceteval.core import Criterion
 from faceteval.errors import ParseError
 from faceteval.parsing._criteria import CriteriaParser
-from faceteval.parsing._numbers import UNSIGNED, describe_range, fmt
+from faceteval.parsing._numbers import (
+    OUT_OF,
+    RANGE_END,
+    UNSIGNED,
+    denominator_problem,
+    describe_range,
+    fmt,
+    range_problem,
+)
 from faceteval.parsing._text import is_refusal, plain, quote
 
 FENNEC_SCALE = (1.0, 5.0)
@@ -170,7 +180,8 @@ class JudgeResultParser:
         """The scores, explanations and comparison.
 
         Raises:
-            ParseError: A refusal, a response without a score, or a score off the scale.
+            ParseError: A refusal, a response without a score, a score given out of another maximum
+                than the scale's ("4/10"), a range ("2-5"), or a score off the scale.
         """
         body = plain_lines(text)
         if not body.strip():
@@ -182,13 +193,8 @@ class JudgeResultParser:
                 if is_refusal(text):
                     raise ParseError(f"the reply is a refusal, not a judge result: {quote(text)}", raw=text)
                 raise ParseError(f'no score for {label} (write "{label} Score: <n>")', raw=text)
-            value = float(match.group("score"))
-            low, high = self.scale
-            if not low <= value <= high:
-                raise ParseError(
-                    f"the score of {label} is {fmt(value)}, outside {describe_range(low, high)}", raw=text
-                )
-            found.append((match.start(), match.end(), value))
+            end = self._check_written(label, body, match, text)
+            found.append((match.start(), end, float(match.group("score"))))
         comparison_at = _COMPARISON.search(body, max(end for _, end, _ in found))
         stop = comparison_at.start() if comparison_at else len(body)
         explanations = []
@@ -198,13 +204,37 @@ class JudgeResultParser:
         comparison = body[comparison_at.end() :].strip() if comparison_at else None
         return Judged(tuple(v for _, _, v in found), tuple(explanations), comparison or None)
 
+    def _check_written(self, label: str, body: str, match: re.Match[str], text: str) -> int:
+        """Where ``label``'s score (and its denominator) ends in ``body``; raises `ParseError`.
+
+        The score must be one number on the scale; a denominator is allowed only when it is the scale's top.
+        """
+        end = match.end("score")
+        if (denominator := OUT_OF.match(body, end)) is not None:
+            end = denominator.end()
+            score = f"the score of {label} ({quote(body[match.start('score') : end])})"
+            if problem := denominator_problem(score, denominator["denominator"], self.scale):
+                raise ParseError(problem, raw=text)
+        if (ranged := RANGE_END.match(body, end)) is not None:
+            stop = ranged.end()
+            if (top := OUT_OF.match(body, stop)) is not None:
+                stop = top.end()
+            score = f"the score of {label} ({quote(body[match.start('score') : stop])})"
+            raise ParseError(range_problem(score), raw=text)
+        value = float(match.group("score"))
+        low, high = self.scale
+        if not low <= value <= high:
+            raise ParseError(
+                f"the score of {label} is {fmt(value)}, outside {describe_range(low, high)}", raw=text
+            )
+        return end
+
 
 def _score_line(label: str) -> re.Pattern[str]:
     words = r"\s+".join(re.escape(word) for word in label.split())
-    number = rf"(?P<score>{UNSIGNED})(?:\s*/\s*{UNSIGNED})?"
     return re.compile(
         rf"^\W*(?:score\s+(?:for|of)\s+{words}|{words}(?:'s)?(?:\s+score)?)\s*[:=\-]?\s*(?:score\s*[:=]?\s*)?"
-        rf"{number}",
+        rf"(?P<score>{UNSIGNED})",
         re.I | re.M,
     )
 

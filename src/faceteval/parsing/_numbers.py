@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
 
 NUMBER = r"[-+]?\d+(?:\.\d+)?"
 """A signed integer or decimal, as a regex source ("8", "7.5", "-2")."""
 
 UNSIGNED = r"\d+(?:\.\d+)?"
 """An unsigned integer or decimal, as a regex source (denominators, percentages)."""
+
+OUT_OF = re.compile(
+    rf"[ \t]*(?P<open>\()?[ \t]*(?:/|\bout\s+of\b)[ \t]*(?P<denominator>{UNSIGNED})(?(open)[ \t]*\)?)",
+    re.IGNORECASE,
+)
+"""A denominator written after a score ("/10", " out of 10", " (out of 10)"), as ``denominator``."""
+
+RANGE_END = re.compile(rf"[ \t]*(?:-|–|—|\bto\b|\bor\b)[ \t]*{UNSIGNED}", re.IGNORECASE)
+"""The rest of a range after its first number ("-5", " – 5", " to 5", " or 5")."""
 
 
 def fmt(value: float) -> str:
@@ -23,3 +33,35 @@ def describe_range(low: float, high: float) -> str:
     if low < 0:
         return f"{fmt(low)} to {fmt(high)}"
     return f"{fmt(low)}-{fmt(high)}"
+
+
+def denominator_problem(score: str, denominator: str, scale: tuple[float, float]) -> str | None:
+    """Why a score written out of ``denominator`` is not on ``scale``, or None when it is out of its top.
+
+    A score is never rescaled: "4/10" is not a 2 on a 1-5 scale, and a judge that scored out of 10 may
+    have judged against another scale altogether.
+
+    Args:
+        score: How the problem names the score (``the score of Response A ("4/10")``).
+        denominator: The denominator as written ("10").
+        scale: The (low, high) score range.
+
+    Examples:
+        >>> denominator_problem('the score ("4/10")', "10", (1, 5))
+        'the score ("4/10") is given out of 10; it must be on a 1-5 scale'
+        >>> denominator_problem('the score ("4/5")', "5", (1, 5)) is None
+        True
+    """
+    if float(denominator) == scale[1]:
+        return None
+    return f"{score} is given out of {denominator}; it must be on a {describe_range(*scale)} scale"
+
+
+def range_problem(score: str) -> str:
+    """The problem of a range ("2-5", "2 to 5") written where one score belongs.
+
+    Examples:
+        >>> range_problem('the score of Response A ("2-5")')
+        'the score of Response A ("2-5") gives a range, not one score'
+    """
+    return f"{score} gives a range, not one score"

@@ -268,6 +268,24 @@ def test_unreadable_replies_are_parse_errors_with_the_raw_reply(data_dir: Path, 
     assert json.loads(files.run.read_text())["summary"]["parse_errors"] == 2
 
 
+def test_a_single_eval_score_out_of_ten_is_never_read_as_the_recorded_score(data_dir: Path) -> None:
+    (source,) = load_sources("prometheus-mtbench", data_dir, limit=1)
+    assert source.score is not None
+    out_of_ten = f"Response Score: {rounded(source.score)}/10\nExplanation: It follows the guideline."
+    judge = BridgeJudge()
+
+    def script(request: CompletionRequest) -> Any:
+        if "Single-Score Evaluations" in request.messages[0].content:
+            return out_of_ten
+        return judge.for_provider()(request)
+
+    (record,) = bridge([source], llm_for(script))
+    assert (record.status, record.stage, record.raw) == ("parse_error", "bridge.single", out_of_ten)
+    assert "is given out of 10; it must be on a 1-5 scale" in (record.error or "")
+    assert record.regenerated_score is None and not record.kept
+    assert [e.stage for e in record.trace][-2:] == ["bridge.single", "bridge.single"]  # asked, then re-asked
+
+
 def test_recorded_outputs_without_a_verdict_are_skipped_without_a_call(data_dir: Path) -> None:
     sources = load_sources("pandalm", data_dir, judge="gpt-3.5-turbo")
     unreadable = [s for s in sources if s.problem is not None]

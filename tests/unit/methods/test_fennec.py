@@ -206,6 +206,69 @@ def test_an_unreadable_judgment_is_reasked_once_then_a_parse_error_with_the_raw_
     assert failed[1].messages[-2]["role"] == "assistant"
 
 
+OUT_OF_TEN = (
+    "**Response A Score:** 4/10\n**Explanation:** Response A summarises the plot but misdates the novel.\n"
+    "**Response B Score:** 2/10\n**Explanation:** Response B confuses Gatsby with Nick.\n"
+    "**Comparison:** Response A is more accurate."
+)
+RANGE = (
+    "Response A Score: 2-5\nExplanation: It depends on how strictly accuracy is read.\n"
+    "Response B Score: 2 to 3\nExplanation: It misses the ending.\nComparison: A is ahead."
+)
+
+
+def scripted_judgment(rule: FennecJudge, stage: str, replies: list[str], method: Fennec) -> Judgment:
+    """A judgment of one pair in which the first replies of ``stage`` are ``replies``, the rest the rule's."""
+    unread = iter(replies)
+
+    def script(request):  # type: ignore[no-untyped-def]
+        messages = [m.to_dict() for m in request.messages]
+        if stage_of(messages) == stage and (reply := next(unread, None)) is not None:
+            rule.calls.append(stage)
+            return reply
+        if messages[-2]["role"] == "assistant":  # a re-ask: the rule answers the question first asked
+            messages = messages[:-2]
+        return rule.respond(messages)
+
+    llm = LLM(ScriptedProvider(script), ModelSpec("scripted", "judge"))
+    (judgment,) = judge([pair(1, "a", "b")], method, llm)
+    return judgment
+
+
+def test_scores_out_of_ten_are_reasked_once_then_a_parse_error_never_a_score() -> None:
+    rule = FennecJudge(quality={"a": 4, "b": 2})
+    judgment = scripted_judgment(rule, "fennec.pairwise", [OUT_OF_TEN, OUT_OF_TEN], Fennec(criteria_count=1))
+    assert judgment.status == "parse_error" and judgment.scores is None and judgment.verdict is None
+    problem = 'the score of Response A ("4/10") is given out of 10; it must be on a 1-5 scale'
+    assert problem in (judgment.error or "")
+    asked = [e for e in judgment.trace if e.stage == "fennec.pairwise"]
+    assert len(asked) == 2 and all(e.raw == OUT_OF_TEN for e in asked)
+    assert [e.problem for e in asked] == [problem, problem]
+    reask = asked[1].messages[-1]["content"]
+    assert problem in reask and "Response A Score: <1-5>" in reask
+    assert rule.calls.count("fennec.pairwise") == 2
+
+
+def test_a_range_is_reasked_and_a_good_second_reply_is_used() -> None:
+    rule = FennecJudge(quality={"a": 4, "b": 2})
+    judgment = scripted_judgment(rule, "fennec.pairwise", [RANGE], Fennec(criteria_count=1))
+    assert judgment.status == "ok"
+    assert judgment.facets[0].scores == [4, 2] and judgment.verdict == 1
+    asked = [e for e in judgment.trace if e.stage == "fennec.pairwise"]
+    problem = 'the score of Response A ("2-5") gives a range, not one score'
+    assert [e.problem for e in asked] == [problem, None]
+    assert asked[1].messages[-2] == {"role": "assistant", "content": RANGE}
+
+
+def test_single_eval_scores_out_of_ten_are_reasked_too() -> None:
+    rule = FennecJudge(quality={"a": 4, "b": 2})
+    out_of_ten = "Response Score: 8 out of 10\nExplanation: Clear and accurate."
+    judgment = scripted_judgment(rule, "fennec.single", [out_of_ten], Fennec(criteria_count=1, single=True))
+    assert judgment.status == "ok" and judgment.scores == [4.0, 2.0]
+    problems = [e.problem for e in judgment.trace if e.stage == "fennec.single" and e.problem]
+    assert problems == ['the score of Response ("8 out of 10") is given out of 10; it must be on a 1-5 scale']
+
+
 def test_a_guideline_that_skips_scores_is_a_problem_to_reask() -> None:
     rule = FennecJudge(quality={"a": 4, "b": 2})
     replies = iter(["5. Perfect.\n1. Useless.", None])

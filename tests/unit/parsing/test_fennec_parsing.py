@@ -83,6 +83,117 @@ def test_what_cannot_be_read_is_a_problem_to_reask(reply: str, problem: str) -> 
     assert caught.value.raw == reply
 
 
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        (
+            "Response A Score: 4/10\nExplanation: Mostly accurate, but it misdates the novel.\n"
+            "Response B Score: 2/10\nExplanation: It confuses Gatsby with Nick.\n"
+            "Comparison: A is more accurate.",
+            'the score of Response A ("4/10") is given out of 10; it must be on a 1-5 scale',
+        ),
+        (
+            "**Response A Score:** 4 / 10\n**Explanation:** Covers the plot.\n"
+            "**Response B Score:** 2 / 10\n**Explanation:** Thin.",
+            'the score of Response A ("4 / 10") is given out of 10; it must be on a 1-5 scale',
+        ),
+        (
+            "Response A Score: 4 out of 10\nExplanation: Decent summary.\n"
+            "Response B Score: 2 out of 10\nExplanation: Misses the ending.",
+            'the score of Response A ("4 out of 10") is given out of 10; it must be on a 1-5 scale',
+        ),
+        (
+            "Response A Score: 5\nExplanation: Complete.\n"
+            "Response B Score: 3 (out of 10)\nExplanation: Partial.",
+            'the score of Response B ("3 (out of 10)") is given out of 10; it must be on a 1-5 scale',
+        ),
+        (
+            "### Score for Response A: 75/100\nGood.\n### Score for Response B: 40/100\nWeak.",
+            'the score of Response A ("75/100") is given out of 100; it must be on a 1-5 scale',
+        ),
+        (
+            "Response A Score: 2-5\nExplanation: Depending on how strictly accuracy is read.\n"
+            "Response B Score: 3\nExplanation: Fine.",
+            'the score of Response A ("2-5") gives a range, not one score',
+        ),
+        (
+            "Response A Score: 2 to 5\nExplanation: Hard to say.\nResponse B Score: 3\nExplanation: Fine.",
+            'the score of Response A ("2 to 5") gives a range, not one score',
+        ),
+        (
+            "Response A Score: 4\nExplanation: Good.\nResponse B Score: 2–5\nExplanation: It varies.",
+            'the score of Response B ("2–5") gives a range, not one score',
+        ),
+        (
+            "Response A Score: 3.5 - 4.5\nExplanation: Between very and fairly.\nResponse B Score: 2",
+            'the score of Response A ("3.5 - 4.5") gives a range, not one score',
+        ),
+        (
+            "Response A Score: 4 or 5\nExplanation: Nearly complete.\nResponse B Score: 2",
+            'the score of Response A ("4 or 5") gives a range, not one score',
+        ),
+        (
+            "Response A Score: 3/5-4/5\nExplanation: Borderline.\nResponse B Score: 2/5",
+            'the score of Response A ("3/5-4/5") gives a range, not one score',
+        ),
+    ],
+)
+def test_a_score_out_of_another_maximum_or_a_range_is_never_read_as_a_score(reply: str, problem: str) -> None:
+    with pytest.raises(ParseError) as caught:
+        PAIR.parse(reply)
+    assert caught.value.problem == problem
+    assert caught.value.raw == reply
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ("Response Score: 8/10\nExplanation: Clear and complete.", "is given out of 10"),
+        ("Response Score: 4 out of 10\nExplanation: Adequate.", "is given out of 10"),
+        ("**Response Score:** 3–4\n**Explanation:** Mostly clear.", "gives a range"),
+    ],
+)
+def test_single_eval_scores_out_of_another_maximum_or_ranges_are_problems(reply: str, problem: str) -> None:
+    with pytest.raises(ParseError, match=problem):
+        SINGLE.parse(reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "values", "explanations"),
+    [
+        (
+            "Response A Score: 4 out of 5\nExplanation: Good.\n"
+            "Response B Score: 2 (out of 5)\nExplanation: Thin.",
+            (4.0, 2.0),
+            ("Good.", "Thin."),
+        ),
+        (
+            "Response A Score: 4 - it covers the plot well.\nResponse B Score: 2 – too short.",
+            (4.0, 2.0),
+            ("- it covers the plot well.", "– too short."),
+        ),
+        (
+            "Response A Score: 4\nExplanation:\n- 3 of the 4 main characters are named.\n"
+            "Response B Score: 2\n- 1 to 2 key events are missing.",
+            (4.0, 2.0),
+            ("- 3 of the 4 main characters are named.", "- 1 to 2 key events are missing."),
+        ),
+        (
+            "Response A Score: 4.5/5\nExplanation: Nearly perfect.\n"
+            "Response B Score: 2/5\nExplanation: Weak.",
+            (4.5, 2.0),
+            ("Nearly perfect.", "Weak."),
+        ),
+    ],
+)
+def test_scores_out_of_five_and_numbers_in_the_explanation_are_still_read(
+    reply: str, values: tuple[float, float], explanations: tuple[str, str]
+) -> None:
+    judged = PAIR.parse(reply)
+    assert judged.values == values
+    assert judged.explanations == explanations
+
+
 def test_single_eval_reply() -> None:
     judged = SINGLE.parse("Response Score: 2\nExplanation: It misses the plot.")
     assert judged.values == (2.0,) and judged.explanations == ("It misses the plot.",)
