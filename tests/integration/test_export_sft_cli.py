@@ -199,3 +199,33 @@ def test_the_readmes_fine_tuning_recipe_reads_the_exported_sets_with_trl(
         True,
     )
     assert config.per_device_train_batch_size * config.gradient_accumulation_steps * 8 == 512
+
+
+def test_an_input_edited_since_it_was_judged_is_refused_by_every_command_that_reads_it_again(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    judgments = judge(tmp_path, server)
+    assert all(len(j["input_hash"]) == 16 for j in read_jsonl(judgments))
+    pairs = tmp_path / "pairs.jsonl"
+    kept = invoke("export", "sft", judgments, "--out", tmp_path / "before")
+    assert kept.exit_code == 0, kept.output
+
+    edited = pairs.read_text(encoding="utf-8").replace('"great", "poor"', '"great", "poor too"')
+    pairs.write_text(edited, encoding="utf-8")
+    expected = "instance 'b' was edited since it was judged"
+    exported = invoke("export", "sft", judgments, "--out", tmp_path / "sft")
+    assert exported.exit_code == 1 and expected in exported.output
+    assert not (tmp_path / "sft").exists()
+    corrected = invoke(
+        "correct",
+        judgments,
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+        "--out",
+        tmp_path / "c.jsonl",
+    )
+    assert corrected.exit_code == 1 and expected in corrected.output
+    imported = invoke("review", "import", tmp_path / "review.sqlite", judgments)
+    assert imported.exit_code == 1 and expected in imported.output

@@ -227,7 +227,8 @@ async def judge_instance(
         judgment = Judgment(id=instance.id, method=method.name, status="error", error=PLANNED, trace=kept)
     else:
         judgment = _assemble(instance, method.name, runs, kept)
-    return judgment.model_copy(update={"usage": usage_of(trace)}), trace
+    recorded = {"usage": usage_of(trace), "input_hash": instance.content_hash()}
+    return judgment.model_copy(update=recorded), trace
 
 
 _Run = tuple[tuple[int, ...], OrderOutcome | FacetevalError, list[TraceEntry]]

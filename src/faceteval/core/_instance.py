@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, ValidationInfo, field_validator
@@ -82,6 +84,16 @@ class Instance(BaseModel):
                 "(use 1..n for the better candidate, 0 for a tie)"
             )
         return value
+
+    def content_hash(self) -> str:
+        """A short digest of what a judge sees: the query, candidates, reference, task and criteria.
+
+        Judgments record it (`Judgment.input_hash`), so that commands reading a judged input again
+        can tell when an instance was edited since it was judged.
+        """
+        seen = self.model_dump(include={"query", "candidates", "reference", "task", "criteria"}, mode="json")
+        text = json.dumps(seen, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
     @property
     def n_candidates(self) -> int:

@@ -131,6 +131,8 @@ class Judgment(BaseModel):
     orders: list[OrderResult] = Field(default_factory=list)
     """Per-order results, when judged in several orders."""
     usage: Usage = Field(default_factory=Usage)
+    input_hash: str | None = None
+    """`Instance.content_hash` of the instance as judged: later commands tell an edited input by it."""
     trace: list[TraceEntry] = Field(default_factory=list)
 
     @field_validator("verdict", mode="before")

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from faceteval.core import Instance
+from faceteval.core import Instance, Judgment
 from faceteval.datasets._files import read_json_object
 from faceteval.datasets._jsonl import read_instances
 from faceteval.errors import FacetevalError, InputError
@@ -68,6 +68,20 @@ class JudgedInstances(dict[str, Instance]):
     def __init__(self) -> None:
         super().__init__()
         self.invalid: dict[str, InputError] = {}
+
+
+def changed_since(instance: Instance, judgment: Judgment) -> str | None:
+    """What is wrong when ``instance`` is not what ``judgment`` was made of (the input was edited since).
+
+    Judgments record a hash of the instance they judged (`Judgment.input_hash`); those made before
+    it was recorded, and recorded judgments of other tools, have none and are taken as they are.
+    """
+    if judgment.input_hash is None or judgment.input_hash == instance.content_hash():
+        return None
+    return (
+        f"instance {instance.id!r} was edited since it was judged (its query, candidates, reference, "
+        "task or criteria differ); judge the edited input again (the cache answers what did not change)"
+    )
 
 
 def why_missing(instances: Mapping[str, Instance], instance_id: str) -> str:

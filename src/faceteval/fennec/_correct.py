@@ -51,7 +51,7 @@ from faceteval._runner import (
 from faceteval.aggregation import weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance, Judgment, TraceEntry, Usage
 from faceteval.datasets import judged_instances
-from faceteval.datasets._judged import why_missing
+from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import InputError, ParseError, ProviderError
 from faceteval.llm import LLM, Message
 from faceteval.methods import Fennec, JudgeContext, QueryMemo, gather
@@ -425,6 +425,8 @@ def _check(path: str, line: int, judgment: Judgment, instances: Mapping[str, Ins
     instance = instances.get(judgment.id)
     if instance is None:
         raise InputError(path, line, "id", f"instance {judgment.id!r}: {why_missing(instances, judgment.id)}")
+    if (changed := changed_since(instance, judgment)) is not None:
+        raise InputError(path, line, "input_hash", changed)
     if not judgment.facets:
         raise InputError(path, line, "facets", "the judgment has no per-criterion scores")
     _check_facets(path, line, judgment.facets, instance.n_candidates)

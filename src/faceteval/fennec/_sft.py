@@ -41,7 +41,7 @@ from typing import Any, Literal
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import judged_instances, read_judgments, run_record
 from faceteval.datasets._files import read_jsonl
-from faceteval.datasets._judged import why_missing
+from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods import response_labels
 from faceteval.parsing._numbers import fmt
@@ -368,6 +368,8 @@ class _Builder:
             raise FacetevalError(
                 f"judgment {judgment.id!r} has no instance: {why_missing(instances, judgment.id)}"
             )
+        if (changed := changed_since(instance, judgment)) is not None:
+            raise FacetevalError(f"judgment {judgment.id!r}: {changed}")
         if criteria_given or instance.criteria:
             self.counts["predefined"] += 1
         elif judgment.facets:

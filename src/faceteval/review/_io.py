@@ -9,7 +9,7 @@ from typing import Any
 
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import judged_input, judged_instances, read_judgments, run_record
-from faceteval.datasets._judged import why_missing
+from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
 from faceteval.parsing._fennec import FENNEC_SCALE
@@ -74,6 +74,8 @@ def import_run(
         if instance is None:
             why = why_missing(instances, judgment.id)
             raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r} has no instance: {why}")
+        if (changed := changed_since(instance, judgment)) is not None:
+            raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r}: {changed}")
         name = task or instance.task or source.stem
         descriptions.setdefault(name, instance.task or "")
         facet_counts.setdefault(name, []).append(len(judgment.facets))

@@ -64,3 +64,13 @@ def test_usage_adds_and_unknown_cost_stays_unknown() -> None:
 def test_judgment_round_trips_through_json() -> None:
     judgment = Judgment(id="1", method="dna", status="ok", verdict=1, scores=[7.5, 6.0])
     assert Judgment.model_validate_json(judgment.model_dump_json()) == judgment
+
+
+def test_the_content_hash_follows_what_a_judge_sees_and_nothing_else() -> None:
+    base = Instance(id="q1", query="2+2?", candidates=("4", "5"), label=1)
+    same = base.model_copy(update={"id": "other", "label": 2, "category": "math", "metadata": {"k": 1}})
+    assert base.content_hash() == same.content_hash() and len(base.content_hash()) == 16
+    for change in ({"candidates": ("4", "five")}, {"query": "2+3?"}, {"reference": "4"}, {"task": "t"}):
+        assert base.model_copy(update=change).content_hash() != base.content_hash()
+    criteria = Instance(id="q1", query="2+2?", candidates=("4", "5"), criteria=["Accuracy"])
+    assert criteria.content_hash() != base.content_hash()
