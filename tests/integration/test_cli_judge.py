@@ -222,6 +222,32 @@ def test_strict_stops_before_any_call(tmp_path: Path, server: LLMServer) -> None
     assert server.requests == []
 
 
+def test_strict_stops_before_any_call_for_an_instance_the_method_cannot_judge(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    rows = [
+        {"id": "a", "query": "Q", "candidates": ["x"], "criteria": ["Accuracy"]},
+        {"id": "b", "query": "Q", "candidates": ["y"]},  # coeval needs criteria
+    ]
+    path = write_pairs(tmp_path / "p.jsonl", rows)
+    result = invoke(
+        path, "--method", "coeval", *local(server), "--no-cache", "--strict", "--out", tmp_path / "o"
+    )
+    assert result.exit_code == 1
+    printed = " ".join(result.output.split())
+    assert f"cannot judge: {path}: instance 'b': coeval evaluates criteria" in printed
+    assert "1 instance(s) coeval cannot judge as they are; nothing was judged (--strict)" in printed
+    assert server.requests == [] and not (tmp_path / "o").exists()
+
+
+def test_a_dry_run_of_an_input_with_nothing_to_judge_exits_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a"}\n{not json\n', encoding="utf-8")
+    plan = invoke(bad, "--method", "direct", "--model", "openai:gpt-4o-mini", "--dry-run")
+    assert plan.exit_code == 1, plan.output
+    assert "2 invalid" in plan.output
+
+
 def test_retries_and_failures_over_http_are_counted(tmp_path: Path, server: LLMServer) -> None:
     server.enqueue(Status(429, headers={"retry-after": "0"}), Status(500))
     out = tmp_path / "o.jsonl"

@@ -74,8 +74,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
         raise result.stopped
     if result.interrupted:
         ctx.exit(130)
-    if request.dry_run and result.stats.unjudgeable:
-        ctx.exit(1)
+    if request.dry_run and (result.stats.unjudgeable or result.stats.invalid or not result.stats.judged):
+        ctx.exit(1)  # the plan is of a run that would not judge everything
     if not request.dry_run and not result.stats.statuses.get("ok"):
         if result.stats.judged:
             err_console.print("[bold red]error:[/] no instance was judged; see the failures above")

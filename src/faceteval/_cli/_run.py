@@ -29,7 +29,7 @@ from rich.progress import (
 
 from faceteval._cli._console import err_console
 from faceteval._heap import settle
-from faceteval._runner import INVALID_INPUT, JudgeOptions, RunStats, judge_each
+from faceteval._runner import INVALID_INPUT, JudgeOptions, RunStats, cannot_judge, judge_each
 from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances
@@ -232,15 +232,28 @@ def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Itera
         # The first line now, before anything is opened: it is where a file that is not JSON Lines fails.
         return itertools.chain(list(itertools.islice(stream, 1)), stream)
     items = list(read_instances(request.input_path))
-    problems = [item for item in items if isinstance(item, InputError)]
-    if problems:
-        for problem in problems:
-            err_console.print(f"[red]invalid:[/] {escape(str(problem))}", highlight=False)
+    problems = [str(item) for item in items if isinstance(item, InputError)]
+    unjudgeable = [
+        f"{request.input_path}: instance {item.id!r}: {error}"
+        for item in items
+        if isinstance(item, Instance) and (error := cannot_judge(request.method, item)) is not None
+    ]
+    for problem in problems:
+        err_console.print(f"[red]invalid:[/] {escape(problem)}", highlight=False)
+    for problem in unjudgeable:
+        err_console.print(f"[red]cannot judge:[/] {escape(problem)}", highlight=False)
+    if problems or unjudgeable:
+        found = [
+            f"{len(problems)} invalid line(s)" if problems else "",
+            f"{len(unjudgeable)} instance(s) {request.method.name} cannot judge as they are"
+            if unjudgeable
+            else "",
+        ]
         raise InputError(
             str(request.input_path),
             None,
             None,
-            f"{len(problems)} invalid line(s); nothing was judged (--strict)",
+            f"{' and '.join(filter(None, found))}; nothing was judged (--strict)",
         )
     return iter(items)
 

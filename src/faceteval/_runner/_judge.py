@@ -219,6 +219,9 @@ async def judge_instance(
     instance: Instance, method: Method, llm: LLM, memo: QueryMemo, options: JudgeOptions
 ) -> tuple[Judgment, list[TraceEntry]]:
     """Judge one instance in every order asked for; returns the judgment and its full trace."""
+    if (unjudgeable := cannot_judge(method, instance)) is not None:
+        failed = Judgment(id=instance.id, method=method.name, status="error", error=_describe(unjudgeable))
+        return failed.model_copy(update={"input_hash": instance.content_hash()}), []
     orders = presentation_orders(instance.n_candidates, swap=options.swap)
     runs = await gather([partial(_judge_order, instance, order, method, llm, memo) for order in orders])
     trace = [entry for _, _, entries in runs for entry in entries]
@@ -232,6 +235,18 @@ async def judge_instance(
 
 
 _Run = tuple[tuple[int, ...], OrderOutcome | FacetevalError, list[TraceEntry]]
+
+
+def cannot_judge(method: Method, instance: Instance) -> InstanceError | None:
+    """Why ``method`` cannot judge ``instance`` as it is (its ``check``, when it has one), else None."""
+    check = getattr(method, "check", None)
+    try:
+        if check is not None:
+            check(instance)
+    except InstanceError as exc:
+        return exc
+    return None
+
 
 PLANNED = "dry run: no LLM was called, so nothing was judged (its usage counts the calls planned)"
 """The error of a judgment made with a dry-run LLM that had to plan a call (not all was cached)."""

@@ -151,17 +151,21 @@ class HierarchyAware:
         """The evaluation template, and the re-ask."""
         return (TEMPLATE, "common/reask")
 
-    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
-        """One call per criterion, concurrently; the overall score is their mean.
-
-        Raises:
-            InstanceError: The instance has more than one candidate (hdeval judges one at a time).
-        """
+    def check(self, instance: Instance) -> None:
+        """Raises `InstanceError` for an instance of several candidates (hdeval judges one at a time)."""
         if instance.n_candidates != 1:
             raise InstanceError(
                 f"hdeval judges one response at a time, but this instance has {instance.n_candidates} "
                 "candidates; give each response its own instance"
             )
+
+    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
+        """One call per criterion, concurrently; the overall score is their mean.
+
+        Raises:
+            InstanceError: See `check` (before any call).
+        """
+        self.check(instance)
         scored: list[Scores] = await gather(
             [partial(self._score, node, instance, ctx) for node in self.criteria]
         )

@@ -45,7 +45,12 @@ class OrderOutcome:
 
 
 class Method(Protocol):
-    """A judging method: configuration in, outcomes out; nothing is stored on it during a run."""
+    """A judging method: configuration in, outcomes out; nothing is stored on it during a run.
+
+    A method may also define ``check(instance) -> None``, raising `InstanceError` for an instance it
+    cannot judge as it is: the engine calls it before any call for the instance (and ``--strict``
+    before the run), and writes such an instance as an ``error`` judgment.
+    """
 
     name: ClassVar[str]
 

@@ -380,18 +380,22 @@ class CoEval:
         """The criterion and overall templates, and the re-ask."""
         return ("coeval/criterion", "coeval/overall", "common/reask")
 
-    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
-        """Every candidate on its own: criteria concurrently, then the overall call.
-
-        Raises:
-            InstanceError: Neither the method nor the instance has criteria (before any call).
-        """
-        criteria = self.criteria or instance.criteria
-        if not criteria:
+    def check(self, instance: Instance) -> None:
+        """Raises `InstanceError` when neither the method nor the instance has criteria."""
+        if not (self.criteria or instance.criteria):
             raise InstanceError(
                 "coeval evaluates criteria, but this instance has none: pass --criteria FILE "
                 "(criteria=... in Python) or give the instances a 'criteria' list"
             )
+
+    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
+        """Every candidate on its own: criteria concurrently, then the overall call.
+
+        Raises:
+            InstanceError: See `check` (before any call).
+        """
+        self.check(instance)
+        criteria = self.criteria or instance.criteria or ()
         task = _sentence(self.task or instance.task or DEFAULT_TASK)
         numbers = _originals(instance, ctx)
         evaluated = await gather(

@@ -85,10 +85,14 @@ class DnA:
         """Templates of every stage."""
         return ("dna/aspects", "dna/weights", "dna/score", "dna/aggregate", "common/reask")
 
-    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
-        """Facets, then weights and per-facet scores concurrently, then the aggregate."""
+    def check(self, instance: Instance) -> None:
+        """Raises `InstanceError` when criteria of which only some have a weight would be weighted."""
         if self.aggregate == "weighted":
             weighted_criteria(self.criteria or instance.criteria or ())
+
+    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
+        """Facets, then weights and per-facet scores concurrently, then the aggregate."""
+        self.check(instance)
         facets = self.criteria or instance.criteria or await self._generate_facets(instance.query, ctx)
         labels = candidate_labels(instance.n_candidates)
         scoring: list[Callable[[], Awaitable[Any]]] = [

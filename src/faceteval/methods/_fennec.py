@@ -115,17 +115,21 @@ class Fennec:
             "common/reask",
         )
 
-    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
-        """Criteria, then guidelines, then one judgment per criterion (and weights), then the aggregate.
-
-        Raises:
-            InstanceError: More responses than pairwise-eval can name, or criteria of which only some
-                have a weight under ``weighted`` (before any call).
-        """
+    def check(self, instance: Instance) -> None:
+        """Raises `InstanceError` for more responses than pairwise-eval can name, or for criteria of
+        which only some have a weight under ``weighted``."""
         if not self.single:
             response_labels(instance.n_candidates)
         if self.aggregate == "weighted":
             weighted_criteria(self.criteria or instance.criteria or ())
+
+    async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
+        """Criteria, then guidelines, then one judgment per criterion (and weights), then the aggregate.
+
+        Raises:
+            InstanceError: See `check` (before any call).
+        """
+        self.check(instance)
         criteria = self.criteria or instance.criteria or await self.generate_criteria(instance.query, ctx)
         guided: list[Criterion] = await gather(
             [partial(self.guideline, instance.query, criterion, ctx) for criterion in criteria]
