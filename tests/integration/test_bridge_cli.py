@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from rich.progress import Progress
 
 from faceteval._cli._app import cli
+from faceteval._cli._run import RunRequest, progress_bar
 from faceteval.fennec._bridge_sources import load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
-from tests.support.llm_server import LLMServer
+from tests.support.llm_server import Hang, LLMServer
+from tests.support.processes import default_sigint
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +113,9 @@ def test_autoj_pairs_are_bridged_filtered_written_and_rerun_from_the_cache(
     assert summary["usage"]["calls"] == summary["usage"]["cached_calls"] == calls  # the re-run's
 
 
-def test_pandalm_with_its_recorded_reasons(tmp_path: Path, data_dir: Path) -> None:
+def test_pandalm_with_its_recorded_reasons_and_its_repeats_written_once(
+    tmp_path: Path, data_dir: Path
+) -> None:
     judge = BridgeJudge()
     with LLMServer(judge.for_server()) as server:
         result = invoke(server, tmp_path, data_dir, "pandalm", "--judge", "gpt-3.5-turbo", "--limit", "3")
@@ -111,11 +125,22 @@ def test_pandalm_with_its_recorded_reasons(tmp_path: Path, data_dir: Path) -> No
     assert result.exit_code == 0, result.output
     assert "LLM calls: 9 (3 from cache)" in result.output
     assert "Bridged 3 records of pandalm (recorded:gpt-3.5-turbo): 3 kept, 0 inconsistent" in result.output
-    records = jsonl(tmp_path / "bridged" / "pandalm.jsonl")
+    out = tmp_path / "bridged"
+    records = jsonl(out / "pandalm.jsonl")
     assert all(r["judge"] == "gpt-3.5-turbo" and r["judgment"].startswith("Response ") for r in records)
-    assert [c["messages"][2]["content"] for c in jsonl(tmp_path / "bridged" / "pandalm.sft.jsonl")] == [
-        r["judgment"] for r in records
+    # PandaLM records the same judgment of the same pair under pandalm:0 and pandalm:2: both records
+    # are kept and written, their one chat once, and the repeat counted.
+    assert [r["id"] for r in records] == ["pandalm:0", "pandalm:1", "pandalm:2"]
+    assert records[0]["judgment"] == records[2]["judgment"]
+    assert all(r["status"] == "ok" and r["consistent"] for r in records)
+    lines = (out / "pandalm.sft.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(set(lines)) == 2
+    assert [json.loads(line)["messages"][2]["content"] for line in lines] == [
+        r["judgment"] for r in records[:2]
     ]
+    assert "2 training chats in" in result.output and "(1 repeated chats left out)" in result.output
+    summary = json.loads((out / "pandalm.run.json").read_text(encoding="utf-8"))["summary"]
+    assert (summary["records"], summary["kept"], summary["duplicates"]) == (3, 3, 1)
     first_prompt = server.requests[0].body["messages"][1]["content"]
     assert "So, the final decision is" in first_prompt and "[The Start of Judge Result]" in first_prompt
 
@@ -144,3 +169,156 @@ def test_a_benchmark_without_recorded_judgments_is_refused(tmp_path: Path, data_
         cli, ["bridge", "summeval", "--model", "openai:judge", "--out", str(tmp_path)]
     )
     assert result.exit_code == 2 and "'summeval' is not one of" in result.output
+
+
+@pytest.mark.parametrize("quiet", [False, True], ids=["progress", "quiet"])
+def test_a_progress_bar_counts_the_records_unless_quiet(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, quiet: bool
+) -> None:
+    bars: list[tuple[RunRequest, Progress]] = []
+
+    def spy(request: RunRequest) -> Progress:
+        bar = progress_bar(request)
+        bars.append((request, bar))
+        return bar
+
+    monkeypatch.setattr("faceteval._cli._bridge.progress_bar", spy)
+    with LLMServer(BridgeJudge().for_server()) as server:
+        flags = ["--quiet"] if quiet else []
+        result = invoke(server, tmp_path, data_dir, "prometheus-mtbench", "--limit", "3", *flags)
+    assert result.exit_code == 0, result.output
+    ((request, bar),) = bars
+    assert request.progress is not quiet
+    assert bar.disable is quiet
+    (task,) = bar.tasks
+    assert (task.description, task.completed, task.total) == ("bridging", 3, 3)
+
+
+@pytest.mark.parametrize(
+    "failing",
+    [
+        {"refuse": {"bridge.criteria": [""]}},  # every prompt refused, the re-ask too
+        {"mislead": [""]},  # every guideline states another verdict
+    ],
+    ids=["parse-errors", "inconsistent"],
+)
+def test_a_run_that_keeps_no_record_exits_1(tmp_path: Path, data_dir: Path, failing: dict[str, Any]) -> None:
+    with LLMServer(BridgeJudge(**failing).for_server()) as server:
+        result = invoke(server, tmp_path, data_dir, "autoj-pairwise", "--limit", "2")
+    assert result.exit_code == 1, result.output
+    assert "0 kept" in result.output and "no record was kept" in result.output
+    out = tmp_path / "bridged"
+    records = jsonl(out / "autoj-pairwise.jsonl")
+    assert len(records) == 4 and not any(r["status"] == "ok" and r["consistent"] for r in records)
+    assert (out / "autoj-pairwise.sft.jsonl").read_text(encoding="utf-8") == ""
+    run = json.loads((out / "autoj-pairwise.run.json").read_text(encoding="utf-8"))
+    assert run["interrupted"] is False and (run["summary"]["records"], run["summary"]["kept"]) == (4, 0)
+
+
+class Hanging:
+    """The bridging judge, but while ``on``, a prompt holding one of ``texts`` hangs."""
+
+    def __init__(self, judge: BridgeJudge, texts: Collection[str]) -> None:
+        self.judge = judge
+        self.texts = texts
+        self.on = True
+        self.hung: list[str] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, body: Mapping[str, Any]) -> str | Hang:
+        prompt = next(str(m["content"]) for m in body["messages"] if m["role"] == "user")
+        with self._lock:
+            if self.on and any(text in prompt for text in self.texts):
+                self.hung.append(prompt)
+                return Hang(60)
+        return self.judge.respond(body["messages"])
+
+
+@pytest.mark.parametrize(
+    "stop", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["ctrl-c", "terminate", "crash"]
+)
+def test_an_interrupted_run_keeps_what_finished_and_a_rerun_finishes_from_the_cache(
+    tmp_path: Path, data_dir: Path, stop: signal.Signals
+) -> None:
+    sources = load_sources("autoj-pairwise", data_dir, limit=3)
+    ids = [source.id for source in sources]
+    # The third pair's calls hang in the first run (which is stopped while they wait): the records
+    # before it finish, its two do not.
+    responder = Hanging(BridgeJudge(), [sources[4].responses[0]])
+    out, cache = tmp_path / "bridged", tmp_path / "cache.sqlite"
+    records_path, run_path = out / "autoj-pairwise.jsonl", out / "autoj-pairwise.run.json"
+    with LLMServer(responder, latency=0.05) as server:
+        command = [
+            sys.executable,
+            "-m",
+            "faceteval",
+            "bridge",
+            "autoj-pairwise",
+            "--limit",
+            "3",
+            "--model",
+            "openai:judge",
+            "--base-url",
+            server.base_url,
+            "--cache",
+            str(cache),
+            "--retries",
+            "0",
+            "--concurrency",
+            "8",
+            "--data-dir",
+            str(data_dir),
+            "--out",
+            str(out),
+        ]
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        process = subprocess.Popen(
+            command,
+            env=env,
+            preexec_fn=default_sigint,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (
+            records_path.exists()
+            and len(records_path.read_text().splitlines()) >= 4
+            and len(responder.hung) == 2
+        ):
+            time.sleep(0.05)
+        process.send_signal(stop)
+        stdout, stderr = process.communicate(timeout=30)
+        with sqlite3.connect(cache) as db:
+            (kept,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        assert kept == 4 * 3  # the four finished records' replies; the hung calls never answered
+        # Every finished record is written, in the recorded order, with the chats of the kept ones.
+        finished = jsonl(records_path)
+        assert [r["id"] for r in finished] == ids[:4]
+        assert all(r["status"] == "ok" and r["consistent"] for r in finished)
+        assert len(jsonl(out / "autoj-pairwise.sft.jsonl")) == 4
+        if stop == signal.SIGKILL:
+            assert process.returncode == -signal.SIGKILL
+            assert not run_path.exists()
+        else:  # a clean stop: the summary and the run record, which counts every call sent
+            assert process.returncode == 130, stdout + stderr
+            assert "Interrupted." in stdout and "re-run the same command" in stdout
+            assert "Bridged 4 of 6 records of autoj-pairwise" in stdout
+            run = json.loads(run_path.read_text(encoding="utf-8"))
+            assert run["interrupted"] is True and run["stopped_by"] is None
+            assert (run["sources"], run["summary"]["records"], run["summary"]["kept"]) == (6, 4, 4)
+            assert run["summary"]["usage"]["calls"] == 12
+            assert run["spent"]["calls"] == len(server.requests) == 12 + 2  # the two hung calls too
+        responder.on = False
+        before = len(server.requests)
+        resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
+        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        assert len(server.requests) - before == 2 * 3  # only the unfinished records' calls
+    records = jsonl(records_path)
+    assert [r["id"] for r in records] == ids
+    assert [r["usage"]["cached_calls"] for r in records] == [3, 3, 3, 3, 0, 0]
+    assert all(r["status"] == "ok" and r["consistent"] for r in records)
+    assert len(jsonl(out / "autoj-pairwise.sft.jsonl")) == 6
+    run = json.loads(run_path.read_text(encoding="utf-8"))
+    assert run["interrupted"] is False and run["summary"]["records"] == 6
+    assert "Bridged 6 records of autoj-pairwise" in resumed.stdout

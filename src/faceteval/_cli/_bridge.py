@@ -2,32 +2,71 @@
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import click
 from rich.console import Console
 from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console
-from faceteval._cli._display import calls_line
+from faceteval._cli._display import calls_line, interrupted_note
 from faceteval._cli._options import build_request, data_dir_option, engine_options
-from faceteval._cli._run import open_llm
-from faceteval.fennec._bridge import BridgeRecord
-from faceteval.fennec._bridge import bridge as bridge_records
-from faceteval.fennec._bridge_files import BridgeFiles, BridgeSummary, save_bridge, summarize
-from faceteval.fennec._bridge_sources import BRIDGEABLE, load_sources
-from faceteval.llm import Spend
+from faceteval._cli._run import (
+    RunRequest,
+    open_llm,
+    progress_bar,
+    record_header,
+    run_until_stopped,
+    spent_fields,
+)
+from faceteval.errors import FacetevalError
+from faceteval.fennec._bridge import BridgeRecord, bridge_each
+from faceteval.fennec._bridge_files import (
+    BridgeFiles,
+    BridgeSummary,
+    BridgeWriter,
+    bridge_files,
+    run_description,
+    summarize,
+)
+from faceteval.fennec._bridge_sources import BRIDGEABLE, BridgeSource, load_sources
+from faceteval.llm import LLM, Spend
 from faceteval.methods import create_method
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
-BRIDGE_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate", "--single", "--quiet")
+BRIDGE_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate", "--single")
 """Engine flags that do not apply: records are bridged in the recorded order, traces always kept."""
 SHOWN_FAILURES = 5
 """Failed records listed on the terminal; every one is in the records file."""
+
+
+@dataclass(slots=True)
+class BridgeRun:
+    """What a ``bridge`` command did."""
+
+    sources: int
+    """Recorded outputs to bridge (what the run would write if not stopped)."""
+    files: BridgeFiles
+    summary: BridgeSummary = field(default_factory=lambda: summarize(()))
+    """The records written, counted."""
+    failures: list[BridgeRecord] = field(default_factory=list)
+    """The first failed records, as the terminal lists them."""
+    interrupted: bool = False
+    stopped: FacetevalError | None = None
+    """The error that stopped the run early, if one did."""
+    elapsed: float = 0.0
+    spent: Spend = field(default_factory=Spend)
+    """Every call the run made, including those of records an interruption left unfinished."""
 
 
 @click.command("bridge")
@@ -47,8 +86,9 @@ SHOWN_FAILURES = 5
 )
 @data_dir_option
 @engine_options(exclude=BRIDGE_EXCLUDED)
+@click.pass_context
 @handle_errors
-def bridge(**flags: Any) -> None:
+def bridge(ctx: click.Context, /, **flags: Any) -> None:
     """Bridge BENCHMARK's recorded judgments into Fennec training data (Fennec, Section 3.2).
 
     Per recorded judgment: the evaluation criteria it applied and a 1-5 scoring guideline are recovered
@@ -56,8 +96,10 @@ def bridge(**flags: Any) -> None:
     only when the new verdict (single-eval: the new score) equals the recorded one. Writes
     OUT/<benchmark>.jsonl (every record: criteria, guideline, regenerated verdict, status, raw replies
     that could not be read, usage, trace), OUT/<benchmark>.sft.jsonl (the kept records as chats: the
-    bridging prompt, then the recorded judgment) and OUT/<benchmark>.run.json. Every reply is cached:
-    re-running the command makes no call.
+    bridging prompt, then the recorded judgment; a chat is written once, repeats are counted) and
+    OUT/<benchmark>.run.json. Records are written in the recorded order as they finish. Every reply is
+    cached: re-running the command makes no call, and re-running an interrupted one finishes the rest
+    from the cache. The exit status is 1 when no record was kept.
 
     \b
     Examples:
@@ -68,35 +110,101 @@ def bridge(**flags: Any) -> None:
     benchmark: str = flags["benchmark"]
     sources = load_sources(benchmark, flags["data_dir"], judge=flags["judge"], limit=flags["limit"])
     judge = flags["judge"] or BRIDGEABLE[benchmark].judge
-    engine = flags | {"swap": False, "trace": True, "dry_run": False, "quiet": True}
+    engine = flags | {"swap": False, "trace": True, "dry_run": False}
     # The engine's request carries a method; bridging uses only its LLM settings.
     request = build_request(engine, input_path=Path(), out=None, method=create_method("direct"))
-    with ExitStack() as stack:
-        llm = open_llm(request, stack)
-        records = bridge_records(sources, llm)
-    files = save_bridge(
-        records, flags["out"], benchmark=benchmark, judge=judge, llm=llm.describe(), limit=flags["limit"]
-    )
-    _show(benchmark, judge, records, summarize(records), files, llm.spent)
+    run = run_bridge(request, sources, flags["out"], benchmark=benchmark, judge=judge, limit=flags["limit"])
+    _show(request, benchmark, judge, run)
+    if run.stopped is not None:
+        raise run.stopped
+    if run.interrupted:
+        ctx.exit(130)
+    if not run.summary.kept:
+        err_console.print("[bold red]error:[/] no record was kept; see the counts above")
+        ctx.exit(1)
 
 
-def _show(
+def run_bridge(
+    request: RunRequest,
+    sources: Sequence[BridgeSource],
+    out: Path,
+    *,
     benchmark: str,
     judge: str,
-    records: list[BridgeRecord],
-    summary: BridgeSummary,
-    files: BridgeFiles,
-    spent: Spend,
+    limit: int | None,
+) -> BridgeRun:
+    """Bridge ``sources`` into ``out``, each record written as it finishes, in the recorded order.
+
+    Ctrl-C and SIGTERM stop the run cleanly: what finished is written, with the run record.
+    """
+    run = BridgeRun(sources=len(sources), files=bridge_files(out, benchmark))
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    with ExitStack() as stack:
+        llm = open_llm(request, stack)
+        run.spent = llm.spent
+        writer = stack.enter_context(BridgeWriter(out, benchmark))
+        progress = stack.enter_context(progress_bar(request))
+        task = progress.add_task("bridging", total=len(sources) or None)
+
+        def sink(record: BridgeRecord) -> None:
+            writer.write(record)
+            if record.status in ("parse_error", "error") and len(run.failures) < SHOWN_FAILURES:
+                run.failures.append(record)
+            progress.advance(task)
+
+        try:
+            run_until_stopped(run, _bridge, sources, llm, sink)
+        finally:
+            run.elapsed = time.perf_counter() - clock
+            run.summary = writer.summary()
+            _write_record(run, llm, started, benchmark=benchmark, judge=judge, limit=limit)
+    return run
+
+
+async def _bridge(sources: Sequence[BridgeSource], llm: LLM, sink: Callable[[BridgeRecord], None]) -> None:
+    try:
+        await bridge_each(sources, llm, sink=sink)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await llm.aclose()
+
+
+def _write_record(
+    run: BridgeRun, llm: LLM, started: datetime, *, benchmark: str, judge: str, limit: int | None
 ) -> None:
-    for record in [r for r in records if r.status in ("parse_error", "error")][:SHOWN_FAILURES]:
+    description = run_description(
+        run.summary, run.files, benchmark=benchmark, judge=judge, llm=llm.describe(), limit=limit
+    )
+    record = {
+        **record_header(started, interrupted=run.interrupted, stopped=run.stopped),
+        "sources": run.sources,
+        **description,
+        "spent": {**spent_fields(run.spent), "seconds": round(run.elapsed, 3)},
+    }
+    run.files.run.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _show(request: RunRequest, benchmark: str, judge: str, run: BridgeRun) -> None:
+    summary, files, spent = run.summary, run.files, run.spent
+    if run.interrupted:
+        console.print(interrupted_note(request))
+    for record in run.failures:
         err_console.print(f"[yellow]{escape(record.id)}: {record.status}:[/] {escape(record.error or '')}")
+    of = "" if summary.records == run.sources else f" of {run.sources}"
     console.print(
-        f"Bridged {summary.records} records of {escape(benchmark)} (recorded:{escape(judge)}): "
+        f"Bridged {summary.records}{of} records of {escape(benchmark)} (recorded:{escape(judge)}): "
         f"{summary.kept} kept, {summary.inconsistent} inconsistent, {summary.parse_errors} parse errors, "
         f"{summary.errors} errors, {summary.skipped} skipped (no recorded verdict)."
     )
+    repeats = f" ({summary.duplicates} repeated chats left out)" if summary.duplicates else ""
     console.print(
-        f"Records in {escape(str(files.records))}; {summary.kept} training chats in "
-        f"{escape(str(files.sft))}; run in {escape(str(files.run))}"
+        f"Records in {escape(str(files.records))}; {summary.chats} training chats in "
+        f"{escape(str(files.sft))}{repeats}; run in {escape(str(files.run))}"
     )
     console.print(calls_line(summary.usage, spent))
+    if summary.records < run.sources:
+        console.print(
+            f"With the unfinished records' calls: {spent.calls:,} made, {spent.cached:,} from cache, "
+            f"{spent.retries:,} retries."
+        )

@@ -29,6 +29,7 @@ from faceteval._cli._run import (
     record_header,
     record_path_for,
     run_until_stopped,
+    spent_fields,
 )
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError
@@ -223,7 +224,6 @@ def _write_record(
 
 def _summary(run: CorrectRun) -> dict[str, Any]:
     stats = run.stats
-    total = run.spent
     return {
         "judgments": stats.judgments,
         "skipped_judgments": stats.skipped,
@@ -234,12 +234,7 @@ def _summary(run: CorrectRun) -> dict[str, Any]:
         "parse_errors": stats.statuses.get("parse_error", 0),
         "errors": stats.statuses.get("error", 0),
         "rejudged": dict(stats.rejudged),
-        "calls": total.calls,
-        "cached": total.cached,
-        "retries": total.retries,
-        "input_tokens": total.input_tokens,
-        "output_tokens": total.output_tokens,
-        "cost_usd": total.cost_usd if total.cost_known else None,
+        **spent_fields(run.spent),
         "seconds": round(run.elapsed, 3),
     }
 

@@ -333,10 +333,21 @@ def record_header(started: datetime, *, interrupted: bool, stopped: BaseExceptio
     }
 
 
+def spent_fields(spent: Spend) -> dict[str, Any]:
+    """A run record's counts of LLM use: every call made (those of unfinished work too), tokens, cost."""
+    return {
+        "calls": spent.calls,
+        "cached": spent.cached,
+        "retries": spent.retries,
+        "input_tokens": spent.input_tokens,
+        "output_tokens": spent.output_tokens,
+        "cost_usd": spent.cost_usd if spent.cost_known else None,
+    }
+
+
 def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: datetime) -> Path:
     assert request.out is not None
     stats = result.stats
-    total = result.spent
     record = {
         **record_header(started, interrupted=result.interrupted, stopped=result.stopped),
         "input": str(request.input_path),
@@ -351,12 +362,7 @@ def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: dat
             "invalid_input": stats.invalid,
             "orders_agreed": stats.consistency.get(True, 0),
             "orders_disagreed": stats.consistency.get(False, 0),
-            "calls": total.calls,
-            "cached": total.cached,
-            "retries": total.retries,
-            "input_tokens": total.input_tokens,
-            "output_tokens": total.output_tokens,
-            "cost_usd": total.cost_usd if total.cost_known else None,
+            **spent_fields(result.spent),
             "seconds": round(result.elapsed, 3),
             "start_seconds": round(result.start, 3),
         },

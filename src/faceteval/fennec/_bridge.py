@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Literal
@@ -40,12 +40,11 @@ from typing import Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from faceteval._runner import usage_of
+from faceteval._runner import default_window, in_order, usage_of
 from faceteval.core import Criterion, TraceEntry, Usage
 from faceteval.errors import AuthenticationError, ParseError, ProviderError
 from faceteval.fennec._bridge_sources import SINGLE_LABELS, BridgeKind, BridgeSource
 from faceteval.llm import LLM, Message
-from faceteval.methods import gather
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.parsing import (
     FENNEC_SCALE,
@@ -384,9 +383,30 @@ def _record(
     )
 
 
+async def bridge_each(
+    sources: Iterable[BridgeSource],
+    llm: LLM,
+    *,
+    sink: Callable[[BridgeRecord], None],
+    window: int | None = None,
+) -> None:
+    """Bridge ``sources`` concurrently, handing each record to ``sink`` as soon as those before it are.
+
+    Records reach ``sink`` in source order, each as it finishes: a run stopped midway has handed on
+    every record up to the first unfinished one. ``llm`` bounds the calls in flight; at most
+    ``window`` sources (default: `default_window`) are under way at once.
+
+    Raises:
+        AuthenticationError: The provider refused the credentials (no record can succeed).
+    """
+    await in_order(sources, partial(bridge_one, llm=llm), sink, window=window or default_window(llm))
+
+
 async def bridge_async(sources: Sequence[BridgeSource], llm: LLM) -> list[BridgeRecord]:
     """Bridge every source concurrently (``llm`` bounds the calls in flight); records in source order."""
-    return await gather([partial(bridge_one, source, llm) for source in sources])
+    records: list[BridgeRecord] = []
+    await bridge_each(sources, llm, sink=records.append)
+    return records
 
 
 def bridge(sources: Sequence[BridgeSource], llm: LLM) -> list[BridgeRecord]:

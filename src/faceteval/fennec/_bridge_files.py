@@ -2,15 +2,17 @@
 
 A run over ``<benchmark>`` writes ``<benchmark>.jsonl`` (every `BridgeRecord`, kept or not),
 ``<benchmark>.sft.jsonl`` (each kept record as a chat in TRL SFTTrainer format: the bridging prompt
-with the recovered criteria and guideline, answered by the recorded judgment) and
-``<benchmark>.run.json`` (what was run, the prompts' hashes, the counts of `BridgeSummary` and the
-usage).
+with the recovered criteria and guideline, answered by the recorded judgment; a chat already written
+is not written again) and ``<benchmark>.run.json`` (what was run, the prompts' hashes, the counts of
+`BridgeSummary` and the usage). `BridgeWriter` writes the records and chats one by one as they
+finish, so a run stopped midway keeps what it finished.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,9 +21,22 @@ from typing import Any
 from faceteval._version import __version__
 from faceteval.core import Usage
 from faceteval.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
+from faceteval.fennec._sft import Repeats, Sample
 from faceteval.prompts import load_template
 
 RUN_SCHEMA = 1
+
+
+def sft_sample(record: BridgeRecord) -> Sample:
+    """A kept record as a training sample: the bridging prompt, then the recorded judgment.
+
+    Raises:
+        ValueError: The record is not kept (failed, or inconsistent).
+    """
+    if not record.kept or record.criteria_text is None or record.guideline is None:
+        raise ValueError(f"{record.id}: only kept records are training examples (status {record.status})")
+    prompt = bridging_messages(record, record.criteria_text, record.guideline)
+    return Sample((*((m.role, m.content) for m in prompt), ("assistant", record.judgment)))
 
 
 def sft_example(record: BridgeRecord) -> dict[str, list[dict[str, str]]]:
@@ -30,11 +45,7 @@ def sft_example(record: BridgeRecord) -> dict[str, list[dict[str, str]]]:
     Raises:
         ValueError: The record is not kept (failed, or inconsistent).
     """
-    if not record.kept or record.criteria_text is None or record.guideline is None:
-        raise ValueError(f"{record.id}: only kept records are training examples (status {record.status})")
-    prompt = bridging_messages(record, record.criteria_text, record.guideline)
-    messages = [m.to_dict() for m in prompt]
-    return {"messages": [*messages, {"role": "assistant", "content": record.judgment}]}
+    return sft_sample(record).to_record()
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +60,8 @@ class BridgeSummary:
         errors: Records whose calls failed.
         skipped: Recorded outputs without a readable verdict or score (no call made).
         usage: Calls (cached included), tokens and cost.
+        duplicates: Kept records whose chat repeats one already written (PandaLM, for one, records
+            the same judgment of the same pair under several ids): left out of the training chats.
     """
 
     records: int
@@ -58,26 +71,60 @@ class BridgeSummary:
     errors: int
     skipped: int
     usage: Usage
+    duplicates: int = 0
+
+    @property
+    def chats(self) -> int:
+        """Training chats written: the kept records but the repeats."""
+        return self.kept - self.duplicates
 
     def to_dict(self) -> dict[str, Any]:
         """As JSON-ready data."""
         return {**{k: v for k, v in asdict(self).items() if k != "usage"}, "usage": self.usage.model_dump()}
 
 
-def summarize(records: Sequence[BridgeRecord]) -> BridgeSummary:
-    """Count what became of ``records``."""
-    usage = Usage()
+class BridgeTally:
+    """Counts records as they come, and tells which kept ones give a chat not seen before."""
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.outcomes: Counter[str] = Counter()  # kept, inconsistent, or the status that failed or skipped
+        self.usage = Usage()
+        self.repeats = Repeats()
+
+    def add(self, record: BridgeRecord) -> Sample | None:
+        """Count ``record``; its training sample when it is kept and its chat is new, else None."""
+        self.records += 1
+        self.usage = self.usage + record.usage
+        if record.status == "ok":
+            self.outcomes["kept" if record.kept else "inconsistent"] += 1
+        else:
+            self.outcomes[record.status] += 1
+        if not record.kept:
+            return None
+        sample = sft_sample(record)
+        return sample if self.repeats.first(sample.messages) else None
+
+    def summary(self) -> BridgeSummary:
+        """The counts so far."""
+        return BridgeSummary(
+            records=self.records,
+            kept=self.outcomes["kept"],
+            inconsistent=self.outcomes["inconsistent"],
+            parse_errors=self.outcomes["parse_error"],
+            errors=self.outcomes["error"],
+            skipped=self.outcomes["skipped"],
+            usage=self.usage,
+            duplicates=self.repeats.count,
+        )
+
+
+def summarize(records: Iterable[BridgeRecord]) -> BridgeSummary:
+    """Count what became of ``records`` (in this order: a repeated chat's first record is the one kept)."""
+    tally = BridgeTally()
     for record in records:
-        usage = usage + record.usage
-    return BridgeSummary(
-        records=len(records),
-        kept=sum(r.kept for r in records),
-        inconsistent=sum(r.status == "ok" and r.consistent is False for r in records),
-        parse_errors=sum(r.status == "parse_error" for r in records),
-        errors=sum(r.status == "error" for r in records),
-        skipped=sum(r.status == "skipped" for r in records),
-        usage=usage,
-    )
+        tally.add(record)
+    return tally.summary()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +152,75 @@ def bridge_files(out: str | Path, benchmark: str) -> BridgeFiles:
     )
 
 
+class BridgeWriter:
+    """Writes a bridging run's records and new chats one by one, as they finish (each line flushed).
+
+    The files are opened (emptied) at once and closed by `close`, or on leaving a ``with`` block;
+    `summary` counts what was written so far.
+
+    Raises:
+        OSError: A file cannot be written.
+    """
+
+    def __init__(self, out: str | Path, benchmark: str) -> None:
+        self.files = bridge_files(out, benchmark)
+        self.tally = BridgeTally()
+        self.files.records.parent.mkdir(parents=True, exist_ok=True)
+        self._records = self.files.records.open("w", encoding="utf-8")
+        try:
+            self._sft = self.files.sft.open("w", encoding="utf-8")
+        except BaseException:
+            self._records.close()
+            raise
+
+    def __enter__(self) -> BridgeWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def write(self, record: BridgeRecord) -> None:
+        """Write ``record``, and its chat when it is kept and the chat is not already written."""
+        sample = self.tally.add(record)
+        self._records.write(record.model_dump_json() + "\n")
+        self._records.flush()
+        if sample is not None:
+            self._sft.write(json.dumps(sample.to_record(), ensure_ascii=False) + "\n")
+            self._sft.flush()
+
+    def summary(self) -> BridgeSummary:
+        """What was written so far."""
+        return self.tally.summary()
+
+    def close(self) -> None:
+        """Close the files."""
+        self._records.close()
+        self._sft.close()
+
+
+def run_description(
+    summary: BridgeSummary,
+    files: BridgeFiles,
+    *,
+    benchmark: str,
+    judge: str,
+    llm: Mapping[str, Any],
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """What a run record of a bridging run holds after its header: what was run, its prompts and counts."""
+    return {
+        "benchmark": benchmark,
+        "judge": f"recorded:{judge}",
+        "limit": limit,
+        "llm": dict(llm),
+        "prompts": {name: load_template(name).sha256 for name in TEMPLATES},
+        "files": {"records": files.records.name, "sft": files.sft.name},
+        "summary": summary.to_dict(),
+    }
+
+
 def save_bridge(
-    records: Sequence[BridgeRecord],
+    records: Iterable[BridgeRecord],
     out: str | Path,
     *,
     benchmark: str,
@@ -114,30 +228,22 @@ def save_bridge(
     llm: Mapping[str, Any],
     limit: int | None = None,
 ) -> BridgeFiles:
-    """Write every record, the kept ones as chats, and the run's description into ``out``.
+    """Write every record, the kept ones as chats (each distinct chat once), and the run's description.
 
     ``llm`` describes the model (`LLM.describe`).
 
     Raises:
         OSError: A file cannot be written.
     """
-    files = bridge_files(out, benchmark)
-    files.records.parent.mkdir(parents=True, exist_ok=True)
-    lines = [record.model_dump_json() for record in records]
-    files.records.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    chats = [json.dumps(sft_example(r), ensure_ascii=False) for r in records if r.kept]
-    files.sft.write_text("".join(f"{chat}\n" for chat in chats), encoding="utf-8")
+    with BridgeWriter(out, benchmark) as writer:
+        for record in records:
+            writer.write(record)
+    files = writer.files
     run = {
         "schema_version": RUN_SCHEMA,
         "faceteval_version": __version__,
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "benchmark": benchmark,
-        "judge": f"recorded:{judge}",
-        "limit": limit,
-        "llm": dict(llm),
-        "prompts": {name: load_template(name).sha256 for name in TEMPLATES},
-        "files": {"records": files.records.name, "sft": files.sft.name},
-        "summary": summarize(records).to_dict(),
+        **run_description(writer.summary(), files, benchmark=benchmark, judge=judge, llm=llm, limit=limit),
     }
     files.run.write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return files

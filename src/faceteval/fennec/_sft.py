@@ -52,6 +52,7 @@ __all__ = [
     "SFT_SETS",
     "STATS_FILE",
     "Correction",
+    "Repeats",
     "Sample",
     "SftData",
     "SftSet",
@@ -100,6 +101,35 @@ class Sample:
     def to_record(self) -> dict[str, list[dict[str, str]]]:
         """The sample as one JSONL record: ``{"messages": [{"role", "content"}, ...]}``."""
         return {"messages": [{"role": role, "content": content} for role, content in self.messages]}
+
+
+class Repeats:
+    """Which chats were seen, and how many came again: how a training set leaves out repeats.
+
+    Attributes:
+        seen: Every chat seen.
+        count: Chats seen again (the repeats left out).
+
+    Examples:
+        >>> repeats = Repeats()
+        >>> chat = (("user", "Hi"), ("assistant", "Hello"))
+        >>> repeats.first(chat), repeats.first(chat), repeats.count
+        (True, False, 1)
+    """
+
+    __slots__ = ("count", "seen")
+
+    def __init__(self) -> None:
+        self.seen: set[Chat] = set()
+        self.count = 0
+
+    def first(self, chat: Chat) -> bool:
+        """Whether ``chat`` is seen for the first time (it is remembered); a repeat is counted."""
+        if chat in self.seen:
+            self.count += 1
+            return False
+        self.seen.add(chat)
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,18 +365,16 @@ class _Builder:
 
     def __init__(self, *, augment: bool) -> None:
         self.augment = augment
-        self.sets: dict[SftSet, dict[Chat, Sample]] = {name: {} for name in SFT_SETS}
-        self.duplicates: Counter[SftSet] = Counter()
+        self.sets: dict[SftSet, list[Sample]] = {name: [] for name in SFT_SETS}
+        self.repeats: dict[SftSet, Repeats] = {name: Repeats() for name in SFT_SETS}
         self.counts: Counter[str] = Counter()
         self.not_corrected: Counter[str] = Counter()
 
     def add(self, name: SftSet, sample: Sample) -> None:
         """Keep ``sample`` unless its set has it (for criteria and guidelines: has its prompt)."""
         key = sample.prompt if name in ("criteria", "score") else sample.messages
-        if key in self.sets[name]:
-            self.duplicates[name] += 1
-        else:
-            self.sets[name][key] = sample
+        if self.repeats[name].first(key):
+            self.sets[name].append(sample)
 
     def judgment(
         self,
@@ -432,10 +460,10 @@ class _Builder:
 
     def data(self) -> SftData:
         """The sets collected so far and their statistics."""
-        sets = {name: tuple(self.sets[name].values()) for name in SFT_SETS}
+        sets = {name: tuple(self.sets[name]) for name in SFT_SETS}
         stats = SftStats(
             samples={name: len(sets[name]) for name in SFT_SETS},
-            duplicates={name: self.duplicates[name] for name in SFT_SETS},
+            duplicates={name: self.repeats[name].count for name in SFT_SETS},
             augmented=sum(s.augmented for s in sets["judge"]),
             inconsistent=self.counts["inconsistent"],
             incomplete=self.counts["incomplete"],

@@ -377,6 +377,7 @@ def test_the_sft_file_holds_valid_chats_of_the_kept_records(data_dir: Path, tmp_
         "errors": 0,
         "skipped": 0,
         "usage": None,
+        "duplicates": 0,
     }
     assert run_info["summary"]["usage"]["calls"] == 18
     assert set(run_info["prompts"]) >= {
@@ -384,6 +385,21 @@ def test_the_sft_file_holds_valid_chats_of_the_kept_records(data_dir: Path, tmp_
         "fennec/reverse_guideline",
         "fennec/single",
     }
+
+
+def test_a_repeated_chat_is_written_once_and_counted(data_dir: Path, tmp_path: Path) -> None:
+    sources = load_sources("pandalm", data_dir, judge="gpt-3.5-turbo", limit=3)
+    same = (sources[0].query, sources[0].responses, sources[0].judgment)
+    assert (sources[2].query, sources[2].responses, sources[2].judgment) == same  # under another id
+    records = run(sources, BridgeJudge())
+    assert all(r.kept for r in records)
+    summary = summarize(records)
+    assert (summary.kept, summary.duplicates, summary.chats) == (3, 1, 2)
+    files = save_bridge(records, tmp_path, benchmark="pandalm", judge="gpt-3.5-turbo", llm={"model": "m"})
+    assert [r["id"] for r in jsonl(files.records)] == ["pandalm:0", "pandalm:1", "pandalm:2"]
+    assert jsonl(files.sft) == [sft_example(records[0]), sft_example(records[1])]
+    assert sft_example(records[2]) == sft_example(records[0])
+    assert json.loads(files.run.read_text())["summary"]["duplicates"] == 1
 
 
 def test_only_kept_records_become_chats(data_dir: Path) -> None:
