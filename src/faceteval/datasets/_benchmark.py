@@ -81,10 +81,22 @@ class Benchmark:
     notes: str = ""
 
     def instances(self, data_dir: str | Path) -> list[Instance]:
-        """Every instance, read from the data directory."""
+        """Every instance, read from the data directory.
+
+        Raises:
+            FacetevalError: The benchmark is not there, or has not its stated size: a file cut short
+                or edited would otherwise shift recorded judgments that are matched by position.
+        """
         root = Path(data_dir)
         self._check_present(root)
-        return list(self.load(root))
+        instances = list(self.load(root))
+        if len(instances) != self.size:
+            raise FacetevalError(
+                f"{self.name}: {root / self.path} holds {len(instances):,} instances, but the benchmark has "
+                f"{self.size:,}; a file is cut short or edited. `faceteval datasets fetch {self.name}` "
+                "restores it, or see its SOURCE.md"
+            )
+        return instances
 
     def recorded_sources(self, data_dir: str | Path) -> list[RecordedSource]:
         """The recorded judges of this benchmark present in the data directory."""

@@ -367,6 +367,10 @@ def _load_autoj(root: Path) -> Iterator[Instance]:
         )
 
 
+AUTOJ_PAIRS = 1392
+"""Pairs in Auto-J's pairwise test set, and so lines in each of its recorded output files."""
+
+
 def _autoj_output(record: Record) -> int | None:
     """Auto-J's verdict code (0, 1, 2) of one output line, or None when it holds no verdict."""
     value = record.get("output", (int, str, type(None)))
@@ -377,10 +381,11 @@ def _autoj_output(record: Record) -> int | None:
 
 def _load_autoj_recorded(root: Path) -> Iterator[Judgment]:
     base = root / "autoj" / "outputs"
-    original = jsonl_records(base / "pairwise_example_output.jsonl")
-    exchanged = jsonl_records(base / "pairwise_exchange_example_output.jsonl")
-    path = base / "pairwise_exchange_example_output.jsonl"
-    _same_count(len(exchanged), len(original), path, "one per line of pairwise_example_output.jsonl")
+    outputs = []
+    for name in ("pairwise_example_output.jsonl", "pairwise_exchange_example_output.jsonl"):
+        outputs.append(jsonl_records(base / name))
+        _same_count(len(outputs[-1]), AUTOJ_PAIRS, base / name, "one per pair of the test set")
+    original, exchanged = outputs
     for position, (first, second) in enumerate(zip(original, exchanged, strict=True), start=1):
         yield _autoj_judgment(position, first, second)
 
@@ -442,7 +447,7 @@ _AUTOJ = Benchmark(
     license="none stated for the data (no LICENSE file; Auto-J-13B weights under the Llama 2 license)",
     path="autoj/test/testdata_pairwise.jsonl",
     load=_load_autoj,
-    size=1392,
+    size=AUTOJ_PAIRS,
     url="https://github.com/GAIR-NLP/auto-j",
     recorded=_autoj_recorded,
     fetch=_fetch(

@@ -18,7 +18,7 @@ from faceteval.core import Instance, Judgment
 from faceteval.datasets import Benchmark, get_benchmark
 from faceteval.datasets._llmbar import BENCHMARKS, LLMBAR_CRITERIA
 from faceteval.datasets._mtbench import MTBENCH_CRITERIA
-from faceteval.errors import InputError
+from faceteval.errors import FacetevalError, InputError
 
 SETS = {  # benchmark: (size, label 1, label 2, recorded sources) per SOURCE.md
     "llmbar-natural": (100, 42, 58, 37),
@@ -331,3 +331,13 @@ def test_fetch_lists_the_staged_dataset_files(root: Path) -> None:
             assert remote.url.startswith("https://raw.githubusercontent.com/")
             assert hashlib.sha256((root / remote.path).read_bytes()).hexdigest() == remote.sha256
         assert isinstance(bench, Benchmark) and (root / bench.path).exists()
+
+
+def test_a_benchmark_file_missing_a_record_is_refused_not_misaligned(root: Path, tmp_path: Path) -> None:
+    # Recorded judgments are matched by position: one record less would shift every one after it.
+    data = _staged_copy(root, tmp_path, "llmbar/LLMBar/Natural/dataset.json")
+    _rewrite(data / "llmbar/LLMBar/Natural/dataset.json", lambda records: records.pop(40))
+    with pytest.raises(
+        FacetevalError, match="holds 99 instances, but the benchmark has 100; a file is cut short"
+    ):
+        get_benchmark("llmbar-natural").instances(data)

@@ -218,6 +218,16 @@ def test_autoj_unreadable_output_is_a_parse_error(tmp_path: Path) -> None:
     assert [o.verdict for o in third.orders] == [1, None]
 
 
+def test_an_autoj_output_file_cut_short_is_named(tmp_path: Path) -> None:
+    root = copy_folder(tmp_path, "autoj")
+    path = root / "autoj/outputs/pairwise_example_output.jsonl"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:-5]))
+    source = get_benchmark("autoj-pairwise").recorded_source("auto-j-13b", root)
+    with pytest.raises(InputError, match="1387 records, expected 1392") as caught:
+        list(source.load(root))
+    assert caught.value.path == str(path)  # the file cut short, not the one beside it
+
+
 # --- LLMEval² -------------------------------------------------------------------------------------------
 
 LLMEVAL2_TABLE = {  # SOURCE.md: per dataset, model1 / model2 / TIE
