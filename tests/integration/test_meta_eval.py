@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 from pathlib import Path
 from typing import Any
@@ -466,6 +467,21 @@ def test_datasets_list_names_every_benchmark(data_dir: Path) -> None:
     for name in ("llmbar-adversarial-gptout", "mtbench-human", "autoj-pairwise", "summeval", "coeval-eli5"):
         assert name in result.output
     assert "missing" not in result.output
+
+
+def test_datasets_list_says_when_its_data_directory_is_not_there(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["datasets", "list", "--data-dir", str(tmp_path / "nowhere")])
+    assert result.exit_code == 0
+    assert "nowhere is not a directory: set FACETEVAL_DATA_DIR or --data-dir" in " ".join(
+        result.output.split()
+    )
+
+
+def test_datasets_fetch_says_what_it_found_in_a_line(data_dir: Path, tmp_path: Path) -> None:
+    shutil.copytree(data_dir / "faireval", tmp_path / "faireval")  # every file present: no download
+    result = CliRunner().invoke(cli, ["datasets", "fetch", "faireval", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"faireval: 4 files in {tmp_path}: 4 already present"
 
 
 def test_datasets_list_fits_a_narrow_terminal_and_details_come_with_verbose(

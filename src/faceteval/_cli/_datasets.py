@@ -10,8 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._console import err_console
 from faceteval._cli._options import data_dir_option
-from faceteval.datasets import benchmarks, get_benchmark
+from faceteval.datasets import DATA_DIR_ENV, benchmarks, get_benchmark
 from faceteval.datasets._fetch import fetch as fetch_files
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -35,6 +36,12 @@ def list_(data_dir: Path, verbose: bool) -> None:
     --verbose lists the rest under each benchmark.
     """
     wide = console.width >= WIDE
+    if not data_dir.is_dir():
+        err_console.print(
+            f"[yellow]warning:[/] {escape(str(data_dir))} is not a directory: set {DATA_DIR_ENV} or "
+            "--data-dir to where the benchmarks are, or fetch them (faceteval datasets fetch NAME)",
+            highlight=False,
+        )
     table = Table(title=f"Benchmarks in {escape(str(data_dir))}", title_justify="left")
     columns = ("name", "size", "kind", "human label", "license", "read from", "recorded")
     for column in columns if wide else ("name", "size", "kind", "recorded judges"):

@@ -65,6 +65,14 @@ class FetchReport:
         """The files already present with the right checksum (skipped)."""
         return tuple(f for f in self.files if f.status == "present")
 
+    def __str__(self) -> str:
+        """One line for people: ``4 files in data: 1 downloaded (2.1 MB), 3 already present``."""
+        size = sum(f.size for f in self.downloaded)
+        parts = [f"{len(self.downloaded)} downloaded ({size / 1e6:.1f} MB)" if self.downloaded else ""]
+        parts.append(f"{len(self.present)} already present" if self.present else "")
+        files = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+        return f"{files} in {self.data_dir}: {', '.join(filter(None, parts)) or 'none'}"
+
 
 def fetch(
     benchmark: Benchmark,
