@@ -631,3 +631,16 @@ def test_an_input_with_no_instance_is_an_error(tmp_path: Path) -> None:
     empty.write_text("\n\n", encoding="utf-8")
     result = invoke(empty, "--method", "direct", "--model", "openai:x", "--base-url", "http://127.0.0.1:9/v1")
     assert result.exit_code == 1 and f"{empty} holds no instance to judge" in " ".join(result.output.split())
+
+
+def test_standard_input_and_pipes_are_refused_with_the_reason(tmp_path: Path) -> None:
+    pipe = tmp_path / "pairs.fifo"
+    os.mkfifo(pipe)  # never opened: opening a pipe nobody writes to would wait for ever
+    for given in ("-", str(pipe)):
+        result = CliRunner().invoke(
+            cli,
+            ["judge", given, "--method", "direct", "--model", "openai:gpt-4o-mini", "--dry-run"],
+            input="{}\n",
+        )
+        assert result.exit_code == 1
+        assert "not a file (standard input or a pipe?)" in " ".join(result.output.split()), given

@@ -259,7 +259,19 @@ def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Itera
 
 
 def _count_lines(path: Path) -> int:
-    """The input's non-blank lines, for the progress bar; an input that cannot be read fails here."""
+    """The input's non-blank lines, for the progress bar; an input that cannot be read fails here.
+
+    The input is read twice (counted, then judged) and again by later commands (``correct``,
+    ``export``, ``review import``), so it must be a file: not standard input, nor a pipe.
+    """
+    if str(path) == "-" or (path.exists() and not path.is_file()):
+        raise InputError(
+            str(path),
+            None,
+            None,
+            "not a file (standard input or a pipe?): the input is read more than once, by this "
+            "command and by later ones, so save it to a file and judge that",
+        )
     count = 0
     try:
         with path.open("rb") as handle:
