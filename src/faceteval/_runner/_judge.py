@@ -291,6 +291,7 @@ def _assemble(instance: Instance, method: str, runs: list[_Run], trace: list[Tra
             scores=only.scores,
             ranks=ranks(only.scores) if only.scores is not None else None,
             facets=only.facets,
+            explanation=only.explanation,
             trace=trace,
         )
     verdicts = {r.verdict for r in results}
@@ -306,6 +307,7 @@ def _assemble(instance: Instance, method: str, runs: list[_Run], trace: list[Tra
         scores=scores,
         ranks=ranks(scores),
         facets=_mean_facets(results),
+        explanation=results[0].explanation,  # the original order's: orders run from it
         consistent=len({r.verdict for r in results}) == 1,
         orders=results,
         trace=trace,
@@ -332,7 +334,13 @@ def _order_result(instance: Instance, order: tuple[int, ...], outcome: OrderOutc
                 explanations[original] = facet.explanations[shown]
             update["explanations"] = explanations
         facets.append(facet.model_copy(update=update))
-    return OrderResult(order=[i + 1 for i in order], verdict=verdict(scores), scores=scores, facets=facets)
+    return OrderResult(
+        order=[i + 1 for i in order],
+        verdict=verdict(scores),
+        scores=scores,
+        facets=facets,
+        explanation=outcome.explanation,
+    )
 
 
 def _mean_facets(results: list[OrderResult]) -> list[FacetScore]:

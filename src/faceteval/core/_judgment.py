@@ -99,6 +99,8 @@ class OrderResult(BaseModel):
     scores: list[float] | None = None
     """Overall score per candidate, in original candidate order; None for verdict-only judges."""
     facets: list[FacetScore] = Field(default_factory=list)
+    explanation: str | None = None
+    """The judge's overall explanation in this order, as written (naming candidates as shown)."""
 
     @field_validator("verdict", mode="before")
     @classmethod
@@ -126,6 +128,9 @@ class Judgment(BaseModel):
     ranks: list[int] | None = None
     """Rank of each candidate (1 = best, tied candidates share the best rank of their group)."""
     facets: list[FacetScore] = Field(default_factory=list)
+    explanation: str | None = None
+    """The judge's overall explanation (cot's reasoning, coeval's), when it wrote one; with several
+    orders, the original order's."""
     consistent: bool | None = None
     """With several orders: whether they agreed on the verdict. None when judged in one order."""
     orders: list[OrderResult] = Field(default_factory=list)

@@ -1,6 +1,6 @@
 """The direct and chain-of-thought baselines with a scripted provider."""
 
-from faceteval import CoT, Direct, Instance, judge
+from faceteval import CoT, Direct, Instance, JudgeOptions, judge
 from faceteval.core import Criterion
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 
@@ -40,3 +40,14 @@ def test_cot_explains_first_and_scores_last() -> None:
     assert "explain your evaluation step by step" in provider.requests[0].messages[-1].content
     trace = judgment.trace[0]  # type: ignore[attr-defined]
     assert trace.stage == "cot" and trace.parsed == {"values": [2.0, 10.0]}
+
+
+def test_the_overall_explanation_is_kept_in_the_judgment_and_each_order() -> None:
+    reply = "Response 1 says 9, which is 3 x 3, so it is wrong. Response 2 is right.\n2 10"
+    judgment, _ = run(CoT(), reply)
+    assert judgment.explanation == "Response 1 says 9, which is 3 x 3, so it is wrong. Response 2 is right."  # type: ignore[attr-defined]
+    provider = ScriptedProvider.sequence(["first order.\n2 10", "swapped order.\n10 2"])
+    options = JudgeOptions(swap=True, trace=False)
+    (swapped,) = judge([PAIR], CoT(), LLM(provider, ModelSpec("scripted", "j")), options=options)
+    assert swapped.explanation == "first order."  # the original order's, with no trace kept
+    assert [o.explanation for o in swapped.orders] == ["first order.", "swapped order."]
