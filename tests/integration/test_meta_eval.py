@@ -438,7 +438,13 @@ def test_user_file_with_our_judgments_and_a_stratified_limit(data_dir: Path, tmp
     assert result.exit_code == 0, result.output
     summary = summary_of(out)
     assert summary["n"] == 4 and summary["agreement"]["hits"] == 2  # stratified: two of each label
-    assert summary["unmatched_judgments"] == 6
+    assert summary["judgments_outside_sample"] == 6  # left out by --limit: not judgments of no instance
+    assert summary["unmatched_judgments"] == 0 and summary["unmatched_examples"] == []
+    assert "6 judgments of instances outside the sample" in result.output
+    assert "match no instance" not in result.output
+    status = (out / "report.md").read_text(encoding="utf-8")
+    assert "(--limit, --turn, --category): left out on purpose | 6 |" in status
+    assert "| Of no instance of labels | 0 |" in status
 
 
 def test_a_bad_row_in_a_user_file_is_named(data_dir: Path, tmp_path: Path) -> None:

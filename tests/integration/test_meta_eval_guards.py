@@ -325,3 +325,34 @@ def test_a_method_that_can_judge_none_of_the_instances_fails_rather_than_scoring
         data_dir, labels, "--method", "coeval", *MAPPING, *dead, "--dry-run", "--out", tmp_path / "p"
     )
     assert plan.exit_code == 1 and "3 instances cannot be judged as they are" in flat(plan.output)
+
+
+def test_judgments_of_no_instance_are_a_warning_apart_from_those_a_filter_left_out(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    labels = labelled_pairs(tmp_path, n=6)
+    rows = [{"id": f"p{i}", "method": "m", "status": "ok", "verdict": 1} for i in range(6)]
+    rows += [{"id": f"other-{i}", "method": "m", "status": "ok", "verdict": 1} for i in range(7)]
+    judged = lines(tmp_path / "j.jsonl", rows)
+    out = tmp_path / "run"
+    result = meta_eval(data_dir, labels, "--judgments", judged, *MAPPING, "--category", "even", "--out", out)
+    assert result.exit_code == 0, result.output
+    summary = summary_of(out)
+    assert summary["n"] == 3 and summary["judgments_outside_sample"] == 3  # the odd ones: --category
+    assert summary["unmatched_judgments"] == 7
+    assert summary["unmatched_examples"] == [f"other-{i}" for i in range(5)]
+    assert "3 judgments of instances outside the sample" in flat(result.stdout)
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "| Of no instance of labels: ids such as 'other-0', 'other-1'" in report
+
+
+def test_judgments_all_outside_the_sample_are_named_so(data_dir: Path, tmp_path: Path) -> None:
+    labels = labelled_pairs(tmp_path, n=6)
+    judged = lines(
+        tmp_path / "j.jsonl", [{"id": f"p{i}", "method": "m", "status": "ok", "verdict": 1} for i in (1, 3)]
+    )
+    result = meta_eval(
+        data_dir, labels, "--judgments", judged, *MAPPING, "--category", "even", "--out", tmp_path / "o"
+    )
+    assert result.exit_code == 1
+    assert "none of its 2 judgments is of the 3 instances measured" in flat(result.output)

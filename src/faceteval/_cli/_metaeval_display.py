@@ -90,8 +90,18 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
         f"parse errors, {status.get('error', 0):,} errors, {status.get('missing', 0):,} without a judgment"
         + (" (counted as disagreements)" if failed and summary.get("kind") == "pairwise" else "")
     )
+    _show_unused_judgments(summary)
     files = "summary.json, report.md, report.html" if reports else "summary.json"
     console.print(f"Written to {escape(str(out))}/ (instances.jsonl, judgments.jsonl, {files})")
+
+
+def _show_unused_judgments(summary: dict[str, Any]) -> None:
+    """The judgments the sample or filters left out (not measured, as asked)."""
+    if outside := summary.get("judgments_outside_sample"):
+        console.print(
+            f"{outside:,} judgments of instances outside the sample (--limit, --turn, --category) "
+            "were left out, as asked."
+        )
 
 
 RUN_KEYS = frozenset({"dir", "aspects", "seed", "status", "usage"})

@@ -12,6 +12,8 @@ from faceteval.errors import FacetevalError
 from faceteval.metaeval._target import Target
 
 RECORDED = "recorded:"
+EXAMPLE_IDS = 5
+"""How many ids of judgments matching no instance a `Joined` keeps, to show."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +60,11 @@ class Joined:
 
     pairs: tuple[tuple[Instance, Judgment | None], ...]
     unmatched: int
-    """Judgments whose id is not among the instances (e.g. outside a --limit sample)."""
+    """Judgments whose id is of no instance at all: not of the instances, nor of those left out."""
+    outside_sample: int = 0
+    """Judgments of instances left out on purpose (outside a --limit sample, --turn or --category)."""
+    unmatched_examples: tuple[str, ...] = ()
+    """The ids of the first few ``unmatched`` judgments (up to `EXAMPLE_IDS`)."""
 
     @property
     def missing(self) -> int:
@@ -66,11 +72,18 @@ class Joined:
 
 
 def join(
-    instances: Iterable[Instance], judgments: Iterable[Judgment], *, source: str = "judgments"
+    instances: Iterable[Instance],
+    judgments: Iterable[Judgment],
+    *,
+    source: str = "judgments",
+    all_ids: Iterable[str] = (),
 ) -> Joined:
     """Pair each instance with the judgment of the same id.
 
-    ``source`` names where the judgments came from, in errors.
+    ``source`` names where the judgments came from, in errors. ``all_ids`` are the ids of every
+    instance the judgments could be of (the whole benchmark, before a sample or filter chose
+    ``instances``): a judgment of one of them that is not among ``instances`` was left out on
+    purpose (`Joined.outside_sample`), not a judgment of no instance (`Joined.unmatched`).
 
     Raises:
         FacetevalError: There are no judgments, an id is judged twice, no judgment id matches any
@@ -85,11 +98,22 @@ def join(
     if listed and not by_id:
         raise FacetevalError(f"{source}: no judgments")
     pairs = tuple((instance, by_id.pop(instance.id, None)) for instance in listed)
-    joined = Joined(pairs, unmatched=len(by_id))
+    known = set(all_ids)
+    unmatched = [judgment_id for judgment_id in by_id if judgment_id not in known]
+    joined = Joined(
+        pairs,
+        unmatched=len(unmatched),
+        outside_sample=len(by_id) - len(unmatched),
+        unmatched_examples=tuple(unmatched[:EXAMPLE_IDS]),
+    )
     if listed and by_id and joined.missing == len(listed):
-        example = next(iter(by_id))
+        if not unmatched:
+            raise FacetevalError(
+                f"{source}: none of its {len(by_id):,} judgments is of the {len(listed):,} instances "
+                "measured: they judge instances the sample or filters left out"
+            )
         raise FacetevalError(
-            f"{source}: no judgment matches an instance: judgment ids look like {example!r}, "
+            f"{source}: no judgment matches an instance: judgment ids look like {unmatched[0]!r}, "
             f"instance ids like {listed[0].id!r}"
         )
     for instance, paired in pairs:

@@ -55,9 +55,11 @@ def measure(
     ``out`` gets instances.jsonl, judgments.jsonl with the judgment of each instance, and
     summary.json (with ``extra`` merged in). With ``in_place``, ``out`` already holds the first two
     (a method run writes them as it judges) and only the summary is written. ``source`` names the
-    judgments in errors (see `join`).
+    judgments in errors (see `join`). A judgment of an instance of ``target`` that is not among
+    ``instances`` (a sample or filter left it out) is counted apart from one of no instance at all.
     """
-    joined = join(instances, judgments, source=source)
+    all_ids = (instance.id for instance in target.instances)
+    joined = join(instances, judgments, source=source, all_ids=all_ids)
     if not in_place:
         write_instances(out, instances)
         write_judgments(out, (judgment for _, judgment in joined.pairs if judgment is not None))

@@ -51,6 +51,8 @@ def summarize(
         "n": len(joined.pairs),
         "status": _status_counts(joined),
         "unmatched_judgments": joined.unmatched,
+        "unmatched_examples": list(joined.unmatched_examples),
+        "judgments_outside_sample": joined.outside_sample,
     }
     if target.kind == "pairwise":
         summary.update(_pairwise(joined, settings))

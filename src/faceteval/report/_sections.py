@@ -135,12 +135,37 @@ def status(summary: Mapping[str, Any]) -> Section:
         (_STATUS_NAMES[key], count(known.get(key, 0)) if counts is not None else DASH) for key in STATUSES
     ]
     rows += [(metric_name(key), count(value)) for key, value in known.items() if key not in STATUSES]
-    if "unmatched_judgments" in summary:
-        rows.append(("Judgments matching no instance", count(summary["unmatched_judgments"])))
     notes = () if counts is not None else ("The summary records no status counts.",)
-    return Section(
-        "status", "Status", notes, (Table(("Status", "Instances"), tuple(rows), numeric=(False, True)),)
+    tables: tuple[Table, ...] = (Table(("Status", "Instances"), tuple(rows), numeric=(False, True)),)
+    if (unused := _unused_judgments(summary)) is not None:
+        tables += (unused,)
+    return Section("status", "Status", notes, tables)
+
+
+def _unused_judgments(summary: Mapping[str, Any]) -> Table | None:
+    """The judgments not measured: of instances left out on purpose, and of no instance at all."""
+    if "unmatched_judgments" not in summary:
+        return None
+    unmatched = summary["unmatched_judgments"]
+    of = f"of {summary['benchmark']}" if summary.get("benchmark") not in (None, "") else "measured"
+    if "judgments_outside_sample" not in summary:  # an older summary: the two counted together
+        rows = [(f"Of no instance measured (outside the sample, or of no instance {of})", count(unmatched))]
+    else:
+        examples = [str(example) for example in _list(summary.get("unmatched_examples"))]
+        such_as = f": ids such as {', '.join(map(repr, examples))}" if examples and number(unmatched) else ""
+        rows = [
+            (
+                "Of instances outside the sample (--limit, --turn, --category): left out on purpose",
+                count(summary["judgments_outside_sample"]),
+            ),
+            (f"Of no instance {of}{such_as}", count(unmatched)),
+        ]
+    note = (
+        "Judgments of no instance may be of another benchmark, or name its instances by other ids."
+        if number(unmatched)
+        else None
     )
+    return Table(("Judgments not measured", "Judgments"), tuple(rows), note=note, numeric=(False, True))
 
 
 def reported(summary: Mapping[str, Any]) -> Section | None:

@@ -31,6 +31,8 @@ def pairwise_summary() -> dict[str, Any]:
         "n": 100,
         "status": {"ok": 96, "parse_error": 3, "error": 1, "missing": 0},
         "unmatched_judgments": 2,
+        "unmatched_examples": ["x|1", "<b>y</b>"],
+        "judgments_outside_sample": 90,
         "labelled": 100,
         "agreement": rate(0.725, 58, 80, (0.6251, 0.8125), missing=4),
         "agreement_without_ties": rate(0.8, 56, 70, (0.7, 0.9)),

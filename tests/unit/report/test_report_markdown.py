@@ -44,7 +44,18 @@ def test_status_counts_parse_errors_and_failures() -> None:
     status = section(render_markdown(pairwise_summary()), "Status")
     for row in ("| Judged | 96 |", "| Parse errors | 3 |", "| Failed | 1 |", "| Not judged | 0 |"):
         assert row in status
-    assert "| Judgments matching no instance | 2 |" in status
+    outside = "| Of instances outside the sample (--limit, --turn, --category): left out on purpose | 90 |"
+    assert outside in status
+    assert "| Of no instance of llmbar-natural: ids such as 'x\\|1', '&lt;b&gt;y&lt;/b&gt;' | 2 |" in status
+
+
+def test_an_older_summary_counts_both_kinds_of_unmeasured_judgments_together() -> None:
+    summary = pairwise_summary()
+    del summary["judgments_outside_sample"], summary["unmatched_examples"]
+    status = section(render_markdown(summary), "Status")
+    both = "| Of no instance measured (outside the sample, or of no instance of llmbar-natural) | 2 |"
+    assert both in status
+    assert "left out on purpose" not in status
 
 
 def test_measured_next_to_reported_with_a_check_when_equal_to_three_decimals() -> None:
