@@ -341,6 +341,10 @@ def test_judgments_of_no_instance_are_a_warning_apart_from_those_a_filter_left_o
     assert summary["n"] == 3 and summary["judgments_outside_sample"] == 3  # the odd ones: --category
     assert summary["unmatched_judgments"] == 7
     assert summary["unmatched_examples"] == [f"other-{i}" for i in range(5)]
+    warning = flat(result.stderr)
+    assert "warning: 7 judgments match no instance of labels" in warning
+    assert "'other-0', 'other-1', 'other-2', 'other-3', 'other-4' ..." in warning
+    assert "outside the sample" not in warning  # those are left out as asked: no warning
     assert "3 judgments of instances outside the sample" in flat(result.stdout)
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "| Of no instance of labels: ids such as 'other-0', 'other-1'" in report

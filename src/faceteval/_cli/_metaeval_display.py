@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from faceteval._cli._console import err_console
+
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 PAIRWISE_ROWS = (
@@ -96,11 +98,21 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
 
 
 def _show_unused_judgments(summary: dict[str, Any]) -> None:
-    """The judgments the sample or filters left out (not measured, as asked)."""
+    """The judgments not measured: those the sample or filters left out (a note), and those of no
+    instance of the benchmark (a warning on stderr: the ids may not be this benchmark's)."""
     if outside := summary.get("judgments_outside_sample"):
         console.print(
             f"{outside:,} judgments of instances outside the sample (--limit, --turn, --category) "
             "were left out, as asked."
+        )
+    if unmatched := summary.get("unmatched_judgments"):
+        examples = summary.get("unmatched_examples") or []
+        shown = ", ".join(escape(repr(i)) for i in examples) + (" ..." if unmatched > len(examples) else "")
+        err_console.print(
+            f"[yellow]warning:[/] {unmatched:,} judgments match no instance of "
+            f"{escape(str(summary.get('benchmark')))} and are not measured"
+            + (f": ids such as {shown}" if examples else "")
+            + " (judgments of another benchmark, or with other ids?)"
         )
 
 
