@@ -145,6 +145,11 @@ def test_a_dry_run_or_a_bad_model_leaves_the_run_directory_as_it_was(data_dir: P
     )
     assert plan.exit_code == 0, plan.output
     assert "Dry run" in plan.output and "4 instances" in flat(plan.output)
+    assert "labels.jsonl (all 4 instances)" in flat(plan.output)  # what is judged, not a scratch file
+    assert "instances.jsonl" not in plan.output
+    dry_sample = ("--method", "dna", *MAPPING, "--model", "openai:x", "--dry-run", "--limit", "2")
+    sample = meta_eval(data_dir, labels, *dry_sample, "--out", out)
+    assert sample.exit_code == 0 and "labels.jsonl (2 of 4 instances)" in flat(sample.output)
     unknown = meta_eval(data_dir, labels, "--method", "dna", *MAPPING, "--model", "foo:bar", "--out", out)
     assert unknown.exit_code == 1 and "unknown provider 'foo'" in unknown.output
     assert (out / "instances.jsonl").read_text() == "earlier\n" and (

@@ -35,11 +35,15 @@ def _cost(stage: Spend) -> str:
     return f"${stage.cost_usd:,.4f}"
 
 
-def show_plan(request: RunRequest, result: RunResult) -> None:
-    """The dry-run table: calls, cache hits, estimated tokens and cost per stage."""
+def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = None) -> None:
+    """The dry-run table: calls, cache hits, estimated tokens and cost per stage.
+
+    ``subject`` says what is judged (by default the input file), e.g. a benchmark and its sample.
+    """
     stats = result.stats
+    on = subject if subject is not None else str(request.input_path)
     table = Table(
-        title=f"Dry run: {request.method.name} with {request.model} on {request.input_path}",
+        title=f"Dry run: {escape(request.method.name)} with {escape(request.model)} on {escape(on)}",
         title_justify="left",
     )
     for column in ("stage", "calls", "cached", "est. input tokens", "est. output tokens", "est. cost"):

@@ -231,7 +231,7 @@ def _run_method(
             with tempfile.TemporaryDirectory() as scratch:
                 planned = replace(request, input_path=write_instances(Path(scratch), instances))
                 plan = run_judge(planned, on_invalid=show_invalid)
-                show_plan(planned, plan)
+                show_plan(planned, plan, subject=_sample_name(flags["target_spec"], target, instances))
             unjudgeable += plan.stats.unjudgeable
             continue
         _forget_results(run_dir, out if len(variants) > 1 else None)
@@ -279,6 +279,18 @@ def _run_method(
         show_results(combined, out, reports=flags["report"])
     elif summaries:
         show_results(summaries[0][1], out, reports=flags["report"])
+
+
+def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:
+    """What a run measures: ``llmbar-natural (10 of 100 instances)``, or the file given and its sample."""
+    name = target.name if target.benchmark is not None else target_spec
+    whole = len(target.instances)
+    sample = (
+        f"all {whole:,} instances"
+        if len(instances) == whole
+        else f"{len(instances):,} of {whole:,} instances"
+    )
+    return f"{name} ({sample})"
 
 
 MEASURE_FLAGS = frozenset(
