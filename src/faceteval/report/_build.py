@@ -42,6 +42,7 @@ def build_sections(
     candidates = (
         _sections.overview(summary),
         _sections.status(summary),
+        _examples.failures(paired, kind),
         _sections.reported(summary),
         _sections.categories(summary),
         _sections.confusion(summary),

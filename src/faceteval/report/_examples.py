@@ -1,4 +1,4 @@
-"""Sections drawn from the instances and judgments: score distributions and a few disagreements."""
+"""Sections drawn from the instances and judgments: score distributions, failures and a few disagreements."""
 
 from __future__ import annotations
 
@@ -7,13 +7,18 @@ from collections.abc import Sequence
 
 from faceteval.core import Instance, Judgment
 from faceteval.report._evidence import Paired, aspect_scores, ok, preferred_scores, verdict_counts
-from faceteval.report._format import DASH, count, decimal, label_name, truncate
+from faceteval.report._format import DASH, count, decimal, label_name, one_line, truncate
 from faceteval.report._model import Section, Table, numeric_columns
 
 QUERY_CHARS = 300
 CANDIDATE_CHARS = 200
 EXPLANATION_CHARS = 300
 REPLY_CHARS = 400
+ERROR_CHARS = 160
+FAILURES = 10
+"""How many failed or unjudged instances the Failures section lists."""
+_FAILURE_NAMES = {"parse_error": "parse error", "error": "error"}
+_COUNTED_AS = {"pairwise": ": each counts as a disagreement", "pointwise": ": left out of the correlations"}
 MAX_CANDIDATES = 4
 MIN_GAP = 0.25
 """A pointwise disagreement: judge and human scores this far apart, each rescaled to [0, 1] over the run."""
@@ -77,6 +82,32 @@ def _mean_sd(values: Sequence[float]) -> tuple[str, str]:
     return decimal(statistics.fmean(values), 2), decimal(
         statistics.stdev(values) if len(values) > 1 else None, 2
     )
+
+
+def failures(paired: Paired, kind: str | None, limit: int = FAILURES) -> Section | None:
+    """The instances without a usable judgment, and why: failed calls and unreadable replies first,
+    then instances the judge has no judgment of, ``limit`` at most."""
+    failed = [(i, j) for i, j in paired.pairs if j is not None and not ok(j)]
+    unjudged = [(i, j) for i, j in paired.pairs if j is None] if paired.judged else []
+    listed = [*failed, *unjudged]
+    if not listed:
+        return None
+    rows = tuple((instance.id, *_failure(judgment)) for instance, judgment in listed[:limit])
+    counted = _COUNTED_AS.get(kind or "", "")
+    notes = (f"{count(len(failed))} failed or unreadable, {count(len(unjudged))} not judged{counted}.",)
+    rest = len(listed) - len(rows)
+    more = f"And {count(rest)} more, of {count(len(listed))}" if rest else None
+    note = f"{more} (judgments.jsonl has each failure's full error)." if more else None
+    table = Table(("Instance", "Status", "Error"), rows, note=note)
+    return Section("failures", "Failures", notes, (table,))
+
+
+def _failure(judgment: Judgment | None) -> tuple[str, str]:
+    """A failure's status and its error, on one line and cut short."""
+    if judgment is None:
+        return "not judged", "no judgment of this instance"
+    status = _FAILURE_NAMES.get(judgment.status, judgment.status)
+    return status, truncate(one_line(judgment.error or ""), ERROR_CHARS) or DASH
 
 
 def examples(paired: Paired, kind: str | None, limit: int) -> Section | None:

@@ -55,6 +55,7 @@ def test_pairwise_page_has_every_table_and_five_plots() -> None:
         "By category",
         "Confusion matrix",
         "Facet weights",
+        "Failures",
         "Usage and cost",
         "Aspect-count sweep",
         "Repeated runs",
@@ -63,6 +64,7 @@ def test_pairwise_page_has_every_table_and_five_plots() -> None:
         assert f"<h2>{title}</h2>" in html
     assert '<td class="num">72.5%</td>' in html
     assert '<td>Parse errors</td><td class="num">3</td>' in html
+    assert "<td>p4</td><td>parse error</td><td>no verdict found</td>" in html
 
 
 def test_hostile_text_is_escaped_and_no_script_appears() -> None:
@@ -70,12 +72,14 @@ def test_hostile_text_is_escaped_and_no_script_appears() -> None:
     summary = pairwise_summary()
     summary["benchmark"] = "<script>alert(1)</script>"
     summary["by_category"]["<b>bold</b>"] = summary["by_category"].pop("Natural")
+    judgments[3] = judgments[3].model_copy(update={"error": "<i>no</i> verdict"})
     html = render_html(summary, instances, judgments, include_plots=False)
     assert_self_contained(html)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert f"What? {escape(HOSTILE)}" in html  # escaped, and the line break kept
     assert "What? &lt;script&gt;alert(1)&lt;/script&gt; | a\nb" in html
     assert "Because &lt;script&gt;" in html
+    assert "<td>p4</td><td>parse error</td><td>&lt;i&gt;no&lt;/i&gt; verdict</td>" in html
     assert "&lt;b&gt;bold&lt;/b&gt;" in html
     assert "<b>" not in html
 

@@ -11,6 +11,7 @@ import pytest
 from faceteval.core import Judgment, OrderResult, TraceEntry
 from faceteval.report import render_markdown
 from tests.unit.report.runs import (
+    HOSTILE,
     pairwise_records,
     pairwise_summary,
     pointwise_records,
@@ -132,6 +133,38 @@ def assert_tables_are_rectangular(markdown: str) -> None:
         elif widths:
             assert len(set(widths)) == 1, widths
             widths = []
+
+
+def test_failures_name_each_instance_its_status_and_error() -> None:
+    instances, judgments = pairwise_records()
+    markdown = render_markdown(pairwise_summary(), instances, judgments)
+    failures = section(markdown, "Failures")
+    assert "1 failed or unreadable, 0 not judged: each counts as a disagreement." in failures
+    assert "| p4 | parse error | no verdict found |" in failures
+    assert "| p1 |" not in failures and "more" not in failures
+    assert markdown.index("## Status") < markdown.index("## Failures") < markdown.index("## Measured")
+    assert "## Failures" not in render_markdown(pairwise_summary(), instances[:3], judgments[:3])
+
+
+def test_failures_list_ten_escaped_and_cut_short_then_say_how_many_more() -> None:
+    instances, _ = pairwise_records()
+    many = [instances[0].model_copy(update={"id": f"f{k}"}) for k in range(14)]
+    error = f"HTTP 500: {HOSTILE} " + "x" * 400
+    judgments = [
+        *(Judgment(id=f"f{k}", method="dna", status="error", error=error) for k in range(12)),
+        Judgment(id="f12", method="dna", status="ok", verdict=1),
+    ]  # f13 has no judgment
+    failures = section(render_markdown(pairwise_summary(), many, judgments), "Failures")
+    assert "12 failed or unreadable, 1 not judged" in failures
+    rows = [line for line in failures.splitlines() if line.startswith("| f")]
+    assert len(rows) == 10 and rows[0].startswith("| f0 | error | HTTP 500: &lt;script&gt;alert(1)")
+    assert all(row.endswith("… |") and len(row) < 220 for row in rows)
+    assert "And 3 more, of 13" in failures
+    assert "<script" not in failures
+    assert_tables_are_rectangular(failures)
+    unjudged = section(render_markdown(pairwise_summary(), many, judgments[:12]), "Failures")
+    assert "| f13 | not judged | no judgment of this instance |" not in unjudged  # past the first ten
+    assert "12 failed or unreadable, 2 not judged" in unjudged
 
 
 def test_examples_can_be_turned_off_and_long_queries_are_truncated() -> None:
