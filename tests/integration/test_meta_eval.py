@@ -228,6 +228,18 @@ def test_a_method_run_is_measured_reported_and_resumable(
     again = meta_eval(data_dir, *args, *local(server, tmp_path))
     assert again.exit_code == 0 and server.request_count == calls  # every reply from the cache
     assert summary_of(out)["agreement"]["value"] == 1.0
+    first, cached = summary["usage"], summary_of(out)["usage"]
+    assert first["made"]["calls"] == first["calls"] - first["cached_calls"] == calls  # those the server had
+    assert cached["cached_calls"] == cached["calls"] == first["calls"]  # counted at their price ...
+    assert cached["made"] == {
+        "calls": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0.0,
+    }  # ... not spent
+    usage = " ".join((out / "report.md").read_text().split("## Usage and cost")[1].split("##")[0].split())
+    assert "Total and Per instance count the cached calls at their price, as if made" in usage
+    assert "| Calls made (spent) | 0 | 0 | 0 | 0 |" in usage
 
     # People weigh the judge's facets: one in the judge's order, one in the reverse order.
     same, reverse = (

@@ -380,12 +380,19 @@ def facet_weights(joined: Joined) -> dict[str, Any]:
 
 
 def _usage(joined: Joined) -> dict[str, Any]:
+    """Calls, tokens and cost of the judgments, cache hits counted at their price (as `Usage` does).
+
+    ``made`` is the part of it from calls actually made (what was spent), when every judgment's
+    trace accounts for its calls (not with --no-trace).
+    """
     total = Usage()
+    made: Usage | None = Usage()
     for _, judgment in joined.pairs:
         if judgment is not None:
             total = total + judgment.usage
+            made = _made(judgment, made)
     judged = sum(judgment is not None for _, judgment in joined.pairs) or 1
-    return total.model_dump() | {
+    out = total.model_dump() | {
         "per_instance": {
             "calls": total.calls / judged,
             "input_tokens": total.input_tokens / judged,
@@ -393,3 +400,23 @@ def _usage(joined: Joined) -> dict[str, Any]:
             "cost_usd": None if total.cost_usd is None else total.cost_usd / judged,
         }
     }
+    if made is not None and total.calls:
+        out["made"] = made.model_dump(exclude={"cached_calls"})
+    return out
+
+
+def _made(judgment: Judgment, so_far: Usage | None) -> Usage | None:
+    """``so_far`` plus the calls ``judgment`` made (not answered from the cache); None if its trace
+    does not account for its calls."""
+    own = [entry for entry in judgment.trace if not entry.reused]
+    if so_far is None or len(own) != judgment.usage.calls:
+        return None
+    for entry in own:
+        if not entry.cached and not entry.planned:
+            so_far = so_far + Usage(
+                calls=1,
+                input_tokens=entry.input_tokens,
+                output_tokens=entry.output_tokens,
+                cost_usd=entry.cost_usd,
+            )
+    return so_far

@@ -312,19 +312,32 @@ def top_facets(facets: Mapping[str, Any], top: int) -> list[tuple[str, Any]]:
 
 
 def usage(summary: Mapping[str, Any]) -> Section | None:
-    """Calls, tokens and dollars, in total and per instance."""
+    """Calls, tokens and dollars, in total and per instance, and what of it was spent."""
     total = summary.get("usage")
     if not isinstance(total, Mapping):
         return None
     rows = [_usage_row("Total", total, 4)]
     if isinstance(total.get("per_instance"), Mapping):
         rows.append(_usage_row("Per instance", total["per_instance"], 6))
+    made = total.get("made")
+    cached = number(total.get("cached_calls"))
+    if isinstance(made, Mapping) and cached:
+        rows.append(_usage_row("Calls made (spent)", {**made, "cached_calls": 0}, 4))
     columns = ("", "Calls", "Cached calls", "Input tokens", "Output tokens", "Cost (USD)")
-    notes = (
-        ("No LLM calls were made: the judgments were recorded or imported.",)
-        if total.get("calls") == 0
-        else ()
-    )
+    if total.get("calls") == 0:
+        notes: tuple[str, ...] = ("No LLM calls were made: the judgments were recorded or imported.",)
+    elif not cached:
+        notes = ("No call was answered from the response cache: the cost is what was spent.",)
+    else:
+        spent = (
+            "Calls made is what was spent."
+            if isinstance(made, Mapping)
+            else "What a run spent is in its summary on the terminal and in judgments.run.json."
+        )
+        notes = (
+            "Total and Per instance count the cached calls at their price, as if made: what the "
+            f"judgments cost without the response cache, not what was spent. {spent}",
+        )
     table = Table(columns, tuple(rows), numeric=numeric_columns(1, 5))
     return Section("usage", "Usage and cost", notes, (table,))
 

@@ -110,6 +110,23 @@ def test_usage_sweep_and_repeats() -> None:
     assert "| Agreement | 72.33% | 1.25% | 71.00% | 73.50% | 3 |" in repeats
 
 
+def test_usage_says_cached_calls_count_at_their_price_and_shows_what_was_spent() -> None:
+    summary = pairwise_summary()
+    usage = " ".join(section(render_markdown(summary), "Usage and cost").split())
+    assert "Total and Per instance count the cached calls at their price, as if made" in usage
+    assert "What a run spent is in its summary on the terminal and in judgments.run.json." in usage
+    assert "Calls made" not in usage
+    made = {"calls": 288, "input_tokens": 120000, "output_tokens": 7000, "cost_usd": 1.2}
+    summary["usage"]["made"] = made
+    usage = " ".join(section(render_markdown(summary), "Usage and cost").split())
+    assert "| Calls made (spent) | 288 | 0 | 120,000 | 7,000 | $1.2000 |" in usage
+    assert "Calls made is what was spent." in usage
+    summary["usage"]["cached_calls"] = 0
+    usage = " ".join(section(render_markdown(summary), "Usage and cost").split())
+    assert "No call was answered from the response cache: the cost is what was spent." in usage
+    assert "Calls made" not in usage
+
+
 def test_examples_show_disagreements_escaped_for_tables() -> None:
     instances, judgments = pairwise_records()
     examples = section(render_markdown(pairwise_summary(), instances, judgments), "Examples of disagreement")
