@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from faceteval._cli._app import cli
+from faceteval.report import render_comparison
 from tests.integration.test_meta_eval import (
     MAPPING,
     labelled_pairs,
@@ -365,3 +366,27 @@ def test_judgments_all_outside_the_sample_are_named_so(data_dir: Path, tmp_path:
     )
     assert result.exit_code == 1
     assert "none of its 2 judgments is of the 3 instances measured" in flat(result.output)
+
+
+def test_compare_says_when_it_pairs_only_the_instances_both_runs_measured(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    labels = labelled_pairs(tmp_path, n=8)
+    judged = lines(
+        tmp_path / "j.jsonl", [{"id": f"p{i}", "method": "m", "status": "ok", "verdict": 1} for i in range(8)]
+    )
+    for name, sample in (("whole", ()), ("sample", ("--limit", "4"))):
+        result = meta_eval(
+            data_dir, labels, "--judgments", judged, *MAPPING, *sample, "--out", tmp_path / name
+        )
+        assert result.exit_code == 0, result.output
+    runs = [str(tmp_path / "whole"), str(tmp_path / "sample")]
+    compared = CliRunner().invoke(cli, ["compare", *runs, "--json", str(tmp_path / "c.json")])
+    assert compared.exit_code == 0, compared.output
+    assert "Note: Compared on the 4 instances both runs measured (A has 8, B has 4)." in flat(compared.output)
+    result = json.loads((tmp_path / "c.json").read_text())
+    assert result["instances"] == {"a": 8, "b": 4, "shared": 4} and result["metrics"]["agreement"]["n"] == 4
+    markdown = render_comparison(summary_of(tmp_path / "whole"), summary_of(tmp_path / "sample"), result)
+    assert "- Note: compared on the 4 instances both runs measured (A has 8, B has 4)" in markdown
+    same = CliRunner().invoke(cli, ["compare", runs[0], runs[0]])
+    assert same.exit_code == 0 and "Note:" not in same.output

@@ -54,6 +54,8 @@ def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path
         )
     console.print(table)
     console.print("*** p < 0.01, ** p < 0.05, * p < 0.1, n.s. not significant")
+    if note := result.get("note"):
+        console.print(f"[yellow]Note:[/] {escape(note[:1].upper() + note[1:])}.")
     for side in ("a", "b"):
         if count := result["unjudged"][side]:
             console.print(

@@ -27,6 +27,10 @@ def compare_runs(
 ) -> dict[str, Any]:
     """The paired difference B - A on the instances both runs measured.
 
+    ``instances`` counts the instances of each run and those they share (the ones compared); when
+    the runs measured different instances (a --limit sample against the whole benchmark), ``note``
+    says so.
+
     Repeated runs (``--seeds``) are paired run by run, and their items pooled: each instance of each
     seed is one pair (DnA-Eval Appendix G). ``unjudged`` counts, per run, the shared instances it has
     no usable judgment of (missing, ``parse_error`` or ``error``): they count as wrong in agreement,
@@ -57,6 +61,17 @@ def compare_runs(
         "runs_paired": len(a_runs),
     }
     pairs = [_paired(a, b) for a, b in zip(a_runs, b_runs, strict=True)]
+    measured = {
+        "a": sum(len(instances) for instances, _ in a_runs),
+        "b": sum(len(instances) for instances, _ in b_runs),
+        "shared": sum(len(p) for p in pairs),
+    }
+    result["instances"] = measured
+    if measured["shared"] < max(measured["a"], measured["b"]):
+        result["note"] = (
+            f"compared on the {measured['shared']:,} instances both runs measured "
+            f"(A has {measured['a']:,}, B has {measured['b']:,})"
+        )
     result["unjudged"] = {
         "a": sum(unjudged(a) for run in pairs for _, a, _ in run),
         "b": sum(unjudged(b) for run in pairs for _, _, b in run),
