@@ -30,9 +30,11 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
 )
 @handle_errors
 def cost(run_dirs: tuple[Path, ...], markdown_path: Path | None) -> None:
-    """What each run spent: calls, cached calls, tokens and dollars, in total and per instance.
+    """What each run's judgments cost: calls, cached calls, tokens and dollars, in total and per instance.
 
-    A sweep or repeated run (--aspects 1,2,3 / --seeds) shows one row per sub-run.
+    Cached calls count at their price. Per-instance figures divide by the instances with a judgment,
+    failed ones included. A sweep or repeated run (--aspects 1,2,3 / --seeds) shows one row per
+    sub-run.
 
     \b
     Example:

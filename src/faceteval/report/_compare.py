@@ -20,7 +20,7 @@ from faceteval.report._format import (
 )
 from faceteval.report._markdown import table_lines
 from faceteval.report._model import Table, numeric_columns
-from faceteval.report._sections import lookup, mapping, signed, title
+from faceteval.report._sections import lookup, mapping, signed, title, with_judgment
 
 _TOLERANCE = 1e-9
 _RUNS = ("a", "b")
@@ -161,7 +161,10 @@ def cost_table(summaries: Sequence[Mapping[str, Any]] | Mapping[str, Mapping[str
         "Cost / instance",
     )
     rows = tuple(_cost_row(name, summary) for name, summary in named)
-    note = "Cost counts cached calls at their price; per-instance figures are over judged instances."
+    note = (
+        "Cost counts cached calls at their price. Per-instance figures divide by the instances with a "
+        "judgment, failed ones included: every instance of the run unless some were not judged."
+    )
     return Table(columns, rows, note=note, numeric=numeric_columns(2, 9))
 
 
@@ -178,7 +181,7 @@ def _run_name(summary: Mapping[str, Any]) -> str:
 def _cost_row(name: str, summary: Mapping[str, Any]) -> tuple[str, ...]:
     usage = mapping(summary.get("usage"))
     per = mapping(usage.get("per_instance"))
-    n = number(summary.get("n"))
+    n = with_judgment(summary)
     tokens = [number(usage.get(k)) for k in ("input_tokens", "output_tokens")]
     total_tokens = None if None in tokens else sum(t for t in tokens if t is not None)
     per_tokens = [number(per.get(k)) for k in ("input_tokens", "output_tokens")]

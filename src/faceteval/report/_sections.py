@@ -317,7 +317,8 @@ def usage(summary: Mapping[str, Any]) -> Section | None:
     if not isinstance(total, Mapping):
         return None
     rows = [_usage_row("Total", total, 4)]
-    if isinstance(total.get("per_instance"), Mapping):
+    per_instance = isinstance(total.get("per_instance"), Mapping)
+    if per_instance:
         rows.append(_usage_row("Per instance", total["per_instance"], 6))
     made = total.get("made")
     cached = number(total.get("cached_calls"))
@@ -338,8 +339,22 @@ def usage(summary: Mapping[str, Any]) -> Section | None:
             "Total and Per instance count the cached calls at their price, as if made: what the "
             f"judgments cost without the response cache, not what was spent. {spent}",
         )
-    table = Table(columns, tuple(rows), numeric=numeric_columns(1, 5))
+    judged = with_judgment(summary)
+    over = (
+        f"Per instance: over the {count(int(judged))} instances with a judgment, failed ones included."
+        if per_instance and judged is not None and total.get("calls") != 0
+        else None
+    )
+    table = Table(columns, tuple(rows), note=over, numeric=numeric_columns(1, 5))
     return Section("usage", "Usage and cost", notes, (table,))
+
+
+def with_judgment(summary: Mapping[str, Any]) -> float | None:
+    """How many instances of a run have a judgment (failed ones included): what per-instance usage
+    divides by. The run's ``n`` less its ``missing`` status count, when it has one."""
+    n = number(summary.get("n"))
+    missing = number(mapping(summary.get("status")).get("missing")) or 0.0
+    return None if n is None else n - missing
 
 
 def _usage_row(name: str, usage: Mapping[str, Any], digits: int) -> tuple[str, ...]:

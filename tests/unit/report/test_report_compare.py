@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from faceteval.report import render_comparison, render_cost_table
+from faceteval.report import render_comparison, render_cost_table, render_markdown
 from tests.unit.report.runs import pairwise_summary, pointwise_summary
 
 
@@ -75,6 +75,20 @@ def test_cost_table_across_methods() -> None:
     assert "| ? |   | — | — | — | — | — | — | — | — | — |" in lines
     named = render_cost_table({"DnA (ours)": direct})
     assert "| DnA (ours) | llmbar |" in named
+
+
+def test_cost_per_instance_is_over_the_instances_with_a_judgment_as_its_note_says() -> None:
+    usage = {"calls": 30, "cached_calls": 0, "input_tokens": 600, "output_tokens": 60, "cost_usd": 0.3}
+    status = {"ok": 8, "parse_error": 1, "error": 1, "missing": 5}  # 10 with a judgment, 2 failed
+    summary = {"judge": "old", "benchmark": "b", "n": 15, "status": status, "usage": usage}
+    table = render_cost_table([summary])
+    assert "| old | b | 15 | 30 | 0 | 600 | 60 | $0.3000 | 3.0 | 66.0 | $0.030000 |" in table
+    assert "Per-instance figures divide by the instances with a judgment, failed ones included" in table
+    assert "over judged instances" not in table
+    markdown = render_markdown(
+        {"n": 15, "status": status, "usage": {**usage, "per_instance": {"calls": 3.0}}}
+    )
+    assert "Per instance: over the 10 instances with a judgment, failed ones included." in markdown
 
 
 def test_comparison_as_compare_runs_writes_it() -> None:
