@@ -390,3 +390,17 @@ def test_compare_says_when_it_pairs_only_the_instances_both_runs_measured(
     assert "- Note: compared on the 4 instances both runs measured (A has 8, B has 4)" in markdown
     same = CliRunner().invoke(cli, ["compare", runs[0], runs[0]])
     assert same.exit_code == 0 and "Note:" not in same.output
+
+
+def test_an_all_hit_sample_shows_a_binomial_interval_not_a_point(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "nat"
+    args = ("llmbar-natural", "--judgments", "recorded:llmbar/GPT-4/Vanilla", "--limit", "10", "--out", out)
+    result = meta_eval(data_dir, *args)
+    assert result.exit_code == 0, result.output
+    agreement = summary_of(out)["agreement"]
+    assert (agreement["hits"], agreement["n"], agreement["ci_method"]) == (10, 10, "clopper-pearson")
+    assert agreement["ci"] == pytest.approx([0.6915, 1.0], abs=1e-4)
+    printed = flat(result.stdout)
+    assert "100.00% │ 69.2-100.0 ‡ │ 10 / 10" in printed and "100.0-100.0" not in printed
+    assert "‡ exact binomial (Clopper-Pearson) CI" in printed
+    assert "| Agreement | 100.0% | [69.2%, 100.0%] ‡ | 10 / 10 | 0 |" in (out / "report.md").read_text()

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._console import err_console
+from faceteval.metrics import CLOPPER_PEARSON
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -34,7 +35,8 @@ def percent(value: float | None) -> str:
 
 def _ci(rate: dict[str, Any]) -> str:
     ci = rate.get("ci")
-    return f"{100 * ci[0]:.1f}-{100 * ci[1]:.1f}" if ci and None not in ci else ""
+    binomial = " ‡" if rate.get("ci_method") == CLOPPER_PEARSON else ""
+    return f"{100 * ci[0]:.1f}-{100 * ci[1]:.1f}{binomial}" if ci and None not in ci else ""
 
 
 def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) -> None:
@@ -53,6 +55,12 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
     else:
         table = _pairwise_table(summary, title)
     console.print(table)
+    rates = [summary[key] for key, _ in PAIRWISE_ROWS if isinstance(summary.get(key), dict)]
+    if any(rate.get("ci_method") == CLOPPER_PEARSON for rate in rates):
+        console.print(
+            "‡ exact binomial (Clopper-Pearson) CI: every bootstrap resample gave the same rate "
+            "(all hits or all misses)"
+        )
     for aspect, left_out in summary.get("unjudged", {}).items():
         console.print(
             f"[yellow]{escape(aspect)}: {left_out:,} human-scored instances have no judge score[/] "

@@ -29,6 +29,7 @@ from faceteval.metrics._ranking import DEFAULT_PENALTY, rank_by_weight, topk_ken
 from faceteval.metrics._stats import (
     DEFAULT_LEVEL,
     DEFAULT_N_RESAMPLES,
+    binomial_interval,
     bootstrap_ci,
     correlation_with_ci,
     mcnemar_exact,
@@ -39,9 +40,11 @@ from faceteval.metrics._stats import (
     system_level_with_ci,
     with_ci,
 )
-from faceteval.metrics._types import Correlation, PairedTest, Rate
+from faceteval.metrics._types import BOOTSTRAP, CLOPPER_PEARSON, Correlation, PairedTest, Rate
 
 __all__ = [
+    "BOOTSTRAP",
+    "CLOPPER_PEARSON",
     "DEFAULT_LEVEL",
     "DEFAULT_N_RESAMPLES",
     "DEFAULT_PENALTY",
@@ -57,6 +60,7 @@ __all__ = [
     "agreement_consistent_without_ties",
     "agreement_without_ties",
     "average_pairwise_pearson",
+    "binomial_interval",
     "bootstrap_ci",
     "by_group",
     "cohen_kappa",

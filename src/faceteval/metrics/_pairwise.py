@@ -56,7 +56,7 @@ def agreement(verdicts: Sequence[Verdict], labels: Sequence[int]) -> Rate:
 
     Examples:
         >>> agreement([1, 2, 0, None], [1, 1, 0, 2])
-        Rate(value=0.5, hits=2, n=4, missing=1, excluded=0, ci=None)
+        Rate(value=0.5, hits=2, n=4, missing=1, excluded=0, ci=None, ci_method=None)
     """
     hits = correct(verdicts, labels)
     return Rate.from_counts(sum(hits), len(hits), missing=sum(v is None for v in verdicts))
@@ -70,7 +70,7 @@ def agreement_without_ties(verdicts: Sequence[Verdict], labels: Sequence[int]) -
 
     Examples:
         >>> agreement_without_ties([1, 0, 2, 1], [1, 2, 0, 0])
-        Rate(value=0.5, hits=1, n=2, missing=0, excluded=2, ci=None)
+        Rate(value=0.5, hits=1, n=2, missing=0, excluded=2, ci=None, ci_method=None)
     """
     check_lengths(verdicts, labels)
     _check_labels(labels)
@@ -91,7 +91,7 @@ def consistency(first: Sequence[Verdict], second: Sequence[Verdict]) -> Rate:
 
     Examples:
         >>> consistency([1, 2, 0, 1], [1, 1, 0, None])
-        Rate(value=0.5, hits=2, n=4, missing=1, excluded=0, ci=None)
+        Rate(value=0.5, hits=2, n=4, missing=1, excluded=0, ci=None, ci_method=None)
     """
     n = check_lengths(first, second)
     hits = sum(a is not None and a == b for a, b in zip(first, second, strict=True))
@@ -105,7 +105,7 @@ def agreement_consistent(first: Sequence[Verdict], second: Sequence[Verdict], la
 
     Examples:
         >>> agreement_consistent([1, 2, 1, None], [1, 1, 1, 2], [1, 2, 2, 2])
-        Rate(value=0.25, hits=1, n=4, missing=1, excluded=0, ci=None)
+        Rate(value=0.25, hits=1, n=4, missing=1, excluded=0, ci=None, ci_method=None)
     """
     n = check_lengths(first, second, labels)
     _check_labels(labels)
@@ -134,7 +134,7 @@ def consistency_without_ties(
 
     Examples:
         >>> consistency_without_ties([1, 2, 0, 1], [1, 1, 0, None], [1, 2, 0, 2])
-        Rate(value=0.3333333333333333, hits=1, n=3, missing=1, excluded=1, ci=None)
+        Rate(value=0.3333333333333333, hits=1, n=3, missing=1, excluded=1, ci=None, ci_method=None)
     """
     check_lengths(first, second, labels)
     kept = _not_tied(labels)
@@ -152,7 +152,7 @@ def agreement_consistent_without_ties(
 
     Examples:
         >>> agreement_consistent_without_ties([1, 2, 0, 0], [1, 1, 0, 0], [1, 2, 0, 2])
-        Rate(value=0.3333333333333333, hits=1, n=3, missing=0, excluded=1, ci=None)
+        Rate(value=0.3333333333333333, hits=1, n=3, missing=0, excluded=1, ci=None, ci_method=None)
     """
     check_lengths(first, second, labels)
     kept = _not_tied(labels)
@@ -170,7 +170,7 @@ def accuracy_order_avg(first: Sequence[Verdict], second: Sequence[Verdict], labe
 
     Examples:
         >>> accuracy_order_avg([1, 2, 1], [1, 1, None], [1, 2, 2])
-        Rate(value=0.5, hits=3, n=6, missing=1, excluded=0, ci=None)
+        Rate(value=0.5, hits=3, n=6, missing=1, excluded=0, ci=None, ci_method=None)
     """
     check_lengths(first, second, labels)
     a, b = agreement(first, labels), agreement(second, labels)
@@ -265,9 +265,9 @@ def vote_agreement(judge: Mapping[K, Verdict], votes: Iterable[tuple[K, int]], *
     Examples:
         >>> judge = {"q1": 1, "q2": 0, "q3": None}
         >>> vote_agreement(judge, [("q1", 1), ("q1", 2), ("q2", 0), ("q3", 1), ("q4", 1)])
-        Rate(value=0.5, hits=2, n=4, missing=1, excluded=1, ci=None)
+        Rate(value=0.5, hits=2, n=4, missing=1, excluded=1, ci=None, ci_method=None)
         >>> vote_agreement(judge, [("q1", 1), ("q1", 2), ("q2", 0), ("q3", 1)], ties=False)
-        Rate(value=0.3333333333333333, hits=1, n=3, missing=1, excluded=1, ci=None)
+        Rate(value=0.3333333333333333, hits=1, n=3, missing=1, excluded=1, ci=None, ci_method=None)
     """
     hits = n = missing = excluded = 0
     for key, label in votes:

@@ -27,7 +27,7 @@ from faceteval.metrics._pointwise import (
     system_level,
 )
 from faceteval.metrics._rowwise import rowwise_correlation
-from faceteval.metrics._types import Correlation, PairedTest, Rate
+from faceteval.metrics._types import BOOTSTRAP, CLOPPER_PEARSON, Correlation, PairedTest, Rate
 
 DEFAULT_N_RESAMPLES = 2000
 """Bootstrap resamples and permutations drawn by default."""
@@ -226,7 +226,10 @@ def with_ci(
     """``metric(*columns)`` with its ``ci`` set by `bootstrap_ci` over the items (rows).
 
     Works for any metric returning a `Rate` or a `Correlation`. Note that for `summary_level` this
-    resamples items, not groups.
+    resamples items, not groups. A rate whose bootstrap collapses to a point (every resample gives
+    the same rate, as when every item is a hit or every one a miss) gets the exact binomial
+    (Clopper-Pearson) interval of its hits out of n instead: 0/3 is not known to be 0 to the last
+    decimal. `Rate.ci_method` says which interval it has.
 
     Examples:
         >>> from faceteval.metrics import agreement
@@ -236,7 +239,12 @@ def with_ci(
     """
     result = metric(*columns)
     if isinstance(result, Rate):
-        return dataclasses.replace(result, ci=_rate_interval(metric, columns, n_resamples, level, seed))
+        ci = _rate_interval(metric, columns, n_resamples, level, seed)
+        if ci is not None and ci[0] == ci[1]:  # every resample the same rate: no sign of certainty
+            return dataclasses.replace(
+                result, ci=binomial_interval(result.hits, result.n, level), ci_method=CLOPPER_PEARSON
+            )
+        return dataclasses.replace(result, ci=ci, ci_method=None if ci is None else BOOTSTRAP)
     ci = bootstrap_ci(
         lambda *resampled: metric(*resampled).value,
         *columns,
@@ -245,6 +253,23 @@ def with_ci(
         seed=seed,
     )
     return dataclasses.replace(result, ci=ci)
+
+
+def binomial_interval(hits: int, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, float] | None:
+    """The exact binomial (Clopper-Pearson) confidence interval of the rate ``hits / n``; None if n is 0.
+
+    Examples:
+        >>> [round(bound, 4) for bound in binomial_interval(0, 3)]
+        [0.0, 0.7076]
+        >>> [round(bound, 4) for bound in binomial_interval(10, 10)]
+        [0.6915, 1.0]
+    """
+    from scipy import stats
+
+    if n <= 0:
+        return None
+    ci = stats.binomtest(hits, n).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)
 
 
 def _rate_interval(

@@ -7,6 +7,11 @@ from dataclasses import dataclass
 JSONValue = float | int | str | list[float] | None
 """What `as_dict` puts in a result's dictionary."""
 
+BOOTSTRAP = "bootstrap"
+"""`Rate.ci_method` of a percentile bootstrap interval over the items."""
+CLOPPER_PEARSON = "clopper-pearson"
+"""`Rate.ci_method` of the exact binomial interval, given where the bootstrap collapses to a point."""
+
 
 def _ci_list(ci: tuple[float, float] | None) -> list[float] | None:
     return None if ci is None else [ci[0], ci[1]]
@@ -26,7 +31,10 @@ class Rate:
         missing: Items among ``n`` that had a None verdict (always misses).
         excluded: Items left out of ``n`` by the metric's own rule (e.g. human ties in
             `agreement_without_ties`), so ``n + excluded`` is the number of items given.
-        ci: A bootstrap confidence interval for ``value``, set by `with_ci`.
+        ci: A confidence interval for ``value``, set by `with_ci`.
+        ci_method: How ``ci`` was computed: ``"bootstrap"`` (percentile, over the items), or
+            ``"clopper-pearson"`` (exact binomial, where every bootstrap resample gives the same
+            rate, as with all hits or all misses); None without a ``ci``.
     """
 
     value: float | None
@@ -35,6 +43,7 @@ class Rate:
     missing: int = 0
     excluded: int = 0
     ci: tuple[float, float] | None = None
+    ci_method: str | None = None
 
     @classmethod
     def from_counts(cls, hits: int, n: int, *, missing: int = 0, excluded: int = 0) -> Rate:
@@ -42,14 +51,14 @@ class Rate:
 
         Examples:
             >>> Rate.from_counts(3, 4, missing=1)
-            Rate(value=0.75, hits=3, n=4, missing=1, excluded=0, ci=None)
+            Rate(value=0.75, hits=3, n=4, missing=1, excluded=0, ci=None, ci_method=None)
             >>> Rate.from_counts(0, 0).value is None
             True
         """
         return cls(value=hits / n if n else None, hits=hits, n=n, missing=missing, excluded=excluded)
 
     def as_dict(self) -> dict[str, JSONValue]:
-        """The rate as plain JSON values (``ci`` as a two-element list or None)."""
+        """The rate as plain JSON values (``ci`` as a two-element list or None, and its ``ci_method``)."""
         return {
             "value": self.value,
             "hits": self.hits,
@@ -57,6 +66,7 @@ class Rate:
             "missing": self.missing,
             "excluded": self.excluded,
             "ci": _ci_list(self.ci),
+            "ci_method": self.ci_method,
         }
 
 

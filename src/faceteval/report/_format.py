@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 DASH = "—"
 """What an absent number is shown as."""
+BINOMIAL_MARK = "‡"
+"""Marks a rate's CI that is the exact binomial interval, not the bootstrap one."""
+CLOPPER_PEARSON = "clopper-pearson"
+"""A rate's ``ci_method`` when its CI is the exact binomial one (`faceteval.metrics.Rate.ci_method`)."""
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_|~]|(?<=\])[(\[:])")
 _WHITESPACE = re.compile(r"\s+")
@@ -91,11 +95,27 @@ def metric_value(metric: str, value: Any, digits: int = 1) -> str:
 
 
 def metric_interval(metric: str, entry: Any, digits: int = 1) -> str:
-    """A metric's 95% CI written like its value, ``[low, high]``."""
+    """A metric's 95% CI written like its value, ``[low, high]``, marked ``‡`` when it is binomial."""
     ci = interval(entry)
     if ci is None:
         return DASH
-    return f"[{metric_value(metric, ci[0], digits)}, {metric_value(metric, ci[1], digits)}]"
+    text = f"[{metric_value(metric, ci[0], digits)}, {metric_value(metric, ci[1], digits)}]"
+    return f"{text} {BINOMIAL_MARK}" if is_binomial(entry) else text
+
+
+def is_binomial(entry: Any) -> bool:
+    """Whether a rate's CI is the exact binomial one (where its bootstrap collapsed to a point)."""
+    return isinstance(entry, Mapping) and entry.get("ci_method") == CLOPPER_PEARSON
+
+
+def interval_note(entries: Iterable[Any]) -> str | None:
+    """What ``‡`` means, when one of ``entries`` has such a CI."""
+    if not any(is_binomial(entry) for entry in entries):
+        return None
+    return (
+        f"{BINOMIAL_MARK} Exact binomial (Clopper-Pearson) 95% CI: every bootstrap resample gave the same "
+        "rate (all hits or all misses), which is no sign of certainty."
+    )
 
 
 def metric_name(key: str) -> str:

@@ -13,6 +13,7 @@ from faceteval.report._format import (
     dollars,
     hits,
     interval,
+    interval_note,
     metric_interval,
     metric_name,
     metric_value,
@@ -100,9 +101,13 @@ def overview(summary: Mapping[str, Any]) -> Section | None:
         for key, entry in entries
     )
     columns = ("Metric", "Value", "95% CI", "Hits / n", "No verdict", *(("Excluded",) if excluded else ()))
-    note = (
-        "No verdict: counted in n as misses. Excluded: left out of n (e.g. human ties)." if excluded else None
+    lines = (
+        "No verdict: counted in n as misses. Excluded: left out of n (e.g. human ties)."
+        if excluded
+        else None,
+        interval_note(entry for _, entry in entries),
     )
+    note = " ".join(line for line in lines if line) or None
     tables = (Table(columns, rows, note=note, numeric=numeric_columns(1, len(columns) - 1)),) if rows else ()
     return Section("overview", "Headline", notes, tables) if notes or tables else None
 
@@ -229,7 +234,8 @@ def categories(summary: Mapping[str, Any]) -> Section | None:
         (name, *(cell for key in metrics for cell in _rate_cells(key, entry.get(key))))
         for name, entry in groups.items()
     )
-    table = Table(tuple(columns), rows, numeric=numeric_columns(1, 3 * len(metrics)))
+    note = interval_note(entry.get(key) for entry in groups.values() for key in metrics)
+    table = Table(tuple(columns), rows, note=note, numeric=numeric_columns(1, 3 * len(metrics)))
     return Section("categories", "By category", (), (table,))
 
 
@@ -382,7 +388,8 @@ def sweep(summary: Mapping[str, Any]) -> Section | None:
     )
     numeric = tuple(name not in ("Dir",) for name in columns)
     title = "Branch-number sweep (criteria per query)" if fennec else "Aspect-count sweep"
-    return Section("sweep", title, (), (Table(tuple(columns), rows, numeric=numeric),))
+    note = interval_note(run.get(key) for run in runs for key in keys)
+    return Section("sweep", title, (), (Table(tuple(columns), rows, note=note, numeric=numeric),))
 
 
 def _sweep_cells(key: str, value: Any, runs: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:

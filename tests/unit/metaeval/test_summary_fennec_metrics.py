@@ -13,7 +13,7 @@ from faceteval.core import Instance, Judgment, OrderResult
 from faceteval.datasets import Benchmark
 from faceteval.metaeval import Settings, Target, join, load_judgments, load_target, summarize
 
-RATE_KEYS = {"value", "hits", "n", "missing", "excluded", "ci"}
+RATE_KEYS = {"value", "hits", "n", "missing", "excluded", "ci", "ci_method"}
 
 # (human label, verdict in the original order, verdict in the swapped order mapped back); None: no judgment.
 PAIRS: tuple[tuple[int, tuple[int | None, int | None] | None], ...] = (
@@ -71,6 +71,7 @@ def test_consistency_and_agreement_consistent_leave_human_ties_out() -> None:
         "missing": 2,
         "excluded": 2,
         "ci": None,
+        "ci_method": None,
     }
     assert summary["agreement_consistent_without_ties"] == {
         "value": 1 / 6,
@@ -79,6 +80,7 @@ def test_consistency_and_agreement_consistent_leave_human_ties_out() -> None:
         "missing": 2,
         "excluded": 2,
         "ci": None,
+        "ci_method": None,
     }
     # With ties, the tie that both orders agree on counts for both.
     assert (summary["consistency"]["hits"], summary["consistency"]["n"]) == (4, 8)
@@ -136,6 +138,7 @@ def test_autoj_recorded_without_ties_counts_the_1019_preferences() -> None:
         "missing": 0,
         "excluded": 373,
         "ci": None,
+        "ci_method": None,
     }
     assert summary["agreement_consistent_without_ties"] == {
         "value": agreed / 1019,
@@ -144,6 +147,7 @@ def test_autoj_recorded_without_ties_counts_the_1019_preferences() -> None:
         "missing": 0,
         "excluded": 373,
         "ci": None,
+        "ci_method": None,
     }
     assert summary["consistency"]["n"] == summary["agreement_consistent"]["n"] == 1392
     assert summary["consistency_without_ties"]["value"] != summary["consistency"]["value"]

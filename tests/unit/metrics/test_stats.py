@@ -76,7 +76,29 @@ def test_paired_bootstrap_ci_matches_scipy_paired() -> None:
 
 def test_bootstrap_ci_on_degenerate_data_has_zero_width_and_no_warning() -> None:
     assert bootstrap_ci(mean, [0.7] * 20, n_resamples=RESAMPLES) == (0.7, 0.7)
-    assert with_ci(agreement, [1] * 10, [1] * 10, n_resamples=RESAMPLES).ci == (1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "labels"),
+    [([1] * 10, [1] * 10), ([2, 2, 2], [1, 1, 1]), ([None, 2, None], [1, 1, 2])],
+)
+def test_a_rate_whose_bootstrap_collapses_gets_the_exact_binomial_interval(
+    verdicts: list[int | None], labels: list[int]
+) -> None:
+    rate = with_ci(agreement, verdicts, labels, n_resamples=RESAMPLES)
+    expected = stats.binomtest(rate.hits, rate.n).proportion_ci(confidence_level=0.95, method="exact")
+    assert rate.ci == pytest.approx((expected.low, expected.high))
+    assert rate.ci_method == "clopper-pearson"
+    assert rate.ci is not None and rate.ci[0] < rate.ci[1]  # all hits or all misses: not a point
+
+
+def test_an_all_miss_rate_of_three_is_not_certain() -> None:
+    rate = with_ci(agreement, [2, 2, 2], [1, 1, 1], n_resamples=RESAMPLES)
+    assert (rate.value, rate.ci_method) == (0.0, "clopper-pearson")
+    assert rate.ci == pytest.approx((0.0, 0.7076), abs=1e-4)
+    mixed = with_ci(agreement, [1, 2, 1, 2], [1, 1, 1, 1], n_resamples=RESAMPLES)
+    assert mixed.ci_method == "bootstrap" and mixed.ci is not None and mixed.ci[0] < mixed.ci[1]
+    assert with_ci(agreement, [1], [1], n_resamples=RESAMPLES).ci_method is None  # one item: no CI
 
 
 def test_bootstrap_ci_drops_resamples_where_the_statistic_is_undefined() -> None:

@@ -28,7 +28,7 @@ def test_results_are_frozen() -> None:
 @pytest.mark.parametrize(
     ("result", "keys"),
     [
-        (Rate.from_counts(3, 4, missing=1), {"value", "hits", "n", "missing", "excluded", "ci"}),
+        (Rate.from_counts(3, 4, missing=1), {"value", "hits", "n", "missing", "excluded", "ci", "ci_method"}),
         (
             Correlation(0.5, 10, "kendall", p_value=0.04, ci=(0.1, 0.8)),
             {"value", "n", "method", "p_value", "missing", "skipped", "ci"},
@@ -46,5 +46,13 @@ def test_as_dict_is_plain_json(result: Rate | Correlation | PairedTest, keys: se
 
 
 def test_as_dict_values() -> None:
-    rate = dataclasses.replace(Rate.from_counts(3, 4, missing=1), ci=(0.5, 1.0))
-    assert rate.as_dict() == {"value": 0.75, "hits": 3, "n": 4, "missing": 1, "excluded": 0, "ci": [0.5, 1.0]}
+    rate = dataclasses.replace(Rate.from_counts(3, 4, missing=1), ci=(0.5, 1.0), ci_method="bootstrap")
+    assert rate.as_dict() == {
+        "value": 0.75,
+        "hits": 3,
+        "n": 4,
+        "missing": 1,
+        "excluded": 0,
+        "ci": [0.5, 1.0],
+        "ci_method": "bootstrap",
+    }
