@@ -336,11 +336,14 @@ def response_score(facets: Sequence[FacetScore], candidate: int) -> float:
 def criterion_judgments(judgment: Judgment, candidate: int) -> list[CriterionJudgment]:
     """Response ``candidate``'s (1-based) judgment on each criterion of a fennec ``judgment``.
 
+    Judged in several orders (``--swap``), it is the original order's: each score beside the
+    explanation written for it, where the judgment's facets hold scores averaged over the orders.
+
     Raises:
         ValueError: A criterion has no score or no explanation for the response.
     """
     out = []
-    for facet in judgment.facets:
+    for facet in judgment.orders[0].facets if judgment.orders else judgment.facets:
         score = facet.scores[candidate - 1]
         explanation = None if facet.explanations is None else facet.explanations[candidate - 1]
         if score is None or explanation is None:

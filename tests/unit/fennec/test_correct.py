@@ -272,3 +272,23 @@ def test_traces_can_be_left_out_but_the_raw_reply_is_kept(tmp_path: Path) -> Non
     assert corrections[0].status == "parse_error" and corrections[0].raw == ""
     assert corrections[0].trace == [] and corrections[0].usage.calls == 2
     assert stats.total.calls == 2
+
+
+def test_a_swapped_judgment_shows_the_original_orders_scores_beside_their_explanations(
+    tmp_path: Path,
+) -> None:
+    # Shown first, a response gains 2: averaged over the orders, "weak" has 2 on Accuracy, but the
+    # explanation the prompt shows was written for the 1 it got where it was shown second.
+    fennec = FennecJudge(quality={"fine": 4, "weak": 1}, first_bias=2)
+    judgments, inputs = judged_files(tmp_path, [pair(1, "fine", "weak")], fennec, swap=True)
+    fennec.calls.clear()
+    fennec.prompts.clear()
+
+    corrections, _ = run(judgments, inputs, llm_for(fennec))
+
+    weak = corrections[1]
+    assert weak.status == "corrected" and weak.score == pytest.approx(2.0)  # the threshold: both orders
+    assert {j.score for j in weak.judgments} == {1}
+    (prompt,) = correction_prompts(fennec)
+    assert "Response Score: 1\nExplanation: Response B on Accuracy: weak." in prompt
+    assert "Response Score: 2" not in prompt
