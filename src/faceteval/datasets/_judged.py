@@ -55,7 +55,11 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
         return beside
     record_name = f"{judgments_path.stem}.run.json"
     if record:
-        raise FacetevalError(f"{record_name}: its input {named!r} is not a file; name it with --input")
+        tried = ", ".join(dict.fromkeys(str(c) for c in candidates)) or "no path"
+        raise FacetevalError(
+            f"{judgments_path.with_name(record_name)}: its input {named!r} is not a file (looked for "
+            f"{tried}); name it with --input"
+        )
     raise FacetevalError(
         f"{judgments_path}: no run record {record_name} or {META_EVAL_INSTANCES} beside it; "
         "name the judged file with --input"

@@ -61,8 +61,13 @@ def test_a_moved_input_is_found_beside_the_judgments_and_a_lost_one_is_an_error(
     )
     assert judged_input(judgments) == judgments.parent / "data" / "pairs.jsonl" and moved.is_file()
     lost = judged(tmp_path / "lost", {"input": "pairs.jsonl", "input_path": "/gone/pairs.jsonl"})
-    with pytest.raises(FacetevalError, match=r"its input 'pairs\.jsonl' is not a file; name it with --input"):
+    with pytest.raises(FacetevalError) as caught:
         judged_input(lost)  # not the working directory's pairs.jsonl
+    message = str(caught.value)
+    assert message.startswith(
+        f"{lost.with_name('j.run.json')}: its input 'pairs.jsonl' is not a file (looked for "
+    )
+    assert f"/gone/pairs.jsonl, {lost.parent / 'pairs.jsonl'}); name it with --input" in message
 
 
 def test_a_project_that_moved_is_read_where_its_input_lies_from_the_judgments(
