@@ -71,6 +71,16 @@ def local(server: LLMServer) -> list[str]:
     return ["--model", "openai:judge", "--base-url", server.base_url]
 
 
+def test_rejudge_with_nothing_to_correct_says_so_instead_of_a_table_of_gaps(
+    tmp_path: Path, server: LLMServer, judged: Path
+) -> None:
+    result = invoke(
+        "correct", judged, "--threshold", "1", *local(server), "--out", tmp_path / "c.jsonl", "--rejudge"
+    )
+    assert "No correction was re-judged, so there is no gain to show." in result.output
+    assert "Correction gain" not in result.output
+
+
 def test_correct_rejudge_then_rerun_from_the_cache(
     tmp_path: Path, server: LLMServer, fennec: FennecJudge, judged: Path
 ) -> None:
@@ -145,7 +155,7 @@ def test_correct_rejudge_then_rerun_from_the_cache(
     assert gain["ci"][0] < 3.0 < gain["ci"][1]
     assert set(record["prompts"]) >= {"fennec/correction", "fennec/pairwise"}
 
-    assert "6 of 6 in 3 judgments; 0 failed judgments skipped" in first.output
+    assert "6 of 6 done, from 3 of 3 judgments; 0 failed judgments skipped" in first.output
     assert "2: 2 corrected, 0 parse errors, 0 errors" in first.output
     assert "22 made, 0 from cache" in first.output
     rows = table_rows(first.output)

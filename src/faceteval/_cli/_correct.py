@@ -61,6 +61,8 @@ class CorrectRun:
 
     responses: int
     """Responses of the ok judgments read (what the run would consider if not stopped)."""
+    judgments: int = 0
+    """Judgments read, failed ones included."""
     stats: CorrectionStats = field(default_factory=CorrectionStats)
     interrupted: bool = False
     stopped: FacetevalError | None = None
@@ -130,8 +132,10 @@ def correct(ctx: click.Context, /, **flags: Any) -> None:
     options = CorrectOptions(threshold=flags["threshold"], rejudge=flags["rejudge"], trace=flags["trace"])
     run = run_correct(request, items, options, judgments_path=judgments_path, input_path=input_path)
     show_summary(request, options, run)
-    if options.rejudge:
+    if options.rejudge and run.stats.improvement().responses:
         show_improvement(run.stats)
+    elif options.rejudge:
+        console.print("No correction was re-judged, so there is no gain to show.")
     if run.stopped is not None:
         raise run.stopped
     if run.interrupted:
@@ -155,7 +159,7 @@ def run_correct(
     assert request.out is not None
     check_output(request.out, [judgments_path, input_path])
     responses = sum(i.instance.n_candidates for i in items if i.judgment.status == "ok" and i.instance)
-    run = CorrectRun(responses=responses)
+    run = CorrectRun(responses=responses, judgments=len(items))
     started = datetime.now(UTC)
     clock = time.perf_counter()
     with ExitStack() as stack:
@@ -247,8 +251,8 @@ def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) 
     table = Table.grid(padding=(0, 2))
     table.add_row(
         "responses",
-        f"{stats.responses:,} of {run.responses:,} in {stats.judgments:,} judgments; "
-        f"{stats.skipped:,} failed judgments skipped",
+        f"{stats.responses:,} of {run.responses:,} done, from {stats.judgments:,} of {run.judgments:,} "
+        f"judgments; {stats.skipped:,} failed judgments skipped",
     )
     table.add_row(
         f"below {options.threshold:g}",
