@@ -150,12 +150,23 @@ def _in_json_terms(message: str) -> str:
         .replace("Tuple should", "The list should")
         .replace(" after validation", "")
         .replace("a valid dictionary", "an object")
+        .replace("an object or instance of Criterion", "a criterion: a name, or an object with a 'name'")
     )
 
 
 def _describe(error: ValidationError) -> tuple[str | None, str]:
     """The first offending field (dotted path) and the problems in words."""
     problems = error.errors(include_url=False)
+    # A list whose items were refused is also "too short" (pydantic counts the items it kept): that
+    # says nothing more, and "not 0" of a list of two would mislead.
+    problems = [
+        p
+        for p in problems
+        if not (
+            p["type"] == "too_short"
+            and any(q["loc"][: len(p["loc"])] == p["loc"] != q["loc"] for q in problems)
+        )
+    ]
     fields = [".".join(str(part) for part in p["loc"]) or None for p in problems]
     messages = []
     for problem, field in list(zip(problems, fields, strict=True))[:MAX_PROBLEMS_PER_LINE]:

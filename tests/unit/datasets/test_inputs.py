@@ -213,6 +213,8 @@ def test_problems_are_told_in_json_terms(tmp_path: Path) -> None:
             '{"query": "Q", "candidates": "hi"}',
             '{"query": "Q", "candidates": []}',
             '{"query": "Q", "candidates": ["a"], "metadata": [1]}',
+            '{"query": "Q", "candidates": [1, 2]}',  # not also "at least 1 item, not 0"
+            '{"query": "Q", "candidates": ["a"], "criteria": [5]}',
         ],
     )
     problems = [e.problem for e in read_instances(path) if isinstance(e, InputError)]
@@ -220,6 +222,8 @@ def test_problems_are_told_in_json_terms(tmp_path: Path) -> None:
         "Input should be a list",
         "The list should have at least 1 item, not 0",
         "Input should be an object",
+        "Input should be a valid string; field 'candidates.1': Input should be a valid string",
+        "Input should be a criterion: a name, or an object with a 'name'",
     ]
 
 
