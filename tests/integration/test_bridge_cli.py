@@ -22,7 +22,7 @@ from faceteval._cli._app import cli
 from faceteval._cli._run import RunRequest, progress_bar
 from faceteval.fennec._bridge_sources import load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
-from tests.support.llm_server import Hang, LLMServer
+from tests.support.llm_server import Hang, LLMServer, Status
 from tests.support.processes import default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -322,3 +322,17 @@ def test_an_interrupted_run_keeps_what_finished_and_a_rerun_finishes_from_the_ca
     run = json.loads(run_path.read_text(encoding="utf-8"))
     assert run["interrupted"] is False and run["summary"]["records"] == 6
     assert "Bridged 6 records of autoj-pairwise" in resumed.stdout
+
+
+def test_a_run_that_keeps_failing_stops_with_what_it_finished(tmp_path: Path, data_dir: Path) -> None:
+    # Auto-J records come in pairs of orders: --limit 8 asks for 16 records, every call a 500.
+    with LLMServer(lambda body: Status(500)) as server:
+        result = invoke(server, tmp_path, data_dir, "autoj-pairwise", "--limit", "8", "--concurrency", "1")
+        made = len(server.requests)
+    assert result.exit_code == 1, result.output
+    assert "stopped after 10 records in a row failed" in " ".join(result.output.split())
+    records = jsonl(tmp_path / "bridged" / "autoj-pairwise.jsonl")
+    assert 10 <= len(records) < 16 and all(r["status"] == "error" for r in records)
+    assert made < 16  # the rest were never asked
+    run = json.loads((tmp_path / "bridged" / "autoj-pairwise.run.json").read_text(encoding="utf-8"))
+    assert "in a row failed" in run["stopped_by"]

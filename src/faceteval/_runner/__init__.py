@@ -2,8 +2,10 @@
 
 from faceteval._runner._api import judge, judge_async
 from faceteval._runner._judge import (
+    DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,
     INVALID_INPUT,
+    FailureStreak,
     JudgeOptions,
     RunAborted,
     cannot_judge,
@@ -17,8 +19,10 @@ from faceteval._runner._judge import (
 from faceteval._runner._stats import RunStats, StageStats, total_of, usage_of
 
 __all__ = [
+    "DEFAULT_ABORT_AFTER",
     "DEFAULT_JUDGE_OPTIONS",
     "INVALID_INPUT",
+    "FailureStreak",
     "JudgeOptions",
     "RunAborted",
     "RunStats",

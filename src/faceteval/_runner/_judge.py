@@ -77,6 +77,31 @@ class RunAborted(FacetevalError):
         self.judgments: list[Judgment] = []
 
 
+class FailureStreak:
+    """Stops a run that keeps failing (a wrong URL, an exhausted quota) rather than failing the rest.
+
+    ``see`` each result as it is handed on: ``limit`` failures in a row raise `RunAborted` (0: never).
+    """
+
+    def __init__(self, limit: int, what: str, kept: str) -> None:
+        self.limit = limit
+        self.what = what
+        """What fails, in the plural ("instances")."""
+        self.kept = kept
+        """What is kept of the run, capitalised ("The judgments finished so far are kept")."""
+        self.count = 0
+
+    def see(self, failed: bool, error: str | None) -> None:
+        """Count a result (``failed``: an error, not a parse error); raises `RunAborted` at the limit."""
+        self.count = self.count + 1 if failed else 0
+        if self.limit and self.count >= self.limit:
+            raise RunAborted(
+                f"stopped after {self.count} {self.what} in a row failed (the last: {error})\n"
+                f"{self.kept} (and, with a response cache, every reply received): fix the cause and run "
+                "it again."
+            )
+
+
 def presentation_orders(n: int, *, swap: bool) -> list[tuple[int, ...]]:
     """Candidate orders to judge: the given one, or with ``swap`` every rotation (both orders for two).
 
@@ -181,8 +206,7 @@ class _Emitter:
     def __init__(self, sink: Sink | None, stats: RunStats, abort_after: int) -> None:
         self.sink = sink
         self.stats = stats
-        self.abort_after = abort_after
-        self.failing = 0
+        self.streak = FailureStreak(abort_after, "instances", "The judgments finished so far are kept")
 
     def emit(self, done: tuple[Judgment, list[TraceEntry], bool]) -> None:
         judgment, entries, invalid = done
@@ -190,13 +214,7 @@ class _Emitter:
         if self.sink is not None:
             self.sink(judgment)
         if not invalid and judgment.error != PLANNED and not unjudgeable(judgment):
-            self.failing = self.failing + 1 if judgment.status == "error" else 0
-        if self.abort_after and self.failing >= self.abort_after:
-            raise RunAborted(
-                f"stopped after {self.failing} instances in a row failed (the last: {judgment.error})\n"
-                "The judgments finished so far are kept (and, with a response cache, every reply "
-                "received): fix the cause and run it again."
-            )
+            self.streak.see(judgment.status == "error", judgment.error)
 
 
 def unwrap_group(failure: BaseExceptionGroup[BaseException]) -> BaseException:

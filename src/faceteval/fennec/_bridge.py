@@ -40,7 +40,7 @@ from typing import Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from faceteval._runner import default_window, in_order, usage_of
+from faceteval._runner import DEFAULT_ABORT_AFTER, FailureStreak, default_window, in_order, usage_of
 from faceteval.core import Criterion, TraceEntry, Usage
 from faceteval.errors import AuthenticationError, ParseError, ProviderError
 from faceteval.fennec._bridge_sources import SINGLE_LABELS, BridgeKind, BridgeSource
@@ -389,6 +389,7 @@ async def bridge_each(
     *,
     sink: Callable[[BridgeRecord], None],
     window: int | None = None,
+    abort_after: int = DEFAULT_ABORT_AFTER,
 ) -> None:
     """Bridge ``sources`` concurrently, handing each record to ``sink`` as soon as those before it are.
 
@@ -398,8 +399,15 @@ async def bridge_each(
 
     Raises:
         AuthenticationError: The provider refused the credentials (no record can succeed).
+        RunAborted: ``abort_after`` records in a row failed with errors (0: never stop).
     """
-    await in_order(sources, partial(bridge_one, llm=llm), sink, window=window or default_window(llm))
+    streak = FailureStreak(abort_after, "records", "The records finished so far are written")
+
+    def hand_on(record: BridgeRecord) -> None:
+        sink(record)
+        streak.see(record.status == "error", record.error)
+
+    await in_order(sources, partial(bridge_one, llm=llm), hand_on, window=window or default_window(llm))
 
 
 async def bridge_async(sources: Sequence[BridgeSource], llm: LLM) -> list[BridgeRecord]:

@@ -39,8 +39,8 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from faceteval._runner import (
+    FailureStreak,
     JudgeOptions,
-    RunAborted,
     StageStats,
     default_window,
     in_order,
@@ -522,8 +522,7 @@ class _Emitter:
     ) -> None:
         self.sink = sink
         self.stats = stats
-        self.abort_after = abort_after
-        self.failing = 0
+        self.streak = FailureStreak(abort_after, "responses", "Corrections so far are written")
 
     def emit(self, done: list[_Done] | None) -> None:
         """Hand on one item's corrections (None: a judgment that was skipped)."""
@@ -539,13 +538,7 @@ class _Emitter:
         if self.sink is not None:
             self.sink(correction)
         if correction.status != "kept":
-            self.failing = self.failing + 1 if correction.status == "error" else 0
-        if self.abort_after and self.failing >= self.abort_after:
-            raise RunAborted(
-                f"stopped after {self.failing} responses in a row failed (the last: {correction.error})\n"
-                "Corrections so far are written (and, with a response cache, every reply received): "
-                "fix the cause and re-run the same command."
-            )
+            self.streak.see(correction.status == "error", correction.error)
 
 
 async def _correct_response(
