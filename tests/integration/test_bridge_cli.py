@@ -6,10 +6,8 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import threading
-import time
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,9 +21,7 @@ from faceteval._cli._run import RunRequest, progress_bar
 from faceteval.fennec._bridge_sources import load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
 from tests.support.llm_server import Hang, LLMServer, Status
-from tests.support.processes import default_sigint
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.processes import run_to_end, start, wait_for_lines
 
 
 @pytest.fixture(scope="module")
@@ -271,22 +267,8 @@ def test_an_interrupted_run_keeps_what_finished_and_a_rerun_finishes_from_the_ca
             "--out",
             str(out),
         ]
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        process = subprocess.Popen(
-            command,
-            env=env,
-            preexec_fn=default_sigint,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not (
-            records_path.exists()
-            and len(records_path.read_text().splitlines()) >= 4
-            and len(responder.hung) == 2
-        ):
-            time.sleep(0.05)
+        process = start(command)
+        wait_for_lines(records_path, 4, also=lambda: len(responder.hung) == 2)
         process.send_signal(stop)
         stdout, stderr = process.communicate(timeout=30)
         with sqlite3.connect(cache) as db:
@@ -311,7 +293,7 @@ def test_an_interrupted_run_keeps_what_finished_and_a_rerun_finishes_from_the_ca
             assert run["spent"]["calls"] == len(server.requests) == 12 + 2  # the two hung calls too
         responder.on = False
         before = len(server.requests)
-        resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
+        resumed = run_to_end(command)
         assert resumed.returncode == 0, resumed.stdout + resumed.stderr
         assert len(server.requests) - before == 2 * 3  # only the unfinished records' calls
     records = jsonl(records_path)

@@ -9,9 +9,7 @@ import re
 import signal
 import socket
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +22,8 @@ from faceteval._cli._app import cli
 from faceteval._heap import YOUNG_GENERATION
 from tests.support.files import read_jsonl, table_rows
 from tests.support.llm_server import LLMServer, Status
-from tests.support.processes import default_sigint
+from tests.support.processes import run_to_end, start, wait_for_lines
 from tests.support.rule_judge import RuleJudge
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def write_pairs(path: Path, pairs: list[dict[str, Any]]) -> Path:
@@ -475,18 +471,8 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
             str(out),
             "--quiet",
         ]
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        process = subprocess.Popen(
-            command,
-            env=env,
-            preexec_fn=default_sigint,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
-            time.sleep(0.05)
+        process = start(command)
+        wait_for_lines(out, 4)
         children = psutil.Process(process.pid).children()
         assert len(children) == workers
         process.send_signal(stop)
@@ -509,7 +495,7 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
             assert kept <= received <= record["summary"]["calls"] <= kept + 2
             assert record["summary"]["judgments"]["ok"] == len(read_jsonl(out)) <= kept
         before = len(server.requests)
-        resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
+        resumed = run_to_end(command)
         assert resumed.returncode == 0, resumed.stderr
         assert len(server.requests) - before == 30 - kept  # only what the first run did not finish
     judgments = read_jsonl(out)

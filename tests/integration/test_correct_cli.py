@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,9 +17,8 @@ from faceteval.core import Judgment
 from tests.support.fennec_judge import FennecJudge
 from tests.support.files import read_jsonl
 from tests.support.llm_server import LLMServer
-from tests.support.processes import default_sigint
+from tests.support.processes import run_to_end, start, wait_for_lines
 
-ROOT = Path(__file__).resolve().parents[2]
 PAIRS = [
     {"id": "a", "query": "Explain rain.", "candidates": ["good", "weak"]},
     {"id": "b", "query": "Name a prime.", "candidates": ["poor", "fine"]},
@@ -261,18 +257,8 @@ def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
     with LLMServer(FennecJudge(quality=QUALITY).for_server(), latency=0.15) as slow:
         command = [sys.executable, "-m", "faceteval", "correct", str(judgments), *local(slow)]
         command += ["--cache", str(cache), "--concurrency", "2", "--quiet", "--out", str(out)]
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        process = subprocess.Popen(
-            command,
-            env=env,
-            preexec_fn=default_sigint,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 6):
-            time.sleep(0.05)
+        process = start(command)
+        wait_for_lines(out, 6)
         process.send_signal(signal.SIGINT)
         stdout, stderr = process.communicate(timeout=30)
         assert process.returncode == 130, stderr
@@ -282,7 +268,7 @@ def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
             (kept,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
         assert 3 <= kept < 20
         before = len(slow.requests)
-        resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
+        resumed = run_to_end(command)
         assert resumed.returncode == 0, resumed.stderr
         assert len(slow.requests) - before == 20 - kept  # only the rewrites the first run did not finish
     lines = read_jsonl(out)
