@@ -405,15 +405,19 @@ async def bridge_each(
 
     def hand_on(record: BridgeRecord) -> None:
         sink(record)
-        streak.see(record.status == "error", record.error)
+        if record.status != "skipped":  # asked nothing: it neither counts toward the stop nor resets it
+            streak.see(record.status == "error", record.error)
 
     await in_order(sources, partial(bridge_one, llm=llm), hand_on, window=window or default_window(llm))
 
 
 async def bridge_async(sources: Sequence[BridgeSource], llm: LLM) -> list[BridgeRecord]:
-    """Bridge every source concurrently (``llm`` bounds the calls in flight); records in source order."""
+    """Bridge every source concurrently (``llm`` bounds the calls in flight); records in source order.
+
+    Every source gets its record, failed ones too: this never stops early (`bridge_each` can).
+    """
     records: list[BridgeRecord] = []
-    await bridge_each(sources, llm, sink=records.append)
+    await bridge_each(sources, llm, sink=records.append, abort_after=0)
     return records
 
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
+from faceteval._runner import RunAborted
 from faceteval.core import Criterion
 from faceteval.errors import AuthenticationError, ConfigError, FacetevalError, ParseError, ProviderServerError
 from faceteval.fennec._bridge import (
@@ -17,6 +21,7 @@ from faceteval.fennec._bridge import (
     DecisionParser,
     ReverseCriteriaParser,
     bridge,
+    bridge_each,
     criteria_text,
     rounded,
 )
@@ -315,6 +320,10 @@ def test_provider_failures_are_errors_and_credentials_refused_stop_the_run(data_
     assert [e.error is not None for e in record.trace] == [False, True]
     with pytest.raises(AuthenticationError):
         bridge([source], llm_for(lambda request: AuthenticationError("bad key")))
+    # In Python every source gets its record, however many fail in a row (the command stops at ten).
+    twelve = load_sources("autoj-pairwise", data_dir, limit=6)
+    down = bridge(twelve, llm_for(lambda request: ProviderServerError("server down", status=503)))
+    assert len(down) == 12 and {r.status for r in down} == {"error"}
 
 
 def test_a_rerun_is_answered_from_the_cache(data_dir: Path, tmp_path: Path) -> None:
@@ -451,3 +460,14 @@ def test_the_reverse_criteria_parser_takes_one_to_ten_criteria() -> None:
         parser.parse(eleven)
     with pytest.raises(ParseError, match="refusal"):
         parser.parse("Sorry, I can't do that.")
+
+
+def test_skipped_records_neither_count_toward_stopping_nor_reset_the_count(data_dir: Path) -> None:
+    sources = load_sources("autoj-pairwise", data_dir, limit=6)
+    skipped = dataclasses.replace(sources[0], problem="no readable verdict")
+    mixed = [s for source in sources for s in (source, skipped)]  # a skipped record after each
+    records: list[BridgeRecord] = []
+    down = llm_for(lambda request: ProviderServerError("server down", status=503))
+    with pytest.raises(RunAborted, match="stopped after 10 records in a row failed"):
+        anyio.run(partial(bridge_each, mixed, down, sink=records.append, abort_after=10))
+    assert [r.status for r in records].count("error") == 10
