@@ -42,6 +42,13 @@ def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
             item = _read_line(name, line_no, line, seen)
             if first and isinstance(item, InputError):
                 _refuse_json_document(name, line_no, line)
+            if isinstance(item, InputError) and item.record_id is not None:
+                # Its error judgment takes the line's id: one id, one judgment in the output, so an
+                # id taken already leaves it line-N, and a later line may not take it again.
+                if item.record_id in seen:
+                    item.record_id = None
+                else:
+                    seen[item.record_id] = (line_no, False)
             first = False
             yield item
 

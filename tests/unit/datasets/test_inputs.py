@@ -289,6 +289,15 @@ def test_a_repeated_id_is_written_under_its_line_so_output_ids_stay_unique(tmp_p
     llm = LLM(ScriptedProvider.sequence(["8 6"] * 2), ModelSpec("scripted", "m"))
     ids = [j.id for j in judge(read_instances(path), Direct(), llm)]
     assert ids == ["q1", "q2", "line-3"]
+    # an invalid line keeps its id unless it is taken, and a later line may not take it
+    invalid = '{"id": "a", "query": "Q?"}'
+    taken = write(tmp_path / "q.jsonl", [good(1).replace("q1", "a"), invalid, good(3).replace("q3", "b")])
+    two = LLM(ScriptedProvider.sequence(["8 6"] * 2), ModelSpec("scripted", "m"))
+    assert [j.id for j in judge(read_instances(taken), Direct(), two)] == ["a", "line-2", "b"]
+    path = write(tmp_path / "r.jsonl", [invalid, good(2).replace("q2", "a")])
+    errors = [i for i in read_instances(path) if isinstance(i, InputError)]
+    assert [(e.line, e.record_id) for e in errors] == [(1, "a"), (2, None)]
+    assert "duplicate id 'a' (first on line 1)" in errors[1].problem
 
 
 def test_an_instance_repeating_a_criterion_or_giving_a_score_that_is_no_number_is_refused(
