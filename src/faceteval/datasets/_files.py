@@ -34,18 +34,11 @@ def read_document(path: str | Path) -> tuple[Any, yaml.Node | None]:
         line = exc.object[: exc.start].count(b"\n") + 1
         raise InputError(name, line, None, f"not UTF-8 text ({exc.reason})") from exc
     if Path(path).suffix.lower() == ".json":
-        try:
-            json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                name, exc.lineno, None, f"not valid JSON: {exc.msg} (column {exc.colno})"
-            ) from exc
+        return _json_document(name, text)
     try:
         document = yaml.compose(text)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        if Path(path).suffix.lower() == ".json":  # valid JSON that YAML cannot read (tabs): no lines then
-            return json.loads(text), None
         mark = getattr(exc, "problem_mark", None)
         raise InputError(
             name,
@@ -53,10 +46,45 @@ def read_document(path: str | Path) -> tuple[Any, yaml.Node | None]:
             None,
             f"not valid YAML or JSON: {getattr(exc, 'problem', exc)}",
         ) from exc
+    _refuse_repeats(name, document)
+    return data, document
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _RepeatedKey(key)
+        seen[key] = value
+    return seen
+
+
+def _json_document(name: str, text: str) -> tuple[Any, yaml.Node | None]:
+    """A JSON file's data, read as JSON; its YAML nodes give line numbers when YAML can read it (no tabs)."""
+    try:
+        document: yaml.Node | None = yaml.compose(text)
+    except yaml.YAMLError:
+        document = None
+    try:
+        data = json.loads(text, object_pairs_hook=_no_repeats)
+    except json.JSONDecodeError as exc:
+        raise InputError(name, exc.lineno, None, f"not valid JSON: {exc.msg} (column {exc.colno})") from exc
+    except _RepeatedKey as exc:
+        _refuse_repeats(name, document)  # with its lines, when there are nodes to tell them
+        raise InputError(name, None, exc.key, f"the key {exc.key!r} is given twice") from exc
+    return data, document
+
+
+def _refuse_repeats(name: str, document: yaml.Node | None) -> None:
     if (repeated := _repeated_key(document)) is not None:
         key, first, again = repeated
         raise InputError(name, again, key, f"the key {key!r} is given twice (first on line {first})")
-    return data, document
 
 
 def _repeated_key(node: yaml.Node | None) -> tuple[str, int, int] | None:

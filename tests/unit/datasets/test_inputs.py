@@ -243,6 +243,16 @@ def test_a_criteria_file_that_is_not_utf8_or_not_json_is_named(tmp_path: Path) -
     trailing.write_text('["Accuracy",\n "Clarity",\n]', encoding="utf-8")
     with pytest.raises(InputError, match=r"t\.json:3: not valid JSON"):
         load_criteria(trailing)
+    tabbed = tmp_path / "tabs.json"  # JSON that YAML cannot read (tab indents): still checked, as JSON
+    tabbed.write_text('[\n\t{"name": "A", "weight": 1, "weight": 0}\n]', encoding="utf-8")
+    with pytest.raises(InputError, match=r"tabs\.json: field 'weight': the key 'weight' is given twice"):
+        load_criteria(tabbed)
+    spaced = tmp_path / "spaced.json"
+    spaced.write_text('[\n  {"name": "A",\n   "name": "B"}\n]', encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r"spaced\.json:3: field 'name': the key 'name' is given twice \(first on line 2\)"
+    ):
+        load_criteria(spaced)
     marked = tmp_path / "bom.yaml"
     marked.write_text("\ufeff- Accuracy\n", encoding="utf-8")
     assert [c.name for c in load_criteria(marked)] == ["Accuracy"]
