@@ -215,14 +215,16 @@ class JudgeResultParser:
             score = f"the score of {label} ({quote(body[match.start('score') : end])})"
             if problem := denominator_problem(score, denominator["denominator"], self.scale):
                 raise ParseError(problem, raw=text)
-        if (ranged := RANGE_END.match(body, end)) is not None:
-            stop = ranged.end()
-            if (top := OUT_OF.match(body, stop)) is not None:
-                stop = top.end()
-            score = f"the score of {label} ({quote(body[match.start('score') : stop])})"
-            raise ParseError(range_problem(score), raw=text)
         value = float(match.group("score"))
         low, high = self.scale
+        if (ranged := RANGE_END.match(body, end)) is not None:
+            top = OUT_OF.match(body, ranged.end())
+            # "2-5" and "3/5-4/5" are ranges; "4 - 2 minor errors" and "4/5 - 1 error" are a score and a
+            # remark: a range rises on the scale, and after a denominator it ends with one too
+            if top is not None if denominator else value < float(ranged["end"]) <= high:
+                stop = top.end() if top is not None else ranged.end()
+                score = f"the score of {label} ({quote(body[match.start('score') : stop])})"
+                raise ParseError(range_problem(score), raw=text)
         if not low <= value <= high:
             raise ParseError(
                 f"the score of {label} is {fmt(value)}, outside {describe_range(low, high)}", raw=text

@@ -17,8 +17,8 @@ OUT_OF = re.compile(
 )
 """A denominator written after a score ("/10", " out of 10", " (out of 10)"), as ``denominator``."""
 
-RANGE_END = re.compile(rf"[ \t]*(?:-|–|—|\bto\b|\bor\b)[ \t]*{UNSIGNED}", re.IGNORECASE)
-"""The rest of a range after its first number ("-5", " – 5", " to 5", " or 5")."""
+RANGE_END = re.compile(rf"[ \t]*(?:-|–|—|\bto\b|\bor\b)[ \t]*(?P<end>{UNSIGNED})", re.IGNORECASE)
+"""The rest of a range after its first number ("-5", " – 5", " to 5", " or 5"), its top as ``end``."""
 
 
 def fmt(value: float) -> str:

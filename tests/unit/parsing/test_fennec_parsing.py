@@ -184,6 +184,12 @@ def test_single_eval_scores_out_of_another_maximum_or_ranges_are_problems(reply:
             (4.5, 2.0),
             ("Nearly perfect.", "Weak."),
         ),
+        (  # a dash and a number after the score, but no range: it falls, or follows a denominator
+            "Response A Score: 4 - 2 minor errors aside, it is right.\n"
+            "Response B Score: 3/5 - 1 factual error.",
+            (4.0, 3.0),
+            ("- 2 minor errors aside, it is right.", "- 1 factual error."),
+        ),
     ],
 )
 def test_scores_out_of_five_and_numbers_in_the_explanation_are_still_read(
