@@ -11,7 +11,6 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -37,18 +36,7 @@ EXACT_SPEARMAN_UP_TO = 8
 def _spearman(x: Sequence[float], y: Sequence[float]) -> Any:
     from scipy import stats
 
-    result = stats.spearmanr(x, y)
-    if not 3 <= len(x) <= EXACT_SPEARMAN_UP_TO:  # two pairs: scipy gives no p-value, nor do we
-        return result
-    # scipy's p-value comes from a t approximation, which says p = 0 for a perfect rank order of
-    # four systems; the exact one is 2/24.
-    return _Result(float(result.statistic), _exact_spearman_p(x, y, float(result.statistic)))
-
-
-@dataclass(frozen=True, slots=True)
-class _Result:
-    statistic: float
-    pvalue: float
+    return stats.spearmanr(x, y)
 
 
 def _exact_spearman_p(x: Sequence[float], y: Sequence[float], observed: float) -> float:
@@ -94,13 +82,22 @@ def complete_rows(x: Sequence[Score], y: Sequence[Score], *keys: Sequence[Any]) 
     return [row for row in zip(x, y, *keys, strict=True) if not (_is_missing(row[0]) or _is_missing(row[1]))]
 
 
-def _coefficient(x: Sequence[float], y: Sequence[float], method: str) -> tuple[float | None, float | None]:
-    """The coefficient and its p-value, or (None, None) where the coefficient is undefined."""
+def _coefficient(
+    x: Sequence[float], y: Sequence[float], method: str, *, p_value: bool = True
+) -> tuple[float | None, float | None]:
+    """The coefficient and (unless not ``p_value``) its p-value; (None, None) where it is undefined."""
     if len(x) < 2 or len(set(x)) == 1 or len(set(y)) == 1:
         return None, None
     result = _SCIPY[method](x, y)
-    p_value = float(result.pvalue)
-    return float(result.statistic), None if math.isnan(p_value) else p_value
+    statistic = float(result.statistic)
+    if not p_value:
+        return statistic, None
+    p = float(result.pvalue)
+    if method == "spearman" and 3 <= len(x) <= EXACT_SPEARMAN_UP_TO:  # two pairs: scipy gives none, nor we
+        # scipy's p-value comes from a t approximation, which says p = 0 for a perfect rank order of
+        # four systems; the exact one is 2/24.
+        p = _exact_spearman_p(x, y, statistic)
+    return statistic, None if math.isnan(p) else p
 
 
 def correlation(x: Sequence[Score], y: Sequence[Score], method: CorrelationMethod = "pearson") -> Correlation:
@@ -158,7 +155,7 @@ def group_coefficients(
     """The correlation within each group (complete pairs only), None where it is undefined."""
     _check_method(method)
     rows = complete_rows(x, y, groups)
-    return [_coefficient(xs, ys, method)[0] for xs, ys in _grouped(rows).values()]
+    return [_coefficient(xs, ys, method, p_value=False)[0] for xs, ys in _grouped(rows).values()]
 
 
 def system_level(

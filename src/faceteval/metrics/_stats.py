@@ -20,6 +20,7 @@ from faceteval.metrics._checks import check_lengths
 from faceteval.metrics._pointwise import (
     CorrelationMethod,
     Score,
+    _coefficient,
     complete_rows,
     correlation,
     group_coefficients,
@@ -183,7 +184,9 @@ def system_level_with_ci(
     values = rowwise_correlation(means_x[complete], means_y[complete], method)
     for r in np.flatnonzero(~complete):  # a system with no output on the drawn inputs: leave it out
         present = totals[2][r] > 0
-        value = correlation(means_x[r][present].tolist(), means_y[r][present].tolist(), method).value
+        value, _ = _coefficient(
+            means_x[r][present].tolist(), means_y[r][present].tolist(), method, p_value=False
+        )
         values = np.append(values, np.nan if value is None else value)
     ci = _percentile_interval(values[~np.isnan(values)], level)
     return dataclasses.replace(result, ci=ci)
@@ -226,10 +229,9 @@ def with_ci(
     """``metric(*columns)`` with its ``ci`` set by `bootstrap_ci` over the items (rows).
 
     Works for any metric returning a `Rate` or a `Correlation`. Note that for `summary_level` this
-    resamples items, not groups. A rate whose bootstrap collapses to a point (every resample gives
-    the same rate, as when every item is a hit or every one a miss) gets the exact binomial
-    (Clopper-Pearson) interval of its hits out of n instead: 0/3 is not known to be 0 to the last
-    decimal. `Rate.ci_method` says which interval it has.
+    resamples items, not groups. A rate of all hits or all misses, whose bootstrap collapses to
+    that point, gets the exact binomial (Clopper-Pearson) interval of its hits out of n instead: 0/3
+    is not known to be 0 to the last decimal. `Rate.ci_method` says which interval it has.
 
     Examples:
         >>> from faceteval.metrics import agreement
@@ -240,7 +242,7 @@ def with_ci(
     result = metric(*columns)
     if isinstance(result, Rate):
         ci = _rate_interval(metric, columns, n_resamples, level, seed)
-        if ci is not None and ci[0] == ci[1]:  # every resample the same rate: no sign of certainty
+        if ci is not None and ci[0] == ci[1] and result.hits in (0, result.n):  # all hits, or none
             return dataclasses.replace(
                 result, ci=binomial_interval(result.hits, result.n, level), ci_method=CLOPPER_PEARSON
             )

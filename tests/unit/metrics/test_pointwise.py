@@ -136,3 +136,16 @@ def test_spearman_on_a_few_pairs_has_an_exact_p_value() -> None:
     assert result.p_value == pytest.approx(brute_spearman_p(x, y))
     nine = scores(4, n=9)  # from nine pairs on, scipy's
     assert correlation(*nine, "spearman").p_value == pytest.approx(stats.spearmanr(*nine).pvalue)
+
+
+def test_coefficients_of_groups_and_resamples_compute_no_p_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    from faceteval.metrics import _pointwise
+
+    def exact(*args: object) -> float:
+        raise AssertionError("an exact p-value was computed, and thrown away")
+
+    monkeypatch.setattr(_pointwise, "_exact_spearman_p", exact)
+    x, y = [1.0, 2.0, 3.0, 4.0] * 2, [1.0, 3.0, 2.0, 4.0] * 2
+    groups = ["a"] * 4 + ["b"] * 4
+    assert _pointwise.group_coefficients(x, y, groups, "spearman") == pytest.approx([0.8, 0.8])
+    assert summary_level(x, y, groups, "spearman").value == pytest.approx(0.8)

@@ -257,3 +257,12 @@ def test_paired_correlation_test_drops_items_missing_a_score() -> None:
     expected = pearson_difference([2.0, 1.0, 3.0, 6.0, 7.0], kept_human, kept_human)
     assert test.n == 5
     assert test.difference == pytest.approx(expected)
+
+
+def test_a_rate_that_every_resample_puts_between_all_and_none_keeps_its_bootstrap_interval() -> None:
+    # Right in one order and wrong in the other, every instance: 0.5 in every resample, but neither
+    # all hits nor all misses, so no binomial interval is claimed for it.
+    from faceteval.metrics import accuracy_order_avg, with_ci
+
+    rate = with_ci(accuracy_order_avg, [1] * 5, [2] * 5, [1] * 5, n_resamples=200)
+    assert (rate.value, rate.ci, rate.ci_method) == (0.5, (0.5, 0.5), "bootstrap")
