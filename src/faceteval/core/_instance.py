@@ -91,7 +91,9 @@ class Instance(BaseModel):
         Judgments record it (`Judgment.input_hash`), so that commands reading a judged input again
         can tell when an instance was edited since it was judged.
         """
-        seen = self.model_dump(include={"query", "candidates", "reference", "task", "criteria"}, mode="json")
+        # Defaults left out: a field added later, at its default, leaves earlier hashes as they were.
+        shown = {"query", "candidates", "reference", "task", "criteria"}
+        seen = self.model_dump(include=shown, mode="json", exclude_defaults=True)
         text = json.dumps(seen, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
