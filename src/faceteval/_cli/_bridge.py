@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import anyio
 import click
 from rich.console import Console
 from rich.markup import escape
@@ -154,20 +154,12 @@ def run_bridge(
             progress.advance(task)
 
         try:
-            run_until_stopped(run, _bridge, sources, llm, sink)
+            run_until_stopped(run, llm.closing_after, partial(bridge_each, sources, llm, sink=sink))
         finally:
             run.elapsed = time.perf_counter() - clock
             run.summary = writer.summary()
             _write_record(run, llm, started, benchmark=benchmark, judge=judge, limit=limit)
     return run
-
-
-async def _bridge(sources: Sequence[BridgeSource], llm: LLM, sink: Callable[[BridgeRecord], None]) -> None:
-    try:
-        await bridge_each(sources, llm, sink=sink)
-    finally:
-        with anyio.CancelScope(shield=True):
-            await llm.aclose()
 
 
 def _write_record(

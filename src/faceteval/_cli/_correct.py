@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import anyio
 import click
 from rich.console import Console
 from rich.markup import escape
@@ -175,26 +174,13 @@ def run_correct(
             progress.advance(task)
 
         try:
-            run_until_stopped(run, _correct, items, llm, options, sink, run.stats)
+            correcting = partial(correct_each, items, llm, options=options, sink=sink, stats=run.stats)
+            run_until_stopped(run, llm.closing_after, correcting)
         finally:
             run.elapsed = time.perf_counter() - clock
             paths = {"judgments": judgments_path, "input": input_path, "output": request.out}
             run.record_path = _write_record(request, llm, options, run, started, paths)
     return run
-
-
-async def _correct(
-    items: list[Correctable],
-    llm: LLM,
-    options: CorrectOptions,
-    sink: Callable[[Correction], None],
-    stats: CorrectionStats,
-) -> None:
-    try:
-        await correct_each(items, llm, options=options, sink=sink, stats=stats)
-    finally:
-        with anyio.CancelScope(shield=True):
-            await llm.aclose()
 
 
 def _templates(options: CorrectOptions) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -117,7 +118,10 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
 
         options = JudgeOptions(swap=request.swap, trace=request.trace)
         try:
-            run_until_stopped(result, _judge, items, request.method, llm, options, sink, result.stats)
+            judging = partial(
+                judge_each, items, request.method, llm, options=options, sink=sink, stats=result.stats
+            )
+            run_until_stopped(result, llm.closing_after, judging)
         finally:
             result.elapsed = time.perf_counter() - clock
             if request.out is not None and not request.dry_run:
@@ -209,21 +213,6 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
     )
     stack.callback(llm.close)
     return llm
-
-
-async def _judge(
-    items: Iterator[Instance | InputError],
-    method: Method,
-    llm: LLM,
-    options: JudgeOptions,
-    sink: Any,
-    stats: RunStats,
-) -> None:
-    try:
-        await judge_each(items, method, llm, options=options, sink=sink, stats=stats)
-    finally:
-        with anyio.CancelScope(shield=True):
-            await llm.aclose()
 
 
 def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Iterator[Instance | InputError]:

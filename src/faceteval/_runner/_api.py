@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from functools import partial
 
 import anyio
 
@@ -70,14 +71,7 @@ def judge(
             "use `await judge_async(...)` there, and `await llm.aclose()` when done"
         )
 
-    async def run() -> list[Judgment]:
-        try:
-            return await judge_async(instances, method, llm, options=options)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await llm.aclose()
-
-    return anyio.run(run)
+    return anyio.run(llm.closing_after, partial(judge_async, instances, method, llm, options=options))
 
 
 def _running_loop() -> bool:

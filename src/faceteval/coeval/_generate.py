@@ -28,6 +28,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -252,14 +253,8 @@ def generate_criteria(
 ) -> CriteriaGeneration:
     """Blocking form of `generate_criteria_async`; ``llm``'s connections are closed before it returns."""
 
-    async def run() -> CriteriaGeneration:
-        try:
-            return await generate_criteria_async(task, example, llm, samples=samples, temperature=temperature)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await llm.aclose()
-
-    return anyio.run(run)
+    generate = partial(generate_criteria_async, task, example, llm, samples=samples, temperature=temperature)
+    return anyio.run(llm.closing_after, generate)
 
 
 def sample_path(directory: str | Path, index: int) -> Path:

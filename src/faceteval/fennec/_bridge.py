@@ -424,11 +424,4 @@ async def bridge_async(sources: Sequence[BridgeSource], llm: LLM) -> list[Bridge
 def bridge(sources: Sequence[BridgeSource], llm: LLM) -> list[BridgeRecord]:
     """Blocking form of `bridge_async`; ``llm``'s connections are closed before it returns."""
 
-    async def run() -> list[BridgeRecord]:
-        try:
-            return await bridge_async(sources, llm)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await llm.aclose()
-
-    return anyio.run(run)
+    return anyio.run(llm.closing_after, partial(bridge_async, sources, llm))

@@ -501,14 +501,7 @@ def correct(
 ) -> list[Correction]:
     """Blocking form of `correct_async`; ``llm``'s connections are closed before it returns."""
 
-    async def run() -> list[Correction]:
-        try:
-            return await correct_async(items, llm, options=options)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await llm.aclose()
-
-    return anyio.run(run)
+    return anyio.run(llm.closing_after, partial(correct_async, items, llm, options=options))
 
 
 _Done = tuple[Correction, list[TraceEntry]]

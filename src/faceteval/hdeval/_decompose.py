@@ -200,14 +200,7 @@ def decompose_tree(
 ) -> tuple[CriteriaTree, list[TraceEntry], Usage]:
     """Blocking form of `decompose_tree_async`; ``llm``'s connections are closed before it returns."""
 
-    async def run() -> tuple[CriteriaTree, list[TraceEntry], Usage]:
-        try:
-            return await decompose_tree_async(tree, node_ids, k, llm)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await llm.aclose()
-
-    return anyio.run(run)
+    return anyio.run(llm.closing_after, partial(decompose_tree_async, tree, node_ids, k, llm))
 
 
 def _targets(tree: CriteriaTree, node_ids: Sequence[str]) -> list[Node]:

@@ -7,9 +7,9 @@ import functools
 import logging
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -31,6 +31,8 @@ from faceteval.llm._types import (
 from faceteval.llm._workers import WorkerPool
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT = 120.0
@@ -421,6 +423,17 @@ class LLM:
         """Close the provider's connections in the running event loop."""
         if self.provider is not None:
             await self.provider.aclose()
+
+    async def closing_after(self, work: Callable[[], Awaitable[T]]) -> T:
+        """``await work()``, then close the connections in this event loop however it ended (cancelled too).
+
+        What a call that runs its own event loop does: ``anyio.run(llm.closing_after, partial(...))``.
+        """
+        try:
+            return await work()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.aclose()
 
     def close(self) -> None:
         """Stop the provider's worker processes, if it has any (see `from_spec`); otherwise nothing."""
