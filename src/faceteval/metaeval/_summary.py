@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faceteval import metrics
+from faceteval._runner import usage_of
 from faceteval.aggregation import ranks
 from faceteval.core import Instance, Judgment, Usage
 from faceteval.metaeval._judgments import Joined
@@ -411,12 +412,4 @@ def _made(judgment: Judgment, so_far: Usage | None) -> Usage | None:
     own = [entry for entry in judgment.trace if not entry.reused]
     if so_far is None or len(own) != judgment.usage.calls:
         return None
-    for entry in own:
-        if not entry.cached and not entry.planned:
-            so_far = so_far + Usage(
-                calls=1,
-                input_tokens=entry.input_tokens,
-                output_tokens=entry.output_tokens,
-                cost_usd=entry.cost_usd,
-            )
-    return so_far
+    return so_far + usage_of(entry for entry in own if not entry.cached and not entry.planned)
