@@ -230,8 +230,10 @@ def with_ci(
 
     Works for any metric returning a `Rate` or a `Correlation`. Note that for `summary_level` this
     resamples items, not groups. A rate of all hits or all misses, whose bootstrap collapses to
-    that point, gets the exact binomial (Clopper-Pearson) interval of its hits out of n instead: 0/3
-    is not known to be 0 to the last decimal. `Rate.ci_method` says which interval it has.
+    that point, gets the exact binomial (Clopper-Pearson) interval of all or none of its items
+    instead: 0/3 is not known to be 0 to the last decimal. The trials are the items, also for a rate
+    that counts two verdicts per item (`faceteval.metrics.accuracy_order_avg`). `Rate.ci_method`
+    says which interval it has.
 
     Examples:
         >>> from faceteval.metrics import agreement
@@ -241,10 +243,13 @@ def with_ci(
     """
     result = metric(*columns)
     if isinstance(result, Rate):
-        ci = _rate_interval(metric, columns, n_resamples, level, seed)
+        ci, items = _rate_interval(metric, columns, n_resamples, level, seed)
         if ci is not None and ci[0] == ci[1] and result.hits in (0, result.n):  # all hits, or none
+            # The trials are the items: a rate counting two verdicts per item (both orders) is not
+            # known twice as well, so the interval is that of all or none of its items.
+            hits = items if result.hits else 0
             return dataclasses.replace(
-                result, ci=binomial_interval(result.hits, result.n, level), ci_method=CLOPPER_PEARSON
+                result, ci=binomial_interval(hits, items, level), ci_method=CLOPPER_PEARSON
             )
         return dataclasses.replace(result, ci=ci, ci_method=None if ci is None else BOOTSTRAP)
     ci = bootstrap_ci(
@@ -280,8 +285,8 @@ def _rate_interval(
     n_resamples: int,
     level: float,
     seed: int,
-) -> tuple[float, float] | None:
-    """The percentile interval of a rate, resampled in bulk.
+) -> tuple[tuple[float, float] | None, int]:
+    """The percentile interval of a rate, resampled in bulk, and the number of items it counts.
 
     Every rate here is a sum over items (hits over counted items), so each item's share is computed
     once and each resample is a sum of shares: the same interval as resampling the metric, in
@@ -289,16 +294,17 @@ def _rate_interval(
     """
     size = len(columns[0])
     if size < 2:
-        return None
+        return None, size
     shares = [metric(*([column[i]] for column in columns)) for i in range(size)]
     hits = np.array([share.hits for share in shares], dtype=float)
     counted = np.array([share.n for share in shares], dtype=float)
+    items = int(np.count_nonzero(counted))
     picks = np.random.default_rng(seed).integers(0, size, (n_resamples, size))
     totals, sizes = hits[picks].sum(axis=1), counted[picks].sum(axis=1)
     distribution = totals[sizes > 0] / sizes[sizes > 0]
     if distribution.size < n_resamples / 2:
-        return None
-    return _percentile_interval(distribution, level)
+        return None, items
+    return _percentile_interval(distribution, level), items
 
 
 def mcnemar_exact(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> PairedTest:

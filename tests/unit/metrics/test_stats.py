@@ -9,6 +9,7 @@ from scipy import stats
 from faceteval.metrics import (
     Correlation,
     Rate,
+    accuracy_order_avg,
     agreement,
     bootstrap_ci,
     correct,
@@ -99,6 +100,18 @@ def test_an_all_miss_rate_of_three_is_not_certain() -> None:
     mixed = with_ci(agreement, [1, 2, 1, 2], [1, 1, 1, 1], n_resamples=RESAMPLES)
     assert mixed.ci_method == "bootstrap" and mixed.ci is not None and mixed.ci[0] < mixed.ci[1]
     assert with_ci(agreement, [1], [1], n_resamples=RESAMPLES).ci_method is None  # one item: no CI
+
+
+def test_the_exact_interval_of_a_rate_over_both_orders_counts_items_not_verdicts() -> None:
+    # Five instances judged in both orders: ten verdicts, but five trials (the orders of one instance
+    # are not independent), so the interval is that of 5/5, not the narrower one of 10/10.
+    rate = with_ci(accuracy_order_avg, [1] * 5, [1] * 5, [1] * 5, n_resamples=RESAMPLES)
+    assert (rate.hits, rate.n, rate.ci_method) == (10, 10, "clopper-pearson")
+    expected = stats.binomtest(5, 5).proportion_ci(confidence_level=0.95, method="exact")
+    assert rate.ci == pytest.approx((expected.low, expected.high))
+    none = with_ci(accuracy_order_avg, [2] * 4, [2] * 4, [1] * 4, n_resamples=RESAMPLES)
+    expected = stats.binomtest(0, 4).proportion_ci(confidence_level=0.95, method="exact")
+    assert none.ci == pytest.approx((expected.low, expected.high))
 
 
 def test_bootstrap_ci_drops_resamples_where_the_statistic_is_undefined() -> None:
