@@ -27,3 +27,15 @@ def table_rows(output: str) -> dict[str, list[str]]:
         if len(cells) > 1:
             rows[cells[0]] = cells[1:]
     return rows
+
+
+def write_indented_json(path: Path, data: list[Any] | dict[str, Any]) -> Path:
+    """Write ``data`` as JSON indented by two spaces, one item or key per line (as benchmark files are)."""
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
+
+
+def item_lines(path: Path) -> list[int]:
+    """The line on which each top-level item (or key) starts, in a file of `write_indented_json`."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [number for number, line in enumerate(lines, start=1) if re.match(r'  [{"\[]', line)]

@@ -220,8 +220,7 @@ def field(
 ) -> Any:
     """``record[name]``, checked to be of ``kind``; else an `InputError` naming file, line and field.
 
-    For records of a JSON list, pass the record's 1-based position as ``line`` (the message says so
-    through the caller's path, e.g. ``dataset.json[12]``).
+    For the items of a JSON list or object, use `Record`, which finds an item's line when it reports.
     """
     if name not in record:
         raise InputError(str(path), line, name, "missing")
@@ -242,12 +241,15 @@ class Record:
 
     path: Path
     line: int | None
-    """The line of a JSONL file, the 1-based position in a JSON list or object, or None."""
+    """The line of a JSONL file, or None (an item of a JSON list or object: see ``position``)."""
     data: Mapping[str, Any]
     label: str = ""
     """Where the object is, in words, put before each problem (``record 12``, ``input 3``)."""
     prefix: str = ""
     """The dotted field path of ``data`` within the record."""
+    position: int | None = None
+    """The 1-based position of an item of a JSON list or object (ids use it); its line is found
+    only when there is a problem to report."""
 
     def get(self, name: str, kind: type | tuple[type, ...]) -> Any:
         try:
@@ -271,26 +273,65 @@ class Record:
 
     def child(self, name: str) -> Record:
         """The object under ``name``, reporting its fields as ``name.field``."""
-        return Record(self.path, self.line, self.get(name, dict), self.label, self._field(name))
+        return Record(
+            self.path, self.line, self.get(name, dict), self.label, self._field(name), self.position
+        )
 
     def error(self, name: str | None, problem: str) -> InputError:
         where = self._field(name) if name is not None else self.prefix or None
-        return InputError(
-            str(self.path), self.line, where, f"{self.label}: {problem}" if self.label else problem
-        )
+        line = self.line
+        if line is None and self.position is not None:
+            line = item_line(self.path, self.position)
+        return InputError(str(self.path), line, where, f"{self.label}: {problem}" if self.label else problem)
 
     def _field(self, name: str) -> str:
         return f"{self.prefix}.{name}" if self.prefix else name
 
 
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def item_line(path: Path, position: int) -> int | None:
+    """The line on which the ``position``-th item (1-based) of the JSON list or object in ``path``
+    starts (for an object, its key's line); None if the file no longer reads so."""
+
+    def past_space(at: int) -> int:
+        match = _SPACE.match(text, at)
+        return match.end() if match else at
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        decoder = json.JSONDecoder()
+        at = past_space(0)
+        if text[at : at + 1] not in ("[", "{"):
+            return None
+        pairs = text[at] == "{"
+        for index in range(1, position + 1):
+            at = start = past_space(at + 1)  # past the "[", "{" or ","
+            if pairs:
+                _, at = decoder.raw_decode(text, at)  # the key
+                at = past_space(past_space(at) + 1)  # past the ":"
+            if index == position:
+                return text.count("\n", 0, start) + 1
+            _, at = decoder.raw_decode(text, at)
+            at = past_space(at)
+            if text[at : at + 1] != ",":
+                return None
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def json_records(path: Path) -> list[Record]:
-    """The records of a file holding one JSON list of objects (``line`` = 1-based position)."""
+    """The records of a file holding one JSON list of objects (``position`` = 1-based position)."""
     data = read_json(path)
     if not isinstance(data, list):
         raise InputError(str(path), None, None, f"expected a JSON list of records, got {type(data).__name__}")
     records = []
     for position, item in enumerate(data, start=1):
-        record = Record(path, position, item if isinstance(item, dict) else {}, f"record {position}")
+        record = Record(
+            path, None, item if isinstance(item, dict) else {}, f"record {position}", position=position
+        )
         if not isinstance(item, dict):
             raise record.error(None, f"expected a JSON object, got {type(item).__name__}")
         records.append(record)

@@ -163,7 +163,7 @@ Annotate = Callable[[Record, str], tuple[str | None, dict[str, Any]]]
 def _set_instances(root: Path, spec: _Set, annotate: Annotate | None = None) -> Iterator[Instance]:
     path = root / spec.folder / "dataset.json"
     for record in json_records(path):
-        pos = record.line
+        pos = record.position
         query = record.get("input", str)
         label = record.get("label", int)
         if label not in (1, 2):

@@ -591,7 +591,7 @@ def _load_hhh(root: Path) -> Iterator[Instance]:
             raise record.error(
                 "rejected_instruction", "instruction or rubric differs from chosen_instruction"
             )
-        instance_id = f"prometheus-hhh:{record.line}"
+        instance_id = f"prometheus-hhh:{record.position}"
         first = _chosen_first(instance_id)
         pair = (chosen.response, rejected.response) if first else (rejected.response, chosen.response)
         source = record.get("source", str)
@@ -602,7 +602,7 @@ def _load_hhh(root: Path) -> Iterator[Instance]:
             criteria=(chosen.criterion,),
             category=source,
             label=1 if first else 2,
-            metadata={"source": source, "position": record.line},
+            metadata={"source": source, "position": record.position},
         )
 
 

@@ -284,7 +284,7 @@ def _unieval_loader(spec: _UniEvalSet) -> Callable[[Path], Iterator[Instance]]:
             unit = units.setdefault(source, len(units) + 1)
             metadata: dict[str, Any]
             if spec.kind == "dialogue":
-                native = str(record.line)
+                native = str(record.position)
                 system, fact = record.get("system_id", str), record.get("context", str)
                 metadata = {"context_id": unit, "system": system, "fact": fact}
             else:
@@ -552,7 +552,8 @@ def _inputs(path: Path) -> list[tuple[str, Record]]:
     """(input text, its ``{system: ...}`` object) per input of a CoEval file, in file order."""
     inputs = []
     for position, (query, systems) in enumerate(_json_object(path).items(), start=1):
-        record = Record(path, position, systems if isinstance(systems, dict) else {}, f"input {position}")
+        data = systems if isinstance(systems, dict) else {}
+        record = Record(path, None, data, f"input {position}", position=position)
         if not isinstance(systems, dict):
             raise record.error(None, f"expected an object of systems, got {type(systems).__name__}")
         inputs.append((query, record))

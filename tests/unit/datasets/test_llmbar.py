@@ -19,6 +19,7 @@ from faceteval.datasets import Benchmark, get_benchmark
 from faceteval.datasets._llmbar import BENCHMARKS, LLMBAR_CRITERIA
 from faceteval.datasets._mtbench import MTBENCH_CRITERIA
 from faceteval.errors import FacetevalError, InputError
+from tests.support.files import item_lines, write_indented_json
 
 SETS = {  # benchmark: (size, label 1, label 2, recorded sources) per SOURCE.md
     "llmbar-natural": (100, 42, 58, 37),
@@ -275,7 +276,7 @@ def _staged_copy(root: Path, tmp_path: Path, *relative: str) -> Path:
 def _rewrite(path: Path, edit: Callable[[list[dict[str, Any]]], object]) -> None:
     records = json.loads(path.read_text())
     edit(records)
-    path.write_text(json.dumps(records))
+    write_indented_json(path, records)
 
 
 def test_a_broken_dataset_record_names_file_record_and_field(root: Path, tmp_path: Path) -> None:
@@ -285,7 +286,8 @@ def test_a_broken_dataset_record_names_file_record_and_field(root: Path, tmp_pat
     with pytest.raises(InputError) as caught:
         get_benchmark("llmbar-natural").instances(data)
     error = caught.value
-    assert (error.path, error.line, error.field) == (str(path), 12, "label")
+    assert (error.path, error.line, error.field) == (str(path), item_lines(path)[11], "label")
+    assert error.line > 12  # the record's line in the file, not its position
     assert "record 12: expected int" in str(error) and "dataset.json" in str(error)
 
 
@@ -305,7 +307,7 @@ def test_a_broken_recorded_output_names_file_record_and_field(root: Path, tmp_pa
         list(source.load(data))
     assert (caught.value.path, caught.value.line, caught.value.field) == (
         str(result),
-        5,
+        item_lines(result)[4],
         "results[0].swap = True.winner",
     )
     statistics = data / folder / "statistics.json"
@@ -321,7 +323,7 @@ def test_llmbar_mtbench_rejects_an_input_that_is_not_an_mtbench_question(root: P
     _rewrite(path, lambda records: records[2].update(input="Not an MT-Bench question"))
     with pytest.raises(InputError) as caught:
         get_benchmark("llmbar-mtbench").instances(data)
-    assert (caught.value.line, caught.value.field) == (3, "input")
+    assert (caught.value.line, caught.value.field) == (item_lines(path)[2], "input")
 
 
 def test_fetch_lists_the_staged_dataset_files(root: Path) -> None:

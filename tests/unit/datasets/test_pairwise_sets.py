@@ -14,6 +14,7 @@ from faceteval.core import Instance, Judgment
 from faceteval.datasets import Benchmark, get_benchmark
 from faceteval.datasets._pairwise_sets import BENCHMARKS
 from faceteval.errors import FacetevalError, InputError
+from tests.support.files import item_lines, write_indented_json
 
 NAMES = (
     "faireval",
@@ -350,7 +351,7 @@ def edit_json_list(path: Path, position: int, key: str, value: object) -> None:
         del records[position - 1][key]
     else:
         records[position - 1][key] = value
-    path.write_text(json.dumps(records))
+    write_indented_json(path, records)
 
 
 def edit_jsonl(path: Path, line: int, key: str, value: object) -> None:
@@ -371,8 +372,9 @@ def test_bad_pandalm_vote_names_file_record_and_field(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         get_benchmark("pandalm").instances(root)
     error = caught.value
-    assert (error.path, error.line, error.field) == (str(path), 12, "annotator2")
-    assert str(error) == f"{path}:12: field 'annotator2': record 12: expected one of 0, 1, 2, got 'tie'"
+    line = item_lines(path)[11]  # the record's line in the file, not its position
+    assert (error.path, error.line, error.field) == (str(path), line, "annotator2")
+    assert str(error) == f"{path}:{line}: field 'annotator2': record 12: expected one of 0, 1, 2, got 'tie'"
 
 
 def test_missing_recorded_field_names_file_record_and_field(tmp_path: Path) -> None:
@@ -380,8 +382,9 @@ def test_missing_recorded_field_names_file_record_and_field(tmp_path: Path) -> N
     path = root / "pandalm/pandalm-7b-testset-v1.json"
     edit_json_list(path, 5, "pandalm_reason", None)
     source = get_benchmark("pandalm").recorded_source("pandalm-7b", root)
+    line = item_lines(path)[4]
     with pytest.raises(
-        InputError, match=r"pandalm-7b-testset-v1.json:5: field 'pandalm_reason': record 5: missing"
+        InputError, match=rf"pandalm-7b-testset-v1.json:{line}: field 'pandalm_reason': record 5: missing"
     ):
         list(source.load(root))
 
@@ -428,13 +431,18 @@ def test_broken_prometheus_prompt_and_score(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError) as caught:
         get_benchmark("prometheus-hhh").instances(root)
-    assert (caught.value.path, caught.value.line, caught.value.field) == (str(hhh), 3, "rejected_instruction")
+    assert (caught.value.path, caught.value.line, caught.value.field) == (
+        str(hhh),
+        item_lines(hhh)[2],
+        "rejected_instruction",
+    )
     assert "record 3: not a Prometheus grading prompt" in str(caught.value)
     mt = root / "prometheus/mt_bench_eval.json"
     edit_json_list(mt, 40, "gpt4_score", [4, 9, 4])
     source = get_benchmark("prometheus-mtbench").recorded_source("gpt-4", root)
+    line = item_lines(mt)[39]
     with pytest.raises(
-        InputError, match=r"mt_bench_eval.json:40: field 'gpt4_score\[1\]': record 40: expected"
+        InputError, match=rf"mt_bench_eval.json:{line}: field 'gpt4_score\[1\]': record 40: expected"
     ):
         list(source.load(root))
 

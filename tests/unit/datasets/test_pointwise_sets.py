@@ -16,6 +16,7 @@ from faceteval.core import Instance, Judgment
 from faceteval.datasets import Benchmark, get_benchmark
 from faceteval.datasets._pointwise_sets import BENCHMARKS, CoevalAction, coeval_actions
 from faceteval.errors import FacetevalError, InputError
+from tests.support.files import item_lines, write_indented_json
 
 NAMES = (
     "summeval",
@@ -378,14 +379,20 @@ def test_bad_unieval_record_names_file_record_and_nested_field(tmp_path: Path) -
     records = json.loads(path.read_text())
     del records[11]["scores"]["naturalness"]
     records[20]["scores"]["overall"] = 7.0
-    path.write_text(json.dumps(records))
+    write_indented_json(path, records)
     with pytest.raises(InputError) as caught:
         get_benchmark("sfres").instances(root)
-    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), 12, "scores.naturalness")
-    assert str(caught.value) == f"{path}:12: field 'scores.naturalness': record 12: missing"
+    line = item_lines(path)[11]  # the record's line in the file, not its position
+    assert (caught.value.path, caught.value.line, caught.value.field) == (
+        str(path),
+        line,
+        "scores.naturalness",
+    )
+    assert str(caught.value) == f"{path}:{line}: field 'scores.naturalness': record 12: missing"
     records[11]["scores"]["naturalness"] = 3.0
-    path.write_text(json.dumps(records))
-    expected = r"sfres.json:21: field 'scores.overall': record 21: expected a score in \[1, 6\], got 7.0"
+    write_indented_json(path, records)
+    line = item_lines(path)[20]
+    expected = rf"sfres.json:{line}: field 'scores.overall': record 21: expected a score in \[1, 6\], got 7.0"
     with pytest.raises(InputError, match=expected):
         get_benchmark("sfres").instances(root)
 
@@ -396,11 +403,14 @@ def test_unieval_file_of_the_wrong_shape(tmp_path: Path) -> None:
     path.write_text(json.dumps({"records": []}))
     with pytest.raises(InputError, match="expected a JSON list of records, got dict"):
         get_benchmark("qags-xsum").instances(root)
-    path.write_text(json.dumps([{"doc_id": 0}, "oops"]))
-    with pytest.raises(InputError, match=r"qags_xsum.json:2: record 2: expected a JSON object, got str"):
+    write_indented_json(path, [{"doc_id": 0}, "oops"])
+    line = item_lines(path)[1]
+    with pytest.raises(
+        InputError, match=rf"qags_xsum.json:{line}: record 2: expected a JSON object, got str"
+    ):
         get_benchmark("qags-xsum").instances(root)
-    path.write_text(json.dumps([{"doc_id": 0}]))
-    with pytest.raises(InputError, match=r"qags_xsum.json:1: field 'source': record 1: missing"):
+    write_indented_json(path, [{"doc_id": 0}])
+    with pytest.raises(InputError, match=r"qags_xsum.json:2: field 'source': record 1: missing"):
         get_benchmark("qags-xsum").instances(root)
 
 
@@ -416,10 +426,10 @@ def test_bad_coeval_score_names_file_input_and_field(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     third = list(data)[2]
     data[third]["human"][CRITERION]["A03"] = 6
-    path.write_text(json.dumps(data))
+    write_indented_json(path, data)
     with pytest.raises(InputError) as caught:
         get_benchmark("coeval-eli5").instances(root)
-    assert (caught.value.path, caught.value.line) == (str(path), 3)
+    assert (caught.value.path, caught.value.line) == (str(path), item_lines(path)[2])
     assert caught.value.field == f"human.{CRITERION}.A03"
     assert "input 3: expected an integer score 1-5, got 6" in str(caught.value)
     del data[third]["human"][CRITERION]["A03"]
@@ -451,10 +461,10 @@ def test_bad_coeval_action_names_the_field(tmp_path: Path) -> None:
     path = root / ELI5_ACTIONS
     data = json.loads(path.read_text())
     data[list(data)[1]]["turbo"][CRITERION]["A02"] = ["pass", "approve"]
-    path.write_text(json.dumps(data))
+    write_indented_json(path, data)
     with pytest.raises(InputError) as caught:
         coeval_actions(root, "coeval-eli5")
-    assert (caught.value.line, caught.value.field) == (2, f"turbo.{CRITERION}.A02")
+    assert (caught.value.line, caught.value.field) == (item_lines(path)[1], f"turbo.{CRITERION}.A02")
     assert re.search(
         r"input 2: expected actions among \['add', 'delete', 'pass', 'revise'\]", str(caught.value)
     )
