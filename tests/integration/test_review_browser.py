@@ -223,3 +223,30 @@ def test_script_in_an_output_is_shown_as_text_and_never_runs(browser: Browser, t
             "<script>window.__pwned = 3</script>"
         )
         assert page.evaluate("typeof window.__pwned") == "undefined"
+
+
+def test_an_edited_sentence_offers_to_undo_the_edit_not_to_approve_it(
+    browser: Browser, tmp_path: Path
+) -> None:
+    project = tmp_path / "review"
+    build_project(project)
+    with serve(project) as base:
+        page = sign_in(browser, base, "alice")
+        page.goto("/item?id=q1")
+        first = section(page, "Clarity").locator(".sentence").nth(0)
+        expect(first.locator("button[value=pass]")).to_have_text("Approve")
+        first.locator("summary", has_text="Edit").click()
+        first.locator("textarea").fill("Plain words, short sentences.")
+        first.locator("text=Save edit").click()
+        first = section(page, "Clarity").locator(".sentence").nth(0)
+        expect(first.locator(".body")).to_have_text("Plain words, short sentences.")
+        # "pass" keeps the sentence as drafted: on an edited one, "Approve" would throw the edit away.
+        expect(first.locator("button[value=pass]")).to_have_text("Undo edit")
+        second = section(page, "Clarity").locator(".sentence").nth(1)
+        second.locator("button[value=delete]").click()
+        second = section(page, "Clarity").locator(".sentence").nth(1)
+        expect(second.locator("button[value=pass]")).to_have_text("Restore")
+        section(page, "Clarity").locator(".sentence").nth(0).locator("text=Undo edit").click()
+        first = section(page, "Clarity").locator(".sentence").nth(0)
+        expect(first.locator(".body")).to_have_text("The answer uses simple words.")
+        expect(first.locator("button[value=pass]")).to_have_text("Approve")
