@@ -175,3 +175,30 @@ def test_a_port_in_use_is_a_usage_error_before_anything_is_announced(tmp_path: P
         f"cannot serve on 127.0.0.1:{port}" in result.output and "choose another with --port" in result.output
     )
     assert "Review of" not in result.output
+
+
+def test_an_output_and_criterion_named_with_outer_spaces_can_be_reviewed(tmp_path: Path) -> None:
+    from faceteval.review import OVERALL, Draft, Item
+
+    store = ReviewStore.open(tmp_path)
+    store.add_task("t", "", [(" Clarity ", "", (1.0, 5.0))])
+    store.add_items(
+        [Item(" q1 ", "t", "Why?", "Because.")],
+        [Draft(" q1 ", " Clarity ", 4, sentences=("Clear.",)), Draft(" q1 ", OVERALL, 4)],
+    )
+    with serve(tmp_path) as base:
+        parts = urllib.parse.urlsplit(base)
+        server = (parts.hostname or "", parts.port or 0, tmp_path)
+        assert request(server, "POST", "/signin", {"annotator": "alice"}, cookie=None)[0] == 303
+        status, page, _ = request(server, "GET", "/item?id=%20q1%20")
+        assert status == 200 and 'name="item" value=" q1 "' in page and 'value=" Clarity "' in page
+        sent = [
+            ("/item/sentence", {"item": " q1 ", "criterion": " Clarity ", "action": "pass", "sentence": "0"}),
+            ("/item/score", {"item": " q1 ", "criterion": " Clarity ", "score": "2"}),
+            ("/item/score", {"item": " q1 ", "criterion": "", "score": "3"}),
+        ]
+        for path, form in sent:
+            status, text, _ = request(server, "POST", path, form)
+            assert status == 303, text
+    assert store.scores() == {(" q1 ", " Clarity ", "alice"): 2.0, (" q1 ", OVERALL, "alice"): 3.0}
+    assert store.is_done(" q1 ", "alice")

@@ -146,7 +146,7 @@ def create_app(project: Path) -> Starlette:
     async def sentence_action(request: Request) -> Response:
         annotator = _annotator(request, store)
         form = await _form(request)
-        item = _item(_field(form, "item"), store)
+        item = _item(_field(form, "item", verbatim=True), store)
         criterion = _criterion(form, store, item.id, annotator).name
         action = _choice(form, "action", SENTENCE_ACTIONS)
         sentence = None if action == "add" else _integer(form, "sentence")
@@ -166,8 +166,8 @@ def create_app(project: Path) -> Starlette:
     async def score_action(request: Request) -> Response:
         annotator = _annotator(request, store)
         form = await _form(request)
-        item = _item(_field(form, "item"), store)
-        criterion = _field(form, "criterion", required=False) or OVERALL
+        item = _item(_field(form, "item", verbatim=True), store)
+        criterion = _field(form, "criterion", required=False, verbatim=True) or OVERALL
         if criterion != OVERALL:
             view = _criterion(form, store, item.id, annotator)
             criterion, (low, high) = view.name, view.scale
@@ -183,7 +183,7 @@ def create_app(project: Path) -> Starlette:
         """Pass every sentence not acted on yet and keep the LLM's score: the criterion as drafted."""
         annotator = _annotator(request, store)
         form = await _form(request)
-        item = _item(_field(form, "item"), store)
+        item = _item(_field(form, "item", verbatim=True), store)
         view = _criterion(form, store, item.id, annotator)
         criterion = view.name
         for sentence in view.sentences:
@@ -296,7 +296,8 @@ async def _form(request: Request) -> FormData:
         raise HTTPException(400, f"malformed form: {exc}") from None
 
 
-def _field(form: FormData, name: str, *, required: bool = True) -> str:
+def _field(form: FormData, name: str, *, required: bool = True, verbatim: bool = False) -> str:
+    """The field's text, stripped unless ``verbatim`` (an id or name that keys stored rows, as sent)."""
     value = form.get(name)
     if value is None or not isinstance(value, str) or not value.strip():
         if required:
@@ -304,7 +305,7 @@ def _field(form: FormData, name: str, *, required: bool = True) -> str:
         return ""
     if len(value) > MAX_TEXT:
         raise HTTPException(400, f"field {name!r} is longer than {MAX_TEXT} characters")
-    return value.strip()
+    return value if verbatim else value.strip()
 
 
 def _choice(form: FormData, name: str, choices: tuple[str, ...]) -> str:
@@ -347,7 +348,7 @@ def _item(item_id: str | None, store: ReviewStore) -> Any:
 
 def _criterion(form: FormData, store: ReviewStore, item_id: str, annotator: str) -> CriterionView:
     """The annotator's view of the criterion the form names (400 when the item has no such criterion)."""
-    name = _field(form, "criterion")
+    name = _field(form, "criterion", verbatim=True)
     view = next((v for v in store.item_view(item_id, annotator)[0] if v.name == name), None)
     if view is None:
         raise HTTPException(400, f"item {item_id!r} has no criterion {name!r} for {annotator}")
