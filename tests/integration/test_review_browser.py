@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from faceteval._cli._app import cli
+from faceteval.review import ReviewStore
 from tests.support.review_project import build_project, serve
 
 CHROMIUM = os.environ.get("FACETEVAL_CHROMIUM", "/usr/bin/chromium")
@@ -250,3 +251,31 @@ def test_an_edited_sentence_offers_to_undo_the_edit_not_to_approve_it(
         first = section(page, "Clarity").locator(".sentence").nth(0)
         expect(first.locator(".body")).to_have_text("The answer uses simple words.")
         expect(first.locator("button[value=pass]")).to_have_text("Approve")
+
+
+def test_a_tab_left_open_as_one_annotator_never_acts_as_one_signed_in_since(
+    browser: Browser, tmp_path: Path
+) -> None:
+    project = tmp_path / "review"
+    build_project(project)
+    with serve(project) as base:
+        alices = sign_in(browser, base, "alice")
+        alices.goto("/item?id=q1")
+        alices_criteria = alices.context.new_page()
+        alices_criteria.goto("/criteria?task=eli5")
+        other_tab = alices.context.new_page()  # the same browser: one cookie for both tabs
+        other_tab.goto("/")
+        other_tab.click("text=Sign out")
+        other_tab.fill("#annotator-name", "bob")
+        other_tab.click("text=Start")
+        expect(other_tab.locator("#annotator")).to_have_text("bob")
+
+        expect(alices.locator("#annotator")).to_have_text("alice")
+        section(alices, "Clarity").locator(".sentence").nth(0).locator("button[value=delete]").click()
+        expect(alices.locator("#error")).to_contain_text("this page was alice's")
+        expect(alices.locator("#error")).to_contain_text("now signed in as bob")
+        expect(alices_criteria.locator("#annotator")).to_have_text("alice")
+        alices_criteria.locator(".card").nth(0).locator("button[value=approve]").click()
+        expect(alices_criteria.locator("#error")).to_contain_text("nothing was saved")
+    store = ReviewStore.open(project, create=False)
+    assert store.sentence_actions() == [] and store.criteria_actions() == []

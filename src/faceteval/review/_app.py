@@ -95,9 +95,8 @@ def create_app(project: Path) -> Starlette:
         return _page("criteria.html", annotator=annotator, task=task, rows=rows, actions=CRITERION_ACTIONS)
 
     async def criteria_action(request: Request) -> Response:
-        annotator = _annotator(request, store)
         task = _task(request, store)
-        form = await _form(request)
+        annotator, form = await _signed_form(request, store)
         action = _choice(form, "action", CRITERION_ACTIONS)
         criterion_id = None if action == "add" else _integer(form, "criterion")
         try:
@@ -144,8 +143,7 @@ def create_app(project: Path) -> Starlette:
         )
 
     async def sentence_action(request: Request) -> Response:
-        annotator = _annotator(request, store)
-        form = await _form(request)
+        annotator, form = await _signed_form(request, store)
         item = _item(_field(form, "item", verbatim=True), store)
         criterion = _criterion(form, store, item.id, annotator).name
         action = _choice(form, "action", SENTENCE_ACTIONS)
@@ -164,8 +162,7 @@ def create_app(project: Path) -> Starlette:
         return _back_to(item.id, criterion)
 
     async def score_action(request: Request) -> Response:
-        annotator = _annotator(request, store)
-        form = await _form(request)
+        annotator, form = await _signed_form(request, store)
         item = _item(_field(form, "item", verbatim=True), store)
         criterion = _field(form, "criterion", required=False, verbatim=True) or OVERALL
         if criterion != OVERALL:
@@ -181,8 +178,7 @@ def create_app(project: Path) -> Starlette:
 
     async def approve_action(request: Request) -> Response:
         """Pass every sentence not acted on yet and keep the LLM's score: the criterion as drafted."""
-        annotator = _annotator(request, store)
-        form = await _form(request)
+        annotator, form = await _signed_form(request, store)
         item = _item(_field(form, "item", verbatim=True), store)
         view = _criterion(form, store, item.id, annotator)
         criterion = view.name
@@ -280,6 +276,26 @@ def _annotator(request: Request, store: ReviewStore, *, required: bool = True) -
     if required:
         raise HTTPException(401, "sign in first: go to the start page and give your name")
     return None
+
+
+async def _signed_form(request: Request, store: ReviewStore) -> tuple[str, FormData]:
+    """The signed-in annotator and their form; 409 when it was sent from a page shown to another.
+
+    Every page's forms name the annotator it was shown to: signing in as someone else in another
+    tab changes the cookie of every tab, and a page still showing the first name must not act
+    under the second.
+    """
+    annotator = _annotator(request, store)
+    form = await _form(request)
+    shown = _field(form, "annotator", required=False, verbatim=True)
+    if shown and shown != annotator:
+        raise HTTPException(
+            409,
+            f"this page was {shown}'s, but this browser is now signed in as {annotator} (in another "
+            f"tab?), so nothing was saved: reload the page to go on as {annotator}, or sign in as "
+            f"{shown} again",
+        )
+    return annotator, form
 
 
 async def _form(request: Request) -> FormData:
