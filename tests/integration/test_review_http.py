@@ -202,3 +202,25 @@ def test_an_output_and_criterion_named_with_outer_spaces_can_be_reviewed(tmp_pat
             assert status == 303, text
     assert store.scores() == {(" q1 ", " Clarity ", "alice"): 2.0, (" q1 ", OVERALL, "alice"): 3.0}
     assert store.is_done(" q1 ", "alice")
+
+
+def test_export_and_stats_make_the_folder_they_write_to_and_name_a_file_they_cannot_write(
+    tmp_path: Path,
+) -> None:
+    build_project(tmp_path / "p")
+    out = tmp_path / "new" / "folder" / "final.jsonl"
+    result = CliRunner().invoke(cli, ["review", "export", str(tmp_path / "p"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and (out.parent / "final.actions.jsonl").is_file()
+    numbers = tmp_path / "stats" / "s.json"
+    stats = ["review", "stats", str(tmp_path / "p"), "--resamples", "0", "--json", str(numbers)]
+    assert CliRunner().invoke(cli, stats).exit_code == 0 and numbers.is_file()
+
+    under_a_file = out / "x.jsonl"  # in a "folder" that is the file just written
+    for command in (
+        ["review", "export", str(tmp_path / "p"), "--out", str(under_a_file)],
+        ["review", "stats", str(tmp_path / "p"), "--resamples", "0", "--markdown", str(under_a_file)],
+    ):
+        result = CliRunner().invoke(cli, command)
+        assert isinstance(result.exception, SystemExit) and result.exit_code == 1
+        assert f"cannot write {under_a_file}: Not a directory" in " ".join(result.output.split())

@@ -15,6 +15,7 @@ from rich.table import Table as RichTable
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._options import data_dir_option
+from faceteval.errors import ConfigError
 from faceteval.report._model import Table as ReportTable
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -109,11 +110,21 @@ def export(project: Path, out: Path, actions: Path | None) -> None:
     actions = actions or out.with_name(f"{out.stem}.actions.jsonl")
     rows = export_scores(store)
     log = export_actions(store)
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    actions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in log), encoding="utf-8")
+    _write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    _write(actions, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in log))
     console.print(
         f"{len(rows)} reviewed outputs -> {escape(str(out))}\n{len(log)} actions -> {escape(str(actions))}"
     )
+
+
+def _write(path: Path, text: str) -> None:
+    """Write an output file, its folder made as `judge --out` does; an error naming it if that fails."""
+    try:
+        if not path.parent.exists():
+            path.parent.mkdir(parents=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _is_loopback(host: str) -> bool:
@@ -154,10 +165,10 @@ def stats(
     for table in stats_tables(numbers):
         console.print(_rich_table(table))
     if json_path is not None:
-        json_path.write_text(json.dumps(numbers, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        _write(json_path, json.dumps(numbers, indent=2, ensure_ascii=False) + "\n")
         console.print(f"Numbers -> {escape(str(json_path))}")
     if markdown_path is not None:
-        markdown_path.write_text(render_stats_markdown(numbers), encoding="utf-8")
+        _write(markdown_path, render_stats_markdown(numbers))
         console.print(f"Tables -> {escape(str(markdown_path))}")
 
 
