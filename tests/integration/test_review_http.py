@@ -224,3 +224,33 @@ def test_export_and_stats_make_the_folder_they_write_to_and_name_a_file_they_can
         result = CliRunner().invoke(cli, command)
         assert isinstance(result.exception, SystemExit) and result.exit_code == 1
         assert f"cannot write {under_a_file}: Not a directory" in " ".join(result.output.split())
+
+
+def test_serve_prints_an_ipv6_address_as_a_url_that_opens(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import urllib.request
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "faceteval", "review", "serve", str(tmp_path), "--host", "::1", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        url = line.split(" at ")[1].split()[0]
+        assert url.startswith("http://[::1]:"), line
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.status == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stdout:
+            process.stdout.close()
+
+
+def test_an_address_that_cannot_be_bound_is_refused_before_any_warning_about_it(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["review", "serve", str(tmp_path), "--host", "192.0.2.1", "--port", "0"])
+    assert result.exit_code == 2 and "cannot serve on 192.0.2.1:0" in result.output
+    assert "anyone who can reach it" not in result.output

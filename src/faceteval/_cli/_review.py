@@ -40,13 +40,14 @@ def serve(project: Path, host: str, port: int) -> None:
     from faceteval.review import ReviewStore, create_app
 
     ReviewStore.open(project)
+    listening = _listen(host, port)  # bound first, so that the address printed is the one served
+    port = listening.getsockname()[1]
     if not _is_loopback(host):
         console.print(
             f"[yellow]Serving on {escape(host)}: anyone who can reach it can review under any name.[/]"
         )
-    listening = _listen(host, port)  # bound first, so that the address printed is the one served
-    port = listening.getsockname()[1]
-    console.print(f"Review of {escape(str(project))} at http://{escape(host)}:{port}/ (Ctrl-C stops)")
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets in a URL
+    console.print(f"Review of {escape(str(project))} at http://{escape(shown)}:{port}/ (Ctrl-C stops)")
     server = uvicorn.Server(uvicorn.Config(create_app(project), log_level="warning"))
     server.run(sockets=[listening])
 
