@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -254,3 +255,16 @@ def test_an_address_that_cannot_be_bound_is_refused_before_any_warning_about_it(
     result = CliRunner().invoke(cli, ["review", "serve", str(tmp_path), "--host", "192.0.2.1", "--port", "0"])
     assert result.exit_code == 2 and "cannot serve on 192.0.2.1:0" in result.output
     assert "anyone who can reach it" not in result.output
+
+
+def test_the_list_of_outputs_shows_each_input_and_output_under_its_own_heading(
+    server: tuple[str, int, Path],
+) -> None:
+    status, page, _ = request(server, "GET", "/items?task=eli5")
+    assert status == 200
+    rows = re.findall(r"<tr>(.*?)</tr>", page, flags=re.DOTALL)
+    cells = [re.findall(r"<t[hd]>(.*?)</t[hd]>", row, flags=re.DOTALL) for row in rows]
+    headings, first = cells[0], cells[1]
+    assert headings[1:3] == ["Input", "Output"]
+    assert "How is perfume made?" in first[1]
+    assert first[2] == "People squeeze flowers and keep the smell in oil."
