@@ -268,3 +268,15 @@ def test_the_list_of_outputs_shows_each_input_and_output_under_its_own_heading(
     assert headings[1:3] == ["Input", "Output"]
     assert "How is perfume made?" in first[1]
     assert first[2] == "People squeeze flowers and keep the smell in oil."
+
+
+def test_every_text_field_is_limited_to_what_the_server_takes(server: tuple[str, int, Path]) -> None:
+    from faceteval.review._app import MAX_TEXT
+
+    for path in ("/item?id=q1", "/criteria?task=eli5"):
+        _, page, _ = request(server, "GET", path)
+        fields = re.findall(r"<textarea[^>]*>|<input type=\"text\"[^>]*>", page)
+        assert fields
+        for field in fields:
+            limit = re.search(r'maxlength="(\d+)"', field)
+            assert limit is not None and int(limit[1]) <= MAX_TEXT, (path, field)

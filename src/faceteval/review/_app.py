@@ -385,6 +385,7 @@ def anchor(criterion: str) -> str:
     return "k-" + hashlib.sha256(criterion.encode("utf-8")).hexdigest()[:12]
 
 
+_templates.globals["max_text"] = MAX_TEXT  # fields say how long they may be, rather than an error after
 _templates.filters["anchor"] = anchor
 _templates.filters["num"] = fmt
 # A score as a form posts it: whole numbers as such, others to every digit (a round trip).
