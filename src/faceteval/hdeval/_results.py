@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from faceteval.hdeval._train import Trained, fit, predict
+from faceteval.hdeval._train import Trained, mean_of_criteria, predict
 from faceteval.metaeval._summary import Settings, correlation_levels
 
 SCORERS = {
@@ -26,8 +26,8 @@ def held_out(
 ) -> dict[str, Any]:
     """Per target: the correlations on the held-out rows of the learned aggregator and of two baselines.
 
-    The baselines are the mean of every criterion score (the ``mean`` aggregator, HD-Eval's "w/o
-    aggregator") and, where a criterion has the target's name, the judge's own score on it (the
+    The baselines are the plain mean of every criterion score (HD-Eval's "w/o aggregator"; nothing
+    fitted) and, where a criterion has the target's name, the judge's own score on it (the
     judge evaluating that aspect directly). Correlations are at sample level, per group (summary
     level, e.g. per source document) and per system when the benchmark says how to group.
     """
@@ -36,10 +36,7 @@ def held_out(
     groups = _keys(trained, ids, group_by)
     systems = _keys(trained, ids, system_by)
     learned = predict(trained.aggregator, trained.x[test])
-    mean = predict(
-        fit("mean", trained.x[trained.train], trained.y[trained.train], seed=trained.config.seed),
-        trained.x[test],
-    )
+    mean = mean_of_criteria(trained.x[test], len(trained.config.targets))
     settings = Settings(resamples=resamples, seed=seed)
     lowered = {name.lower(): k for k, name in enumerate(trained.features)}
     out: dict[str, Any] = {}

@@ -290,5 +290,14 @@ def predict(aggregator: Any, x: Matrix) -> Matrix:
     return out.reshape(len(x), -1)
 
 
+def mean_of_criteria(x: Matrix, targets: int) -> Matrix:
+    """The plain mean of each row's criterion scores, as the prediction of every one of ``targets``.
+
+    HD-Eval's "w/o aggregator": nothing is fitted, so unlike the ``mean`` aggregator (``a + b * mean``,
+    fitted) it can never reverse the order of the mean when the training rows happen to disagree with it.
+    """
+    return np.repeat(x.mean(axis=1, keepdims=True), targets, axis=1)
+
+
 def _shaped(y: Matrix) -> Matrix:
     return y if y.shape[1] > 1 else y[:, 0]

@@ -19,7 +19,7 @@ from faceteval.hdeval._results import (
     held_out,
     tree_summary,
 )
-from faceteval.hdeval._train import TrainConfig, Trained, train
+from faceteval.hdeval._train import TrainConfig, Trained, fit, train
 from faceteval.hdeval._tree import CriteriaTree
 from tests.support import hdeval_synthetic as synthetic
 
@@ -89,6 +89,31 @@ def test_the_mean_of_criteria_baseline_correlates_like_the_plain_mean(
         for method in ("pearson", "spearman"):
             expected = SCIPY[method](x.mean(axis=1), y[:, t]).statistic
             assert results[target]["mean_of_criteria"]["sample"][method]["value"] == pytest.approx(expected)
+
+
+def test_the_mean_of_criteria_baseline_is_not_reversed_by_training_rows_that_disagree_with_it() -> None:
+    # On the training rows the mean of the criteria falls as the human score rises; held out, it rises.
+    x = np.array([[1, 1], [2, 2], [3, 3], [4, 4], [1, 2], [2, 3], [4, 4], [5, 5]], dtype=np.float64)
+    y = np.array([[4], [3], [2], [1], [1], [2], [3], [5]], dtype=np.float64)
+    split = np.array([True] * 4 + [False] * 4)
+    ids = [f"i{k}" for k in range(8)]
+    trained = Trained(
+        config=TrainConfig(targets=("quality",), layers=1, aggregator="lr"),
+        tree=CriteriaTree(task="t", criteria=(Criterion(name="a"), Criterion(name="b"))),
+        features=["a", "b"],
+        aggregator=fit("lr", x[split], y[split]),
+        ids=ids,
+        x=x,
+        y=y,
+        train=split,
+        importance=np.zeros((1, 2)),
+        layers=[],
+        failed={},
+        metadata={i: {} for i in ids},
+    )
+    got = held_out(trained, resamples=0)["quality"]["mean_of_criteria"]["sample"]["pearson"]["value"]
+    assert got == pytest.approx(stats.pearsonr(x[~split].mean(axis=1), y[~split, 0]).statistic)
+    assert got > 0.9
 
 
 def test_judge_on_aspect_is_the_criterion_named_like_the_target(
