@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from faceteval.core import Criterion, Instance
 from faceteval.errors import FacetevalError
-from faceteval.hdeval._aggregators import make_aggregator
+from faceteval.hdeval._aggregators import AGGREGATORS, make_aggregator
 from faceteval.hdeval._importance import importance, top_k
 from faceteval.hdeval._tree import CriteriaTree, Node
 
@@ -72,6 +72,12 @@ class TrainConfig:
             raise FacetevalError("layers, children and expand must be at least 1")
         if not 0 < self.train_frac < 1:
             raise FacetevalError(f"the training fraction must be between 0 and 1, got {self.train_frac}")
+        if self.aggregator not in AGGREGATORS:
+            raise FacetevalError(
+                f"unknown aggregator {self.aggregator!r}; choose one of {', '.join(AGGREGATORS)}"
+            )
+        if self.importance not in ("permutation", "shap"):
+            raise FacetevalError(f"unknown importance {self.importance!r}; choose permutation or shap")
 
 
 @dataclass(slots=True)
@@ -169,6 +175,7 @@ def train(
     if not tree.criteria:
         raise FacetevalError("the criteria tree has no criteria")
     training = split(labelled, config.train_frac, config.seed, config.group_by)
+    _check_varied(labelled, training, config.targets)
     scores: dict[str, dict[str, float]] = defaultdict(dict)
     failed: dict[str, str] = {}
     layers: list[Layer] = []
@@ -213,6 +220,20 @@ def train(
         failed=failed,
         metadata={i.id: dict(i.metadata) for i in labelled},
     )
+
+
+def _check_varied(instances: Sequence[Instance], training: set[str], targets: Sequence[str]) -> None:
+    """Refuse, before any call, a target whose human scores on the training split are all one value."""
+    for target in targets:
+        values = {float((i.scores or {})[target]) for i in instances if i.id in training}
+        if len(values) == 1:
+            everywhere = {float((i.scores or {})[target]) for i in instances} == values
+            where = "every output" if everywhere else f"all {len(training)} training outputs"
+            raise FacetevalError(
+                f"people gave {where} the same {target} score ({values.pop():g}), so there is nothing to "
+                "learn about how they weigh the criteria"
+                + ("" if everywhere else "; change --seed or --train-frac, or give more outputs")
+            )
 
 
 def _select(

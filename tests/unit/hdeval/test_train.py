@@ -49,6 +49,8 @@ def judge_for(instances: list[Instance], **options: object) -> synthetic.Judge:
         ({"train_frac": 0.0}, "between 0 and 1, got 0.0"),
         ({"train_frac": 1.0}, "between 0 and 1, got 1.0"),
         ({"train_frac": -0.5}, "between 0 and 1"),
+        ({"aggregator": "LR"}, "unknown aggregator 'LR'; choose one of lr, dt, rf, mlp, mean"),
+        ({"importance": "gini"}, "unknown importance 'gini'; choose permutation or shap"),
     ],
 )
 def test_config_rejects_impossible_settings(changes: dict[str, object], message: str) -> None:
@@ -282,6 +284,24 @@ def test_train_refuses_what_it_cannot_do() -> None:
     everyone = {1: {i.id for i in instances[:28]}}
     with pytest.raises(FacetevalError, match="too few to train and test on"):
         train(synthetic.tree(), instances, config(layers=1), judge_for(instances, fail=everyone))
+
+
+def test_a_target_people_scored_all_alike_is_refused_before_any_call() -> None:
+    instances = [
+        i.model_copy(update={"scores": {**(i.scores or {}), "fluency": 3.0}}) for i in synthetic.instances(32)
+    ]
+    judge = judge_for(instances)
+    with pytest.raises(FacetevalError, match=r"every output the same fluency score \(3\), so there"):
+        train(synthetic.tree(), instances, config(layers=1), judge)
+    assert judge.calls == []
+    training = split(instances, 0.5, 0, "doc")
+    alike = [
+        i.model_copy(update={"scores": {**(i.scores or {}), "fluency": 2.0}}) if i.id in training else i
+        for i in instances
+    ]
+    with pytest.raises(FacetevalError, match=r"all 16 training outputs the same fluency score \(2\).*--seed"):
+        train(synthetic.tree(), alike, config(layers=1), judge)
+    assert judge.calls == []
 
 
 def test_the_last_layer_stops_early_when_nothing_is_decomposed() -> None:
