@@ -105,13 +105,20 @@ def criteria_section(summary: Mapping[str, Any]) -> Section:
         for node in sorted(summary.get("tree", []), key=lambda n: (-n["importance"], n["id"]))
     )
     note = (
-        "Permutation importance of each criterion for the finalized aggregator (mean over targets), "
+        f"{importance_measure(summary)} of each criterion for the finalized aggregator (mean over targets), "
         "on training data."
     )
     table = Table(
         ("Criterion", "Layer", "Importance", "Expanded"), rows, note=note, numeric=(False, True, True, False)
     )
     return Section("importance", "Criteria and their importance", (), (table,))
+
+
+def importance_measure(summary: Mapping[str, Any]) -> str:
+    """What the evaluator's importances are: the method it was trained with (``--importance``)."""
+    if summary.get("config", {}).get("importance") == "shap":
+        return "Mean absolute SHAP value"
+    return "Permutation importance (drop in R² when its scores are shuffled)"
 
 
 def aggregator_importance_section(by_aggregator: Mapping[str, Any]) -> Section:
@@ -249,7 +256,7 @@ def _importance_plot(summary: Mapping[str, Any]) -> Plot | None:
         axes.barh([i + t * height for i in range(len(nodes))], values, height=height, label=_text(target))
     axes.set_yticks([i + 0.4 - height / 2 for i in range(len(nodes))], labels=[_text(n["id"]) for n in nodes])
     axes.invert_yaxis()
-    axes.set_xlabel("Permutation importance (drop in R², training data)")
+    axes.set_xlabel(f"{importance_measure(summary)}, training data")
     axes.legend(fontsize=8)
     return _encode("importance", figure, "Importance of the most important criteria for each target aspect")
 
