@@ -229,6 +229,47 @@ def test_outputs_to_score_may_come_as_json_or_csv_without_human_scores(tmp_path:
         assert (instance.id, instance.candidates) == ("a", ("One line.",)) and instance.scores is None
 
 
+def synthetic_evaluator(out: Path) -> Path:
+    from faceteval.hdeval import TrainConfig, evaluator_info, evaluator_summary, save_evaluator, train
+    from tests.support import hdeval_synthetic as synthetic
+
+    instances = synthetic.instances(32)
+    config = TrainConfig(targets=("coherence", "fluency"), layers=1, aggregator="lr")
+    trained = train(synthetic.tree(), instances, config, synthetic.Judge(ids=[i.id for i in instances]))
+    options = {"benchmark": "synthetic", "origin": "rule judge"}
+    summary = evaluator_summary(trained, **options, resamples=0)
+    save_evaluator(out, trained, summary=summary, info=evaluator_info(trained, **options))
+    return out
+
+
+def test_apply_lists_every_bad_row_and_refuses_a_file_without_outputs(tmp_path: Path) -> None:
+    evaluator = synthetic_evaluator(tmp_path / "evaluator")
+    good = {"id": "a", "query": "Summarise.", "candidates": ["One line."]}
+    bad = write(
+        tmp_path / "bad.jsonl", [good, {"id": "b", "candidates": ["x"]}, good, {"id": "c", "query": "q"}]
+    )
+    empty = write(tmp_path / "empty.jsonl", [])
+    for path, problems in [
+        (
+            bad,
+            [
+                "3 bad row(s)",
+                "bad.jsonl:2: field 'query'",
+                "bad.jsonl:3: field 'id': duplicate",
+                "bad.jsonl:4",
+            ],
+        ),
+        (empty, ["empty.jsonl: no instances"]),
+    ]:
+        out = tmp_path / f"{path.stem}.scored.jsonl"
+        result = invoke(
+            "hdeval", "apply", evaluator, path, "--features", tmp_path / "unused.jsonl", "--out", out
+        )
+        assert result.exit_code == 1, result.output
+        assert all(problem in result.output for problem in problems), result.output
+        assert not out.exists()
+
+
 def test_experiments_without_shap_installed(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -362,17 +362,13 @@ def _input_target(spec: str, data_dir: Path) -> Any:
     JSON / CSV read as `meta-eval` reads a user's file."""
     from faceteval.datasets import read_instances
     from faceteval.datasets._generic import load_labelled
-    from faceteval.errors import InputError
     from faceteval.metaeval import Target
+    from faceteval.metaeval._target import file_instances
 
     path = Path(spec)
     if path.is_file():
-        items = list(read_instances(path) if path.suffix == ".jsonl" else load_labelled(path, None))
-        problems = [item for item in items if isinstance(item, InputError)]
-        if problems:
-            raise problems[0]
-        instances = tuple(item for item in items if isinstance(item, Instance))
-        return Target(name=path.stem, kind="pointwise", instances=instances)
+        items = read_instances(path) if path.suffix == ".jsonl" else load_labelled(path, None)
+        return Target(name=path.stem, kind="pointwise", instances=file_instances(path, items))
     return load_target(spec, data_dir)
 
 

@@ -65,18 +65,28 @@ def load_target(spec: str, data_dir: Path, *, fields: FieldMap | None = None) ->
     return Target(name=benchmark.name, kind=benchmark.kind, instances=instances, benchmark=benchmark)
 
 
-def _file_target(path: Path, fields: FieldMap | None) -> Target:
-    if not path.is_file():
-        raise FacetevalError(f"{path}: no such file (and not a benchmark name)")
-    items = list(load_labelled(path, fields))
-    problems = [item for item in items if isinstance(item, InputError)]
+def file_instances(path: Path, items: Iterable[Instance | InputError]) -> tuple[Instance, ...]:
+    """The instances read from the file ``path``.
+
+    Raises:
+        InputError: Some rows are bad (every one is listed, the first ten in full), or there are none.
+    """
+    kept = list(items)
+    problems = [item for item in kept if isinstance(item, InputError)]
     if problems:
         shown = "\n  ".join(str(problem) for problem in problems[:10])
         more = f"\n  and {len(problems) - 10} more" if len(problems) > 10 else ""
         raise InputError(str(path), None, None, f"{len(problems)} bad row(s):\n  {shown}{more}")
-    instances = tuple(item for item in items if isinstance(item, Instance))
+    instances = tuple(item for item in kept if isinstance(item, Instance))
     if not instances:
         raise InputError(str(path), None, None, "no instances")
+    return instances
+
+
+def _file_target(path: Path, fields: FieldMap | None) -> Target:
+    if not path.is_file():
+        raise FacetevalError(f"{path}: no such file (and not a benchmark name)")
+    instances = file_instances(path, load_labelled(path, fields))
     kind: Kind = "pairwise" if any(i.label is not None for i in instances) else "pointwise"
     if kind == "pointwise" and not any(i.scores for i in instances):
         raise InputError(
