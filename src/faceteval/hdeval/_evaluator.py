@@ -19,7 +19,7 @@ import numpy as np
 from faceteval._version import __version__
 from faceteval.core import Instance
 from faceteval.datasets._files import read_json_object, read_jsonl
-from faceteval.errors import FacetevalError
+from faceteval.errors import FacetevalError, InputError
 from faceteval.hdeval._importance import contributions
 from faceteval.hdeval._store import load_aggregator, save_aggregator
 from faceteval.hdeval._train import Matrix, Trained, predict
@@ -116,13 +116,16 @@ def load_evaluator(directory: Path) -> Evaluator:
             f"{path}: evaluator format version {record.get('version')!r}; "
             f"this faceteval reads up to {VERSION}"
         )
+    targets, features = _names(record, "targets", path), _names(record, "features", path)
+    background = record.get("background")
+    if not isinstance(background, list) or not all(_is_number(v) for v in background):
+        problem = "missing" if background is None else "expected a list of numbers, one per feature"
+        raise InputError(str(path), None, "background", problem)
     tree = load_tree(directory / TREE)
-    features = tuple(str(f) for f in record["features"])
     known = {node.id for node in tree.nodes()}
     if unknown := [f for f in features if f not in known]:
         raise FacetevalError(f"{path}: features not in {TREE}: {', '.join(unknown[:5])}")
     aggregator = load_aggregator(directory / AGGREGATOR)
-    background = tuple(float(v) for v in record["background"])
     expected = getattr(aggregator, "n_features_in_", len(features))
     if not expected == len(features) == len(background):
         raise FacetevalError(
@@ -130,22 +133,67 @@ def load_evaluator(directory: Path) -> Evaluator:
             f"{len(features)} features (and {len(background)} background values): the files are "
             "not of one evaluator"
         )
+    outputs = predict(aggregator, np.array([background], dtype=np.float64)).shape[1]
+    if outputs != len(targets):
+        raise FacetevalError(
+            f"{directory}: {AGGREGATOR} predicts {outputs} target(s), but {EVALUATOR} lists "
+            f"{len(targets)} ({', '.join(targets)}): the files are not of one evaluator"
+        )
     return Evaluator(
         tree=tree,
-        targets=tuple(str(t) for t in record["targets"]),
+        targets=targets,
         features=features,
         aggregator=aggregator,
-        background=background,
+        background=tuple(float(v) for v in background),
         info={k: v for k, v in record.items() if k not in {"targets", "features", "background"}},
     )
 
 
-def read_features(directory: Path) -> list[dict[str, Any]]:
-    """The rows of ``features.jsonl``: id, split, features, targets, metadata."""
+def _names(record: Mapping[str, Any], key: str, path: Path) -> tuple[str, ...]:
+    """The non-empty list of distinct names ``record[key]``."""
+    value = record.get(key)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        problem = "missing" if value is None else "expected a non-empty list of names"
+        raise InputError(str(path), None, key, problem)
+    if repeated := sorted({v for v in value if value.count(v) > 1}):
+        raise InputError(str(path), None, key, f"repeats {', '.join(map(repr, repeated))}")
+    return tuple(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def read_features(
+    directory: Path, features: Sequence[str] = (), targets: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """The rows of ``features.jsonl``: id, split, features, targets, metadata.
+
+    Raises:
+        InputError: A row's split is not ``train`` or ``test``, or it lacks a score of one of
+            ``features`` or ``targets`` (named with its line).
+    """
     path = directory / FEATURES
     if not path.is_file():
         raise FacetevalError(f"{directory}: no {FEATURES}")
-    return [row for _, row in read_jsonl(path)]
+    rows = []
+    for line, row in read_jsonl(path):
+        if row.get("split") not in ("train", "test"):
+            raise InputError(
+                str(path), line, "split", f"expected 'train' or 'test', got {row.get('split')!r}"
+            )
+        for key, names in (("features", features), ("targets", targets)):
+            scores = row.get(key)
+            if not isinstance(scores, Mapping):
+                raise InputError(str(path), line, key, "missing" if scores is None else "expected a mapping")
+            for name in names:
+                if not _is_number(scores.get(name)):
+                    problem = "missing" if scores.get(name) is None else "expected a number"
+                    raise InputError(str(path), line, f"{key}.{name}", problem)
+        if not isinstance(row.get("metadata", {}), Mapping):
+            raise InputError(str(path), line, "metadata", "expected a mapping")
+        rows.append(row)
+    return rows
 
 
 def read_summary(directory: Path) -> dict[str, Any]:

@@ -47,10 +47,10 @@ class Data:
 
 def load_data(directory: Path, evaluator: Evaluator) -> Data:
     """The training and held-out rows of ``directory``'s features.jsonl."""
-    rows = read_features(directory)
+    features, targets = list(evaluator.features), list(evaluator.targets)
+    rows = read_features(directory, features, targets)
     if not rows:
         raise FacetevalError(f"{directory}: features.jsonl is empty")
-    features, targets = list(evaluator.features), list(evaluator.targets)
     group_by = evaluator.info.get("group_by")
     summary_level = group_by is not None and evaluator.info.get("level", "summary") == "summary"
     layers = [evaluator.tree.find(f).layer for f in features]
@@ -58,7 +58,7 @@ def load_data(directory: Path, evaluator: Evaluator) -> Data:
         x=np.array([[row["features"][f] for f in features] for row in rows], dtype=np.float64),
         y=np.array([[row["targets"][t] for t in targets] for row in rows], dtype=np.float64),
         train=np.array([row["split"] == "train" for row in rows]),
-        groups=[str(row["metadata"].get(group_by)) for row in rows] if summary_level else None,
+        groups=[str(row.get("metadata", {}).get(group_by)) for row in rows] if summary_level else None,
         features=features,
         layers=layers,
         targets=targets,

@@ -115,6 +115,12 @@ def test_a_newer_format_version_is_refused(directory: Path) -> None:
         ({"version": None}, "format version None"),
         ({"format": "something-else"}, "not an HD-Eval evaluator file .format 'something-else'"),
         ({"features": ["coherence", "nonsense"]}, "features not in tree.yaml: nonsense"),
+        ({"targets": None}, r"evaluator.json: field 'targets': missing"),
+        ({"targets": []}, r"evaluator.json: field 'targets': expected a non-empty list of names"),
+        ({"features": "coherence"}, r"evaluator.json: field 'features': expected a non-empty list of names"),
+        ({"background": None}, r"evaluator.json: field 'background': missing"),
+        ({"background": ["3.1"]}, r"evaluator.json: field 'background': expected a list of numbers"),
+        ({"targets": ["coherence", "fluency", "relevance"]}, r"aggregator.skops predicts 2 target\(s\), but"),
     ],
 )
 def test_an_unreadable_evaluator_file_is_refused(
@@ -123,6 +129,44 @@ def test_an_unreadable_evaluator_file_is_refused(
     rewrite(directory / EVALUATOR, **changes)
     with pytest.raises(FacetevalError, match=message):
         load_evaluator(directory)
+
+
+def test_repeated_features_are_refused(directory: Path) -> None:
+    features = json.loads((directory / EVALUATOR).read_text())["features"]
+    rewrite(directory / EVALUATOR, features=[features[0], *features[:-1]])
+    with pytest.raises(FacetevalError, match=f"field 'features': repeats '{features[0]}'"):
+        load_evaluator(directory)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda row: row["features"].pop("coherence"),
+            r"features.jsonl:4: field 'features.coherence': missing",
+        ),
+        (
+            lambda row: row["targets"].update(fluency="high"),
+            r":4: field 'targets.fluency': expected a number",
+        ),
+        (lambda row: row.pop("targets"), r"features.jsonl:4: field 'targets': missing"),
+        (
+            lambda row: row.update(split="held out"),
+            r":4: field 'split': expected 'train' or 'test', got 'held",
+        ),
+    ],
+)
+def test_a_damaged_features_jsonl_names_its_line_and_field(
+    directory: Path, change: Any, message: str
+) -> None:
+    from faceteval.hdeval._experiments import run_experiments
+
+    path = directory / "features.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    change(rows[3])
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(FacetevalError, match=message):
+        run_experiments(directory, ["ablations"])
 
 
 def test_a_directory_that_is_not_an_evaluator(tmp_path: Path) -> None:
