@@ -146,16 +146,22 @@ def _walk(criteria: Sequence[Criterion]) -> Iterator[Node]:
 
 def _index(criteria: Sequence[Criterion]) -> tuple[Node, ...]:
     nodes = tuple(_walk(criteria))
-    seen: set[str] = set()
+    seen: dict[str, Node] = {}
     for node in nodes:
         key = node.id.casefold()
-        if key in seen:
+        if (other := seen.get(key)) is not None:
             where = f"under {node.parent.name!r}" if node.parent is not None else "on layer 1"
+            if other.parent_id == node.parent_id:
+                raise ConfigError(
+                    f"criterion {node.criterion.name!r} appears twice {where} (node id {node.id!r}); "
+                    "sibling criteria need different names"
+                )
             raise ConfigError(
-                f"criterion {node.criterion.name!r} appears twice {where} (node id {node.id!r}); "
-                "sibling criteria need different names"
+                f"criterion {node.criterion.name!r} {where} and criterion {other.criterion.name!r} on layer "
+                f"{other.layer} have the same node id {node.id!r} (names are joined by {SEPARATOR!r}); "
+                "rename one"
             )
-        seen.add(key)
+        seen[key] = node
     return nodes
 
 
@@ -280,7 +286,10 @@ def load_tree(path: str | Path) -> CriteriaTree:
     task = reader.text(data, document, "task", required=True)
     background = reader.text(data, document, "background", required=False)
     criteria = reader.criteria(data.get("criteria", []), _value(document, "criteria"), "criteria")
-    return CriteriaTree(task=task, background=background, criteria=criteria)
+    try:
+        return CriteriaTree(task=task, background=background, criteria=criteria)
+    except ConfigError as exc:  # two node ids collide: a name holding " / " spells another node's path
+        raise InputError(name, _line(_value(document, "criteria")), "criteria", str(exc)) from None
 
 
 def _read(path: Path, name: str) -> tuple[Any, yaml.Node | None]:

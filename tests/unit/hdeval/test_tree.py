@@ -189,6 +189,18 @@ def test_bad_yaml_names_the_file_line_and_field_path(
     assert str(error).startswith(f"{path}:{line}: field '{field}'")
 
 
+def test_a_name_that_spells_another_nodes_path_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "tree.yaml"
+    path.write_text("task: t\ncriteria:\n  - name: a / b\n  - name: a\n    children: [b]\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_tree(path)
+    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), 3, "criteria")
+    assert caught.value.problem == (
+        "criterion 'b' under 'a' and criterion 'a / b' on layer 1 have the same node id 'a / b' "
+        "(names are joined by ' / '); rename one"
+    )
+
+
 def test_bad_json_names_the_field_path_too(tmp_path: Path) -> None:
     path = tmp_path / "tree.json"
     document = {"task": "t", "criteria": ["a", {"name": "c", "children": ["d", {"name": ""}]}]}
