@@ -414,13 +414,14 @@ def test_config_file_supplies_defaults(
     (tmp_path / "faceteval.toml").write_text(
         f'[judge]\nmodel = "openai:judge"\nbase-url = "{server.base_url}"\n'
         'method = "direct"\ncache = "my-cache.sqlite"\nno-trace = true\nmax_tokens = 64\n'
+        "temperature = 0.5\n"
     )
     result = invoke(pairs_file(tmp_path), "--out", "o.jsonl")
     assert result.exit_code == 0, result.output
     judgments = read_jsonl(tmp_path / "o.jsonl")
     assert {j["method"] for j in judgments} == {"direct"}
     assert all(j["trace"] == [] for j in judgments)  # no-trace = true
-    assert {r.body["max_tokens"] for r in server.requests} == {64}
+    assert {(r.body["max_tokens"], r.body["temperature"]) for r in server.requests} == {(64, 0.5)}
     with sqlite3.connect(tmp_path / "my-cache.sqlite") as db:  # cache = "..." (the --cache option)
         assert db.execute("SELECT COUNT(*) FROM responses").fetchone() == (3,)
 
@@ -431,6 +432,15 @@ def test_config_file_supplies_defaults(
         ("[judge]\nconcurency = 3\n", "[judge] has no option 'concurency' (did you mean 'concurrency'?)"),
         ("[judgee]\nmodel = 'x'\n", "[judgee] is not a command's table"),
         ("[hdeval.train]\nbogus = 1\n", "[hdeval.train] has no option 'bogus'"),
+        # A value of the wrong kind is named, not a traceback nor a setting click reads otherwise.
+        ("[judge]\nswap = 3\n", "faceteval.toml: [judge] swap = 3: expected true or false"),
+        ('[judge]\nno-trace = "yes"\n', 'faceteval.toml: [judge] no-trace = "yes": expected true or false'),
+        ("[judge]\nconcurrency = 3.5\n", "[judge] concurrency = 3.5: '3.5' is not a valid integer range"),
+        ("[judge]\nconcurrency = -3\n", "faceteval.toml: [judge] concurrency = -3: -3 is not in the range"),
+        ("[judge]\nconcurrency = true\n", "[judge] concurrency = true: expected a text or a number"),
+        ("[judge]\nseed = 1979-05-27\n", "[judge] seed = 1979-05-27: expected a text or a number"),
+        ("[meta-eval]\ncategory = ['a', [1]]\n", '[meta-eval] category = ["a", [1]]: expected texts'),
+        ("prices = 3\n", "faceteval.toml: prices must be a table"),
     ],
 )
 def test_config_file_mistakes_are_named(

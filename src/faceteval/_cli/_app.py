@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import sys
 import tomllib
 from collections.abc import Callable
@@ -37,6 +38,10 @@ def _default_map() -> dict[str, Any]:
     defaults: dict[str, Any] = {}
     for name, table in data.items():
         if name == "prices":
+            if not isinstance(table, dict):
+                raise click.ClickException(
+                    f'{path}: prices must be a table ([prices] with "provider:model" = {{input, output}})'
+                )
             continue
         command = cli.commands.get(name)
         if command is None or not isinstance(table, dict):
@@ -53,8 +58,10 @@ def _command_defaults(command: click.Command, table: dict[str, Any], where: str)
     holds its subcommands' tables. An unknown key is an error rather than a setting that does nothing.
     """
     options: dict[str, tuple[str, bool]] = {}  # option name -> (parameter name, whether it negates)
+    params: dict[str, click.Option] = {}
     for param in command.params:
         if isinstance(param, click.Option) and param.name is not None:
+            params[param.name] = param
             options.update({opt.lstrip("-"): (param.name, False) for opt in param.opts})
             options.update({opt.lstrip("-"): (param.name, True) for opt in param.secondary_opts})
     subcommands = command.commands if isinstance(command, click.Group) else {}
@@ -65,12 +72,49 @@ def _command_defaults(command: click.Command, table: dict[str, Any], where: str)
             defaults[key] = _command_defaults(subcommands[key], value, f"{where[:-1]}.{key}]")
         elif option is not None:
             name, negates = option
-            defaults[name] = not value if negates and isinstance(value, bool) else value
+            value = _config_value(params[name], value, f"{where} {key}")
+            defaults[name] = not value if negates else value
         else:
             close = difflib.get_close_matches(key, [*options, *subcommands], n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise click.ClickException(f"{where} has no option {key!r}{hint}")
     return defaults
+
+
+def _config_value(param: click.Option, value: Any, where: str) -> Any:
+    """A faceteval.toml value as its flag would give it: a flag's true or false, else text (or, for a
+    repeatable option, a list of texts) that click reads and checks as it reads the command line.
+
+    Raises:
+        click.ClickException: the value is not of the option's kind, or (but for paths, checked when
+            the command runs) not one the option takes.
+    """
+    if param.is_bool_flag:
+        if not isinstance(value, bool):
+            raise click.ClickException(f"{where} = {_toml(value)}: expected true or false")
+        return value
+    items = value if param.multiple and isinstance(value, list) else [value]
+    texts = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            kind = "texts or numbers" if param.multiple else "a text or a number"
+            raise click.ClickException(f"{where} = {_toml(value)}: expected {kind}")
+        text = str(item)
+        if not isinstance(param.type, click.Path):  # a path may not exist until an earlier command runs
+            try:
+                param.type.convert(text, param, None)
+            except click.BadParameter as exc:
+                raise click.ClickException(f"{where} = {_toml(value)}: {exc.message}") from exc
+        texts.append(text)
+    return texts if param.multiple else texts[0]
+
+
+def _toml(value: Any) -> str:
+    """``value`` as faceteval.toml spells it (near enough for a message; a date as it is)."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except TypeError:
+        return str(value)
 
 
 def config_prices() -> dict[str, Any]:
