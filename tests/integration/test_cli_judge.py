@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli import _run, main
 from faceteval._cli._app import cli
+from faceteval._cli._console import err_console
 from faceteval._heap import YOUNG_GENERATION
 from tests.support.files import read_jsonl, table_rows
 from tests.support.llm_server import LLMServer, Status
@@ -158,6 +159,27 @@ def test_dry_run_prints_the_plan_and_calls_nothing(tmp_path: Path, server: LLMSe
     assert rows["total"][0] == "22"
     assert rows["total"][-1].startswith("$")
     assert "No LLM was called" in result.output
+
+
+def test_a_dry_run_on_an_80_column_terminal_shows_whole_stage_names_and_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(err_console, "width", 80)
+    pairs = write_pairs(
+        tmp_path / "p.jsonl",
+        [{"id": str(i), "query": f"Question {i}?", "candidates": ["good", "poor"]} for i in range(200)],
+    )
+    result = invoke(pairs, "--method", "fennec", "--model", "openai:gpt-4o", "--dry-run", "--no-cache")
+    assert result.exit_code == 0, result.output
+    rows = table_rows(result.output)
+    assert [rows[stage][0] for stage in ("fennec.criteria", "fennec.guideline", "fennec.pairwise")] == [
+        "200",
+        "1,000",
+        "1,000",
+    ]
+    assert all("…" not in cell for cells in rows.values() for cell in cells)
+    assert re.fullmatch(r"\$\d+\.\d{4}", rows["total"][-1])
+    assert max(len(line) for line in result.output.splitlines() if "│" in line) <= 80
 
 
 def test_dry_run_needs_no_key_and_knows_unpriced_models(tmp_path: Path) -> None:

@@ -46,19 +46,23 @@ def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = N
         title=f"Dry run: {escape(request.method.name)} with {escape(request.model)} on {escape(on)}",
         title_justify="left",
     )
-    for column in ("stage", "calls", "cached", "est. input tokens", "est. output tokens", "est. cost"):
-        table.add_column(column, justify="left" if column == "stage" else "right")
-    rows = sorted(stats.stages.items())
-    for name, stage in [*rows, ("total", stats.total)]:
-        table.add_row(
+    stages = [*sorted(stats.stages.items()), ("total", stats.total)]
+    cells = [
+        (
             name,
             f"{stage.planned:,}",
             f"{stage.cached:,}",
             f"{stage.input_tokens:,}",
             f"{stage.output_tokens:,}",
             _cost(stage),
-            end_section=name == rows[-1][0] if rows else False,
         )
+        for name, stage in stages
+    ]
+    # Two-line headings keep the table within 80 columns, where no stage's name or number is cut.
+    for column in ("stage", "calls", "cached", "est. input\ntokens", "est. output\ntokens", "est. cost"):
+        table.add_column(column, justify="left" if column == "stage" else "right", no_wrap=True)
+    for row in cells:
+        table.add_row(*row, end_section=row is cells[-2] if len(cells) > 1 else False)
     console = err_console
     console.print(table)
     instances = stats.judged - stats.invalid
