@@ -108,7 +108,7 @@ def lookup(summary: dict, key: str) -> dict:
 def reproductions(data_dir: Path) -> None:
     table = Table(title="Published numbers, reproduced from recorded judgments", title_justify="left")
     for column in ("benchmark", "judge", "metric", "measured", "published", "source", "match"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a narrow terminal wraps the names, never cuts them
     for name, benchmark, judge, turn, checks in REPRODUCTIONS:
         summary = measure_recorded(data_dir, name, benchmark, judge, turn, resamples=1000)
         for key, published, where in checks:
@@ -140,7 +140,10 @@ def adversarial(data_dir: Path) -> None:
         title_justify="left",
     )
     for column in ("judge / strategy", "accuracy (order avg)", "95% CI", "consistency", "both orders right"):
-        table.add_column(column, justify="left" if column.startswith("judge") else "right")
+        if column.startswith("judge"):  # wrapped, never cut: the strategies differ only in their ends
+            table.add_column(column, overflow="fold")
+        else:
+            table.add_column(column, justify="right")
     for name, summary in rows:
         accuracy = summary["accuracy_order_avg"]
         low, high = accuracy["ci"]
@@ -191,7 +194,7 @@ def learned_aggregators(data_dir: Path) -> None:
         )
         for column in ("aspect", "learned (lr)", "mean of criteria", "ChatGPT on it"):
             if column == "aspect":
-                table.add_column(column, overflow="ellipsis")
+                table.add_column(column, overflow="fold")
             else:
                 table.add_column(column, justify="right", no_wrap=True)
         for aspect, scorers in summary["held_out"].items():
