@@ -408,6 +408,22 @@ def test_an_output_that_would_overwrite_the_input_is_refused(tmp_path: Path) -> 
     assert pairs.read_text() == record_named_like_input.read_text() == before
 
 
+def test_an_output_that_would_overwrite_the_response_cache_is_refused(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    cache = tmp_path / "c.sqlite"
+    args = [pairs_file(tmp_path), "--method", "direct", *local(server)]
+    assert invoke(*args, "--cache", cache, "--out", tmp_path / "j.jsonl").exit_code == 0
+    paid = cache.read_bytes()
+    fresh = tmp_path / "new.sqlite"  # not made yet: the cache would be made, then written over
+    for given, out in ((cache, cache), (cache, tmp_path / "." / "c.sqlite"), (fresh, fresh)):
+        result = invoke(*args, "--cache", given, "--out", out)
+        assert result.exit_code == 1, result.output
+        assert f"would overwrite the response cache {given}" in result.output
+    assert cache.read_bytes() == paid and not fresh.exists()
+    assert len(server.requests) == 3  # the first run's only
+
+
 def test_an_unreadable_input_leaves_an_earlier_output_as_it_was(tmp_path: Path, server: LLMServer) -> None:
     out = tmp_path / "j.jsonl"
     assert (

@@ -197,6 +197,16 @@ def test_judgments_of_another_method_fail_with_the_file_and_line(
     assert not (tmp_path / "c.jsonl").exists()
 
 
+def test_an_output_that_would_overwrite_the_response_cache_is_refused(
+    tmp_path: Path, server: LLMServer, judged: Path
+) -> None:
+    cache, before = tmp_path / "replies.sqlite", server.request_count
+    result = invoke("correct", judged, *local(server), "--cache", cache, "--out", cache)
+    assert result.exit_code == 1
+    assert f"would overwrite the response cache {cache}" in result.output
+    assert server.request_count == before and not cache.exists()
+
+
 def test_the_input_can_be_named_and_failed_judgments_are_skipped(
     tmp_path: Path, server: LLMServer, judged: Path
 ) -> None:

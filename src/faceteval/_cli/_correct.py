@@ -156,7 +156,7 @@ def run_correct(
 ) -> CorrectRun:
     """Correct ``items`` into ``request.out``; Ctrl-C stops cleanly with everything so far kept."""
     assert request.out is not None
-    check_output(request.out, [judgments_path, input_path])
+    check_output(request.out, [judgments_path, input_path], cache=request.cache_path)
     responses = sum(i.instance.n_candidates for i in items if i.judgment.status == "ok" and i.instance)
     run = CorrectRun(responses=responses, judgments=len(items))
     started = datetime.now(UTC)

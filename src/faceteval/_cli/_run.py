@@ -96,7 +96,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
     # Before anything is opened, and the output above all: a missing input or an output that would
     # overwrite it fails here, leaving every file as it was.
     result = RunResult(instances=_count_lines(request.input_path))
-    check_output(None if request.dry_run else request.out, [request.input_path])
+    check_output(None if request.dry_run else request.out, [request.input_path], cache=request.cache_path)
     items = _items(request, on_invalid)
     started = datetime.now(UTC)
     clock = time.perf_counter()
@@ -271,11 +271,12 @@ def _count_lines(path: Path) -> int:
     return count
 
 
-def check_output(path: Path | None, inputs: Sequence[Path]) -> None:
-    """Before anything is opened: writing to ``path`` and its run record must not destroy an input.
+def check_output(path: Path | None, inputs: Sequence[Path], *, cache: Path | None = None) -> None:
+    """Before anything is opened: writing to ``path`` and its run record must not destroy an input,
+    nor the response cache (the replies paid for so far, which a re-run would answer from).
 
     Raises:
-        ConfigError: ``path`` or its run record is one of ``inputs``.
+        ConfigError: ``path`` or its run record is one of ``inputs``, or ``cache``.
     """
     if path is None:
         return
@@ -283,6 +284,11 @@ def check_output(path: Path | None, inputs: Sequence[Path]) -> None:
         if any(same_file(target, given) for given in inputs):
             raise ConfigError(
                 f"--out {path} would overwrite the input {target}; write the output to another file"
+            )
+        # The cache may not exist yet, and would be made before the output is written over it.
+        if cache is not None and (same_file(target, cache) or target.resolve() == cache.resolve()):
+            raise ConfigError(
+                f"--out {path} would overwrite the response cache {cache}; write the output to another file"
             )
 
 
