@@ -445,6 +445,20 @@ def test_an_unreadable_input_leaves_an_earlier_output_as_it_was(tmp_path: Path, 
     assert (out.read_text(), (tmp_path / "j.run.json").read_text()) == (kept, record)
 
 
+def test_the_response_cache_is_where_the_help_says(
+    tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    help_text = " ".join(invoke("--help").output.split())
+    assert "Default: $FACETEVAL_CACHE, else $XDG_CACHE_HOME/faceteval/responses.sqlite" in help_text
+    monkeypatch.delenv("FACETEVAL_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert invoke(pairs_file(tmp_path), "--method", "direct", *local(server), "-q").exit_code == 0
+    assert (tmp_path / "xdg" / "faceteval" / "responses.sqlite").is_file()
+    monkeypatch.setenv("FACETEVAL_CACHE", str(tmp_path / "chosen.sqlite"))
+    assert invoke(pairs_file(tmp_path), "--method", "cot", *local(server), "-q").exit_code == 0
+    assert (tmp_path / "chosen.sqlite").is_file()
+
+
 def test_config_file_supplies_defaults(
     tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

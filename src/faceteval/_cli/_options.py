@@ -115,7 +115,8 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         "cache_path",
         type=click.Path(dir_okay=False, path_type=Path),
         envvar="FACETEVAL_CACHE",
-        help="Response cache (SQLite). Default: ~/.cache/faceteval/responses.sqlite.",
+        help="Response cache (SQLite). Default: $FACETEVAL_CACHE, else "
+        "$XDG_CACHE_HOME/faceteval/responses.sqlite (XDG_CACHE_HOME: ~/.cache when unset).",
     ),
     "--no-cache": click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache."),
     "--retry-unreadable": click.option(
