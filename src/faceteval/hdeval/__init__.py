@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from faceteval.hdeval._experiments import run_experiments
     from faceteval.hdeval._features import recorded_scorer, scores_from_judgments
     from faceteval.hdeval._importance import contributions, importance, top_k
-    from faceteval.hdeval._method import HierarchyAware
+    from faceteval.hdeval._method import EvalNode, HierarchyAware
     from faceteval.hdeval._report import write_evaluator_report
     from faceteval.hdeval._results import evaluator_info, evaluator_summary, held_out
     from faceteval.hdeval._store import load_aggregator, save_aggregator
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "AGGREGATORS": "_aggregators",
     "CriteriaTree": "_tree",
+    "EvalNode": "_method",
     "Evaluator": "_evaluator",
     "HierarchyAware": "_method",
     "MeanAggregator": "_aggregators",
@@ -60,6 +61,7 @@ _HOMES = {
 __all__ = [
     "AGGREGATORS",
     "CriteriaTree",
+    "EvalNode",
     "Evaluator",
     "HierarchyAware",
     "MeanAggregator",

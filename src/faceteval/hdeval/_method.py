@@ -12,7 +12,7 @@ of the criteria's scores; HD-Eval's learned aggregators combine the facet scores
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any, ClassVar
@@ -21,7 +21,7 @@ from faceteval.aggregation import mean
 from faceteval.core import FacetScore, Instance
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.hdeval._tree import CriteriaTree, Node
-from faceteval.methods._base import OrderOutcome, candidate_labels, gather, shown
+from faceteval.methods._base import OrderOutcome, candidate_labels, gather, method_scale, shown
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import ScoreParser, Scores
 from faceteval.prompts import render
@@ -66,12 +66,16 @@ class EvalNode:
         """An `EvalNode` from itself, a tree `Node` or a ``{id, name, ...}`` mapping.
 
         Raises:
-            ConfigError: The mapping has unknown or missing fields, or a blank id or name.
+            ConfigError: Anything else, a mapping with unknown or missing fields, or a blank id or name.
         """
         if isinstance(value, EvalNode):
             node = value
         elif isinstance(value, Node):
             node = cls.of(value)
+        elif not isinstance(value, Mapping):
+            raise ConfigError(
+                f"a criterion node is an EvalNode, a tree Node or an {{id, name, ...}} mapping, got {value!r}"
+            )
         else:
             try:
                 node = cls(**value)
@@ -84,7 +88,7 @@ class EvalNode:
         return node
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class HierarchyAware:
     """HD-Eval's hierarchy-aware evaluation of one response on every given criterion of a tree.
 
@@ -106,20 +110,28 @@ class HierarchyAware:
 
     name: ClassVar[str] = "hdeval"
 
-    def __post_init__(self) -> None:
-        criteria = tuple(EvalNode.coerce(c) for c in self.criteria)
-        object.__setattr__(self, "criteria", criteria)
-        object.__setattr__(self, "scale", tuple(float(v) for v in self.scale))
-        if not self.task.strip():
-            raise ConfigError("hdeval needs a task description")
-        if not criteria:
+    def __init__(
+        self,
+        task: str,
+        criteria: Sequence[EvalNode | Node | Mapping[str, Any]],
+        background: str = "",
+        scale: tuple[float, float] = HDEVAL_SCALE,
+    ) -> None:
+        if not (isinstance(task, str) and task.strip()):
+            raise ConfigError(f"hdeval needs a task description, got {task!r}")
+        if isinstance(criteria, str | Mapping | EvalNode | Node) or not isinstance(criteria, Iterable):
+            raise ConfigError(f"criteria is a list of criterion nodes, got {criteria!r}")
+        nodes = tuple(EvalNode.coerce(c) for c in criteria)
+        if not nodes:
             raise ConfigError("hdeval needs at least one criterion to score")
-        ids = [c.id for c in criteria]
+        ids = [c.id for c in nodes]
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         if repeated:
             raise ConfigError(f"criterion ids must be unique; repeated: {', '.join(repeated)}")
-        if len(self.scale) != 2 or self.scale[0] >= self.scale[1]:
-            raise ConfigError(f"scale must be (low, high) with low < high, got {self.scale!r}")
+        object.__setattr__(self, "task", task)
+        object.__setattr__(self, "criteria", nodes)
+        object.__setattr__(self, "background", background)
+        object.__setattr__(self, "scale", method_scale(scale))
 
     @classmethod
     def from_tree(

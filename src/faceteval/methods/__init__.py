@@ -5,7 +5,14 @@
 is Fennec (criteria, scoring guidelines, a judgment per criterion, summed in code).
 """
 
-from faceteval.methods._base import DEFAULT_SCALE, Method, OrderOutcome, candidate_labels, gather
+from faceteval.methods._base import (
+    DEFAULT_SCALE,
+    CriterionLike,
+    Method,
+    OrderOutcome,
+    candidate_labels,
+    gather,
+)
 from faceteval.methods._coeval import (
     COEVAL_SCALE,
     DEFAULT_TASK,
@@ -38,6 +45,7 @@ __all__ = [
     "CoEvalDirect",
     "CoT",
     "CriterionEvaluation",
+    "CriterionLike",
     "Direct",
     "DnA",
     "Fennec",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import os
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -27,6 +28,9 @@ from faceteval.methods._context import JudgeContext
 T = TypeVar("T")
 
 DEFAULT_SCALE = (1.0, 10.0)
+
+CriterionLike = Criterion | str | Mapping[str, Any]
+"""A criterion as a method's ``criteria`` takes it: a `Criterion`, a name, or a ``{name, ...}`` mapping."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,34 +76,43 @@ def candidate_labels(n: int) -> list[str]:
     return ["Response"] if n == 1 else [f"Response {i}" for i in range(1, n + 1)]
 
 
-def as_criteria(value: Sequence[Criterion | str | Mapping[str, Any]] | None) -> tuple[Criterion, ...] | None:
+def as_criteria(value: Iterable[CriterionLike] | None) -> tuple[Criterion, ...] | None:
     """Criteria from criteria, names or ``{name, description, ...}`` mappings (as run records hold them)."""
     if value is None:
         return None
     return tuple(c if isinstance(c, Criterion) else Criterion.model_validate(c) for c in value)
 
 
-def method_criteria(value: Any) -> tuple[Criterion, ...] | None:
+def method_criteria(value: object) -> tuple[Criterion, ...] | None:
     """A method's ``criteria`` setting as criteria, refused when it could only be a mistake.
 
     Raises:
-        ConfigError: One string (which would be read letter by letter), an empty list (it would
-            silently mean "generate them"), a criterion that is not valid, weights that are all 0,
-            or two criteria of one name.
+        ConfigError: One string, path or criterion (a string would be read letter by letter), a
+            set (its order, and so the prompts, would change from run to run), an empty list (it
+            would silently mean "generate them"), a criterion that is not valid (named by its
+            position), weights that are all 0, or two criteria of one name.
     """
     if value is None:
         return None
+    if isinstance(value, os.PathLike):
+        raise ConfigError(
+            f"criteria is a list of criteria (names, mappings or Criterion objects), not a file: "
+            f"read it with load_criteria({value!r})"
+        )
     if isinstance(value, str | bytes | Mapping | Criterion):
+        named_file = f" (or load_criteria({value!r}) if it names a file)" if isinstance(value, str) else ""
         raise ConfigError(
             f"criteria is a list of criteria (names, mappings or Criterion objects), not one: "
-            f"write [{value!r}]"
+            f"write [{value!r}]{named_file}"
         )
-    try:
-        criteria = as_criteria(value)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(f"criteria: {where + ': ' if where else ''}{first['msg']}") from None
+    if isinstance(value, Set):
+        raise ConfigError("criteria is a set, whose order changes from run to run: give a list or tuple")
+    if not isinstance(value, Iterable):
+        raise ConfigError(
+            "criteria is a list of criteria (names, mappings or Criterion objects), "
+            f"got {type(value).__name__} {value!r}"
+        )
+    criteria = tuple(_method_criterion(index, item) for index, item in enumerate(value))
     if not criteria:
         raise ConfigError("criteria is empty: list at least one criterion, or leave it out (None)")
     if (problem := zero_weights(criteria) or partial_weights(criteria)) is not None:
@@ -107,6 +120,18 @@ def method_criteria(value: Any) -> tuple[Criterion, ...] | None:
     if (index := repeated_name(criteria)) is not None:
         raise ConfigError(f"criteria: criterion {index + 1} repeats the name {criteria[index].name!r}")
     return criteria
+
+
+def _method_criterion(index: int, item: object) -> Criterion:
+    """Item ``index`` of a method's ``criteria`` as a criterion; ConfigError naming it if it is not one."""
+    if isinstance(item, Criterion):
+        return item
+    try:
+        return Criterion.model_validate(item)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+        raise ConfigError(f"criteria[{index}]{field}: {first['msg']}, got {first['input']!r}") from None
 
 
 def weighted_criteria(criteria: Sequence[Criterion]) -> None:

@@ -40,7 +40,14 @@ from typing import Any, ClassVar
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import InstanceError, ParseError
 from faceteval.llm import Message, assistant
-from faceteval.methods._base import OrderOutcome, describe_criteria, gather, method_criteria, method_scale
+from faceteval.methods._base import (
+    CriterionLike,
+    OrderOutcome,
+    describe_criteria,
+    gather,
+    method_criteria,
+    method_scale,
+)
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import ScoreParser
 from faceteval.parsing._numbers import (
@@ -349,13 +356,15 @@ def _joined(texts: dict[int, str]) -> str:
     return "\n\n".join(f"Response {k}:\n{texts[k]}" for k in sorted(texts))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CoEval:
     """CoEval's step-by-step evaluation: one call per criterion, then an overall call over them.
 
     Attributes:
         criteria: Criteria for every instance; they take precedence over an instance's own. Without
-            either, judging fails before any call.
+            either, judging fails before any call. Given as a list of `Criterion` objects, names or
+            ``{name, description, ...}`` mappings (`faceteval.load_criteria` reads a file), stored as
+            a tuple of `Criterion`.
         task: The task description for every instance; else the instance's ``task``, else
             `DEFAULT_TASK`.
         scale: The overall score's range, and each criterion's unless it has its own ``scale``.
@@ -367,9 +376,15 @@ class CoEval:
 
     name: ClassVar[str] = "coeval"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "criteria", method_criteria(self.criteria))
-        object.__setattr__(self, "scale", method_scale(self.scale))
+    def __init__(
+        self,
+        criteria: Sequence[CriterionLike] | None = None,
+        task: str | None = None,
+        scale: tuple[float, float] = COEVAL_SCALE,
+    ) -> None:
+        object.__setattr__(self, "criteria", method_criteria(criteria))
+        object.__setattr__(self, "task", task)
+        object.__setattr__(self, "scale", method_scale(scale))
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""

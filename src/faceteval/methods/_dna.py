@@ -25,6 +25,7 @@ from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import ConfigError
 from faceteval.methods._base import (
     DEFAULT_SCALE,
+    CriterionLike,
     OrderOutcome,
     candidate_labels,
     describe_criteria,
@@ -44,13 +45,15 @@ AGGREGATES: tuple[Aggregate, ...] = ("weighted", "mean", "prompted")
 DEFAULT_ASPECTS = 3
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class DnA:
     """Decompose-and-aggregate judging.
 
     Attributes:
         aspects: How many aspects to generate per query when no criteria are predefined.
-        criteria: Criteria for every instance; they take precedence over an instance's own.
+        criteria: Criteria for every instance; they take precedence over an instance's own. Given as
+            a list of `Criterion` objects, names or ``{name, description, ...}`` mappings
+            (`faceteval.load_criteria` reads a file), stored as a tuple of `Criterion`.
         aggregate: ``weighted`` (LLM-proposed weights, summed here), ``mean`` (no weights), or
             ``prompted`` (the paper's Chain-of-Aspects ablation: the LLM combines the aspect scores).
         scale: The score range of the aspect and overall scores.
@@ -63,12 +66,19 @@ class DnA:
 
     name: ClassVar[str] = "dna"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "criteria", method_criteria(self.criteria))
-        object.__setattr__(self, "scale", method_scale(self.scale))
-        positive_count(self.aspects, "aspects")
-        if self.aggregate not in AGGREGATES:
-            raise ConfigError(f"aggregate must be one of {', '.join(AGGREGATES)}, got {self.aggregate!r}")
+    def __init__(
+        self,
+        aspects: int = DEFAULT_ASPECTS,
+        criteria: Sequence[CriterionLike] | None = None,
+        aggregate: Aggregate = "weighted",
+        scale: tuple[float, float] = DEFAULT_SCALE,
+    ) -> None:
+        object.__setattr__(self, "criteria", method_criteria(criteria))
+        object.__setattr__(self, "scale", method_scale(scale))
+        object.__setattr__(self, "aspects", positive_count(aspects, "aspects"))
+        if aggregate not in AGGREGATES:
+            raise ConfigError(f"aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
+        object.__setattr__(self, "aggregate", aggregate)
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""

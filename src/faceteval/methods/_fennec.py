@@ -23,6 +23,7 @@ criteria's fixed weights when all have one, else weights proposed from the query
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar, Literal
@@ -31,6 +32,7 @@ from faceteval.aggregation import mean, total, weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import (
+    CriterionLike,
     OrderOutcome,
     describe_criteria,
     gather,
@@ -68,13 +70,15 @@ def response_labels(n: int) -> list[str]:
     return [f"Response {letter}" for letter in string.ascii_uppercase[:n]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Fennec:
     """Branching judge: criteria, scoring guidelines, per-criterion judgments, aggregate in code.
 
     Attributes:
         criteria_count: Criteria to generate per query when none are predefined (the paper's N).
-        criteria: Criteria for every instance; they take precedence over an instance's own.
+        criteria: Criteria for every instance; they take precedence over an instance's own. Given as
+            a list of `Criterion` objects, names or ``{name, description, ...}`` mappings
+            (`faceteval.load_criteria` reads a file), stored as a tuple of `Criterion`.
         aggregate: ``sum`` (the paper), ``mean``, or ``weighted`` across criteria.
         single: Judge each response on its own (single-eval) instead of side by side (pairwise-eval).
     """
@@ -86,13 +90,19 @@ class Fennec:
 
     name: ClassVar[str] = "fennec"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "criteria", method_criteria(self.criteria))
-        positive_count(self.criteria_count, "criteria_count")
-        if self.aggregate not in FENNEC_AGGREGATES:
-            raise ConfigError(
-                f"aggregate must be one of {', '.join(FENNEC_AGGREGATES)}, got {self.aggregate!r}"
-            )
+    def __init__(
+        self,
+        criteria_count: int = DEFAULT_CRITERIA_COUNT,
+        criteria: Sequence[CriterionLike] | None = None,
+        aggregate: FennecAggregate = "sum",
+        single: bool = False,
+    ) -> None:
+        object.__setattr__(self, "criteria", method_criteria(criteria))
+        object.__setattr__(self, "criteria_count", positive_count(criteria_count, "criteria_count"))
+        if aggregate not in FENNEC_AGGREGATES:
+            raise ConfigError(f"aggregate must be one of {', '.join(FENNEC_AGGREGATES)}, got {aggregate!r}")
+        object.__setattr__(self, "aggregate", aggregate)
+        object.__setattr__(self, "single", single)
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from faceteval.core import Criterion, Instance
 from faceteval.methods._base import (
     DEFAULT_SCALE,
+    CriterionLike,
     OrderOutcome,
     candidate_labels,
     describe_criteria,
@@ -23,19 +25,23 @@ DEFAULT_CRITERIA = ("helpfulness", "relevance", "accuracy", "level of detail")
 """What the benchmark-style prompt asks to rate when an instance names no criteria (FairEval, MT-Bench)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class _Holistic:
     criteria: tuple[Criterion, ...] | None = None
-    """Criteria named in the prompt; else the instance's, else `DEFAULT_CRITERIA`."""
+    """Criteria named in the prompt; else the instance's, else `DEFAULT_CRITERIA`. Given as a list of
+    `Criterion` objects, names or ``{name, description, ...}`` mappings (`faceteval.load_criteria` reads
+    a file), stored as a tuple of `Criterion`."""
     scale: tuple[float, float] = DEFAULT_SCALE
 
     name: ClassVar[str]
     _template: ClassVar[str]
     _position: ClassVar[Literal["first", "last"]]
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "criteria", method_criteria(self.criteria))
-        object.__setattr__(self, "scale", method_scale(self.scale))
+    def __init__(
+        self, criteria: Sequence[CriterionLike] | None = None, scale: tuple[float, float] = DEFAULT_SCALE
+    ) -> None:
+        object.__setattr__(self, "criteria", method_criteria(criteria))
+        object.__setattr__(self, "scale", method_scale(scale))
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters."""
@@ -57,7 +63,7 @@ class _Holistic:
         return OrderOutcome(scores=scores.values, explanation=scores.explanation or None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Direct(_Holistic):
     """Direct scoring: overall scores for every candidate in one call, scores first, then a reason.
 
@@ -70,7 +76,7 @@ class Direct(_Holistic):
     _position: ClassVar[Literal["first", "last"]] = "first"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class CoT(_Holistic):
     """Chain-of-thought scoring: the explanation first, then overall scores on the last line."""
 

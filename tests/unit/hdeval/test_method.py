@@ -174,9 +174,9 @@ def test_bad_configurations_are_refused() -> None:
     with pytest.raises(ConfigError, match="unique"):
         HierarchyAware("t", (EvalNode("a", "a"), EvalNode("a", "a")))
     with pytest.raises(ConfigError, match="not a criterion node"):
-        HierarchyAware("t", ({"id": "a", "name": "a", "colour": "red"},))  # type: ignore[arg-type]
+        HierarchyAware("t", ({"id": "a", "name": "a", "colour": "red"},))
     with pytest.raises(ConfigError, match="non-blank id and name"):
-        HierarchyAware("t", ({"id": "a", "name": " "},))  # type: ignore[arg-type]
+        HierarchyAware("t", ({"id": "a", "name": " "},))
     with pytest.raises(ConfigError, match="scale"):
         HierarchyAware("t", (EvalNode("a", "a"),), scale=(5, 1))
     with pytest.raises(ConfigError, match="no criterion"):
