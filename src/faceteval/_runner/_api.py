@@ -8,7 +8,13 @@ from functools import partial
 
 import anyio
 
-from faceteval._runner._judge import DEFAULT_JUDGE_OPTIONS, JudgeOptions, RunAborted, judge_each
+from faceteval._runner._judge import (
+    DEFAULT_JUDGE_OPTIONS,
+    JudgeOptions,
+    RunAborted,
+    check_arguments,
+    judge_each,
+)
 from faceteval.core import Instance, Judgment
 from faceteval.errors import ConfigError, InputError
 from faceteval.llm import LLM
@@ -64,7 +70,9 @@ def judge(
     Raises:
         ConfigError: Called from a running event loop (a notebook, an ``async def``), where it cannot
             block: ``await judge_async(...)`` there.
+        TypeError: An argument is not of its kind (see `judge_each`).
     """
+    check_arguments(instances, method, llm, options)
     if _running_loop():
         raise ConfigError(
             "judge() cannot run inside a running event loop (a notebook cell, an async function): "

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+import os
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from statistics import fmean
@@ -133,9 +134,12 @@ async def judge_each(
     interrupted) and returned.
 
     Raises:
+        TypeError: An argument is not of its kind (a path or one instance for ``items``, a method
+            class rather than a method, ...), or an item is not an `Instance`; before that item's work.
         RunAborted: ``options.abort_after`` instances in a row failed with provider errors.
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
+    check_arguments(items, method, llm, options)
     memo = QueryMemo(options.memo_size)
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 
@@ -145,8 +149,42 @@ async def judge_each(
         judgment, entries = await judge_instance(item, method, llm, memo, options)
         return judgment, entries, False
 
-    await in_order(items, work, emitter.emit, window=options.window or default_window(llm))
+    await in_order(_instances(items), work, emitter.emit, window=options.window or default_window(llm))
     return emitter.stats
+
+
+def check_arguments(items: object, method: object, llm: object, options: object) -> None:
+    """TypeError, saying what to pass, for arguments of `judge_each` (and its callers) of the wrong kind."""
+    if isinstance(items, str | bytes | os.PathLike):
+        raise TypeError(
+            f"instances must be Instance objects, not a path: read the file with read_instances({items!r})"
+        )
+    if isinstance(items, Instance):
+        raise TypeError("instances must be an iterable of Instance objects, not one: pass [instance]")
+    if isinstance(items, Mapping) or not isinstance(items, Iterable):
+        raise TypeError(f"instances must be an iterable of Instance objects, got {type(items).__name__}")
+    if isinstance(method, type):
+        raise TypeError(f"method must be a method object, not the class: pass {method.__name__}()")
+    if not callable(getattr(method, "judge_order", None)):
+        raise TypeError(
+            f"method must be a method object such as DnA() (create_method(name) builds one by name), "
+            f"got {type(method).__name__} {method!r}"
+        )
+    if not isinstance(llm, LLM):
+        raise TypeError(f"llm must be an LLM (LLM.from_spec('openai:gpt-4o-mini')), got {type(llm).__name__}")
+    if not isinstance(options, JudgeOptions):
+        raise TypeError(f"options must be JudgeOptions(...), got {type(options).__name__}")
+
+
+def _instances(items: Iterable[object]) -> Iterator[Item]:
+    """``items``, each checked to be an `Instance` (or the `InputError` of a line that is not one)."""
+    for position, item in enumerate(items, 1):
+        if not isinstance(item, Instance | InputError):
+            raise TypeError(
+                f"instances must be Instance objects, but item {position} is a {type(item).__name__}: "
+                "read files with read_instances(path), or build Instance(**record)"
+            )
+        yield item
 
 
 def default_window(llm: LLM) -> int:

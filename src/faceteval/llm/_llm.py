@@ -235,8 +235,13 @@ class LLM:
             raise ConfigError(f"concurrency must be a whole number of at least 1, got {self.concurrency!r}")
         if not isinstance(self.config, GenerateConfig):
             raise ConfigError(f"config must be a GenerateConfig, got {type(self.config).__name__}")
-        if self.timeout <= 0:
-            raise ConfigError(f"timeout must be positive, got {self.timeout}")
+        timeout = self.timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        if not isinstance(self.retry, RetryPolicy):
+            raise ConfigError(
+                f"retry must be a RetryPolicy, such as RetryPolicy(max_retries=3), got {self.retry!r}"
+            )
         if self.provider is None and not self.dry_run:
             raise ConfigError("an LLM needs a provider unless it is a dry run")
         if not self.identity:

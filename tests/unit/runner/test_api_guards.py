@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from faceteval import CoT, Criterion, Direct, DnA, Instance, JudgeOptions, judge
+from faceteval import CoT, Criterion, Direct, DnA, Instance, JudgeOptions, judge, judge_async, judge_each
 from faceteval._runner import RunAborted
 from faceteval._runner._judge import PLANNED
 from faceteval.errors import ConfigError, ProviderServerError
@@ -88,6 +88,15 @@ def test_the_blocking_call_inside_an_event_loop_says_what_to_await() -> None:
             lambda: LLM(ScriptedProvider(lambda r: "x"), ModelSpec("s", "m"), config={"temperature": 0.7}),
             "config must be a GenerateConfig",
         ),
+        (
+            lambda: LLM(ScriptedProvider(lambda r: "x"), ModelSpec("s", "m"), retry=3),
+            "retry must be a RetryPolicy",
+        ),
+        (
+            lambda: LLM(ScriptedProvider(lambda r: "x"), ModelSpec("s", "m"), timeout="30"),
+            "timeout must be a pos",
+        ),
+        (lambda: LLM(ScriptedProvider(lambda r: "x"), ModelSpec("s", "m"), timeout=float("nan")), "timeout"),
         (lambda: RetryPolicy(max_retries=1.5), "max_retries must be a whole number"),
         (lambda: RetryPolicy(initial_delay=-1), "initial_delay must be a number of seconds"),
         (lambda: JudgeOptions(window=-1), "window must be a whole number of at least 1"),
@@ -124,3 +133,36 @@ def test_single_eval_shows_each_response_alone_so_any_number_is_judged() -> None
     fennec = Fennec(single=True, criteria=[Criterion(name="accuracy", guideline="1 wrong ... 5 right")])
     (planned,) = judge([many], fennec, LLM(None, ModelSpec("openai", "gpt-4o-mini"), dry_run=True))
     assert planned.error == PLANNED  # planned, not refused as too many to name
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (lambda: (pair(1), Direct(), scripted(), JudgeOptions()), r"not one: pass \[instance\]"),
+        (lambda: ("pairs.jsonl", Direct(), scripted(), JudgeOptions()), r"read_instances\('pairs.jsonl'\)"),
+        (lambda: (None, Direct(), scripted(), JudgeOptions()), "iterable of Instance objects, got NoneType"),
+        (lambda: ([pair(1)], Direct, scripted(), JudgeOptions()), r"not the class: pass Direct\(\)"),
+        (lambda: ([pair(1)], "dna", scripted(), JudgeOptions()), r"create_method\(name\)"),
+        (lambda: ([pair(1)], Direct(), "openai:gpt-4o", JudgeOptions()), "llm must be an LLM"),
+        (lambda: ([pair(1)], Direct(), scripted(), {"swap": True}), r"options must be JudgeOptions\(...\)"),
+        (
+            lambda: (
+                [pair(1), {"id": "2", "query": "Q?", "candidates": ["a", "b"]}],
+                Direct(),
+                scripted(),
+                JudgeOptions(),
+            ),
+            r"item 2 is a dict: read files with read_instances\(path\), or build Instance\(\*\*record\)",
+        ),
+    ],
+)
+def test_arguments_of_the_wrong_kind_are_a_type_error_that_says_what_to_pass(
+    arguments: Any, message: str
+) -> None:
+    instances, method, llm, options = arguments()
+    with pytest.raises(TypeError, match=message):
+        judge(instances, method, llm, options=options)
+    with pytest.raises(TypeError, match=message):
+        asyncio.run(judge_async(instances, method, llm, options=options))
+    with pytest.raises(TypeError, match=message):
+        asyncio.run(judge_each(instances, method, llm, options=options))
