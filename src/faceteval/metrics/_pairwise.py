@@ -10,6 +10,7 @@ verdict in either order is missing and counts as inconsistent and wrong.
 
 from __future__ import annotations
 
+import numbers
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -31,10 +32,33 @@ R = TypeVar("R")
 K = TypeVar("K", bound=Hashable)
 
 
-def _check_labels(labels: Sequence[int | None]) -> None:
-    """ValueError if a human label is None: only the judge may fail to give a verdict."""
-    if any(label is None for label in labels):
-        raise ValueError("human labels must be integers (0 = tie), got None")
+def _check_labels(labels: Sequence[int | None], *verdicts: Sequence[Verdict]) -> None:
+    """ValueError unless every human label is a class (an integer, 0 = tie) and every verdict one or None.
+
+    Anything else (a None label: only the judge may fail to give a verdict; ``"1"`` read from a text
+    file) would silently count as a disagreement.
+    """
+    _check_codes(labels, "human labels must be integers (0 = tie)", none=False)
+    for column in verdicts:
+        _check_codes(column, "verdicts must be integers (0 = tie) or None", none=True)
+
+
+def _check_codes(values: Sequence[object], rule: str, *, none: bool) -> None:
+    kinds = set(map(type, values))
+    if all(_is_code_type(kind, none) for kind in kinds) and (
+        float not in kinds or all(v.is_integer() for v in values if isinstance(v, float))
+    ):
+        return
+    for index, value in enumerate(values):
+        if not (_is_code_type(type(value), none) and (not isinstance(value, float) or value.is_integer())):
+            raise ValueError(f"{rule}, got {value!r} (item {index + 1})")
+
+
+def _is_code_type(kind: type, none: bool) -> bool:
+    """Whether values of ``kind`` can be classes: integers, floats (whole ones), None where allowed."""
+    if kind is type(None):
+        return none
+    return kind is not bool and (issubclass(kind, numbers.Integral) or issubclass(kind, float))
 
 
 def correct(verdicts: Sequence[Verdict], labels: Sequence[int]) -> list[bool]:
@@ -47,7 +71,7 @@ def correct(verdicts: Sequence[Verdict], labels: Sequence[int]) -> list[bool]:
         [True, False, False, True]
     """
     check_lengths(verdicts, labels)
-    _check_labels(labels)
+    _check_labels(labels, verdicts)
     return [verdict is not None and verdict == label for verdict, label in zip(verdicts, labels, strict=True)]
 
 
@@ -94,6 +118,7 @@ def consistency(first: Sequence[Verdict], second: Sequence[Verdict]) -> Rate:
         Rate(value=0.5, hits=2, n=4, missing=1, excluded=0, ci=None, ci_method=None)
     """
     n = check_lengths(first, second)
+    _check_labels((), first, second)
     hits = sum(a is not None and a == b for a, b in zip(first, second, strict=True))
     return Rate.from_counts(hits, n, missing=_either_missing(first, second))
 
@@ -108,7 +133,7 @@ def agreement_consistent(first: Sequence[Verdict], second: Sequence[Verdict], la
         Rate(value=0.25, hits=1, n=4, missing=1, excluded=0, ci=None, ci_method=None)
     """
     n = check_lengths(first, second, labels)
-    _check_labels(labels)
+    _check_labels(labels, first, second)
     rows = zip(first, second, labels, strict=True)
     hits = sum(a is not None and a == b == label for a, b, label in rows)
     return Rate.from_counts(hits, n, missing=_either_missing(first, second))
@@ -189,7 +214,7 @@ def cohen_kappa(verdicts: Sequence[Verdict], labels: Sequence[int]) -> float | N
         0.5
     """
     n = check_lengths(verdicts, labels)
-    _check_labels(labels)
+    _check_labels(labels, verdicts)
     if n == 0:
         return None
     coded = [NO_VERDICT_CLASS if v is None else v for v in verdicts]

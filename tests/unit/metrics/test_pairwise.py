@@ -1,5 +1,7 @@
 """Pairwise agreement metrics, checked against scikit-learn and hand-worked cases."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score, confusion_matrix
@@ -84,6 +86,29 @@ def test_inputs_are_checked() -> None:
         agreement([1], [None])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="same length"):
         agreement_consistent([1], [1, 2], [1])
+
+
+def test_labels_and_verdicts_that_are_not_classes_are_refused_not_counted_as_misses() -> None:
+    read_as_text: list[Any] = ["1", "2"]  # as a CSV reader gives them: they would all count as misses
+    with pytest.raises(ValueError, match=r"human labels must be integers \(0 = tie\), got '1' \(item 1\)"):
+        agreement([1, 2], read_as_text)
+    with pytest.raises(ValueError, match=r"got '2' \(item 2\)"):
+        agreement_without_ties([1, 2], [1, "2"])  # type: ignore[list-item]
+    with pytest.raises(
+        ValueError, match=r"verdicts must be integers \(0 = tie\) or None, got '1' \(item 1\)"
+    ):
+        agreement(read_as_text, [1, 2])
+    with pytest.raises(ValueError, match=r"verdicts .* got '2' \(item 2\)"):
+        consistency([1, 2], [1, "2"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"verdicts .* got True"):
+        cohen_kappa([True, 2], [1, 2])
+    with pytest.raises(ValueError, match=r"human labels .* got 1.5"):
+        agreement_consistent([1, 2], [1, 2], [1, 1.5])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"human labels .* got nan"):
+        confusion([1, 2], [1.0, float("nan")])  # type: ignore[list-item]
+    # numbers that are classes count as before: numpy integers, whole floats (a pandas column)
+    assert agreement(list(np.array([1, 2, 0])), [1.0, 2.0, 1.0]).hits == 2
+    assert consistency([1, None], [1, 2]).hits == 1
 
 
 def test_consistency_counts_none_as_inconsistent() -> None:
