@@ -43,7 +43,12 @@ async def judge_async(
         >>> provider = ScriptedProvider.sequence(["9 2\\nResponse 1 is right."])
         >>> llm = LLM(provider, ModelSpec("scripted", "demo"))
         >>> pair = Instance(id="1", query="2+2?", candidates=["4", "5"])
-        >>> [(j.verdict, j.scores) for j in judge([pair], Direct(), llm)]
+        >>> async def main() -> list[Judgment]:
+        ...     try:
+        ...         return await judge_async([pair], Direct(), llm)
+        ...     finally:
+        ...         await llm.aclose()
+        >>> [(j.verdict, j.scores) for j in asyncio.run(main())]
         [(1, [9.0, 2.0])]
     """
     judgments: list[Judgment] = []
@@ -71,6 +76,15 @@ def judge(
         ConfigError: Called from a running event loop (a notebook, an ``async def``), where it cannot
             block: ``await judge_async(...)`` there.
         TypeError: An argument is not of its kind (see `judge_each`).
+
+    Examples:
+        >>> from faceteval import Direct, Instance, LLM
+        >>> from faceteval.llm import ModelSpec, ScriptedProvider
+        >>> provider = ScriptedProvider.sequence(["9 2\\nResponse 1 is right."])
+        >>> llm = LLM(provider, ModelSpec("scripted", "demo"))
+        >>> pair = Instance(id="1", query="2+2?", candidates=["4", "5"])
+        >>> [(j.verdict, j.scores) for j in judge([pair], Direct(), llm)]
+        [(1, [9.0, 2.0])]
     """
     check_arguments(instances, method, llm, options)
     if _running_loop():
