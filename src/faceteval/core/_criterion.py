@@ -46,6 +46,15 @@ class Criterion(BaseModel):
             raise ValueError("must not be blank")
         return value
 
+    @field_validator("weight", "scale", mode="before")
+    @classmethod
+    def _no_booleans(cls, value: Any) -> Any:
+        # Lax parsing would read `weight: true` (a YAML slip) as 1.0, and a scale end likewise.
+        ends = value if isinstance(value, list | tuple) else [value]
+        if any(isinstance(end, bool) for end in ends):
+            raise ValueError(f"expected a number, got {value!r}")
+        return value
+
     @field_validator("scale")
     @classmethod
     def _ordered_scale(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:

@@ -56,6 +56,13 @@ class Instance(BaseModel):
             )
         return value
 
+    @field_validator("scores", mode="before")
+    @classmethod
+    def _scores_are_numbers(cls, value: Any) -> Any:
+        if isinstance(value, dict) and (flags := [k for k, v in value.items() if isinstance(v, bool)]):
+            raise ValueError(f"a score is a number, not true or false (aspect {flags[0]!r})")
+        return value
+
     @field_validator("id", mode="before")
     @classmethod
     def _id_as_string(cls, value: Any) -> Any:

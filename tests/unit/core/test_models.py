@@ -52,6 +52,18 @@ def test_criterion_tree_leaves_and_scale_check() -> None:
         Criterion(name="x", scale=(5, 1))
 
 
+def test_instance_refuses_a_boolean_human_score() -> None:
+    with pytest.raises(ValidationError, match="aspect 'fluency'"):
+        Instance(id="1", query="q", candidates=["a"], scores={"coherence": 3, "fluency": True})
+
+
+@pytest.mark.parametrize("record", [{"weight": True}, {"weight": False}, {"scale": [True, 5]}])
+def test_criterion_refuses_a_boolean_for_a_number(record: dict[str, object]) -> None:
+    with pytest.raises(ValidationError, match="expected a number"):
+        Criterion.model_validate({"name": "clarity", **record})
+    assert Criterion.model_validate({"name": "clarity", "weight": 1, "scale": [0, 5]}).weight == 1.0
+
+
 def test_usage_adds_and_unknown_cost_stays_unknown() -> None:
     total = Usage(calls=1, cached_calls=1, input_tokens=10, output_tokens=2, cost_usd=0.5) + Usage(
         calls=2, input_tokens=5, output_tokens=1, cost_usd=0.25
