@@ -96,6 +96,11 @@ def _parse(data: Any, source: str) -> dict[str, Price]:
             raise ConfigError(
                 f"{source}: {key}: expected {{input: <USD per 1M tokens>, output: <USD per 1M tokens>}}"
             )
+        if unknown := sorted(map(str, set(value) - {"input", "output"})):
+            # A price the table cannot use (cached input, a typo) would be silently left out.
+            raise ConfigError(
+                f"{source}: {key}: unknown field(s) {', '.join(unknown)}; an entry has input and output only"
+            )
         given = (value["input"], value["output"])
         if any(isinstance(v, bool) or not isinstance(v, int | float | str) for v in given):
             raise ConfigError(f"{source}: {key}: prices must be numbers, got {given!r}")

@@ -248,6 +248,9 @@ def test_price_table_dated_names_and_wildcard(tmp_path: Path) -> None:
     extra.write_text("judge: {input: 1}\n")
     with pytest.raises(ConfigError, match="provider:model"):
         PriceTable.from_file(extra)
+    extra.write_text("openai:judge: {input: 1, output: 3, cached_input: 0.5}\n")
+    with pytest.raises(ConfigError, match=r"openai:judge: unknown field.*cached_input"):
+        PriceTable.from_file(extra)
 
 
 def test_ollama_shorthand_points_at_the_local_endpoint() -> None:
