@@ -313,6 +313,17 @@ def test_compare_two_methods_and_the_aspect_sweep(data_dir: Path, tmp_path: Path
     for sub_run, calls in sweep_calls.items():
         assert f"| {calls:,} |" in next(row for name, row in rows.items() if name.endswith(f"[{sub_run}]"))
     assert sweep_calls["aspects-2"] > sweep_calls["aspects-1"]  # one more facet to score
+    # At 80 columns, too narrow for a column per figure, each run gets a block: no name or number cut.
+    narrow = CliRunner().invoke(cli, ["cost", str(tmp_path / "sweep")], env={"COLUMNS": "80"})
+    assert narrow.exit_code == 0, narrow.output
+    lines = narrow.output.splitlines()
+    assert max(map(len, lines[:-1])) <= 80 and "…" not in narrow.output
+    for sub_run, calls in sweep_calls.items():
+        block = lines.index(next(line for line in lines if line.endswith(f"[{sub_run}]")))
+        cells = [[cell.strip() for cell in line.split("│")[1:-1]] for line in lines[block : block + 6]]
+        assert ["Calls", f"{calls:,}"] in cells
+    wide = CliRunner().invoke(cli, ["cost", str(tmp_path / "sweep")], env={"COLUMNS": "250"})
+    assert "Cached calls" in next(line for line in wide.output.splitlines() if "Calls /" in line)
 
 
 def seeded_judge(body: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
@@ -47,10 +48,25 @@ def cost(run_dirs: tuple[Path, ...], markdown_path: Path | None) -> None:
     rows = cost_table(named)
     table = Table(title="Cost per run", title_justify="left", caption=rows.note, caption_justify="left")
     for index, column in enumerate(rows.columns):
-        table.add_column(column, justify="right" if rows.is_numeric(index) else "left", overflow="fold")
+        if rows.is_numeric(index):  # a number is never split over lines
+            table.add_column(column, justify="right", no_wrap=True)
+        else:
+            table.add_column(column, overflow="fold")
     for row in rows.rows:
         table.add_row(*(escape(cell) for cell in row))
-    console.print(table)
+    unbounded = console.options.update_width(1_000_000)  # a measure that a narrow terminal does not clip
+    if Measurement.get(console, unbounded, table).maximum <= console.options.max_width:
+        console.print(table)
+    else:  # too narrow a terminal for a column per figure: a block per run, a line per figure
+        console.print("Cost per run")
+        for row in rows.rows:
+            block = Table(title=escape(row[0]), title_justify="left", show_header=False)
+            block.add_column(overflow="fold")
+            block.add_column(justify="right", overflow="fold")
+            for column, cell in zip(rows.columns[1:], row[1:], strict=True):
+                block.add_row(escape(column), escape(cell))
+            console.print(block)
+        console.print(rows.note)
     if markdown_path is not None:
         markdown_path.write_text(render_cost_table(named), encoding="utf-8")
 
