@@ -345,6 +345,23 @@ def test_decompose_refuses_options_it_would_not_use(tmp_path: Path) -> None:
     assert not (tmp_path / "t.yaml").exists()
 
 
+def test_train_refused_before_any_call_leaves_no_evaluator_directory(data_dir: Path, tmp_path: Path) -> None:
+    rows = outputs(12, "flat")
+    for row in rows:
+        row["scores"]["fluency"] = 3.0  # nothing to learn about fluency
+    labels = write(tmp_path / "flat.jsonl", rows)
+    out = tmp_path / "evaluators" / "flat"
+    engine = ["--model", "openai:judge", "--base-url", "http://127.0.0.1:9/v1", "--no-cache"]
+    flat = invoke("hdeval", "train", labels, "--target", "coherence,fluency", *engine, "--out", out)
+    assert flat.exit_code == 1 and "the same fluency score (3)" in " ".join(flat.output.split())
+    assert not out.exists() and not out.parent.exists()
+
+    recorded = ["--features", "recorded:coeval-chatgpt", "--data-dir", data_dir, "--out", out]
+    layered = invoke("hdeval", "train", "coeval-eli5", "--target", "Accuracy", *recorded, "--layers", "2")
+    assert layered.exit_code == 2 and "--layers would do nothing" in " ".join(layered.output.split())
+    assert not out.exists()
+
+
 def test_an_interrupted_training_stops_as_judge_does_and_resumes(tmp_path: Path) -> None:
     import signal
     import subprocess

@@ -167,7 +167,7 @@ def train_command(**flags: Any) -> None:
     from faceteval.hdeval._evaluator import save_evaluator
     from faceteval.hdeval._features import recorded_scorer
     from faceteval.hdeval._results import evaluator_info, evaluator_summary
-    from faceteval.hdeval._train import TrainConfig, initial_tree, train
+    from faceteval.hdeval._train import TrainConfig, check_trainable, initial_tree, train
 
     target = load_target(flags["target_spec"], flags["data_dir"])
     if target.kind != "pointwise":
@@ -184,6 +184,11 @@ def train_command(**flags: Any) -> None:
         )
         instances = labelled
     benchmark = target.benchmark
+    if flags["features_spec"] and (given := _given(("layers", "children", "expand"))):
+        raise click.UsageError(
+            f"--features gives recorded scores of one layer of criteria, so {', '.join(given)} would do "
+            "nothing: leave it out, or score the criteria with --model"
+        )
     config = TrainConfig(
         targets=targets,
         layers=1 if flags["features_spec"] else flags["layers"],
@@ -211,6 +216,7 @@ def train_command(**flags: Any) -> None:
             if flags["tree_path"]
             else initial_tree(task, targets, benchmark.criteria if benchmark else ())
         )
+        check_trainable(tree, instances, config, decomposes=True)  # before --out is made
         input_path = write_instances(out, instances)
 
         def score_nodes(nodes: Sequence[Node], layer: int) -> NodeScores:
@@ -239,6 +245,13 @@ def train_command(**flags: Any) -> None:
         f"Evaluator written to {escape(str(out))}/ "
         "(evaluator.json, tree.yaml, aggregator.skops, summary.json)"
     )
+
+
+def _given(names: Sequence[str]) -> list[str]:
+    """The flags of ``names`` set on the command line or by environment (not defaults or faceteval.toml)."""
+    context = click.get_current_context()
+    given = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+    return [f"--{name}" for name in names if context.get_parameter_source(name) in given]
 
 
 def _score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Path, out: Path) -> NodeScores:

@@ -164,18 +164,7 @@ def train(
     decompose: Decompose | None = None,
 ) -> Trained:
     """Algorithm 1 over ``instances`` (those with every target score); see the module docstring."""
-    labelled = [i for i in instances if i.scores and all(t in i.scores for t in config.targets)]
-    if len(labelled) < 4:
-        raise FacetevalError(
-            f"{len(labelled)} instance(s) have a human score for every target ({', '.join(config.targets)}); "
-            "at least 4 are needed"
-        )
-    if config.layers > 1 and decompose is None:
-        raise FacetevalError("more than one layer needs an LLM to decompose criteria")
-    if not tree.criteria:
-        raise FacetevalError("the criteria tree has no criteria")
-    training = split(labelled, config.train_frac, config.seed, config.group_by)
-    _check_varied(labelled, training, config.targets)
+    labelled, training = check_trainable(tree, instances, config, decomposes=decompose is not None)
     scores: dict[str, dict[str, float]] = defaultdict(dict)
     failed: dict[str, str] = {}
     layers: list[Layer] = []
@@ -220,6 +209,31 @@ def train(
         failed=failed,
         metadata={i.id: dict(i.metadata) for i in labelled},
     )
+
+
+def check_trainable(
+    tree: CriteriaTree, instances: Sequence[Instance], config: TrainConfig, *, decomposes: bool
+) -> tuple[list[Instance], set[str]]:
+    """What `train` checks before any call: the labelled instances and the ids of the training split.
+
+    Raises:
+        FacetevalError: Fewer than 4 instances have every target score, more than one layer without
+            an LLM to decompose, a tree without criteria, a split that leaves nothing to test, or a
+            target people scored the same on every training output.
+    """
+    labelled = [i for i in instances if i.scores and all(t in i.scores for t in config.targets)]
+    if len(labelled) < 4:
+        raise FacetevalError(
+            f"{len(labelled)} instance(s) have a human score for every target ({', '.join(config.targets)}); "
+            "at least 4 are needed"
+        )
+    if config.layers > 1 and not decomposes:
+        raise FacetevalError("more than one layer needs an LLM to decompose criteria")
+    if not tree.criteria:
+        raise FacetevalError("the criteria tree has no criteria")
+    training = split(labelled, config.train_frac, config.seed, config.group_by)
+    _check_varied(labelled, training, config.targets)
+    return labelled, training
 
 
 def _check_varied(instances: Sequence[Instance], training: set[str], targets: Sequence[str]) -> None:
