@@ -210,7 +210,7 @@ def score(
     """Scores per target, each criterion's contribution, and ranks among outputs of the same query.
 
     ``scores`` holds each instance's criterion scores (node id -> score); an instance missing any is
-    returned with ``status`` ``incomplete`` and the criteria it lacks, not scored.
+    returned with ``status`` ``incomplete``, the criteria it lacks and an ``error`` saying so, not scored.
     """
     complete = [i for i in instances if all(f in scores.get(i.id, {}) for f in evaluator.features)]
     rows: dict[str, dict[str, Any]] = {}
@@ -227,7 +227,17 @@ def score(
             out.append(rows[instance.id])
         else:
             lacking = [f for f in evaluator.features if f not in scores.get(instance.id, {})]
-            out.append({"id": instance.id, "status": "incomplete", "missing_criteria": lacking})
+            shown = ", ".join(map(repr, lacking[:5])) + (
+                f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
+            )
+            out.append(
+                {
+                    "id": instance.id,
+                    "status": "incomplete",
+                    "missing_criteria": lacking,
+                    "error": f"no score on {len(lacking)} of the {len(evaluator.features)} criteria: {shown}",
+                }
+            )
     return out
 
 

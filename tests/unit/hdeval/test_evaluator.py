@@ -256,6 +256,7 @@ def test_tied_outputs_share_the_best_rank_and_incomplete_ones_are_not_scored(dir
         "id": "new3",
         "status": "incomplete",
         "missing_criteria": ["fluency / grammar / tense"],
+        "error": f"no score on 1 of the {len(evaluator.features)} criteria: 'fluency / grammar / tense'",
     }
     assert rows["new0"]["scores"] == rows["new1"]["scores"]
     for target in TARGETS:
@@ -270,3 +271,7 @@ def test_score_with_no_complete_output(directory: Path) -> None:
     rows = score(evaluator, fresh, {})
     assert [row["status"] for row in rows] == ["incomplete", "incomplete"]
     assert rows[0]["missing_criteria"] == list(evaluator.features)
+    assert rows[0]["error"].startswith(
+        f"no score on {len(evaluator.features)} of the {len(evaluator.features)}"
+    )
+    assert rows[0]["error"].endswith(f"and {len(evaluator.features) - 5} more")
