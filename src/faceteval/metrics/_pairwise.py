@@ -223,7 +223,7 @@ def cohen_kappa(verdicts: Sequence[Verdict], labels: Sequence[int]) -> float | N
     expected = sum(judge_counts[c] * human_counts[c] for c in judge_counts)  # in units of 1 / n**2
     if expected == n * n:
         return None
-    return (observed * n - expected) / (n * n - expected)
+    return float((observed * n - expected) / (n * n - expected))  # a float, not numpy's, from arrays
 
 
 def confusion(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 JSONValue = float | int | str | list[float] | None
@@ -44,6 +45,13 @@ class Rate:
     excluded: int = 0
     ci: tuple[float, float] | None = None
     ci_method: str | None = None
+
+    def __post_init__(self) -> None:
+        # Counts made over numpy arrays are numpy numbers, which json cannot write: plain ones here.
+        for name in ("hits", "n", "missing", "excluded"):
+            object.__setattr__(self, name, operator.index(getattr(self, name)))
+        if self.value is not None:
+            object.__setattr__(self, "value", float(self.value))
 
     @classmethod
     def from_counts(cls, hits: int, n: int, *, missing: int = 0, excluded: int = 0) -> Rate:

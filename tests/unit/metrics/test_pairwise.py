@@ -1,5 +1,6 @@
 """Pairwise agreement metrics, checked against scikit-learn and hand-worked cases."""
 
+import json
 from typing import Any
 
 import numpy as np
@@ -109,6 +110,21 @@ def test_labels_and_verdicts_that_are_not_classes_are_refused_not_counted_as_mis
     # numbers that are classes count as before: numpy integers, whole floats (a pandas column)
     assert agreement(list(np.array([1, 2, 0])), [1.0, 2.0, 1.0]).hits == 2
     assert consistency([1, None], [1, 2]).hits == 1
+
+
+def test_numpy_inputs_give_plain_numbers_that_json_writes() -> None:
+    verdicts, labels = np.array([1, 2, 0, 1, 2]), np.array([1, 2, 1, 1, 0])
+    rates = [
+        agreement(verdicts, labels),
+        agreement_without_ties(verdicts, labels),
+        consistency(verdicts, verdicts[::-1]),
+        agreement_consistent(verdicts, verdicts, labels),
+    ]
+    for rate in rates:
+        assert all(type(v) is int for v in (rate.hits, rate.n, rate.missing, rate.excluded))
+        assert rate.value is None or type(rate.value) is float
+        json.dumps(rate.as_dict())
+    assert type(cohen_kappa(verdicts, labels)) is float
 
 
 def test_consistency_counts_none_as_inconsistent() -> None:
