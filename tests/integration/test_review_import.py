@@ -82,6 +82,10 @@ def test_import_names_what_it_cannot_find(tmp_path: Path) -> None:
     judged.write_text("", encoding="utf-8")
     result = CliRunner().invoke(cli, ["review", "import", str(tmp_path / "p"), str(judged)])
     assert result.exit_code != 0 and "j.run.json" in result.output and "--input" in result.output
+    assert not (tmp_path / "p").exists()  # a failed import leaves no empty project behind
+    ReviewStore.open(tmp_path / "kept")
+    again = CliRunner().invoke(cli, ["review", "import", str(tmp_path / "kept"), str(judged)])
+    assert again.exit_code != 0 and ReviewStore.open(tmp_path / "kept", create=False)  # one made before stays
 
 
 def test_the_overall_scale_is_the_one_the_run_judged_on(tmp_path: Path) -> None:

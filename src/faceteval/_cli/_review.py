@@ -6,6 +6,8 @@ import errno
 import ipaddress
 import json
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import click
@@ -85,8 +87,9 @@ def import_command(project: Path, judgments: Path, input_path: Path | None, task
     """Import a `judge` run's LLM evaluations into PROJECT as drafts to review."""
     from faceteval.review import ReviewStore, import_run
 
-    store = ReviewStore.open(project)
-    summary = import_run(store, judgments, input_path=input_path, task=task)
+    with _made_for(project):
+        store = ReviewStore.open(project)
+        summary = import_run(store, judgments, input_path=input_path, task=task)
     console.print(
         f"Imported {summary.items} outputs ({summary.new} new) with {summary.drafts} criterion evaluations "
         f"into {escape(str(project))}; tasks: {escape(', '.join(summary.tasks))}."
@@ -116,6 +119,24 @@ def export(project: Path, out: Path, actions: Path | None) -> None:
     console.print(
         f"{len(rows)} reviewed outputs -> {escape(str(out))}\n{len(log)} actions -> {escape(str(actions))}"
     )
+
+
+@contextmanager
+def _made_for(project: Path) -> Iterator[None]:
+    """A project this import creates is removed again if the import fails: a re-run starts clean."""
+    from faceteval.review._store import DATABASE
+
+    made_dir, made_database = not project.exists(), not (project / DATABASE).exists()
+    try:
+        yield
+    except BaseException:
+        if made_database:
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                (project / f"{DATABASE}{suffix}").unlink(missing_ok=True)
+        if made_dir:
+            with suppress(OSError):  # only if empty: nothing but what this import made is removed
+                project.rmdir()
+        raise
 
 
 def _write(path: Path, text: str) -> None:
@@ -190,7 +211,8 @@ def import_coeval_command(project: Path, tasks: str, data_dir: Path) -> None:
     from faceteval.review._coeval import import_coeval
 
     names = [name.strip() for name in tasks.split(",") if name.strip()]
-    summary = import_coeval(ReviewStore.open(project), data_dir, names)
+    with _made_for(project):
+        summary = import_coeval(ReviewStore.open(project), data_dir, names)
     console.print(
         f"Imported {summary.items:,} outputs, {summary.drafts:,} ChatGPT evaluations, "
         f"{summary.sentence_actions:,} sentence actions and {summary.scores:,} scores of "
