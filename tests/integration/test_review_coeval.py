@@ -14,10 +14,11 @@ import krippendorff
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from starlette.testclient import TestClient
 
 from faceteval._cli._app import cli
 from faceteval.errors import InputError
-from faceteval.review import ReviewStore
+from faceteval.review import ReviewStore, create_app
 from faceteval.review._coeval import (
     file_action_rates,
     import_coeval,
@@ -204,6 +205,12 @@ def test_cli_import_coeval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert "Imported 200 outputs" in result.output
     assert "1 action lists do not line up" in result.output
     assert "coeval-eli5:44:human / Accuracy / A05: 4 actions, 3 sentences" in result.output
+    # CoEval's annotators scored every criterion but never overall: the home page says so, not just "0 / 200".
+    with TestClient(create_app(project), base_url="http://127.0.0.1") as client:
+        home = client.post("/signin", data={"annotator": "A01"}, headers={"Origin": "http://127.0.0.1"})
+    assert home.status_code == 200
+    shown = '0 / 200 <span class="muted">(200 more with every criterion done, no overall score)'
+    assert home.text.count(shown) == 5  # one per annotator
     again = CliRunner().invoke(cli, ["review", "import-coeval", str(project), "--task", "eli5"])
     assert again.exit_code == 1
     assert "already holds coeval-eli5" in again.output

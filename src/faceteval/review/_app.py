@@ -70,7 +70,8 @@ def create_app(project: Path) -> Starlette:
             return _page("signin.html", annotators=store.annotators())
         tasks = store.tasks()
         progress = {name: store.progress(name) for name in store.annotators()}
-        return _page("home.html", annotator=annotator, tasks=tasks, progress=progress)
+        waiting = {name: store.awaiting_overall(name) for name in store.annotators()}
+        return _page("home.html", annotator=annotator, tasks=tasks, progress=progress, waiting=waiting)
 
     async def signin(request: Request) -> Response:
         form = await _form(request)

@@ -790,8 +790,17 @@ class ReviewStore:
             out[task] = (sum(i in done for i in ids), len(ids))
         return out
 
-    def done_items(self, annotator: str) -> set[str]:
-        """The items the annotator finished (as `is_done` decides, for every item in a few queries)."""
+    def awaiting_overall(self, annotator: str) -> dict[str, int]:
+        """Per task: items whose every criterion the annotator finished, but not given an overall score.
+
+        CoEval's released reviews are such: its annotators scored each criterion, never overall.
+        """
+        waiting = self.done_items(annotator, overall=False) - self.done_items(annotator)
+        return {task: sum(item.id in waiting for item in self.items(task)) for task, _ in self.tasks()}
+
+    def done_items(self, annotator: str, *, overall: bool = True) -> set[str]:
+        """The items the annotator finished (as `is_done` decides, for every item in a few queries);
+        with ``overall`` False, those whose every criterion is finished, scored overall or not."""
         sentences = {(d.item_id, d.criterion): len(d.sentences) for d in self.drafts()}
         acted: dict[tuple[str, str], set[int]] = defaultdict(set)
         for action in self.sentence_actions():
@@ -806,7 +815,7 @@ class ReviewStore:
         return {
             item.id
             for item in self.items()
-            if (item.id, OVERALL) in scored
+            if (not overall or (item.id, OVERALL) in scored)
             and all(
                 (item.id, name) in scored
                 and len(acted[(item.id, name)] & set(range(sentences.get((item.id, name), 0))))
