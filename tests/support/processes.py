@@ -41,11 +41,18 @@ def run_to_end(command: Sequence[str], timeout: float = 60) -> subprocess.Comple
 
 
 def wait_for_lines(
-    path: Path, count: int, *, also: Callable[[], bool] = lambda: True, timeout: float = 30
+    path: Path, count: int, *, also: Callable[[], bool] = lambda: True, timeout: float = 180
 ) -> None:
-    """Until ``path`` has ``count`` lines (and ``also`` holds), or ``timeout`` seconds have passed."""
+    """Until ``path`` has ``count`` lines (and ``also`` holds); AssertionError after ``timeout`` seconds.
+
+    The timeout is generous, as waiting ends as soon as the lines are there: a slow or busy machine
+    can take tens of seconds to start a run (and its workers), and a test that stopped it earlier
+    would check a run that had not begun.
+    """
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not (
-        path.exists() and len(path.read_text(encoding="utf-8").splitlines()) >= count and also()
-    ):
+    while not (path.exists() and len(path.read_text(encoding="utf-8").splitlines()) >= count and also()):
+        if time.monotonic() > deadline:
+            lines = len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+            other = " (the other condition does not hold)" if lines >= count else ""
+            raise AssertionError(f"{path} has {lines} of {count} lines after {timeout:g} s{other}")
         time.sleep(0.05)
