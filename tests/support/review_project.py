@@ -78,7 +78,7 @@ def serve(project: Path) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # ends once it answers: a busy machine starts it slowly
         while True:
             try:
                 urllib.request.urlopen(base + "/", timeout=1.0).close()
