@@ -69,9 +69,8 @@ def create_app(project: Path) -> Starlette:
         if annotator is None:
             return _page("signin.html", annotators=store.annotators())
         tasks = store.tasks()
-        progress = {name: store.progress(name) for name in store.annotators()}
-        waiting = {name: store.awaiting_overall(name) for name in store.annotators()}
-        return _page("home.html", annotator=annotator, tasks=tasks, progress=progress, waiting=waiting)
+        progress = {name: store.task_progress(name) for name in store.annotators()}
+        return _page("home.html", annotator=annotator, tasks=tasks, progress=progress)
 
     async def signin(request: Request) -> Response:
         form = await _form(request)

@@ -26,7 +26,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from faceteval.errors import FacetevalError
 
@@ -158,6 +158,17 @@ class ReviewError(FacetevalError):
 def split_sentences(text: str) -> list[str]:
     """The sentences of an explanation, as the review shows them one by one (blank ones dropped)."""
     return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+
+
+class TaskProgress(NamedTuple):
+    """An annotator's progress on one task."""
+
+    done: int
+    """Items finished: every criterion and the overall score."""
+    total: int
+    """Items of the task."""
+    awaiting_overall: int
+    """Items whose every criterion is finished, without an overall score (as in CoEval's released review)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -783,24 +794,26 @@ class ReviewStore:
 
     def progress(self, annotator: str) -> dict[str, tuple[int, int]]:
         """Per task: ``(items the annotator finished, items)``; finished = every criterion and overall."""
-        done = self.done_items(annotator)
-        out: dict[str, tuple[int, int]] = {}
+        return {task: (p.done, p.total) for task, p in self.task_progress(annotator).items()}
+
+    def task_progress(self, annotator: str) -> dict[str, TaskProgress]:
+        """Per task: the items the annotator finished, of how many, and how many await an overall score."""
+        criteria_done, done = self._finished_items(annotator)
+        out: dict[str, TaskProgress] = {}
         for task, _ in self.tasks():
             ids = [item.id for item in self.items(task)]
-            out[task] = (sum(i in done for i in ids), len(ids))
+            waiting = sum(i in criteria_done and i not in done for i in ids)
+            out[task] = TaskProgress(sum(i in done for i in ids), len(ids), awaiting_overall=waiting)
         return out
-
-    def awaiting_overall(self, annotator: str) -> dict[str, int]:
-        """Per task: items whose every criterion the annotator finished, but not given an overall score.
-
-        CoEval's released reviews are such: its annotators scored each criterion, never overall.
-        """
-        waiting = self.done_items(annotator, overall=False) - self.done_items(annotator)
-        return {task: sum(item.id in waiting for item in self.items(task)) for task, _ in self.tasks()}
 
     def done_items(self, annotator: str, *, overall: bool = True) -> set[str]:
         """The items the annotator finished (as `is_done` decides, for every item in a few queries);
         with ``overall`` False, those whose every criterion is finished, scored overall or not."""
+        criteria_done, done = self._finished_items(annotator)
+        return done if overall else criteria_done
+
+    def _finished_items(self, annotator: str) -> tuple[set[str], set[str]]:
+        """The items whose every criterion the annotator finished, and those of them also scored overall."""
         sentences = {(d.item_id, d.criterion): len(d.sentences) for d in self.drafts()}
         acted: dict[tuple[str, str], set[int]] = defaultdict(set)
         for action in self.sentence_actions():
@@ -812,17 +825,17 @@ class ReviewStore:
                 acted[(action["item_id"], action["criterion"])].add(action["sentence"])
         scored = {(item, criterion) for item, criterion, who in self.scores() if who == annotator}
         criteria = {task: [c.name for c in self.final_criteria(task, annotator)] for task, _ in self.tasks()}
-        return {
+        criteria_done = {
             item.id
             for item in self.items()
-            if (not overall or (item.id, OVERALL) in scored)
-            and all(
+            if all(
                 (item.id, name) in scored
                 and len(acted[(item.id, name)] & set(range(sentences.get((item.id, name), 0))))
                 == sentences.get((item.id, name), 0)
                 for name in criteria[item.task]
             )
         }
+        return criteria_done, {i for i in criteria_done if (i, OVERALL) in scored}
 
     def is_done(self, item_id: str, annotator: str) -> bool:
         return finished(*self.item_view(item_id, annotator))

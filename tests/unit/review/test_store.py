@@ -62,9 +62,9 @@ def test_an_item_is_done_when_every_sentence_and_score_is_given(store: ReviewSto
         store.set_score("q1", criterion, "alice", 2)
     assert not store.is_done("q1", "alice")
     assert store.done_items("alice", overall=False) == {"q1"}
-    assert store.awaiting_overall("alice") == {"eli5": 1}
+    assert store.task_progress("alice") == {"eli5": (0, 3, 1)}
     store.set_score("q1", "", "alice", 3)
-    assert store.awaiting_overall("alice") == {"eli5": 0}
+    assert store.task_progress("alice") == {"eli5": (1, 3, 0)}
     assert store.is_done("q1", "alice") and not store.is_done("q1", "bob")
     assert store.done_items("alice") == {"q1"} and store.done_items("bob") == set()
     store.record_sentence_action("q2", "Clarity", "alice", "add", text="Extra.")
