@@ -16,7 +16,7 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console
 from faceteval._cli._display import interrupted_note, show_invalid
-from faceteval._cli._options import build_request, data_dir_option, engine_options
+from faceteval._cli._options import build_request, data_dir_option, engine_options, given_flags
 from faceteval._cli._run import open_llm, run_judge
 from faceteval.core import Criterion, Instance
 from faceteval.datasets import read_judgments
@@ -184,7 +184,8 @@ def train_command(**flags: Any) -> None:
         )
         instances = labelled
     benchmark = target.benchmark
-    if flags["features_spec"] and (given := _given(("layers", "children", "expand"))):
+    context = click.get_current_context()
+    if flags["features_spec"] and (given := given_flags(context, "layers", "children", "expand")):
         raise click.UsageError(
             f"--features gives recorded scores of one layer of criteria, so {', '.join(given)} would do "
             "nothing: leave it out, or score the criteria with --model"
@@ -245,13 +246,6 @@ def train_command(**flags: Any) -> None:
         f"Evaluator written to {escape(str(out))}/ "
         "(evaluator.json, tree.yaml, aggregator.skops, summary.json)"
     )
-
-
-def _given(names: Sequence[str]) -> list[str]:
-    """The flags of ``names`` set on the command line or by environment (not defaults or faceteval.toml)."""
-    context = click.get_current_context()
-    given = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
-    return [f"--{name}" for name in names if context.get_parameter_source(name) in given]
 
 
 def _score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Path, out: Path) -> NodeScores:

@@ -156,28 +156,33 @@ def engine_options(*, exclude: tuple[str, ...] = ()) -> Callable[[F], F]:
     return decorate
 
 
+def given_flags(ctx: click.Context, *names: str) -> list[str]:
+    """The flags, as typed, of the parameters ``names`` that were given on the command line."""
+    return [
+        "--" + name.replace("_", "-")
+        for name in names
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+    ]
+
+
 def check_method_flags(ctx: click.Context, method: str | None) -> None:
     """Refuse method flags given on the command line for a method they do not apply to."""
     for name, methods in ONLY_FOR.items():
-        given = ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
-        if given and method not in methods:
-            flag = "--" + name.replace("_", "-")
-            raise click.UsageError(f"{flag} only applies to --method {' or '.join(methods)}")
+        if method not in methods and (flags := given_flags(ctx, name)):
+            raise click.UsageError(f"{flags[0]} only applies to --method {' or '.join(methods)}")
     aggregate = ctx.params.get("aggregate")
     if aggregate is not None and method in AGGREGATES_FOR and aggregate not in AGGREGATES_FOR[method]:
         choices = ", ".join(AGGREGATES_FOR[method])
         raise click.UsageError(
             f"--aggregate {aggregate} does not apply to --method {method} (choose {choices})"
         )
-    criteria = ctx.get_parameter_source("criteria_path") == click.core.ParameterSource.COMMANDLINE
+    criteria = bool(given_flags(ctx, "criteria_path"))
     if criteria and method == "coeval-direct":
         raise click.UsageError("--criteria does not apply to --method coeval-direct (it names no criteria)")
-    for count in ("aspects", "criteria_count"):
-        if criteria and ctx.get_parameter_source(count) == click.core.ParameterSource.COMMANDLINE:
-            flag = "--" + count.replace("_", "-")
-            raise click.UsageError(
-                f"{flag} sets how many criteria to generate, but --criteria gives every instance its own"
-            )
+    if criteria and (counts := given_flags(ctx, "aspects", "criteria_count")):
+        raise click.UsageError(
+            f"{counts[0]} sets how many criteria to generate, but --criteria gives every instance its own"
+        )
 
 
 def build_method(name: str, flags: dict[str, Any], *, aspects: int) -> Method:
