@@ -37,44 +37,39 @@ from faceteval.report import write_report
 OUT = Path("runs/demo")
 console = Console(highlight=False)
 
-# (run directory, benchmark, recorded judge, --turn, [(summary key, published value, where)])
+# (run directory, benchmark, recorded judge, --turn, where published, [(summary key, published value)])
 REPRODUCTIONS = [
     (
         "autoj-pairwise",
         "autoj-pairwise",
         "recorded:auto-j-13b",
         None,
-        [("agreement_consistent", "54.96%", "Fennec Table 2"), ("consistency", "83.41%", "Fennec Table 2")],
+        "Fennec Table 2",
+        [("agreement_consistent", "54.96%"), ("consistency", "83.41%")],
     ),
     (
         "mtbench-turn1",
         "mtbench-human",
         "recorded:gpt4-pair",
         1,
-        [
-            ("votes.with_ties", "886 / 1343", "MT-Bench paper"),
-            ("votes.without_ties", "727 / 859", "MT-Bench paper"),
-        ],
+        "the MT-Bench paper",
+        [("votes.with_ties", "886 / 1343"), ("votes.without_ties", "727 / 859")],
     ),
     (
         "mtbench-turn2",
         "mtbench-human",
         "recorded:gpt4-pair",
         2,
-        [
-            ("votes.with_ties", "871 / 1325", "MT-Bench paper"),
-            ("votes.without_ties", "731 / 864", "MT-Bench paper"),
-        ],
+        "the MT-Bench paper",
+        [("votes.with_ties", "871 / 1325"), ("votes.without_ties", "731 / 864")],
     ),
     (
         "llmbar-natural-gpt4-vanilla",
         "llmbar-natural",
         "recorded:llmbar/GPT-4/Vanilla",
         None,
-        [
-            ("accuracy_order_avg", "95.50%", "LLMBar statistics.json"),
-            ("positional_agreement", "95.00%", "LLMBar statistics.json"),
-        ],
+        "LLMBar's statistics.json",
+        [("accuracy_order_avg", "95.50%"), ("positional_agreement", "95.00%")],
     ),
 ]
 
@@ -106,19 +101,21 @@ def lookup(summary: dict, key: str) -> dict:
 
 
 def reproductions(data_dir: Path) -> None:
-    table = Table(title="Published numbers, reproduced from recorded judgments", title_justify="left")
-    for column in ("benchmark", "judge", "metric", "measured", "published", "source", "match"):
-        table.add_column(column, overflow="fold")  # a narrow terminal wraps the names, never cuts them
-    for name, benchmark, judge, turn, checks in REPRODUCTIONS:
+    """One small table per published source, so that an 80-column terminal shows every name whole."""
+    console.print("Published numbers, reproduced from recorded judgments", style="bold")
+    for name, benchmark, judge, turn, where, checks in REPRODUCTIONS:
         summary = measure_recorded(data_dir, name, benchmark, judge, turn, resamples=1000)
-        for key, published, where in checks:
+        label = benchmark + (f" turn {turn}" if turn else "")
+        console.print(f"\n[italic]{label}, {judge}, against {where}[/]")
+        table = Table()
+        table.add_column("metric")
+        for column in ("measured", "published", "match"):
+            table.add_column(column, justify="right", no_wrap=True)
+        for key, published in checks:
             rate = lookup(summary, key)
             measured = f"{rate['hits']} / {rate['n']}" if "/" in published else f"{100 * rate['value']:.2f}%"
-            label = f"{benchmark}" + (f" turn {turn}" if turn else "")
-            table.add_row(
-                label, judge, key, measured, published, where, "yes" if measured == published else "NO"
-            )
-    console.print(table)
+            table.add_row(key, measured, published, "yes" if measured == published else "NO")
+        console.print(table)
 
 
 def adversarial(data_dir: Path) -> None:
@@ -135,15 +132,19 @@ def adversarial(data_dir: Path) -> None:
         )
         rows.append((source.name.removeprefix("llmbar/"), summary))
     rows.sort(key=lambda row: -row[1]["accuracy_order_avg"]["value"])
+    console.print()
     table = Table(
         title=f"Every recorded judge on LLMBar-Adversarial ({len(target.instances)} pairs, both orders)",
         title_justify="left",
+        caption="accuracy: averaged over the two orders; consistency: the same verdict in both orders; "
+        "both right: right in both orders",
+        caption_justify="left",
     )
-    for column in ("judge / strategy", "accuracy (order avg)", "95% CI", "consistency", "both orders right"):
-        if column.startswith("judge"):  # wrapped, never cut: the strategies differ only in their ends
-            table.add_column(column, overflow="fold")
-        else:
-            table.add_column(column, justify="right")
+    # The strategies differ only in their ends: their names are never wrapped, and the figures'
+    # columns are as narrow as their contents, so that the table fits 80 columns.
+    table.add_column("judge / strategy", no_wrap=True)
+    for column, width in (("accuracy", 8), ("95% CI", 9), ("consistency", 11), ("both right", 6)):
+        table.add_column(column, justify="right", width=width)
     for name, summary in rows:
         accuracy = summary["accuracy_order_avg"]
         low, high = accuracy["ci"]
@@ -188,13 +189,14 @@ def learned_aggregators(data_dir: Path) -> None:
         experiments = hdeval.run_experiments(out, ["ablations", "aggregators", "importance"])
         (out / "experiments.json").write_text(json.dumps(experiments, indent=2) + "\n", encoding="utf-8")
         hdeval.write_evaluator_report(out)
+        console.print()
         table = Table(
             title=f"HD-Eval, {benchmark}: held-out Pearson with people [95% CI]",
             title_justify="left",
         )
         for column in ("aspect", "learned (lr)", "mean of criteria", "ChatGPT on it"):
-            if column == "aspect":
-                table.add_column(column, overflow="fold")
+            if column == "aspect":  # wrapped at spaces; the intervals leave room for the longest word
+                table.add_column(column)
             else:
                 table.add_column(column, justify="right", no_wrap=True)
         for aspect, scorers in summary["held_out"].items():
@@ -213,7 +215,7 @@ def _with_ci(levels: dict | None) -> str:
         return "-"
     entry = levels["sample"]["pearson"]
     low, high = entry["ci"]
-    return f"{entry['value']:.2f} [{low:.2f}, {high:.2f}]"
+    return f"{entry['value']:.2f} [{low:.2f},{high:.2f}]"
 
 
 def main() -> int:

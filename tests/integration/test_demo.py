@@ -34,6 +34,19 @@ def test_the_demo_reproduces_published_numbers_and_trains_hdeval(
     matches = [line.rstrip(" │").rsplit(" ", 1)[-1] for line in out.splitlines()]
     assert matches.count("yes") == 8 and "NO" not in matches  # every published number reproduced
     assert "…" not in out  # no name cut short (GPT-4/Vanilla_… was three strategies)
+    assert max(len(line) for line in out.splitlines()) <= 80
+    # nor folded across lines: the longest names, the benchmarks' and metrics' included, are whole
+    for name in (
+        "GPT-4/Rating_Metrics_Reference",
+        "recorded:llmbar/GPT-4/Vanilla",
+        "autoj-pairwise",
+        "agreement_consistent",
+        "positional_agreement",
+        "Comprehensibility",
+        "Grammaticality",
+        "consistency",
+    ):
+        assert name in out, name
     for task, aspect in (("eli5", "Accuracy"), ("rocstories", "Coherence"), ("selfinstruct", "Correctness")):
         evaluator = tmp_path / f"hdeval-coeval-{task}"
         summary = json.loads((evaluator / "summary.json").read_text())
