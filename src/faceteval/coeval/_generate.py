@@ -36,6 +36,7 @@ import anyio
 import yaml
 
 from faceteval._runner import usage_of
+from faceteval._text import first_few
 from faceteval._version import __version__
 from faceteval.core import Criterion, TraceEntry, Usage
 from faceteval.errors import ConfigError, FacetevalError, ParseError, ProviderError
@@ -315,9 +316,7 @@ class EditedFilesError(FacetevalError):
 
     def __init__(self, directory: Path, paths: Sequence[Path]) -> None:
         self.paths = tuple(paths)
-        names = ", ".join(str(p) for p in paths[:5])
-        if len(paths) > 5:
-            names += f" and {len(paths) - 5} more"
+        names = first_few([str(p) for p in paths])
         them = "it" if len(paths) == 1 else "them"
         super().__init__(
             f"{names}: changed since `criteria generate` wrote {them} (or not written by it, or by a "

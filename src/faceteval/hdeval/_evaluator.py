@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from faceteval._text import first_few
 from faceteval._version import __version__
 from faceteval.core import Instance
 from faceteval.datasets._files import read_json_object, read_jsonl
@@ -227,9 +228,7 @@ def score(
             out.append(rows[instance.id])
         else:
             lacking = [f for f in evaluator.features if f not in scores.get(instance.id, {})]
-            shown = ", ".join(map(repr, lacking[:5])) + (
-                f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
-            )
+            shown = first_few([repr(feature) for feature in lacking])
             out.append(
                 {
                     "id": instance.id,

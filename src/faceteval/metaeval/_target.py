@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from faceteval._text import first_few
 from faceteval.core import Instance
 from faceteval.datasets import Benchmark, get_benchmark
 from faceteval.datasets._benchmark import Kind
@@ -74,9 +75,8 @@ def file_instances(path: Path, items: Iterable[Instance | InputError]) -> tuple[
     kept = list(items)
     problems = [item for item in kept if isinstance(item, InputError)]
     if problems:
-        shown = "\n  ".join(str(problem) for problem in problems[:10])
-        more = f"\n  and {len(problems) - 10} more" if len(problems) > 10 else ""
-        raise InputError(str(path), None, None, f"{len(problems)} bad row(s):\n  {shown}{more}")
+        shown = first_few([str(problem) for problem in problems], limit=10, separator="\n  ")
+        raise InputError(str(path), None, None, f"{len(problems)} bad row(s):\n  {shown}")
     instances = tuple(item for item in kept if isinstance(item, Instance))
     if not instances:
         raise InputError(str(path), None, None, "no instances")

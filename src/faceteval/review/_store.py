@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from faceteval._text import first_few
 from faceteval.errors import FacetevalError
 
 __all__ = [
@@ -948,10 +949,9 @@ def _annotator_name(name: str) -> bool:
 
 def describe_conflicts(clashes: Sequence[tuple[Item, Item]]) -> str:
     """What `ReviewStore.conflicts` found, for an error message."""
-    shown = ", ".join(f"{new.id!r} (task {present.task!r})" for new, present in clashes[:5])
-    more = f" and {len(clashes) - 5} more" if len(clashes) > 5 else ""
+    shown = first_few([f"{new.id!r} (task {present.task!r})" for new, present in clashes])
     return (
-        f"{len(clashes)} output id(s) are already in the project for other outputs: {shown}{more}. "
+        f"{len(clashes)} output id(s) are already in the project for other outputs: {shown}. "
         "An id names one output in the whole project: import into another project, or give these "
         "instances ids of their own"
     )
