@@ -25,6 +25,7 @@ from faceteval.hdeval._importance import contributions
 from faceteval.hdeval._store import load_aggregator, save_aggregator
 from faceteval.hdeval._train import Matrix, Trained, predict
 from faceteval.hdeval._tree import CriteriaTree, load_tree, save_tree
+from faceteval.report._format import number
 
 FORMAT = "faceteval-hdeval-evaluator"
 VERSION = 1
@@ -119,7 +120,7 @@ def load_evaluator(directory: Path) -> Evaluator:
         )
     targets, features = _names(record, "targets", path), _names(record, "features", path)
     background = record.get("background")
-    if not isinstance(background, list) or not all(_is_number(v) for v in background):
+    if not isinstance(background, list) or not all(number(v) is not None for v in background):
         problem = "missing" if background is None else "expected a list of numbers, one per feature"
         raise InputError(str(path), None, "background", problem)
     tree = load_tree(directory / TREE)
@@ -161,10 +162,6 @@ def _names(record: Mapping[str, Any], key: str, path: Path) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def read_features(
     directory: Path, features: Sequence[str] = (), targets: Sequence[str] = ()
 ) -> list[dict[str, Any]]:
@@ -188,7 +185,7 @@ def read_features(
             if not isinstance(scores, Mapping):
                 raise InputError(str(path), line, key, "missing" if scores is None else "expected a mapping")
             for name in names:
-                if not _is_number(scores.get(name)):
+                if number(scores.get(name)) is None:
                     problem = "missing" if scores.get(name) is None else "expected a number"
                     raise InputError(str(path), line, f"{key}.{name}", problem)
         if not isinstance(row.get("metadata", {}), Mapping):

@@ -120,6 +120,7 @@ def test_a_newer_format_version_is_refused(directory: Path) -> None:
         ({"features": "coherence"}, r"evaluator.json: field 'features': expected a non-empty list of names"),
         ({"background": None}, r"evaluator.json: field 'background': missing"),
         ({"background": ["3.1"]}, r"evaluator.json: field 'background': expected a list of numbers"),
+        ({"background": [float("nan")]}, r"evaluator.json: field 'background': expected a list of numbers"),
         ({"targets": ["coherence", "fluency", "relevance"]}, r"aggregator.skops predicts 2 target\(s\), but"),
     ],
 )
@@ -148,6 +149,10 @@ def test_repeated_features_are_refused(directory: Path) -> None:
         (
             lambda row: row["targets"].update(fluency="high"),
             r":4: field 'targets.fluency': expected a number",
+        ),
+        (
+            lambda row: row["features"].update(coherence=float("inf")),
+            r":4: field 'features.coherence': expected a number",
         ),
         (lambda row: row.pop("targets"), r"features.jsonl:4: field 'targets': missing"),
         (
