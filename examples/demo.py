@@ -194,11 +194,9 @@ def learned_aggregators(data_dir: Path) -> None:
             title=f"HD-Eval, {benchmark}: held-out Pearson with people [95% CI]",
             title_justify="left",
         )
-        for column in ("aspect", "learned (lr)", "mean of criteria", "ChatGPT on it"):
-            if column == "aspect":  # wrapped at spaces; the intervals leave room for the longest word
-                table.add_column(column)
-            else:
-                table.add_column(column, justify="right", no_wrap=True)
+        table.add_column("aspect")  # wrapped at spaces; the intervals leave room for the longest word
+        for column in ("learned (lr)", "mean of criteria", "ChatGPT on it"):
+            table.add_column(column, justify="right", no_wrap=True)
         for aspect, scorers in summary["held_out"].items():
             table.add_row(
                 aspect,
