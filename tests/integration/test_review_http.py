@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import secrets
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,29 +27,45 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int,
         yield parts.hostname or "", parts.port or 0, project
 
 
+SIGNED_IN = "<signed in>"
+"""``request``'s default cookie: that of the annotator who signed in first on the server."""
+_signed_in: dict[int, str] = {}
+
+
+def signed_in(server: tuple[str, int, Path]) -> str:
+    """The Cookie header of the annotator who signed in first on ``server``."""
+    return _signed_in[server[1]]
+
+
 def request(
     server: tuple[str, int, Path],
     method: str,
     path: str,
     form: dict[str, str] | None = None,
     *,
-    cookie: str | None = "faceteval_annotator=alice",
+    cookie: str | None = SIGNED_IN,
     headers: dict[str, str] | None = None,
     body: bytes | None = None,
 ) -> tuple[int, str, dict[str, str]]:
+    """One request; a form is sent with a token of its own, as a page renders each form."""
     host, port, _ = server
     connection = http.client.HTTPConnection(host, port, timeout=10)
     sent = {"Origin": f"http://{host}:{port}", **(headers or {})}
+    if cookie == SIGNED_IN:
+        cookie = _signed_in.get(port)
     if cookie:
         sent["Cookie"] = cookie
     if form is not None:
-        body = urllib.parse.urlencode(form).encode()
+        body = urllib.parse.urlencode({"form_token": secrets.token_urlsafe(24), **form}).encode()
         sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
     connection.request(method, path, body=body, headers=sent)
     response = connection.getresponse()
     text = response.read().decode("utf-8", "replace")
     connection.close()
-    return response.status, text, {k.lower(): v for k, v in response.getheaders()}
+    answered = {k.lower(): v for k, v in response.getheaders()}
+    if path == "/signin" and response.status == 303:
+        _signed_in.setdefault(port, answered["set-cookie"].split(";")[0])
+    return response.status, text, answered
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -122,7 +139,7 @@ def test_malformed_requests_get_4xx_and_change_nothing(
 def test_requests_without_a_name_a_form_or_the_same_origin_are_refused(server: tuple[str, int, Path]) -> None:
     score = {"item": "q1", "criterion": "Clarity", "score": "3"}
     assert request(server, "POST", "/item/score", score, cookie=None)[0] == 401
-    assert request(server, "POST", "/item/score", score, cookie="faceteval_annotator=ghost")[0] == 401
+    assert request(server, "POST", "/item/score", score, cookie="faceteval_annotator=alice")[0] == 401
     evil = {"Origin": "http://evil.example"}
     assert request(server, "POST", "/item/score", score, headers=evil)[0] == 403
     as_json = {"Content-Type": "application/json"}

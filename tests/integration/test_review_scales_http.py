@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from faceteval.review import OVERALL, Draft, Item, ReviewStore
-from tests.integration.test_review_http import request
+from tests.integration.test_review_http import request, signed_in
 from tests.support.review_project import serve
 
 
@@ -42,17 +42,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int,
         yield host_port
 
 
-COOKIE = "faceteval_annotator=" + urllib.parse.quote("José")
-
-
 def get(server: tuple[str, int, Path], path: str) -> str:
-    status, text, _ = request(server, "GET", path, cookie=COOKIE)
+    status, text, _ = request(server, "GET", path)
     assert status == 200, text
     return unescape(text)
 
 
 def post(server: tuple[str, int, Path], path: str, form: dict[str, str]) -> tuple[int, str]:
-    status, text, _ = request(server, "POST", path, form, cookie=COOKIE)
+    status, text, _ = request(server, "POST", path, form)
     return status, unescape(text)
 
 
@@ -146,7 +143,7 @@ def test_a_body_over_the_limit_is_refused_when_sent_in_chunks(server: tuple[str,
         body=chunks,
         headers={
             "Origin": f"http://{host}:{port}",
-            "Cookie": COOKIE,
+            "Cookie": signed_in(server),
             "Content-Type": "application/x-www-form-urlencoded",
         },
         encode_chunked=True,

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from faceteval.review import OVERALL, Draft, Item, ReviewStore
+from tests.support.processes import SRC
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> Bees make honey.'
 
@@ -67,14 +71,27 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(project: Path) -> Iterator[str]:
-    """`faceteval review serve PROJECT` in its own process; yields its base URL."""
+def serve(project: Path, *options: str) -> Iterator[str]:
+    """`faceteval review serve PROJECT [OPTIONS]` in its own process; yields its base URL."""
+    with serving(project, *options) as (base, _):
+        yield base
+
+
+@contextmanager
+def serving(
+    project: Path, *options: str, wrapper: Sequence[str] = ()
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """As `serve`, also yielding the process; ``wrapper`` is a command the server is run by.
+
+    The base URL is on 127.0.0.1 whatever ``--host`` binds (0.0.0.0 holds it too).
+    """
     port = free_port()
+    command = [sys.executable, "-m", "faceteval", "review", "serve", str(project), "--port", str(port)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "faceteval", "review", "serve", str(project), "--port", str(port)],
+        [*wrapper, *command, *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONPATH": str(SRC), "PYTHONUNBUFFERED": "1"},
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -88,7 +105,7 @@ def serve(project: Path) -> Iterator[str]:
                     output = process.stdout.read().decode() if process.stdout else ""
                     raise RuntimeError(f"the review server did not start:\n{output}") from None
                 time.sleep(0.1)
-        yield base
+        yield base, process
     finally:
         process.terminate()
         try:
@@ -98,3 +115,26 @@ def serve(project: Path) -> Iterator[str]:
             process.wait()
         if process.stdout:
             process.stdout.close()
+
+
+@dataclass(frozen=True)
+class Form:
+    """A form of a page, as a browser would send it: its action and its fields."""
+
+    action: str
+    fields: dict[str, str]
+
+
+def page_forms(page: str) -> list[Form]:
+    """The forms of ``page`` with their hidden fields and named text areas (as rendered)."""
+    out = []
+    for attributes, body in re.findall(r"<form([^>]*)>(.*?)</form>", page, flags=re.DOTALL):
+        action = re.search(r'action="([^"]*)"', attributes)
+        fields = {
+            html.unescape(name): html.unescape(value)
+            for name, value in re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', body)
+        }
+        for name, text in re.findall(r'<textarea[^>]*name="([^"]*)"[^>]*>(.*?)</textarea>', body, re.DOTALL):
+            fields[html.unescape(name)] = html.unescape(text)
+        out.append(Form(html.unescape(action[1]) if action else "", fields))
+    return out

@@ -34,24 +34,61 @@ def review() -> None:
 @PROJECT
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    help="Another name annotators reach the server by (repeatable); it answers to loopback's and --host's.",
+)
 @handle_errors
-def serve(project: Path, host: str, port: int) -> None:
+def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> None:
     """Serve the review web app of PROJECT (created when missing) on http://HOST:PORT."""
     import uvicorn
 
     from faceteval.review import ReviewStore, create_app
+    from faceteval.review._access import is_loopback
 
     ReviewStore.open(project)
+    app = create_app(project, host=host, allow_hosts=allow_hosts)
     listening = _listen(host, port)  # bound first, so that the address printed is the one served
     port = listening.getsockname()[1]
-    if not _is_loopback(host):
+    if not is_loopback(host):
         console.print(
-            f"[yellow]Serving on {escape(host)}: anyone who can reach it can review under any name.[/]"
+            f"[yellow]Serving on {escape(host)}: annotators sign in with their invite links "
+            f"(faceteval review invite {escape(str(project))} NAME --base-url URL).[/]"
         )
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets in a URL
     console.print(f"Review of {escape(str(project))} at http://{escape(shown)}:{port}/ (Ctrl-C stops)")
-    server = uvicorn.Server(uvicorn.Config(create_app(project), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     server.run(sockets=[listening])
+
+
+@review.command("invite")
+@PROJECT
+@click.argument("name")
+@click.option("--base-url", help="The app's address as annotators open it (default: http://HOST:PORT).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The link's host, without --base-url.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
+@click.option("--revoke", is_flag=True, help="Revoke NAME's invite links, and the sessions they opened.")
+@handle_errors
+def invite(project: Path, name: str, base_url: str | None, host: str, port: int, revoke: bool) -> None:
+    """Print a link that signs NAME in to PROJECT's review app (the only way in beyond loopback)."""
+    from faceteval.review import ReviewStore
+    from faceteval.review._access import base_address, invite_url, is_wildcard, new_invite
+
+    store = ReviewStore.open(project, create=False)
+    if revoke:
+        revoked = store.revoke_invites(name)
+        console.print(f"Revoked {revoked} invite link(s) of {escape(name)} and the sessions they opened.")
+        return
+    if base_url is None:
+        if is_wildcard(host):
+            raise click.UsageError(f"{host} is every address: give --base-url, as annotators open the app")
+        base_url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    base = base_address(base_url)  # checked before an invite is stored
+    url = invite_url(base, new_invite(store, name))
+    console.print(f"Invite link of {escape(name)} (whoever opens it reviews as {escape(name)}):")
+    console.print(escape(url))
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -147,15 +184,6 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @review.command("stats")

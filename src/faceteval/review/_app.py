@@ -4,16 +4,22 @@ Pages are rendered on the server with every model and user text escaped, and are
 Content-Security-Policy that allows no script at all, so nothing in an output can run. Every action
 is one small form posted to the server and stored at once; the page then reloads at the same place
 (post / redirect / get), so a refresh never resends an action and never loses one.
+
+Each form carries a token of its own, stored with its action in one transaction: a form sent twice
+(a double click, or sent again after a server stopped before it answered) is stored once, and
+answered as it was the first time. An action the disk has no room for is not stored at all, and
+the annotator is told so (507), with the way back to where they were and a button to send it again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -22,35 +28,45 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from faceteval.parsing._numbers import fmt
+from faceteval.review._access import (
+    Session,
+    Sessions,
+    allowed_hosts,
+    is_loopback,
+    is_wildcard,
+    project_secret,
+    token_hash,
+)
+from faceteval.review._forms import (
+    FORM_TOKEN,
+    MAX_TEXT,
+    choice,
+    field,
+    form_token,
+    integer,
+    new_form_token,
+    number,
+    read_form,
+)
+from faceteval.review._middleware import BodyLimit, HostCheck, guard
 from faceteval.review._store import (
     CRITERION_ACTIONS,
     OVERALL,
     SENTENCE_ACTIONS,
     CriterionView,
+    DiskFullError,
     ReviewError,
     ReviewStore,
     finished,
 )
 
 COOKIE = "faceteval_annotator"
-MAX_BODY = 256 * 1024
-"""Largest request body accepted (a form of a few sentences is far smaller)."""
-MAX_TEXT = 20_000
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; "
-        "frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-    "X-Frame-Options": "DENY",
-    "Cache-Control": "no-store",
-}
+DEFAULT_HOST = "127.0.0.1"
+NOT_INVITED = "this invite link is not valid (revoked, or not whole): ask for a new one"
 
 _templates = Environment(
     loader=PackageLoader("faceteval.review", "templates"),
@@ -60,69 +76,102 @@ _templates = Environment(
 )
 
 
-def create_app(project: Path) -> Starlette:
-    """The web app of the review project in ``project`` (which must exist)."""
+class _Replayed(Exception):
+    """A form posted before (its token is stored): answered as the first post was."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(location)
+        self.location = location
+
+
+def create_app(project: Path, *, host: str = DEFAULT_HOST, allow_hosts: Sequence[str] = ()) -> Starlette:
+    """The web app of the review project in ``project`` (which must exist), served on ``host``.
+
+    It answers to loopback's names, ``host`` and ``allow_hosts`` (the names annotators reach it
+    by) alone; bound beyond loopback, annotators sign in only with their invite links.
+    """
     store = ReviewStore.open(project, create=False)
+    sessions = Sessions(project_secret(project), store, invites_only=not is_loopback(host))
 
     async def home(request: Request) -> Response:
-        annotator = _annotator(request, store, required=False)
+        annotator = _annotator(request, sessions, required=False)
         if annotator is None:
-            return _page("signin.html", annotators=store.annotators())
+            return _page("signin.html", annotators=store.annotators(), invites_only=sessions.invites_only)
         tasks = store.tasks()
         progress = {name: store.task_progress(name) for name in store.annotators()}
         return _page("home.html", annotator=annotator, tasks=tasks, progress=progress)
 
     async def signin(request: Request) -> Response:
-        form = await _form(request)
+        form = await read_form(request)
+        if sessions.invites_only:
+            raise HTTPException(
+                403,
+                "this server can be reached from other machines, so annotators sign in with their "
+                "invite links (faceteval review invite PROJECT NAME), not with a name",
+            )
         try:
-            name = store.add_annotator(_field(form, "annotator"))
+            name = store.add_annotator(field(form, "annotator"))
+        except DiskFullError:
+            raise
         except ReviewError as exc:
             raise HTTPException(400, str(exc)) from None
-        response = RedirectResponse("/", status_code=303)
-        response.set_cookie(COOKIE, quote(name), httponly=True, samesite="strict")
-        return response
+        return _signed_in(sessions, Session(name))
+
+    async def invite_page(request: Request) -> Response:
+        token = request.path_params["token"]
+        found = store.invited(token_hash(token))
+        if found is None:
+            raise HTTPException(404, NOT_INVITED)
+        return _page("invite.html", invited=found[1], token=token)
+
+    async def invite_signin(request: Request) -> Response:
+        form = await read_form(request)
+        found = store.invited(token_hash(field(form, "token", verbatim=True)))
+        if found is None:
+            raise HTTPException(404, NOT_INVITED)
+        return _signed_in(sessions, Session(found[1], found[0]))
 
     async def signout(request: Request) -> Response:
-        await _form(request)
+        await read_form(request)
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(COOKIE)
         return response
 
     async def criteria_page(request: Request) -> Response:
-        annotator = _annotator(request, store)
+        annotator = _annotator(request, sessions)
         task = _task(request, store)
         rows = store.reviewed_criteria(task, annotator)
         return _page("criteria.html", annotator=annotator, task=task, rows=rows, actions=CRITERION_ACTIONS)
 
     async def criteria_action(request: Request) -> Response:
         task = _task(request, store)
-        annotator, form = await _signed_form(request, store)
-        action = _choice(form, "action", CRITERION_ACTIONS)
-        criterion_id = None if action == "add" else _integer(form, "criterion")
-        try:
+        annotator, form = await _posted_form(request, sessions, store)
+        action = choice(form, "action", CRITERION_ACTIONS)
+        criterion_id = None if action == "add" else integer(form, "criterion")
+        anchor = f"#c{criterion_id}" if criterion_id is not None else "#add"
+
+        def act() -> None:
             store.record_criterion_action(
                 task,
                 annotator,
                 action,  # type: ignore[arg-type]
                 criterion_id=criterion_id,
-                name=_field(form, "name", required=False),
-                description=_field(form, "description", required=False),
-                reason=_field(form, "reason", required=action != "approve"),
+                name=field(form, "name", required=False),
+                description=field(form, "description", required=False),
+                reason=field(form, "reason", required=action != "approve"),
             )
-        except ReviewError as exc:
-            raise HTTPException(400, str(exc)) from None
-        anchor = f"#c{criterion_id}" if criterion_id is not None else "#add"
-        return RedirectResponse(f"/criteria?task={quote(task)}{anchor}", status_code=303)
+
+        return _once(request, store, (annotator, form), f"/criteria?task={quote(task)}{anchor}", act)
 
     async def items_page(request: Request) -> Response:
-        annotator = _annotator(request, store)
+        annotator = _annotator(request, sessions)
         task = _task(request, store)
         done = store.done_items(annotator)
         items = [(item, item.id in done) for item in store.items(task)]
         return _page("items.html", annotator=annotator, task=task, items=items)
 
     async def item_page(request: Request) -> Response:
-        annotator = _annotator(request, store)
+        annotator = _annotator(request, sessions)
         item = _item(request.query_params.get("id"), store)
         views, overall = store.item_view(item.id, annotator)
         siblings = [other.id for other in store.items(item.task)]
@@ -143,57 +192,66 @@ def create_app(project: Path) -> Starlette:
         )
 
     async def sentence_action(request: Request) -> Response:
-        annotator, form = await _signed_form(request, store)
-        item = _item(_field(form, "item", verbatim=True), store)
+        annotator, form = await _posted_form(request, sessions, store)
+        item = _item(field(form, "item", verbatim=True), store)
         criterion = _criterion(form, store, item.id, annotator).name
-        action = _choice(form, "action", SENTENCE_ACTIONS)
-        sentence = None if action == "add" else _integer(form, "sentence")
-        try:
+        action = choice(form, "action", SENTENCE_ACTIONS)
+        sentence = None if action == "add" else integer(form, "sentence")
+        text = field(form, "text", required=action in ("revise", "add"))
+
+        def act() -> None:
             store.record_sentence_action(
                 item.id,
                 criterion,
                 annotator,
                 action,  # type: ignore[arg-type]
                 sentence=sentence,
-                text=_field(form, "text", required=action in ("revise", "add")),
+                text=text,
             )
-        except ReviewError as exc:
-            raise HTTPException(400, str(exc)) from None
-        return _back_to(item.id, criterion)
+
+        return _once(request, store, (annotator, form), _back_to(item.id, criterion), act)
 
     async def score_action(request: Request) -> Response:
-        annotator, form = await _signed_form(request, store)
-        item = _item(_field(form, "item", verbatim=True), store)
-        criterion = _field(form, "criterion", required=False, verbatim=True) or OVERALL
+        annotator, form = await _posted_form(request, sessions, store)
+        item = _item(field(form, "item", verbatim=True), store)
+        criterion = field(form, "criterion", required=False, verbatim=True) or OVERALL
         if criterion != OVERALL:
             view = _criterion(form, store, item.id, annotator)
             criterion, (low, high) = view.name, view.scale
         else:
             low, high = store.task_scale(item.task)
-        score = _number(form, "score")
+        score = number(form, "score")
         if not low <= score <= high:
             raise HTTPException(400, f"score must be between {low:g} and {high:g}")
-        store.set_score(item.id, criterion, annotator, score)
-        return _back_to(item.id, criterion)
+        location = _back_to(item.id, criterion)
+        score_it = lambda: store.set_score(item.id, criterion, annotator, score)  # noqa: E731
+        return _once(request, store, (annotator, form), location, score_it)
 
     async def approve_action(request: Request) -> Response:
         """Pass every sentence not acted on yet and keep the LLM's score: the criterion as drafted."""
-        annotator, form = await _signed_form(request, store)
-        item = _item(_field(form, "item", verbatim=True), store)
+        annotator, form = await _posted_form(request, sessions, store)
+        item = _item(field(form, "item", verbatim=True), store)
         view = _criterion(form, store, item.id, annotator)
         criterion = view.name
-        for sentence in view.sentences:
-            if sentence.action is None and sentence.index is not None:
-                store.record_sentence_action(item.id, criterion, annotator, "pass", sentence=sentence.index)
-        if view.score is None:
-            if view.draft is None or view.draft.score is None:
-                raise HTTPException(400, "there is no LLM score to approve: give a score")
-            store.set_score(item.id, criterion, annotator, view.draft.score)
-        return _back_to(item.id, criterion)
+
+        def act() -> None:  # one transaction: every sentence and the score, or nothing
+            for sentence in view.sentences:
+                if sentence.action is None and sentence.index is not None:
+                    store.record_sentence_action(
+                        item.id, criterion, annotator, "pass", sentence=sentence.index
+                    )
+            if view.score is None:
+                if view.draft is None or view.draft.score is None:
+                    raise HTTPException(400, "there is no LLM score to approve: give a score")
+                store.set_score(item.id, criterion, annotator, view.draft.score)
+
+        return _once(request, store, (annotator, form), _back_to(item.id, criterion), act)
 
     routes = [
         Route("/", home),
         Route("/signin", signin, methods=["POST"]),
+        Route("/invite/{token}", invite_page),
+        Route("/invite", invite_signin, methods=["POST"]),
         Route("/signout", signout, methods=["POST"]),
         Route("/criteria", criteria_page),
         Route("/criteria", criteria_action, methods=["POST"]),
@@ -203,56 +261,63 @@ def create_app(project: Path) -> Starlette:
         Route("/item/score", score_action, methods=["POST"]),
         Route("/item/approve", approve_action, methods=["POST"]),
     ]
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        with store.kept_open():  # reads go on, and a write fails alone, on a full disk
+            yield
+
+    hosts = allowed_hosts(host, tuple(allow_hosts))
+    handlers: dict[Any, Any] = {  # each takes its own exception type, which Starlette's types do not say
+        HTTPException: _error,
+        DiskFullError: _disk_full,
+        ReviewError: _review_error,
+        _Replayed: _replayed,
+    }
     return Starlette(
         routes=routes,
-        middleware=[Middleware(BaseHTTPMiddleware, dispatch=_guard), Middleware(_BodyLimit)],
-        exception_handlers={HTTPException: _error, ReviewError: _review_error},  # type: ignore[dict-item]
+        middleware=[
+            Middleware(BaseHTTPMiddleware, dispatch=guard),
+            Middleware(HostCheck, allowed_hosts=hosts, any_address=is_wildcard(host)),
+            Middleware(BodyLimit),
+        ],
+        exception_handlers=handlers,
+        lifespan=lifespan,
     )
 
 
-async def _guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-    """Refuse oversized and cross-site requests; add the security headers to every response."""
-    if request.method not in ("GET", "HEAD", "POST"):
-        response: Response = PlainTextResponse("method not allowed", status_code=405)
-    elif request.method == "POST" and not _same_origin(request):
-        response = PlainTextResponse("cross-site request refused", status_code=403)
-    elif int(request.headers.get("content-length") or 0) > MAX_BODY:
-        response = PlainTextResponse("request too large", status_code=413)
-    else:
-        response = await call_next(request)
-    for header, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(header, value)
+def _signed_in(sessions: Sessions, session: Session) -> Response:
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(COOKIE, sessions.cookie(session), httponly=True, samesite="strict")
     return response
 
 
-class _BodyLimit:
-    """Refuse a body over `MAX_BODY` as it arrives, however it is sent (`_guard` checks Content-Length)."""
+def _once(
+    request: Request,
+    store: ReviewStore,
+    sent: tuple[str, FormData],
+    location: str,
+    act: Callable[[], object],
+) -> Response:
+    """Do ``act`` once for the form ``sent`` (annotator, form), stored with its token; then go to
+    ``location``. Sent again, nothing is done and the answer is the first one's. A full disk stores
+    nothing and says so (507), with the way back to ``location`` and the form to send again."""
+    annotator, form = sent
+    try:
+        with store.posting(form_token(form), annotator, location) as earlier:
+            if earlier is None:
+                act()
+    except DiskFullError:
+        return _not_saved(request, form, location)
+    except ReviewError as exc:
+        raise HTTPException(400, str(exc)) from None
+    return RedirectResponse(earlier or location, status_code=303)
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        received = 0
-
-        async def limited() -> Message:
-            nonlocal received
-            message = await receive()
-            received += len(message.get("body", b""))
-            if received > MAX_BODY:
-                raise HTTPException(413, "request too large")
-            return message
-
-        await self.app(scope, limited, send)
-
-
-def _same_origin(request: Request) -> bool:
-    origin = request.headers.get("origin") or request.headers.get("referer")
-    if not origin or origin == "null":
-        return origin is None
-    return urlsplit(origin).netloc == request.headers.get("host")
+def _not_saved(request: Request, form: FormData, location: str) -> Response:
+    resend = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    fields = [(name, value) for name, value in form.multi_items() if isinstance(value, str)]
+    return _page("not_saved.html", status_code=507, back=location, resend=resend, fields=fields)
 
 
 async def _error(request: Request, exc: HTTPException) -> Response:
@@ -263,31 +328,40 @@ async def _review_error(request: Request, exc: ReviewError) -> Response:
     return _page("error.html", status_code=400, message=str(exc))
 
 
+async def _disk_full(request: Request, exc: DiskFullError) -> Response:
+    return _page("not_saved.html", status_code=507, back="/", resend=None, fields=[])
+
+
+async def _replayed(request: Request, exc: _Replayed) -> Response:
+    return RedirectResponse(exc.location, status_code=303)
+
+
 def _page(template: str, *, status_code: int = 200, **context: Any) -> HTMLResponse:
     return HTMLResponse(_templates.get_template(template).render(**context), status_code=status_code)
 
 
-def _annotator(request: Request, store: ReviewStore, *, required: bool = True) -> Any:
-    from urllib.parse import unquote
-
-    name = unquote(request.cookies.get(COOKIE, ""))
-    if name and name in store.annotators():
-        return name
+def _annotator(request: Request, sessions: Sessions, *, required: bool = True) -> Any:
+    """The annotator the request's session cookie signs in (401 when none does, if ``required``)."""
+    session = sessions.session(request.cookies.get(COOKIE))
+    if session is not None:
+        return session.annotator
     if required:
-        raise HTTPException(401, "sign in first: go to the start page and give your name")
+        how = "open your invite link" if sessions.invites_only else "go to the start page and give your name"
+        raise HTTPException(401, f"sign in first: {how}")
     return None
 
 
-async def _signed_form(request: Request, store: ReviewStore) -> tuple[str, FormData]:
+async def _posted_form(request: Request, sessions: Sessions, store: ReviewStore) -> tuple[str, FormData]:
     """The signed-in annotator and their form; 409 when it was sent from a page shown to another.
 
     Every page's forms name the annotator it was shown to: signing in as someone else in another
     tab changes the cookie of every tab, and a page still showing the first name must not act
-    under the second.
+    under the second. A form sent before (its token stored) is answered as it was then
+    (`_Replayed`), before anything else is checked again.
     """
-    annotator = _annotator(request, store)
-    form = await _form(request)
-    shown = _field(form, "annotator", required=False, verbatim=True)
+    annotator = _annotator(request, sessions)
+    form = await read_form(request)
+    shown = field(form, "annotator", required=False, verbatim=True)
     if shown and shown != annotator:
         raise HTTPException(
             409,
@@ -295,57 +369,10 @@ async def _signed_form(request: Request, store: ReviewStore) -> tuple[str, FormD
             f"tab?), so nothing was saved: reload the page to go on as {annotator}, or sign in as "
             f"{shown} again",
         )
+    posted = store.posted(form_token(form))
+    if posted is not None and posted[0] == annotator:
+        raise _Replayed(posted[1])
     return annotator, form
-
-
-async def _form(request: Request) -> FormData:
-    if request.headers.get("content-type", "").split(";")[0].strip() not in (
-        "application/x-www-form-urlencoded",
-        "multipart/form-data",
-    ):
-        raise HTTPException(415, "send a form")
-    try:
-        return await request.form(max_files=0, max_fields=50)
-    except HTTPException:
-        raise
-    except Exception as exc:  # a body the form parser rejects
-        raise HTTPException(400, f"malformed form: {exc}") from None
-
-
-def _field(form: FormData, name: str, *, required: bool = True, verbatim: bool = False) -> str:
-    """The field's text, stripped unless ``verbatim`` (an id or name that keys stored rows, as sent)."""
-    value = form.get(name)
-    if value is None or not isinstance(value, str) or not value.strip():
-        if required:
-            raise HTTPException(400, f"missing field {name!r}")
-        return ""
-    if len(value) > MAX_TEXT:
-        raise HTTPException(400, f"field {name!r} is longer than {MAX_TEXT} characters")
-    return value if verbatim else value.strip()
-
-
-def _choice(form: FormData, name: str, choices: tuple[str, ...]) -> str:
-    value = _field(form, name)
-    if value not in choices:
-        raise HTTPException(400, f"{name} must be one of {', '.join(choices)}")
-    return value
-
-
-def _integer(form: FormData, name: str) -> int:
-    try:
-        return int(_field(form, name))
-    except ValueError:
-        raise HTTPException(400, f"{name} must be a whole number") from None
-
-
-def _number(form: FormData, name: str) -> float:
-    try:
-        value = float(_field(form, name))
-    except ValueError:
-        raise HTTPException(400, f"{name} must be a number") from None
-    if not math.isfinite(value):
-        raise HTTPException(400, f"{name} must be a number")
-    return value
 
 
 def _task(request: Request, store: ReviewStore) -> str:
@@ -364,7 +391,7 @@ def _item(item_id: str | None, store: ReviewStore) -> Any:
 
 def _criterion(form: FormData, store: ReviewStore, item_id: str, annotator: str) -> CriterionView:
     """The annotator's view of the criterion the form names (400 when the item has no such criterion)."""
-    name = _field(form, "criterion", verbatim=True)
+    name = field(form, "criterion", verbatim=True)
     view = next((v for v in store.item_view(item_id, annotator)[0] if v.name == name), None)
     if view is None:
         raise HTTPException(400, f"item {item_id!r} has no criterion {name!r} for {annotator}")
@@ -386,6 +413,8 @@ def anchor(criterion: str) -> str:
 
 
 _templates.globals["max_text"] = MAX_TEXT  # fields say how long they may be, rather than an error after
+_templates.globals["form_token"] = new_form_token  # each form rendered, its own
+_templates.globals["form_token_field"] = FORM_TOKEN
 _templates.filters["anchor"] = anchor
 _templates.filters["num"] = fmt
 # A score as a form posts it: whole numbers as such, others to every digit (a round trip).
@@ -393,5 +422,6 @@ _templates.filters["exact"] = lambda v: str(int(v)) if float(v).is_integer() els
 _templates.filters["q"] = lambda value: quote(str(value), safe="")
 
 
-def _back_to(item_id: str, criterion: str) -> Response:
-    return RedirectResponse(f"/item?id={quote(item_id, safe='')}#{anchor(criterion)}", status_code=303)
+def _back_to(item_id: str, criterion: str) -> str:
+    """Where an action on ``criterion`` of ``item_id`` goes back to: that criterion on the item's page."""
+    return f"/item?id={quote(item_id, safe='')}#{anchor(criterion)}"

@@ -22,7 +22,8 @@ import sqlite3
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +39,7 @@ __all__ = [
     "SENTENCE_ACTIONS",
     "CriterionRow",
     "CriterionView",
+    "DiskFullError",
     "Draft",
     "Item",
     "ReviewError",
@@ -49,10 +51,12 @@ __all__ = [
 ]
 
 DATABASE = "review.sqlite"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
 (``criteria_actions.added_id``), 3 whether a task's scale was worked out from drafts
-(``tasks.scale_derived``); an older project is brought up to date when opened."""
+(``tasks.scale_derived``), 4 invite links (``invites``) and the tokens of the forms posted
+(``form_posts``); an older project is brought up to date when opened (an older faceteval, which
+would not ask for invites, refuses a newer project)."""
 OVERALL = ""
 """The criterion name under which the overall score is stored."""
 
@@ -129,6 +133,19 @@ CREATE TABLE IF NOT EXISTS score_actions (
     score REAL NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS invites (
+    id INTEGER PRIMARY KEY,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+CREATE TABLE IF NOT EXISTS form_posts (
+    token TEXT PRIMARY KEY,
+    annotator TEXT NOT NULL,
+    location TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS sentence_actions_by_item ON sentence_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS score_actions_by_item ON score_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS criteria_actions_by_task ON criteria_actions (task, annotator);
@@ -152,8 +169,18 @@ _ANNOTATOR_MARKS = frozenset(" _.@-'")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 
 
+_SQLITE_FULL = 13
+_POSTED = "SELECT annotator, location FROM form_posts WHERE token = ?"
+_ACTIVE: ContextVar[tuple[Path, sqlite3.Connection] | None] = ContextVar("review_transaction", default=None)
+"""The write transaction open in this context (its database and connection), which nested writes join."""
+
+
 class ReviewError(FacetevalError):
     """A review request that cannot be carried out (unknown item, bad score, bad name)."""
+
+
+class DiskFullError(ReviewError):
+    """A write refused because the disk holding the project is full; it was rolled back whole."""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -328,19 +355,116 @@ class ReviewStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with closing(self._connect()) as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        """One write transaction, all or nothing; one opened inside another joins it.
+
+        Raises:
+            DiskFullError: The disk is full: nothing of the transaction was stored.
+        """
+        active = _ACTIVE.get()
+        if active is not None and active[0] == self.path:
+            yield active[1]
+            return
+        try:
+            with closing(self._connect()) as db:
+                db.execute("BEGIN IMMEDIATE")
+                joined = _ACTIVE.set((self.path, db))
+                try:
+                    yield db
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:  # SQLite may have rolled back already (a full disk)
+                        with suppress(sqlite3.Error):
+                            db.execute("ROLLBACK")
+                    raise
+                finally:
+                    _ACTIVE.reset(joined)
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF == _SQLITE_FULL:
+                raise DiskFullError(f"{self.path}: the disk is full; nothing of this was saved") from exc
+            raise
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
+        active = _ACTIVE.get()
+        if active is not None and active[0] == self.path:  # inside a write: read what it wrote
+            yield active[1]
+            return
         with closing(self._connect()) as db:
             yield db
+
+    @contextmanager
+    def kept_open(self) -> Iterator[None]:
+        """Hold a connection for as long as this lasts (a server's lifetime).
+
+        SQLite removes the write-ahead log and its index when the last connection closes, and must
+        make them again to read: on a full disk it could not, and nothing could be read. Held open,
+        they stay, reads go on, and a write the disk has no room for fails alone (`DiskFullError`).
+        """
+        with closing(self._connect()) as db:
+            db.execute("SELECT COUNT(*) FROM meta").fetchone()
+            yield
+
+    # -- form posts and invites -------------------------------------------------------------------
+
+    @contextmanager
+    def posting(self, token: str, annotator: str, location: str) -> Iterator[str | None]:
+        """The transaction of one posted form, stored with the form's ``token``.
+
+        Yields None the first time: what is written inside is stored with the token, all or
+        nothing. A token stored before yields where its first post went (``location``): do nothing,
+        and answer as the first time did.
+
+        Raises:
+            ReviewError: The token was another annotator's.
+        """
+        with self._write() as db:
+            row = db.execute(_POSTED, (token,)).fetchone()
+            if row is not None and row[0] != annotator:
+                raise ReviewError("this form was sent by another annotator")
+            if row is None:
+                db.execute("INSERT INTO form_posts VALUES (?, ?, ?, ?)", (token, annotator, location, _now()))
+            yield None if row is None else str(row[1])
+
+    def posted(self, token: str) -> tuple[str, str] | None:
+        """``(annotator, location)`` of the form posted with ``token``; None if none was."""
+        with self._read() as db:
+            row = db.execute(_POSTED, (token,)).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def add_invite(self, annotator: str, token_hash: str) -> None:
+        """Store an invite of ``annotator`` (known already) by the hash of its token."""
+        with self._write() as db:
+            self._check_annotator(db, annotator)
+            db.execute(
+                "INSERT INTO invites (annotator, token_hash, created_at) VALUES (?, ?, ?)",
+                (annotator, token_hash, _now()),
+            )
+
+    def invited(self, token_hash: str) -> tuple[int, str] | None:
+        """``(invite id, annotator)`` of the invite whose token has this hash, unless revoked."""
+        with self._read() as db:
+            row = db.execute(
+                "SELECT id, annotator FROM invites WHERE token_hash = ? AND revoked_at IS NULL", (token_hash,)
+            ).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def invite_active(self, invite_id: int, annotator: str) -> bool:
+        """Whether invite ``invite_id`` is ``annotator``'s and not revoked."""
+        with self._read() as db:
+            row = db.execute(
+                "SELECT 1 FROM invites WHERE id = ? AND annotator = ? AND revoked_at IS NULL",
+                (invite_id, annotator),
+            ).fetchone()
+        return row is not None
+
+    def revoke_invites(self, annotator: str) -> int:
+        """Revoke every invite of ``annotator`` (and so the sessions opened with them); how many."""
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE invites SET revoked_at = ? WHERE annotator = ? AND revoked_at IS NULL",
+                (_now(), annotator),
+            )
+            return cursor.rowcount
 
     # -- importing drafts -------------------------------------------------------------------------
 

@@ -248,7 +248,7 @@ def test_a_version_1_project_is_brought_up_to_date_and_keeps_everything(store: R
     added = -again.record_criterion_action("eli5", "alice", "add", name="Analogy", reason="r")
     again.record_criterion_action("eli5", "alice", "delete", criterion_id=added, reason="r")
     with sqlite3.connect(store.path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
 
 
 def test_what_is_not_a_project_directory_or_database_is_named(tmp_path: Path) -> None:
