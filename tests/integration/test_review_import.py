@@ -129,3 +129,46 @@ def test_the_overall_scale_is_the_one_the_run_judged_on(tmp_path: Path) -> None:
     record.write_text(json.dumps(described), encoding="utf-8")
     run("review", "import", tmp_path / "fennec", judged, "--task", "rain")
     assert ReviewStore.open(tmp_path / "fennec", create=False).task_scale("rain") == (2.0, 10.0)
+
+
+def test_an_empty_file_or_an_id_judged_twice_is_refused_and_leaves_no_project(tmp_path: Path) -> None:
+    outputs, criteria = inputs(tmp_path)
+    judged = tmp_path / "j.jsonl"
+    with LLMServer(responder) as server:
+        run(
+            "judge", outputs, "--method", "coeval", "--criteria", criteria, "--model", "openai:judge",
+            "--base-url", server.base_url, "--no-cache", "--out", judged, "-q",
+        )  # fmt: skip
+    lines = judged.read_text(encoding="utf-8").splitlines(keepends=True)
+    first, second = (json.loads(line)["id"] for line in lines[:2])
+
+    def judgments(name: str, text: str) -> Path:
+        """A judgments file beside its run record (that of the run above)."""
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        record_path_for(path).write_bytes(record_path_for(judged).read_bytes())
+        return path
+
+    empty = judgments("empty", "")
+    twice = judgments("twice", "".join([*lines, "\n", lines[1], lines[0]]))
+    failed = judgments("failed", json.dumps({"id": first, "method": "coeval", "status": "error"}) + "\n")
+    for path, message in (
+        (empty, f"{empty}: no judgments (the file is empty)"),
+        (
+            twice,
+            f"{twice}: 2 judgment id(s) appear more than once: {first!r} (lines 1, {len(lines) + 3}), "
+            f"{second!r} (lines 2, {len(lines) + 2})",
+        ),
+        (failed, f"{failed}: none of its 1 judgments is ok"),
+    ):
+        project = tmp_path / f"project-{path.stem}"
+        result = CliRunner().invoke(cli, ["review", "import", str(project), str(path)])
+        assert result.exit_code == 1, result.output
+        assert message in " ".join(result.output.split())
+        assert not project.exists()  # nothing left behind
+
+    kept = tmp_path / "kept"
+    run("review", "import", kept, judged, "--task", "rain")
+    refused = CliRunner().invoke(cli, ["review", "import", str(kept), str(twice), "--task", "snow"])
+    assert refused.exit_code == 1 and "appear more than once" in refused.output
+    assert [name for name, _ in ReviewStore.open(kept, create=False).tasks()] == ["rain"]

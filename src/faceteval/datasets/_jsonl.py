@@ -192,6 +192,16 @@ def read_judgments(path: str | Path) -> Iterator[Judgment]:
     Raises:
         InputError: A line is not a judgment; the error names the file, line and field.
     """
+    for _, judgment in numbered_judgments(path):
+        yield judgment
+
+
+def numbered_judgments(path: str | Path) -> Iterator[tuple[int, Judgment]]:
+    """`read_judgments`, each judgment with its line number (from 1).
+
+    Raises:
+        InputError: A line is not a judgment; the error names the file, line and field.
+    """
     name = str(path)
     for line_no, line in _lines(name):
         if isinstance(line, UnicodeDecodeError):
@@ -199,7 +209,7 @@ def read_judgments(path: str | Path) -> Iterator[Judgment]:
         if not line.strip():
             continue
         try:
-            yield Judgment.model_validate_json(line)
+            yield line_no, Judgment.model_validate_json(line)
         except ValidationError as exc:
             if exc.errors()[0]["type"] == "json_invalid":
                 raise InputError(name, line_no, None, "not valid JSON") from exc

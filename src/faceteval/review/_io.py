@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from faceteval._text import first_few
 from faceteval.core import FacetScore, Instance, Judgment
-from faceteval.datasets import judged_input, judged_instances, read_judgments, run_record
+from faceteval.datasets import judged_input, judged_instances, run_record
+from faceteval.datasets._jsonl import numbered_judgments
 from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
@@ -49,17 +51,18 @@ def import_run(
     left out and counted: there is nothing of the LLM's to review in them.
 
     Raises:
-        FacetevalError: The run's input cannot be found, or a judgment names an instance it lacks.
+        FacetevalError: The run's input cannot be found, the judgments file holds no judgment, none
+            that is ok, or one id twice, or a judgment names an instance it lacks.
         InputError: A line of either file is malformed (file, line and field named).
     """
     record = run_record(judgments_path)
     source = judged_input(judgments_path, input_path)
+    judgments = _judgments(judgments_path)
     instances = judged_instances(judgments_path, source)
     params = record.get("method", {}).get("params", {})
     judged_with = {c.name: c for c in as_criteria(params.get("criteria")) or ()}
     recorded_scale = _scale(params.get("scale"))
     method_scale = recorded_scale or DEFAULT_SCALE
-    judgments = list(read_judgments(judgments_path))
     items: list[Item] = []
     drafts: list[Draft] = []
     criteria: dict[str, dict[str, tuple[str, tuple[float, float]]]] = {}
@@ -142,6 +145,28 @@ def import_run(
         skipped=skipped,
         tasks=tuple(sorted(criteria)),
     )
+
+
+def _judgments(path: Path) -> list[Judgment]:
+    """The judgments of ``path``: at least one ok, and no id twice (the lines of each repeat named)."""
+    lines: dict[str, list[int]] = {}
+    judgments = []
+    for line_no, judgment in numbered_judgments(path):
+        lines.setdefault(judgment.id, []).append(line_no)
+        judgments.append(judgment)
+    if not judgments:
+        raise FacetevalError(f"{path}: no judgments (the file is empty): nothing to review")
+    repeated = [f"{i!r} (lines {', '.join(map(str, at))})" for i, at in lines.items() if len(at) > 1]
+    if repeated:
+        raise FacetevalError(
+            f"{path}: {len(repeated)} judgment id(s) appear more than once: {first_few(repeated)}; "
+            "each output is judged once in a run: keep one line of each"
+        )
+    if not any(judgment.status == "ok" for judgment in judgments):
+        raise FacetevalError(
+            f"{path}: none of its {len(judgments)} judgments is ok (all failed): nothing to review"
+        )
+    return judgments
 
 
 def _scale(value: Any) -> tuple[float, float] | None:
