@@ -88,14 +88,18 @@ def test_a_session_cookie_cannot_be_made_up_or_altered(tmp_path: Path) -> None:
     with serve(project) as base:
         sign_in(base, "alice")
         bob = sign_in(base, "bob")
-        made_up = signed("1" * 64, "alice")  # with a secret of its own
-        payload, signature = bob.rsplit(".", 1)  # a byte of the signature changed (not base64's last bits)
-        tampered = f"{payload}.{'B' if signature[0] == 'A' else 'A'}{signature[1:]}"
-        for number, cookie in enumerate(["alice", forged(bob, "alice"), made_up, tampered]):
-            response = score_as(base, cookie, f"refused-{number}".ljust(24, "x"))
+
+        def refused(cookie: str) -> None:
+            response = score_as(base, cookie, f"refused-{cookie}"[:80].ljust(24, "x"))
             assert response.status_code == 401, (cookie, response.text)
             with client(base, cookie) as http:
                 assert "Signed in as" not in http.get("/").text
+
+        refused("alice")  # the name alone
+        refused(forged(bob, "alice"))  # bob's, made to name alice
+        refused(signed("1" * 64, "alice"))  # signed with a secret of its own
+        payload, signature = bob.rsplit(".", 1)  # a byte of the signature changed (not base64's last bits)
+        refused(f"{payload}.{'B' if signature[0] == 'A' else 'A'}{signature[1:]}")
         assert score_as(base, bob, "accepted".ljust(24, "x")).status_code == 303
     assert ReviewStore.open(project, create=False).scores() == {("q1", "Clarity", "bob"): 3.0}
     assert (project / "session.key").stat().st_mode & 0o777 == 0o600

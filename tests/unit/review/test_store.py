@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.review import Draft, Item, ReviewError, ReviewStore, split_sentences
+from faceteval.review import OVERALL, Draft, Item, ReviewError, ReviewStore, split_sentences
 from tests.support.review_project import build_project
 
 
@@ -357,3 +357,31 @@ def test_a_version_2_project_keeps_widening_its_scales(store: ReviewStore) -> No
     again = ReviewStore.open(store.path.parent, create=False)
     again.add_task("t", "", scale=(1.0, 10.0), derived=True)
     assert again.task_scale("t") == (1.0, 10.0)
+
+
+def test_a_form_posted_again_does_nothing_and_answers_where_the_first_went(store: ReviewStore) -> None:
+    with store.posting("token-1", "alice", "/item?id=q1#overall") as earlier:
+        assert earlier is None
+        store.set_score("q1", OVERALL, "alice", 4)
+        store.set_score("q3", OVERALL, "alice", 2)  # one transaction, however many writes
+    with store.posting("token-1", "alice", "/elsewhere") as earlier:
+        assert earlier == "/item?id=q1#overall"
+    assert store.posted("token-1") == ("alice", "/item?id=q1#overall") and store.posted("token-2") is None
+    with pytest.raises(ReviewError, match="another annotator"), store.posting("token-1", "bob", "/"):
+        pass
+    assert len(store.score_actions()) == 2
+
+
+def test_a_form_whose_action_fails_stores_neither_and_can_be_sent_again(store: ReviewStore) -> None:
+    def score_two() -> None:
+        with store.posting("token-1", "alice", "/"):
+            store.set_score("q1", OVERALL, "alice", 4)
+            store.set_score("nope", OVERALL, "alice", 4)
+
+    with pytest.raises(ReviewError, match="no item"):
+        score_two()
+    assert store.score_actions() == [] and store.posted("token-1") is None
+    with store.posting("token-1", "alice", "/") as earlier:
+        assert earlier is None
+        store.set_score("q1", OVERALL, "alice", 4)
+    assert len(store.score_actions()) == 1
