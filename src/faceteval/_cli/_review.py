@@ -78,6 +78,8 @@ def invite(project: Path, name: str, base_url: str | None, host: str, port: int,
 
     store = ReviewStore.open(project, create=False)
     if revoke:
+        if name not in store.annotators():
+            raise click.UsageError(f"{project} has no annotator {name!r}")
         revoked = store.revoke_invites(name)
         console.print(f"Revoked {revoked} invite link(s) of {escape(name)} and the sessions they opened.")
         return
