@@ -30,10 +30,12 @@ def _show_warnings() -> None:
 
 
 def _neutralise_fallbacks() -> None:
-    """What Python prints by itself (a bug's traceback, another library's warning), neutralised too."""
+    """What Python prints by itself (a bug's traceback, another library's log or warning), neutralised too."""
     import sys
     import traceback
+    import warnings
     from types import TracebackType
+    from typing import TextIO
 
     from faceteval._cli._console import NeutralLogFilter
     from faceteval._text import neutralise
@@ -41,6 +43,19 @@ def _neutralise_fallbacks() -> None:
     def excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         sys.stderr.write(neutralise("".join(traceback.format_exception(kind, value, tb))))
 
+    def showwarning(  # a warning (scikit-learn's, say), as Python shows it
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        with contextlib.suppress(OSError):  # as Python's own: stderr closed, a broken pipe
+            text = warnings.formatwarning(message, category, filename, lineno, line)
+            (file or sys.stderr).write(neutralise(text))
+
     sys.excepthook = excepthook
-    if logging.lastResort is not None:
+    warnings.showwarning = showwarning
+    if logging.lastResort is not None:  # what prints a record no handler takes
         logging.lastResort.addFilter(NeutralLogFilter())

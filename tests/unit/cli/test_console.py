@@ -10,6 +10,7 @@ import logging.config
 import pkgutil
 import re
 import sys
+import warnings
 
 import pytest
 import rich.console
@@ -117,12 +118,14 @@ def test_warnings_are_printed_inert(capsys: pytest.CaptureFixture[str]) -> None:
     assert not RAW.search(printed.replace("\n", ""))
 
 
-def test_a_traceback_and_another_librarys_warning_are_printed_inert(
+def test_a_traceback_another_librarys_log_and_a_python_warning_are_printed_inert(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from faceteval._cli import _neutralise_fallbacks
 
-    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # each restored after the test
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+    monkeypatch.setattr(logging.root, "handlers", [])  # pytest's own, which would take every record
     last_resort = logging.lastResort
     assert last_resort is not None
     filters = list(last_resort.filters)
@@ -132,14 +135,14 @@ def test_a_traceback_and_another_librarys_warning_are_printed_inert(
             raise ValueError(PAYLOAD)
         except ValueError as exc:
             sys.excepthook(type(exc), exc, exc.__traceback__)
-        # What Python prints for a logger with no handler anywhere (pytest's own handlers stand in the way
-        # of logging to one here, so the record is given to it as logging would give it).
-        last_resort.handle(logging.makeLogRecord({"msg": "odd reply: %s", "args": (PAYLOAD,), "levelno": 30}))
+        logging.getLogger("some.library").warning("odd reply: %s", PAYLOAD)
+        warnings.showwarning(UserWarning(f"feature {PAYLOAD}"), UserWarning, "model.py", 7)
     finally:
         last_resort.filters[:] = filters
 
     printed = capsys.readouterr().err
     assert f"ValueError: {SHOWN}" in printed and f"odd reply: {SHOWN}" in printed
+    assert f"model.py:7: UserWarning: feature {SHOWN}" in printed
     assert not RAW.search(printed.replace("\n", ""))
 
 
