@@ -1,7 +1,8 @@
-"""Small helpers for the wording of messages."""
+"""Small helpers for the wording of messages, and for printing text that came from outside."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 
@@ -19,3 +20,32 @@ def first_few(items: Sequence[str], limit: int = 5, separator: str = ", ") -> st
         return shown
     joiner = separator if "\n" in separator else " "
     return f"{shown}{joiner}and {len(items) - limit} more"
+
+
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""What a terminal would act on rather than show: C0 controls but tab and newline (ESC among them),
+DEL, C1 controls, the bidi overrides and isolates, and lone surrogates (which cannot be encoded)."""
+
+
+def neutralise(text: str) -> str:
+    r"""``text`` safe to print to a terminal: each character a terminal would act on, shown as its escape.
+
+    Those are the C0 controls but newline and tab (ESC, BEL, carriage return among them), DEL, the C1
+    controls (U+0080-U+009F; U+009B starts a command on some terminals as ESC [ does), the bidi
+    overrides and isolates (U+202A-U+202E, U+2066-U+2069: they make text display as other text) and
+    lone surrogates. Each is written as its hex escape in a Python string (``\x1b``, ``\x0d``,
+    ``\x9b``, ``\u202e``): inert, and visible, so that a reader sees that something odd was there.
+    Anything else, tabs and other languages' letters included, is left as it is.
+
+    >>> print(neutralise("id\x1b]0;title\x07 \u202eevil\u202c\r\nnext line: café"))
+    id\x1b]0;title\x07 \u202eevil\u202c\x0d
+    next line: café
+    """
+    if _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

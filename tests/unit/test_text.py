@@ -1,8 +1,11 @@
-"""The wording helper shared by error messages."""
+"""The wording helper shared by error messages, and the neutraliser of text printed to a terminal."""
+
+import re
+import unicodedata
 
 import pytest
 
-from faceteval._text import first_few
+from faceteval._text import first_few, neutralise
 
 
 @pytest.mark.parametrize(
@@ -25,3 +28,51 @@ def test_first_few_on_lines_puts_the_count_on_a_line_of_its_own() -> None:
 
     assert text.splitlines()[-1] == "  and 2 more"
     assert text.count("\n") == 10
+
+
+C0 = [chr(c) for c in range(0x20) if chr(c) not in "\n\t"]
+C1 = [chr(c) for c in range(0x80, 0xA0)]
+BIDI = [chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))]
+
+
+@pytest.mark.parametrize(
+    "char",
+    [*C0, "\x7f", *C1, *BIDI, chr(0xD800), chr(0xDFFF)],  # and lone surrogates
+    ids=lambda char: f"U+{ord(char):04X}",
+)
+def test_each_character_a_terminal_acts_on_is_shown_as_its_escape(char: str) -> None:
+    shown = neutralise(f"a{char}b")
+
+    escape = f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    assert shown == f"a{escape}b"
+    assert shown.isascii() and shown.isprintable()
+
+
+def test_escape_sequences_are_inert_and_visible() -> None:
+    payload = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m\x9b2J\u202eevil\u202c\rover"
+
+    shown = neutralise(payload)
+
+    assert shown == r"\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m\x9b2J\u202eevil\u202c\x0dover"
+    assert neutralise(shown) == shown  # neutralising twice changes nothing more
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "plain ASCII text, with punctuation: [bold] {x} \\ / 'q' \"q\"",
+        "two\nlines\n\nand a tab\there",
+        "café, naïve, Straße, Ελληνικά, русский, 日本語, 한국어, עברית, العربية, हिन्दी, emoji 🙂",
+        "a no-break\xa0space, a soft\xadhyphen, a zero\u200bwidth space",
+    ],
+)
+def test_plain_text_newlines_tabs_and_other_scripts_pass_unchanged(text: str) -> None:
+    assert neutralise(text) == text
+
+
+def test_nothing_else_in_the_control_categories_is_left_raw() -> None:
+    every = "".join(chr(c) for c in range(0x3000) if chr(c) not in "\n\t")
+    left = {c for c in neutralise(every) if unicodedata.category(c) == "Cc"}
+    assert left == set()
+    assert not re.search("[\u202a-\u202e\u2066-\u2069]", neutralise(every))

@@ -11,14 +11,13 @@ def main() -> None:
 
     _run.OWNS_PROCESS = True
     _show_warnings()
+    _neutralise_fallbacks()
     cli()
 
 
 def _show_warnings() -> None:
     """faceteval's warnings on stderr (a long retry wait, say); a library caller's logging is its own."""
-    from rich.markup import escape
-
-    from faceteval._cli._console import err_console
+    from faceteval._cli._console import err_console, escape
 
     class ToConsole(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
@@ -28,3 +27,35 @@ def _show_warnings() -> None:
     logger = logging.getLogger("faceteval")
     logger.addHandler(ToConsole(logging.WARNING))
     logger.propagate = False
+
+
+def _neutralise_fallbacks() -> None:
+    """What Python prints by itself (a bug's traceback, another library's log or warning), neutralised too."""
+    import sys
+    import traceback
+    import warnings
+    from types import TracebackType
+    from typing import TextIO
+
+    from faceteval._cli._console import NeutralLogFilter
+    from faceteval._text import neutralise
+
+    def excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+        sys.stderr.write(neutralise("".join(traceback.format_exception(kind, value, tb))))
+
+    def showwarning(  # a warning (scikit-learn's, say), as Python shows it
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        with contextlib.suppress(OSError):  # as Python's own: stderr closed, a broken pipe
+            text = warnings.formatwarning(message, category, filename, lineno, line)
+            (file or sys.stderr).write(neutralise(text))
+
+    sys.excepthook = excepthook
+    warnings.showwarning = showwarning
+    if logging.lastResort is not None:  # what prints a record no handler takes
+        logging.lastResort.addFilter(NeutralLogFilter())

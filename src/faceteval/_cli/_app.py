@@ -7,14 +7,14 @@ import functools
 import json
 import sys
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.markup import escape
 
-from faceteval._cli._console import err_console
+from faceteval._cli._console import err_console, escape, neutral_out
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError
 
@@ -147,8 +147,23 @@ class _Group(click.Group):
     def make_context(
         self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
     ) -> click.Context:
-        extra.setdefault("default_map", _default_map())
-        return super().make_context(info_name, args, parent=parent, **extra)
+        with _inert_usage_errors():
+            extra.setdefault("default_map", _default_map())
+            return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _inert_usage_errors():
+            return super().invoke(ctx)
+
+
+@contextmanager
+def _inert_usage_errors() -> Iterator[None]:
+    """click's errors quote what was given (an unknown argument, a value): shown neutralised here."""
+    try:
+        yield
+    except click.ClickException as exc:
+        exc.show(neutral_out(sys.stderr))
+        raise click.exceptions.Exit(exc.exit_code) from exc
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})

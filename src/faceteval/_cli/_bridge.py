@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._console import err_console
+from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line, interrupted_note
 from faceteval._cli._options import build_request, data_dir_option, engine_options
 from faceteval._cli._run import (

@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._console import Console, escape
 from faceteval.metaeval import compare_runs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._console import Console, escape
 from faceteval._cli._display import interrupted_note, show_failures, usage_rows
 from faceteval._cli._options import build_request, engine_options
 from faceteval._cli._run import (
@@ -252,7 +251,7 @@ def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) 
     usage_rows(table, request.model, run.spent)
     table.add_row("time", f"{run.elapsed:,.1f} s")
     record = f" (run record: {run.record_path})" if run.record_path else ""
-    table.add_row("written", f"{request.out}{record}")
+    table.add_row("written", escape(f"{request.out}{record}"))
     console.print(table)
     show_failures(stats.errors, stats.examples, console)
 

@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._console import Console, escape
 from faceteval.metaeval import read_summary
 from faceteval.report import cost_table, render_cost_table
 

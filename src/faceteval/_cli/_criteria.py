@@ -9,12 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._console import err_console
+from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line
 from faceteval._cli._options import build_request, engine_options
 from faceteval._cli._run import open_llm

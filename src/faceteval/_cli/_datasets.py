@@ -5,12 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._console import err_console
+from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._options import data_dir_option
 from faceteval.datasets import DATA_DIR_ENV, benchmarks, get_benchmark
 from faceteval.datasets._fetch import fetch as fetch_files

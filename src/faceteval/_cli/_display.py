@@ -6,11 +6,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from faceteval._cli._console import err_console
+from faceteval._cli._console import Console, err_console, escape
 from faceteval._runner import INVALID_INPUT
 from faceteval._runner._stats import UNJUDGEABLE
 from faceteval.core import Judgment, Usage
@@ -101,7 +99,7 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     table.add_row("time", f"{result.elapsed:,.1f} s")
     if request.out is not None:
         record = f" (run record: {result.record_path})" if result.record_path else ""
-        table.add_row("written", f"{request.out}{record}")
+        table.add_row("written", escape(f"{request.out}{record}"))
     console.print(table)
     show_failures(stats.errors, stats.examples, failed=parse_errors + errors)
 
@@ -134,7 +132,9 @@ def usage_rows(table: Table, model: str, spent: Spend) -> None:
         "LLM calls", f"{spent.calls:,} made, {spent.cached:,} from cache, {spent.retries:,} retries"
     )
     table.add_row("tokens", f"{spent.input_tokens:,} in, {spent.output_tokens:,} out (calls made)")
-    cost = _cost(spent) if spent.cost_known else f"unknown (no price for {model}; add one with --prices)"
+    cost = (
+        _cost(spent) if spent.cost_known else f"unknown (no price for {escape(model)}; add one with --prices)"
+    )
     table.add_row("cost", cost)
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._console import Console, escape
 from faceteval.fennec._sft import SET_FILES, SFT_SETS, STATS_FILE, SftSet, SftStats, export_sft
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

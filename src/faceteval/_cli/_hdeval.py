@@ -9,12 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._console import err_console
+from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import interrupted_note, show_invalid
 from faceteval._cli._options import build_request, data_dir_option, engine_options, given_flags
 from faceteval._cli._run import open_llm, run_judge
@@ -294,7 +292,7 @@ def _show_held_out(summary: dict[str, Any]) -> None:
             cells = levels.get(level, levels["sample"])
             table.add_row(
                 escape(target),
-                SCORERS.get(scorer, scorer),
+                escape(SCORERS.get(scorer, scorer)),
                 *(_cell(cells.get(m, {})) for m in ("pearson", "spearman", "kendall")),
             )
     console.print(table)

@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._console import err_console
+from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._options import build_method, build_request, check_method_flags, engine_options
 from faceteval._cli._run import run_judge

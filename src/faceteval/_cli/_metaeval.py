@@ -10,10 +10,9 @@ from typing import Any
 
 import click
 from click.core import ParameterSource
-from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._console import err_console
+from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._metaeval_display import show_results
 from faceteval._cli._options import (

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from faceteval._cli._console import err_console
+from faceteval._cli._console import Console, err_console, escape
 from faceteval.metrics import CLOPPER_PEARSON
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.markup import escape
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._console import err_console
+from faceteval._cli._console import Console, err_console, escape
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import read_run
 from faceteval.report import write_report

@@ -11,11 +11,10 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table as RichTable
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._console import Console, escape, neutral_log_config
 from faceteval._cli._options import data_dir_option
 from faceteval.errors import ConfigError
 from faceteval.report._model import Table as ReportTable
@@ -59,7 +58,8 @@ def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> 
         )
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets in a URL
     console.print(f"Review of {escape(str(project))} at http://{escape(shown)}:{port}/ (Ctrl-C stops)")
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    logs = neutral_log_config(uvicorn.config.LOGGING_CONFIG)  # a request's path or text is printed inert
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=logs))
     server.run(sockets=[listening])
 
 
@@ -247,7 +247,7 @@ def import_coeval_command(project: Path, tasks: str, data_dir: Path) -> None:
         f"Imported {summary.items:,} outputs, {summary.drafts:,} ChatGPT evaluations, "
         f"{summary.sentence_actions:,} sentence actions and {summary.scores:,} scores of "
         f"{len(summary.annotators)} annotators into {escape(str(project))} "
-        f"(tasks {', '.join(summary.tasks)})."
+        f"(tasks {escape(', '.join(summary.tasks))})."
     )
     if summary.unaligned:
         console.print(
@@ -256,7 +256,7 @@ def import_coeval_command(project: Path, tasks: str, data_dir: Path) -> None:
         )
         for entry in summary.unaligned:
             console.print(
-                f"  {escape(entry.item_id)} / {escape(entry.criterion)} / {entry.annotator}: "
+                f"  {escape(entry.item_id)} / {escape(entry.criterion)} / {escape(entry.annotator)}: "
                 f"{entry.actions} actions, {entry.sentences} sentences"
             )
 

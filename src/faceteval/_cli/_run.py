@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 import anyio
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -28,7 +27,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from faceteval._cli._console import err_console
+from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._heap import settle
 from faceteval._runner import INVALID_INPUT, JudgeOptions, RunStats, cannot_judge, judge_each
 from faceteval._version import __version__
@@ -293,9 +292,10 @@ def check_output(path: Path | None, inputs: Sequence[Path], *, cache: Path | Non
 
 
 def open_output(path: Path | None, stack: ExitStack) -> IO[str]:
-    """``path`` opened for writing until ``stack`` closes (its folder made), or stdout for None."""
+    """``path`` opened for writing until ``stack`` closes (its folder made), or stdout for None (made
+    safe for a terminal by `json_lines_out`)."""
     if path is None:
-        return sys.stdout
+        return json_lines_out(sys.stdout)
     path.parent.mkdir(parents=True, exist_ok=True)
     return stack.enter_context(path.open("w", encoding="utf-8"))
 
