@@ -30,13 +30,20 @@ def test_a_price_given_twice_is_refused_as_a_criteria_file_refuses_it(tmp_path: 
     )
 
 
+def test_a_prices_file_may_start_with_a_bom_and_a_bad_byte_is_named_by_line(tmp_path: Path) -> None:
+    path = prices(tmp_path, b"\xef\xbb\xbfopenai:judge: {input: 1, output: 2}\n")
+    assert PriceTable.from_file(path).lookup("openai:judge") == Price(1.0, 2.0)
+    path = prices(
+        tmp_path, b"openai:judge: {input: 1, output: 2}\nopenai:x: {input: 1, output: 2} # caf\xe9\n"
+    )
+    with pytest.raises(InputError) as caught:
+        PriceTable.from_file(path)
+    assert str(caught.value) == f"{path}:2: not UTF-8 text (invalid continuation byte at byte 38 of the line)"
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (
-            b"openai:judge: {input: 1, output: 2} # caf\xe9\n",
-            ":1: not UTF-8 text (invalid continuation byte at byte 42",
-        ),
         (
             b"a: &p {input: 1, output: 2}\nopenai:judge: *p\n",
             ":1: YAML anchors and aliases (&p) are not read",
@@ -44,18 +51,13 @@ def test_a_price_given_twice_is_refused_as_a_criteria_file_refuses_it(tmp_path: 
         (b"openai:judge: {input: 1, output: " + b"[" * 100_000, ":1: nested more than 64 levels deep"),
     ],
 )
-def test_a_prices_file_that_is_not_utf8_or_uses_an_alias_is_named_by_line(
+def test_a_prices_file_with_an_alias_or_deep_nesting_is_named_by_line(
     tmp_path: Path, content: bytes, message: str
 ) -> None:
     path = prices(tmp_path, content)
     with pytest.raises(InputError) as caught:
         PriceTable.from_file(path)
     assert str(caught.value).startswith(f"{path}{message}")
-
-
-def test_a_byte_order_mark_is_left_out(tmp_path: Path) -> None:
-    path = prices(tmp_path, b"\xef\xbb\xbfopenai:judge: {input: 1, output: 2}\n")
-    assert PriceTable.from_file(path).lookup("openai:judge") == Price(1.0, 2.0)
 
 
 @pytest.mark.parametrize("price", ["1e308", "1000001", "1.0e+7"])
