@@ -1,11 +1,12 @@
-"""Reading the files people write by hand (YAML, TOML, JSON) so that none can hang, crash or mislead.
+"""Reading the files people write by hand (YAML, TOML) so that none can hang, crash or mislead.
 
 Every YAML file faceteval reads goes through `load_yaml`: a safe loader that refuses anchors and
 aliases before anything is built (a few hundred bytes of nested aliases expand to billions of
 items), refuses nesting deeper than `MAX_DEPTH`, refuses a key a mapping repeats (YAML would keep
-the last one only), and keeps the node graph for line numbers. `read_text` reads a file as UTF-8,
-a leading byte-order mark left out, and names the line and byte of a byte that is not UTF-8.
-Problems are `InputError`\\ s naming the file and line.
+the last one only), and keeps the node graph for line numbers. `read_toml` reads faceteval.toml.
+`read_text` reads a file as UTF-8, a leading byte-order mark left out, and names the line and byte
+of a byte that is not UTF-8. Each problem is an `InputError` naming the file and line. JSON is
+read by `faceteval.datasets._files.decode_json`, which refuses the same depth (`too_deep`).
 """
 
 from __future__ import annotations

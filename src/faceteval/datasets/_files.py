@@ -323,7 +323,7 @@ def item_line(path: Path, position: int) -> int | None:
         return match.end() if match else at
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # as read_json reads it: a byte-order mark left out
         decoder = json.JSONDecoder()
         at = past_space(0)
         if text[at : at + 1] not in ("[", "{"):
@@ -340,7 +340,7 @@ def item_line(path: Path, position: int) -> int | None:
             at = past_space(at)
             if text[at : at + 1] != ",":
                 return None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return None
 
