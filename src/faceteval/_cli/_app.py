@@ -6,7 +6,6 @@ import difflib
 import functools
 import json
 import sys
-import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from faceteval._cli._console import err_console, escape, neutral_out
+from faceteval._documents import read_toml
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError
 
@@ -32,9 +32,9 @@ def _default_map() -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise click.ClickException(f"{path}: {exc}") from exc
+        data = read_toml(path)
+    except FacetevalError as exc:  # read before any command runs: its one line, as click prints it
+        raise click.ClickException(str(exc)) from exc
     defaults: dict[str, Any] = {}
     for name, table in data.items():
         if name == "prices":
@@ -122,7 +122,7 @@ def config_prices() -> dict[str, Any]:
     path = Path(CONFIG_FILE)
     if not path.is_file():
         return {}
-    prices = tomllib.loads(path.read_text(encoding="utf-8")).get("prices", {})
+    prices = read_toml(path).get("prices", {})
     return prices if isinstance(prices, dict) else {}
 
 

@@ -172,7 +172,9 @@ def _write_record(
         **description,
         "spent": {**spent_fields(run.spent), "seconds": round(run.elapsed, 3)},
     }
-    run.files.run.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    run.files.run.write_text(
+        json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
+    )
 
 
 def _show(request: RunRequest, benchmark: str, judge: str, run: BridgeRun) -> None:

@@ -207,7 +207,7 @@ def _write_record(
         "improvement": run.stats.improvement().to_dict() if options.rejudge else None,
     }
     path = record_path_for(request.out)
-    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(record, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return path
 
 

@@ -375,5 +375,5 @@ def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: dat
         },
     }
     path = record_path_for(request.out)
-    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(record, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return path

@@ -356,7 +356,7 @@ def _hashes(out: Path) -> dict[Path, str]:
             for entry in summary["sets"]
             if isinstance(entry.get("file"), str) and isinstance(entry.get("sha256"), str)
         }
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return {}
 
 

@@ -1,7 +1,12 @@
-"""What a judge returns: verdicts, scores, facets, usage, and the trace that explains them."""
+"""What a judge returns: verdicts, scores, facets, usage, and the trace that explains them.
+
+Every number is finite: NaN or infinity in a score, weight or cost is refused where a judgment is
+made or read (JSON has neither; written out, they would become null, which a score cannot be).
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -12,7 +17,7 @@ Status = Literal["ok", "parse_error", "error"]
 class Usage(BaseModel):
     """LLM use behind one judgment (or a whole run, when summed)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     calls: int = 0
     """LLM exchanges, including those answered from the cache."""
@@ -21,10 +26,13 @@ class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0
-    """Price of the exchanges, cached or not; None when the model has no known price."""
+    """Price of the exchanges, cached or not; None when the model has no known price (or a sum
+    overflows)."""
 
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+        if cost is not None and not math.isfinite(cost):  # past the largest float: not a cost to state
+            cost = None
         return Usage(
             calls=self.calls + other.calls,
             cached_calls=self.cached_calls + other.cached_calls,
@@ -37,7 +45,7 @@ class Usage(BaseModel):
 class FacetScore(BaseModel):
     """One facet's scores for every candidate, with its weight and the judge's explanation."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     name: str
     weight: float | None = None
@@ -57,7 +65,7 @@ class FacetScore(BaseModel):
 class TraceEntry(BaseModel):
     """One LLM exchange: what was sent, what came back, and what was read from it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     stage: str
     """Which step asked (``dna.aspects``, ``dna.weights``, ``dna.score``, ``direct`` ...)."""
@@ -90,7 +98,7 @@ class TraceEntry(BaseModel):
 class OrderResult(BaseModel):
     """The result of judging one presentation order (``--swap`` judges several)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     order: list[int]
     """The order the candidates were shown in, as 1-based indices into the original candidates."""
@@ -115,7 +123,7 @@ class Judgment(BaseModel):
     score.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     id: str
     method: str

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from faceteval._documents import (
+    MAX_DEPTH,
+    compose_yaml,
+    deep_problem,
+    load_yaml,
+    not_utf8,
+    read_text,
+    refuse_repeats,
+    too_deep,
+    value_problem,
+)
 from faceteval.errors import InputError
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -21,33 +32,18 @@ def read_document(path: str | Path) -> tuple[Any, yaml.Node | None]:
 
     A ``.json`` file must be JSON (YAML would accept mistakes such as a trailing comma). A key
     that a mapping repeats is refused: YAML keeps only the last, which silently drops the rest.
+    YAML is read safely (`faceteval._documents.load_yaml`): anchors and aliases, and nesting more
+    than `MAX_DEPTH` deep, are refused before anything is built.
 
     Raises:
-        InputError: The file cannot be read, is not UTF-8, is not valid, or repeats a key (with its line).
+        InputError: The file cannot be read, is not UTF-8, is not valid, uses an alias, nests too
+            deep, or repeats a key (with its line).
     """
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(name, None, None, f"cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        line = exc.object[: exc.start].count(b"\n") + 1
-        raise InputError(name, line, None, f"not UTF-8 text ({exc.reason})") from exc
+    text = read_text(path)
     if Path(path).suffix.lower() == ".json":
         return _json_document(name, text)
-    try:
-        document = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(
-            name,
-            mark.line + 1 if mark is not None else None,
-            None,
-            f"not valid YAML or JSON: {getattr(exc, 'problem', exc)}",
-        ) from exc
-    _refuse_repeats(name, document)
-    return data, document
+    return load_yaml(text, name)
 
 
 class _RepeatedKey(ValueError):
@@ -68,45 +64,40 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _json_document(name: str, text: str) -> tuple[Any, yaml.Node | None]:
     """A JSON file's data, read as JSON; its YAML nodes give line numbers when YAML can read it (no tabs)."""
     try:
-        document: yaml.Node | None = yaml.compose(text)
+        document = compose_yaml(text)
     except yaml.YAMLError:
         document = None
     try:
-        data = json.loads(text, object_pairs_hook=_no_repeats)
+        data = decode_json(text, object_pairs_hook=_no_repeats)
     except json.JSONDecodeError as exc:
         raise InputError(name, exc.lineno, None, f"not valid JSON: {exc.msg} (column {exc.colno})") from exc
     except _RepeatedKey as exc:
-        _refuse_repeats(name, document)  # with its lines, when there are nodes to tell them
+        refuse_repeats(name, document)  # with its lines, when there are nodes to tell them
         raise InputError(name, None, exc.key, f"the key {exc.key!r} is given twice") from exc
+    except UnreadableJSON as exc:
+        raise InputError(name, None, exc.field, exc.problem) from None
     return data, document
 
 
-def _refuse_repeats(name: str, document: yaml.Node | None) -> None:
-    if (repeated := _repeated_key(document)) is not None:
-        key, first, again = repeated
-        raise InputError(name, again, key, f"the key {key!r} is given twice (first on line {first})")
+class UnreadableJSON(ValueError):
+    """Valid JSON that is refused where it is read, with the field it is in when that is known.
+
+    Each kind is refused at the reader rather than failing later, in the output or halfway
+    through a run: strings that are not text (`UnpairedSurrogate`), lists and objects nested more
+    than `MAX_DEPTH` deep (nothing reading them could then run out of stack), and integers too
+    long for Python to read.
+    """
+
+    def __init__(self, field: str | None, value: Any, problem: str) -> None:
+        self.field = field
+        self.value = value
+        """What was decoded (None when nothing could be)."""
+        self.problem = problem
+        """What is wrong, in words."""
+        super().__init__(f"{field}: {problem}" if field else problem)
 
 
-def _repeated_key(node: yaml.Node | None) -> tuple[str, int, int] | None:
-    """The first key a mapping in ``node`` repeats, the line it was first given on, and the repeat's."""
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key, value in node.value:
-            if isinstance(key, yaml.ScalarNode):
-                line = key.start_mark.line + 1
-                if key.value in seen:
-                    return key.value, seen[key.value], line
-                seen[key.value] = line
-            if (found := _repeated_key(value)) is not None:
-                return found
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            if (found := _repeated_key(item)) is not None:
-                return found
-    return None
-
-
-class UnpairedSurrogate(ValueError):
+class UnpairedSurrogate(UnreadableJSON):
     """JSON that decodes to a string holding half of a character (an escape such as ``\\ud83d`` alone).
 
     Valid JSON syntax, but not text: it cannot be written out as UTF-8, so it is refused where it is
@@ -114,35 +105,62 @@ class UnpairedSurrogate(ValueError):
     """
 
     def __init__(self, field: str | None, value: Any) -> None:
-        self.field = field
-        self.value = value
-        """What was decoded."""
-        self.problem = (
+        problem = (
             "holds half of a character (an unpaired surrogate escape such as \\ud83d, "
             "often an emoji cut in two), which is not text"
         )
-        super().__init__(f"{field or 'the value'} {self.problem}")
+        super().__init__(field, value, problem)
 
 
-def decode_json(text: str, *, text_only: bool = True) -> Any:
-    """``json.loads(text)``, refusing strings that are not text (unless not ``text_only``).
+def decode_json(
+    text: str,
+    *,
+    checked: bool = True,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> Any:
+    """``json.loads(text)``, refusing what `UnreadableJSON` names.
 
-    A final line break is left out, so that a fault at the end (a line or file cut short) is
-    reported at the end of the last line, not at column 1 of the one after it.
+    Without ``checked``, only what the decoder itself cannot read (nesting past its own limit, an
+    integer of thousands of digits) is refused: the caller checks the parts it reads with
+    `check_value`, so that one bad part fails alone. A final line break is left out, so that a
+    fault at the end (a line or file cut short) is reported at the end of the last line, not at
+    column 1 of the one after it.
 
     Raises:
         json.JSONDecodeError: ``text`` is not JSON.
-        UnpairedSurrogate: A string in it holds half of a character; its ``field`` says where.
+        UnreadableJSON: A value in it is refused (`UnpairedSurrogate`: a string holding half of a
+            character); its ``field`` says where, when that is known.
     """
-    value = json.loads(text.rstrip("\r\n"))
-    if text_only and _SURROGATE_ESCAPE.search(text) is not None:
-        check_text(value)
+    text = text.rstrip("\r\n")
+    try:
+        value = json.loads(text, object_pairs_hook=object_pairs_hook)
+    except RecursionError:  # nested deeper than the decoder goes (about a thousand levels)
+        raise UnreadableJSON(None, None, deep_problem()) from None
+    except ValueError as exc:
+        if type(exc) is not ValueError:  # not JSON, or the hook's own error: the caller's to report
+            raise
+        raise UnreadableJSON(None, None, value_problem(exc)) from None
+    if checked:
+        check_value(value, text)
     return value
 
 
-def check_text(value: Any) -> None:
-    """Raise `UnpairedSurrogate` if a string in a decoded JSON ``value`` (keys included) is not text."""
-    if (where := _unpaired(value, "")) is not None:
+def check_value(value: Any, text: str | None = None) -> None:
+    """Raise `UnreadableJSON` if a decoded JSON ``value`` nests more than `MAX_DEPTH` deep, or
+    `UnpairedSurrogate` if a string in it (keys included) is not text.
+
+    ``text``, the JSON it was decoded from, lets the walks be skipped when it cannot hold either.
+    """
+    if (text is None or text.count("[") + text.count("{") > MAX_DEPTH) and too_deep(value):
+        deep = (
+            [str(k) for k, v in value.items() if too_deep(v, MAX_DEPTH - 1)]
+            if isinstance(value, dict)
+            else []
+        )
+        raise UnreadableJSON(deep[0] if deep else None, value, deep_problem())
+    if (text is None or _SURROGATE_ESCAPE.search(text) is not None) and (
+        where := _unpaired(value, "")
+    ) is not None:
         raise UnpairedSurrogate(where or None, value)
 
 
@@ -165,24 +183,19 @@ def _unpaired(value: Any, where: str) -> str | None:
     return None
 
 
-def read_json(path: Path, *, text_only: bool = True) -> Any:
+def read_json(path: Path, *, checked: bool = True) -> Any:
     """A whole JSON file; a broken file raises `InputError` with the line of the problem.
 
-    With ``text_only`` a string that is not text (see `UnpairedSurrogate`) fails the whole file;
-    without, the caller checks the parts it reads with `check_text`.
+    With ``checked`` a value refused (see `UnreadableJSON`) fails the whole file; without, the
+    caller checks the parts it reads with `check_value`.
     """
+    text = read_text(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(str(path), None, None, f"not UTF-8 text ({exc.reason})") from exc
-    try:
-        return decode_json(text, text_only=text_only)
+        return decode_json(text, checked=checked)
     except json.JSONDecodeError as exc:
         problem = f"not valid JSON: {exc.msg} (column {exc.colno})"
         raise InputError(str(path), exc.lineno, None, problem) from exc
-    except UnpairedSurrogate as exc:
+    except UnreadableJSON as exc:
         raise InputError(str(path), None, exc.field, exc.problem) from None
 
 
@@ -195,23 +208,33 @@ def read_json_object(path: Path) -> dict[str, Any]:
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for each non-blank line of a JSONL file."""
+    """``(line number, object)`` for each non-blank line of a JSONL file (a leading BOM left out).
+
+    Raises:
+        InputError: The file cannot be read, or a line is not UTF-8, not JSON, refused (see
+            `UnreadableJSON`) or not an object; names the line.
+    """
+    name = str(path)
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
+        raise InputError(name, None, None, f"cannot open: {exc.strerror or exc}") from exc
     with handle:
-        for line_no, line in enumerate(handle, start=1):
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise not_utf8(name, exc, first_line=line_no) from None
             if not line.strip():
                 continue
             try:
                 record = decode_json(line)
             except json.JSONDecodeError as exc:
-                raise InputError(str(path), line_no, None, f"not valid JSON: {exc.msg}") from exc
-            except UnpairedSurrogate as exc:
-                raise InputError(str(path), line_no, exc.field, exc.problem) from None
+                raise InputError(name, line_no, None, f"not valid JSON: {exc.msg}") from exc
+            except UnreadableJSON as exc:
+                raise InputError(name, line_no, exc.field, exc.problem) from None
             if not isinstance(record, dict):
-                raise InputError(str(path), line_no, None, "expected a JSON object")
+                raise InputError(name, line_no, None, "expected a JSON object")
             yield line_no, record
 
 
@@ -300,7 +323,7 @@ def item_line(path: Path, position: int) -> int | None:
         return match.end() if match else at
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # as read_json reads it: a byte-order mark left out
         decoder = json.JSONDecoder()
         at = past_space(0)
         if text[at : at + 1] not in ("[", "{"):
@@ -317,7 +340,7 @@ def item_line(path: Path, position: int) -> int | None:
             at = past_space(at)
             if text[at : at + 1] != ",":
                 return None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return None
 

@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from faceteval.core import Instance
-from faceteval.datasets._files import UnpairedSurrogate, check_text, decode_json, read_json
+from faceteval.datasets._files import UnreadableJSON, check_value, decode_json, read_json
 from faceteval.datasets._jsonl import _describe, read_instances
 from faceteval.errors import ConfigError, InputError
 
@@ -413,7 +413,7 @@ def _jsonl_records(name: str) -> Iterator[tuple[int, dict[str, Any] | InputError
             problem = f"not valid JSON: {exc.msg} (column {exc.colno})"
             yield line_no, InputError(name, line_no, None, problem)
             continue
-        except UnpairedSurrogate as exc:
+        except UnreadableJSON as exc:
             yield line_no, InputError(name, line_no, exc.field, exc.problem)
             continue
         if not isinstance(record, dict):
@@ -424,13 +424,13 @@ def _jsonl_records(name: str) -> Iterator[tuple[int, dict[str, Any] | InputError
 
 
 def _array_records(name: str) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    data = read_json(Path(name), text_only=False)  # checked record by record: one bad one fails alone
+    data = read_json(Path(name), checked=False)  # checked record by record: one bad one fails alone
     if not isinstance(data, list):
         raise InputError(name, None, None, f"expected a JSON array of objects, got {type(data).__name__}")
     for position, record in enumerate(data, start=1):
         try:
-            check_text(record)
-        except UnpairedSurrogate as exc:
+            check_value(record)
+        except UnreadableJSON as exc:
             yield position, InputError(name, position, exc.field, f"record {position}: {exc.problem}")
             continue
         if isinstance(record, dict):
@@ -463,8 +463,8 @@ def _peek(name: str) -> Literal["array"] | dict[str, Any] | None:
                 if text.startswith("["):
                     return "array"
                 try:
-                    record = json.loads(text) if text else None
-                except json.JSONDecodeError:
+                    record = decode_json(text, checked=False) if text else None
+                except ValueError:  # not JSON, or not JSON we read: its own line says so later
                     continue
                 if isinstance(record, dict):
                     return record
@@ -561,9 +561,11 @@ def _as_list(column: str, value: Any, *, cells: bool) -> list[Any]:
     """A list value; a CSV cell holding a JSON list is parsed, and a single text is a list of one."""
     if cells and isinstance(value, str) and value.lstrip().startswith("["):
         try:
-            value = json.loads(value)
+            value = decode_json(value)
         except json.JSONDecodeError:
             return [value]
+        except UnreadableJSON as exc:
+            raise _Problem(column, exc.problem) from None
     if isinstance(value, list):
         return value
     if isinstance(value, str):
@@ -628,9 +630,11 @@ def _scores(columns: Mapping[str, str], row: Mapping[str, Any], *, cells: bool) 
             continue
         if cells and isinstance(value, str) and value.strip():
             try:
-                value = json.loads(value)
+                value = decode_json(value)
             except json.JSONDecodeError as exc:
                 raise _Problem(column, f"not a JSON object of scores: {exc.msg}") from None
+            except UnreadableJSON as exc:
+                raise _Problem(column, exc.problem) from None
         if value is None or value == "":
             continue
         if not isinstance(value, dict):

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from faceteval.core import Instance, Judgment
-from faceteval.datasets._files import UnpairedSurrogate, decode_json
+from faceteval.datasets._files import UnreadableJSON, decode_json
 from faceteval.errors import InputError
 
 MAX_PROBLEMS_PER_LINE = 3
@@ -113,7 +113,7 @@ def _read_line(
         record = decode_json(line)
     except json.JSONDecodeError as exc:
         return InputError(path, line_no, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
-    except UnpairedSurrogate as exc:
+    except UnreadableJSON as exc:
         known = isinstance(exc.value, dict) and exc.field != "id"
         return InputError(
             path, line_no, exc.field, exc.problem, record_id=_record_id(exc.value) if known else None
@@ -189,19 +189,17 @@ def _describe(error: ValidationError) -> tuple[str | None, str]:
 def read_judgments(path: str | Path) -> Iterator[Judgment]:
     """Judgments from a Judgment JSONL file (what ``faceteval judge`` writes), streamed.
 
-    Raises:
-        InputError: A line is not a judgment; the error names the file, line and field.
-    """
-    for _, judgment in numbered_judgments(path):
-        yield judgment
-
-
-def numbered_judgments(path: str | Path) -> Iterator[tuple[int, Judgment]]:
-    """`read_judgments`, each judgment with its line number (from 1).
+    A score must be a finite number: NaN or infinity (which Python's JSON writes, and no JSON
+    reader should) is refused, as is a line nesting too deep (see `UnreadableJSON`).
 
     Raises:
         InputError: A line is not a judgment; the error names the file, line and field.
     """
+    return (judgment for _, judgment in read_numbered_judgments(path))
+
+
+def read_numbered_judgments(path: str | Path) -> Iterator[tuple[int, Judgment]]:
+    """``(line number, judgment)`` for each judgment of a Judgment JSONL file, as `read_judgments`."""
     name = str(path)
     for line_no, line in _lines(name):
         if isinstance(line, UnicodeDecodeError):
@@ -209,9 +207,14 @@ def numbered_judgments(path: str | Path) -> Iterator[tuple[int, Judgment]]:
         if not line.strip():
             continue
         try:
-            yield line_no, Judgment.model_validate_json(line)
+            record = decode_json(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(name, line_no, None, f"not valid JSON: {exc.msg} (column {exc.colno})") from exc
+        except UnreadableJSON as exc:
+            raise InputError(name, line_no, exc.field, exc.problem) from None
+        try:
+            judgment = Judgment.model_validate(record)
         except ValidationError as exc:
-            if exc.errors()[0]["type"] == "json_invalid":
-                raise InputError(name, line_no, None, "not valid JSON") from exc
             field, problem = _describe(exc)
             raise InputError(name, line_no, field, problem) from exc
+        yield line_no, judgment

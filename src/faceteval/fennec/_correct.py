@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from faceteval._runner import (
     FailureStreak,
@@ -51,6 +51,7 @@ from faceteval._runner import (
 from faceteval.aggregation import weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance, Judgment, TraceEntry, Usage
 from faceteval.datasets import judged_instances
+from faceteval.datasets._jsonl import read_numbered_judgments
 from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import InputError, ParseError, ProviderError
 from faceteval.llm import LLM, Message
@@ -391,27 +392,9 @@ def read_correctable(judgments_path: Path, instances: Mapping[str, Instance]) ->
             per-response explanations, or one of an instance not in ``instances`` (file and line named).
     """
     name = str(judgments_path)
-    for line, judgment in _numbered_judgments(judgments_path):
+    for line, judgment in read_numbered_judgments(judgments_path):
         _check(name, line, judgment, instances)
         yield Correctable(judgment.model_copy(update={"trace": []}), instances.get(judgment.id), line)
-
-
-def _numbered_judgments(path: Path) -> Iterator[tuple[int, Judgment]]:
-    name = str(path)
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(name, None, None, f"cannot open: {exc.strerror or exc}") from exc
-    with handle:
-        for line, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                yield line, Judgment.model_validate_json(text)
-            except ValidationError as exc:
-                problem = exc.errors(include_url=False)[0]
-                where = ".".join(str(part) for part in problem["loc"]) or None
-                raise InputError(name, line, where, f"not a judgment: {problem['msg']}") from exc
 
 
 def _check(path: str, line: int, judgment: Judgment, instances: Mapping[str, Instance]) -> None:

@@ -151,8 +151,10 @@ class Spend:
         self.output_tokens += output_tokens
         if cost_usd is None:
             self.cost_known = False
-        else:
-            self.cost_usd += cost_usd
+        elif math.isfinite(total := self.cost_usd + cost_usd):
+            self.cost_usd = total
+        else:  # past the largest float: no cost can be stated
+            self.cost_known = False
 
     def _count(self, exchange: Exchange) -> None:
         completion = exchange.completion
@@ -422,7 +424,13 @@ class LLM:
 
     def _cost(self, completion: Completion) -> float | None:
         price = self.prices.lookup(str(self.spec))
-        return None if price is None else price.cost(completion.input_tokens, completion.output_tokens)
+        if price is None:
+            return None
+        try:
+            return price.cost(completion.input_tokens, completion.output_tokens)
+        except OverflowError as exc:  # said, and counted as unknown: never written as infinity
+            logger.warning("%s: %s; counted as of unknown cost", self.spec, exc)
+            return None
 
     async def aclose(self) -> None:
         """Close the provider's connections in the running event loop."""

@@ -10,9 +10,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from faceteval._documents import load_yaml, read_yaml
 from faceteval.errors import ConfigError
+
+MAX_PRICE = 1_000_000.0
+"""The largest price taken, in USD per million tokens (a dollar a token): a larger one is a mistake,
+and one large enough would make costs overflow to infinity."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,8 +26,20 @@ class Price:
     output: float
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """The cost of one exchange in USD."""
-        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+        """The cost of one exchange in USD.
+
+        Raises:
+            OverflowError: The cost is too large to count (token counts past any real reply's).
+        """
+        try:
+            cost = (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+        except OverflowError:  # a token count too large to be a float at all
+            cost = math.inf
+        if not math.isfinite(cost):
+            raise OverflowError(
+                "the cost of this exchange is too large to count: its token counts are past any real reply's"
+            )
+        return cost
 
 
 _DATED = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest)$")
@@ -52,7 +67,7 @@ class PriceTable:
     def default(cls) -> PriceTable:
         """The table shipped with faceteval."""
         text = resources.files("faceteval.llm").joinpath("prices.yaml").read_text(encoding="utf-8")
-        return cls(_parse(yaml.safe_load(text), "the built-in price table"))
+        return cls(_parse(load_yaml(text, "the built-in price table")[0], "the built-in price table"))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, source: str) -> PriceTable:
@@ -61,11 +76,13 @@ class PriceTable:
 
     @classmethod
     def from_file(cls, path: str | Path) -> PriceTable:
-        """A table from a YAML or JSON file in the format of the built-in one."""
-        try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"cannot read the price table {path}: {exc}") from exc
+        """A table from a YAML or JSON file in the format of the built-in one.
+
+        Raises:
+            InputError: The file cannot be read as YAML (not UTF-8, an alias, a key given twice...).
+            ConfigError: An entry is not a price (not finite, negative, or above `MAX_PRICE`).
+        """
+        data, _ = read_yaml(path)
         return cls(_parse(data, str(path)))
 
     def extended(self, other: PriceTable) -> PriceTable:
@@ -110,5 +127,10 @@ def _parse(data: Any, source: str) -> dict[str, Price]:
             raise ConfigError(f"{source}: {key}: prices must be numbers ({exc})") from exc
         if not (0 <= price.input < math.inf and 0 <= price.output < math.inf):
             raise ConfigError(f"{source}: {key}: prices must be finite and not negative, got {given!r}")
+        if max(price.input, price.output) > MAX_PRICE:
+            raise ConfigError(
+                f"{source}: {key}: prices are USD per million tokens, at most {MAX_PRICE:,.0f} "
+                f"(a dollar a token), got {given!r}"
+            )
         prices[str(key)] = price
     return prices

@@ -33,7 +33,7 @@ def write_judgments(out: Path, judgments: Iterable[Judgment]) -> Path:
 
 def write_summary(out: Path, summary: dict[str, Any]) -> Path:
     path = out / SUMMARY
-    _atomic_write(path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    _atomic_write(path, json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return path
 
 

@@ -55,8 +55,10 @@ def read_summary(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InputError(str(path), None, None, "no such file; run `faceteval meta-eval` first") from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # not UTF-8, not JSON, an integer of thousands of digits
         raise InputError(str(path), None, None, f"cannot be read as JSON ({exc})") from exc
+    except RecursionError:
+        raise InputError(str(path), None, None, "cannot be read as JSON (nested too deep)") from None
     if not isinstance(data, dict):
         raise InputError(str(path), None, None, f"expected a JSON object, found {type(data).__name__}")
     return data

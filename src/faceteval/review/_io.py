@@ -10,7 +10,7 @@ from typing import Any
 from faceteval._text import first_few
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import judged_input, judged_instances, run_record
-from faceteval.datasets._jsonl import numbered_judgments
+from faceteval.datasets._jsonl import read_numbered_judgments
 from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
@@ -151,7 +151,7 @@ def _judgments(path: Path) -> list[Judgment]:
     """The judgments of ``path``: at least one ok, and no id twice (the lines of each repeat named)."""
     lines: dict[str, list[int]] = {}
     judgments = []
-    for line_no, judgment in numbered_judgments(path):
+    for line_no, judgment in read_numbered_judgments(path):
         lines.setdefault(judgment.id, []).append(line_no)
         judgments.append(judgment)
     if not judgments:
