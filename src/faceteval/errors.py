@@ -11,9 +11,12 @@ FacetevalError
 │   ├── BadRequestError         the request was refused (unknown model, too long); never retried
 │   ├── RateLimitError          429; retried, honouring ``retry_after``
 │   ├── ProviderTimeout         no reply within the per-call timeout; retried
-│   ├── ProviderConnectionError the server could not be reached; retried
+│   ├── ProviderConnectionError the server could not be reached, or closed the connection mid-reply; retried
+│   │   └── ProviderUnreachableError  no connection could be made and no call has succeeded yet (a wrong
+│   │                               URL or port, a server not started); stops the run
 │   ├── ProviderServerError     5xx; retried
 │   └── BadResponseError        a reply that is not a completion (non-JSON, no choices); retried
+│       └── ReplyTooLargeError  a reply body over the size limit (``max_reply_bytes``); retried once
 ├── ParseError                  an LLM reply that could not be read, even after one re-ask
 └── StoreError                  the response cache or run store could not be used
 ```
@@ -37,7 +40,9 @@ __all__ = [
     "ProviderError",
     "ProviderServerError",
     "ProviderTimeout",
+    "ProviderUnreachableError",
     "RateLimitError",
+    "ReplyTooLargeError",
     "StoreError",
 ]
 
@@ -97,10 +102,13 @@ class ProviderError(FacetevalError):
 
     Attributes:
         retryable: Whether another attempt may succeed.
+        retry_limit: The most retries worth making, whatever the retry policy allows (None: no limit
+            of its own).
         attempts: How many attempts were made before giving up (set by the LLM wrapper).
     """
 
     retryable: bool = False
+    retry_limit: int | None = None
     attempts: int = 1
 
 
@@ -133,9 +141,32 @@ class ProviderTimeout(ProviderError):
 
 
 class ProviderConnectionError(ProviderError):
-    """The server could not be reached."""
+    """The server could not be reached, or closed the connection before the reply was complete.
+
+    Attributes:
+        connected: False when no connection could be made at all (refused, an unknown host): the
+            server is not there, rather than gone for a moment.
+    """
 
     retryable = True
+
+    def __init__(self, message: str, *, connected: bool = True) -> None:
+        self.connected = connected
+        super().__init__(message)
+
+
+class ProviderUnreachableError(ProviderConnectionError):
+    """No connection could be made to the server, and no call to it has succeeded yet.
+
+    A wrong URL or port, or a server not started: the LLM wrapper retries such a call once, then
+    raises this, and a run stops at it as it stops at refused credentials. Once a call has
+    succeeded, a refused connection is a server restarting, and is retried as usual.
+    """
+
+    retryable = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, connected=False)
 
 
 class ProviderServerError(ProviderError):
@@ -158,6 +189,16 @@ class BadResponseError(ProviderError):
     """The server answered, but not with a usable completion (a non-JSON body, no choices)."""
 
     retryable = True
+
+
+class ReplyTooLargeError(BadResponseError):
+    """A reply body was larger than the limit (``max_reply_bytes``; ``--max-reply-bytes``).
+
+    Its reading stopped at the limit (at once when its Content-Length said so), and it is neither
+    kept nor cached. A server that ignores ``max_tokens`` will likely do it again: retried once at most.
+    """
+
+    retry_limit = 1
 
 
 class ParseError(FacetevalError):

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import signal
-import socket
 import sqlite3
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from faceteval._cli._app import cli
 from faceteval._cli._console import err_console
 from faceteval._heap import YOUNG_GENERATION
 from tests.support.files import read_jsonl, table_rows
-from tests.support.llm_server import LLMServer, Status
+from tests.support.llm_server import Disconnect, LLMServer, Status
 from tests.support.processes import run_to_end, start, wait_for_lines
 from tests.support.rule_judge import RuleJudge
 
@@ -568,24 +567,21 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
 
 def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
     pairs = [{"id": str(i), "query": f"Q{i}", "candidates": ["a", "b"]} for i in range(25)]
-    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     out = tmp_path / "o.jsonl"
-    result = invoke(
-        write_pairs(tmp_path / "p.jsonl", pairs),
-        "--method",
-        "direct",
-        "--model",
-        "openai:judge",
-        "--base-url",
-        f"http://127.0.0.1:{port}/v1",
-        "--retries",
-        "1",
-        "--no-cache",
-        "--out",
-        out,
-    )
+    with LLMServer(lambda body: Disconnect()) as server:  # every connection closed before a reply
+        result = invoke(
+            write_pairs(tmp_path / "p.jsonl", pairs),
+            "--method",
+            "direct",
+            *local(server),
+            "--timeout",
+            "30",
+            "--retries",
+            "1",
+            "--no-cache",
+            "--out",
+            out,
+        )
     assert result.exit_code == 1
     assert "stopped after 10 instances in a row failed" in result.output
     # Every call that was made is counted, those of instances the stop left unwritten too: a call
@@ -597,7 +593,12 @@ def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
     assert "(and 9 more): ProviderConnectionError" in result.output
     judgments = read_jsonl(out)
     assert [j["status"] for j in judgments] == ["error"] * 10
-    assert judgments[0]["trace"][0]["error"].startswith("ProviderConnectionError")
+    # named as what it is: not "did not answer in time", which a dropped connection once read as
+    assert judgments[0]["trace"][0]["error"].startswith(
+        f"ProviderConnectionError: the connection to openai at {server.base_url} (model 'judge') "
+        "was closed before the reply was complete"
+    )
+    assert "in time" not in result.output
     assert judgments[0]["trace"][0]["attempts"] == 2
     assert json.loads((tmp_path / "o.run.json").read_text())["stopped_by"].startswith("stopped after 10")
 

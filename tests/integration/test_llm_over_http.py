@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
 
 from faceteval import DnA, Instance, judge
-from faceteval.errors import BadResponseError, ProviderServerError
+from faceteval.errors import (
+    BadResponseError,
+    ProviderConnectionError,
+    ProviderServerError,
+    ProviderUnreachableError,
+    ReplyTooLargeError,
+)
 from faceteval.llm import LLM, RetryPolicy, user
 from faceteval.store import SQLiteCache
-from tests.support.llm_server import Disconnect, EmptyChoices, Hang, LLMServer, RawBody, Reply, Status
+from tests.support.llm_server import (
+    Disconnect,
+    EmptyChoices,
+    Hang,
+    HugeBody,
+    LLMServer,
+    RawBody,
+    Reply,
+    Status,
+)
 from tests.support.rule_judge import RuleJudge
 
 pytestmark = pytest.mark.anyio
 FAST = RetryPolicy(max_retries=6, initial_delay=0.01, max_delay=0.05)
+MB = 1_000_000
 
 
 def llm_for(server: LLMServer, **options: object) -> LLM:
@@ -108,3 +125,48 @@ def test_dna_over_http_then_again_from_cache(tmp_path: Path) -> None:
         assert len(server.requests) == made == 2 * 2 + 2 * 3
     assert [j.verdict for j in first] == [j.verdict for j in second] == [1, 1, 1, 1]
     assert all(j.usage.cached_calls == j.usage.calls for j in second)
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "worker-processes"])
+async def test_a_reply_over_the_limit_is_retried_once_and_never_cached(
+    llm_server: LLMServer, tmp_path: Path, workers: int
+) -> None:
+    llm_server.enqueue(HugeBody(60 * MB), HugeBody(60 * MB, content_length=True), Reply("8 6\nfine"))
+    with SQLiteCache(tmp_path / "c.sqlite") as cache:
+        llm = llm_for(llm_server, retry=FAST, cache=cache, workers=workers)
+        try:
+            with pytest.raises(ReplyTooLargeError, match="--max-reply-bytes") as caught:
+                await llm.generate([user("rate these")])
+            assert caught.value.attempts == 2  # once more, not the policy's six times
+            assert len(llm_server.requests) == 2 and len(cache) == 0
+            assert (await llm.generate([user("rate these")])).completion.text == "8 6\nfine"
+        finally:
+            await llm.aclose()
+            llm.close()
+        assert len(cache) == 1
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "worker-processes"])
+async def test_a_refused_connection_stops_at_once_until_a_call_has_succeeded(workers: int) -> None:
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    llm = LLM.from_spec("openai:judge", base_url=url, env={}, retry=FAST, workers=workers)
+    try:
+        # A wrong port, or a server not started: one quick retry, then an error that stops a run.
+        with pytest.raises(ProviderUnreachableError) as caught:
+            await llm.generate([user("first")])
+        assert str(caught.value) == f"cannot connect to {url}: connection refused; is the server running?"
+        assert caught.value.attempts == 2 and not caught.value.retryable
+        # Once the server has answered, a refused connection is a server restarting: retried as usual.
+        with LLMServer(port=port) as server:
+            assert (await llm.generate([user("second")])).completion.text == "OK"
+            server.stop()
+            with pytest.raises(ProviderConnectionError) as later:
+                await llm.generate([user("third")])
+        assert type(later.value) is ProviderConnectionError and later.value.retryable
+        assert later.value.attempts == FAST.max_retries + 1
+    finally:
+        await llm.aclose()
+        llm.close()

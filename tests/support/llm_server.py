@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, Literal
@@ -39,7 +39,7 @@ from typing import Any, Literal
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -49,6 +49,7 @@ __all__ = [
     "Disconnect",
     "EmptyChoices",
     "Hang",
+    "HugeBody",
     "LLMServer",
     "RawBody",
     "RecordedRequest",
@@ -93,11 +94,12 @@ class Hang:
 
 @dataclass(frozen=True, slots=True)
 class RawBody:
-    """A body sent verbatim, such as the HTML error page of a proxy."""
+    """A body sent verbatim, such as the HTML error page of a proxy, with any headers."""
 
-    body: str
+    body: str | bytes
     content_type: str = "text/html"
     status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +109,25 @@ class EmptyChoices:
 
 @dataclass(frozen=True, slots=True)
 class Disconnect:
-    """Close the connection without sending any response."""
+    """Close the connection: without sending any response, or with ``after`` bytes of a normal reply sent
+    (its status, headers with the whole reply's Content-Length, and the start of its body)."""
+
+    after: int | None = None
 
 
-Behaviour = Reply | Status | Hang | RawBody | EmptyChoices | Disconnect
+@dataclass(frozen=True, slots=True)
+class HugeBody:
+    """A 200 reply of about ``size`` bytes: a well-formed completion whose text is that long, as a server
+    that ignores ``max_tokens`` sends. It is sent in 64 KiB chunks (chunked transfer encoding), or with
+    its Content-Length when ``content_length``; ``pause`` seconds pass between the headers and the body.
+    The body is made as it is sent, so the server's memory stays small however large it is."""
+
+    size: int
+    content_length: bool = False
+    pause: float = 0.0
+
+
+Behaviour = Reply | Status | Hang | RawBody | EmptyChoices | Disconnect | HugeBody
 Responder = Callable[[dict[str, Any]], "str | Behaviour"]
 
 
@@ -369,9 +386,13 @@ class _Endpoint:
         if response is None:
             scope[_DROP_KEY] = True
             return
+        if isinstance(response, _Partial):
+            await response.send_part(send)
+            scope[_DROP_KEY] = True
+            return
         await response(scope, receive, send)
 
-    async def _respond(self, behaviour: Behaviour | None, body: Any) -> Response | None:
+    async def _respond(self, behaviour: Behaviour | None, body: Any) -> Response | _Partial | None:
         await self._server._sleep(self._server.latency)
         if self._api is None:
             return JSONResponse(_error_body("openai", 404, "no such endpoint"), status_code=404)
@@ -381,6 +402,8 @@ class _Endpoint:
         if isinstance(behaviour, Hang):
             await self._server._sleep(behaviour.seconds)
             behaviour = self._ask(fields)
+        if isinstance(behaviour, HugeBody):
+            return _huge(self._api, behaviour, fields, self._server._sleep)
         return _render(self._api, behaviour, fields)
 
     def _ask(self, body: dict[str, Any]) -> Behaviour:
@@ -388,7 +411,7 @@ class _Endpoint:
         return Reply(answer) if isinstance(answer, str) else answer
 
 
-def _render(api: Api, behaviour: Behaviour, body: dict[str, Any]) -> Response | None:
+def _render(api: Api, behaviour: Behaviour, body: dict[str, Any]) -> Response | _Partial | None:
     if isinstance(behaviour, Reply):
         payload = _openai_reply(behaviour, body) if api == "openai" else _anthropic_reply(behaviour, body)
         return JSONResponse(payload)
@@ -399,15 +422,63 @@ def _render(api: Api, behaviour: Behaviour, body: dict[str, Any]) -> Response | 
         error = _error_body(api, behaviour.code) if behaviour.body is None else behaviour.body
         return JSONResponse(error, behaviour.code, headers)
     if isinstance(behaviour, RawBody):
-        return Response(behaviour.body, behaviour.status, media_type=behaviour.content_type)
+        return Response(
+            behaviour.body, behaviour.status, dict(behaviour.headers), media_type=behaviour.content_type
+        )
     if isinstance(behaviour, EmptyChoices):
         payload = _openai_reply(Reply(""), body) if api == "openai" else _anthropic_reply(Reply(""), body)
         payload["choices" if api == "openai" else "content"] = []
         return JSONResponse(payload)
     if isinstance(behaviour, Disconnect):
-        return None
+        if behaviour.after is None:
+            return None
+        whole = _render(api, Reply(DEFAULT_REPLY), body)
+        assert isinstance(whole, Response)
+        return _Partial(whole, behaviour.after)
     # A Hang right after a Hang: answer with the default text rather than hang again.
     return _render(api, Reply(DEFAULT_REPLY), body)
+
+
+@dataclass(frozen=True, slots=True)
+class _Partial:
+    """The status, headers and first ``after`` bytes of ``response``; then the connection is dropped."""
+
+    response: Response
+    after: int
+
+    async def send_part(self, send: Send) -> None:
+        response = self.response
+        await send(
+            {"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers}
+        )
+        await send(
+            {"type": "http.response.body", "body": bytes(response.body[: self.after]), "more_body": True}
+        )
+
+
+_HUGE_CHUNK = 64 * 1024
+
+
+def _huge(
+    api: Api, huge: HugeBody, body: dict[str, Any], sleep: Callable[[float], Awaitable[None]]
+) -> Response:
+    """A completion whose text is ``x`` repeated, about ``huge.size`` bytes in all, made as it is sent."""
+    marker = "@@TEXT@@"
+    reply = _openai_reply(Reply(marker), body) if api == "openai" else _anthropic_reply(Reply(marker), body)
+    head, tail = (part.encode() for part in json.dumps(reply).split(marker))
+    text = max(huge.size - len(head) - len(tail), 0)
+    chunk = b"x" * _HUGE_CHUNK
+
+    async def parts() -> AsyncIterator[bytes]:
+        await sleep(huge.pause)
+        yield head
+        for start in range(0, text, _HUGE_CHUNK):
+            yield chunk[: min(_HUGE_CHUNK, text - start)]
+        yield tail
+
+    length = len(head) + text + len(tail)
+    headers = {"content-length": str(length)} if huge.content_length else None
+    return StreamingResponse(parts(), media_type="application/json", headers=headers)
 
 
 def _openai_reply(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from tests.support.llm_server import (
     Disconnect,
     EmptyChoices,
     Hang,
+    HugeBody,
     LLMServer,
     RawBody,
     Reply,
@@ -133,6 +134,33 @@ def test_disconnect_closes_the_connection_without_a_response(
     with pytest.raises(httpx2.RemoteProtocolError):
         post(http, llm_server)
     assert post(http, llm_server).status_code == 200
+
+
+def test_disconnect_after_some_bytes_sends_the_start_of_a_reply(
+    http: httpx2.Client, llm_server: LLMServer
+) -> None:
+    llm_server.enqueue(Disconnect(after=20))
+
+    with http.stream("POST", f"{llm_server.base_url}/chat/completions", json=CHAT) as response:
+        assert response.status_code == 200
+        assert int(response.headers["content-length"]) > 20
+        with pytest.raises(httpx2.RemoteProtocolError, match="without sending complete message body"):
+            response.read()
+    assert post(http, llm_server).status_code == 200
+
+
+@pytest.mark.parametrize("content_length", [False, True])
+def test_huge_body_is_a_completion_of_about_its_size(
+    http: httpx2.Client, llm_server: LLMServer, content_length: bool
+) -> None:
+    llm_server.enqueue(HugeBody(1_000_000, content_length=content_length))
+
+    response = post(http, llm_server)
+
+    assert ("content-length" in response.headers) is content_length
+    assert response.headers.get("transfer-encoding") == (None if content_length else "chunked")
+    assert len(response.content) == 1_000_000
+    assert set(response.json()["choices"][0]["message"]["content"]) == {"x"}
 
 
 def test_hang_delays_the_reply(http: httpx2.Client, llm_server: LLMServer) -> None:

@@ -12,7 +12,14 @@ import click
 from faceteval._cli._app import config_prices
 from faceteval._cli._run import RunRequest, default_cache_path
 from faceteval.datasets import DATA_DIR_ENV, load_criteria
-from faceteval.llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, GenerateConfig, PriceTable, RetryPolicy
+from faceteval.llm import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_REPLY_BYTES,
+    DEFAULT_TIMEOUT,
+    GenerateConfig,
+    PriceTable,
+    RetryPolicy,
+)
 from faceteval.methods import AGGREGATES, FENNEC_AGGREGATES, Method, create_method
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -104,6 +111,13 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         default=RetryPolicy().max_retries,
         show_default=True,
         help="Retries on 429 / 5xx / timeouts / connection errors.",
+    ),
+    "--max-reply-bytes": click.option(
+        "--max-reply-bytes",
+        type=click.IntRange(1),
+        default=DEFAULT_MAX_REPLY_BYTES,
+        show_default=True,
+        help="Largest reply body read from the server; a larger one fails its call (retried once).",
     ),
     "--temperature": click.option(
         "--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True
@@ -230,6 +244,7 @@ def build_request(
         workers=flags["workers"],
         timeout=flags["timeout"],
         retry=RetryPolicy(max_retries=flags["retries"]),
+        max_reply_bytes=flags["max_reply_bytes"],
         config=GenerateConfig(
             temperature=flags["temperature"], max_tokens=flags["max_tokens"], seed=flags["seed"]
         ),

@@ -34,7 +34,7 @@ from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances
 from faceteval.errors import ConfigError, FacetevalError, InputError
-from faceteval.llm import LLM, GenerateConfig, PriceTable, RetryPolicy, Spend
+from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy, Spend
 from faceteval.methods import Method
 from faceteval.prompts import load_template
 from faceteval.store import SQLiteCache
@@ -65,6 +65,7 @@ class RunRequest:
     trace: bool = True
     progress: bool = True
     workers: int = 0
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
 
 @dataclass(slots=True)
@@ -209,6 +210,7 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
         prices=request.prices,
         workers=request.workers,
         retry_unreadable=request.retry_unreadable,
+        max_reply_bytes=request.max_reply_bytes,
     )
     stack.callback(llm.close)
     return llm

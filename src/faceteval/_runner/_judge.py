@@ -315,7 +315,7 @@ async def _judge_order(
     try:
         outcome: OrderOutcome | FacetevalError = await method.judge_order(instance.permuted(order), ctx)
     except (ParseError, ProviderError, InstanceError) as exc:
-        if severity(exc) < 2:  # credentials refused: no instance can succeed
+        if severity(exc) < 2:  # credentials refused, server unreachable: no instance can succeed
             raise
         outcome = exc
     return order, outcome, ctx.trace

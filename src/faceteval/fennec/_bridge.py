@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from faceteval._runner import DEFAULT_ABORT_AFTER, FailureStreak, default_window, in_order, usage_of
 from faceteval.core import Criterion, TraceEntry, Usage
-from faceteval.errors import AuthenticationError, ParseError, ProviderError
+from faceteval.errors import AuthenticationError, ParseError, ProviderError, ProviderUnreachableError
 from faceteval.fennec._bridge_sources import SINGLE_LABELS, BridgeKind, BridgeSource
 from faceteval.llm import LLM, Message
 from faceteval.methods._context import JudgeContext, QueryMemo
@@ -317,6 +317,7 @@ async def bridge_one(source: BridgeSource, llm: LLM) -> BridgeRecord:
 
     Raises:
         AuthenticationError: The provider refused the credentials (no record can succeed).
+        ProviderUnreachableError: The server could not be reached (no record can succeed).
     """
     if source.problem is not None:
         return _record(source, [], status="skipped", failure=_Failure(source.problem))
@@ -337,7 +338,7 @@ async def bridge_one(source: BridgeSource, llm: LLM) -> BridgeRecord:
             failure=_Failure(str(exc), exc.stage, exc.raw),
         )
     except ProviderError as exc:
-        if isinstance(exc, AuthenticationError):
+        if isinstance(exc, AuthenticationError | ProviderUnreachableError):  # no record can succeed
             raise
         failure = _Failure(f"{type(exc).__name__}: {exc}", ctx.trace[-1].stage if ctx.trace else None)
         return _record(
@@ -399,6 +400,7 @@ async def bridge_each(
 
     Raises:
         AuthenticationError: The provider refused the credentials (no record can succeed).
+        ProviderUnreachableError: The server could not be reached (no record can succeed).
         RunAborted: ``abort_after`` records in a row failed with errors (0: never stop).
     """
     streak = FailureStreak(abort_after, "records", "The records finished so far are written")

@@ -556,7 +556,7 @@ async def _rewrite(
     try:
         text = await ctx.ask(messages, RewriteParser(), stage=CORRECTION_STAGE, sees_candidates=False)
     except (ParseError, ProviderError) as exc:
-        if severity(exc) < 2:  # credentials refused: no response can succeed
+        if severity(exc) < 2:  # credentials refused, server unreachable: no response can succeed
             raise
         return _failure(exc), ctx.trace
     return {"status": "corrected", "correction": text}, ctx.trace

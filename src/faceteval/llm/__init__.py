@@ -6,19 +6,13 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 """
 
 from faceteval.llm._cache import ResponseCache, cache_key
-from faceteval.llm._llm import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_RETRY,
-    DEFAULT_TIMEOUT,
-    LLM,
-    Exchange,
-    RetryPolicy,
-    Spend,
-)
+from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
+from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend
 from faceteval.llm._parser import Parser
 from faceteval.llm._pricing import Price, PriceTable
 from faceteval.llm._provider import Provider
 from faceteval.llm._registry import ModelSpec, create_provider
+from faceteval.llm._retry import DEFAULT_RETRY, RetryPolicy
 from faceteval.llm._scripted import ScriptedProvider
 from faceteval.llm._tokens import CHARS_PER_TOKEN, estimate_prompt_tokens, estimate_tokens
 from faceteval.llm._types import (
@@ -38,6 +32,7 @@ __all__ = [
     "CHARS_PER_TOKEN",
     "DEFAULT_CONCURRENCY",
     "DEFAULT_GENERATE_CONFIG",
+    "DEFAULT_MAX_REPLY_BYTES",
     "DEFAULT_RETRY",
     "DEFAULT_TIMEOUT",
     "LLM",

@@ -12,7 +12,9 @@ messages are sent as they are, with ``max_tokens``. Nothing else from `GenerateC
 
 Failures are mapped like the OpenAI adapter's: 429 → `RateLimitError`, 408 → `ProviderTimeout`, 5xx (and
 Anthropic's 529 "overloaded") → `ProviderServerError`, 401/403 → `AuthenticationError`, other 4xx →
-`BadRequestError`, timeouts → `ProviderTimeout`, refused or dropped connections → `ProviderConnectionError`.
+`BadRequestError`, timeouts → `ProviderTimeout`, refused connections and those closed before the reply
+was complete → `ProviderConnectionError`, a reply body over ``max_reply_bytes`` → `ReplyTooLargeError`
+(its reading stopped there; see `faceteval.llm._transport`).
 The SDK validates nothing by default: a 200 that is not JSON comes back as a ``str``, a JSON array as a
 ``list``, a body sent as ``application/json`` that does not parse raises a bare ``json.JSONDecodeError``,
 and a message without ``content`` comes back with ``content=None``; all of these are `BadResponseError`.
@@ -38,7 +40,16 @@ from faceteval.errors import (
     ProviderError,
     ProviderTimeout,
 )
-from faceteval.llm._http import PerLoopClient, check_base_url, snippet, status_error, token_count
+from faceteval.llm._http import (
+    DEFAULT_MAX_REPLY_BYTES,
+    PerLoopClient,
+    check_base_url,
+    check_max_reply_bytes,
+    snippet,
+    status_error,
+    token_count,
+)
+from faceteval.llm._transport import RefusedReply, ReplyLimit, connection_error, refused_reply
 from faceteval.llm._types import Completion, CompletionRequest
 
 if TYPE_CHECKING:
@@ -70,7 +81,8 @@ class AnthropicProvider:
         timeout: Seconds the SDK waits for a reply; the SDK's default when None. `faceteval.llm.LLM`
             enforces its own per-call timeout as well.
         http_client: An ``httpx2.AsyncClient`` to send requests with. The caller owns it: `aclose` closes
-            only a client the provider created.
+            only a client the provider created. The reply size limit is added to its event hooks.
+        max_reply_bytes: The most bytes of a reply body read; a larger reply is `ReplyTooLargeError`.
     """
 
     def __init__(
@@ -80,15 +92,20 @@ class AnthropicProvider:
         base_url: str | None = None,
         timeout: float | None = None,
         http_client: httpx2.AsyncClient | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self._base_url = base = check_base_url(base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        limit = ReplyLimit(check_max_reply_bytes(max_reply_bytes))
+        if http_client is not None:
+            limit.install(http_client)
         self._clients = PerLoopClient(
             lambda: anthropic.AsyncAnthropic(
                 api_key=api_key,  # explicit, so the SDK reads no credential from the environment
                 base_url=base,  # explicit, so the SDK does not read ANTHROPIC_BASE_URL itself
                 timeout=anthropic.NOT_GIVEN if timeout is None else timeout,
                 max_retries=0,
-                http_client=http_client,
+                # the SDK's own defaults, with the hooks
+                http_client=http_client or anthropic.DefaultAsyncHttpxClient(event_hooks=limit.hooks),
             ),
             owned=http_client is None,
         )
@@ -100,6 +117,7 @@ class AnthropicProvider:
         *,
         base_url: str | None = None,
         api_key: str | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> Self:
         """Build from arguments, falling back to ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` in ``env``.
 
@@ -107,6 +125,7 @@ class AnthropicProvider:
             env: Where variables are read from (the registry passes ``os.environ``).
             base_url: The API root; overrides ``ANTHROPIC_BASE_URL``.
             api_key: The key; overrides ``ANTHROPIC_API_KEY``.
+            max_reply_bytes: The most bytes of a reply body read.
 
         Raises:
             ConfigError: No key is given for the official API. Any other URL gets `LOCAL_API_KEY`.
@@ -121,7 +140,7 @@ class AnthropicProvider:
                     "Anthropic-compatible server"
                 )
             key = LOCAL_API_KEY
-        return cls(api_key=key, base_url=url)
+        return cls(api_key=key, base_url=url, max_reply_bytes=max_reply_bytes)
 
     @property
     def name(self) -> str:
@@ -153,8 +172,10 @@ class AnthropicProvider:
         where = f"anthropic at {self._base_url} (model {request.model!r})"
         try:
             reply: object = await self._clients.get().messages.create(**_params(request))
+        except RefusedReply as exc:
+            raise exc.error(where) from None
         except anthropic.APIError as exc:
-            raise _api_error(exc, where) from exc
+            raise _api_error(exc, self._base_url, where) from exc
         except anthropic.AnthropicError as exc:
             raise ProviderError(f"{where} failed: {exc}") from exc
         except ValueError as exc:  # json.JSONDecodeError from a body sent as JSON that is not
@@ -210,13 +231,17 @@ def _block_text(block: object) -> str | None:
     return text if getattr(block, "type", None) == "text" and isinstance(text, str) else None
 
 
-def _api_error(exc: anthropic.APIError, where: str) -> ProviderError:
+def _api_error(exc: anthropic.APIError, url: str, where: str) -> ProviderError:
+    if (refused := refused_reply(exc)) is not None:  # the SDK wraps what a hook raises
+        return refused.error(where)
+    if isinstance(exc, anthropic.APIConnectionError):  # APITimeoutError too
+        failed = connection_error(exc, url, where)
+        if failed is not None:
+            return failed
     if isinstance(exc, anthropic.APITimeoutError):
         return ProviderTimeout(f"{where} did not answer in time")
     if isinstance(exc, anthropic.APIConnectionError):
-        return ProviderConnectionError(
-            f"the connection to {where} failed: {exc.__cause__ or exc}; is the server running?"
-        )
+        return ProviderConnectionError(f"the connection to {where} failed: {exc.__cause__ or exc}")
     if isinstance(exc, anthropic.APIStatusError):
         return status_error(
             exc.status_code,

@@ -23,6 +23,14 @@ from faceteval.errors import (
 )
 
 SNIPPET_CHARS = 200
+DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
+"""The most bytes of a reply body read from a provider: 4 MiB.
+
+A judge's reply is a few KB of JSON (1,024 tokens of text are about 5 KB); even with the top 20
+log-probabilities of every token, the most an API sends, 1,024 tokens come to about 1.5 MB. 4 MiB
+leaves room for that and more, while 16 calls in flight hold at most 64 MiB of replies, where a
+server that ignores ``max_tokens`` could otherwise send hundreds of MB to each.
+"""
 
 
 class _Closable(Protocol):
@@ -89,6 +97,17 @@ def status_error(
     if status >= 400:
         return BadRequestError(detail)
     return BadResponseError(detail)
+
+
+def check_max_reply_bytes(value: object) -> int:
+    """``value`` if it is a whole number of bytes, at least 1.
+
+    Raises:
+        ConfigError: It is not.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"max_reply_bytes must be a whole number of bytes, at least 1, got {value!r}")
+    return value
 
 
 def check_base_url(url: str) -> str:

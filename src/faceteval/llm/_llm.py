@@ -5,8 +5,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-import math
-import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -16,9 +14,11 @@ import anyio
 from faceteval._settings import whole_number
 from faceteval.errors import ConfigError, ProviderError, ProviderTimeout
 from faceteval.llm._cache import ResponseCache, cache_key
+from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES, check_max_reply_bytes
 from faceteval.llm._pricing import PriceTable
 from faceteval.llm._provider import Provider
 from faceteval.llm._registry import ModelSpec, create_provider
+from faceteval.llm._retry import DEFAULT_RETRY, RetryPolicy, final_error
 from faceteval.llm._tokens import estimate_prompt_tokens, estimate_tokens
 from faceteval.llm._types import (
     DEFAULT_GENERATE_CONFIG,
@@ -38,40 +38,6 @@ DEFAULT_CONCURRENCY = 16
 DEFAULT_TIMEOUT = 120.0
 LOUD_WAIT = 10.0
 """Retry waits from this many seconds are logged as warnings (the command shows those), others as info."""
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """How the wrapper retries retryable provider errors (429, 5xx, timeouts, connection, bad bodies).
-
-    Waits are exponential with full jitter, between ``initial_delay`` and ``max_delay`` seconds; a
-    ``Retry-After`` from the server is honoured instead, plus up to 10% (``max_retry_after`` at most).
-    """
-
-    max_retries: int = 5
-    initial_delay: float = 1.0
-    max_delay: float = 60.0
-    max_retry_after: float = 600.0
-
-    def __post_init__(self) -> None:
-        if not whole_number(self.max_retries, 0):
-            raise ConfigError(f"max_retries must be a whole number >= 0, got {self.max_retries!r}")
-        for name in ("initial_delay", "max_delay", "max_retry_after"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
-                raise ConfigError(f"{name} must be a number of seconds >= 0, got {value!r}")
-
-    def delay(self, attempt: int, error: BaseException | None) -> float:
-        """Seconds to wait after failed ``attempt`` (1-based)."""
-        retry_after = getattr(error, "retry_after", None)
-        if isinstance(retry_after, int | float) and retry_after >= 0:
-            wait = min(float(retry_after), self.max_retry_after)
-            return min(wait + random.uniform(0, 0.1 * max(wait, 1)), self.max_retry_after)
-        ceiling = min(self.max_delay, self.initial_delay * 2 ** (attempt - 1))
-        return random.uniform(0, ceiling)
-
-
-DEFAULT_RETRY = RetryPolicy()
 
 
 def _as_text(completion: Completion) -> Completion:
@@ -207,6 +173,10 @@ class LLM:
     backoff, then stores the reply. With ``dry_run`` it never calls the provider: a cached reply is
     still used, anything else is answered by the caller's ``example`` with estimated tokens.
 
+    Two failures are retried once at most: a reply over the size limit (``max_reply_bytes`` of
+    `from_spec`), and, until a call has succeeded, a server that cannot be connected to (a wrong
+    URL or port, a server not started), which then raises `ProviderUnreachableError` to stop the run.
+
     With ``retry_unreadable``, a cached reply that the caller cannot read (a parse error of an
     earlier run) is not used: the request is asked again, once per run, and the new reply replaces
     it in the cache.
@@ -231,6 +201,9 @@ class LLM:
     _in_flight: dict[str, _InFlight] = field(init=False, repr=False, default_factory=dict)
     _asked: set[str] = field(init=False, repr=False, default_factory=set)
     """With ``retry_unreadable``: the requests asked in this run, whose cached replies are not asked again."""
+    _answered: bool = field(init=False, repr=False, default=False)
+    """Whether a call to the provider has succeeded: until one has, a server that refuses connections
+    is taken to be absent (`ProviderUnreachableError`), not restarting."""
 
     def __post_init__(self) -> None:
         if not whole_number(self.concurrency, 1):
@@ -260,6 +233,7 @@ class LLM:
         env: Mapping[str, str] | None = None,
         dry_run: bool = False,
         workers: int = 0,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         **options: Any,
     ) -> LLM:
         """Build from ``provider:model``, reading credentials from ``env`` (the process environment if None).
@@ -267,9 +241,11 @@ class LLM:
         A dry run needs no credentials: the provider is built with a placeholder key and never called.
         With ``workers`` > 0 the provider's calls run in that many worker processes (`WorkerPool`),
         for throughput beyond one core: this returns once they are ready (about a second), and
-        `close` stops them.
+        `close` stops them. A reply body larger than ``max_reply_bytes`` is abandoned as soon as it
+        passes that size, and the call fails with `ReplyTooLargeError`.
         """
         parsed = ModelSpec.parse(spec)
+        check_max_reply_bytes(max_reply_bytes)
         if dry_run and api_key is None:
             api_key = "dry-run"
         if workers < 0:
@@ -280,6 +256,7 @@ class LLM:
             base_url=base_url,
             api_key=api_key,
             env=None if env is None else dict(env),
+            max_reply_bytes=max_reply_bytes,
         )
         if workers and not dry_run:
             pool = WorkerPool(factory, workers)
@@ -388,7 +365,7 @@ class LLM:
         return Exchange(request.messages, completion, planned=True, cost_usd=self._cost(completion))
 
     async def _call(self, request: CompletionRequest) -> tuple[Completion, int]:
-        """Attempt, and retry retryable failures after the policy's delay, up to ``max_retries`` times.
+        """Attempt, and retry retryable failures after the policy's delay, as far as it allows.
 
         A plain loop rather than a retry library: the policy is three lines, and the first attempt,
         which is the common case, then costs nothing extra at hundreds of calls a second.
@@ -402,7 +379,9 @@ class LLM:
                     async with self._limiter:
                         sent += 1
                         with anyio.fail_after(self.timeout):
-                            return await self.provider.complete(request), attempt
+                            completion = await self.provider.complete(request)
+                    self._answered = True
+                    return completion, attempt
                 except TimeoutError as exc:
                     error: ProviderError = ProviderTimeout(
                         f"{self.spec}: no reply within {self.timeout:g} s (set --timeout to wait longer)"
@@ -410,9 +389,8 @@ class LLM:
                     error.__cause__ = exc
                 except ProviderError as exc:
                     error = exc
-                if not error.retryable or attempt > self.retry.max_retries:
-                    error.attempts = attempt
-                    raise error
+                if not self.retry.allows(error, attempt, answered=self._answered):
+                    raise final_error(error, attempt, answered=self._answered)
                 delay = self.retry.delay(attempt, error)
                 log = logger.warning if delay >= LOUD_WAIT else logger.info
                 log("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)

@@ -15,8 +15,12 @@ few fields we need directly lets every malformed reply be caught in one place:
 - ``content: null`` is returned as is. It becomes an empty text when ``finish_reason`` explains it
   (``length``, ``content_filter``, ``tool_calls``), the refusal text with finish reason ``refusal`` when the
   model refused, and `BadResponseError` otherwise (a server that says it stopped normally but sent nothing);
-- a timeout raises ``APITimeoutError`` → `ProviderTimeout`; a refused or dropped connection raises
-  ``APIConnectionError`` → `ProviderConnectionError`.
+- a reply body over ``max_reply_bytes`` → `ReplyTooLargeError`, its reading stopped there (at once when
+  its Content-Length says so), and a compressed one → `BadResponseError` (see `faceteval.llm._transport`);
+- a timeout → `ProviderTimeout`; a refused connection, or one closed before the reply was complete →
+  `ProviderConnectionError` (``connected=False`` when none could be made). The SDK raises
+  ``APITimeoutError`` for some of these on the aiohttp transport, which maps every aiohttp connection
+  error to a "connect timeout": the chain of causes tells them apart.
 """
 
 from __future__ import annotations
@@ -37,7 +41,16 @@ from faceteval.errors import (
     ProviderError,
     ProviderTimeout,
 )
-from faceteval.llm._http import PerLoopClient, check_base_url, snippet, status_error, token_count
+from faceteval.llm._http import (
+    DEFAULT_MAX_REPLY_BYTES,
+    PerLoopClient,
+    check_base_url,
+    check_max_reply_bytes,
+    snippet,
+    status_error,
+    token_count,
+)
+from faceteval.llm._transport import RefusedReply, ReplyLimit, connection_error, refused_reply
 from faceteval.llm._types import Completion, CompletionRequest, TokenLogprob
 
 __all__ = ["LOCAL_API_KEY", "OPENAI_BASE_URL", "OpenAIProvider"]
@@ -59,7 +72,8 @@ class OpenAIProvider:
         timeout: Seconds the SDK waits for a reply; the SDK's default when None. `faceteval.llm.LLM`
             enforces its own per-call timeout as well.
         http_client: An ``httpx2.AsyncClient`` to send requests with. The caller owns it: `aclose` closes
-            only a client the provider created.
+            only a client the provider created. The reply size limit is added to its event hooks.
+        max_reply_bytes: The most bytes of a reply body read; a larger reply is `ReplyTooLargeError`.
 
     Examples:
         >>> provider = OpenAIProvider(api_key="x", base_url="http://127.0.0.1:8000/v1", name="vllm")
@@ -75,14 +89,18 @@ class OpenAIProvider:
         name: str = "openai",
         timeout: float | None = None,
         http_client: httpx2.AsyncClient | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self._name = name
         self._base_url = base = check_base_url(base_url or OPENAI_BASE_URL).rstrip("/")
         # Absolute: the SDK then does not merge a path with the base URL at every call.
         self._completions_url = f"{base}/chat/completions"
+        limit = ReplyLimit(check_max_reply_bytes(max_reply_bytes))
+        if http_client is not None:
+            limit.install(http_client)
         # Each event loop gets its own client; what is costly to make (the TLS context) is made
         # here, once, so that a run's first calls do not pay for it.
-        make_http_client = _http_client_factory() if http_client is None else lambda: http_client
+        make_http_client = _http_client_factory(limit) if http_client is None else lambda: http_client
         self._clients = PerLoopClient(
             lambda: openai.AsyncOpenAI(
                 api_key=api_key,
@@ -101,6 +119,7 @@ class OpenAIProvider:
         *,
         base_url: str | None = None,
         api_key: str | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> Self:
         """Build from arguments, falling back to ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` in ``env``.
 
@@ -108,6 +127,7 @@ class OpenAIProvider:
             env: Where variables are read from (the registry passes ``os.environ``).
             base_url: The API root; overrides ``OPENAI_BASE_URL``.
             api_key: The key; overrides ``OPENAI_API_KEY``.
+            max_reply_bytes: The most bytes of a reply body read.
 
         Raises:
             ConfigError: No key is given for the official API. Servers at any other URL get `LOCAL_API_KEY`.
@@ -122,7 +142,7 @@ class OpenAIProvider:
                     "server (vLLM, llama.cpp, LM Studio)"
                 )
             key = LOCAL_API_KEY
-        return cls(api_key=key, base_url=url)
+        return cls(api_key=key, base_url=url, max_reply_bytes=max_reply_bytes)
 
     @property
     def name(self) -> str:
@@ -149,6 +169,8 @@ class OpenAIProvider:
             reply = await self._clients.get().post(
                 self._completions_url, body=_params(request), cast_to=httpx2.Response
             )
+        except RefusedReply as exc:
+            raise exc.error(f"{self._name} at {self._base_url} (model {request.model!r})") from None
         except openai.APIError as exc:
             raise self._api_error(exc, request.model) from exc
         except openai.OpenAIError as exc:
@@ -203,13 +225,16 @@ class OpenAIProvider:
 
     def _api_error(self, exc: openai.APIError, model: str) -> ProviderError:
         where = f"{self._name} at {self._base_url}"
-        if isinstance(exc, openai.APITimeoutError) and not _refused(exc):
+        if (refused := refused_reply(exc)) is not None:
+            return refused.error(f"{where} (model {model!r})")
+        if isinstance(exc, openai.APIConnectionError):  # APITimeoutError too
+            failed = connection_error(exc, self._base_url, f"{where} (model {model!r})")
+            if failed is not None:
+                return failed
+        if isinstance(exc, openai.APITimeoutError):
             return ProviderTimeout(f"{where} did not answer in time (model {model!r})")
         if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc
-            return ProviderConnectionError(
-                f"the connection to {where} failed: {cause}; is the server running?"
-            )
+            return ProviderConnectionError(f"the connection to {where} failed: {exc.__cause__ or exc}")
         if isinstance(exc, openai.APIStatusError):
             where = f"{where} (model {model!r})"
             return status_error(
@@ -240,18 +265,9 @@ def _params(request: CompletionRequest) -> dict[str, Any]:
     return params
 
 
-def _refused(exc: BaseException) -> bool:
-    """Whether a "timeout" was really a connection that failed (the aiohttp transport reports both alike)."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, OSError) and not isinstance(seen, TimeoutError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _http_client_factory() -> Callable[[], httpx2.AsyncClient | None]:
-    """Makes the SDK's aiohttp transport when ``aiohttp`` is installed, else None (the SDK's httpx2 default).
+def _http_client_factory(limit: ReplyLimit) -> Callable[[], httpx2.AsyncClient]:
+    """Makes the SDK's client on its aiohttp transport when ``aiohttp`` is installed, else its httpx2 one,
+    with the SDK's defaults and ``limit``'s hooks.
 
     The clients share one TLS context, the one the SDK would make for each (it reads the system's
     certificates and ``SSL_CERT_FILE``, which takes tens of milliseconds).
@@ -259,9 +275,11 @@ def _http_client_factory() -> Callable[[], httpx2.AsyncClient | None]:
     try:
         import aiohttp  # noqa: F401
     except ImportError:
-        return lambda: None
+        kind: type[httpx2.AsyncClient] = openai.DefaultAsyncHttpxClient
+    else:
+        kind = openai.DefaultAioHttpClient
     context = _tls_context()
-    return lambda: openai.DefaultAioHttpClient(verify=context)
+    return lambda: kind(verify=context, event_hooks=limit.hooks)
 
 
 @functools.cache

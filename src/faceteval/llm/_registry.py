@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from faceteval.errors import ConfigError, MissingDependencyError
+from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
 from faceteval.llm._provider import Provider
 
 OLLAMA_BASE_URL = "http://localhost:11434/v1"
@@ -48,21 +49,34 @@ class ModelSpec:
         return f"{self.provider}:{self.model}"
 
 
-ProviderFactory = Callable[[Mapping[str, str], "str | None", "str | None"], Provider]
+ProviderFactory = Callable[[Mapping[str, str], "str | None", "str | None", int], Provider]
+"""Builds a provider from the environment, base URL, API key and reply size limit."""
 
 
-def _openai(env: Mapping[str, str], base_url: str | None, api_key: str | None) -> Provider:
+def _openai(
+    env: Mapping[str, str],
+    base_url: str | None,
+    api_key: str | None,
+    max_reply: int = DEFAULT_MAX_REPLY_BYTES,
+) -> Provider:
     from faceteval.llm._openai import OpenAIProvider
 
-    return OpenAIProvider.from_env(env, base_url=base_url, api_key=api_key)
+    return OpenAIProvider.from_env(env, base_url=base_url, api_key=api_key, max_reply_bytes=max_reply)
 
 
-def _ollama(env: Mapping[str, str], base_url: str | None, api_key: str | None) -> Provider:
+def _ollama(
+    env: Mapping[str, str],
+    base_url: str | None,
+    api_key: str | None,
+    max_reply: int = DEFAULT_MAX_REPLY_BYTES,
+) -> Provider:
     from faceteval.llm._openai import OpenAIProvider
 
     host = env.get("OLLAMA_HOST", "").strip().strip("\"'")  # as Ollama reads it: quotes dropped
     default = f"{_ollama_url(host)}/v1" if host else OLLAMA_BASE_URL
-    return OpenAIProvider(api_key=api_key or "ollama", base_url=base_url or default, name="ollama")
+    return OpenAIProvider(
+        api_key=api_key or "ollama", base_url=base_url or default, name="ollama", max_reply_bytes=max_reply
+    )
 
 
 def _ollama_url(value: str) -> str:
@@ -109,14 +123,19 @@ def _split_host_port(hostport: str) -> tuple[str | None, str]:
     return None, ""
 
 
-def _anthropic(env: Mapping[str, str], base_url: str | None, api_key: str | None) -> Provider:
+def _anthropic(
+    env: Mapping[str, str],
+    base_url: str | None,
+    api_key: str | None,
+    max_reply: int = DEFAULT_MAX_REPLY_BYTES,
+) -> Provider:
     try:
         from faceteval.llm._anthropic import AnthropicProvider
     except ModuleNotFoundError as exc:
         if exc.name != "anthropic":
             raise
         raise MissingDependencyError("the 'anthropic' provider", extra="anthropic") from exc
-    return AnthropicProvider.from_env(env, base_url=base_url, api_key=api_key)
+    return AnthropicProvider.from_env(env, base_url=base_url, api_key=api_key, max_reply_bytes=max_reply)
 
 
 _LOADERS: dict[str, ProviderFactory] = {"openai": _openai, "ollama": _ollama, "anthropic": _anthropic}
@@ -128,6 +147,7 @@ def create_provider(
     base_url: str | None = None,
     api_key: str | None = None,
     env: Mapping[str, str] | None = None,
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
 ) -> Provider:
     """Build the provider for ``spec``.
 
@@ -136,6 +156,7 @@ def create_provider(
         base_url: An OpenAI-compatible endpoint (vLLM, llama.cpp, LM Studio...) or an Anthropic one.
         api_key: A key that overrides the environment.
         env: Where credentials and endpoints are read from; the process environment when None.
+        max_reply_bytes: The most bytes of a reply body read; a larger reply is a `ReplyTooLargeError`.
     """
     environ = os.environ if env is None else env
-    return _LOADERS[spec.provider](environ, base_url, api_key)
+    return _LOADERS[spec.provider](environ, base_url, api_key, max_reply_bytes)

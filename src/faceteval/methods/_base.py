@@ -21,6 +21,7 @@ from faceteval.errors import (
     InstanceError,
     ParseError,
     ProviderError,
+    ProviderUnreachableError,
     StoreError,
 )
 from faceteval.methods._context import JudgeContext
@@ -188,7 +189,7 @@ def severity(error: BaseException) -> int:
     """Which of several concurrent failures to report: bugs first, then fatal, provider, parse."""
     if not isinstance(error, FacetevalError):
         return 0
-    if isinstance(error, AuthenticationError | ConfigError | StoreError):
+    if isinstance(error, AuthenticationError | ProviderUnreachableError | ConfigError | StoreError):
         return 1
     if isinstance(error, ProviderError | InstanceError):
         return 2

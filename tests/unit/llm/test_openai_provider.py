@@ -287,7 +287,8 @@ async def test_connection_refused() -> None:
     finally:
         await provider.aclose()
 
-    assert f"vllm at http://127.0.0.1:{port}/v1" in str(caught.value)
+    url = f"http://127.0.0.1:{port}/v1"
+    assert str(caught.value) == f"cannot connect to {url}: connection refused; is the server running?"
     assert caught.value.retryable
 
 
