@@ -181,6 +181,8 @@ class AnthropicProvider:
         except ValueError as exc:  # json.JSONDecodeError from a body sent as JSON that is not
             detail = snippet(getattr(exc, "doc", str(exc)))
             raise BadResponseError(f"{where} sent a body that is not valid JSON: {detail}") from exc
+        except RecursionError:  # nested deeper than the decoder goes: no message looks like that
+            raise BadResponseError(f"{where} answered with JSON nested too deep to be a message") from None
         return _completion(reply, request, where)
 
     async def aclose(self) -> None:

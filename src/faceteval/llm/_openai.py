@@ -198,6 +198,8 @@ class OpenAIProvider:
             raise BadResponseError(
                 f"{where} answered {reply.status_code} with {what}: {snippet(reply.text)}"
             ) from None
+        except RecursionError:  # nested deeper than the decoder goes: no completion looks like that
+            raise BadResponseError(f"{where} answered with JSON nested too deep to be a completion") from None
         if not isinstance(data, dict):
             raise BadResponseError(
                 f"{where} answered with JSON that is not a chat completion: {snippet(data)}"

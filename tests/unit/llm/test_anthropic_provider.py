@@ -141,6 +141,11 @@ async def test_reply_variants(
 BAD_REPLIES: list[tuple[str, Behaviour, str]] = [
     ("html page", RawBody("<html><body>proxy error</body></html>"), "<html><body>proxy error"),
     ("broken json", RawBody('{"content": [', content_type="application/json"), '{"content": ['),
+    (
+        "nested too deep",
+        RawBody('{"content": ' + "[" * 100_000 + "]" * 100_000 + "}", content_type="application/json"),
+        "nested",
+    ),
     ("empty content", EmptyChoices(), "no text"),
     ("content missing", Status(200, body={"id": "x", "type": "message"}), "content=None"),
     ("json array", Status(200, body=[1, 2]), "[1, 2]"),

@@ -145,6 +145,11 @@ async def test_null_content_explained_by_the_reply(
 BAD_REPLIES: list[tuple[str, Behaviour, str]] = [
     ("html page", RawBody("<html><body>502 from the proxy</body></html>"), "<html><body>502 from the proxy"),
     ("broken json", RawBody('{"choices": [', content_type="application/json"), '{"choices": ['),
+    (
+        "nested too deep",
+        RawBody('{"choices": ' + "[" * 100_000 + "]" * 100_000 + "}", content_type="application/json"),
+        "nested",
+    ),
     ("empty body", RawBody("", content_type="application/json"), "empty body"),
     ("empty choices", EmptyChoices(), "choices=[]"),
     ("missing choices", Status(200, body={"id": "x", "object": "chat.completion"}), "choices=None"),
