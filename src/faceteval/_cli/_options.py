@@ -35,6 +35,14 @@ data_dir_option = click.option(
 )
 """``--data-dir``: where the benchmarks are read from."""
 
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Write --out over files that are not this command's own output (a database, a file of "
+    "another kind); never over the input, the cache or a directory.",
+)
+"""``--force``: an output may replace a file that is not one of ours."""
+
 _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "--model": click.option(
         "--model",
@@ -238,6 +246,7 @@ def build_request(
         retry_unreadable=flags["retry_unreadable"],
         trace=flags["trace"],
         progress=not flags["quiet"],
+        force=bool(flags.get("force")),
     )
 
 
