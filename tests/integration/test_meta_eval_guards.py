@@ -139,8 +139,9 @@ def test_a_dry_run_or_a_bad_model_leaves_the_run_directory_as_it_was(data_dir: P
     labels = labelled_pairs(tmp_path, n=4)
     out = tmp_path / "run"
     out.mkdir()
-    (out / "instances.jsonl").write_text("earlier\n")
-    (out / "summary.json").write_text("{}\n")
+    earlier = '{"id": "earlier", "query": "q", "candidates": ["a", "b"]}\n'  # an earlier run's files
+    (out / "instances.jsonl").write_text(earlier)
+    (out / "summary.json").write_text('{"schema_version": 1}\n')
     plan = meta_eval(
         data_dir, labels, "--method", "dna", *MAPPING, "--model", "openai:x", "--dry-run", "--out", out
     )
@@ -153,9 +154,8 @@ def test_a_dry_run_or_a_bad_model_leaves_the_run_directory_as_it_was(data_dir: P
     assert sample.exit_code == 0 and "labels.jsonl (2 of 4 instances)" in flat(sample.output)
     unknown = meta_eval(data_dir, labels, "--method", "dna", *MAPPING, "--model", "foo:bar", "--out", out)
     assert unknown.exit_code == 1 and "unknown provider 'foo'" in unknown.output
-    assert (out / "instances.jsonl").read_text() == "earlier\n" and (
-        out / "summary.json"
-    ).read_text() == "{}\n"
+    assert (out / "instances.jsonl").read_text() == earlier
+    assert (out / "summary.json").read_text() == '{"schema_version": 1}\n'
 
 
 def test_a_stopped_run_leaves_no_summary_of_an_earlier_one(
