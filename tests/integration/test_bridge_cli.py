@@ -323,3 +323,18 @@ def test_a_run_that_keeps_failing_stops_with_what_it_finished(tmp_path: Path, da
     assert made < 16  # the rest were never asked
     run = json.loads((tmp_path / "bridged" / "autoj-pairwise.run.json").read_text(encoding="utf-8"))
     assert "in a row failed" in run["stopped_by"]
+
+
+def test_a_file_not_ours_in_out_is_refused_unless_forced(tmp_path: Path, data_dir: Path) -> None:
+    out = tmp_path / "bridged"
+    out.mkdir()
+    (out / "autoj-pairwise.run.json").write_text("my notes\n")
+    with LLMServer(BridgeJudge().for_server()) as server:
+        result = invoke(server, tmp_path, data_dir, "autoj-pairwise", "--limit", "1")
+        assert result.exit_code == 1, result.output
+        message = " ".join(result.output.split())
+        assert f"would overwrite {out / 'autoj-pairwise.run.json'}, a file of something else" in message
+        assert server.request_count == 0 and [p.name for p in out.iterdir()] == ["autoj-pairwise.run.json"]
+        forced = invoke(server, tmp_path, data_dir, "autoj-pairwise", "--limit", "1", "--force")
+    assert forced.exit_code == 0, forced.output
+    assert json.loads((out / "autoj-pairwise.run.json").read_text())["summary"]["records"] == 2

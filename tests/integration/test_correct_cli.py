@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from faceteval._cli._app import cli
 from faceteval.core import Judgment
 from tests.support.fennec_judge import FennecJudge
-from tests.support.files import read_jsonl
+from tests.support.files import read_jsonl, sqlite_database
 from tests.support.llm_server import LLMServer
 from tests.support.processes import run_to_end, start, wait_for_lines
 
@@ -285,3 +285,17 @@ def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
     assert [(c["id"], c["status"]) for c in lines[:2]] == [("0", "corrected"), ("0", "kept")]
     assert [c["status"] for c in lines] == ["corrected", "kept"] * 20
     assert sum(c["usage"]["cached_calls"] for c in lines) == kept
+
+
+def test_an_output_that_is_not_ours_is_refused_unless_forced(
+    tmp_path: Path, server: LLMServer, judged: Path
+) -> None:
+    database, calls = sqlite_database(tmp_path / "review.sqlite"), server.request_count
+    before = database.read_bytes()
+    result = invoke("correct", judged, *local(server), "--out", database, "--threshold", "1.5")
+    assert result.exit_code == 1, result.output
+    assert f"would overwrite {database}, an SQLite database" in " ".join(result.output.split())
+    assert database.read_bytes() == before and server.request_count == calls
+    forced = invoke("correct", judged, *local(server), "--out", database, "--threshold", "1.5", "--force")
+    assert forced.exit_code == 0, forced.output
+    assert len(read_jsonl(database)) == 6
