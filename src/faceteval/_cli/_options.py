@@ -126,7 +126,12 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         help="Response cache (SQLite). Default: $FACETEVAL_CACHE, else "
         "$XDG_CACHE_HOME/faceteval/responses.sqlite (XDG_CACHE_HOME: ~/.cache when unset).",
     ),
-    "--no-cache": click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache."),
+    "--no-cache": click.option(
+        "--no-cache",
+        is_flag=True,
+        help="Neither read nor write the response cache (judge still reuses the ok judgments of an "
+        "earlier --out of the same job).",
+    ),
     "--retry-unreadable": click.option(
         "--retry-unreadable",
         is_flag=True,

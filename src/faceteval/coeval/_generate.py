@@ -288,7 +288,7 @@ def save_generation(
 
     Raises:
         EditedFilesError: Files were edited since they were generated (and ``force`` is False).
-        OSError: A file cannot be written.
+        StoreError: A file cannot be written (a full disk is named as such).
     """
     out = Path(directory)
     targets = {s.index: _set_path(out, s.index) for s in generation.sets}

@@ -236,7 +236,7 @@ def save_tree(tree: CriteriaTree, path: str | Path) -> None:
 
     Raises:
         ConfigError: The suffix is none of those.
-        OSError: The file cannot be written.
+        StoreError: The file cannot be written (a full disk is named as such); the earlier one is left.
     """
     target = Path(path)
     document = tree_document(tree)
