@@ -18,6 +18,7 @@ from tests.support.fennec_judge import FennecJudge
 from tests.support.files import read_jsonl, sqlite_database
 from tests.support.llm_server import LLMServer
 from tests.support.processes import run_to_end, start, wait_for_lines
+from tests.support.small_disk import run_on_small_disk
 
 PAIRS = [
     {"id": "a", "query": "Explain rain.", "candidates": ["good", "weak"]},
@@ -299,3 +300,28 @@ def test_an_output_that_is_not_ours_is_refused_unless_forced(
     forced = invoke("correct", judged, *local(server), "--out", database, "--threshold", "1.5", "--force")
     assert forced.exit_code == 0, forced.output
     assert len(read_jsonl(database)) == 6
+
+
+def test_a_full_disk_stops_the_run_with_one_line_and_keeps_whole_lines_and_a_record(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    pairs = [{"id": str(i), "query": f"Question {i}?", "candidates": ["weak", "fine"]} for i in range(40)]
+    inputs = tmp_path / "many.jsonl"
+    inputs.write_text("".join(json.dumps(p) + "\n" for p in pairs), encoding="utf-8")
+    judgments = tmp_path / "many-j.jsonl"
+    judged = invoke("judge", inputs, "--method", "fennec", *local(server), "--quiet", "--out", judgments)
+    assert judged.exit_code == 0, judged.output
+    out = tmp_path / "disk" / "c.jsonl"
+    command = [sys.executable, "-m", "faceteval", "correct", str(judgments), *local(server), "--quiet"]
+    command += ["--cache", str(tmp_path / "c.sqlite"), "--out", str(out)]
+    (run,) = run_on_small_disk(tmp_path / "disk", [command], size="100k")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.stderr.splitlines() == [f"error: no space left writing {out}"]
+    kept = tmp_path / "disk-kept"
+    lines = read_jsonl(kept / "c.jsonl")  # every line whole
+    record = json.loads((kept / "c.run.json").read_text())
+    assert 0 < len(lines) < 80 and record["written"]["c.jsonl"]["lines"] == len(lines)
+    summary = record["summary"]
+    assert summary["kept"] + summary["corrected"] == len(lines) and record["stopped_by"].startswith(
+        "no space"
+    )

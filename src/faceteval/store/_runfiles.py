@@ -93,7 +93,7 @@ class RunFiles:
             text = json.dumps({**record, WRITTEN: written}, indent=2, ensure_ascii=False) + "\n"
             self._record.write(text)
             return self._record.commit()
-        except StoreError:
+        except BaseException:  # a full disk, or Ctrl-C meanwhile
             self.discard()
             if written:  # the outputs in place are not those the earlier record describes
                 with contextlib.suppress(OSError):
