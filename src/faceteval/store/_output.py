@@ -33,7 +33,7 @@ STALE_AFTER = 10.0
 
 _NO_SPACE = {
     errno.ENOSPC: "",
-    errno.EDQUOT: " (disk quota exceeded)",
+    getattr(errno, "EDQUOT", errno.ENOSPC): " (disk quota exceeded)",  # (not on every system)
     errno.EFBIG: " (file size limit reached)",
 }
 
@@ -111,7 +111,7 @@ class OutputFile:
             StoreError: It could not be written (nothing of it is kept), or an earlier write failed.
         """
         if self.failed is not None:
-            raise self.failed
+            raise StoreError(str(self.failed))
         fd = self._open_fd()
         data = text.encode("utf-8") if isinstance(text, str) else text
         view, done = memoryview(data), 0
