@@ -40,9 +40,9 @@ import anyio
 import psutil
 
 from faceteval import DnA, Instance, JudgeOptions, SQLiteCache, judge
-from faceteval._cli._run import record_path_for
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
 from faceteval.llm._openai import OpenAIProvider
+from faceteval.store import partial_files, record_path_for
 from tests.support.rule_judge import benchmark_responder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -284,7 +284,8 @@ def _count_lines(path: Path) -> int:
 
 
 class _LineCounter:
-    """Lines written so far to a growing file, reading only what was added since the last look."""
+    """Lines written so far to an output, reading only what was added since the last look: in its
+    partial file while the run goes, then in the output it is renamed to."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -292,12 +293,16 @@ class _LineCounter:
         self.lines = 0
 
     def count(self) -> int:
-        if self.path.exists():
-            with self.path.open("rb") as handle:
-                handle.seek(self.offset)
-                chunk = handle.read()
+        for candidate in (*partial_files(self.path), self.path):
+            try:
+                with candidate.open("rb") as handle:
+                    handle.seek(self.offset)
+                    chunk = handle.read()
+            except FileNotFoundError:  # renamed meanwhile
+                continue
             self.offset += len(chunk)
             self.lines += chunk.count(b"\n")
+            break
         return self.lines
 
 

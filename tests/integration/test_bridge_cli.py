@@ -21,7 +21,7 @@ from faceteval._cli._run import RunRequest, progress_bar
 from faceteval.fennec._bridge_sources import load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
 from tests.support.llm_server import Hang, LLMServer, Status
-from tests.support.processes import run_to_end, start, wait_for_lines
+from tests.support.processes import partial_files, run_to_end, start, wait_for_lines
 
 
 @pytest.fixture(scope="module")
@@ -274,14 +274,19 @@ def test_an_interrupted_run_keeps_what_finished_and_a_rerun_finishes_from_the_ca
         with sqlite3.connect(cache) as db:
             (kept,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
         assert kept == 4 * 3  # the four finished records' replies; the hung calls never answered
-        # Every finished record is written, in the recorded order, with the chats of the kept ones.
-        finished = jsonl(records_path)
+        # Every finished record is written, in the recorded order, with the chats of the kept ones:
+        # put in place when the run stops, or (killed) left in the partial files, no file in place.
+        sft_path = out / "autoj-pairwise.sft.jsonl"
+        if stop == signal.SIGKILL:
+            assert not records_path.exists() and not sft_path.exists() and not run_path.exists()
+            finished, chats = (jsonl(partial_files(path)[0]) for path in (records_path, sft_path))
+        else:
+            finished, chats = jsonl(records_path), jsonl(sft_path)
         assert [r["id"] for r in finished] == ids[:4]
         assert all(r["status"] == "ok" and r["consistent"] for r in finished)
-        assert len(jsonl(out / "autoj-pairwise.sft.jsonl")) == 4
+        assert len(chats) == 4
         if stop == signal.SIGKILL:
             assert process.returncode == -signal.SIGKILL
-            assert not run_path.exists()
         else:  # a clean stop: the summary and the run record, which counts every call sent
             assert process.returncode == 130, stdout + stderr
             assert "Interrupted." in stdout and "re-run the same command" in stdout
@@ -318,3 +323,18 @@ def test_a_run_that_keeps_failing_stops_with_what_it_finished(tmp_path: Path, da
     assert made < 16  # the rest were never asked
     run = json.loads((tmp_path / "bridged" / "autoj-pairwise.run.json").read_text(encoding="utf-8"))
     assert "in a row failed" in run["stopped_by"]
+
+
+def test_a_file_not_ours_in_out_is_refused_unless_forced(tmp_path: Path, data_dir: Path) -> None:
+    out = tmp_path / "bridged"
+    out.mkdir()
+    (out / "autoj-pairwise.run.json").write_text("my notes\n")
+    with LLMServer(BridgeJudge().for_server()) as server:
+        result = invoke(server, tmp_path, data_dir, "autoj-pairwise", "--limit", "1")
+        assert result.exit_code == 1, result.output
+        message = " ".join(result.output.split())
+        assert f"would overwrite {out / 'autoj-pairwise.run.json'}, a file of something else" in message
+        assert server.request_count == 0 and [p.name for p in out.iterdir()] == ["autoj-pairwise.run.json"]
+        forced = invoke(server, tmp_path, data_dir, "autoj-pairwise", "--limit", "1", "--force")
+    assert forced.exit_code == 0, forced.output
+    assert json.loads((out / "autoj-pairwise.run.json").read_text())["summary"]["records"] == 2

@@ -22,7 +22,7 @@ from faceteval._cli._console import err_console
 from faceteval._heap import YOUNG_GENERATION
 from tests.support.files import read_jsonl, table_rows
 from tests.support.llm_server import Disconnect, LLMServer, Status
-from tests.support.processes import run_to_end, start, wait_for_lines
+from tests.support.processes import partial_files, run_to_end, start, wait_for_lines, written_lines
 from tests.support.rule_judge import RuleJudge
 
 
@@ -120,17 +120,9 @@ def test_a_second_run_makes_zero_calls(tmp_path: Path, server: LLMServer) -> Non
 
 
 def test_no_cache_calls_again(tmp_path: Path, server: LLMServer) -> None:
-    args = [
-        pairs_file(tmp_path),
-        "--method",
-        "direct",
-        *local(server),
-        "--no-cache",
-        "--out",
-        tmp_path / "o.jsonl",
-    ]
-    assert invoke(*args).exit_code == 0
-    assert invoke(*args).exit_code == 0
+    args = [pairs_file(tmp_path), "--method", "direct", *local(server), "--no-cache"]
+    assert invoke(*args, "--out", tmp_path / "o.jsonl").exit_code == 0
+    assert invoke(*args, "--out", tmp_path / "other.jsonl").exit_code == 0  # not a re-run of o.jsonl
     assert len(server.requests) == 6
 
 
@@ -543,8 +535,10 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
         with sqlite3.connect(cache) as db:
             (kept,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
         assert 4 <= kept < 30
-        if stop == signal.SIGKILL:
+        if stop == signal.SIGKILL:  # nothing put in place: the finished lines are in the partial file
             assert process.returncode == -signal.SIGKILL
+            assert not out.exists() and not (tmp_path / "o.run.json").exists()
+            assert written_lines(out) >= 4 and len(partial_files(out)) == 1
         else:  # a clean stop: the summary and the run record count every call sent
             assert process.returncode == 130, stderr
             assert "Interrupted" in stderr

@@ -15,9 +15,10 @@ from click.testing import CliRunner, Result
 from faceteval._cli._app import cli
 from faceteval.core import Judgment
 from tests.support.fennec_judge import FennecJudge
-from tests.support.files import read_jsonl
+from tests.support.files import read_jsonl, sqlite_database
 from tests.support.llm_server import LLMServer
 from tests.support.processes import run_to_end, start, wait_for_lines
+from tests.support.small_disk import run_on_small_disk
 
 PAIRS = [
     {"id": "a", "query": "Explain rain.", "candidates": ["good", "weak"]},
@@ -285,3 +286,42 @@ def test_an_interrupted_run_finishes_from_the_cache(tmp_path: Path) -> None:
     assert [(c["id"], c["status"]) for c in lines[:2]] == [("0", "corrected"), ("0", "kept")]
     assert [c["status"] for c in lines] == ["corrected", "kept"] * 20
     assert sum(c["usage"]["cached_calls"] for c in lines) == kept
+
+
+def test_an_output_that_is_not_ours_is_refused_unless_forced(
+    tmp_path: Path, server: LLMServer, judged: Path
+) -> None:
+    database, calls = sqlite_database(tmp_path / "review.sqlite"), server.request_count
+    before = database.read_bytes()
+    result = invoke("correct", judged, *local(server), "--out", database, "--threshold", "1.5")
+    assert result.exit_code == 1, result.output
+    assert f"would overwrite {database}, an SQLite database" in " ".join(result.output.split())
+    assert database.read_bytes() == before and server.request_count == calls
+    forced = invoke("correct", judged, *local(server), "--out", database, "--threshold", "1.5", "--force")
+    assert forced.exit_code == 0, forced.output
+    assert len(read_jsonl(database)) == 6
+
+
+def test_a_full_disk_stops_the_run_with_one_line_and_keeps_whole_lines_and_a_record(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    pairs = [{"id": str(i), "query": f"Question {i}?", "candidates": ["weak", "fine"]} for i in range(40)]
+    inputs = tmp_path / "many.jsonl"
+    inputs.write_text("".join(json.dumps(p) + "\n" for p in pairs), encoding="utf-8")
+    judgments = tmp_path / "many-j.jsonl"
+    judged = invoke("judge", inputs, "--method", "fennec", *local(server), "--quiet", "--out", judgments)
+    assert judged.exit_code == 0, judged.output
+    out = tmp_path / "disk" / "c.jsonl"
+    command = [sys.executable, "-m", "faceteval", "correct", str(judgments), *local(server), "--quiet"]
+    command += ["--cache", str(tmp_path / "c.sqlite"), "--out", str(out)]
+    (run,) = run_on_small_disk(tmp_path / "disk", [command], size="100k")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.stderr.splitlines() == [f"error: no space left writing {out}"]
+    kept = tmp_path / "disk-kept"
+    lines = read_jsonl(kept / "c.jsonl")  # every line whole
+    record = json.loads((kept / "c.run.json").read_text())
+    assert 0 < len(lines) < 80 and record["written"]["c.jsonl"]["lines"] == len(lines)
+    summary = record["summary"]
+    assert summary["kept"] + summary["corrected"] == len(lines) and record["stopped_by"].startswith(
+        "no space"
+    )

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from tests.support.fennec_judge import FennecJudge
-from tests.support.files import read_jsonl, table_rows, write_jsonl
+from tests.support.files import read_jsonl, sqlite_database, table_rows, write_jsonl
 from tests.support.llm_server import LLMServer
 
 SETS = ("criteria", "score", "judge", "correction")
@@ -229,3 +229,19 @@ def test_an_input_edited_since_it_was_judged_is_refused_by_every_command_that_re
     assert corrected.exit_code == 1 and expected in corrected.output
     imported = invoke("review", "import", tmp_path / "review.sqlite", judgments)
     assert imported.exit_code == 1 and expected in imported.output
+
+
+def test_a_file_not_ours_in_out_is_refused_unless_forced(tmp_path: Path, server: LLMServer) -> None:
+    judgments, out = judge(tmp_path, server), tmp_path / "sft"
+    out.mkdir()
+    database = sqlite_database(out / "judge.jsonl")
+    before = database.read_bytes()
+    result = invoke("export", "sft", judgments, "--out", out)
+    assert result.exit_code == 1, result.output
+    message = " ".join(result.output.split())
+    assert f"--out {out} would overwrite {database}, an SQLite database" in message
+    assert "not training chats JSONL" in message and "pass --force" in message
+    assert database.read_bytes() == before and [p.name for p in out.iterdir()] == ["judge.jsonl"]
+    forced = invoke("export", "sft", judgments, "--out", out, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert read_jsonl(out / "judge.jsonl") and (out / "stats.json").is_file()

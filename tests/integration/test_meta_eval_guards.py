@@ -21,6 +21,7 @@ from tests.integration.test_meta_eval import (
     scored_judgments,
     summary_of,
 )
+from tests.support.files import sqlite_database
 from tests.support.llm_server import LLMServer
 from tests.support.rule_judge import RuleJudge
 
@@ -139,8 +140,9 @@ def test_a_dry_run_or_a_bad_model_leaves_the_run_directory_as_it_was(data_dir: P
     labels = labelled_pairs(tmp_path, n=4)
     out = tmp_path / "run"
     out.mkdir()
-    (out / "instances.jsonl").write_text("earlier\n")
-    (out / "summary.json").write_text("{}\n")
+    earlier = '{"id": "earlier", "query": "q", "candidates": ["a", "b"]}\n'  # an earlier run's files
+    (out / "instances.jsonl").write_text(earlier)
+    (out / "summary.json").write_text('{"schema_version": 1}\n')
     plan = meta_eval(
         data_dir, labels, "--method", "dna", *MAPPING, "--model", "openai:x", "--dry-run", "--out", out
     )
@@ -153,9 +155,8 @@ def test_a_dry_run_or_a_bad_model_leaves_the_run_directory_as_it_was(data_dir: P
     assert sample.exit_code == 0 and "labels.jsonl (2 of 4 instances)" in flat(sample.output)
     unknown = meta_eval(data_dir, labels, "--method", "dna", *MAPPING, "--model", "foo:bar", "--out", out)
     assert unknown.exit_code == 1 and "unknown provider 'foo'" in unknown.output
-    assert (out / "instances.jsonl").read_text() == "earlier\n" and (
-        out / "summary.json"
-    ).read_text() == "{}\n"
+    assert (out / "instances.jsonl").read_text() == earlier
+    assert (out / "summary.json").read_text() == '{"schema_version": 1}\n'
 
 
 def test_a_stopped_run_leaves_no_summary_of_an_earlier_one(
@@ -404,3 +405,24 @@ def test_an_all_hit_sample_shows_a_binomial_interval_not_a_point(data_dir: Path,
     assert "100.00% │ 69.2-100.0 ‡ │ 10 / 10" in printed and "100.0-100.0" not in printed
     assert "‡ exact binomial (Clopper-Pearson) CI" in printed
     assert "| Agreement | 100.0% | [69.2%, 100.0%] ‡ | 10 / 10 | 0 |" in (out / "report.md").read_text()
+
+
+def test_a_file_not_ours_in_the_run_directory_is_refused_unless_forced(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    labels = labelled_pairs(tmp_path, n=4)
+    judged = lines(
+        tmp_path / "j.jsonl",
+        [{"id": f"p{i}", "method": "m", "status": "ok", "verdict": 1 + i % 2} for i in range(4)],
+    )
+    run = tmp_path / "run"
+    run.mkdir()
+    database = sqlite_database(run / "summary.json")
+    before = database.read_bytes()
+    result = meta_eval(data_dir, labels, "--judgments", judged, *MAPPING, "--out", run)
+    assert result.exit_code == 1, result.output
+    assert f"would overwrite {database}, an SQLite database" in flat(result.output)
+    assert database.read_bytes() == before and [p.name for p in run.iterdir()] == ["summary.json"]
+    forced = meta_eval(data_dir, labels, "--judgments", judged, *MAPPING, "--out", run, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert summary_of(run)["n"] == 4

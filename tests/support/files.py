@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +41,11 @@ def item_lines(path: Path) -> list[int]:
     """The line on which each top-level item (or key) starts, in a file of `write_indented_json`."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [number for number, line in enumerate(lines, start=1) if re.match(r'  [{"\[]', line)]
+
+
+def sqlite_database(path: Path) -> Path:
+    """An SQLite database at ``path`` holding a row of work (as a review project's would)."""
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE annotations (id TEXT, text TEXT)")
+        db.execute("INSERT INTO annotations VALUES ('a', 'hours of work')")
+    return path

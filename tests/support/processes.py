@@ -40,19 +40,65 @@ def run_to_end(command: Sequence[str], timeout: float = 60) -> subprocess.Comple
     )
 
 
+def partial_files(path: Path) -> list[Path]:
+    """The partial files a run writing the output ``path`` keeps beside it (``.NAME.*.partial``)."""
+    return sorted(path.parent.glob(f".{path.name}.*.partial"))
+
+
+def written_lines(path: Path) -> int:
+    """Lines a run has written to the output ``path`` so far: in its partial file while it goes (the
+    newest, if a killed run left another), else in ``path`` itself (once put in place)."""
+    partials = partial_files(path)
+    for candidate in [*sorted(partials, key=_modified, reverse=True), path]:
+        try:
+            return candidate.read_bytes().count(b"\n")
+        except FileNotFoundError:  # put in place, or cleaned up, meanwhile
+            continue
+    return 0
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return 0.0
+
+
 def wait_for_lines(
     path: Path, count: int, *, also: Callable[[], bool] = lambda: True, timeout: float = 180
 ) -> None:
-    """Until ``path`` has ``count`` lines (and ``also`` holds); AssertionError after ``timeout`` seconds.
+    """Until the run writing ``path`` has written ``count`` lines (`written_lines`, and ``also``
+    holds); AssertionError after ``timeout`` seconds.
 
     The timeout is generous, as waiting ends as soon as the lines are there: a slow or busy machine
     can take tens of seconds to start a run (and its workers), and a test that stopped it earlier
     would check a run that had not begun.
     """
     deadline = time.monotonic() + timeout
-    while not (path.exists() and len(path.read_text(encoding="utf-8").splitlines()) >= count and also()):
+    while not (written_lines(path) >= count and also()):
         if time.monotonic() > deadline:
-            lines = len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+            lines = written_lines(path)
             other = " (the other condition does not hold)" if lines >= count else ""
             raise AssertionError(f"{path} has {lines} of {count} lines after {timeout:g} s{other}")
+        time.sleep(0.05)
+
+
+def partial_lines(path: Path) -> int:
+    """Lines in the partial file of the output ``path`` (a run writing it now); 0 when there is none."""
+    partials = sorted(partial_files(path), key=_modified, reverse=True)
+    for candidate in partials:
+        try:
+            return candidate.read_bytes().count(b"\n")
+        except FileNotFoundError:
+            continue
+    return 0
+
+
+def wait_until(condition: Callable[[], bool], what: str, *, timeout: float = 180) -> None:
+    """Until ``condition()`` holds; AssertionError saying ``what`` did not happen after ``timeout`` s
+    (generous, as in `wait_for_lines`: waiting ends as soon as it holds)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not after {timeout:g} s")
         time.sleep(0.05)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -17,7 +16,7 @@ import click
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line, interrupted_note
-from faceteval._cli._options import build_request, data_dir_option, engine_options
+from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
 from faceteval._cli._run import (
     RunRequest,
     open_llm,
@@ -26,7 +25,7 @@ from faceteval._cli._run import (
     run_until_stopped,
     spent_fields,
 )
-from faceteval.errors import FacetevalError
+from faceteval.errors import FacetevalError, StoreError
 from faceteval.fennec._bridge import BridgeRecord, bridge_each
 from faceteval.fennec._bridge_files import (
     BridgeFiles,
@@ -39,6 +38,7 @@ from faceteval.fennec._bridge_files import (
 from faceteval.fennec._bridge_sources import BRIDGEABLE, BridgeSource, load_sources
 from faceteval.llm import LLM, Spend
 from faceteval.methods import create_method
+from faceteval.store import BRIDGE_RECORDS, CHATS, RUN_RECORD, check_outputs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -82,6 +82,7 @@ class BridgeRun:
 @click.option(
     "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Directory to write."
 )
+@force_option
 @data_dir_option
 @engine_options(exclude=BRIDGE_EXCLUDED)
 @click.pass_context
@@ -136,6 +137,8 @@ def run_bridge(
     Ctrl-C and SIGTERM stop the run cleanly: what finished is written, with the run record.
     """
     run = BridgeRun(sources=len(sources), files=bridge_files(out, benchmark))
+    targets = ((run.files.records, BRIDGE_RECORDS), (run.files.sft, CHATS), (run.files.run, RUN_RECORD))
+    check_outputs(targets, given=out, cache=request.cache_path, force=request.force)
     started = datetime.now(UTC)
     clock = time.perf_counter()
     with ExitStack() as stack:
@@ -156,25 +159,25 @@ def run_bridge(
         finally:
             run.elapsed = time.perf_counter() - clock
             run.summary = writer.summary()
-            _write_record(run, llm, started, benchmark=benchmark, judge=judge, limit=limit)
+            try:
+                writer.finish(_record(run, llm, started, benchmark=benchmark, judge=judge, limit=limit))
+            except StoreError as exc:
+                run.stopped = run.stopped or exc
     return run
 
 
-def _write_record(
+def _record(
     run: BridgeRun, llm: LLM, started: datetime, *, benchmark: str, judge: str, limit: int | None
-) -> None:
+) -> dict[str, Any]:
     description = run_description(
         run.summary, run.files, benchmark=benchmark, judge=judge, llm=llm.describe(), limit=limit
     )
-    record = {
+    return {
         **record_header(started, interrupted=run.interrupted, stopped=run.stopped),
         "sources": run.sources,
         **description,
         "spent": {**spent_fields(run.spent), "seconds": round(run.elapsed, 3)},
     }
-    run.files.run.write_text(
-        json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
-    )
 
 
 def _show(request: RunRequest, benchmark: str, judge: str, run: BridgeRun) -> None:

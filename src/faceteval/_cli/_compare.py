@@ -11,6 +11,7 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval.metaeval import compare_runs
+from faceteval.store import write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -63,7 +64,7 @@ def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path
                 "left out of correlations)"
             )
     if json_path is not None:
-        json_path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        write_atomic(json_path, json.dumps(result, indent=2) + "\n")
 
 
 def _number(value: float | None, *, signed: bool = False) -> str:

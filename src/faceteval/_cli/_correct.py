@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -17,20 +16,17 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._display import interrupted_note, show_failures, usage_rows
-from faceteval._cli._options import build_request, engine_options
+from faceteval._cli._options import build_request, engine_options, force_option
 from faceteval._cli._run import (
     RunRequest,
-    check_output,
     open_llm,
-    open_output,
     progress_bar,
     record_header,
-    record_path_for,
     run_until_stopped,
     spent_fields,
 )
 from faceteval.datasets import judged_input
-from faceteval.errors import FacetevalError
+from faceteval.errors import FacetevalError, StoreError
 from faceteval.fennec._correct import (
     CORRECTION_TEMPLATE,
     DEFAULT_THRESHOLD,
@@ -45,6 +41,7 @@ from faceteval.fennec._correct import (
 from faceteval.llm import LLM, Spend
 from faceteval.methods import Fennec
 from faceteval.prompts import load_template
+from faceteval.store import CORRECTIONS, RUN_RECORD, RunFiles, check_outputs, record_path_for
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -99,6 +96,7 @@ class CorrectRun:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The judged instances (default: the input named in the judgments' run record).",
 )
+@force_option
 @engine_options(exclude=CORRECT_EXCLUDED)
 @click.pass_context
 @handle_errors
@@ -155,7 +153,14 @@ def run_correct(
 ) -> CorrectRun:
     """Correct ``items`` into ``request.out``; Ctrl-C stops cleanly with everything so far kept."""
     assert request.out is not None
-    check_output(request.out, [judgments_path, input_path], cache=request.cache_path)
+    record_path = record_path_for(request.out)
+    check_outputs(
+        [(request.out, CORRECTIONS), (record_path, RUN_RECORD)],
+        given=request.out,
+        inputs=[judgments_path, input_path],
+        cache=request.cache_path,
+        force=request.force,
+    )
     responses = sum(i.instance.n_candidates for i in items if i.judgment.status == "ok" and i.instance)
     run = CorrectRun(responses=responses, judgments=len(items))
     started = datetime.now(UTC)
@@ -163,13 +168,13 @@ def run_correct(
     with ExitStack() as stack:
         llm = open_llm(request, stack)
         run.spent = llm.spent
-        out = open_output(request.out, stack)
+        files = stack.enter_context(RunFiles([request.out], record_path))
+        out = files[request.out]
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("correcting", total=responses or None)
 
         def sink(correction: Correction) -> None:
             out.write(correction.model_dump_json() + "\n")
-            out.flush()
             progress.advance(task)
 
         try:
@@ -178,7 +183,10 @@ def run_correct(
         finally:
             run.elapsed = time.perf_counter() - clock
             paths = {"judgments": judgments_path, "input": input_path, "output": request.out}
-            run.record_path = _write_record(request, llm, options, run, started, paths)
+            try:
+                run.record_path = files.finish(_record(request, llm, options, run, started, paths))
+            except StoreError as exc:
+                run.stopped = run.stopped or exc
     return run
 
 
@@ -186,16 +194,15 @@ def _templates(options: CorrectOptions) -> tuple[str, ...]:
     return (CORRECTION_TEMPLATE, "common/reask", *(Fennec().templates() if options.rejudge else ()))
 
 
-def _write_record(
+def _record(
     request: RunRequest,
     llm: LLM,
     options: CorrectOptions,
     run: CorrectRun,
     started: datetime,
     paths: dict[str, Path],
-) -> Path:
-    assert request.out is not None
-    record = {
+) -> dict[str, Any]:
+    return {
         **record_header(started, interrupted=run.interrupted, stopped=run.stopped),
         **{name: str(path) for name, path in paths.items()},
         "model": request.model,
@@ -206,9 +213,6 @@ def _write_record(
         "summary": _summary(run),
         "improvement": run.stats.improvement().to_dict() if options.rejudge else None,
     }
-    path = record_path_for(request.out)
-    path.write_text(json.dumps(record, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    return path
 
 
 def _summary(run: CorrectRun) -> dict[str, Any]:

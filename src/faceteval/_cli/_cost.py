@@ -14,6 +14,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval.metaeval import read_summary
 from faceteval.report import cost_table, render_cost_table
+from faceteval.store import write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -67,7 +68,7 @@ def cost(run_dirs: tuple[Path, ...], markdown_path: Path | None) -> None:
             console.print(block)
         console.print(rows.note)
     if markdown_path is not None:
-        markdown_path.write_text(render_cost_table(named), encoding="utf-8")
+        write_atomic(markdown_path, render_cost_table(named))
 
 
 def _rows(run_dir: Path) -> list[tuple[str, Mapping[str, Any]]]:

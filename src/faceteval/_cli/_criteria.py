@@ -35,6 +35,7 @@ from faceteval.errors import FacetevalError
 from faceteval.hdeval._tree import load_tree, render_tree
 from faceteval.llm import Spend
 from faceteval.methods import create_method
+from faceteval.store import write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -188,7 +189,7 @@ def consistency(directory: Path, embedding_model: str, json_path: Path | None) -
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the bundled model needs no network
     report = measure_consistency(sets, load_embedder(embedding_model))
     if json_path is not None:
-        json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8")
+        write_atomic(json_path, json.dumps(report.to_dict(), indent=2) + "\n")
     _show_consistency(report)
 
 

@@ -83,9 +83,11 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     stats = result.stats
     console = err_console
     if result.interrupted:
-        console.print(interrupted_note(request))
+        console.print(interrupted_note(request, reuses=request.out is not None))
     parse_errors, errors = stats.statuses.get("parse_error", 0), stats.statuses.get("error", 0)
-    invalid = f" ({stats.invalid:,} invalid input lines)" if stats.invalid else ""
+    notes = [f"{stats.invalid:,} invalid input lines"] if stats.invalid else []
+    notes += [f"{stats.reused:,} reused from an earlier output"] if stats.reused else []
+    invalid = f" ({'; '.join(notes)})" if notes else ""
     table = Table.grid(padding=(0, 2))
     table.add_row(
         "judged",
@@ -113,8 +115,14 @@ def calls_line(usage: Usage, spent: Spend) -> str:
     )
 
 
-def interrupted_note(request: RunRequest) -> str:
-    """What an interrupted run says about finishing it: from the cache, or (--no-cache) from scratch."""
+def interrupted_note(request: RunRequest, *, reuses: bool = False) -> str:
+    """What an interrupted run says about finishing it: from the cache, or (--no-cache) from scratch
+    (from its ok judgments, for a command that ``reuses`` them)."""
+    if request.cache_path is None and reuses:
+        return (
+            "[bold yellow]Interrupted.[/] What was finished is written; with --no-cache, running the "
+            "command again reuses its ok judgments and asks the rest again."
+        )
     if request.cache_path is None:
         return (
             "[bold yellow]Interrupted.[/] What was finished is written; with --no-cache, running the "

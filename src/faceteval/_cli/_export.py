@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import click
@@ -9,7 +10,11 @@ from rich.table import Table
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
+from faceteval._cli._options import force_option
+from faceteval.datasets import judged_input
+from faceteval.errors import FacetevalError
 from faceteval.fennec._sft import SET_FILES, SFT_SETS, STATS_FILE, SftSet, SftStats, export_sft
+from faceteval.store import CHATS, SFT_STATS, check_outputs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -47,9 +52,15 @@ def export() -> None:
     show_default=True,
     help="Add the swapped sample of each pairwise judgment made in one order.",
 )
+@force_option
 @handle_errors
 def sft(
-    judgments_path: Path, corrections_path: Path | None, out: Path, input_path: Path | None, augment: bool
+    judgments_path: Path,
+    corrections_path: Path | None,
+    out: Path,
+    input_path: Path | None,
+    augment: bool,
+    force: bool,
 ) -> None:
     """Chat-format SFT sets from Fennec judgments (and corrections), as in Fennec's Section 4.1.
 
@@ -65,6 +76,12 @@ def sft(
       faceteval export sft j.jsonl --out sft/
       faceteval export sft j.jsonl corrected.jsonl --out sft/ --no-augment
     """
+    targets = [(out / SET_FILES[name], CHATS) for name in SFT_SETS] + [(out / STATS_FILE, SFT_STATS)]
+    judged = input_path
+    with contextlib.suppress(FacetevalError):  # the input the judgments' record names, when it is found
+        judged = judged or judged_input(judgments_path)
+    inputs = [path for path in (judgments_path, corrections_path, judged) if path is not None]
+    check_outputs(targets, given=out, inputs=inputs, force=force)
     data = export_sft(judgments_path, out, corrections_path, input_path=input_path, augment=augment)
     _show_stats(data.stats)
     files = ", ".join(SET_FILES[name] for name in SFT_SETS)

@@ -24,6 +24,7 @@ from faceteval.hdeval._decompose import decompose_tree
 from faceteval.hdeval._method import EvalNode, HierarchyAware
 from faceteval.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 from faceteval.metaeval import load_judgments, load_target, write_instances
+from faceteval.store import write_atomic
 
 if TYPE_CHECKING:
     from faceteval.hdeval._train import NodeScores
@@ -351,9 +352,7 @@ def apply(**flags: Any) -> None:
         if row["id"] in node_scores.failed:
             row["status"] = "failed"
             row["error"] = node_scores.failed[row["id"]]
-    flags["out"].write_text(
-        "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
-    )
+    write_atomic(flags["out"], "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     scored = sum(row["status"] == "ok" for row in rows)
     console.print(f"{scored} of {len(rows)} outputs scored; written to {escape(str(flags['out']))}")
     if scored < len(rows):
@@ -410,7 +409,7 @@ def experiment(evaluator_dir: Path, which: str | None) -> None:
     )
     path = evaluator_dir / EXPERIMENTS_FILE
     earlier = read_json_object(path) if path.is_file() else {}
-    path.write_text(json.dumps({**earlier, **results}, indent=2) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps({**earlier, **results}, indent=2) + "\n")
     markdown, html = write_evaluator_report(evaluator_dir)
     console.print(
         f"{escape(str(evaluator_dir / EXPERIMENTS_FILE))}\n{escape(str(markdown))}\n{escape(str(html))}"

@@ -10,7 +10,13 @@ import click
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
-from faceteval._cli._options import build_method, build_request, check_method_flags, engine_options
+from faceteval._cli._options import (
+    build_method,
+    build_request,
+    check_method_flags,
+    engine_options,
+    force_option,
+)
 from faceteval._cli._run import run_judge
 from faceteval.methods import DEFAULT_ASPECTS, DEFAULT_CRITERIA_COUNT, method_names
 
@@ -23,6 +29,7 @@ from faceteval.methods import DEFAULT_ASPECTS, DEFAULT_CRITERIA_COUNT, method_na
 @click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Judgments JSONL (default: stdout)."
 )
+@force_option
 @click.option(
     "--aspects",
     type=click.IntRange(1, 20),
@@ -56,7 +63,9 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
       faceteval judge pairs.jsonl --method fennec --criteria-count 5 --swap --model openai:gpt-4o --out j
       faceteval judge outputs.jsonl --method fennec --single --model openai:gpt-4o --out s.jsonl
 
-    Re-running an interrupted command finishes the rest from the response cache.
+    OUT and its run record (OUT.run.json) are put in place when the run ends, however it ends: a
+    crash leaves the earlier ones as they were. Re-running an interrupted command finishes the rest
+    from the response cache; with --no-cache, it reuses the ok judgments of the earlier OUT.
     """
     check_method_flags(ctx, flags["method"])
     count = flags["criteria_count"] if flags["method"] == "fennec" else flags["aspects"]

@@ -21,8 +21,9 @@ from faceteval._cli._options import (
     check_method_flags,
     data_dir_option,
     engine_options,
+    force_option,
 )
-from faceteval._cli._run import record_path_for, run_judge, same_file
+from faceteval._cli._run import run_judge
 from faceteval.datasets import read_judgments
 from faceteval.datasets._generic import parse_field_options
 from faceteval.errors import FacetevalError
@@ -39,9 +40,10 @@ from faceteval.metaeval import (
     write_summary,
 )
 from faceteval.metaeval._judgments import RECORDED
-from faceteval.metaeval._store import INSTANCES, JUDGMENTS, SUMMARY
+from faceteval.metaeval._store import INSTANCES, JUDGMENTS, SUMMARY, run_files
 from faceteval.methods import DEFAULT_ASPECTS, DEFAULT_CRITERIA_COUNT, method_names
 from faceteval.report import write_report
+from faceteval.store import check_outputs, record_path_for, same_file
 
 HEADLINE = (
     "agreement",
@@ -120,6 +122,7 @@ HEADLINE = (
 @click.option(
     "--report/--no-report", default=True, show_default=True, help="Write report.md and report.html."
 )
+@force_option
 @engine_options(exclude=("--seed",))
 @click.pass_context
 @handle_errors
@@ -144,6 +147,9 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
         _check_measure_flags(ctx)
     out: Path = flags["out"]
     _check_inputs_kept(out, flags["target_spec"], flags["judgments_spec"])
+    if not flags["dry_run"]:  # a dry run writes nothing
+        run_dirs = [out, *(out / v.name for v in _variants(flags) if v.name)] if flags["method"] else [out]
+        check_outputs([f for d in run_dirs for f in run_files(d)], given=out, force=flags["force"])
     fields = (
         parse_field_options(list(flags["fields"]), label_map=flags["label_map"])
         if flags["fields"] or flags["label_map"]
@@ -308,6 +314,7 @@ MEASURE_FLAGS = frozenset(
         "resamples",
         "report",
         "quiet",
+        "force",
     }
 )
 """The options that apply to recorded judgments (--judgments); the others judge with --method."""

@@ -42,6 +42,14 @@ data_dir_option = click.option(
 )
 """``--data-dir``: where the benchmarks are read from."""
 
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Write --out over files that are not this command's own output (a database, a file of "
+    "another kind); never over the input, the cache or a directory.",
+)
+"""``--force``: an output may replace a file that is not one of ours."""
+
 _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "--model": click.option(
         "--model",
@@ -132,7 +140,12 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         help="Response cache (SQLite). Default: $FACETEVAL_CACHE, else "
         "$XDG_CACHE_HOME/faceteval/responses.sqlite (XDG_CACHE_HOME: ~/.cache when unset).",
     ),
-    "--no-cache": click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache."),
+    "--no-cache": click.option(
+        "--no-cache",
+        is_flag=True,
+        help="Neither read nor write the response cache (judge still reuses the ok judgments of an "
+        "earlier --out of the same job).",
+    ),
     "--retry-unreadable": click.option(
         "--retry-unreadable",
         is_flag=True,
@@ -253,6 +266,7 @@ def build_request(
         retry_unreadable=flags["retry_unreadable"],
         trace=flags["trace"],
         progress=not flags["quiet"],
+        force=bool(flags.get("force")),
     )
 
 

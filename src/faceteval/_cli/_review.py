@@ -16,8 +16,8 @@ from rich.table import Table as RichTable
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape, neutral_log_config
 from faceteval._cli._options import data_dir_option
-from faceteval.errors import ConfigError
 from faceteval.report._model import Table as ReportTable
+from faceteval.store import write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -179,13 +179,8 @@ def _made_for(project: Path) -> Iterator[None]:
 
 
 def _write(path: Path, text: str) -> None:
-    """Write an output file, its folder made as `judge --out` does; an error naming it if that fails."""
-    try:
-        if not path.parent.exists():
-            path.parent.mkdir(parents=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Write an output file whole, its folder made as `judge --out` does; an error naming it if that fails."""
+    write_atomic(path, text)
 
 
 @review.command("stats")

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
-import json
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 import anyio
 from rich.progress import (
@@ -29,15 +29,28 @@ from rich.progress import (
 
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._heap import settle
-from faceteval._runner import INVALID_INPUT, JudgeOptions, RunStats, cannot_judge, judge_each
+from faceteval._runner import (
+    INVALID_INPUT,
+    JudgeOptions,
+    JudgmentsOutput,
+    RunStats,
+    cannot_judge,
+    judge_each,
+)
 from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances
-from faceteval.errors import ConfigError, FacetevalError, InputError
+from faceteval.errors import FacetevalError, InputError, StoreError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy, Spend
 from faceteval.methods import Method
 from faceteval.prompts import load_template
-from faceteval.store import SQLiteCache
+from faceteval.store import (
+    JUDGMENTS,
+    RUN_RECORD,
+    SQLiteCache,
+    check_outputs,
+    record_path_for,
+)
 
 RUN_RECORD_SCHEMA = 1
 
@@ -66,6 +79,8 @@ class RunRequest:
     progress: bool = True
     workers: int = 0
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    force: bool = False
+    """Overwrite an output (or its run record) that is not one of ours."""
 
 
 @dataclass(slots=True)
@@ -92,11 +107,25 @@ def default_cache_path(env: Mapping[str, str]) -> Path:
 
 
 def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) -> RunResult:
-    """Judge the input file as requested; Ctrl-C stops cleanly with everything so far kept."""
+    """Judge the input file as requested; Ctrl-C stops cleanly with everything so far kept.
+
+    The output and its run record are put in place when the run ends, however it ends (a kill -9
+    leaves the earlier ones as they were). Without a response cache, the ok judgments of an earlier
+    output of the same job are reused rather than asked again.
+    """
     # Before anything is opened, and the output above all: a missing input or an output that would
-    # overwrite it fails here, leaving every file as it was.
-    result = RunResult(instances=_count_lines(request.input_path))
-    check_output(None if request.dry_run else request.out, [request.input_path], cache=request.cache_path)
+    # overwrite it (or any file not ours) fails here, leaving every file as it was.
+    count, input_sha256 = _measure_input(request.input_path)
+    result = RunResult(instances=count)
+    out = None if request.dry_run else request.out
+    if out is not None:
+        check_outputs(
+            [(out, JUDGMENTS), (record_path_for(out), RUN_RECORD)],
+            given=out,
+            inputs=[request.input_path],
+            cache=request.cache_path,
+            force=request.force,
+        )
     items = _items(request, on_invalid)
     started = datetime.now(UTC)
     clock = time.perf_counter()
@@ -104,28 +133,38 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
         llm = open_llm(request, stack)
         result.spent = llm.spent
         result.start = time.perf_counter() - clock
-        out = None if request.dry_run else open_output(request.out, stack)
+        fields = _record_fields(request, llm, input_sha256)
+        output = stack.enter_context(
+            JudgmentsOutput(out, fields, reuse=request.cache_path is None, stream=json_lines_out(sys.stdout))
+        )
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("judging", total=result.instances or None)
 
         def sink(judgment: Judgment) -> None:
-            if out is not None:
-                out.write(judgment.model_dump_json() + "\n")
-                out.flush()
+            output.write(judgment)
             if judgment.error and judgment.error.startswith(INVALID_INPUT):
                 on_invalid(judgment)
             progress.advance(task)
 
         options = JudgeOptions(swap=request.swap, trace=request.trace)
+        failure: BaseException | None = None
         try:
             judging = partial(
-                judge_each, items, request.method, llm, options=options, sink=sink, stats=result.stats
-            )
+                judge_each, items, request.method, llm, options=options, sink=sink, stats=result.stats,
+                reuse=output.take,
+            )  # fmt: skip
             run_until_stopped(result, llm.closing_after, judging)
+        except BaseException as exc:  # a bug (the record says so, and the traceback is shown)
+            failure = exc
+            raise
         finally:
             result.elapsed = time.perf_counter() - clock
-            if request.out is not None and not request.dry_run:
-                result.record_path = _write_record(request, llm, result, started)
+            try:
+                result.record_path = output.finish(
+                    result.stats, lambda: _record(fields, result, started, failure)
+                )
+            except StoreError as exc:
+                result.stopped = result.stopped or exc
     return result
 
 
@@ -248,10 +287,11 @@ def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Itera
     return iter(items)
 
 
-def _count_lines(path: Path) -> int:
-    """The input's non-blank lines, for the progress bar; an input that cannot be read fails here.
+def _measure_input(path: Path) -> tuple[int, str]:
+    """The input's non-blank lines (for the progress bar) and its SHA-256 (for the run record); an
+    input that cannot be read fails here.
 
-    The input is read twice (counted, then judged) and again by later commands (``correct``,
+    The input is read twice (measured, then judged) and again by later commands (``correct``,
     ``export``, ``review import``), so it must be a file: not standard input, nor a pipe.
     """
     if str(path) == "-" or (path.exists() and not path.is_file()):
@@ -262,52 +302,15 @@ def _count_lines(path: Path) -> int:
             "not a file (standard input or a pipe?): the input is read more than once, by this "
             "command and by later ones, so save it to a file and judge that",
         )
-    count = 0
+    count, digest = 0, hashlib.sha256()
     try:
         with path.open("rb") as handle:
             for line in handle:
                 count += bool(line.strip())
+                digest.update(line)
     except OSError as exc:
         raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
-    return count
-
-
-def check_output(path: Path | None, inputs: Sequence[Path], *, cache: Path | None = None) -> None:
-    """Before anything is opened: writing to ``path`` and its run record must not destroy an input,
-    nor the response cache (the replies paid for so far, which a re-run would answer from).
-
-    Raises:
-        ConfigError: ``path`` or its run record is one of ``inputs``, or ``cache``.
-    """
-    if path is None:
-        return
-    for target in (path, record_path_for(path)):
-        if any(same_file(target, given) for given in inputs):
-            raise ConfigError(
-                f"--out {path} would overwrite the input {target}; write the output to another file"
-            )
-        # The cache may not exist yet, and would be made before the output is written over it.
-        if cache is not None and (same_file(target, cache) or target.resolve() == cache.resolve()):
-            raise ConfigError(
-                f"--out {path} would overwrite the response cache {cache}; write the output to another file"
-            )
-
-
-def open_output(path: Path | None, stack: ExitStack) -> IO[str]:
-    """``path`` opened for writing until ``stack`` closes (its folder made), or stdout for None (made
-    safe for a terminal by `json_lines_out`)."""
-    if path is None:
-        return json_lines_out(sys.stdout)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return stack.enter_context(path.open("w", encoding="utf-8"))
-
-
-def same_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` and ``b`` are the same existing file (False when either does not exist)."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist
-        return False
+    return count, digest.hexdigest()
 
 
 def progress_bar(request: RunRequest) -> Progress:
@@ -324,11 +327,6 @@ def progress_bar(request: RunRequest) -> Progress:
     )
 
 
-def record_path_for(out: Path) -> Path:
-    """Where the run record of ``out`` goes: ``judgments.jsonl`` -> ``judgments.run.json``."""
-    return out.with_name(f"{out.stem}.run.json")
-
-
 def record_header(started: datetime, *, interrupted: bool, stopped: BaseException | None) -> dict[str, Any]:
     """What every run record begins with: versions, times, how the run ended, the command."""
     return {
@@ -337,9 +335,14 @@ def record_header(started: datetime, *, interrupted: bool, stopped: BaseExceptio
         "started_at": started.isoformat(timespec="seconds"),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "interrupted": interrupted,
-        "stopped_by": None if stopped is None else str(stopped),
+        "stopped_by": None if stopped is None else _stop_reason(stopped),
         "command": sys.argv,
     }
+
+
+def _stop_reason(error: BaseException) -> str:
+    """What stopped a run, as its record says: a faceteval error's message, else its kind too."""
+    return str(error) if isinstance(error, FacetevalError) else f"{type(error).__name__}: {error}"
 
 
 def spent_fields(spent: Spend) -> dict[str, Any]:
@@ -354,20 +357,32 @@ def spent_fields(spent: Spend) -> dict[str, Any]:
     }
 
 
-def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: datetime) -> Path:
-    assert request.out is not None
-    stats = result.stats
-    record = {
-        **record_header(started, interrupted=result.interrupted, stopped=result.stopped),
+def _record_fields(request: RunRequest, llm: LLM, input_sha256: str) -> dict[str, Any]:
+    """What a run record says of the job: its input, output, method, LLM, options and prompts."""
+    return {
         "input": str(request.input_path),
         "input_path": os.path.abspath(request.input_path),  # symlinks kept: the typed path's own
+        "input_sha256": input_sha256,
         "output": str(request.out),
         "method": request.method.describe(),
         "llm": llm.describe(),
         "options": {"swap": request.swap, "strict": request.strict, "trace": request.trace},
         "prompts": {name: load_template(name).sha256 for name in request.method.templates()},
+    }
+
+
+def _record(
+    fields: dict[str, Any], result: RunResult, started: datetime, failure: BaseException | None
+) -> dict[str, Any]:
+    stats = result.stats
+    interrupted = result.interrupted or isinstance(failure, KeyboardInterrupt)
+    stopped = result.stopped or (None if isinstance(failure, KeyboardInterrupt) else failure)
+    return {
+        **record_header(started, interrupted=interrupted, stopped=stopped),
+        **fields,
         "summary": {
             "judgments": dict(stats.statuses),
+            "reused": stats.reused,
             "invalid_input": stats.invalid,
             "orders_agreed": stats.consistency.get(True, 0),
             "orders_disagreed": stats.consistency.get(False, 0),
@@ -376,6 +391,3 @@ def _write_record(request: RunRequest, llm: LLM, result: RunResult, started: dat
             "start_seconds": round(result.start, 3),
         },
     }
-    path = record_path_for(request.out)
-    path.write_text(json.dumps(record, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    return path

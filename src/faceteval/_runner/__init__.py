@@ -16,6 +16,8 @@ from faceteval._runner._judge import (
     presentation_orders,
     unwrap_group,
 )
+from faceteval._runner._output import JudgmentsOutput
+from faceteval._runner._reuse import PreviousJudgments, job_of
 from faceteval._runner._stats import RunStats, StageStats, total_of, usage_of
 
 __all__ = [
@@ -24,12 +26,15 @@ __all__ = [
     "INVALID_INPUT",
     "FailureStreak",
     "JudgeOptions",
+    "JudgmentsOutput",
+    "PreviousJudgments",
     "RunAborted",
     "RunStats",
     "StageStats",
     "cannot_judge",
     "default_window",
     "in_order",
+    "job_of",
     "judge",
     "judge_async",
     "judge_each",

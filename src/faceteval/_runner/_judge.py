@@ -27,6 +27,8 @@ INVALID_INPUT = "invalid input: "
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
+_Done = tuple[Judgment, list[TraceEntry], bool, bool]
+"""A finished item: its judgment, the exchanges behind it, whether it was invalid, and reused."""
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -126,12 +128,15 @@ async def judge_each(
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
     sink: Sink | None = None,
     stats: RunStats | None = None,
+    reuse: Callable[[Instance], Judgment | None] | None = None,
 ) -> RunStats:
     """Judge ``items`` as they are read, handing each judgment to ``sink`` in input order.
 
     Invalid items (`InputError`) become judgments with status ``error``; nothing is dropped.
     ``stats``, when given, is filled as judgments finish (so it is current even if the run is
-    interrupted) and returned.
+    interrupted) and returned. ``reuse``, when given, is asked first for each instance: a judgment
+    it returns (an earlier run's) is handed on as it is, counted in ``stats.reused``, and no LLM
+    is called for that instance.
 
     Raises:
         TypeError: An argument is not of its kind (a path or one instance for ``items``, a method
@@ -143,11 +148,13 @@ async def judge_each(
     memo = QueryMemo(options.memo_size)
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 
-    async def work(item: Item) -> tuple[Judgment, list[TraceEntry], bool]:
+    async def work(item: Item) -> _Done:
         if isinstance(item, InputError):
-            return _invalid(item, method.name), [], True
+            return _invalid(item, method.name), [], True, False
+        if reuse is not None and (earlier := reuse(item)) is not None:
+            return earlier, [], False, True
         judgment, entries = await judge_instance(item, method, llm, memo, options)
-        return judgment, entries, False
+        return judgment, entries, False, False
 
     await in_order(_instances(items), work, emitter.emit, window=options.window or default_window(llm))
     return emitter.stats
@@ -246,11 +253,11 @@ class _Emitter:
         self.stats = stats
         self.streak = FailureStreak(abort_after, "instances", "The judgments finished so far are kept")
 
-    def emit(self, done: tuple[Judgment, list[TraceEntry], bool]) -> None:
-        judgment, entries, invalid = done
-        self.stats.add(judgment, entries, invalid=invalid)
+    def emit(self, done: _Done) -> None:
+        judgment, entries, invalid, reused = done
         if self.sink is not None:
-            self.sink(judgment)
+            self.sink(judgment)  # first: a judgment the sink could not write is not counted
+        self.stats.add(judgment, entries, invalid=invalid, reused=reused)
         if not invalid and judgment.error != PLANNED and not unjudgeable(judgment):
             self.streak.see(judgment.status == "error", judgment.error)
 

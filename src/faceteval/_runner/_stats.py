@@ -45,11 +45,21 @@ class RunStats:
     """Judgments made in several orders, by whether the orders agreed."""
     unjudgeable: int = 0
     """Instances the method cannot judge as they are (`InstanceError`; counted in ``statuses["error"]``)."""
+    reused: int = 0
+    """Judgments taken as they were from an earlier run's output (counted in ``statuses`` too)."""
 
-    def add(self, judgment: Judgment, entries: Iterable[TraceEntry], *, invalid: bool = False) -> None:
-        """Count a finished judgment and the exchanges behind it."""
+    def add(
+        self,
+        judgment: Judgment,
+        entries: Iterable[TraceEntry],
+        *,
+        invalid: bool = False,
+        reused: bool = False,
+    ) -> None:
+        """Count a finished judgment and the exchanges behind it (none for one ``reused``)."""
         self.statuses[judgment.status] += 1
         self.invalid += invalid
+        self.reused += reused
         self.unjudgeable += unjudgeable(judgment)
         error = judgment.error
         if error and (error in self.errors or len(self.errors) < MAX_ERROR_KINDS):

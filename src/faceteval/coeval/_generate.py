@@ -44,6 +44,7 @@ from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.parsing import CriteriaParser
 from faceteval.prompts import load_template, render
+from faceteval.store import write_atomic
 
 STAGE = "coeval.generate"
 TEMPLATE = "coeval/generate"
@@ -287,7 +288,7 @@ def save_generation(
 
     Raises:
         EditedFilesError: Files were edited since they were generated (and ``force`` is False).
-        OSError: A file cannot be written.
+        StoreError: A file cannot be written (a full disk is named as such).
     """
     out = Path(directory)
     targets = {s.index: _set_path(out, s.index) for s in generation.sets}
@@ -307,7 +308,7 @@ def save_generation(
     summary = _summary(generation, model, {k: p.relative_to(out).as_posix() for k, p in written.items()})
     for entry in summary["sets"]:
         entry["sha256"] = _sha256(out / entry["file"]) if entry["file"] else None
-    (out / GENERATION_FILE).write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    write_atomic(out / GENERATION_FILE, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
 
 
@@ -374,7 +375,7 @@ def _write_criteria(
     )
     document = {"criteria": [c.model_dump(exclude_defaults=True) for c in criteria_set.criteria]}
     body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    path.write_text(header + body, encoding="utf-8")
+    write_atomic(path, header + body)
 
 
 def _summary(generation: CriteriaGeneration, model: str, files: Mapping[int, str]) -> dict[str, Any]:

@@ -4,8 +4,9 @@ A run over ``<benchmark>`` writes ``<benchmark>.jsonl`` (every `BridgeRecord`, k
 ``<benchmark>.sft.jsonl`` (each kept record as a chat in TRL SFTTrainer format: the bridging prompt
 with the recovered criteria and guideline, answered by the recorded judgment; a chat already written
 is not written again) and ``<benchmark>.run.json`` (what was run, the prompts' hashes, the counts of
-`BridgeSummary` and the usage). `BridgeWriter` writes the records and chats one by one as they
-finish, so a run stopped midway keeps what it finished.
+`BridgeSummary` and the usage, and each file's line count and SHA-256). `BridgeWriter` writes the
+records and chats one by one as they finish, so a run stopped midway keeps what it finished; they are
+put in place when the run ends (a crash leaves the earlier files as they were).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from typing import Any
 
 from faceteval._version import __version__
 from faceteval.core import Usage
+from faceteval.errors import StoreError
 from faceteval.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
 from faceteval.fennec._sft import Repeats, Sample
 from faceteval.prompts import load_template
+from faceteval.store import RunFiles
 
 RUN_SCHEMA = 1
 
@@ -153,25 +156,23 @@ def bridge_files(out: str | Path, benchmark: str) -> BridgeFiles:
 
 
 class BridgeWriter:
-    """Writes a bridging run's records and new chats one by one, as they finish (each line flushed).
+    """Writes a bridging run's records and new chats one by one, as they finish, then its run record.
 
-    The files are opened (emptied) at once and closed by `close`, or on leaving a ``with`` block;
-    `summary` counts what was written so far.
+    The files are written under partial names beside them (`faceteval.store.RunFiles`) and put in
+    place by `finish`, with the run record; leaving a ``with`` block without it leaves the earlier
+    files as they were. A record and its chat are written together or not at all. `summary` counts
+    what was written so far.
 
     Raises:
-        OSError: A file cannot be written.
+        StoreError: A file cannot be written (a full disk is named as such).
     """
 
     def __init__(self, out: str | Path, benchmark: str) -> None:
         self.files = bridge_files(out, benchmark)
         self.tally = BridgeTally()
-        self.files.records.parent.mkdir(parents=True, exist_ok=True)
-        self._records = self.files.records.open("w", encoding="utf-8")
-        try:
-            self._sft = self.files.sft.open("w", encoding="utf-8")
-        except BaseException:
-            self._records.close()
-            raise
+        self._run = RunFiles([self.files.records, self.files.sft], self.files.run)
+        self._records = self._run[self.files.records]
+        self._sft = self._run[self.files.sft]
 
     def __enter__(self) -> BridgeWriter:
         return self
@@ -181,21 +182,33 @@ class BridgeWriter:
 
     def write(self, record: BridgeRecord) -> None:
         """Write ``record``, and its chat when it is kept and the chat is not already written."""
-        sample = self.tally.add(record)
+        chat = sft_sample(record) if record.kept else None
+        new = chat is not None and chat.messages not in self.tally.repeats.seen
+        mark = self._records.mark()
         self._records.write(record.model_dump_json() + "\n")
-        self._records.flush()
-        if sample is not None:
-            self._sft.write(json.dumps(sample.to_record(), ensure_ascii=False) + "\n")
-            self._sft.flush()
+        if new and chat is not None:
+            try:
+                self._sft.write(json.dumps(chat.to_record(), ensure_ascii=False) + "\n")
+            except StoreError:
+                self._records.rewind(mark)
+                raise
+        self.tally.add(record)
 
     def summary(self) -> BridgeSummary:
         """What was written so far."""
         return self.tally.summary()
 
+    def finish(self, run: Mapping[str, Any]) -> Path:
+        """Put the records and chats in place, then write ``run`` as the run record; returns its path.
+
+        Raises:
+            StoreError: A file could not be written (no record describing other files is left).
+        """
+        return self._run.finish(run)
+
     def close(self) -> None:
-        """Close the files."""
-        self._records.close()
-        self._sft.close()
+        """Remove what `finish` did not put in place (the earlier files are left as they were)."""
+        self._run.discard()
 
 
 def run_description(
@@ -233,17 +246,19 @@ def save_bridge(
     ``llm`` describes the model (`LLM.describe`).
 
     Raises:
-        OSError: A file cannot be written.
+        StoreError: A file cannot be written.
     """
     with BridgeWriter(out, benchmark) as writer:
         for record in records:
             writer.write(record)
-    files = writer.files
-    run = {
-        "schema_version": RUN_SCHEMA,
-        "faceteval_version": __version__,
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        **run_description(writer.summary(), files, benchmark=benchmark, judge=judge, llm=llm, limit=limit),
-    }
-    files.run.write_text(json.dumps(run, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        files = writer.files
+        run = {
+            "schema_version": RUN_SCHEMA,
+            "faceteval_version": __version__,
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            **run_description(
+                writer.summary(), files, benchmark=benchmark, judge=judge, llm=llm, limit=limit
+            ),
+        }
+        writer.finish(run)
     return files

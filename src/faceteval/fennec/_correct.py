@@ -510,9 +510,9 @@ class _Emitter:
             self._emit(correction, entries)
 
     def _emit(self, correction: Correction, entries: list[TraceEntry]) -> None:
-        self.stats.add(correction, entries)
         if self.sink is not None:
-            self.sink(correction)
+            self.sink(correction)  # first: a correction the sink could not write is not counted
+        self.stats.add(correction, entries)
         if correction.status != "kept":
             self.streak.see(correction.status == "error", correction.error)
 

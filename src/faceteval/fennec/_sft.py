@@ -33,7 +33,7 @@ import json
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -46,6 +46,7 @@ from faceteval.errors import FacetevalError, InputError
 from faceteval.methods import response_labels
 from faceteval.parsing._numbers import fmt
 from faceteval.prompts import render
+from faceteval.store import RunFiles
 
 __all__ = [
     "SET_FILES",
@@ -310,14 +311,22 @@ def build_sft(
 def write_sft(data: SftData, out: Path) -> dict[str, Path]:
     """Write the four sets (one JSON record a line; an empty set gives an empty file) and stats.json.
 
+    The files are put in place together when all are written (stats.json last, with each set's
+    line count and SHA-256): a crash or a full disk leaves the earlier ones as they were.
+
     Returns:
         Each written file by set name, and ``stats`` for the statistics.
+
+    Raises:
+        StoreError: A file could not be written (a full disk is named as such).
     """
-    out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
-    for name in SFT_SETS:
-        written[name] = _write(out / SET_FILES[name], "".join(_lines(data.sets[name])))
-    written["stats"] = _write(out / STATS_FILE, json.dumps(data.stats.to_dict(), indent=2) + "\n")
+    with RunFiles([out / SET_FILES[name] for name in SFT_SETS], out / STATS_FILE) as files:
+        for name in SFT_SETS:
+            written[name] = out / SET_FILES[name]
+            for sample in data.sets[name]:
+                files[written[name]].write(json.dumps(sample.to_record(), ensure_ascii=False) + "\n")
+        written["stats"] = files.finish(data.stats.to_dict())
     return written
 
 
@@ -635,13 +644,3 @@ def _get(
         expected = " or ".join(k.__name__ for k in kinds)
         raise InputError(str(path), line, dotted, f"expected {expected}, got {type(value).__name__}")
     return value
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _lines(samples: Iterable[Sample]) -> Iterator[str]:
-    for sample in samples:
-        yield json.dumps(sample.to_record(), ensure_ascii=False) + "\n"

@@ -26,6 +26,7 @@ from faceteval.hdeval._store import load_aggregator, save_aggregator
 from faceteval.hdeval._train import Matrix, Trained, predict
 from faceteval.hdeval._tree import CriteriaTree, load_tree, save_tree
 from faceteval.report._format import number
+from faceteval.store import write_atomic
 
 FORMAT = "faceteval-hdeval-evaluator"
 VERSION = 1
@@ -96,7 +97,7 @@ def save_evaluator(
                 ensure_ascii=False,
             )
         )
-    (out / FEATURES).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    write_atomic(out / FEATURES, "".join(f"{line}\n" for line in lines))
     _write_json(out / SUMMARY, dict(summary))
 
 
@@ -273,4 +274,4 @@ def _plain(value: Any) -> Any:
 
 
 def _write_json(path: Path, value: Any) -> None:
-    path.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")

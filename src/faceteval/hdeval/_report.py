@@ -18,6 +18,7 @@ from faceteval.report._html import TEMPLATE, _environment
 from faceteval.report._markdown import section_lines
 from faceteval.report._model import Section, Table, numeric_columns
 from faceteval.report._plots import Plot, _encode, _figure, _text
+from faceteval.store import write_atomic
 
 TOP_CRITERIA = 15
 SHAP_ROWS = 10
@@ -38,13 +39,13 @@ def write_evaluator_report(directory: Path) -> tuple[Path, Path]:
         lines += section_lines(section)
     lines.append(f"*{escape_markdown(footer)}*")
     markdown_path, html_path = directory / "report.md", directory / "report.html"
-    markdown_path.write_text("\n".join(lines) + "\n", encoding="utf-8", newline="\n")
+    write_atomic(markdown_path, "\n".join(lines) + "\n")
     html = (
         _environment()
         .get_template(TEMPLATE)
         .render(title=title, sections=sections, plots=build_plots(summary, experiments), footer=footer)
     )
-    html_path.write_text(html, encoding="utf-8", newline="\n")
+    write_atomic(html_path, html)
     return markdown_path, html_path
 
 

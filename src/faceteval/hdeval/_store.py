@@ -14,6 +14,7 @@ from typing import Any
 import skops.io  # type: ignore[import-untyped]
 
 from faceteval.errors import FacetevalError
+from faceteval.store import write_atomic
 
 __all__ = ["ALLOWED_TYPES", "load_aggregator", "save_aggregator"]
 
@@ -46,9 +47,7 @@ def save_aggregator(estimator: Any, path: Path) -> None:
         estimator: The aggregator.
         path: Where to write it; its folder must exist.
     """
-    partial = path.with_name(path.name + ".partial")
-    skops.io.dump(estimator, partial)
-    partial.replace(path)
+    write_atomic(path, skops.io.dumps(estimator))
 
 
 def load_aggregator(path: Path) -> Any:

@@ -34,6 +34,7 @@ from faceteval.datasets._criteria_file import _line
 from faceteval.datasets._files import read_document
 from faceteval.errors import ConfigError, InputError
 from faceteval.methods._base import as_criteria
+from faceteval.store import write_atomic
 
 SEPARATOR = " / "
 """Joins the names along a node's path into its id."""
@@ -235,7 +236,7 @@ def save_tree(tree: CriteriaTree, path: str | Path) -> None:
 
     Raises:
         ConfigError: The suffix is none of those.
-        OSError: The file cannot be written.
+        StoreError: The file cannot be written (a full disk is named as such); the earlier one is left.
     """
     target = Path(path)
     document = tree_document(tree)
@@ -245,7 +246,7 @@ def save_tree(tree: CriteriaTree, path: str | Path) -> None:
         text = yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     else:
         raise ConfigError(f"{path}: a criteria tree is saved as .yaml, .yml or .json")
-    target.write_text(text, encoding="utf-8")
+    write_atomic(target, text)
 
 
 class _Dumper(yaml.SafeDumper):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from faceteval import store
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.datasets._files import read_json_object
@@ -16,10 +16,12 @@ from faceteval.metaeval._judgments import join
 from faceteval.metaeval._summary import Settings, summarize
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights
+from faceteval.store import OutputKind
 
 INSTANCES = "instances.jsonl"
 JUDGMENTS = "judgments.jsonl"
 SUMMARY = "summary.json"
+REPORT_FILES = ("report.md", "report.html")
 
 
 def write_instances(out: Path, instances: Iterable[Instance]) -> Path:
@@ -32,9 +34,9 @@ def write_judgments(out: Path, judgments: Iterable[Judgment]) -> Path:
 
 
 def write_summary(out: Path, summary: dict[str, Any]) -> Path:
-    path = out / SUMMARY
-    _atomic_write(path, json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    return path
+    return store.write_atomic(
+        out / SUMMARY, json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    )
 
 
 def measure(
@@ -91,13 +93,19 @@ def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgme
     return summary, instances, judgments
 
 
+def run_files(run_dir: Path) -> list[tuple[Path, OutputKind]]:
+    """The files a run writes into ``run_dir``, each with its kind (see `faceteval.store.check_outputs`)."""
+    return [
+        (run_dir / INSTANCES, store.INSTANCES),
+        (run_dir / JUDGMENTS, store.JUDGMENTS),
+        (store.record_path_for(run_dir / JUDGMENTS), store.RUN_RECORD),
+        (run_dir / SUMMARY, store.SUMMARY),
+        (run_dir / REPORT_FILES[0], store.REPORT),
+        (run_dir / REPORT_FILES[1], store.REPORT),
+    ]
+
+
 def _write_lines(path: Path, lines: Iterable[str]) -> Path:
-    _atomic_write(path, "".join(f"{line}\n" for line in lines))
+    with store.OutputFile(path) as out:
+        out.write_lines(lines)
     return path
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)

@@ -8,6 +8,7 @@ from faceteval.report._build import DEFAULT_EXAMPLES, DEFAULT_TOP_FACETS
 from faceteval.report._html import render_html
 from faceteval.report._markdown import render_markdown
 from faceteval.report._run import load_run
+from faceteval.store import write_atomic
 
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
@@ -34,6 +35,6 @@ def write_report(
     )
     html = render_html(run.summary, run.instances, run.judgments, examples=examples, top_facets=top_facets)
     markdown_path, html_path = run_dir / MARKDOWN_FILE, run_dir / HTML_FILE
-    markdown_path.write_text(markdown, encoding="utf-8", newline="\n")
-    html_path.write_text(html, encoding="utf-8", newline="\n")
+    write_atomic(markdown_path, markdown)
+    write_atomic(html_path, html)
     return markdown_path, html_path

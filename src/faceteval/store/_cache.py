@@ -102,6 +102,11 @@ class SQLiteCache:
                     (key, identity, model, data, stamp),
                 )
             except sqlite3.Error as exc:
+                if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+                    raise StoreError(
+                        f"no space left writing the response cache {self.path} (the replies stored so "
+                        "far are kept: free some space and run the command again)"
+                    ) from exc
                 raise StoreError(f"cannot write the response cache {self.path}: {exc}") from exc
 
     def __len__(self) -> int:

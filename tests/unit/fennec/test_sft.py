@@ -354,7 +354,11 @@ def test_export_writes_files_that_load_as_chat_datasets(tmp_path: Path) -> None:
     out = tmp_path / "sft"
     data = export_sft(judgments_path, out, corrections)
     stats = json.loads((out / STATS_FILE).read_text(encoding="utf-8"))
+    written = stats.pop("written")  # each set file's line count and SHA-256, as put in place
     assert stats == data.stats.to_dict()
+    assert {name: entry["lines"] for name, entry in written.items()} == {
+        SET_FILES[name]: len(samples) for name, samples in data.sets.items()
+    }
     # the first pair keeps Accuracy only (in both orders); "great" wins every criterion in both orders
     assert {name: stats["sets"][name]["samples"] for name in SFT_SETS} == {
         "criteria": 2,

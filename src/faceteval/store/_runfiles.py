@@ -1,0 +1,141 @@
+"""A run's output files and its run record, written so that they always describe the same run.
+
+The outputs are written under partial names beside them (`OutputFile`) and renamed into place when
+the run ends, however it ends but a kill -9 (which leaves the previous files as they were); then the
+run record is written, whole, with each output's line count and SHA-256 under ``written``. The
+record's room on the disk is claimed when the run starts, so a disk that fills up meanwhile still
+takes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from faceteval.errors import StoreError
+from faceteval.store._output import OutputFile
+
+RECORD_ROOM = 64 * 1024
+"""Bytes claimed for a run record when its run starts."""
+WRITTEN = "written"
+"""The run record's key for its outputs' line counts and SHA-256s, by file name."""
+
+
+def record_path_for(out: Path) -> Path:
+    """Where the run record of ``out`` goes: ``judgments.jsonl`` -> ``judgments.run.json``.
+
+    Examples:
+        >>> record_path_for(Path("runs/judgments.jsonl")).as_posix()
+        'runs/judgments.run.json'
+    """
+    return out.with_name(f"{out.stem}.run.json")
+
+
+class RunFiles:
+    """Outputs written as a run goes, and the run record written after them by `finish`.
+
+    Leaving a ``with`` block without `finish` discards the partial files: the earlier outputs and
+    record stay as they were.
+
+    Args:
+        outputs: The files the run writes (beside ``record``).
+        record: Its run record.
+
+    Raises:
+        StoreError: A partial file cannot be made (or the record's room claimed).
+
+    Examples:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> with RunFiles([folder / "out.jsonl"], folder / "out.run.json") as files:
+        ...     files[folder / "out.jsonl"].write('{"id": "1"}\\n')
+        ...     _ = files.finish({"schema_version": 1})
+        >>> json.loads((folder / "out.run.json").read_text())["written"]["out.jsonl"]["lines"]
+        1
+    """
+
+    def __init__(self, outputs: Sequence[Path], record: Path) -> None:
+        self.record = record
+        self._record = OutputFile(record, reserve=RECORD_ROOM)
+        self._outputs: dict[Path, OutputFile] = {}
+        try:
+            for path in outputs:
+                self._outputs[path] = OutputFile(path)
+        except BaseException:
+            self.discard()
+            raise
+
+    def __getitem__(self, path: Path) -> OutputFile:
+        return self._outputs[path]
+
+    @property
+    def failed(self) -> StoreError | None:
+        """The first error that stopped the writes of an output, if one did."""
+        return next((out.failed for out in self._outputs.values() if out.failed is not None), None)
+
+    def finish(self, record: Mapping[str, Any]) -> Path:
+        """Put every output in place, then write ``record`` (with ``written``) as the run record.
+
+        Raises:
+            StoreError: An output or the record could not be written. No record is left that
+                describes other outputs than those in place: an earlier one is removed if need be.
+        """
+        written: dict[str, dict[str, Any]] = {}
+        try:
+            for path, out in self._outputs.items():
+                out.commit()
+                written[path.name] = {"lines": out.lines, "sha256": out.sha256}
+            text = (
+                json.dumps({**record, WRITTEN: written}, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+            )
+            self._record.write(text)
+            return self._record.commit()
+        except BaseException:  # a full disk, or Ctrl-C meanwhile
+            self.discard()
+            if written:  # the outputs in place are not those the earlier record describes
+                with contextlib.suppress(OSError):
+                    self.record.unlink()
+            raise
+
+    def discard(self) -> None:
+        """Remove the partial files not yet put in place."""
+        for out in (*self._outputs.values(), self._record):
+            out.discard()
+
+    def __enter__(self) -> RunFiles:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.discard()
+
+
+def describes(record: Mapping[str, Any], path: Path) -> bool:
+    """Whether ``record`` was written with the file ``path`` as it is now (its SHA-256 matches).
+
+    Examples:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "o.jsonl"
+        >>> _ = path.write_text("x\\n")
+        >>> digest = hashlib.sha256(b"x\\n").hexdigest()
+        >>> describes({"written": {"o.jsonl": {"sha256": digest}}}, path), describes({}, path)
+        (True, False)
+    """
+    written = record.get(WRITTEN)
+    entry = written.get(path.name) if isinstance(written, dict) else None
+    if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+        return False
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return False
+    return bool(digest.hexdigest() == entry["sha256"])
