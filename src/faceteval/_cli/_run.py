@@ -141,7 +141,8 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
         task = progress.add_task("judging", total=result.instances or None)
 
         def sink(judgment: Judgment) -> None:
-            output.write(judgment)
+            if not request.dry_run:  # a plan's judgments are not written, not even to stdout
+                output.write(judgment)
             if judgment.error and judgment.error.startswith(INVALID_INPUT):
                 on_invalid(judgment)
             progress.advance(task)
