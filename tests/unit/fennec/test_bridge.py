@@ -189,11 +189,11 @@ def test_the_prompts_carry_the_judgment_then_the_recovered_criteria_and_guidelin
     )
     assert record.criteria_text and record.guideline
     assert f"[Evaluation Criteria]:\n{fence(record.criteria_text)}\n" in reverse_guideline
+    criteria, guideline = fence(record.criteria_text), fence(record.guideline)
+    assert f"[Evaluation Criteria]:\n{criteria}\n\n[Scoring Guideline]:\n{guideline}\n" in bridging
     assert (
-        f"[Evaluation Criteria]:\n{fence(record.criteria_text)}\n\n[Scoring Guideline]:\n{fence(record.guideline)}\n"
-        in (bridging)
-    )
-    assert fence(source.judgment) not in bridging  # the judge decides again without seeing the recorded result
+        fence(source.judgment) not in bridging
+    )  # the judge decides again without seeing the recorded result
     assert (
         'Begin your final decision statement with "So, the final decision is Response 1 / Response 2 / Tie"'
         in (bridging)
