@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 from faceteval._cli._app import cli
 from tests.support.files import read_jsonl
 from tests.support.llm_server import LLMServer
+from tests.support.quoted import unquote
 
 CRITERIA = """\
 criteria:
@@ -28,15 +29,16 @@ QUALITY = {
 }
 """Output text -> (Comprehensibility, Length, overall) scores the server gives."""
 _OUTPUT = re.compile(r"\[The Start of Output\]\n(.*?)\n\[The End of Output\]", re.DOTALL)
-_CRITERION = re.compile(r"^Criterion: (\w+):", re.MULTILINE)
+_CRITERION = re.compile(r'^Criterion: "(\w+):', re.MULTILINE)
 
 
 def responder(body: Mapping[str, Any]) -> str:
     """A CoEval-style evaluation per criterion; the overall score when asked for it."""
     messages = body["messages"]
-    output = _OUTPUT.search(messages[0]["content"])
-    assert output is not None
-    comprehensibility, length, overall = QUALITY[output[1]]
+    found = _OUTPUT.search(messages[0]["content"])
+    assert found is not None
+    output = unquote(found[1])
+    comprehensibility, length, overall = QUALITY[output]
     if len(messages) > 1:
         turns = [m["role"] for m in messages]
         assert turns == ["user", "assistant", "user", "assistant", "user"], turns
@@ -47,7 +49,7 @@ def responder(body: Mapping[str, Any]) -> str:
     return (
         f"1. Conclusion: The output is judged on {name[1]}.\n\n"
         f"2. I would assign a score of {score} to this answer.\n\n"
-        f'3. Evidence:\n- "{output[1]}"'
+        f'3. Evidence:\n- "{output}"'
     )
 
 

@@ -14,13 +14,14 @@ from faceteval.hdeval._tree import CriteriaTree, load_tree, save_tree
 from faceteval.llm import LLM
 from faceteval.store import SQLiteCache
 from tests.support.llm_server import LLMServer
+from tests.support.quoted import unquote
 
 CHILDREN = {
     "overall quality": "1. Coherence: The summary is well organised.\n2. Fluency: Sentences read naturally.",
     "Coherence": "1. Logical flow: Ideas follow one another.\n2. Structure: Paragraphs have one topic each.",
 }
 QUALITY = {"good summary": 5, "weak summary": 2}
-_SUBJECT = re.compile(r"I would like to evaluate its (.+?)(?:,|\.\n)")
+_SUBJECT = re.compile(r'I would like to evaluate its "?(.+?)"?(?:,|\.\n)')
 _RESPONSE = re.compile(r"\[The Start of Response\]\n(.*?)\n\[The End of Response\]", re.DOTALL)
 
 
@@ -31,9 +32,10 @@ def responder(body: Mapping[str, Any]) -> str:
         return CHILDREN[subject[1]]
     response = _RESPONSE.search("\n".join(m["content"] for m in body["messages"]))
     assert response is not None, prompt
-    if response[1] not in QUALITY:
+    text = unquote(response[1])
+    if text not in QUALITY:
         return "I cannot score this."
-    return f"{QUALITY[response[1]]}\nScored by rule."
+    return f"{QUALITY[text]}\nScored by rule."
 
 
 def llm_for(server: LLMServer, cache: SQLiteCache) -> LLM:

@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from tests.support.llm_server import LLMServer
+from tests.support.quoted import unquote
 
 # The judge decomposes by this table and scores each output on a leaf criterion by its hidden quality.
 CHILDREN = {
@@ -28,8 +29,8 @@ CHILDREN = {
     "structure": ["paragraphs", "headings"],
     "word choice": ["register", "variety"],
 }
-_SUBJECT = re.compile(r"I would like to evaluate its (.+?)(?:,|\.\n)")
-_METRIC = re.compile(r"score the given response on the following metric:\n(.+?)(?::|\n)")
+_SUBJECT = re.compile(r'I would like to evaluate its "?(.+?)"?(?:,|\.\n)')
+_METRIC = re.compile(r'score the given response on the following metric:\n"(.+?)"')
 _RESPONSE = re.compile(r"\[The Start of Response\]\n(.*?)\n\[The End of Response\]", re.DOTALL)
 
 
@@ -45,7 +46,7 @@ def responder(body: Mapping[str, Any]) -> str:
         return "\n".join(f"{i}. {name.title()}: How good the {name} is." for i, name in enumerate(names, 1))
     metric, response = _METRIC.search(prompt), _RESPONSE.search(prompt)
     assert metric is not None and response is not None, prompt
-    return f"{quality(response[1], metric[1].strip().lower())}\nScored by rule."
+    return f"{quality(unquote(response[1]), metric[1].strip().lower())}\nScored by rule."
 
 
 def outputs(n: int, prefix: str) -> list[dict[str, Any]]:

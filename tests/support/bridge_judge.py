@@ -21,6 +21,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from faceteval.prompts import fence
+from tests.support.quoted import unquote
+
 REFUSAL = "I'm sorry, but I can't help with that."
 
 _JUDGMENT = re.compile(r"\[The Start of Judge Result\]\n(.*?)\n\[The End of Judge Result\]", re.DOTALL)
@@ -86,7 +89,7 @@ class BridgeJudge:
         with self._lock:
             self.calls.append(stage)
             self.prompts.append(prompt)
-        if any(text in prompt for text in self.refuse.get(stage, ())):
+        if any(fence(text) in prompt for text in self.refuse.get(stage, ())):
             return REFUSAL
         if stage == "bridge.criteria":
             return self._criteria(prompt)
@@ -106,7 +109,7 @@ class BridgeJudge:
 
     def _guideline(self, prompt: str) -> str:
         conclusion = conclusion_of(_block(_JUDGMENT, prompt))
-        if any(text in prompt for text in self.mislead):
+        if any(fence(text) in prompt for text in self.mislead):
             conclusion = _contradict(conclusion)
         levels = ("Not at all", "Slightly", "Fairly", "Very", "Extremely")
         lines = [
@@ -140,4 +143,4 @@ class BridgeJudge:
 
 def _block(pattern: re.Pattern[str], prompt: str) -> str:
     found = pattern.search(prompt)
-    return found[1] if found else ""
+    return unquote(found[1]) if found else ""

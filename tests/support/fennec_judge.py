@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.support.quoted import unquote
+
 DEFAULT_CRITERIA = (
     ("Accuracy", "Evaluates if the response is correct."),
     ("Comprehensiveness", "Assesses if the response covers every part of the query."),
@@ -101,12 +103,13 @@ class FennecJudge:
             return " ".join(f"{w}%" for w in list(self.weights)[:k])
         if stage == "fennec.correction":
             original = _ORIGINAL.search(prompt)
-            text = original[1] if original else ""
+            text = unquote(original[1]) if original else ""
             return f"[Modified Response]: {self.rewrite.get(text, text + ' (corrected)')}"
         if stage in ("fennec.pairwise", "fennec.single"):
             name = _criterion(prompt).split(":", 1)[0].strip()
             parts = []
-            for i, (label, text) in enumerate(_RESPONSE.findall(prompt)):
+            for i, (label, quoted) in enumerate(_RESPONSE.findall(prompt)):
+                text = unquote(quoted)
                 bias = self.first_bias if stage == "fennec.pairwise" and i == 0 else 0.0
                 value = max(1.0, min(5.0, self.score(text, name) + bias))
                 parts.append(f"{label} Score: {_fmt(value)}\nExplanation: {label} on {name}: {text[:40]}.")
@@ -135,7 +138,7 @@ class FennecJudge:
 
 def _criterion(prompt: str) -> str:
     found = _CRITERION.search(prompt)
-    return found[1].strip() if found else ""
+    return unquote(found[1]).strip() if found else ""
 
 
 def _fmt(value: float) -> str:

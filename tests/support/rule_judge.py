@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.support.quoted import unquote
+
 DEFAULT_ASPECTS = (
     "Does the output follow the instruction?",
     "Is the output correct?",
@@ -58,9 +60,9 @@ class RuleJudge:
             k = len(re.findall(r"^\d+\. ", block, re.MULTILINE))
             chosen = list(self.weights)[:k] or [1] * k
             return " ".join(f"{w}%" for w in chosen)
-        candidates = [text for _, text in _CANDIDATE.findall(prompt)]
+        candidates = [unquote(text) for _, text in _CANDIDATE.findall(prompt)]
         aspect_match = _ASPECT.search(prompt)
-        aspect = aspect_match[1].strip() if aspect_match else None
+        aspect = unquote(aspect_match[1]).strip() if aspect_match else None
         scores = [
             self.score(text, aspect) + (self.first_bias if i == 0 else 0) for i, text in enumerate(candidates)
         ]

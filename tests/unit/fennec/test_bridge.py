@@ -28,6 +28,7 @@ from faceteval.fennec._bridge import (
 from faceteval.fennec._bridge_files import bridge_files, save_bridge, sft_example, summarize
 from faceteval.fennec._bridge_sources import BridgeSource, decision_text, load_sources
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, RetryPolicy, ScriptedProvider
+from faceteval.prompts import fence
 from faceteval.store import SQLiteCache
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
 
@@ -180,18 +181,19 @@ def test_the_prompts_carry_the_judgment_then_the_recovered_criteria_and_guidelin
     (record,) = run([source], judge)
     reverse_criteria, reverse_guideline, bridging = judge.prompts
     for prompt in (reverse_criteria, reverse_guideline):
-        assert f"[The Start of Response 1]\n{source.responses[0]}\n[The End of Response 1]" in prompt
-        assert f"[The Start of Response 2]\n{source.responses[1]}\n[The End of Response 2]" in prompt
-        assert f"[The Start of Judge Result]\n{source.judgment}\n[The End of Judge Result]" in prompt
+        assert f"[The Start of Response 1]\n{fence(source.responses[0])}\n[The End of Response 1]" in prompt
+        assert f"[The Start of Response 2]\n{fence(source.responses[1])}\n[The End of Response 2]" in prompt
+        assert f"[The Start of Judge Result]\n{fence(source.judgment)}\n[The End of Judge Result]" in prompt
     assert (
         "[Evaluation Criteria]:\n" not in reverse_criteria and "[Scoring Guideline]" not in reverse_criteria
     )
-    assert f"[Evaluation Criteria]:\n{record.criteria_text}\n" in reverse_guideline
+    assert record.criteria_text and record.guideline
+    assert f"[Evaluation Criteria]:\n{fence(record.criteria_text)}\n" in reverse_guideline
+    criteria, guideline = fence(record.criteria_text), fence(record.guideline)
+    assert f"[Evaluation Criteria]:\n{criteria}\n\n[Scoring Guideline]:\n{guideline}\n" in bridging
     assert (
-        f"[Evaluation Criteria]:\n{record.criteria_text}\n\n[Scoring Guideline]:\n{record.guideline}\n"
-        in (bridging)
-    )
-    assert source.judgment not in bridging  # the judge decides again without seeing the recorded result
+        fence(source.judgment) not in bridging
+    )  # the judge decides again without seeing the recorded result
     assert (
         'Begin your final decision statement with "So, the final decision is Response 1 / Response 2 / Tie"'
         in (bridging)
@@ -205,8 +207,8 @@ def test_single_eval_prompts_show_the_reference(data_dir: Path) -> None:
     run([source], judge)
     assert source.reference is not None
     for prompt in judge.prompts:
-        assert f"[The Start of Reference Answer]\n{source.reference}" in prompt
-        assert f"[The Start of Response]\n{source.responses[0]}\n[The End of Response]" in prompt
+        assert f"[The Start of Reference Answer]\n{fence(source.reference)}\n" in prompt
+        assert f"[The Start of Response]\n{fence(source.responses[0])}\n[The End of Response]" in prompt
 
 
 def test_inconsistent_records_are_marked_and_left_out_of_the_training_data(
@@ -226,7 +228,7 @@ def test_inconsistent_records_are_marked_and_left_out_of_the_training_data(
     assert [r["id"] for r in jsonl(files.records)] == [s.id for s in sources]
     chats = jsonl(files.sft)
     assert len(chats) == 4
-    assert all(misled.responses[0] not in chat["messages"][1]["content"] for chat in chats)
+    assert all(fence(misled.responses[0]) not in chat["messages"][1]["content"] for chat in chats)
 
 
 def test_a_single_eval_record_whose_new_score_differs_is_inconsistent(data_dir: Path) -> None:
@@ -366,7 +368,9 @@ def test_the_sft_file_holds_valid_chats_of_the_kept_records(data_dir: Path, tmp_
         assert [m["role"] for m in messages] == ["system", "user", "assistant"]
         assert all(set(m) == {"role", "content"} and m["content"].strip() for m in messages)
         assert messages[2]["content"] == record.judgment  # the recorded judgment, not the regenerated one
-        assert record.criteria_text in messages[1]["content"] and record.guideline in messages[1]["content"]
+        assert record.criteria_text and record.guideline
+        assert fence(record.criteria_text) in messages[1]["content"]
+        assert fence(record.guideline) in messages[1]["content"]
         assert chat == sft_example(record)
         if record.kind == "pairwise":
             assert "Pairwise Evaluations" in messages[0]["content"]

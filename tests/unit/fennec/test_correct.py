@@ -23,6 +23,7 @@ from faceteval.fennec._correct import (
 )
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
 from faceteval.methods import Fennec
+from faceteval.prompts import fence
 from tests.support.fennec_judge import DEFAULT_CRITERIA, FennecJudge, stage_of
 
 REFUSAL = "I'm sorry, but I can't help with that."
@@ -106,7 +107,7 @@ def test_only_responses_below_the_threshold_are_rewritten(tmp_path: Path) -> Non
     corrections, stats = run(judgments, inputs, llm_for(fennec))
 
     prompts = correction_prompts(fennec)
-    originals = sorted(p.split("[The Start of Original Response]\n")[1].split("\n")[0] for p in prompts)
+    originals = sorted(p.split("[The Start of Original Response]\n> ")[1].split("\n")[0] for p in prompts)
     assert originals == ["awful", "weak"]  # "edge" scores exactly 3: kept
     assert fennec.calls == [CORRECTION_STAGE, CORRECTION_STAGE]
     assert [(c.id, c.candidate, c.status, c.score) for c in corrections] == [
@@ -120,12 +121,12 @@ def test_only_responses_below_the_threshold_are_rewritten(tmp_path: Path) -> Non
     assert [j.score for j in weak_line.judgments] == [1, 2, 3, 2, 2]
     assert [j.criterion for j in weak_line.judgments] == NAMES
     assert all(j.guideline and j.description for j in weak_line.judgments)
-    weak_prompt = next(p for p in prompts if "Original Response]\nweak" in p)
+    weak_prompt = next(p for p in prompts if "Original Response]\n> weak\n" in p)
     assert (
-        "[Evaluation Criteria]: Accuracy: Evaluates if the response is correct.\nResponse Score: 1\n"
+        '[Evaluation Criteria]: "Accuracy: Evaluates if the response is correct."\nResponse Score: 1\n'
         in weak_prompt
     )
-    assert "Explanation: Response B on Accuracy: weak." in weak_prompt  # its own explanation, not A's
+    assert "Explanation:\n> Response B on Accuracy: weak.\n" in weak_prompt  # its own explanation, not A's
     assert "fine" not in weak_prompt
     assert weak_line.usage.calls == 1 and [e.stage for e in weak_line.trace] == [CORRECTION_STAGE]
     kept = corrections[0]
@@ -254,7 +255,7 @@ def test_rejudging_scores_the_correction_against_the_original_on_the_same_criter
     pairwise = [e for e in x.trace if e.stage == "fennec.pairwise"]
     assert len(pairwise) == 10 and sorted({tuple(e.order or []) for e in pairwise}) == [(1, 2), (2, 1)]
     guideline = x.judgments[0].guideline
-    assert guideline and all(guideline in e.messages[-1]["content"] for e in pairwise[:1])
+    assert guideline and all(fence(guideline) in e.messages[-1]["content"] for e in pairwise[:1])
     assert x.usage.calls == 11
     gain = stats.improvement()
     assert (gain.responses, gain.before, gain.after, gain.gain) == (2, 1.5, 3.5, 2.0)
@@ -290,5 +291,5 @@ def test_a_swapped_judgment_shows_the_original_orders_scores_beside_their_explan
     assert weak.status == "corrected" and weak.score == pytest.approx(2.0)  # the threshold: both orders
     assert {j.score for j in weak.judgments} == {1}
     (prompt,) = correction_prompts(fennec)
-    assert "Response Score: 1\nExplanation: Response B on Accuracy: weak." in prompt
+    assert "Response Score: 1\nExplanation:\n> Response B on Accuracy: weak.\n" in prompt
     assert "Response Score: 2" not in prompt

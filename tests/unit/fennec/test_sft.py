@@ -87,9 +87,9 @@ def test_one_order_judgment_gains_its_swapped_sample() -> None:
     assert (stats.augmented, stats.inconsistent, stats.total) == (3, 0, 10)
     real, swapped = data.sets["judge"][:2]
     assert (real.augmented, swapped.augmented) == (False, True)
-    assert user(real).index("[The Start of Response A]\ngood") < user(real).index("Response B]\npoor")
-    assert "[The Start of Response A]\npoor\n[The End of Response A]" in user(swapped)
-    assert "[The Start of Response B]\ngood\n[The End of Response B]" in user(swapped)
+    assert user(real).index("[The Start of Response A]\n> good") < user(real).index("Response B]\n> poor")
+    assert "[The Start of Response A]\n> poor\n[The End of Response A]" in user(swapped)
+    assert "[The Start of Response B]\n> good\n[The End of Response B]" in user(swapped)
     assert reply(real) == (
         "Response A Score: 5\nExplanation: Response A on Accuracy: good.\n"
         "Response B Score: 2\nExplanation: Response B on Accuracy: poor.\n"
@@ -146,7 +146,7 @@ def test_swap_inconsistent_criteria_are_dropped() -> None:
     data = export([pair("1")], Fennec(criteria_count=3), rule, swap=True)
     assert data.stats.inconsistent == 4  # two criteria, one sample per order each
     assert (data.stats.samples["judge"], data.stats.augmented) == (2, 0)
-    judged = {user(s).split("[Evaluation Criteria]:\n", 1)[1].split(":", 1)[0] for s in data.sets["judge"]}
+    judged = {user(s).split("[Evaluation Criteria]:\n> ", 1)[1].split(":", 1)[0] for s in data.sets["judge"]}
     assert judged == {"Accuracy"}
     assert [reply(s).splitlines()[0] for s in data.sets["judge"]] == [
         "Response A Score: 5",
@@ -171,7 +171,7 @@ def test_single_eval_gives_one_sample_per_response_and_no_swap() -> None:
     assert stats.duplicates["judge"] == 4  # the second order repeats the first
     first = data.sets["judge"][0]
     assert "Single-Score Evaluations" in first.messages[0][1]
-    assert "[The Start of Response]\ngood\n[The End of Response]" in user(first)
+    assert "[The Start of Response]\n> good\n[The End of Response]" in user(first)
     assert reply(first) == "Response Score: 5\nExplanation: Response on Accuracy: good."
     assert {reply(s).splitlines()[0] for s in data.sets["judge"]} == {
         "Response Score: 5",
@@ -193,7 +193,7 @@ def test_predefined_criteria_give_no_criteria_samples() -> None:
     assert data.stats.samples["criteria"] == 1  # the second instance's generated criteria only
     assert "Name a prime." in user(data.sets["criteria"][0])
     guidelines = {
-        user(s).split("[Evaluation Criteria]:\n", 1)[1].split("\n", 1)[0] for s in data.sets["score"]
+        user(s).split("[Evaluation Criteria]:\n> ", 1)[1].split("\n", 1)[0] for s in data.sets["score"]
     }
     assert {"Depth: Goes beyond the obvious.", "Tone"} <= guidelines and len(guidelines) == 5
     depth = next(s for s in data.sets["score"] if "Depth: Goes" in user(s))
@@ -297,12 +297,12 @@ def test_corrected_lines_give_correction_samples(tmp_path: Path) -> None:
     (sample,) = data.sets["correction"]
     assert "content modification" in sample.messages[0][1]
     prompt = user(sample)
-    assert "[The Start of Original Response]\npoor\n[The End of Original Response]" in prompt
+    assert "[The Start of Original Response]\n> poor\n[The End of Original Response]" in prompt
     assert (
-        "[Evaluation Criteria]: Accuracy: Evaluates if the response is correct.\nResponse Score: 2\n"
-        "Explanation: It says nothing about clouds." in prompt
+        '[Evaluation Criteria]: "Accuracy: Evaluates if the response is correct."\nResponse Score: 2\n'
+        "Explanation:\n> It says nothing about clouds." in prompt
     )
-    assert "[Evaluation Criteria]: Conciseness\nResponse Score: 2.5\n" in prompt
+    assert '[Evaluation Criteria]: "Conciseness"\nResponse Score: 2.5\n' in prompt
     assert reply(sample) == "Rain falls when droplets in clouds grow heavy."
 
 

@@ -47,7 +47,7 @@ def prompt_of(request: CompletionRequest) -> str:
 
 def by_node(request: CompletionRequest) -> str:
     """Children named after the criterion the prompt asks about."""
-    match = re.search(r"I would like to evaluate its (.+?)(?:,|\.\n)", prompt_of(request))
+    match = re.search(r'I would like to evaluate its "?(.+?)"?(?:,|\.\n)', prompt_of(request))
     assert match is not None
     subject = match[1]
     return "\n".join(f"{i}. {word} of {subject}: The {subject} is {word}." for i, word in enumerate(WORDS, 1))
@@ -116,10 +116,10 @@ def test_the_prompt_holds_the_task_background_parent_and_child_count() -> None:
     decompose_tree(TREE, ["coherence / logical flow"], 4, llm_for(provider))
     (request,) = provider.requests
     prompt = prompt_of(request)
-    assert "I would like to perform automatic evaluation on quality of text summarization." in prompt
-    assert TREE.background in prompt
-    assert "I would like to evaluate its logical flow, one part of its coherence." in prompt
-    assert "logical flow: Ideas follow one another." in prompt
+    assert 'I would like to perform automatic evaluation on quality of "text summarization".' in prompt
+    assert f"\n> {TREE.background}\n" in prompt
+    assert 'I would like to evaluate its "logical flow", one part of its "coherence".' in prompt
+    assert '"logical flow": "Ideas follow one another."' in prompt
     assert "around 4 fine-grained evaluation criteria" in prompt
     assert '"<number>. <name>: <definition>"' in prompt  # the format is stated, so that it parses
 

@@ -62,7 +62,7 @@ def test_prompted_aggregate_asks_the_llm_for_overall_scores() -> None:
     (judgment,), _ = run([pair(1, "a", "b")], DnA(aggregate="prompted"), rule)
     assert rule.calls.count("dna.aggregate") == 1 and "dna.weights" not in rule.calls
     aggregate = next(e for e in judgment.trace if e.stage == "dna.aggregate")
-    assert "Is it correct?: Response 1: 8" in aggregate.messages[-1]["content"]
+    assert '"Is it correct?": Response 1: 8' in aggregate.messages[-1]["content"]
     assert judgment.scores == [8.0, 4.0]
     assert all(f.weight is None for f in judgment.facets)
 
@@ -75,7 +75,7 @@ def test_three_candidates_are_ranked() -> None:
     assert judgment.ranks == [3, 1, 2]
     assert all(len(f.scores) == 3 for f in judgment.facets)
     score_prompt = next(e for e in judgment.trace if e.stage == "dna.score").messages[-1]["content"]
-    assert "[The Start of Response 3]\nz" in score_prompt
+    assert "[The Start of Response 3]\n> z\n[The End of Response 3]" in score_prompt
 
 
 def test_facets_and_weights_are_generated_once_per_query() -> None:
@@ -105,7 +105,7 @@ def test_predefined_criteria_are_used_as_facets() -> None:
         ("accuracy", "facts are right"),
     ]
     score_prompts = [e.messages[-1]["content"] for e in judgment.trace if e.stage == "dna.score"]
-    assert any("on one aspect only:\naccuracy: facts are right" in p for p in score_prompts)
+    assert any("on one aspect only:\n> accuracy: facts are right\n" in p for p in score_prompts)
 
 
 def test_method_criteria_override_the_instances_and_fixed_weights_skip_the_call() -> None:
@@ -122,7 +122,7 @@ def test_unreadable_reply_is_reasked_once_then_parse_error_with_raw_kept() -> No
     rule = RuleJudge(aspects=ASPECTS, quality={"a": 7, "b": 5})
 
     def script(request):  # type: ignore[no-untyped-def]
-        if "on one aspect only:\nIs it polite?" in request.messages[1].content:
+        if "on one aspect only:\n> Is it polite?" in request.messages[1].content:
             return "I'm sorry, but I can't rate politeness."
         return rule.respond([m.to_dict() for m in request.messages])
 

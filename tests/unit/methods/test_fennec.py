@@ -7,6 +7,7 @@ from faceteval.core import Criterion
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from faceteval.methods import Fennec, response_labels
+from faceteval.prompts import fence, fence_inline
 from tests.support.fennec_judge import DEFAULT_CRITERIA, FennecJudge, guideline_for, stage_of
 
 NAMES = [name for name, _ in DEFAULT_CRITERIA]
@@ -51,8 +52,8 @@ def test_each_guideline_reaches_its_own_criterions_judgment_prompt() -> None:
         guideline = guideline_for(f"{name}: {description}")
         facet = next(f for f in judgment.facets if f.name == name)
         assert facet.guideline == guideline
-        (prompt,) = [p for p in judged if f"[Evaluation Criteria]:\n{name}: {description}\n" in p]
-        assert f"[Scoring Guideline]:\n{guideline}\n" in prompt
+        (prompt,) = [p for p in judged if f"[Evaluation Criteria]:\n> {name}: {description}\n" in p]
+        assert f"[Scoring Guideline]:\n{fence(guideline)}\n" in prompt
         others = [g for n, _ in DEFAULT_CRITERIA if n != name for g in [f"{n} is met in full"]]
         assert not any(other in prompt for other in others)
 
@@ -168,7 +169,7 @@ def test_three_responses_are_named_a_b_c() -> None:
     instance = Instance(id="3", query="Q", candidates=("x", "y", "z"))
     (judgment,) = run([instance], Fennec(criteria_count=1), rule)
     (prompt,) = prompts_of(rule, "fennec.pairwise")
-    assert "(A, B, C) from 3 AI assistants" in prompt and "[The Start of Response C]\nz" in prompt
+    assert "(A, B, C) from 3 AI assistants" in prompt and "[The Start of Response C]\n> z\n" in prompt
     assert judgment.ranks == [3, 1, 2]
     assert response_labels(3) == ["Response A", "Response B", "Response C"]
 
@@ -181,7 +182,7 @@ def test_predefined_criteria_with_a_guideline_use_it() -> None:
     (judgment,) = run([pair(1, "a", "b", criteria=criteria)], Fennec(), rule)
     assert rule.calls == ["fennec.pairwise"]
     assert (
-        "[Scoring Guideline]:\n1 bad 2 poor 3 ok 4 good 5 great\n" in prompts_of(rule, "fennec.pairwise")[0]
+        "[Scoring Guideline]:\n> 1 bad 2 poor 3 ok 4 good 5 great\n" in prompts_of(rule, "fennec.pairwise")[0]
     )
     assert judgment.facets[0].guideline == "1 bad 2 poor 3 ok 4 good 5 great"
 
@@ -245,7 +246,7 @@ def test_scores_out_of_ten_are_reasked_once_then_a_parse_error_never_a_score() -
     assert len(asked) == 2 and all(e.raw == OUT_OF_TEN for e in asked)
     assert [e.problem for e in asked] == [problem, problem]
     reask = asked[1].messages[-1]["content"]
-    assert problem in reask and "Response A Score: <1-5>" in reask
+    assert fence_inline(problem) in reask and "Response A Score: <1-5>" in reask
     assert rule.calls.count("fennec.pairwise") == 2
 
 

@@ -17,9 +17,9 @@ def test_direct_reads_the_score_line_first_and_keeps_the_explanation() -> None:
     judgment, provider = run(Direct(), "3 9\nResponse 2 is correct; 9 is not prime.")
     assert judgment.verdict == 2 and judgment.scores == [3.0, 9.0]  # type: ignore[attr-defined]
     prompt = provider.requests[0].messages[-1].content
-    assert "helpfulness, relevance, accuracy and level of detail" in prompt
-    assert "[The Start of Reference Answer]\n7 is prime" in prompt
-    assert prompt.index("[The Start of Response 1]\n9") < prompt.index("[The Start of Response 2]\n7")
+    assert '"helpfulness", "relevance", "accuracy" and "level of detail"' in prompt
+    assert "[The Start of Reference Answer]\n> 7 is prime" in prompt
+    assert prompt.index("[The Start of Response 1]\n> 9") < prompt.index("[The Start of Response 2]\n> 7")
 
 
 def test_direct_names_the_instances_own_criteria() -> None:
@@ -28,7 +28,7 @@ def test_direct_names_the_instances_own_criteria() -> None:
     )
     _, provider = run(Direct(), "3 9", instance)
     assert (
-        "Please rate the correctness and brevity of their responses"
+        'Please rate the "correctness" and "brevity" of their responses'
         in provider.requests[0].messages[-1].content
     )
 
