@@ -145,7 +145,14 @@ def load_yaml(text: str, name: str) -> tuple[Any, yaml.Node | None]:
             `MAX_DEPTH` deep, holds a value that cannot be built, or repeats a key in a mapping;
             with the line of the problem.
     """
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # the reader checks every character before anything is read
+        line = text.count("\n", 0, exc.position) + 1
+        character = f"U+{exc.character:04X}" if isinstance(exc.character, int) else repr(exc.character)
+        raise InputError(
+            name, line, None, f"holds a control character ({character}) that YAML does not allow"
+        ) from None
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None

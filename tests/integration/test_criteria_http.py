@@ -157,3 +157,20 @@ def test_consistency_of_a_directory_without_samples_is_a_clear_error(tmp_path: P
     (tmp_path / "criteria.yaml").write_text("criteria: [Accuracy]\n")
     result = invoke("consistency", tmp_path)
     assert result.exit_code == 1 and "no sampled sets" in result.output
+
+
+def test_a_task_and_criteria_holding_control_characters_are_written_as_files_that_read_back(
+    tmp_path: Path,
+) -> None:
+    payload = "\x1b]0;pwned\x07\x9b2J\u202eevil"
+    reply = f"1. Simple{payload}: uses words{payload} a child knows.\n2. Accurate: true."
+    with LLMServer(lambda body: reply) as server:
+        args = generate_args(server, tmp_path)
+        args[args.index("--task") + 1] = f"Answer{payload} questions"
+        result = invoke(*args, "--samples", "1")
+    assert result.exit_code == 0, result.output
+    for path in (tmp_path / "eli5" / "criteria.yaml", tmp_path / "eli5" / "samples" / "sample-01.yaml"):
+        criteria = load_criteria(path)  # a file we write, our own reader reads
+        assert [c.name for c in criteria] == [f"Simple{payload}", "Accurate"]
+        assert criteria[0].description == f"uses words{payload} a child knows."
+        assert "# Task: Answer\\x1b]0;pwned\\x07" in path.read_text(encoding="utf-8")

@@ -30,6 +30,7 @@ def error_of(text: str) -> InputError:
         ("a: 1\nb: " + "1" * 5000 + "\n", 2, "holds an integer of thousands of digits, which is refused"),
         ("a: 1\nwhen: 2024-13-45\n", 2, "holds a value that cannot be read (month must be in 1..12)"),
         ("a: 1\nb: 2\na: 3\n", 3, "the key 'a' is given twice (first on line 1)"),
+        ("a: 1\n# \x1b]0;t\x07\nb: 2\n", 2, "holds a control character (U+001B) that YAML does not"),
     ],
 )
 def test_yaml_that_could_hang_crash_or_lose_a_value_is_named_by_line(

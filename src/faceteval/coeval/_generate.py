@@ -36,7 +36,7 @@ import anyio
 import yaml
 
 from faceteval._runner import usage_of
-from faceteval._text import first_few
+from faceteval._text import first_few, neutralise
 from faceteval._version import __version__
 from faceteval.core import Criterion, TraceEntry, Usage
 from faceteval.errors import ConfigError, FacetevalError, ParseError, ProviderError
@@ -369,9 +369,10 @@ def _write_criteria(
     path: Path, criteria_set: CriteriaSet, generation: CriteriaGeneration, model: str
 ) -> None:
     which = "deterministic set (temperature 0)" if criteria_set.index == 0 else f"sample {criteria_set.index}"
+    # Comment lines hold text as it is, where YAML allows no control character: those are shown escaped.
     header = (
-        f"# CoEval criteria, {which} from {model}; edit freely.\n"
-        f"# Task: {' '.join(generation.task.split())}\n"
+        f"# CoEval criteria, {which} from {neutralise(model)}; edit freely.\n"
+        f"# Task: {neutralise(' '.join(generation.task.split()))}\n"
     )
     document = {"criteria": [c.model_dump(exclude_defaults=True) for c in criteria_set.criteria]}
     body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
