@@ -169,6 +169,28 @@ def test_a_rerun_without_a_cache_reuses_the_earlier_ok_judgments(tmp_path: Path)
         assert invoke(*args).exit_code == 0 and server.request_count == 26 + 6
 
 
+def test_a_run_stopped_before_any_ok_judgment_leaves_the_earlier_output_and_record_as_they_were(
+    tmp_path: Path,
+) -> None:
+    path, out, record_path = pairs(tmp_path, 6), tmp_path / "o.jsonl", tmp_path / "o.run.json"
+    with LLMServer(RuleJudge(quality={"good": 9, "poor": 3}, record=False).for_server()) as server:
+        args = [path, "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url]
+        first = invoke(*args, "--cache", tmp_path / "c.sqlite", "--out", out)
+        assert first.exit_code == 0, first.output
+        unreachable = server.base_url.replace(f":{server.port}/", ":9/")  # nothing listens on port 9
+    earlier, earlier_record = out.read_bytes(), record_path.read_bytes()
+
+    again = invoke(*args[:-1], unreachable, "--cache", tmp_path / "c.sqlite", "--out", out)
+
+    assert again.exit_code == 1
+    assert out.read_bytes() == earlier and record_path.read_bytes() == earlier_record
+    assert not partial_files(out) and not partial_files(record_path)
+    assert flat(again.output) == (
+        f"Nothing was judged; {out} is left as it was. error: cannot connect to {unreachable}: "
+        "connection refused; is the server running?"
+    )
+
+
 @pytest.fixture
 def server() -> Any:
     with LLMServer(RuleJudge(quality={"good": 9, "poor": 3}, record=False).for_server()) as running:

@@ -82,6 +82,10 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     """What the run did: judgments by status, calls, cache hits, tokens, cost, where it is written."""
     stats = result.stats
     console = err_console
+    if result.stopped is not None and not stats.judged:  # a wrong endpoint or key: its error says it all
+        if result.kept:
+            console.print(f"Nothing was judged; {escape(str(request.out))} is left as it was.")
+        return
     if result.interrupted:
         console.print(interrupted_note(request, reuses=request.out is not None))
     parse_errors, errors = stats.statuses.get("parse_error", 0), stats.statuses.get("error", 0)
@@ -99,7 +103,9 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
         table.add_row("orders agreed", f"{agreed:,} of {both:,} ({agreed / both:.1%})")
     usage_rows(table, request.model, result.spent)
     table.add_row("time", f"{result.elapsed:,.1f} s")
-    if request.out is not None:
+    if request.out is not None and result.kept:
+        table.add_row("written", escape(f"nothing: no ok judgment; {request.out} is left as it was"))
+    elif request.out is not None:
         record = f" (run record: {result.record_path})" if result.record_path else ""
         table.add_row("written", escape(f"{request.out}{record}"))
     console.print(table)

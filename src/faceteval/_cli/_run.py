@@ -96,6 +96,8 @@ class RunResult:
     """Of ``elapsed``, the seconds spent opening the model (and starting its worker processes)."""
     instances: int = 0
     record_path: Path | None = None
+    kept: bool = False
+    """The run ended early with no ok judgment, and the earlier output was left as it was."""
     spent: Spend = field(default_factory=Spend)
     """Every call the run made, including those of judgments an interruption left unfinished."""
 
@@ -160,13 +162,24 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
             raise
         finally:
             result.elapsed = time.perf_counter() - clock
-            try:
-                result.record_path = output.finish(
-                    result.stats, lambda: _record(fields, result, started, failure)
-                )
-            except StoreError as exc:
-                result.stopped = result.stopped or exc
+            if _keeps_earlier(request, result, failure):
+                result.kept = True  # the partial files are removed as the output closes
+            else:
+                try:
+                    result.record_path = output.finish(
+                        result.stats, lambda: _record(fields, result, started, failure)
+                    )
+                except StoreError as exc:
+                    result.stopped = result.stopped or exc
     return result
+
+
+def _keeps_earlier(request: RunRequest, result: RunResult, failure: BaseException | None) -> bool:
+    """Whether the run leaves an earlier output as it was: it ended early (a wrong endpoint, a
+    refused key, Ctrl-C before any reply) with no ok judgment to put in its place."""
+    ended_early = result.stopped is not None or result.interrupted or failure is not None
+    earlier = request.out is not None and not request.dry_run and request.out.exists()
+    return ended_early and earlier and not result.stats.statuses.get("ok", 0) and not result.stats.reused
 
 
 class Outcome(Protocol):
