@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -426,3 +428,65 @@ def test_a_file_not_ours_in_the_run_directory_is_refused_unless_forced(
     forced = meta_eval(data_dir, labels, "--judgments", judged, *MAPPING, "--out", run, "--force")
     assert forced.exit_code == 0, forced.output
     assert summary_of(run)["n"] == 4
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def described(run: Path) -> dict[str, dict[str, object]]:
+    """What the summary of ``run`` should say of its instances and judgments, as the files are now."""
+    return {
+        name: {"lines": (run / name).read_bytes().count(b"\n"), "sha256": sha256((run / name).read_bytes())}
+        for name in ("instances.jsonl", "judgments.jsonl")
+    }
+
+
+def test_a_summary_records_the_files_it_measured_and_reports_refuse_another_runs(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    labels = labelled_pairs(tmp_path, n=6)
+    for name, verdicts in (("a", [1, 2, 1, 2, 1, 2]), ("b", [1, 1, 1, 2, 2, 2])):
+        judged = lines(
+            tmp_path / f"{name}.jsonl",
+            [{"id": f"p{i}", "method": "m", "status": "ok", "verdict": v} for i, v in enumerate(verdicts)],
+        )
+        result = meta_eval(data_dir, labels, "--judgments", judged, *MAPPING, "--out", tmp_path / name)
+        assert result.exit_code == 0, result.output
+        assert summary_of(tmp_path / name)["written"] == described(tmp_path / name)
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copyfile(b / "judgments.jsonl", a / "judgments.jsonl")  # a's summary, b's judgments
+    for command in (["report", str(a)], ["compare", str(a), str(b), "--resamples", "0"]):
+        refused = CliRunner().invoke(cli, command)
+        assert refused.exit_code == 1, refused.output
+        assert (
+            f"{a / 'judgments.jsonl'}: not the file summary.json describes: it was changed since, or is "
+            "another run's" in flat(refused.output)
+        )
+    old = {key: value for key, value in summary_of(a).items() if key != "written"}
+    (a / "summary.json").write_text(json.dumps(old), encoding="utf-8")  # as written before summaries said
+    for command in (["report", str(a)], ["compare", str(a), str(b), "--resamples", "0"]):
+        result = CliRunner().invoke(cli, command)
+        assert result.exit_code == 0, result.output
+
+
+def test_a_method_runs_summary_records_the_instances_and_judgments_it_wrote(
+    data_dir: Path, tmp_path: Path, server: LLMServer
+) -> None:
+    labels = labelled_pairs(tmp_path, n=4)
+    out = tmp_path / "run"
+    args = [
+        labels,
+        "--method",
+        "direct",
+        *MAPPING,
+        "-q",
+        "--no-report",
+        "--out",
+        out,
+        *local(server, tmp_path),
+    ]
+    assert meta_eval(data_dir, *args).exit_code == 0
+    assert summary_of(out)["written"] == described(out)
+    record = json.loads((out / "judgments.run.json").read_text(encoding="utf-8"))
+    assert record["written"]["judgments.jsonl"] == described(out)["judgments.jsonl"]

@@ -241,7 +241,7 @@ def test_export_and_stats_make_the_folder_they_write_to_and_name_a_file_they_can
     ):
         result = CliRunner().invoke(cli, command)
         assert isinstance(result.exception, SystemExit) and result.exit_code == 1
-        assert f"cannot write {under_a_file}: Not a directory" in " ".join(result.output.split())
+        assert f"{under_a_file}, but {out} is a file, not a directory" in " ".join(result.output.split())
 
 
 def test_serve_prints_an_ipv6_address_as_a_url_that_opens(tmp_path: Path) -> None:

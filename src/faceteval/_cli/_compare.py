@@ -10,8 +10,10 @@ from rich.table import Table
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
+from faceteval._cli._options import force_flag
 from faceteval.metaeval import compare_runs
-from faceteval.store import write_atomic
+from faceteval.metaeval._store import run_inputs
+from faceteval.store import COMPARISON, check_outputs, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -24,13 +26,17 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write JSON.")
+@force_flag("--json")
 @handle_errors
-def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path | None) -> None:
+def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path | None, force: bool) -> None:
     """Is RUN_B better than RUN_A? The paired difference B - A with its 95% CI and p-value.
 
     Agreement is compared with the exact McNemar test; correlations with a paired bootstrap.
     Runs repeated over seeds (--seeds) are paired seed by seed.
     """
+    if json_path is not None:
+        inputs = [*run_inputs(run_a), *run_inputs(run_b)]
+        check_outputs([(json_path, COMPARISON)], given=json_path, option="--json", inputs=inputs, force=force)
     result = compare_runs(run_a, run_b, resamples=resamples, seed=seed)
     table = Table(
         title=f"{escape(str(result['b']['judge']))} (B) vs {escape(str(result['a']['judge']))} (A) "

@@ -12,9 +12,11 @@ from rich.table import Table
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
+from faceteval._cli._options import force_flag
 from faceteval.metaeval import read_summary
+from faceteval.metaeval._store import run_inputs
 from faceteval.report import cost_table, render_cost_table
-from faceteval.store import write_atomic
+from faceteval.store import COST_TABLE, check_outputs, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -29,8 +31,9 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the table.",
 )
+@force_flag("--markdown")
 @handle_errors
-def cost(run_dirs: tuple[Path, ...], markdown_path: Path | None) -> None:
+def cost(run_dirs: tuple[Path, ...], markdown_path: Path | None, force: bool) -> None:
     """What each run's judgments cost: calls, cached calls, tokens and dollars, in total and per instance.
 
     Cached calls count at their price. Per-instance figures divide by the instances with a judgment,
@@ -41,6 +44,15 @@ def cost(run_dirs: tuple[Path, ...], markdown_path: Path | None) -> None:
     Example:
       faceteval cost runs/direct runs/cot runs/dna --markdown cost.md
     """
+    if markdown_path is not None:
+        inputs = [path for run_dir in run_dirs for path in run_inputs(run_dir)]
+        check_outputs(
+            [(markdown_path, COST_TABLE)],
+            given=markdown_path,
+            option="--markdown",
+            inputs=inputs,
+            force=force,
+        )
     named: dict[str, Mapping[str, Any]] = {}
     for run_dir in run_dirs:
         for name, summary in _rows(run_dir):

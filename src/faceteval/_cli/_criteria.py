@@ -14,7 +14,7 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line
-from faceteval._cli._options import build_request, engine_options
+from faceteval._cli._options import build_request, cache_of, engine_options, force_flag
 from faceteval._cli._run import open_llm
 from faceteval.coeval import (
     DEFAULT_EMBEDDING_MODEL,
@@ -30,12 +30,13 @@ from faceteval.coeval import (
     measure_consistency,
     save_generation,
 )
-from faceteval.coeval._generate import GENERATION_FILE, REFERENCE_FILE, SAMPLES_DIR
+from faceteval.coeval._consistency import criteria_set_files
+from faceteval.coeval._generate import GENERATION_FILE, REFERENCE_FILE, SAMPLES_DIR, generation_files
 from faceteval.errors import FacetevalError
 from faceteval.hdeval._tree import load_tree, render_tree
 from faceteval.llm import Spend
 from faceteval.methods import create_method
-from faceteval.store import write_atomic
+from faceteval.store import CONSISTENCY, check_outputs, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -106,7 +107,8 @@ GENERATE_EXCLUDED = (
 @click.option(
     "--force",
     is_flag=True,
-    help="Overwrite criteria files in OUT edited since they were generated (by default nothing is written).",
+    help="Overwrite files in OUT edited since they were generated, or not written by this command (a "
+    "database, a file of another kind); never a directory. By default nothing is written.",
 )
 @engine_options(exclude=GENERATE_EXCLUDED)
 @handle_errors
@@ -115,9 +117,10 @@ def generate(**flags: Any) -> None:
 
     Writes OUT/criteria.yaml (the temperature-0 set, for judge --criteria), OUT/samples/sample-NN.yaml
     and OUT/generation.json (task, example, model, usage, failures with their raw replies). Edit the
-    YAML files freely: generating into OUT again refuses to overwrite or remove an edited file
-    (before any call) unless --force. `faceteval criteria consistency OUT` compares the sets. Each
-    set is cached on its own (re-running makes no call); with --seed S, sample k is sent the seed S + k.
+    YAML files freely: generating into OUT again refuses to overwrite or remove an edited file, or
+    one of something else (before any call) unless --force. `faceteval criteria consistency OUT`
+    compares the sets. Each set is cached on its own (re-running makes no call); with --seed S,
+    sample k is sent the seed S + k.
 
     \b
     Examples:
@@ -127,6 +130,8 @@ def generate(**flags: Any) -> None:
     """
     out: Path = flags.pop("out")
     force: bool = flags.pop("force")
+    files = generation_files(out, samples=flags["samples"])
+    check_outputs(files, given=out, cache=cache_of(flags), force=force)
     check_edits(out, samples=flags["samples"], force=force)
     engine = flags | {"swap": False, "trace": True, "dry_run": False, "quiet": True, "temperature": 0.0}
     # The engine's request carries a method; generation uses only its LLM settings.
@@ -173,8 +178,9 @@ def _show_generation(generation: CriteriaGeneration, out: Path, spent: Spend) ->
 @click.option(
     "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the scores."
 )
+@force_flag("--json")
 @handle_errors
-def consistency(directory: Path, embedding_model: str, json_path: Path | None) -> None:
+def consistency(directory: Path, embedding_model: str, json_path: Path | None, force: bool) -> None:
     """CC and ICC (CoEval, Equations 1-2) of the criteria sets in DIRECTORY (from `criteria generate`).
 
     CC: how well each temperature-0 criterion is matched in each sample; ICC: how well each sampled
@@ -184,6 +190,11 @@ def consistency(directory: Path, embedding_model: str, json_path: Path | None) -
     Examples:
       faceteval criteria consistency criteria/eli5 --json cons.json
     """
+    if json_path is not None:
+        inputs = criteria_set_files(directory)
+        check_outputs(
+            [(json_path, CONSISTENCY)], given=json_path, option="--json", inputs=inputs, force=force
+        )
     sets = load_criteria_sets(directory)
     if embedding_model == DEFAULT_EMBEDDING_MODEL:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the bundled model needs no network

@@ -9,12 +9,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.table import Table
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import interrupted_note, show_invalid
-from faceteval._cli._options import build_request, data_dir_option, engine_options, given_flags
+from faceteval._cli._hdeval_display import show_held_out
+from faceteval._cli._options import (
+    build_request,
+    cache_of,
+    data_dir_option,
+    engine_options,
+    force_flag,
+    force_option,
+    given_flags,
+)
 from faceteval._cli._run import open_llm, run_judge
 from faceteval.core import Criterion, Instance
 from faceteval.datasets import read_judgments
@@ -24,7 +32,9 @@ from faceteval.hdeval._decompose import decompose_tree
 from faceteval.hdeval._method import EvalNode, HierarchyAware
 from faceteval.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 from faceteval.metaeval import load_judgments, load_target, write_instances
-from faceteval.store import write_atomic
+from faceteval.metaeval._judgments import source_files
+from faceteval.store import EXPERIMENTS as EXPERIMENTS_KIND
+from faceteval.store import TREE, check_outputs, write_atomic
 
 if TYPE_CHECKING:
     from faceteval.hdeval._train import NodeScores
@@ -67,6 +77,7 @@ def _names(text: str) -> list[str]:
 @click.option(
     "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Tree file to write."
 )
+@force_option
 @engine_options(exclude=HDEVAL_EXCLUDED)
 @handle_errors
 def decompose(**flags: Any) -> None:
@@ -85,6 +96,8 @@ def decompose(**flags: Any) -> None:
         top = tuple(Criterion(name=name) for name in _names(flags["criteria_names"]))
         tree = CriteriaTree(task=flags["task"], background=flags["background"], criteria=top)
         nodes = [n.id for n in tree.layer(1)]
+    inputs = [flags["tree_path"]] if flags["tree_path"] else []
+    _check_outputs(flags, [(flags["out"], TREE)], inputs=inputs)
     tree = _decompose(flags, tree, nodes, flags["children"])
     save_tree(tree, flags["out"])
     console.print(render_tree(tree))
@@ -97,6 +110,13 @@ def _decompose(flags: dict[str, Any], tree: CriteriaTree, node_ids: Sequence[str
     request = build_request(_engine(flags), input_path=Path(), out=None, method=method)
     with ExitStack() as stack:
         return decompose_tree(tree, node_ids, k, open_llm(request, stack))[0]
+
+
+def _check_outputs(
+    flags: dict[str, Any], targets: Sequence[tuple[Path, Any]], *, inputs: Sequence[Path]
+) -> None:
+    """Before any work: refuse outputs that would overwrite the inputs, the cache or files not ours."""
+    check_outputs(targets, given=flags["out"], inputs=inputs, cache=cache_of(flags), force=flags["force"])
 
 
 def _engine(flags: dict[str, Any]) -> dict[str, Any]:
@@ -151,6 +171,7 @@ def _engine(flags: dict[str, Any]) -> dict[str, Any]:
     "--resamples", type=click.IntRange(0), default=1000, show_default=True, help="Bootstrap resamples per CI."
 )
 @data_dir_option
+@force_option
 @engine_options(exclude=("--seed", *HDEVAL_EXCLUDED))
 @handle_errors
 def train_command(**flags: Any) -> None:
@@ -163,7 +184,7 @@ def train_command(**flags: Any) -> None:
       faceteval hdeval train coeval-eli5 --features recorded:chatgpt --target Accuracy,Coherence \\
           --out evaluators/eli5
     """
-    from faceteval.hdeval._evaluator import save_evaluator
+    from faceteval.hdeval._evaluator import evaluator_files, layer_judgments, save_evaluator
     from faceteval.hdeval._features import recorded_scorer
     from faceteval.hdeval._results import evaluator_info, evaluator_summary
     from faceteval.hdeval._train import TrainConfig, check_trainable, initial_tree, train
@@ -202,6 +223,9 @@ def train_command(**flags: Any) -> None:
     )
     task = next((i.task for i in instances if i.task), None) or target.name
     out: Path = flags["out"]
+    inputs = [*source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
+    files = evaluator_files(out, layers=0 if flags["features_spec"] else config.layers)
+    _check_outputs(flags, files, inputs=[*inputs, *([flags["tree_path"]] if flags["tree_path"] else [])])
     if flags["features_spec"]:
         source = load_judgments(flags["features_spec"], target, flags["data_dir"])
         names = [c.name for c in (benchmark.criteria if benchmark else ())] or sorted(
@@ -222,8 +246,7 @@ def train_command(**flags: Any) -> None:
         def score_nodes(nodes: Sequence[Node], layer: int) -> NodeScores:
             criteria = tuple(EvalNode.of(node) for node in nodes)
             method = HierarchyAware(task=tree.task, criteria=criteria, background=tree.background)
-            path = out / "judgments" / f"layer-{layer}.jsonl"
-            return _score_criteria(flags, method, input_path, path)
+            return _score_criteria(flags, method, input_path, layer_judgments(out, layer))
 
         def decompose_nodes(current: CriteriaTree, node_ids: Sequence[str], k: int) -> CriteriaTree:
             return _decompose(flags, current, node_ids, k)
@@ -240,7 +263,7 @@ def train_command(**flags: Any) -> None:
     summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
     info = evaluator_info(trained, **described)
     save_evaluator(out, trained, summary=summary, info=info)
-    _show_held_out(summary)
+    show_held_out(summary)
     console.print(
         f"Evaluator written to {escape(str(out))}/ "
         "(evaluator.json, tree.yaml, aggregator.skops, summary.json)"
@@ -277,40 +300,6 @@ def _targets(text: str, instances: Sequence[Instance]) -> list[str]:
     return [available[name.lower()] for name in wanted]
 
 
-def _show_held_out(summary: dict[str, Any]) -> None:
-    from faceteval.hdeval._results import SCORERS
-
-    level = summary["level"]
-    table = Table(
-        title=f"Held-out correlation with human scores ({level} level, "
-        f"{summary['split']['test']} test outputs)",
-        title_justify="left",
-    )
-    for column in ("target", "scorer", "pearson", "spearman", "kendall"):
-        table.add_column(column, justify="left" if column in ("target", "scorer") else "right")
-    for target, rows in summary["held_out"].items():
-        for scorer, levels in rows.items():
-            cells = levels.get(level, levels["sample"])
-            table.add_row(
-                escape(target),
-                escape(SCORERS.get(scorer, scorer)),
-                *(_cell(cells.get(m, {})) for m in ("pearson", "spearman", "kendall")),
-            )
-    console.print(table)
-    if summary["split"]["left_out"]:
-        console.print(
-            f"{summary['split']['left_out']} instance(s) left out: a criterion score could not be read"
-        )
-
-
-def _cell(entry: dict[str, Any]) -> str:
-    value = entry.get("value")
-    if value is None:
-        return "n/a"
-    ci = entry.get("ci")
-    return f"{value:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
-
-
 @hdeval.command("apply")
 @click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.argument("target_spec", metavar="BENCHMARK|FILE")
@@ -321,13 +310,23 @@ def _cell(entry: dict[str, Any]) -> str:
     "--features", "features_spec", metavar="SOURCE", help="Recorded criterion scores instead of an LLM."
 )
 @data_dir_option
+@force_option
 @engine_options(exclude=HDEVAL_EXCLUDED)
 @handle_errors
 def apply(**flags: Any) -> None:
     """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query."""
-    from faceteval.hdeval._evaluator import load_evaluator, score
+    from faceteval.hdeval._evaluator import (
+        criteria_folder,
+        evaluator_files,
+        load_evaluator,
+        score,
+        scored_files,
+    )
     from faceteval.hdeval._features import scores_from_judgments
 
+    evaluator_inputs = [path for path, _ in evaluator_files(flags["evaluator_dir"])]
+    inputs = [*evaluator_inputs, *source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
+    _check_outputs(flags, scored_files(flags["out"], by_llm=not flags["features_spec"]), inputs=inputs)
     evaluator = load_evaluator(flags["evaluator_dir"])
     target = _input_target(flags["target_spec"], flags["data_dir"])
     instances = list(target.instances)
@@ -343,10 +342,9 @@ def apply(**flags: Any) -> None:
                 "trained on, or leave out --features to score them with --model"
             )
     else:
-        work = flags["out"].with_suffix(".criteria")
-        input_path = write_instances(work, instances)
+        input_path = write_instances(criteria_folder(flags["out"]), instances)
         method = HierarchyAware.from_tree(evaluator.tree, evaluator.features)
-        node_scores = _score_criteria(flags, method, input_path, work / "judgments.jsonl")
+        node_scores = _score_criteria(flags, method, input_path, input_path.with_name("judgments.jsonl"))
     rows = score(evaluator, instances, node_scores.scores)
     for row in rows:
         if row["id"] in node_scores.failed:
@@ -388,14 +386,17 @@ def _input_target(spec: str, data_dir: Path) -> Any:
         "Default: all; shap when installed."
     ),
 )
+@force_flag("experiments.json, report.md and report.html")
 @handle_errors
-def experiment(evaluator_dir: Path, which: str | None) -> None:
+def experiment(evaluator_dir: Path, which: str | None, force: bool) -> None:
     """Re-run HD-Eval's analyses from the evaluator's stored criterion scores (no LLM call)."""
     import importlib.util
 
-    from faceteval.hdeval._evaluator import EXPERIMENTS_FILE
+    from faceteval.hdeval._evaluator import EXPERIMENTS_FILE, analysis_files
     from faceteval.hdeval._experiments import run_experiments
     from faceteval.hdeval._report import write_evaluator_report
+
+    check_outputs(analysis_files(evaluator_dir), given=evaluator_dir, option=None, force=force)
 
     if which is None:
         names = list(EXPERIMENTS)
@@ -408,7 +409,8 @@ def experiment(evaluator_dir: Path, which: str | None) -> None:
         evaluator_dir, names, progress=lambda name: console.print(f"running {escape(name)}...")
     )
     path = evaluator_dir / EXPERIMENTS_FILE
-    earlier = read_json_object(path) if path.is_file() else {}
+    keep = path.is_file() and (not force or EXPERIMENTS_KIND.holds(path))  # (not what --force overwrote)
+    earlier = read_json_object(path) if keep else {}
     write_atomic(path, json.dumps({**earlier, **results}, indent=2) + "\n")
     markdown, html = write_evaluator_report(evaluator_dir)
     console.print(
@@ -418,10 +420,15 @@ def experiment(evaluator_dir: Path, which: str | None) -> None:
 
 @hdeval.command("report")
 @click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@force_flag("report.md and report.html")
 @handle_errors
-def report(evaluator_dir: Path) -> None:
+def report(evaluator_dir: Path, force: bool) -> None:
     """Write report.md and report.html: held-out results, importances, and any experiments run."""
+    from faceteval.hdeval._evaluator import analysis_files
     from faceteval.hdeval._report import write_evaluator_report
+
+    reports = analysis_files(evaluator_dir, experiments=False)
+    check_outputs(reports, given=evaluator_dir, option=None, force=force)
 
     markdown, html = write_evaluator_report(evaluator_dir)
     console.print(f"{escape(str(markdown))}\n{escape(str(html))}")

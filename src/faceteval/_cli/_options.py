@@ -42,12 +42,18 @@ data_dir_option = click.option(
 )
 """``--data-dir``: where the benchmarks are read from."""
 
-force_option = click.option(
-    "--force",
-    is_flag=True,
-    help="Write --out over files that are not this command's own output (a database, a file of "
-    "another kind); never over the input, the cache or a directory.",
-)
+
+def force_flag(written: str = "--out") -> Callable[[F], F]:
+    """``--force``: the outputs ``written`` names may replace files that are not this command's own."""
+    return click.option(
+        "--force",
+        is_flag=True,
+        help=f"Write {written} over files that are not this command's own output (a database, a file "
+        "of another kind); never over its inputs, the cache or a directory.",
+    )
+
+
+force_option = force_flag()
 """``--force``: an output may replace a file that is not one of ours."""
 
 _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
@@ -261,13 +267,18 @@ def build_request(
         config=GenerateConfig(
             temperature=flags["temperature"], max_tokens=flags["max_tokens"], seed=flags["seed"]
         ),
-        cache_path=None if flags["no_cache"] else (flags["cache_path"] or default_cache_path(os.environ)),
+        cache_path=cache_of(flags),
         prices=_prices(flags["prices_path"]),
         retry_unreadable=flags["retry_unreadable"],
         trace=flags["trace"],
         progress=not flags["quiet"],
         force=bool(flags.get("force")),
     )
+
+
+def cache_of(flags: dict[str, Any]) -> Path | None:
+    """The response cache the engine flags name (None with --no-cache)."""
+    return None if flags["no_cache"] else (flags["cache_path"] or default_cache_path(os.environ))
 
 
 def _prices(path: Path | None) -> PriceTable:

@@ -15,9 +15,18 @@ from rich.table import Table as RichTable
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape, neutral_log_config
-from faceteval._cli._options import data_dir_option
+from faceteval._cli._options import data_dir_option, force_flag
 from faceteval.report._model import Table as ReportTable
-from faceteval.store import write_atomic
+from faceteval.store import (
+    REVIEW_ACTIONS,
+    REVIEW_SCORES,
+    REVIEW_STATS,
+    REVIEW_TABLES,
+    OutputKind,
+    check_distinct,
+    check_outputs,
+    write_atomic,
+)
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -144,13 +153,15 @@ def import_command(project: Path, judgments: Path, input_path: Path | None, task
     type=click.Path(dir_okay=False, path_type=Path),
     help="Action log JSONL (default: OUT with .actions.jsonl).",
 )
+@force_flag("--out and --actions")
 @handle_errors
-def export(project: Path, out: Path, actions: Path | None) -> None:
+def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
     """Export every annotator's final scores and explanations, and the log of every action."""
     from faceteval.review import ReviewStore, export_actions, export_scores
 
-    store = ReviewStore.open(project, create=False)
     actions = actions or out.with_name(f"{out.stem}.actions.jsonl")
+    _check(project, force, ("--out", out, REVIEW_SCORES), ("--actions", actions, REVIEW_ACTIONS))
+    store = ReviewStore.open(project, create=False)
     rows = export_scores(store)
     log = export_actions(store)
     _write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -178,6 +189,18 @@ def _made_for(project: Path) -> Iterator[None]:
         raise
 
 
+def _check(project: Path, force: bool, *outputs: tuple[str, Path | None, OutputKind]) -> None:
+    """Refuse outputs that would overwrite the project's database, each other, or files not ours."""
+    from faceteval.review._store import DATABASE
+
+    check_distinct(*((option, path) for option, path, _ in outputs))
+    database = project / DATABASE
+    inputs = [database, *(database.with_name(f"{DATABASE}{end}") for end in ("-journal", "-wal", "-shm"))]
+    for option, path, kind in outputs:
+        if path is not None:
+            check_outputs([(path, kind)], given=path, option=option, inputs=inputs, force=force)
+
+
 def _write(path: Path, text: str) -> None:
     """Write an output file whole, its folder made as `judge --out` does; an error naming it if that fails."""
     write_atomic(path, text)
@@ -199,14 +222,21 @@ def _write(path: Path, text: str) -> None:
     show_default=True,
     help="Bootstrap resamples for the correlations' 95% CIs (0: none).",
 )
+@force_flag("--json and --markdown")
 @handle_errors
 def stats(
-    project: Path, tasks: tuple[str, ...], json_path: Path | None, markdown_path: Path | None, resamples: int
+    project: Path,
+    tasks: tuple[str, ...],
+    json_path: Path | None,
+    markdown_path: Path | None,
+    resamples: int,
+    force: bool,
 ) -> None:
     """Action rates, score changes, agreement and LLM-human correlations of PROJECT (as in CoEval)."""
     from faceteval.review import ReviewStore
     from faceteval.review._stats import render_stats_markdown, review_stats, stats_tables
 
+    _check(project, force, ("--json", json_path, REVIEW_STATS), ("--markdown", markdown_path, REVIEW_TABLES))
     store = ReviewStore.open(project, create=False)
     numbers = review_stats(store, tasks=tasks or None, n_resamples=resamples)
     for table in stats_tables(numbers):

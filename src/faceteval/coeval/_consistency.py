@@ -196,6 +196,13 @@ class CriteriaSets:
     names: tuple[str, ...]
 
 
+def criteria_set_files(directory: str | Path) -> list[Path]:
+    """The files `load_criteria_sets` reads from ``directory`` (those there are)."""
+    root = Path(directory)
+    samples = sorted((root / SAMPLES_DIR).glob("*.yaml")) + sorted((root / SAMPLES_DIR).glob("*.yml"))
+    return [root / REFERENCE_FILE, *samples]
+
+
 def load_criteria_sets(directory: str | Path) -> CriteriaSets:
     """Read ``criteria.yaml`` and ``samples/*.yaml`` from a directory ``criteria generate`` wrote.
 
@@ -208,7 +215,7 @@ def load_criteria_sets(directory: str | Path) -> CriteriaSets:
         raise InputError(
             str(reference_path), None, None, "no reference set; write it with: faceteval criteria generate"
         )
-    paths = sorted((root / SAMPLES_DIR).glob("*.yaml")) + sorted((root / SAMPLES_DIR).glob("*.yml"))
+    paths = criteria_set_files(root)[1:]
     if not paths:
         raise InputError(str(root / SAMPLES_DIR), None, None, "no sampled sets (samples/*.yaml)")
     return CriteriaSets(

@@ -44,7 +44,7 @@ from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.parsing import CriteriaParser
 from faceteval.prompts import load_template, render
-from faceteval.store import write_atomic
+from faceteval.store import CRITERIA_SET, GENERATION, OutputKind, write_atomic
 
 STAGE = "coeval.generate"
 TEMPLATE = "coeval/generate"
@@ -342,6 +342,16 @@ def check_edits(directory: str | Path, *, samples: int, force: bool = False) -> 
     edited = sorted(path for path in touched if path.is_file() and written_before.get(path) != _sha256(path))
     if edited:
         raise EditedFilesError(out, edited)
+
+
+def generation_files(directory: str | Path, *, samples: int) -> list[tuple[Path, OutputKind]]:
+    """The files generating ``samples`` sampled sets into ``directory`` writes or removes, each with its
+    kind (see `faceteval.store.check_outputs`)."""
+    out = Path(directory)
+    sets = {_set_path(out, index) for index in range(samples + 1)} | set(
+        (out / SAMPLES_DIR).glob("sample-*.yaml")
+    )
+    return [(path, CRITERIA_SET) for path in sorted(sets)] + [(out / GENERATION_FILE, GENERATION)]
 
 
 def _set_path(out: Path, index: int) -> Path:

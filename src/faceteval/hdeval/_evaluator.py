@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from faceteval import store
 from faceteval._text import first_few
 from faceteval._version import __version__
 from faceteval.core import Instance
@@ -26,7 +27,7 @@ from faceteval.hdeval._store import load_aggregator, save_aggregator
 from faceteval.hdeval._train import Matrix, Trained, predict
 from faceteval.hdeval._tree import CriteriaTree, load_tree, save_tree
 from faceteval.report._format import number
-from faceteval.store import write_atomic
+from faceteval.store import OutputKind, write_atomic
 
 FORMAT = "faceteval-hdeval-evaluator"
 VERSION = 1
@@ -41,6 +42,64 @@ EVALUATOR, TREE, AGGREGATOR, FEATURES, SUMMARY = (
 EXPERIMENTS_FILE = "experiments.json"
 STALE = (EXPERIMENTS_FILE, "report.md", "report.html")
 """Files describing a previous evaluator in the same directory."""
+
+
+def evaluator_files(out: Path, *, layers: int = 0) -> list[tuple[Path, OutputKind]]:
+    """The files `faceteval hdeval train` writes (or removes) in ``out``, each with its kind (see
+    `faceteval.store.check_outputs`); with ``layers``, also the criterion judgments of a training that
+    scores that many layers with an LLM."""
+    files = [
+        (out / EVALUATOR, store.EVALUATOR),
+        (out / TREE, store.TREE),
+        (out / AGGREGATOR, store.AGGREGATOR),
+        (out / FEATURES, store.CRITERION_SCORES),
+        (out / SUMMARY, store.EVALUATOR_SUMMARY),
+        *analysis_files(out),
+    ]
+    if layers:
+        files.append((out / "instances.jsonl", store.INSTANCES))
+    for layer in range(1, layers + 1):
+        judgments = layer_judgments(out, layer)
+        files += [(judgments, store.JUDGMENTS), (store.record_path_for(judgments), store.RUN_RECORD)]
+    return files
+
+
+def analysis_files(directory: Path, *, experiments: bool = True) -> list[tuple[Path, OutputKind]]:
+    """The files `faceteval hdeval experiment` (with ``experiments``) and `hdeval report` write in an
+    evaluator directory, each with its kind."""
+    reports = [(directory / "report.md", store.REPORT), (directory / "report.html", store.REPORT)]
+    return ([(directory / EXPERIMENTS_FILE, store.EXPERIMENTS)] if experiments else []) + reports
+
+
+def scored_files(out: Path, *, by_llm: bool) -> list[tuple[Path, OutputKind]]:
+    """The files `faceteval hdeval apply` writes: the scored outputs ``out`` and, when the LLM scores
+    the criteria (``by_llm``), the instances and judgments in `criteria_folder` beside it."""
+    files = [(out, store.SCORED)]
+    if by_llm:
+        judgments = criteria_folder(out) / "judgments.jsonl"
+        files += [(criteria_folder(out) / "instances.jsonl", store.INSTANCES), (judgments, store.JUDGMENTS)]
+        files.append((store.record_path_for(judgments), store.RUN_RECORD))
+    return files
+
+
+def criteria_folder(out: Path) -> Path:
+    """Where `faceteval hdeval apply` keeps the LLM's criterion judgments of the outputs it scores.
+
+    Examples:
+        >>> criteria_folder(Path("scored.jsonl")).as_posix()
+        'scored.criteria'
+    """
+    return out.with_suffix(".criteria")
+
+
+def layer_judgments(out: Path, layer: int) -> Path:
+    """Where training writes the LLM's criterion judgments of ``layer``.
+
+    Examples:
+        >>> layer_judgments(Path("ev"), 2).as_posix()
+        'ev/judgments/layer-2.jsonl'
+    """
+    return out / "judgments" / f"layer-{layer}.jsonl"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,19 @@ class JudgmentSource:
     """Numbers the source itself published, when it is a recorded judge that ships them."""
 
 
+def source_files(spec: str | None) -> list[Path]:
+    """The files a BENCHMARK|FILE or a judgments SOURCE reads when it names a path (none for a
+    benchmark or a recorded judge; for a run directory, its judgments).
+
+    Examples:
+        >>> [path.as_posix() for path in source_files("runs/dna")], source_files("recorded:gpt4")
+        (['runs/dna', 'runs/dna/judgments.jsonl'], [])
+    """
+    if not spec or spec.startswith(RECORDED):
+        return []
+    return [Path(spec), Path(spec) / "judgments.jsonl"]
+
+
 def load_judgments(spec: str, target: Target, data_dir: Path) -> JudgmentSource:
     """The judgments named by ``spec``: ``recorded:<name>`` of the target benchmark, or a JSONL path."""
     if spec.startswith(RECORDED):

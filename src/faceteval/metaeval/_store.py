@@ -1,4 +1,8 @@
-"""A meta-evaluation run on disk: the instances measured, the judgments, and the summary."""
+"""A meta-evaluation run on disk: the instances measured, the judgments, and the summary.
+
+The summary records the line count and SHA-256 of the instances and judgments it was computed from
+(``written``, as a run record does), and a run is read back only with the files it describes.
+"""
 
 from __future__ import annotations
 
@@ -55,20 +59,24 @@ def measure(
     """Summarise the judgments of ``instances`` and write the run directory ``out``.
 
     ``out`` gets instances.jsonl, judgments.jsonl with the judgment of each instance, and
-    summary.json (with ``extra`` merged in). With ``in_place``, ``out`` already holds the first two
-    (a method run writes them as it judges) and only the summary is written. ``source`` names the
+    summary.json (with ``extra`` merged in, and the two files' line counts and SHA-256s under
+    ``written``), all put in place together when the summary is done. With ``in_place``, ``out``
+    already holds the first two (a method run writes them as it judges) and only the summary is
+    written. ``source`` names the
     judgments in errors (see `join`). A judgment of an instance of ``target`` that is not among
     ``instances`` (a sample or filter left it out) is counted apart from one of no instance at all.
     """
     all_ids = (instance.id for instance in target.instances)
     joined = join(instances, judgments, source=source, all_ids=all_ids)
-    if not in_place:
-        write_instances(out, instances)
-        write_judgments(out, (judgment for _, judgment in joined.pairs if judgment is not None))
-    summary = summarize(
-        target, joined, judge=judge, settings=settings or Settings(), human_weights=human_weights
-    ) | dict(extra or {})
-    write_summary(out, summary)
+    files = [out / INSTANCES, out / JUDGMENTS]
+    with store.RunFiles([] if in_place else files, out / SUMMARY, described=files if in_place else ()) as run:
+        if not in_place:
+            run[out / INSTANCES].write_lines(i.model_dump_json(exclude_defaults=True) for i in instances)
+            run[out / JUDGMENTS].write_lines(j.model_dump_json() for _, j in joined.pairs if j is not None)
+        summary = summarize(
+            target, joined, judge=judge, settings=settings or Settings(), human_weights=human_weights
+        ) | dict(extra or {})
+        run.finish(summary)
     return summary
 
 
@@ -81,8 +89,14 @@ def read_summary(run_dir: Path) -> dict[str, Any]:
 
 
 def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgment]]:
-    """The summary, instances and judgments of a run directory."""
+    """The summary, instances and judgments of a run directory.
+
+    Raises:
+        InputError: A file the summary describes is missing, or not as it describes it (another
+            run's, or changed since); a summary written before summaries described them is read as is.
+    """
     summary = read_summary(run_dir)
+    store.check_written(summary, run_dir / SUMMARY)
     instances: list[Instance] = []
     if (run_dir / INSTANCES).is_file():
         for item in read_instances(run_dir / INSTANCES):
@@ -103,6 +117,14 @@ def run_files(run_dir: Path) -> list[tuple[Path, OutputKind]]:
         (run_dir / REPORT_FILES[0], store.REPORT),
         (run_dir / REPORT_FILES[1], store.REPORT),
     ]
+
+
+def run_inputs(run_dir: Path) -> list[Path]:
+    """The files of a run directory that are read to report on it or compare it, and those of the
+    runs of a sweep or repeated run inside it."""
+    folders = [run_dir, *(d for d in sorted(run_dir.glob("*/")) if (d / SUMMARY).is_file())]
+    names = (INSTANCES, JUDGMENTS, SUMMARY, store.record_path_for(Path(JUDGMENTS)).name)
+    return [folder / name for folder in folders for name in names]
 
 
 def _write_lines(path: Path, lines: Iterable[str]) -> Path:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from faceteval.core import Instance, Judgment
 from faceteval.errors import InputError
+from faceteval.store import check_written
 
 logger = logging.getLogger(__name__)
 
@@ -37,9 +38,11 @@ def load_run(run_dir: Path) -> Run:
     """Read ``summary.json`` and, when present, ``instances.jsonl`` and ``judgments.jsonl`` of a run.
 
     Raises:
-        InputError: ``summary.json`` is missing or is not a JSON object.
+        InputError: ``summary.json`` is missing or is not a JSON object, or a file it describes is
+            missing or not as it describes it (`faceteval.store.check_written`).
     """
     summary = read_summary(run_dir / SUMMARY_FILE)
+    check_written(summary, run_dir / SUMMARY_FILE)
     instances, bad_instances = _read_jsonl(run_dir / INSTANCES_FILE, Instance)
     judgments, bad_judgments = _read_jsonl(run_dir / JUDGMENTS_FILE, Judgment)
     return Run(summary, instances, judgments, bad_instances + bad_judgments)

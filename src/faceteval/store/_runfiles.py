@@ -4,7 +4,9 @@ The outputs are written under partial names beside them (`OutputFile`) and renam
 the run ends, however it ends but a kill -9 (which leaves the previous files as they were); then the
 run record is written, whole, with each output's line count and SHA-256 under ``written``. The
 record's room on the disk is claimed when the run starts, so a disk that fills up meanwhile still
-takes it.
+takes it. A record may also describe files already in place (a meta-evaluation's summary, the
+judgments its run wrote); `check_written` tells a reader whether the files beside a record are
+those it describes.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from faceteval.errors import StoreError
+from faceteval.errors import InputError, StoreError
 from faceteval.store._output import OutputFile
 
 RECORD_ROOM = 64 * 1024
@@ -45,6 +47,7 @@ class RunFiles:
     Args:
         outputs: The files the run writes (beside ``record``).
         record: Its run record.
+        described: Files beside ``record`` already in place that it describes too.
 
     Raises:
         StoreError: A partial file cannot be made (or the record's room claimed).
@@ -59,8 +62,9 @@ class RunFiles:
         1
     """
 
-    def __init__(self, outputs: Sequence[Path], record: Path) -> None:
+    def __init__(self, outputs: Sequence[Path], record: Path, *, described: Sequence[Path] = ()) -> None:
         self.record = record
+        self._described = tuple(described)
         self._record = OutputFile(record, reserve=RECORD_ROOM)
         self._outputs: dict[Path, OutputFile] = {}
         try:
@@ -90,6 +94,10 @@ class RunFiles:
             for path, out in self._outputs.items():
                 out.commit()
                 written[path.name] = {"lines": out.lines, "sha256": out.sha256}
+            for path in self._described:
+                if (entry := file_entry(path)) is None:
+                    raise StoreError(f"cannot read {path}, which {self.record.name} describes")
+                written[path.name] = entry
             text = (
                 json.dumps({**record, WRITTEN: written}, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
             )
@@ -116,6 +124,28 @@ class RunFiles:
         self.discard()
 
 
+def file_entry(path: Path) -> dict[str, Any] | None:
+    """The ``written`` entry of the file ``path`` as it is now: its line count and SHA-256 (None if it
+    cannot be read).
+
+    Examples:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "o.jsonl"
+        >>> _ = path.write_text("x\\n")
+        >>> file_entry(path)["lines"], file_entry(path.with_name("missing"))
+        (1, None)
+    """
+    digest, lines = hashlib.sha256(), 0
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+                lines += chunk.count(b"\n")
+    except OSError:
+        return None
+    return {"lines": lines, "sha256": digest.hexdigest()}
+
+
 def describes(record: Mapping[str, Any], path: Path) -> bool:
     """Whether ``record`` was written with the file ``path`` as it is now (its SHA-256 matches).
 
@@ -131,11 +161,38 @@ def describes(record: Mapping[str, Any], path: Path) -> bool:
     entry = written.get(path.name) if isinstance(written, dict) else None
     if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
         return False
-    digest = hashlib.sha256()
-    try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-    except OSError:
-        return False
-    return bool(digest.hexdigest() == entry["sha256"])
+    found = file_entry(path)
+    return found is not None and found["sha256"] == entry["sha256"]
+
+
+def check_written(record: Mapping[str, Any], record_path: Path) -> None:
+    """Refuse the files beside ``record_path`` that its ``record`` lists under ``written`` but that
+    are not as it describes them: missing, changed since, or another run's.
+
+    A record without ``written`` (written before records had it) is taken as it is.
+
+    Raises:
+        InputError: A file is not the one the record describes, naming it and the record.
+    """
+    written = record.get(WRITTEN)
+    if not isinstance(written, dict):
+        return
+    for name, entry in written.items():
+        if not isinstance(name, str) or Path(name).name != name or not isinstance(entry, dict):
+            raise InputError(str(record_path), None, WRITTEN, f"{name!r} is not a file name and its entry")
+        path = record_path.with_name(name)
+        found = file_entry(path)
+        if found is None:
+            problem = "is missing"
+        elif found["sha256"] != entry.get("sha256"):
+            lines = f"{found['lines']} lines; it wrote {entry.get('lines')}"
+            problem = f"was changed since, or is another run's ({lines})"
+        else:
+            continue
+        raise InputError(
+            str(path),
+            None,
+            None,
+            f"not the file {record_path.name} describes: it {problem}; run the command again, or put "
+            "back the file it wrote",
+        )
