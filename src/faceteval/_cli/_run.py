@@ -328,7 +328,8 @@ def _measure_input(path: Path) -> tuple[int, str]:
 
 
 def progress_bar(request: RunRequest) -> Progress:
-    """A run's progress bar on stderr (off with ``--quiet`` and in dry runs)."""
+    """A run's progress bar on stderr (off with ``--quiet``, in dry runs, and where stderr is not a
+    terminal: a log file would get only a stray blank line from it)."""
     return Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -337,7 +338,7 @@ def progress_bar(request: RunRequest) -> Progress:
         TimeRemainingColumn(),
         console=err_console,
         transient=True,
-        disable=not request.progress or request.dry_run,
+        disable=not request.progress or request.dry_run or not err_console.is_terminal,
     )
 
 
