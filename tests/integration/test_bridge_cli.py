@@ -17,6 +17,7 @@ from click.testing import CliRunner, Result
 from rich.progress import Progress
 
 from faceteval._cli._app import cli
+from faceteval._cli._console import err_console
 from faceteval._cli._run import RunRequest, progress_bar
 from faceteval.fennec._bridge_sources import load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
@@ -179,6 +180,7 @@ def test_a_progress_bar_counts_the_records_unless_quiet(
         return bar
 
     monkeypatch.setattr("faceteval._cli._bridge.progress_bar", spy)
+    monkeypatch.setattr(err_console, "_force_terminal", True)  # a bar is shown on a terminal only
     with LLMServer(BridgeJudge().for_server()) as server:
         flags = ["--quiet"] if quiet else []
         result = invoke(server, tmp_path, data_dir, "prometheus-mtbench", "--limit", "3", *flags)
