@@ -12,8 +12,7 @@ if TYPE_CHECKING:
     from faceteval.review._app import create_app
     from faceteval.review._coeval import COEVAL_TASKS, CoevalImport, import_coeval
     from faceteval.review._io import ImportSummary, export_actions, export_scores, import_run
-    from faceteval.review._stats import render_stats_markdown, review_stats
-    from faceteval.review._store import (
+    from faceteval.review._model import (
         OVERALL,
         CriterionRow,
         CriterionView,
@@ -21,10 +20,11 @@ if TYPE_CHECKING:
         Draft,
         Item,
         ReviewError,
-        ReviewStore,
         SentenceView,
         split_sentences,
     )
+    from faceteval.review._stats import render_stats_markdown, review_stats
+    from faceteval.review._store import ReviewStore
 
 _HOMES = {
     "COEVAL_TASKS": "_coeval",
@@ -32,21 +32,21 @@ _HOMES = {
     "import_coeval": "_coeval",
     "render_stats_markdown": "_stats",
     "review_stats": "_stats",
-    "OVERALL": "_store",
-    "CriterionRow": "_store",
-    "CriterionView": "_store",
-    "DiskFullError": "_store",
-    "Draft": "_store",
+    "OVERALL": "_model",
+    "CriterionRow": "_model",
+    "CriterionView": "_model",
+    "DiskFullError": "_model",
+    "Draft": "_model",
     "ImportSummary": "_io",
-    "Item": "_store",
-    "ReviewError": "_store",
+    "Item": "_model",
+    "ReviewError": "_model",
     "ReviewStore": "_store",
-    "SentenceView": "_store",
+    "SentenceView": "_model",
     "create_app": "_app",
     "export_actions": "_io",
     "export_scores": "_io",
     "import_run": "_io",
-    "split_sentences": "_store",
+    "split_sentences": "_model",
 }
 
 __all__ = [

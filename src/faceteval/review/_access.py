@@ -22,7 +22,8 @@ from urllib.parse import quote, urlsplit
 
 from itsdangerous import BadData, URLSafeSerializer
 
-from faceteval.review._store import ReviewError, ReviewStore
+from faceteval.review._model import ReviewError
+from faceteval.review._store import ReviewStore
 
 __all__ = [
     "LOOPBACK_HOSTS",

@@ -53,16 +53,16 @@ from faceteval.review._forms import (
     read_form,
 )
 from faceteval.review._middleware import BodyLimit, HostCheck, guard
-from faceteval.review._store import (
+from faceteval.review._model import (
     CRITERION_ACTIONS,
     OVERALL,
     SENTENCE_ACTIONS,
     CriterionView,
     DiskFullError,
     ReviewError,
-    ReviewStore,
     finished,
 )
+from faceteval.review._store import ReviewStore
 
 COOKIE = "faceteval_annotator"
 DEFAULT_HOST = "127.0.0.1"

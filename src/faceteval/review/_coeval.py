@@ -52,7 +52,8 @@ from faceteval.datasets._pointwise_sets import (
     _read_coeval,
     coeval_actions,
 )
-from faceteval.review._store import SENTENCE_ACTIONS, Draft, Item, ReviewError, ReviewStore, SentenceAction
+from faceteval.review._model import SENTENCE_ACTIONS, Draft, Item, ReviewError, SentenceAction
+from faceteval.review._store import ReviewStore
 
 __all__ = [
     "COEVAL_TASKS",

@@ -43,7 +43,8 @@ from faceteval.metrics import (
 from faceteval.report._format import DASH, count, decimal, percent
 from faceteval.report._markdown import table_lines
 from faceteval.report._model import Table, numeric_columns
-from faceteval.review._store import CRITERION_ACTIONS, OVERALL, SENTENCE_ACTIONS, ReviewError, ReviewStore
+from faceteval.review._model import CRITERION_ACTIONS, OVERALL, SENTENCE_ACTIONS, ReviewError
+from faceteval.review._store import ReviewStore
 
 __all__ = ["LLM", "render_stats_markdown", "review_stats", "stats_tables"]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from faceteval.review import OVERALL, Draft, Item, ReviewError, ReviewStore, split_sentences
+from faceteval.review._database import Database
 from tests.support.review_project import build_project
 
 
@@ -306,10 +307,10 @@ def test_names_with_combining_marks_or_apostrophes_are_annotator_names(store: Re
 def test_a_locked_project_is_not_called_no_project(
     store: ReviewStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def locked(self: ReviewStore) -> sqlite3.Connection:
+    def locked(self: Database) -> sqlite3.Connection:
         raise sqlite3.OperationalError("database is locked")  # what 30 s of another writer's lock gives
 
-    monkeypatch.setattr(ReviewStore, "_connect", locked)
+    monkeypatch.setattr(Database, "connect", locked)
     with pytest.raises(ReviewError, match=r"review\.sqlite: database is locked$"):
         ReviewStore.open(store.path.parent, create=False)
 

@@ -1,0 +1,159 @@
+"""What is reviewed, as imported: tasks with their scales and criteria, items and the LLM's drafts.
+
+Importing appends: a task, criterion, item or draft the project has is left as it is (a run imported
+again adds nothing), and one import is one transaction (all of it or, on any conflict, none).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from faceteval._text import first_few
+from faceteval.review._database import Database
+from faceteval.review._model import Draft, Item, ReviewError
+from faceteval.review._views import item_from
+
+__all__ = ["add_items", "add_task", "conflicts", "describe_conflicts"]
+
+_UPSERT_TASK = (
+    "INSERT INTO tasks (name, description, scale_min, scale_max, scale_derived) "
+    "VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (name) DO UPDATE SET description = excluded.description, "
+    "scale_min = COALESCE(excluded.scale_min, scale_min), "
+    "scale_max = COALESCE(excluded.scale_max, scale_max), "
+    "scale_derived = CASE WHEN excluded.scale_min IS NULL THEN scale_derived "
+    "ELSE excluded.scale_derived END"
+)
+
+
+def add_task(
+    database: Database,
+    name: str,
+    description: str,
+    criteria: Sequence[tuple[str, str, tuple[float, float]]],
+    *,
+    scale: tuple[float, float] | None,
+    derived: bool,
+) -> None:
+    """Add a task (or update its description and scale) and append criteria it does not have yet."""
+    with database.write() as db:
+        row = db.execute(
+            "SELECT scale_min, scale_max, scale_derived FROM tasks WHERE name = ?", (name,)
+        ).fetchone()
+        if scale is not None and row is not None and row[0] is not None:
+            scale, derived = _joined_scale(name, (row[0], row[1]), bool(row[2]), scale, derived)
+        low, high = scale if scale is not None else (None, None)
+        db.execute(_UPSERT_TASK, (name, description, low, high, int(derived)))
+        start = db.execute("SELECT COUNT(*) FROM criteria WHERE task = ?", (name,)).fetchone()[0]
+        for offset, (criterion, text, (low, high)) in enumerate(criteria):
+            db.execute(
+                "INSERT INTO criteria (task, position, name, description, scale_min, scale_max) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (task, name) DO NOTHING",
+                (name, start + offset, criterion, text, low, high),
+            )
+
+
+def _joined_scale(
+    task: str,
+    has: tuple[float, float],
+    has_derived: bool,
+    new: tuple[float, float],
+    new_derived: bool,
+) -> tuple[tuple[float, float], bool]:
+    """The task's scale after an import on ``new``, and whether it is still derived.
+
+    See `ReviewStore.add_task`.
+    """
+
+    def within(inner: tuple[float, float], outer: tuple[float, float]) -> bool:
+        return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+    if has_derived and new_derived:
+        return (min(has[0], new[0]), max(has[1], new[1])), True
+    if new_derived and within(new, has):
+        return has, False
+    if has_derived and within(has, new):
+        return new, False
+    if not has_derived and not new_derived and has == new:
+        return has, False
+    raise ReviewError(
+        f"task {task!r} was imported with scores on {has[0]:g}-{has[1]:g}, not {new[0]:g}-{new[1]:g}: "
+        "import these as another task"
+    )
+
+
+def conflicts(db: sqlite3.Connection, items: Sequence[Item]) -> list[tuple[Item, Item]]:
+    """``(new, present)`` for each item whose id the project already holds for another output."""
+    out = []
+    for item in items:
+        row = db.execute("SELECT * FROM items WHERE id = ?", (item.id,)).fetchone()
+        if row is not None and (row["task"], row["query"], row["output"]) != (
+            item.task,
+            item.query,
+            item.output,
+        ):
+            out.append((item, item_from(row)))
+    return out
+
+
+def describe_conflicts(clashes: Sequence[tuple[Item, Item]]) -> str:
+    """What `ReviewStore.conflicts` found, for an error message."""
+    shown = first_few([f"{new.id!r} (task {present.task!r})" for new, present in clashes])
+    return (
+        f"{len(clashes)} output id(s) are already in the project for other outputs: {shown}. "
+        "An id names one output in the whole project: import into another project, or give these "
+        "instances ids of their own"
+    )
+
+
+def add_items(database: Database, items: Sequence[Item], drafts: Sequence[Draft]) -> int:
+    """Add items and their drafts in one transaction, leaving those present as they are; how many were new."""
+    with database.write() as db:
+        clashes = conflicts(db, items)
+        if clashes:
+            raise ReviewError(describe_conflicts(clashes))
+        tasks = {row[0] for row in db.execute("SELECT name FROM tasks")}
+        position = db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0]
+        added = 0
+        for item in items:
+            if item.task not in tasks:
+                raise ReviewError(f"item {item.id!r}: unknown task {item.task!r}")
+            added += _insert_item(db, item, position + added)
+        for draft in drafts:
+            _insert_draft(db, draft)
+    return added
+
+
+def _insert_item(db: sqlite3.Connection, item: Item, position: int) -> int:
+    """Insert ``item`` at ``position`` unless its id is there; how many rows were inserted (1 or 0)."""
+    cursor = db.execute(
+        "INSERT INTO items (id, task, position, query, output, system, metadata) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        (
+            item.id,
+            item.task,
+            position,
+            item.query,
+            item.output,
+            item.system,
+            json.dumps(dict(item.metadata), ensure_ascii=False),
+        ),
+    )
+    return cursor.rowcount
+
+
+def _insert_draft(db: sqlite3.Connection, draft: Draft) -> None:
+    db.execute(
+        "INSERT INTO drafts (item_id, criterion, score, conclusion, evidence, sentences) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (item_id, criterion) DO NOTHING",
+        (
+            draft.item_id,
+            draft.criterion,
+            draft.score,
+            draft.conclusion,
+            draft.evidence,
+            json.dumps(list(draft.sentences), ensure_ascii=False),
+        ),
+    )

@@ -1,0 +1,155 @@
+"""What a review project holds and gives back: its values, its action names and its errors.
+
+No I/O here: `ReviewStore` (``_store.py``) reads and writes these through the log (``_log.py``), the
+imported content (``_content.py``) and the views (``_views.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from faceteval.errors import FacetevalError
+
+__all__ = [
+    "CRITERION_ACTIONS",
+    "DEFAULT_SCALE",
+    "OVERALL",
+    "SENTENCE_ACTIONS",
+    "CriterionAction",
+    "CriterionRow",
+    "CriterionView",
+    "DiskFullError",
+    "Draft",
+    "Item",
+    "ReviewError",
+    "SentenceAction",
+    "SentenceView",
+    "TaskProgress",
+    "finished",
+    "split_sentences",
+]
+
+OVERALL = ""
+"""The criterion name under which the overall score is stored."""
+DEFAULT_SCALE = (1.0, 5.0)
+
+CriterionAction = Literal["approve", "delete", "revise", "add"]
+SentenceAction = Literal["pass", "revise", "delete", "add"]
+CRITERION_ACTIONS: tuple[CriterionAction, ...] = ("approve", "delete", "revise", "add")
+SENTENCE_ACTIONS: tuple[SentenceAction, ...] = ("pass", "revise", "delete", "add")
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+
+
+class ReviewError(FacetevalError):
+    """A review request that cannot be carried out (unknown item, bad score, bad name)."""
+
+
+class DiskFullError(ReviewError):
+    """A write refused because the disk holding the project is full; it was rolled back whole."""
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of an explanation, as the review shows them one by one (blank ones dropped)."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+
+
+class TaskProgress(NamedTuple):
+    """An annotator's progress on one task."""
+
+    done: int
+    """Items finished: every criterion and the overall score."""
+    total: int
+    """Items of the task."""
+    awaiting_overall: int
+    """Items whose every criterion is finished, without an overall score (as in CoEval's released review)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionRow:
+    """A task's criterion as drafted (or imported) for review, or as an annotator added or revised it.
+
+    ``id`` is the drafted criterion's (> 0), or minus the id of the ``add`` action of a criterion an
+    annotator added. ``name`` keys the criterion's drafts and scores; ``label`` is the name the
+    annotator gave it when they revised it ("" while it has its own).
+    """
+
+    id: int
+    task: str
+    position: int
+    name: str
+    description: str = ""
+    scale: tuple[float, float] = DEFAULT_SCALE
+    label: str = ""
+
+    @property
+    def title(self) -> str:
+        """The name to show: the annotator's, else the drafted one."""
+        return self.label or self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One output to review."""
+
+    id: str
+    task: str
+    query: str
+    output: str
+    system: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    position: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """The LLM's evaluation of an item on one criterion (or, with ``OVERALL``, overall)."""
+
+    item_id: str
+    criterion: str
+    score: float | None
+    conclusion: str = ""
+    evidence: str = ""
+    sentences: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceView:
+    """A sentence of the explanation as one annotator left it."""
+
+    index: int | None
+    """Position in the draft; None for a sentence the annotator added."""
+    original: str | None
+    text: str | None
+    """The current text; None when deleted."""
+    action: SentenceAction | None
+    """The annotator's latest action on it; None while untouched."""
+    action_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionView:
+    """What one annotator sees and has done for one criterion of one item."""
+
+    name: str
+    """The criterion's key (the name it was drafted or added with)."""
+    description: str
+    scale: tuple[float, float]
+    draft: Draft | None
+    sentences: tuple[SentenceView, ...]
+    score: float | None
+    """The annotator's score; None until they give or confirm one."""
+    title: str = ""
+    """The name to show (the annotator's revision of it, else ``name``)."""
+
+    @property
+    def done(self) -> bool:
+        return self.score is not None and all(s.action is not None for s in self.sentences)
+
+
+def finished(views: Sequence[CriterionView], overall: float | None) -> bool:
+    """Whether an item is done: every criterion reviewed and scored, and an overall score given."""
+    return overall is not None and all(view.done for view in views)

@@ -1,0 +1,165 @@
+"""The tables of a review project, their schema's version, and how an older project is brought up to date.
+
+A project records the version of the schema it was written with (``meta.schema_version``). Opening
+one written by an older faceteval adds the columns later versions added, fills them for the rows
+already there, and records the new version; one written by a newer faceteval is refused.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from faceteval.review._database import Database
+from faceteval.review._model import ReviewError
+
+__all__ = ["SCHEMA_VERSION", "install"]
+
+SCHEMA_VERSION = 4
+"""2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
+(``criteria_actions.added_id``), 3 whether a task's scale was worked out from drafts
+(``tasks.scale_derived``), 4 invite links (``invites``) and the tokens of the forms posted
+(``form_posts``); an older project is brought up to date when opened (an older faceteval, which
+would not ask for invites, refuses a newer project)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    name TEXT PRIMARY KEY,
+    description TEXT NOT NULL DEFAULT '',
+    scale_min REAL,
+    scale_max REAL,
+    scale_derived INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS criteria (
+    id INTEGER PRIMARY KEY,
+    task TEXT NOT NULL REFERENCES tasks(name),
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    scale_min REAL NOT NULL DEFAULT 1,
+    scale_max REAL NOT NULL DEFAULT 5,
+    UNIQUE (task, name)
+);
+CREATE TABLE IF NOT EXISTS annotators (name TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS criteria_actions (
+    id INTEGER PRIMARY KEY,
+    task TEXT NOT NULL REFERENCES tasks(name),
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    criterion_id INTEGER REFERENCES criteria(id),
+    action TEXT NOT NULL CHECK (action IN ('approve', 'delete', 'revise', 'add')),
+    name TEXT,
+    description TEXT,
+    reason TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    added_id INTEGER REFERENCES criteria_actions(id)
+);
+CREATE TABLE IF NOT EXISTS items (
+    id TEXT PRIMARY KEY,
+    task TEXT NOT NULL REFERENCES tasks(name),
+    position INTEGER NOT NULL,
+    query TEXT NOT NULL,
+    output TEXT NOT NULL,
+    system TEXT,
+    metadata TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS drafts (
+    item_id TEXT NOT NULL REFERENCES items(id),
+    criterion TEXT NOT NULL,
+    score REAL,
+    conclusion TEXT NOT NULL DEFAULT '',
+    evidence TEXT NOT NULL DEFAULT '',
+    sentences TEXT NOT NULL DEFAULT '[]',
+    PRIMARY KEY (item_id, criterion)
+);
+CREATE TABLE IF NOT EXISTS sentence_actions (
+    id INTEGER PRIMARY KEY,
+    item_id TEXT NOT NULL REFERENCES items(id),
+    criterion TEXT NOT NULL,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    sentence INTEGER,
+    action TEXT NOT NULL CHECK (action IN ('pass', 'revise', 'delete', 'add')),
+    text TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS score_actions (
+    id INTEGER PRIMARY KEY,
+    item_id TEXT NOT NULL REFERENCES items(id),
+    criterion TEXT NOT NULL,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    score REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS invites (
+    id INTEGER PRIMARY KEY,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+CREATE TABLE IF NOT EXISTS form_posts (
+    token TEXT PRIMARY KEY,
+    annotator TEXT NOT NULL,
+    location TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sentence_actions_by_item ON sentence_actions (item_id, annotator, criterion);
+CREATE INDEX IF NOT EXISTS score_actions_by_item ON score_actions (item_id, annotator, criterion);
+CREATE INDEX IF NOT EXISTS criteria_actions_by_task ON criteria_actions (task, annotator);
+"""
+_MIGRATIONS = {  # columns each version added, for projects written by an older faceteval
+    2: (
+        ("tasks", "scale_min", "REAL"),
+        ("tasks", "scale_max", "REAL"),
+        ("criteria_actions", "added_id", "INTEGER"),
+    ),
+    3: (("tasks", "scale_derived", "INTEGER NOT NULL DEFAULT 0"),),
+}
+_BACKFILLS = {  # what each version's new columns hold for rows written before it
+    # Version 2 did not record which scales were worked out from drafts: taken as such (widened).
+    3: "UPDATE tasks SET scale_derived = 1 WHERE scale_min IS NOT NULL",
+}
+
+
+def install(database: Database) -> None:
+    """Make the tables a project lacks; record the schema's version, or bring an older project's up to date.
+
+    Raises:
+        ReviewError: The file is not a review project, was written by a newer faceteval, or cannot be
+            written (locked, read-only).
+        DiskFullError: The disk is full.
+    """
+    try:
+        with closing(database.connect()) as db:
+            db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
+        with database.write() as db:
+            _upgrade(db, database.path)
+    except sqlite3.OperationalError as exc:  # locked, read-only, disk: the project may be fine
+        raise ReviewError(f"{database.path}: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        raise ReviewError(f"{database.path}: not a review project ({exc})") from None
+
+
+def _upgrade(db: sqlite3.Connection, path: Path) -> None:
+    """Record the schema's version in a new project; add what later versions added to an old one."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        return
+    version = int(row[0])
+    if version > SCHEMA_VERSION:
+        raise ReviewError(f"{path}: written by a newer faceteval (schema {version})")
+    for later in range(version + 1, SCHEMA_VERSION + 1):
+        _migrate(db, later)
+    if version < SCHEMA_VERSION:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    """Add the columns ``version`` added (those the project lacks), and fill them for the rows there."""
+    for table, column, kind in _MIGRATIONS.get(version, ()):
+        if column not in {info[1] for info in db.execute(f"PRAGMA table_info({table})")}:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    if version in _BACKFILLS:
+        db.execute(_BACKFILLS[version])
