@@ -10,12 +10,11 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from faceteval._text import first_few
 from faceteval.review._database import Database
-from faceteval.review._model import Draft, Item, ReviewError
+from faceteval.review._model import Draft, Item, ReviewError, describe_conflicts
 from faceteval.review._views import item_from
 
-__all__ = ["add_items", "add_task", "conflicts", "describe_conflicts"]
+__all__ = ["add_items", "add_task", "conflicts"]
 
 _UPSERT_TASK = (
     "INSERT INTO tasks (name, description, scale_min, scale_max, scale_derived) "
@@ -96,16 +95,6 @@ def conflicts(db: sqlite3.Connection, items: Sequence[Item]) -> list[tuple[Item,
         ):
             out.append((item, item_from(row)))
     return out
-
-
-def describe_conflicts(clashes: Sequence[tuple[Item, Item]]) -> str:
-    """What `ReviewStore.conflicts` found, for an error message."""
-    shown = first_few([f"{new.id!r} (task {present.task!r})" for new, present in clashes])
-    return (
-        f"{len(clashes)} output id(s) are already in the project for other outputs: {shown}. "
-        "An id names one output in the whole project: import into another project, or give these "
-        "instances ids of their own"
-    )
 
 
 def add_items(database: Database, items: Sequence[Item], drafts: Sequence[Draft]) -> int:

@@ -15,8 +15,15 @@ from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
 from faceteval.parsing._fennec import FENNEC_SCALE
-from faceteval.review._content import describe_conflicts
-from faceteval.review._model import DEFAULT_SCALE, OVERALL, Draft, Item, finished, split_sentences
+from faceteval.review._model import (
+    DEFAULT_SCALE,
+    OVERALL,
+    Draft,
+    Item,
+    describe_conflicts,
+    finished,
+    split_sentences,
+)
 from faceteval.review._store import ReviewStore
 
 __all__ = ["ImportSummary", "export_actions", "export_scores", "import_run"]

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from faceteval._text import first_few
 from faceteval.errors import FacetevalError
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "SentenceAction",
     "SentenceView",
     "TaskProgress",
+    "describe_conflicts",
     "finished",
     "split_sentences",
 ]
@@ -153,3 +155,13 @@ class CriterionView:
 def finished(views: Sequence[CriterionView], overall: float | None) -> bool:
     """Whether an item is done: every criterion reviewed and scored, and an overall score given."""
     return overall is not None and all(view.done for view in views)
+
+
+def describe_conflicts(clashes: Sequence[tuple[Item, Item]]) -> str:
+    """What `ReviewStore.conflicts` found, for an error message."""
+    shown = first_few([f"{new.id!r} (task {present.task!r})" for new, present in clashes])
+    return (
+        f"{len(clashes)} output id(s) are already in the project for other outputs: {shown}. "
+        "An id names one output in the whole project: import into another project, or give these "
+        "instances ids of their own"
+    )
