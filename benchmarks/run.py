@@ -9,12 +9,9 @@ it would to any server.
    start-up; framework CPU under 2 ms per call.
    The wall-time target is checked on the job as users run it, `faceteval judge` (with its default
    response cache): the median of three runs of the time the command records in its run record, less
-   the start-up it records beside it (opening the model, and starting the workers if any). The job is
-   also run through `faceteval.judge` in this process, where CPU is measured per call and split
-   between the SDK and faceteval.
-   All of it again with the calls made in worker processes (`--workers`, default 2); CPU is
-   reported per process (this one, each worker, the server), as they share the machine's cores.
-   Its wall time is reported against the same bound, which is checked on the default only.
+   the start-up it records beside it (opening the model). The job is also run through
+   `faceteval.judge` in this process, where CPU is measured per call and split between the SDK and
+   faceteval; the server's CPU is reported beside it, as they share the machine's cores.
 2. streaming: a 100,000-line input judged with `faceteval judge` (direct, 100,000 calls, no latency).
    Target: memory flat, peak RSS under 500 MB.
 
@@ -132,40 +129,29 @@ def transport_cpu(base_url: str, pairs: list[Instance], concurrency: int) -> flo
     return time.process_time() - cpu
 
 
-def bench_throughput(
-    calls: int = 2000, latency: float = 0.1, concurrency: int = 64, workers: int = 0
-) -> dict[str, Any]:
-    """The DnA job in this process (``workers`` 0) or with its calls made in worker processes."""
+def bench_throughput(calls: int = 2000, latency: float = 0.1, concurrency: int = 64) -> dict[str, Any]:
+    """The DnA job, in this process and with `faceteval judge`."""
     pairs = instances(calls // 5)
     with llm_server(latency) as (base_url, server), tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         with SQLiteCache(Path(tmp) / "cache.sqlite") as cache:
-            llm = LLM.from_spec(
-                "openai:bench", base_url=base_url, concurrency=concurrency, cache=cache, workers=workers
-            )
+            llm = LLM.from_spec("openai:bench", base_url=base_url, concurrency=concurrency, cache=cache)
             startup = time.perf_counter() - started
-            measured = [
-                psutil.Process(),
-                *(child for child in psutil.Process().children() if child.pid != server.pid),
-                server,
-            ]
+            measured = [psutil.Process(), server]
             cpu, wall = _cpu(measured), time.perf_counter()
             judgments = judge(pairs, DnA(aspects=3), llm, options=JudgeOptions())
             wall = time.perf_counter() - wall
-            cpu = [after - before for before, after in zip(cpu, _cpu(measured), strict=True)]
-            llm.close()
+            main_cpu, server_cpu = (after - before for before, after in zip(cpu, _cpu(measured), strict=True))
         made = sum(j.usage.calls - j.usage.cached_calls for j in judgments)
-        transport = transport_cpu(base_url, pairs, concurrency) if not workers else None
-        cli = _cli_timings(base_url, pairs, concurrency, Path(tmp), workers)
+        transport = transport_cpu(base_url, pairs, concurrency)
+        cli = _cli_timings(base_url, pairs, concurrency, Path(tmp))
     ideal = made * latency / concurrency
     cli_run = cli["run"]
     ms = lambda seconds: round(1000 * seconds / made, 3)  # noqa: E731
-    main_cpu, worker_cpu, server_cpu = cpu[0], sum(cpu[1:-1]), cpu[-1]
-    result = {
+    return {
         "calls": made,
         "latency_s": latency,
         "concurrency": concurrency,
-        "workers": workers,
         "ideal_s": round(ideal, 3),
         "cli_wall_s": cli["wall"],
         "cli_startup_s": cli["startup"],
@@ -176,19 +162,14 @@ def bench_throughput(
         "library_ratio_to_ideal": round(wall / ideal, 3),
         "library_startup_s": round(startup, 3),
         "cpu_ms_per_call": ms(main_cpu),
-        "worker_cpu_ms_per_call": [ms(c) for c in cpu[1:-1]],
         "server_cpu_ms_per_call": ms(server_cpu),
-        "all_cpu_s": round(main_cpu + worker_cpu + server_cpu, 2),
+        "all_cpu_s": round(main_cpu + server_cpu, 2),
         "ok": sum(j.status == "ok" for j in judgments),
+        "pass_wall": cli_run <= 1.3 * ideal,
+        "transport_cpu_ms_per_call": ms(transport),
+        "framework_cpu_ms_per_call": ms(main_cpu - transport),
+        "pass_framework_cpu": (main_cpu - transport) / made < 0.002,
     }
-    # The bound is checked on the default (calls in the main process); with workers it is reported:
-    # on a 2-core machine they share the cores with the main process and the server.
-    result["pass_wall" if not workers else "within_bound"] = cli_run <= 1.3 * ideal
-    if transport is not None:
-        result["transport_cpu_ms_per_call"] = ms(transport)
-        result["framework_cpu_ms_per_call"] = ms(main_cpu - transport)
-        result["pass_framework_cpu"] = (main_cpu - transport) / made < 0.002
-    return result
 
 
 def _cpu(processes: list[psutil.Process]) -> list[float]:
@@ -197,24 +178,24 @@ def _cpu(processes: list[psutil.Process]) -> list[float]:
 
 
 def _cli_timings(
-    base_url: str, pairs: list[Instance], concurrency: int, tmp: Path, workers: int, runs: int = 3
+    base_url: str, pairs: list[Instance], concurrency: int, tmp: Path, runs: int = 3
 ) -> dict[str, Any]:
     """`faceteval judge` on the job: median times of ``runs``, and the command's start-up on an empty input.
 
     ``wall`` and ``startup`` are the commands' wall times. ``run`` is the job's time as the command
-    records it in its run record: the whole run less its start-up (opening the model, and starting
-    the workers if any); the interpreter's start and the imports are in neither. Each run starts with
-    an empty response cache of its own, as a first run does.
+    records it in its run record: the whole run less its start-up (opening the model); the
+    interpreter's start and the imports are in neither. Each run starts with an empty response cache
+    of its own, as a first run does.
     """
     source, empty = tmp / "pairs.jsonl", tmp / "empty.jsonl"
     source.write_text("".join(p.model_dump_json(exclude_defaults=True) + "\n" for p in pairs))
     empty.write_text("")
-    base = judge_command(base_url, "dna", concurrency, "--workers", str(workers))
+    base = judge_command(base_url, "dna", concurrency)
     walls: dict[str, list[float]] = {"startup": [], "wall": []}
     jobs: list[float] = []
     for run in range(runs):
         for name, path in (("startup", empty), ("wall", source)):
-            cache, out = tmp / f"cli-{workers}-{run}-{name}.sqlite", tmp / f"cli-{name}.jsonl"
+            cache, out = tmp / f"cli-{run}-{name}.sqlite", tmp / f"cli-{name}.jsonl"
             started = time.perf_counter()
             done = subprocess.run(
                 [*base, "--cache", str(cache), str(path), "--out", str(out)], capture_output=True, text=True
@@ -314,17 +295,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["throughput", "streaming"])
     parser.add_argument("--lines", type=int, default=100_000)
-    parser.add_argument(
-        "--workers", type=int, default=2, help="Worker processes in the second throughput run."
-    )
     args = parser.parse_args()
     os.chdir(ROOT)
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     if args.only in (None, "throughput"):
         results["throughput"] = bench_throughput()
         print("throughput:", json.dumps(results["throughput"]))
-        results["throughput_workers"] = bench_throughput(workers=args.workers)
-        print("throughput with workers:", json.dumps(results["throughput_workers"]))
     if args.only in (None, "streaming"):
         results["streaming"] = bench_streaming(args.lines)
         print("streaming:", json.dumps(results["streaming"]))

@@ -1,4 +1,4 @@
-"""Garbage-collector settings for the processes faceteval owns: the command and its worker processes.
+"""Garbage-collector settings for the process faceteval owns: the ``faceteval`` command's.
 
 Start-up leaves over a hundred thousand long-lived objects (the SDKs, pydantic's schemas, prompt
 templates); a run at hundreds of calls a second then allocates and frees millions of short-lived ones.

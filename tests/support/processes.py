@@ -71,7 +71,7 @@ def wait_for_lines(
     holds); AssertionError after ``timeout`` seconds.
 
     The timeout is generous, as waiting ends as soon as the lines are there: a slow or busy machine
-    can take tens of seconds to start a run (and its workers), and a test that stopped it earlier
+    can take tens of seconds to start a run, and a test that stopped it earlier
     would check a run that had not begun.
     """
     deadline = time.monotonic() + timeout

@@ -104,14 +104,6 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         show_default=True,
         help="LLM calls in flight at once.",
     ),
-    "--workers": click.option(
-        "--workers",
-        type=click.IntRange(0, 64),
-        default=0,
-        show_default=True,
-        help="Make the LLM calls in this many worker processes (0: in this one). For hundreds of "
-        "calls a second, where one core cannot keep up with the HTTP work.",
-    ),
     "--timeout": click.option(
         "--timeout",
         type=click.FloatRange(min=0.1),
@@ -260,7 +252,6 @@ def build_request(
         strict=strict,
         dry_run=flags["dry_run"],
         concurrency=flags["concurrency"],
-        workers=flags["workers"],
         timeout=flags["timeout"],
         retry=RetryPolicy(max_retries=flags["retries"]),
         max_reply_bytes=flags["max_reply_bytes"],

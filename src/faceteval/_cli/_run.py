@@ -77,7 +77,6 @@ class RunRequest:
     retry_unreadable: bool = False
     trace: bool = True
     progress: bool = True
-    workers: int = 0
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     force: bool = False
     """Overwrite an output (or its run record) that is not one of ours."""
@@ -93,7 +92,7 @@ class RunResult:
     """The error that stopped the run early, if one did."""
     elapsed: float = 0.0
     start: float = 0.0
-    """Of ``elapsed``, the seconds spent opening the model (and starting its worker processes)."""
+    """Of ``elapsed``, the seconds spent opening the model."""
     instances: int = 0
     record_path: Path | None = None
     kept: bool = False
@@ -248,7 +247,7 @@ def settle_heap() -> None:
 
 
 def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
-    """The LLM a run asks, with its response cache (and worker processes) open until ``stack`` closes."""
+    """The LLM a run asks, with its response cache open until ``stack`` closes."""
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
     llm = LLM.from_spec(
         request.model,
@@ -261,11 +260,9 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
         timeout=request.timeout,
         retry=request.retry,
         prices=request.prices,
-        workers=request.workers,
         retry_unreadable=request.retry_unreadable,
         max_reply_bytes=request.max_reply_bytes,
     )
-    stack.callback(llm.close)
     return llm
 
 

@@ -26,7 +26,6 @@ from faceteval.llm._types import (
     system,
     user,
 )
-from faceteval.llm._workers import WorkerPool
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -51,7 +50,6 @@ __all__ = [
     "ScriptedProvider",
     "Spend",
     "TokenLogprob",
-    "WorkerPool",
     "assistant",
     "cache_key",
     "create_provider",

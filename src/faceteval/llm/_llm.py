@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -29,7 +28,6 @@ from faceteval.llm._types import (
     Message,
     TokenLogprob,
 )
-from faceteval.llm._workers import WorkerPool
 
 logger = logging.getLogger(__name__)
 
@@ -233,38 +231,22 @@ class LLM:
         api_key: str | None = None,
         env: Mapping[str, str] | None = None,
         dry_run: bool = False,
-        workers: int = 0,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         **options: Any,
     ) -> LLM:
         """Build from ``provider:model``, reading credentials from ``env`` (the process environment if None).
 
         A dry run needs no credentials: the provider is built with a placeholder key and never called.
-        With ``workers`` > 0 the provider's calls run in that many worker processes (`WorkerPool`),
-        for throughput beyond one core: this returns once they are ready (about a second), and
-        `close` stops them. A reply body larger than ``max_reply_bytes`` is abandoned as soon as it
-        passes that size, and the call fails with `ReplyTooLargeError`.
+        A reply body larger than ``max_reply_bytes`` is abandoned as soon as it passes that size, and
+        the call fails with `ReplyTooLargeError`.
         """
         parsed = ModelSpec.parse(spec)
         check_max_reply_bytes(max_reply_bytes)
         if dry_run and api_key is None:
             api_key = "dry-run"
-        if workers < 0:
-            raise ConfigError(f"workers must be 0 (calls in this process) or more, got {workers}")
-        factory = functools.partial(
-            create_provider,
-            parsed,
-            base_url=base_url,
-            api_key=api_key,
-            env=None if env is None else dict(env),
-            max_reply_bytes=max_reply_bytes,
+        provider = create_provider(
+            parsed, base_url=base_url, api_key=api_key, env=env, max_reply_bytes=max_reply_bytes
         )
-        if workers and not dry_run:
-            pool = WorkerPool(factory, workers)
-            pool.start()  # here, not in the first calls, which would spend their timeout on it
-            provider: Provider = pool
-        else:
-            provider = factory()
         return cls(provider=provider, spec=parsed, dry_run=dry_run, **options)
 
     def describe(self) -> dict[str, Any]:
@@ -426,8 +408,3 @@ class LLM:
         finally:
             with anyio.CancelScope(shield=True):
                 await self.aclose()
-
-    def close(self) -> None:
-        """Stop the provider's worker processes, if it has any (see `from_spec`); otherwise nothing."""
-        if isinstance(self.provider, WorkerPool):
-            self.provider.close()

@@ -15,7 +15,7 @@ def test_ctrl_c_before_a_run_begins_exits_130_not_aborted() -> None:
     @click.command()
     @handle_errors
     def starting() -> None:
-        raise KeyboardInterrupt  # as Ctrl-C while the workers start
+        raise KeyboardInterrupt  # as Ctrl-C while the model opens
 
     result = CliRunner().invoke(starting)
     assert result.exit_code == 130 and "Interrupted." in result.output and "Aborted" not in result.output
