@@ -1,4 +1,9 @@
-"""Every built-in benchmark, by name."""
+"""Every built-in benchmark, by name.
+
+Each published source is one module holding its `Benchmark` declarations in a ``BENCHMARKS`` tuple;
+`_all` lists the modules, in the order ``faceteval datasets list`` shows them. Adding a benchmark is a
+new module and one entry there.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,26 @@ from faceteval.errors import FacetevalError
 
 @cache
 def _all() -> dict[str, Benchmark]:
-    from faceteval.datasets import _llmbar, _mtbench, _pairwise_sets, _pointwise_sets
+    from faceteval.datasets import (
+        _autoj,
+        _coeval,
+        _faireval,
+        _llmbar,
+        _llmeval2,
+        _mtbench,
+        _pandalm,
+        _prometheus,
+        _summeval,
+        _unieval,
+    )
 
+    modules = (
+        *(_llmbar, _mtbench),  # pairwise, no ties
+        *(_faireval, _pandalm, _autoj, _llmeval2, _prometheus),  # pairwise with ties; Prometheus' sets
+        *(_summeval, _unieval, _coeval),  # pointwise
+    )
     found: dict[str, Benchmark] = {}
-    for module in (_llmbar, _mtbench, _pairwise_sets, _pointwise_sets):
+    for module in modules:
         for benchmark in module.BENCHMARKS:
             if benchmark.name in found:
                 raise RuntimeError(f"benchmark {benchmark.name!r} registered twice")

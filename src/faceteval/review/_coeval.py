@@ -42,16 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from faceteval.datasets._coeval_recorded import CoevalAction, chatgpt_texts, coeval_actions
+from faceteval.datasets._coeval_tasks import TASKS_BY_NAME, CoevalOutput, CoevalTask, read_coeval
 from faceteval.datasets._files import read_json_object
-from faceteval.datasets._pointwise_sets import (
-    _COEVAL_TASKS,
-    CoevalAction,
-    _chatgpt_texts,
-    _CoevalOutput,
-    _CoevalTask,
-    _read_coeval,
-    coeval_actions,
-)
 from faceteval.review._model import SENTENCE_ACTIONS, Draft, Item, ReviewError, SentenceAction
 from faceteval.review._store import ReviewStore
 
@@ -167,11 +160,11 @@ def import_coeval(
     )
 
 
-def _spec(task: str) -> _CoevalTask:
+def _spec(task: str) -> CoevalTask:
     name = task if task.startswith("coeval-") else f"coeval-{task}"
-    if name not in _COEVAL_TASKS:
+    if name not in TASKS_BY_NAME:
         raise ReviewError(f"unknown CoEval task {task!r}; one of {', '.join(COEVAL_TASKS)}")
-    return _COEVAL_TASKS[name]
+    return TASKS_BY_NAME[name]
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,9 +178,9 @@ class _Built:
     unaligned: list[Unaligned]
 
 
-def _build(root: Path, spec: _CoevalTask) -> _Built:
-    outputs = _read_coeval(root, spec)
-    texts = _chatgpt_texts(root, spec, outputs)
+def _build(root: Path, spec: CoevalTask) -> _Built:
+    outputs = read_coeval(root, spec)
+    texts = chatgpt_texts(root, spec, outputs)
     records: dict[tuple[str, str], list[CoevalAction]] = {}
     for record in coeval_actions(root, spec.name):
         records.setdefault((record.id, record.criterion), []).append(record)
@@ -228,7 +221,7 @@ def _action_rows(record: CoevalAction) -> list[LogRow]:
     return rows
 
 
-def _item(spec: _CoevalTask, output: _CoevalOutput, unaligned: Sequence[Unaligned]) -> Item:
+def _item(spec: CoevalTask, output: CoevalOutput, unaligned: Sequence[Unaligned]) -> Item:
     metadata: dict[str, Any] = {"source": "CoEval", "question": output.question}
     mine = [u for u in unaligned if u.item_id == output.id]
     if mine:

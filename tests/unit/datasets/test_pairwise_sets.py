@@ -11,10 +11,17 @@ from pathlib import Path
 import pytest
 
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import Benchmark, get_benchmark
-from faceteval.datasets._pairwise_sets import BENCHMARKS
+from faceteval.datasets import Benchmark, _autoj, _faireval, _llmeval2, _pandalm, _prometheus, get_benchmark
 from faceteval.errors import FacetevalError, InputError
 from tests.support.files import item_lines, write_indented_json
+
+BENCHMARKS = (
+    *_faireval.BENCHMARKS,
+    *_pandalm.BENCHMARKS,
+    *_autoj.BENCHMARKS,
+    *_llmeval2.BENCHMARKS,
+    *_prometheus.BENCHMARKS,
+)
 
 NAMES = (
     "faireval",

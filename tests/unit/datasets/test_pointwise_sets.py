@@ -13,10 +13,12 @@ from statistics import fmean
 import pytest
 
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import Benchmark, get_benchmark
-from faceteval.datasets._pointwise_sets import BENCHMARKS, CoevalAction, coeval_actions
+from faceteval.datasets import Benchmark, _coeval, _summeval, _unieval, get_benchmark
+from faceteval.datasets._coeval_recorded import CoevalAction, coeval_actions
 from faceteval.errors import FacetevalError, InputError
 from tests.support.files import item_lines, write_indented_json
+
+BENCHMARKS = (*_summeval.BENCHMARKS, *_unieval.BENCHMARKS, *_coeval.BENCHMARKS)
 
 NAMES = (
     "summeval",

@@ -27,7 +27,7 @@ import pytest
 from pydantic import BaseModel
 
 from faceteval.datasets import Benchmark, RecordedSource, benchmarks, get_benchmark
-from faceteval.datasets._pointwise_sets import coeval_actions
+from faceteval.datasets._coeval_recorded import coeval_actions
 from faceteval.errors import FacetevalError
 
 PINNED = Path(__file__).with_name("registry_pinned.json")
