@@ -8,7 +8,8 @@ from faceteval.datasets._benchmark import (
 )
 from faceteval.datasets._criteria_file import load_criteria
 from faceteval.datasets._fetch import FetchReport, fetch
-from faceteval.datasets._generic import FieldMap, load_labelled, parse_field_options
+from faceteval.datasets._field_map import FieldMap
+from faceteval.datasets._generic import load_labelled, parse_field_options
 from faceteval.datasets._jsonl import read_instances, read_judgments
 from faceteval.datasets._judged import judged_input, judged_instances, run_record
 from faceteval.datasets._registry import benchmarks, get_benchmark

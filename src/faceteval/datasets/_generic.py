@@ -1,105 +1,38 @@
 """Labelled data in any JSONL, JSON or CSV layout, mapped onto Instances column by column.
 
-A `FieldMap` says which source column (CSV) or key (JSON) feeds each `Instance` field. A field left
-unmapped takes its canonical name when the file has it, else one of these aliases when exactly one of
-them is present (two or more is an error that asks for a mapping):
-
-| field          | aliases                                                                     |
-|----------------|-----------------------------------------------------------------------------|
-| ``query``      | ``instruction``, ``input``, ``question``, ``prompt``                        |
-| ``candidates`` | ``output_1``, ``output_2`` (+ ``output_3``...); ``response_a``, ``response_b`` |
-| ``label``      | ``winner``, ``preference``                                                  |
-
-``id``, ``reference``, ``criteria``, ``task``, ``category`` and ``scores`` (an object column) are read
-under their canonical names only. Columns no field uses are carried into ``metadata`` unless
-``metadata`` lists the columns to carry; a ``metadata`` column holding an object is merged into it.
-
-Labels: with a label map, exactly its values (as text) are accepted. Without one, numbers count
-candidates from ``label_base`` (1: ``1``, ``2``..., ``0`` = tie; 0: ``0``, ``1``...), and the words of
-`DEFAULT_LABEL_WORDS` are understood (``A``/``B``, ``model_a``/``model_b``, ``tie``...). An empty
-cell or null is no label; an empty or null score leaves that aspect out.
+A `FieldMap` (see `faceteval.datasets._field_map` for the defaults and aliases) says which source
+column (CSV) or key (JSON) feeds each `Instance` field; `load_labelled` reads a file by it, row by
+row, and `parse_field_options` builds one from command-line options.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import math
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
 from faceteval.core import Instance
+from faceteval.datasets._field_map import (
+    DEFAULT_FIELD_MAP,
+    FIELDS,
+    FieldMap,
+    FieldProblem,
+    Plan,
+    resolve,
+)
+from faceteval.datasets._field_values import raw_id, row_fields
 from faceteval.datasets._files import UnreadableJSON, check_value, decode_json, read_json
 from faceteval.datasets._jsonl import _describe, read_instances
 from faceteval.errors import ConfigError, InputError
 
 Format = Literal["jsonl", "csv", "tsv"]
 
-QUERY_ALIASES = ("instruction", "input", "question", "prompt")
-CANDIDATE_ALIASES = (("output_1", "output_2"), ("response_a", "response_b"))
-LABEL_ALIASES = ("winner", "preference")
-DEFAULT_LABEL_WORDS: Mapping[str, int] = dict(
-    a=1, b=2, model_a=1, model_b=2, response_a=1, response_b=2, output_1=1, output_2=2, tie=0
-)
-"""Label words understood without a label map (case-insensitive)."""
-
-ALL_ASPECTS = "*"
-"""The ``scores`` key naming one column that holds an ``{aspect: score}`` object."""
-
 _SUFFIXES: Mapping[str, Format] = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "tsv"}
-_TEXT_FIELDS = ("reference", "task", "category")
-_FIELDS = ("id", "query", "candidates", "reference", "criteria", "category", "task", "label", "scores")
-
-
-class FieldMap(BaseModel):
-    """Which source column feeds each `Instance` field; None takes the default (see the module docs).
-
-    Examples:
-        >>> FieldMap(query="instruction", candidates=["output_1", "output_2"], label="winner").candidates
-        ('output_1', 'output_2')
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str | None = None
-    """The id column; without one, an instance's id is its line number."""
-    query: str | None = None
-    candidates: tuple[str, ...] | None = None
-    """Several columns (one candidate each), or one column holding a list (CSV: a JSON list) or one text."""
-    reference: str | None = None
-    criteria: str | None = None
-    """One column holding a list of criteria (CSV: a JSON list) or one criterion name."""
-    category: str | None = None
-    task: str | None = None
-    label: str | None = None
-    scores: dict[str, str] | None = None
-    """Aspect -> numeric column; the key ``*`` names one column holding an ``{aspect: score}`` object."""
-    label_map: dict[str, Annotated[int, Field(ge=0)]] | None = None
-    """Source label value (as text) -> label (1-based candidate, 0 tie); values not in it are errors."""
-    label_base: Literal[0, 1] = 1
-    """Numbering of numeric labels read without a label map: 1 (0 = tie) or 0 (first candidate = 0)."""
-    metadata: tuple[str, ...] | None = None
-    """The columns to carry into ``metadata``; None carries every column no field uses."""
-
-    @field_validator("candidates", "metadata", mode="before")
-    @classmethod
-    def _one_as_tuple(cls, value: Any) -> Any:
-        return (value,) if isinstance(value, str) else value
-
-    @field_validator("candidates")
-    @classmethod
-    def _some_candidates(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        if value is not None and not value:
-            raise ValueError("must name at least one column, or be left out")
-        return value
-
-
-DEFAULT_FIELD_MAP = FieldMap()
 
 
 def load_labelled(
@@ -164,8 +97,8 @@ def parse_field_options(
         elif key == "scores":
             for column in _column_list(value, option):
                 _add_score(scores, column, column, option)
-        elif key not in (*_FIELDS, "metadata"):
-            known = ", ".join((*_FIELDS, "scores.ASPECT", "metadata"))
+        elif key not in (*FIELDS, "metadata"):
+            known = ", ".join((*FIELDS, "scores.ASPECT", "metadata"))
             raise ConfigError(f"unknown field {key!r} in {option!r}; the fields are: {known}")
         elif key in given:
             raise ConfigError(f"{key} is mapped twice ({given[key]!r} and {option!r}); map it once")
@@ -215,112 +148,6 @@ def _parse_label_map(text: str) -> dict[str, int]:
     return result
 
 
-# --- resolving a field map against the columns a file has -------------------------------------
-
-
-class _Problem(Exception):
-    """A bad value or column: becomes an `InputError` at the current line."""
-
-    def __init__(self, column: str | None, problem: str) -> None:
-        super().__init__(problem)
-        self.column = column
-        self.problem = problem
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """The concrete columns one layout of the file is read from."""
-
-    columns: Mapping[str, str | None]
-    """Instance field -> source column (candidates and scores aside)."""
-    candidates: tuple[str, ...]
-    scores: Mapping[str, str]
-    metadata: tuple[str, ...]
-    explicit: tuple[str, ...]
-    """Columns the field map names: they must be present."""
-
-    def source(self, field: str | None) -> str | None:
-        """The source column behind an Instance field's dotted path (for error messages)."""
-        if field is None:
-            return None
-        head, _, rest = field.partition(".")
-        if head == "candidates" and rest.isdigit() and len(self.candidates) > 1:
-            return self.candidates[int(rest)]
-        if head == "candidates":
-            return self.candidates[0]
-        if head == "scores":
-            return self.scores.get(rest) or self.scores.get(ALL_ASPECTS) or field
-        return self.columns.get(head) or field
-
-
-def _resolve(fields: FieldMap, columns: Sequence[str]) -> _Plan:
-    present = set(columns)
-    query = fields.query or _default("query", QUERY_ALIASES, present, required=True)
-    label = fields.label or _default("label", LABEL_ALIASES, present, required=False)
-    mapped = {"query": query, "label": label}
-    for name in ("id", "criteria", *_TEXT_FIELDS):
-        mapped[name] = getattr(fields, name) or (name if name in present else None)
-    candidates = fields.candidates or _default_candidates(present)
-    if fields.scores is not None:
-        scores: Mapping[str, str] = fields.scores
-    else:
-        scores = {ALL_ASPECTS: "scores"} if "scores" in present else {}
-    used = {c for c in mapped.values() if c} | set(candidates) | set(scores.values())
-    metadata = tuple(c for c in columns if c not in used) if fields.metadata is None else fields.metadata
-    named = [getattr(fields, name) for name in _FIELDS if name not in ("candidates", "scores")]
-    named += [*(fields.candidates or ()), *(fields.scores or {}).values(), *(fields.metadata or ())]
-    explicit = tuple(dict.fromkeys(c for c in named if c is not None))
-    return _Plan(mapped, candidates, scores, metadata, explicit)
-
-
-def _default(field: str, aliases: Sequence[str], present: set[str], *, required: bool) -> str | None:
-    if field in present:
-        return field
-    found = [alias for alias in aliases if alias in present]
-    if len(found) == 1:
-        return found[0]
-    if len(found) > 1:
-        listed = " and ".join(repr(c) for c in found)
-        raise _Problem(
-            field, f"ambiguous: the columns {listed} could each be the {field}; map one with {field}=COLUMN"
-        )
-    if required:
-        raise _Problem(
-            field, f"missing: no {field!r} column (nor {', '.join(aliases)}); map one with {field}=COLUMN"
-        )
-    return None
-
-
-def _default_candidates(present: set[str]) -> tuple[str, ...]:
-    if "candidates" in present:
-        return ("candidates",)
-    groups = [_extend(group, present) for group in CANDIDATE_ALIASES if set(group) <= present]
-    if len(groups) == 1:
-        return groups[0]
-    if groups:
-        listed = " and ".join(",".join(group) for group in groups)
-        raise _Problem(
-            "candidates", f"ambiguous: both {listed} could be the candidates; map one with candidates=A,B"
-        )
-    aliases = " or ".join(",".join(group) for group in CANDIDATE_ALIASES)
-    raise _Problem(
-        "candidates", f"missing: no 'candidates' column (nor {aliases}); map them with candidates=A,B"
-    )
-
-
-def _extend(group: tuple[str, ...], present: set[str]) -> tuple[str, ...]:
-    """``output_1, output_2`` grows to ``output_3``... while those columns exist."""
-    prefix, _, number = group[-1].rpartition("_")
-    if not number.isdigit():
-        return group
-    extra = []
-    n = int(number) + 1
-    while f"{prefix}_{n}" in present:
-        extra.append(f"{prefix}_{n}")
-        n += 1
-    return (*group, *extra)
-
-
 # --- reading rows -------------------------------------------------------------------------------
 
 
@@ -344,8 +171,8 @@ def _load_csv(ctx: _Context, *, delimiter: str) -> Iterator[Instance | InputErro
     reader = csv.reader(_lines(ctx.name), delimiter=delimiter)
     header = _header(ctx, reader)
     try:
-        plan = _resolve(ctx.fields, header)
-    except _Problem as problem:
+        plan = resolve(ctx.fields, header)
+    except FieldProblem as problem:
         raise ctx.error(1, problem.column, problem.problem) from None
     for column in plan.explicit:
         if column not in header:
@@ -383,7 +210,7 @@ def _header(ctx: _Context, reader: Iterator[list[str]]) -> list[str]:
 def _load_json(
     ctx: _Context, records: Iterator[tuple[int, dict[str, Any] | InputError]]
 ) -> Iterator[Instance | InputError]:
-    plans: dict[tuple[str, ...], _Plan | _Problem] = {}
+    plans: dict[tuple[str, ...], Plan | FieldProblem] = {}
     for line, record in records:
         if isinstance(record, InputError):
             yield record
@@ -393,12 +220,12 @@ def _load_json(
             if len(plans) > 256:
                 plans.clear()
             try:
-                plans[key] = _resolve(ctx.fields, key)
-            except _Problem as problem:
+                plans[key] = resolve(ctx.fields, key)
+            except FieldProblem as problem:
                 plans[key] = problem
         plan = plans[key]
-        if isinstance(plan, _Problem):
-            yield ctx.error(line, plan.column, plan.problem, _raw_id(record, None))
+        if isinstance(plan, FieldProblem):
+            yield ctx.error(line, plan.column, plan.problem, raw_id(record, None))
         else:
             yield _read_row(ctx, line, record, plan, cells=False)
 
@@ -474,13 +301,13 @@ def _peek(name: str) -> Literal["array"] | dict[str, Any] | None:
 
 
 def _read_row(
-    ctx: _Context, line: int, row: Mapping[str, Any], plan: _Plan, *, cells: bool
+    ctx: _Context, line: int, row: Mapping[str, Any], plan: Plan, *, cells: bool
 ) -> Instance | InputError:
     """One row as an Instance; ``cells`` says values are CSV text (empty = absent)."""
-    record_id = _raw_id(row, plan.columns["id"])
+    record_id = raw_id(row, plan.columns["id"])
     try:
-        instance = Instance.model_validate(_record(row, plan, ctx.fields, line, cells=cells))
-    except _Problem as problem:
+        instance = Instance.model_validate(row_fields(row, plan, ctx.fields, line, cells=cells))
+    except FieldProblem as problem:
         return ctx.error(line, problem.column, problem.problem, record_id)
     except ValidationError as exc:
         field_path, problem_text = _describe(exc)
@@ -493,189 +320,3 @@ def _read_row(
         return ctx.error(line, plan.columns["id"] or "id", problem_text, record_id)
     ctx.seen[instance.id] = line
     return instance
-
-
-def _record(
-    row: Mapping[str, Any], plan: _Plan, fields: FieldMap, line: int, *, cells: bool
-) -> dict[str, Any]:
-    for name in plan.explicit:
-        if name not in row:
-            raise _Problem(name, "missing")
-    columns = plan.columns
-    query = columns["query"]
-    assert query is not None  # resolved as required
-    record: dict[str, Any] = {
-        "id": _id(columns["id"], row, line),
-        "query": _text(query, row[query]),
-        "candidates": _candidates(plan.candidates, row, cells=cells),
-        "label": _label(columns["label"], row, fields),
-        "scores": _scores(plan.scores, row, cells=cells),
-        "metadata": _metadata(plan.metadata, row),
-    }
-    for name in _TEXT_FIELDS:
-        source = columns[name]
-        record[name] = _optional_text(source, row[source]) if source else None
-    if (source := columns["criteria"]) and (value := row[source]) not in (None, ""):
-        record["criteria"] = _as_list(source, value, cells=cells)
-    return record
-
-
-def _id(column: str | None, row: Mapping[str, Any], line: int) -> str:
-    value = row[column] if column else None
-    if value is None or value == "":
-        return str(line)
-    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-        return str(value)
-    raise _Problem(column, f"expected text or an integer, got {_kind(value)}")
-
-
-def _raw_id(row: Mapping[str, Any], column: str | None) -> str | None:
-    value = row.get(column or "id")
-    return (
-        str(value) if isinstance(value, str | int) and not isinstance(value, bool) and value != "" else None
-    )
-
-
-def _text(column: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise _Problem(column, f"expected text, got {_kind(value)}")
-    return value
-
-
-def _optional_text(column: str, value: Any) -> str | None:
-    return None if value is None or value == "" else _text(column, value)
-
-
-def _candidates(columns: tuple[str, ...], row: Mapping[str, Any], *, cells: bool) -> list[str]:
-    if len(columns) > 1:
-        return [_text(column, row[column]) for column in columns]
-    column = columns[0]
-    items = _as_list(column, row[column], cells=cells)
-    for position, item in enumerate(items, start=1):
-        if not isinstance(item, str):
-            raise _Problem(column, f"item {position}: expected text, got {_kind(item)}")
-    return items
-
-
-def _as_list(column: str, value: Any, *, cells: bool) -> list[Any]:
-    """A list value; a CSV cell holding a JSON list is parsed, and a single text is a list of one."""
-    if cells and isinstance(value, str) and value.lstrip().startswith("["):
-        try:
-            value = decode_json(value)
-        except json.JSONDecodeError:
-            return [value]
-        except UnreadableJSON as exc:
-            raise _Problem(column, exc.problem) from None
-    if isinstance(value, list):
-        return value
-    if isinstance(value, str):
-        return [value]
-    raise _Problem(column, f"expected a list or a text, got {_kind(value)}")
-
-
-def _label(column: str | None, row: Mapping[str, Any], fields: FieldMap) -> int | None:
-    value = row[column] if column else None
-    if column is None or value is None or value == "":
-        return None
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise _Problem(column, f"expected a label (a number or a word), got {_kind(value)}")
-    key = _label_key(value)
-    if fields.label_map is not None:
-        for lookup in (value.strip() if isinstance(value, str) else key, key):
-            if lookup in fields.label_map:
-                return fields.label_map[lookup]
-        raise _Problem(column, f"{column}={value!r} is not in the label map {fields.label_map}")
-    if key.lstrip("-").isdigit():
-        number = int(key)
-        if number < 0:
-            raise _Problem(
-                column, f"{column}={value!r} is negative; labels count candidates from {fields.label_base}"
-            )
-        return number + 1 if fields.label_base == 0 else number
-    if key.lower() in DEFAULT_LABEL_WORDS:
-        return DEFAULT_LABEL_WORDS[key.lower()]
-    base = (
-        "1-based: 1 = first candidate, 0 = tie" if fields.label_base == 1 else "0-based: 0 = first candidate"
-    )
-    raise _Problem(
-        column,
-        f"{column}={value!r} is not a label: use a number ({base}), A/B, model_a/model_b or tie, "
-        "or give a label map (e.g. model_a=1,model_b=2,tie=0)",
-    )
-
-
-_ZERO_FRACTION = re.compile(r"^-?\d+\.0+$")
-
-
-def _label_key(value: str | int | float) -> str:
-    """The text a label value is looked up by: ``2``, ``2.0``, ``"2"`` and ``"2.0"`` are all ``"2"``.
-
-    A CSV cell is text, and tools write an integer column that has empty cells as ``2.0``. Only such
-    a zero fraction is dropped: ``"01"`` stays ``"01"`` (a label map may name it so).
-    """
-    if isinstance(value, str):
-        text = value.strip()
-        return text.split(".")[0] if _ZERO_FRACTION.match(text) else text
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _scores(columns: Mapping[str, str], row: Mapping[str, Any], *, cells: bool) -> dict[str, float] | None:
-    scores: dict[str, float] = {}
-    for aspect, column in columns.items():
-        value = row[column]
-        if aspect != ALL_ASPECTS:
-            _put_score(scores, aspect, column, value)
-            continue
-        if cells and isinstance(value, str) and value.strip():
-            try:
-                value = decode_json(value)
-            except json.JSONDecodeError as exc:
-                raise _Problem(column, f"not a JSON object of scores: {exc.msg}") from None
-            except UnreadableJSON as exc:
-                raise _Problem(column, exc.problem) from None
-        if value is None or value == "":
-            continue
-        if not isinstance(value, dict):
-            raise _Problem(column, f"expected an object of scores ({{aspect: number}}), got {_kind(value)}")
-        for name, score in value.items():
-            _put_score(scores, str(name), f"{column}.{name}", score)
-    return scores or None
-
-
-def _put_score(scores: dict[str, float], aspect: str, column: str, value: Any) -> None:
-    """A score as a float; an empty cell, null or NaN leaves the aspect out (not scored by humans)."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return
-    number: float | None = None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            number = None
-    if number is None:
-        raise _Problem(column, f"the score {value!r} is not a number")
-    if math.isinf(number):
-        raise _Problem(column, f"the score {value!r} is not finite")
-    if not math.isnan(number):
-        scores[aspect] = number
-
-
-def _metadata(columns: tuple[str, ...], row: Mapping[str, Any]) -> dict[str, Any]:
-    metadata: dict[str, Any] = {}
-    for column in columns:
-        value = row[column]
-        if column == "metadata" and isinstance(value, dict):
-            metadata.update(value)
-        else:
-            metadata[column] = value
-    return metadata
-
-
-def _kind(value: Any) -> str:
-    names = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "text"}
-    names |= {list: "a list", dict: "an object"}
-    return names.get(type(value), type(value).__name__)

@@ -12,9 +12,8 @@ from typing import Any
 
 from faceteval._text import first_few
 from faceteval.core import Instance
-from faceteval.datasets import Benchmark, get_benchmark
+from faceteval.datasets import Benchmark, FieldMap, get_benchmark, load_labelled
 from faceteval.datasets._benchmark import Kind
-from faceteval.datasets._generic import FieldMap, load_labelled
 from faceteval.errors import FacetevalError, InputError
 
 

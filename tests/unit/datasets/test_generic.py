@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from faceteval.core import Instance
-from faceteval.datasets import read_instances
-from faceteval.datasets._generic import FieldMap, load_labelled, parse_field_options
+from faceteval.datasets import FieldMap, load_labelled, parse_field_options, read_instances
 from faceteval.errors import ConfigError, InputError
 
 ARENA_MAP = {"model_a": 1, "model_b": 2, "tie": 0}
