@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from faceteval import Instance, judge
+from click.testing import CliRunner, Result
+
+from faceteval import Criterion, Instance, judge
+from faceteval._cli._app import cli
 from faceteval.hdeval._decompose import decompose_tree
 from faceteval.hdeval._method import HierarchyAware
 from faceteval.hdeval._tree import CriteriaTree, load_tree, save_tree
 from faceteval.llm import LLM
 from faceteval.store import SQLiteCache
+from tests.support.files import read_jsonl, write_jsonl
 from tests.support.llm_server import LLMServer
 from tests.support.quoted import unquote
 
@@ -36,6 +41,10 @@ def responder(body: Mapping[str, Any]) -> str:
     if text not in QUALITY:
         return "I cannot score this."
     return f"{QUALITY[text]}\nScored by rule."
+
+
+def run_cli(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, [str(arg) for arg in args], catch_exceptions=False)
 
 
 def llm_for(server: LLMServer, cache: SQLiteCache) -> LLM:
@@ -77,3 +86,51 @@ def test_decompose_then_judge_over_http_then_again_from_cache(tmp_path: Path) ->
         j.model_dump(exclude={"usage", "trace"}) for j in first
     ]
     assert all(j.usage.cached_calls == j.usage.calls > 0 for j in second)
+
+
+def test_judge_method_hdeval_scores_a_tree_file_or_each_instance_own_tree_over_http(tmp_path: Path) -> None:
+    tree = CriteriaTree(
+        "text summarization",
+        criteria=(
+            Criterion(
+                name="Coherence",
+                description="The summary is well organised.",
+                children=(Criterion(name="Structure", description="Paragraphs have one topic each."),),
+            ),
+        ),
+    )
+    save_tree(tree, tmp_path / "tree.yaml")
+    rows = [
+        {"id": "1", "query": "Summarise the article.", "candidates": ["good summary"]},
+        {"id": "2", "query": "Summarise the article.", "candidates": ["weak summary"]},
+    ]
+    outputs = write_jsonl(tmp_path / "outputs.jsonl", rows)
+    own = write_jsonl(
+        tmp_path / "own.jsonl",
+        [
+            {**rows[0], "task": "text summarization", "criteria": [tree.criteria[0].model_dump()]},
+            {**rows[1]},  # no tree: an error for this instance alone
+        ],
+    )
+    with LLMServer(responder) as server:
+        local = ["--model", "openai:judge", "--base-url", server.base_url, "--no-cache"]
+        by_file = run_cli("judge", outputs, "--method", "hdeval", "--criteria", tmp_path / "tree.yaml",
+                          *local, "--out", tmp_path / "file.jsonl")  # fmt: skip
+        by_instance = run_cli("judge", own, "--method", "hdeval", *local, "--out", tmp_path / "own.out.jsonl")
+        strict = run_cli("judge", own, "--method", "hdeval", "--strict", *local)
+        calls = len(server.requests)
+    assert by_file.exit_code == 0, by_file.output
+    judged = read_jsonl(tmp_path / "file.jsonl")
+    assert [(j["method"], j["status"], j["scores"]) for j in judged] == [
+        ("hdeval", "ok", [5.0]),
+        ("hdeval", "ok", [2.0]),
+    ]
+    assert [f["name"] for f in judged[0]["facets"]] == ["Coherence", "Coherence / Structure"]
+    record = json.loads((tmp_path / "file.run.json").read_text())
+    assert record["method"]["params"]["task"] == "text summarization"
+    assert by_instance.exit_code == 0, by_instance.output
+    first, second = read_jsonl(tmp_path / "own.out.jsonl")
+    assert (first["status"], first["scores"]) == ("ok", [5.0])
+    assert second["status"] == "error" and "hdeval scores the criteria of a tree" in second["error"]
+    assert strict.exit_code == 1 and "hdeval scores the criteria of a tree" in strict.output
+    assert calls == 4 + 2  # two criteria of two outputs, then the one instance with a tree; --strict: none

@@ -282,7 +282,7 @@ def _score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: P
     if result.interrupted:
         err_console.print(interrupted_note(request))
         raise click.exceptions.Exit(130)
-    return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria])
+    return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria or ()])
 
 
 def _targets(text: str, instances: Sequence[Instance]) -> list[str]:

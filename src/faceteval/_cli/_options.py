@@ -12,6 +12,7 @@ import click
 from faceteval._cli._app import config_prices
 from faceteval._cli._run import RunRequest, default_cache_path
 from faceteval.datasets import DATA_DIR_ENV, load_criteria
+from faceteval.hdeval._method import tree_params
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
@@ -215,6 +216,8 @@ def build_method(name: str, flags: dict[str, Any], *, aspects: int) -> Method:
 
     ``aspects`` is dna's aspect count, or fennec's criteria count.
     """
+    if name == "hdeval":  # --criteria names a tree file: its task, background and every node
+        return create_method(name, **tree_params(flags["criteria_path"]) if flags["criteria_path"] else {})
     criteria = load_criteria(flags["criteria_path"]) if flags["criteria_path"] else None
     if name == "dna":
         return create_method(

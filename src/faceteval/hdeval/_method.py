@@ -8,6 +8,10 @@ criterion's parent is the task itself ("overall quality").
 
 Judging is pointwise: one response per instance, on a 1-5 scale. The overall score here is the mean
 of the criteria's scores; HD-Eval's learned aggregators combine the facet scores afterwards.
+
+The tree is the method's (`HierarchyAware.from_tree`, or ``judge --method hdeval --criteria tree.yaml``),
+else each instance's own: its ``criteria`` (with ``children`` for deeper layers) under its ``task``. An
+instance with neither is an error for that instance, before any call.
 """
 
 from __future__ import annotations
@@ -15,12 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 from faceteval.aggregation import mean
 from faceteval.core import FacetScore, Instance
 from faceteval.errors import ConfigError, InstanceError
-from faceteval.hdeval._tree import CriteriaTree, Node
+from faceteval.hdeval._tree import CriteriaTree, Node, load_tree
 from faceteval.methods._base import OrderOutcome, candidate_labels, gather, method_scale, shown
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import ScoreParser, Scores
@@ -95,16 +100,20 @@ class HierarchyAware:
     Build it with `HierarchyAware.from_tree`; the constructor takes the criteria as `EvalNode`, tree
     `Node` or ``{id, name, description, parent_name, parent_description}`` mappings (as
     `describe` writes them), so ``HierarchyAware(**method.describe()["params"])`` rebuilds it.
+    Without criteria, each instance's own tree is scored (its ``criteria``, every node of them); without
+    a task, each instance's ``task`` names it.
 
     Attributes:
-        task: The evaluation task, as the prompt names it ("summaries of news articles").
-        criteria: The criteria to score, each in its own call.
+        task: The evaluation task, as the prompt names it ("summaries of news articles"); None: each
+            instance's own.
+        criteria: The criteria to score, each in its own call; None: every node of each instance's
+            own criteria.
         background: More about the task, shown after it.
         scale: The score range (the paper's 1 to 5).
     """
 
-    task: str
-    criteria: tuple[EvalNode, ...]
+    task: str | None
+    criteria: tuple[EvalNode, ...] | None
     background: str = ""
     scale: tuple[float, float] = HDEVAL_SCALE
 
@@ -112,24 +121,15 @@ class HierarchyAware:
 
     def __init__(
         self,
-        task: str,
-        criteria: Sequence[EvalNode | Node | Mapping[str, Any]],
+        task: str | None = None,
+        criteria: Sequence[EvalNode | Node | Mapping[str, Any]] | None = None,
         background: str = "",
         scale: tuple[float, float] = HDEVAL_SCALE,
     ) -> None:
-        if not (isinstance(task, str) and task.strip()):
+        if task is not None and not (isinstance(task, str) and task.strip()):
             raise ConfigError(f"hdeval needs a task description, got {task!r}")
-        if isinstance(criteria, str | Mapping | EvalNode | Node) or not isinstance(criteria, Iterable):
-            raise ConfigError(f"criteria is a list of criterion nodes, got {criteria!r}")
-        nodes = tuple(EvalNode.coerce(c) for c in criteria)
-        if not nodes:
-            raise ConfigError("hdeval needs at least one criterion to score")
-        ids = [c.id for c in nodes]
-        repeated = sorted({i for i in ids if ids.count(i) > 1})
-        if repeated:
-            raise ConfigError(f"criterion ids must be unique; repeated: {', '.join(repeated)}")
         object.__setattr__(self, "task", task)
-        object.__setattr__(self, "criteria", nodes)
+        object.__setattr__(self, "criteria", None if criteria is None else _nodes(criteria))
         object.__setattr__(self, "background", background)
         object.__setattr__(self, "scale", method_scale(scale))
 
@@ -153,7 +153,7 @@ class HierarchyAware:
         """Name and parameters; ``HierarchyAware(**params)`` rebuilds the method."""
         params = {
             "task": self.task,
-            "criteria": [asdict(c) for c in self.criteria],
+            "criteria": None if self.criteria is None else [asdict(c) for c in self.criteria],
             "background": self.background,
             "scale": list(self.scale),
         }
@@ -164,12 +164,14 @@ class HierarchyAware:
         return (TEMPLATE, "common/reask")
 
     def check(self, instance: Instance) -> None:
-        """Raises `InstanceError` for an instance of several candidates (hdeval judges one at a time)."""
+        """Raises `InstanceError` for an instance of several candidates (hdeval judges one at a time), or
+        one without the tree to score (neither the method nor the instance has criteria, or a task)."""
         if instance.n_candidates != 1:
             raise InstanceError(
                 f"hdeval judges one response at a time, but this instance has {instance.n_candidates} "
                 "candidates; give each response its own instance"
             )
+        self._tree(instance)
 
     async def judge_order(self, instance: Instance, ctx: JudgeContext) -> OrderOutcome:
         """One call per criterion, concurrently; the overall score is their mean.
@@ -178,8 +180,9 @@ class HierarchyAware:
             InstanceError: See `check` (before any call).
         """
         self.check(instance)
+        task, nodes = self._tree(instance)
         scored: list[Scores] = await gather(
-            [partial(self._score, node, instance, ctx) for node in self.criteria]
+            [partial(self._score, task, node, instance, ctx) for node in nodes]
         )
         facets = tuple(
             FacetScore(
@@ -188,15 +191,37 @@ class HierarchyAware:
                 scores=[s.values[0]],
                 explanation=s.explanation or None,
             )
-            for node, s in zip(self.criteria, scored, strict=True)
+            for node, s in zip(nodes, scored, strict=True)
         )
         return OrderOutcome(scores=tuple(mean([s.values for s in scored])), facets=facets)
 
-    async def _score(self, node: EvalNode, instance: Instance, ctx: JudgeContext) -> Scores:
+    def _tree(self, instance: Instance) -> tuple[str, tuple[EvalNode, ...]]:
+        """The task and the criteria to score ``instance`` on: the method's, else the instance's own."""
+        task = self.task or instance.task
+        if self.criteria is None and not instance.criteria:
+            raise InstanceError(
+                "hdeval scores the criteria of a tree, but this instance has none: pass --criteria "
+                "tree.yaml (criteria=... in Python), or give the instances a 'criteria' list (with "
+                "'children' for deeper layers)"
+            )
+        if task is None:
+            raise InstanceError(
+                "hdeval names the evaluation task in its prompts, but this instance has no 'task': pass "
+                "--criteria tree.yaml (which names it), give the instances a 'task', or task=... in Python"
+            )
+        if self.criteria is not None:
+            return task, self.criteria
+        try:
+            tree = CriteriaTree(task=task, criteria=tuple(instance.criteria or ()))
+        except ConfigError as exc:
+            raise InstanceError(f"criteria: {exc}") from None
+        return task, tuple(EvalNode.of(node) for node in tree.nodes())
+
+    async def _score(self, task: str, node: EvalNode, instance: Instance, ctx: JudgeContext) -> Scores:
         messages = render(
             TEMPLATE,
             **shown(instance),
-            task=self.task,
+            task=task,
             background=self.background,
             parent_name=node.parent_name,
             parent_description=node.parent_description,
@@ -206,3 +231,32 @@ class HierarchyAware:
         )
         parser = ScoreParser(candidate_labels(1), scale=self.scale, position="first", explained=True)
         return await ctx.ask(messages, parser, stage=STAGE)
+
+
+def _nodes(criteria: Sequence[EvalNode | Node | Mapping[str, Any]]) -> tuple[EvalNode, ...]:
+    """The criteria as nodes, checked: at least one, each a node, ids unique.
+
+    Raises:
+        ConfigError: Not a list of nodes, none, or an id twice.
+    """
+    if isinstance(criteria, str | Mapping | EvalNode | Node) or not isinstance(criteria, Iterable):
+        raise ConfigError(f"criteria is a list of criterion nodes, got {criteria!r}")
+    nodes = tuple(EvalNode.coerce(c) for c in criteria)
+    if not nodes:
+        raise ConfigError("hdeval needs at least one criterion to score")
+    ids = [c.id for c in nodes]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ConfigError(f"criterion ids must be unique; repeated: {', '.join(repeated)}")
+    return nodes
+
+
+def tree_params(path: str | Path) -> dict[str, Any]:
+    """The method's settings from a tree file: its task, its background and every node of its criteria.
+
+    Raises:
+        InputError: The file is not a criteria tree (file, line and field named).
+    """
+    tree = load_tree(path)
+    nodes = tuple(EvalNode.of(node) for node in tree.nodes())
+    return {"task": tree.task, "criteria": nodes, "background": tree.background}

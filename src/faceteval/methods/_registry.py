@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from faceteval.errors import ConfigError
+from faceteval.hdeval._method import HierarchyAware
 from faceteval.methods._base import Method
 from faceteval.methods._coeval import CoEval, CoEvalDirect
 from faceteval.methods._dna import DnA
@@ -19,6 +20,7 @@ _METHODS: dict[str, Callable[..., Method]] = {
     "coeval": CoEval,
     "coeval-direct": CoEvalDirect,
     "fennec": Fennec,
+    "hdeval": HierarchyAware,
 }
 
 

@@ -14,7 +14,7 @@ from faceteval.errors import ConfigError
 from faceteval.hdeval._method import EvalNode, HierarchyAware
 from faceteval.hdeval._tree import CriteriaTree
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
-from faceteval.methods import method_names
+from faceteval.methods import create_method, method_names
 from faceteval.prompts import load_template
 from faceteval.store import SQLiteCache
 
@@ -169,7 +169,7 @@ def test_the_method_describes_itself_and_is_rebuilt_from_that() -> None:
     assert (params["scale"], params["background"]) == ([1.0, 5.0], "Summaries of CNN articles.")
     assert HierarchyAware(**params) == method
     assert all(load_template(name) for name in method.templates())
-    assert "hdeval" not in method_names()  # it needs a tree: not a plain --method
+    assert "hdeval" in method_names()  # a registered method: the tree is the instance's, or --criteria
 
 
 def test_bad_configurations_are_refused() -> None:
@@ -185,3 +185,50 @@ def test_bad_configurations_are_refused() -> None:
         HierarchyAware("t", (EvalNode("a", "a"),), scale=(5, 1))
     with pytest.raises(ConfigError, match="no criterion"):
         HierarchyAware.from_tree(TREE, ["nope"])
+
+
+def test_without_a_tree_of_its_own_each_instance_is_scored_on_its_own_tree_and_task() -> None:
+    own = Instance(
+        id="own",
+        query="Summarise the article.",
+        candidates=("A short summary.",),
+        task=TREE.task,
+        criteria=TREE.criteria,
+    )
+    method = HierarchyAware()
+    assert create_method("hdeval") == method
+    (judgment,), provider = run([own], method)
+    assert judgment.status == "ok", judgment.error
+    assert [(f.name, f.scores) for f in judgment.facets] == [
+        ("coherence", [4.0]),
+        ("fluency", [5.0]),
+        ("coherence / logical flow", [2.0]),
+        ("coherence / structure", [3.0]),
+    ]
+    assert all("summaries of news articles" in prompt_of(r) for r in provider.requests)
+    (same,), _ = run([own], HierarchyAware.from_tree(TREE))
+    assert judgment.scores == same.scores and judgment.facets == same.facets
+    assert method.describe() == {
+        "name": "hdeval",
+        "params": {"task": None, "criteria": None, "background": "", "scale": [1.0, 5.0]},
+    }
+    assert HierarchyAware(**method.describe()["params"]) == method
+
+
+def test_an_instance_without_a_tree_is_a_clear_error_for_that_instance_alone() -> None:
+    bare = single()
+    untasked = Instance(id="u", query="Q", candidates=("a",), criteria=TREE.criteria)
+    twice = Instance(
+        id="t", query="Q", candidates=("a",), task="t", criteria=(Criterion(name="x", children=("y", "y")),)
+    )
+    tasked = HierarchyAware(task="summaries")  # the method's task, the instance's criteria
+    (no_tree, no_task, repeated), provider = run([bare, untasked, twice], HierarchyAware())
+    assert no_tree.status == no_task.status == repeated.status == "error"
+    assert re.search(
+        r"InstanceError: hdeval scores the criteria of a tree, .* --criteria tree.yaml", no_tree.error or ""
+    )
+    assert "has no 'task'" in (no_task.error or "")
+    assert "'y'" in (repeated.error or "")
+    assert provider.requests == []  # before any call
+    (judged,), _ = run([untasked], tasked)
+    assert judged.status == "ok" and len(judged.facets) == 4
