@@ -21,7 +21,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from faceteval import hdeval
 from faceteval.datasets import DATA_DIR_ENV, get_benchmark
 from faceteval.metaeval import (
     Settings,
@@ -32,6 +31,7 @@ from faceteval.metaeval import (
     select,
     summarize,
 )
+from faceteval.methods import hdeval
 from faceteval.report import write_report
 
 OUT = Path("runs/demo")

@@ -14,7 +14,9 @@ from faceteval._version import __version__
 from faceteval.core import Criterion, FacetScore, Instance, Judgment, OrderResult, TraceEntry, Usage
 from faceteval.datasets import load_criteria, read_instances
 from faceteval.llm import LLM, GenerateConfig, RetryPolicy
-from faceteval.methods import CoT, Direct, DnA, Method, create_method
+from faceteval.methods import Method, create_method
+from faceteval.methods.baselines import CoT, Direct
+from faceteval.methods.dna import DnA
 from faceteval.store import SQLiteCache
 
 __all__ = [

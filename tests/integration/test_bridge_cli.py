@@ -19,7 +19,7 @@ from rich.progress import Progress
 from faceteval._cli._app import cli
 from faceteval._cli._console import err_console
 from faceteval._cli._run import RunRequest, progress_bar
-from faceteval.fennec._bridge_sources import load_sources
+from faceteval.methods.fennec._bridge_sources import load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
 from tests.support.llm_server import Hang, LLMServer, Status
 from tests.support.processes import partial_files, run_to_end, start, wait_for_lines

@@ -12,10 +12,10 @@ from click.testing import CliRunner, Result
 
 from faceteval import Criterion, Instance, judge
 from faceteval._cli._app import cli
-from faceteval.hdeval._decompose import decompose_tree
-from faceteval.hdeval._method import HierarchyAware
-from faceteval.hdeval._tree import CriteriaTree, load_tree, save_tree
 from faceteval.llm import LLM
+from faceteval.methods.hdeval._decompose import decompose_tree
+from faceteval.methods.hdeval._method import HierarchyAware
+from faceteval.methods.hdeval._tree import CriteriaTree, load_tree, save_tree
 from faceteval.store import SQLiteCache
 from tests.support.files import read_jsonl, write_jsonl
 from tests.support.llm_server import LLMServer

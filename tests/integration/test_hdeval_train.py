@@ -231,7 +231,7 @@ def test_outputs_to_score_may_come_as_json_or_csv_without_human_scores(tmp_path:
 
 
 def synthetic_evaluator(out: Path) -> Path:
-    from faceteval.hdeval import TrainConfig, evaluator_info, evaluator_summary, save_evaluator, train
+    from faceteval.methods.hdeval import TrainConfig, evaluator_info, evaluator_summary, save_evaluator, train
     from tests.support import hdeval_synthetic as synthetic
 
     instances = synthetic.instances(32)
@@ -294,8 +294,8 @@ def test_experiments_without_shap_installed(
 
 def test_the_command_line_offers_every_aggregator_and_experiment() -> None:
     from faceteval._cli import _hdeval
-    from faceteval.hdeval import AGGREGATORS
-    from faceteval.hdeval._experiments import EXPERIMENTS
+    from faceteval.methods.hdeval import AGGREGATORS
+    from faceteval.methods.hdeval._experiments import EXPERIMENTS
 
     assert _hdeval.AGGREGATORS == AGGREGATORS and _hdeval.EXPERIMENTS == EXPERIMENTS
 

@@ -26,8 +26,10 @@ from faceteval._cli._run import (
     spent_fields,
 )
 from faceteval.errors import FacetevalError, StoreError
-from faceteval.fennec._bridge import BridgeRecord, bridge_each
-from faceteval.fennec._bridge_files import (
+from faceteval.llm import LLM, Spend
+from faceteval.methods import create_method
+from faceteval.methods.fennec._bridge import BridgeRecord, bridge_each
+from faceteval.methods.fennec._bridge_files import (
     BridgeFiles,
     BridgeSummary,
     BridgeWriter,
@@ -35,9 +37,7 @@ from faceteval.fennec._bridge_files import (
     run_description,
     summarize,
 )
-from faceteval.fennec._bridge_sources import BRIDGEABLE, BridgeSource, load_sources
-from faceteval.llm import LLM, Spend
-from faceteval.methods import create_method
+from faceteval.methods.fennec._bridge_sources import BRIDGEABLE, BridgeSource, load_sources
 from faceteval.store import BRIDGE_RECORDS, CHATS, RUN_RECORD, check_outputs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

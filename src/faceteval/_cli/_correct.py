@@ -27,7 +27,9 @@ from faceteval._cli._run import (
 )
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError, StoreError
-from faceteval.fennec._correct import (
+from faceteval.llm import LLM, Spend
+from faceteval.methods.fennec import Fennec
+from faceteval.methods.fennec._correct import (
     CORRECTION_TEMPLATE,
     DEFAULT_THRESHOLD,
     Correctable,
@@ -38,8 +40,6 @@ from faceteval.fennec._correct import (
     correct_each,
     load_correctable,
 )
-from faceteval.llm import LLM, Spend
-from faceteval.methods import Fennec
 from faceteval.prompts import load_template
 from faceteval.store import CORRECTIONS, RUN_RECORD, RunFiles, check_outputs, record_path_for
 

@@ -16,7 +16,10 @@ from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line
 from faceteval._cli._options import build_request, cache_of, engine_options, force_flag
 from faceteval._cli._run import open_llm
-from faceteval.coeval import (
+from faceteval.errors import FacetevalError
+from faceteval.llm import Spend
+from faceteval.methods import create_method
+from faceteval.methods.coeval import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_SAMPLES,
     DEFAULT_TEMPERATURE,
@@ -30,12 +33,9 @@ from faceteval.coeval import (
     measure_consistency,
     save_generation,
 )
-from faceteval.coeval._consistency import criteria_set_files
-from faceteval.coeval._generate import GENERATION_FILE, REFERENCE_FILE, SAMPLES_DIR, generation_files
-from faceteval.errors import FacetevalError
-from faceteval.hdeval._tree import load_tree, render_tree
-from faceteval.llm import Spend
-from faceteval.methods import create_method
+from faceteval.methods.coeval._consistency import criteria_set_files
+from faceteval.methods.coeval._generate import GENERATION_FILE, REFERENCE_FILE, SAMPLES_DIR, generation_files
+from faceteval.methods.hdeval._tree import load_tree, render_tree
 from faceteval.store import CONSISTENCY, check_outputs, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -51,7 +51,7 @@ def criteria() -> None:
 @handle_errors
 def show(path: Path) -> None:
     """Show a criteria tree file, or an evaluator directory's tree with each criterion's importance."""
-    from faceteval.hdeval._evaluator import load_evaluator, read_summary
+    from faceteval.methods.hdeval._evaluator import load_evaluator, read_summary
 
     if path.is_dir():
         evaluator = load_evaluator(path)

@@ -13,7 +13,7 @@ from faceteval._cli._console import Console, escape
 from faceteval._cli._options import force_option
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError
-from faceteval.fennec._sft import SET_FILES, SFT_SETS, STATS_FILE, SftSet, SftStats, export_sft
+from faceteval.methods.fennec._sft import SET_FILES, SFT_SETS, STATS_FILE, SftSet, SftStats, export_sft
 from faceteval.store import CHATS, SFT_STATS, check_outputs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

@@ -28,21 +28,21 @@ from faceteval.core import Criterion, Instance
 from faceteval.datasets import read_judgments
 from faceteval.datasets._files import read_json_object
 from faceteval.errors import FacetevalError
-from faceteval.hdeval._decompose import decompose_tree
-from faceteval.hdeval._method import EvalNode, HierarchyAware
-from faceteval.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 from faceteval.metaeval import load_judgments, load_target, write_instances
 from faceteval.metaeval._judgments import source_files
+from faceteval.methods.hdeval._decompose import decompose_tree
+from faceteval.methods.hdeval._method import EvalNode, HierarchyAware
+from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 from faceteval.store import EXPERIMENTS as EXPERIMENTS_KIND
 from faceteval.store import TREE, check_outputs, write_atomic
 
 if TYPE_CHECKING:
-    from faceteval.hdeval._train import NodeScores
+    from faceteval.methods.hdeval._train import NodeScores
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 AGGREGATORS = ("lr", "dt", "rf", "mlp", "mean")
-"""`faceteval.hdeval.AGGREGATORS`, named here so the CLI starts without loading scikit-learn."""
+"""`faceteval.methods.hdeval.AGGREGATORS`, named here so the CLI starts without loading scikit-learn."""
 EXPERIMENTS = ("ablations", "aggregators", "data", "criteria", "importance", "shap")
 HDEVAL_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate", "--single")
 """Engine flags that do not apply here: outputs are judged alone, with traces, by the tree's criteria."""
@@ -184,10 +184,10 @@ def train_command(**flags: Any) -> None:
       faceteval hdeval train coeval-eli5 --features recorded:chatgpt --target Accuracy,Coherence \\
           --out evaluators/eli5
     """
-    from faceteval.hdeval._evaluator import evaluator_files, layer_judgments, save_evaluator
-    from faceteval.hdeval._features import recorded_scorer
-    from faceteval.hdeval._results import evaluator_info, evaluator_summary
-    from faceteval.hdeval._train import TrainConfig, check_trainable, initial_tree, train
+    from faceteval.methods.hdeval._evaluator import evaluator_files, layer_judgments, save_evaluator
+    from faceteval.methods.hdeval._features import recorded_scorer
+    from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary
+    from faceteval.methods.hdeval._train import TrainConfig, check_trainable, initial_tree, train
 
     target = load_target(flags["target_spec"], flags["data_dir"])
     if target.kind != "pointwise":
@@ -272,7 +272,7 @@ def train_command(**flags: Any) -> None:
 
 def _score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Path, out: Path) -> NodeScores:
     """The instances of ``input_path`` scored on the method's criteria (judgments written to ``out``)."""
-    from faceteval.hdeval._features import scores_from_judgments
+    from faceteval.methods.hdeval._features import scores_from_judgments
 
     out.parent.mkdir(parents=True, exist_ok=True)
     request = build_request(_engine(flags), input_path=input_path, out=out, method=method)
@@ -315,14 +315,14 @@ def _targets(text: str, instances: Sequence[Instance]) -> list[str]:
 @handle_errors
 def apply(**flags: Any) -> None:
     """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query."""
-    from faceteval.hdeval._evaluator import (
+    from faceteval.methods.hdeval._evaluator import (
         criteria_folder,
         evaluator_files,
         load_evaluator,
         score,
         scored_files,
     )
-    from faceteval.hdeval._features import scores_from_judgments
+    from faceteval.methods.hdeval._features import scores_from_judgments
 
     evaluator_inputs = [path for path, _ in evaluator_files(flags["evaluator_dir"])]
     inputs = [*evaluator_inputs, *source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
@@ -392,9 +392,9 @@ def experiment(evaluator_dir: Path, which: str | None, force: bool) -> None:
     """Re-run HD-Eval's analyses from the evaluator's stored criterion scores (no LLM call)."""
     import importlib.util
 
-    from faceteval.hdeval._evaluator import EXPERIMENTS_FILE, analysis_files
-    from faceteval.hdeval._experiments import run_experiments
-    from faceteval.hdeval._report import write_evaluator_report
+    from faceteval.methods.hdeval._evaluator import EXPERIMENTS_FILE, analysis_files
+    from faceteval.methods.hdeval._experiments import run_experiments
+    from faceteval.methods.hdeval._report import write_evaluator_report
 
     check_outputs(analysis_files(evaluator_dir), given=evaluator_dir, option=None, force=force)
 
@@ -424,8 +424,8 @@ def experiment(evaluator_dir: Path, which: str | None, force: bool) -> None:
 @handle_errors
 def report(evaluator_dir: Path, force: bool) -> None:
     """Write report.md and report.html: held-out results, importances, and any experiments run."""
-    from faceteval.hdeval._evaluator import analysis_files
-    from faceteval.hdeval._report import write_evaluator_report
+    from faceteval.methods.hdeval._evaluator import analysis_files
+    from faceteval.methods.hdeval._report import write_evaluator_report
 
     reports = analysis_files(evaluator_dir, experiments=False)
     check_outputs(reports, given=evaluator_dir, option=None, force=force)

@@ -13,7 +13,7 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 def show_held_out(summary: dict[str, Any]) -> None:
     """The held-out correlations of a trained evaluator's ``summary``, as a table."""
-    from faceteval.hdeval._results import SCORERS
+    from faceteval.methods.hdeval._results import SCORERS
 
     level = summary["level"]
     table = Table(

@@ -18,7 +18,9 @@ from faceteval._cli._options import (
     force_option,
 )
 from faceteval._cli._run import run_judge
-from faceteval.methods import DEFAULT_ASPECTS, DEFAULT_CRITERIA_COUNT, method_names
+from faceteval.methods import method_names
+from faceteval.methods.dna import DEFAULT_ASPECTS
+from faceteval.methods.fennec import DEFAULT_CRITERIA_COUNT
 
 
 @click.command()

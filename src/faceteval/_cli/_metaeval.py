@@ -41,7 +41,9 @@ from faceteval.metaeval import (
 )
 from faceteval.metaeval._judgments import RECORDED
 from faceteval.metaeval._store import INSTANCES, JUDGMENTS, SUMMARY, run_files
-from faceteval.methods import DEFAULT_ASPECTS, DEFAULT_CRITERIA_COUNT, method_names
+from faceteval.methods import method_names
+from faceteval.methods.dna import DEFAULT_ASPECTS
+from faceteval.methods.fennec import DEFAULT_CRITERIA_COUNT
 from faceteval.report import write_report
 from faceteval.store import check_outputs, record_path_for, same_file
 

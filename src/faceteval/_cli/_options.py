@@ -12,7 +12,6 @@ import click
 from faceteval._cli._app import config_prices
 from faceteval._cli._run import RunRequest, default_cache_path
 from faceteval.datasets import DATA_DIR_ENV, load_criteria
-from faceteval.hdeval._method import tree_params
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
@@ -21,7 +20,10 @@ from faceteval.llm import (
     PriceTable,
     RetryPolicy,
 )
-from faceteval.methods import AGGREGATES, FENNEC_AGGREGATES, Method, create_method
+from faceteval.methods import Method, create_method
+from faceteval.methods.dna import AGGREGATES
+from faceteval.methods.fennec import FENNEC_AGGREGATES
+from faceteval.methods.hdeval._method import tree_params
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -1,8 +1,11 @@
 """Judging methods: each turns instances into outcomes through the LLM wrapper.
 
-``direct`` and ``cot`` are the single-call baselines; ``dna`` is DnA-Eval; ``coeval`` is CoEval
-(criterion by criterion, then overall) and ``coeval-direct`` its straightforward baseline; ``fennec``
-is Fennec (criteria, scoring guidelines, a judgment per criterion, summed in code).
+One package per paper: `faceteval.methods.baselines` (``direct``, ``cot``), `faceteval.methods.dna`
+(DnA-Eval), `faceteval.methods.coeval` (CoEval: ``coeval``, ``coeval-direct``; criteria generation,
+their consistency), `faceteval.methods.fennec` (Fennec; correction, SFT data, bridging) and
+`faceteval.methods.hdeval` (HD-Eval: the hierarchy-aware method; trees, decomposition, learned
+aggregators). Each describes its methods with a `MethodSpec`; the registry holds the specs, and a
+package of yours adds one with `register_method` or an entry point of the group ``faceteval.methods``.
 """
 
 from faceteval.methods._base import (
@@ -13,50 +16,51 @@ from faceteval.methods._base import (
     candidate_labels,
     gather,
 )
-from faceteval.methods._coeval import (
-    COEVAL_SCALE,
-    DEFAULT_TASK,
-    CoEval,
-    CoEvalDirect,
-    CriterionEvaluation,
-    OverallEvaluation,
-)
 from faceteval.methods._context import JudgeContext, QueryMemo
-from faceteval.methods._dna import AGGREGATES, DEFAULT_ASPECTS, DnA
-from faceteval.methods._fennec import (
-    DEFAULT_CRITERIA_COUNT,
-    FENNEC_AGGREGATES,
-    Fennec,
-    response_labels,
+from faceteval.methods._registry import (
+    ENTRY_POINT_GROUP,
+    create_method,
+    find_method_spec,
+    method_names,
+    method_spec,
+    method_specs,
+    register_method,
+    sweep_of,
 )
-from faceteval.methods._holistic import DEFAULT_CRITERIA, CoT, Direct
-from faceteval.methods._registry import create_method, method_names
+from faceteval.methods._spec import (
+    DEFAULT_SWEEP,
+    Command,
+    CriteriaUse,
+    EvaluationStages,
+    MethodOption,
+    MethodSpec,
+    Sweep,
+    TemplateFolder,
+)
 
 __all__ = [
-    "AGGREGATES",
-    "COEVAL_SCALE",
-    "DEFAULT_ASPECTS",
-    "DEFAULT_CRITERIA",
-    "DEFAULT_CRITERIA_COUNT",
     "DEFAULT_SCALE",
-    "DEFAULT_TASK",
-    "FENNEC_AGGREGATES",
-    "CoEval",
-    "CoEvalDirect",
-    "CoT",
-    "CriterionEvaluation",
+    "DEFAULT_SWEEP",
+    "ENTRY_POINT_GROUP",
+    "Command",
+    "CriteriaUse",
     "CriterionLike",
-    "Direct",
-    "DnA",
-    "Fennec",
+    "EvaluationStages",
     "JudgeContext",
     "Method",
+    "MethodOption",
+    "MethodSpec",
     "OrderOutcome",
-    "OverallEvaluation",
     "QueryMemo",
+    "Sweep",
+    "TemplateFolder",
     "candidate_labels",
     "create_method",
+    "find_method_spec",
     "gather",
     "method_names",
-    "response_labels",
+    "method_spec",
+    "method_specs",
+    "register_method",
+    "sweep_of",
 ]

@@ -1,5 +1,9 @@
 """Prompt templates: package data, rendered with Jinja2 into chat messages.
 
+A template is named ``<prefix>/<stage>`` (``dna/score``). ``common/`` and ``_macros.j2`` live here;
+every other prefix names a folder of templates its method family keeps beside its code, registered
+with `add_templates` (the methods registry does it for every method spec's folders).
+
 A template file holds sections, each started by a line ``### system``, ``### user`` or
 ``### assistant``; Jinja statements before the first section apply to every section. Sections are
 split before rendering, so nothing a candidate writes can open a new section. The macros of
@@ -14,7 +18,6 @@ import functools
 import hashlib
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, cast
 
 import jinja2
@@ -33,11 +36,56 @@ def and_join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+_RESERVED = ("common",)
+"""Prefixes of this package's own templates."""
+_FOLDERS: dict[str, jinja2.BaseLoader] = {}
+"""Each registered prefix's loader (`jinja2.PrefixLoader` reads this dict as it grows)."""
+_HOMES: dict[str, tuple[str, str]] = {}
+"""Each registered prefix's (package, folder), to tell a repeated registration from a clash."""
+
+
+def add_templates(prefix: str, package: str, folder: str = "templates") -> None:
+    """Name the templates in ``folder`` of ``package`` ``<prefix>/<stage>`` (``<stage>.j2`` there).
+
+    Registering the same folder again does nothing.
+
+    Raises:
+        ConfigError: ``prefix`` is not one word (letters, digits, ``_`` or ``-``), is this package's
+            own (``common``), is another folder's already, or the folder is not there.
+    """
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", prefix) or prefix in _RESERVED:
+        raise ConfigError(f"template prefix {prefix!r}: give one word other than {', '.join(_RESERVED)}")
+    home = (package, folder)
+    if (known := _HOMES.get(prefix)) is not None:
+        if known != home:
+            raise ConfigError(
+                f"template prefix {prefix!r} names {known[1]} of {known[0]} already, "
+                f"not {folder} of {package}"
+            )
+        return
+    try:
+        loader = jinja2.PackageLoader(package, folder)
+    except (ValueError, ModuleNotFoundError) as exc:
+        raise ConfigError(f"no template folder {folder!r} in package {package!r}: {exc}") from None
+    _FOLDERS[prefix] = loader
+    _HOMES[prefix] = home
+
+
+def template_names() -> list[str]:
+    """Every template's name (``dna/score``), those of this package (``common/reask``, ``_macros``) too."""
+    environment = _environment()
+    assert environment.loader is not None
+    names = environment.loader.list_templates()
+    return sorted(name.removesuffix(".j2") for name in names if name.endswith(".j2"))
+
+
 @functools.cache
 def _environment() -> jinja2.Environment:
     """The one Jinja environment, built on first use (importing faceteval does no I/O)."""
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("faceteval.prompts", "templates"),
+        loader=jinja2.ChoiceLoader(
+            [jinja2.PackageLoader("faceteval.prompts", "templates"), jinja2.PrefixLoader(_FOLDERS)]
+        ),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         trim_blocks=True,
@@ -57,7 +105,7 @@ class Template:
     """A loaded prompt template.
 
     Attributes:
-        name: ``<method>/<stage>``, for example ``dna/score``.
+        name: ``<prefix>/<stage>``, for example ``dna/score``.
         source: The template text.
         sha256: Hash of ``source``, recorded in run records.
     """
@@ -77,11 +125,12 @@ class Template:
 
 @functools.cache
 def load_template(name: str) -> Template:
-    """Load ``templates/<name>.j2`` from the package."""
-    path = resources.files("faceteval.prompts").joinpath("templates", f"{name}.j2")
+    """Load the template ``name`` (``<prefix>/<stage>``) from the folder its prefix names."""
+    environment = _environment()
+    assert environment.loader is not None
     try:
-        source = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
+        source, _, _ = environment.loader.get_source(environment, f"{name}.j2")
+    except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"no prompt template named {name!r}") from exc
     return Template(name, source, hashlib.sha256(source.encode("utf-8")).hexdigest())
 

@@ -14,7 +14,7 @@ from faceteval.datasets._jsonl import read_numbered_judgments
 from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods._base import as_criteria
-from faceteval.parsing._fennec import FENNEC_SCALE
+from faceteval.methods.fennec._parsers import FENNEC_SCALE
 from faceteval.review._model import (
     DEFAULT_SCALE,
     OVERALL,

@@ -19,7 +19,7 @@ from faceteval.datasets import load_criteria, read_instances, read_judgments
 from faceteval.datasets._files import read_document, read_json, read_jsonl
 from faceteval.datasets._generic import load_labelled
 from faceteval.errors import InputError
-from faceteval.hdeval._tree import load_tree
+from faceteval.methods.hdeval import load_tree
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 DEEP = "[" * 100_000  # past the interpreter's recursion limit: json.loads raises RecursionError
@@ -42,7 +42,7 @@ def bomb(last: str) -> str:
     ("reader", "content"),
     [
         ("faceteval.datasets:load_criteria", bomb("criteria: [*i]\n")),
-        ("faceteval.hdeval._tree:load_tree", bomb("task: t\ncriteria:\n  - name: c\n    children: *i\n")),
+        ("faceteval.methods.hdeval:load_tree", bomb("task: t\ncriteria:\n  - name: c\n    children: *i\n")),
     ],
     ids=["criteria-file", "tree-children"],
 )

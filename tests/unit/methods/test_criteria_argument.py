@@ -15,8 +15,10 @@ import pytest
 
 from faceteval import CoT, Criterion, Direct, DnA, create_method, load_criteria
 from faceteval.errors import ConfigError
-from faceteval.hdeval import EvalNode, HierarchyAware
-from faceteval.methods import CoEval, CriterionLike, Fennec
+from faceteval.methods import CriterionLike
+from faceteval.methods.coeval import CoEval
+from faceteval.methods.fennec import Fennec
+from faceteval.methods.hdeval import EvalNode, HierarchyAware
 
 ACCURACY = Criterion(name="accuracy", description="The facts are right.", weight=2)
 CLARITY = Criterion(name="clarity", weight=1)

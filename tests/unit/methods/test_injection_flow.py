@@ -12,7 +12,9 @@ from __future__ import annotations
 from faceteval import DnA, Instance, judge
 from faceteval.core import Criterion
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
-from faceteval.methods import CoEval, Fennec, Method
+from faceteval.methods import Method
+from faceteval.methods.coeval import CoEval
+from faceteval.methods.fennec import Fennec
 from tests.support.quoted import unfenced
 
 MARK = "Zqx"

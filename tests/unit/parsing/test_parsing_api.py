@@ -20,12 +20,6 @@ def test_all_lists_exactly_the_public_names() -> None:
         "ScoreParser",
         "Scores",
         "WeightParser",
-        "FENNEC_SCALE",
-        "FennecCriteriaParser",
-        "GuidelineParser",
-        "JudgeResultParser",
-        "Judged",
-        "RewriteParser",
     }
     assert set(faceteval.parsing.__all__) <= public
     for name in faceteval.parsing.__all__:

@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from importlib import resources
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -26,15 +24,10 @@ import jinja2.meta
 import pytest
 
 from faceteval.llm import Message
-from faceteval.prompts import render
+from faceteval.prompts import load_template, render, template_names
 from tests.support.quoted import QUOTED_STRING
 
-TEMPLATES_DIR = Path(str(resources.files("faceteval.prompts").joinpath("templates")))
-TEMPLATES = sorted(
-    p.relative_to(TEMPLATES_DIR).with_suffix("").as_posix()
-    for p in TEMPLATES_DIR.rglob("*.j2")
-    if not p.name.startswith("_")
-)
+TEMPLATES = [name for name in template_names() if not name.rsplit("/", 1)[-1].startswith("_")]
 
 LONG = (
     "All work and no play makes a long answer. " * 40 + "\n"
@@ -292,11 +285,11 @@ def test_every_template_fences_its_untrusted_text() -> None:
     environment = jinja2.Environment()
     environment.filters.update(dict.fromkeys(["fence", "fence_inline", "and_join"], str))
     assert sorted(SLOTS) == TEMPLATES, "add every template's variables to SLOTS"
-    for path in TEMPLATES_DIR.rglob("*.j2"):
-        source = path.read_text(encoding="utf-8")
+    for name in template_names():
+        source = load_template(name).source
         assert not [line for line in source.splitlines() if line.startswith(">")], "a line would look quoted"
     for name in TEMPLATES:
-        source = (TEMPLATES_DIR / f"{name}.j2").read_text(encoding="utf-8")
+        source = load_template(name).source
         variables = jinja2.meta.find_undeclared_variables(environment.parse(source)) - {"m"}
         assert variables == set(SLOTS[name]), name
         messages = rendered(name)

@@ -15,12 +15,11 @@ from typing import Any
 import pytest
 
 from faceteval import Criterion, Instance, JudgeOptions, Method, judge
-from faceteval.hdeval._method import HierarchyAware
-from faceteval.hdeval._tree import CriteriaTree
 from faceteval.llm import LLM, CompletionRequest, Message, ModelSpec
 from faceteval.llm._cache import cache_key
 from faceteval.methods import create_method
-from faceteval.prompts import load_template, render
+from faceteval.methods.hdeval import CriteriaTree, HierarchyAware
+from faceteval.prompts import load_template, render, template_names
 
 TEMPLATE_SHA256 = {
     "coeval/criterion": "0b683f473e1f648452512ec91af6590f6dd94f11dec3242ac431505ced47c8a1",
@@ -121,7 +120,8 @@ def digest(messages: Sequence[Message]) -> str:
     return hashlib.sha256(json.dumps([[m.role, m.content] for m in messages]).encode()).hexdigest()
 
 
-def test_every_template_keeps_its_text() -> None:
+def test_every_template_keeps_its_name_and_text() -> None:
+    assert template_names() == sorted([*TEMPLATE_SHA256, "_macros"])
     assert {name: load_template(name).sha256 for name in TEMPLATE_SHA256} == TEMPLATE_SHA256
     assert load_template("_macros").sha256 == MACROS_SHA256
 

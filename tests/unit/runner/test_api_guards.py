@@ -12,7 +12,8 @@ from faceteval._runner import RunAborted
 from faceteval._runner._judge import PLANNED
 from faceteval.errors import ConfigError, ProviderServerError
 from faceteval.llm import LLM, GenerateConfig, ModelSpec, RetryPolicy, ScriptedProvider
-from faceteval.methods import CoEval, Fennec
+from faceteval.methods.coeval import CoEval
+from faceteval.methods.fennec import Fennec
 from tests.support.fennec_judge import FennecJudge
 from tests.support.rule_judge import RuleJudge
 

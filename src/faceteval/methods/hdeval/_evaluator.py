@@ -1,0 +1,336 @@
+"""A trained evaluator on disk (tree + aggregator + what it was trained on), and applying it.
+
+An evaluator directory holds ``evaluator.json`` (format version, targets, the aggregator's feature
+order), ``tree.yaml``, ``aggregator.skops`` (a safe format: only allowlisted types are ever loaded),
+``features.jsonl`` (every criterion score it was trained and tested on) and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from faceteval import store
+from faceteval._text import first_few
+from faceteval._version import __version__
+from faceteval.core import Instance
+from faceteval.datasets._files import read_json_object, read_jsonl
+from faceteval.errors import FacetevalError, InputError
+from faceteval.methods.hdeval._importance import contributions
+from faceteval.methods.hdeval._store import load_aggregator, save_aggregator
+from faceteval.methods.hdeval._train import Matrix, Trained, predict
+from faceteval.methods.hdeval._tree import CriteriaTree, load_tree, save_tree
+from faceteval.report._format import number
+from faceteval.store import OutputKind, write_atomic
+
+FORMAT = "faceteval-hdeval-evaluator"
+VERSION = 1
+EVALUATOR, TREE, AGGREGATOR, FEATURES, SUMMARY = (
+    "evaluator.json",
+    "tree.yaml",
+    "aggregator.skops",
+    "features.jsonl",
+    "summary.json",
+)
+
+EXPERIMENTS_FILE = "experiments.json"
+STALE = (EXPERIMENTS_FILE, "report.md", "report.html")
+"""Files describing a previous evaluator in the same directory."""
+
+
+def evaluator_files(out: Path, *, layers: int = 0) -> list[tuple[Path, OutputKind]]:
+    """The files `faceteval hdeval train` writes (or removes) in ``out``, each with its kind (see
+    `faceteval.store.check_outputs`); with ``layers``, also the criterion judgments of a training that
+    scores that many layers with an LLM."""
+    files = [
+        (out / EVALUATOR, store.EVALUATOR),
+        (out / TREE, store.TREE),
+        (out / AGGREGATOR, store.AGGREGATOR),
+        (out / FEATURES, store.CRITERION_SCORES),
+        (out / SUMMARY, store.EVALUATOR_SUMMARY),
+        *analysis_files(out),
+    ]
+    if layers:
+        files.append((out / "instances.jsonl", store.INSTANCES))
+    for layer in range(1, layers + 1):
+        judgments = layer_judgments(out, layer)
+        files += [(judgments, store.JUDGMENTS), (store.record_path_for(judgments), store.RUN_RECORD)]
+    return files
+
+
+def analysis_files(directory: Path, *, experiments: bool = True) -> list[tuple[Path, OutputKind]]:
+    """The files `faceteval hdeval experiment` (with ``experiments``) and `hdeval report` write in an
+    evaluator directory, each with its kind."""
+    reports = [(directory / "report.md", store.REPORT), (directory / "report.html", store.REPORT)]
+    return ([(directory / EXPERIMENTS_FILE, store.EXPERIMENTS)] if experiments else []) + reports
+
+
+def scored_files(out: Path, *, by_llm: bool) -> list[tuple[Path, OutputKind]]:
+    """The files `faceteval hdeval apply` writes: the scored outputs ``out`` and, when the LLM scores
+    the criteria (``by_llm``), the instances and judgments in `criteria_folder` beside it."""
+    files = [(out, store.SCORED)]
+    if by_llm:
+        judgments = criteria_folder(out) / "judgments.jsonl"
+        files += [(criteria_folder(out) / "instances.jsonl", store.INSTANCES), (judgments, store.JUDGMENTS)]
+        files.append((store.record_path_for(judgments), store.RUN_RECORD))
+    return files
+
+
+def criteria_folder(out: Path) -> Path:
+    """Where `faceteval hdeval apply` keeps the LLM's criterion judgments of the outputs it scores.
+
+    Examples:
+        >>> criteria_folder(Path("scored.jsonl")).as_posix()
+        'scored.criteria'
+    """
+    return out.with_suffix(".criteria")
+
+
+def layer_judgments(out: Path, layer: int) -> Path:
+    """Where training writes the LLM's criterion judgments of ``layer``.
+
+    Examples:
+        >>> layer_judgments(Path("ev"), 2).as_posix()
+        'ev/judgments/layer-2.jsonl'
+    """
+    return out / "judgments" / f"layer-{layer}.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluator:
+    """A finalized criteria tree and aggregator, ready to score new outputs."""
+
+    tree: CriteriaTree
+    targets: tuple[str, ...]
+    features: tuple[str, ...]
+    """Node ids in the aggregator's column order."""
+    aggregator: Any
+    background: tuple[float, ...]
+    """Mean training score of each criterion: the reference point of each contribution."""
+    info: Mapping[str, Any]
+    """Everything else ``evaluator.json`` says (aggregator kind, source, sizes)."""
+
+    def nodes(self) -> list[Any]:
+        """The tree's nodes the aggregator reads, in column order."""
+        return [self.tree.find(node_id) for node_id in self.features]
+
+
+def save_evaluator(
+    out: Path, trained: Trained, *, summary: Mapping[str, Any], info: Mapping[str, Any]
+) -> None:
+    """Write the evaluator directory ``out``; analyses of an earlier evaluator there are removed."""
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in STALE:
+        (out / stale).unlink(missing_ok=True)
+    save_tree(trained.tree, out / TREE)
+    save_aggregator(trained.aggregator, out / AGGREGATOR)
+    background = trained.x[trained.train].mean(axis=0)
+    record = {
+        "format": FORMAT,
+        "version": VERSION,
+        "faceteval": __version__,
+        "targets": list(trained.config.targets),
+        "features": trained.features,
+        "background": [float(v) for v in background],
+        "aggregator": trained.config.aggregator,
+        **info,
+    }
+    _write_json(out / EVALUATOR, record)
+    lines = []
+    for row, instance_id in enumerate(trained.ids):
+        lines.append(
+            json.dumps(
+                {
+                    "id": instance_id,
+                    "split": "train" if trained.train[row] else "test",
+                    "features": dict(zip(trained.features, trained.x[row].tolist(), strict=True)),
+                    "targets": dict(zip(trained.config.targets, trained.y[row].tolist(), strict=True)),
+                    "metadata": _plain(trained.metadata.get(instance_id, {})),
+                },
+                ensure_ascii=False,
+            )
+        )
+    write_atomic(out / FEATURES, "".join(f"{line}\n" for line in lines))
+    _write_json(out / SUMMARY, dict(summary))
+
+
+def load_evaluator(directory: Path) -> Evaluator:
+    """The evaluator in ``directory``.
+
+    Raises:
+        FacetevalError: Not an evaluator directory, a newer format, or a model file with types outside
+            the allowlist (it is then not loaded at all).
+    """
+    path = directory / EVALUATOR
+    if not path.is_file():
+        raise FacetevalError(f"{directory}: not an HD-Eval evaluator (no {EVALUATOR})")
+    record = read_json_object(path)
+    if record.get("format") != FORMAT:
+        raise FacetevalError(f"{path}: not an HD-Eval evaluator file (format {record.get('format')!r})")
+    if not isinstance(record.get("version"), int) or record["version"] > VERSION:
+        raise FacetevalError(
+            f"{path}: evaluator format version {record.get('version')!r}; "
+            f"this faceteval reads up to {VERSION}"
+        )
+    targets, features = _names(record, "targets", path), _names(record, "features", path)
+    background = record.get("background")
+    if not isinstance(background, list) or not all(number(v) is not None for v in background):
+        problem = "missing" if background is None else "expected a list of numbers, one per feature"
+        raise InputError(str(path), None, "background", problem)
+    tree = load_tree(directory / TREE)
+    known = {node.id for node in tree.nodes()}
+    if unknown := [f for f in features if f not in known]:
+        raise FacetevalError(f"{path}: features not in {TREE}: {', '.join(unknown[:5])}")
+    aggregator = load_aggregator(directory / AGGREGATOR)
+    expected = getattr(aggregator, "n_features_in_", len(features))
+    if not expected == len(features) == len(background):
+        raise FacetevalError(
+            f"{directory}: {AGGREGATOR} takes {expected} criterion scores, but {EVALUATOR} lists "
+            f"{len(features)} features (and {len(background)} background values): the files are "
+            "not of one evaluator"
+        )
+    outputs = predict(aggregator, np.array([background], dtype=np.float64)).shape[1]
+    if outputs != len(targets):
+        raise FacetevalError(
+            f"{directory}: {AGGREGATOR} predicts {outputs} target(s), but {EVALUATOR} lists "
+            f"{len(targets)} ({', '.join(targets)}): the files are not of one evaluator"
+        )
+    return Evaluator(
+        tree=tree,
+        targets=targets,
+        features=features,
+        aggregator=aggregator,
+        background=tuple(float(v) for v in background),
+        info={k: v for k, v in record.items() if k not in {"targets", "features", "background"}},
+    )
+
+
+def _names(record: Mapping[str, Any], key: str, path: Path) -> tuple[str, ...]:
+    """The non-empty list of distinct names ``record[key]``."""
+    value = record.get(key)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        problem = "missing" if value is None else "expected a non-empty list of names"
+        raise InputError(str(path), None, key, problem)
+    if repeated := sorted({v for v in value if value.count(v) > 1}):
+        raise InputError(str(path), None, key, f"repeats {', '.join(map(repr, repeated))}")
+    return tuple(value)
+
+
+def read_features(
+    directory: Path, features: Sequence[str] = (), targets: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """The rows of ``features.jsonl``: id, split, features, targets, metadata.
+
+    Raises:
+        InputError: A row's split is not ``train`` or ``test``, or it lacks a score of one of
+            ``features`` or ``targets`` (named with its line).
+    """
+    path = directory / FEATURES
+    if not path.is_file():
+        raise FacetevalError(f"{directory}: no {FEATURES}")
+    rows = []
+    for line, row in read_jsonl(path):
+        if row.get("split") not in ("train", "test"):
+            raise InputError(
+                str(path), line, "split", f"expected 'train' or 'test', got {row.get('split')!r}"
+            )
+        for key, names in (("features", features), ("targets", targets)):
+            scores = row.get(key)
+            if not isinstance(scores, Mapping):
+                raise InputError(str(path), line, key, "missing" if scores is None else "expected a mapping")
+            for name in names:
+                if number(scores.get(name)) is None:
+                    problem = "missing" if scores.get(name) is None else "expected a number"
+                    raise InputError(str(path), line, f"{key}.{name}", problem)
+        if not isinstance(row.get("metadata", {}), Mapping):
+            raise InputError(str(path), line, "metadata", "expected a mapping")
+        rows.append(row)
+    return rows
+
+
+def read_summary(directory: Path) -> dict[str, Any]:
+    """The evaluator's ``summary.json``."""
+    path = directory / SUMMARY
+    if not path.is_file():
+        raise FacetevalError(f"{directory}: not an HD-Eval evaluator (no {SUMMARY})")
+    return read_json_object(path)
+
+
+def score(
+    evaluator: Evaluator, instances: Sequence[Instance], scores: Mapping[str, Mapping[str, float]]
+) -> list[dict[str, Any]]:
+    """Scores per target, each criterion's contribution, and ranks among outputs of the same query.
+
+    ``scores`` holds each instance's criterion scores (node id -> score); an instance missing any is
+    returned with ``status`` ``incomplete``, the criteria it lacks and an ``error`` saying so, not scored.
+    """
+    complete = [i for i in instances if all(f in scores.get(i.id, {}) for f in evaluator.features)]
+    rows: dict[str, dict[str, Any]] = {}
+    if complete:
+        x = np.array([[scores[i.id][f] for f in evaluator.features] for i in complete], dtype=np.float64)
+        predicted = predict(evaluator.aggregator, x)
+        parts = contributions(evaluator.aggregator, x, np.array([evaluator.background]))
+        for row, instance in enumerate(complete):
+            rows[instance.id] = _scored(evaluator, instance, predicted[row], parts[row], x[row])
+    _rank(rows, complete, evaluator.targets)
+    out = []
+    for instance in instances:
+        if instance.id in rows:
+            out.append(rows[instance.id])
+        else:
+            lacking = [f for f in evaluator.features if f not in scores.get(instance.id, {})]
+            shown = first_few([repr(feature) for feature in lacking])
+            out.append(
+                {
+                    "id": instance.id,
+                    "status": "incomplete",
+                    "missing_criteria": lacking,
+                    "error": f"no score on {len(lacking)} of the {len(evaluator.features)} criteria: {shown}",
+                }
+            )
+    return out
+
+
+def _scored(
+    evaluator: Evaluator, instance: Instance, predicted: Matrix, parts: Matrix, criteria: Matrix
+) -> dict[str, Any]:
+    parts = np.asarray(parts).reshape(len(evaluator.targets), len(evaluator.features))
+    return {
+        "id": instance.id,
+        "status": "ok",
+        "scores": {t: float(v) for t, v in zip(evaluator.targets, predicted, strict=True)},
+        "criteria": dict(zip(evaluator.features, criteria.tolist(), strict=True)),
+        "contributions": {
+            target: dict(zip(evaluator.features, parts[t].tolist(), strict=True))
+            for t, target in enumerate(evaluator.targets)
+        },
+    }
+
+
+def _rank(rows: dict[str, dict[str, Any]], instances: Sequence[Instance], targets: Sequence[str]) -> None:
+    """Rank (1 = best; ties share the best rank) among the outputs of the same query."""
+    by_query: dict[str, list[str]] = defaultdict(list)
+    for instance in instances:
+        by_query[instance.query].append(instance.id)
+    for members in by_query.values():
+        for target in targets:
+            values = {m: rows[m]["scores"][target] for m in members}
+            for member in members:
+                better = sum(1 for other in members if values[other] > values[member])
+                rows[member].setdefault("ranks", {})[target] = better + 1
+        for member in members:
+            rows[member]["outputs_of_query"] = len(members)
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def _write_json(path: Path, value: Any) -> None:
+    write_atomic(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
