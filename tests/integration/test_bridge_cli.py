@@ -179,7 +179,7 @@ def test_a_progress_bar_counts_the_records_unless_quiet(
         bars.append((request, bar))
         return bar
 
-    monkeypatch.setattr("faceteval._cli._bridge.progress_bar", spy)
+    monkeypatch.setattr("faceteval.methods.fennec._cli._bridge.progress_bar", spy)
     monkeypatch.setattr(err_console, "_force_terminal", True)  # a bar is shown on a terminal only
     with LLMServer(BridgeJudge().for_server()) as server:
         flags = ["--quiet"] if quiet else []

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from faceteval._cli._console import err_console, escape, neutral_out
+from faceteval._cli._family_commands import family_commands, load_family_command
 from faceteval._documents import read_toml
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError
@@ -43,9 +44,9 @@ def _default_map() -> dict[str, Any]:
                     f'{path}: prices must be a table ([prices] with "provider:model" = {{input, output}})'
                 )
             continue
-        command = cli.commands.get(name)
+        command = cli.get_command(None, name)
         if command is None or not isinstance(table, dict):
-            known = ", ".join(f"[{c}]" for c in [*sorted(cli.commands), "prices"])
+            known = ", ".join(f"[{c}]" for c in [*cli.list_commands(None), "prices"])
             raise click.ClickException(f"{path}: [{name}] is not a command's table; the tables are {known}")
         defaults[name] = _command_defaults(command, table, f"{path}: [{name}]")
     return defaults
@@ -144,6 +145,21 @@ def handle_errors(command: F) -> F:
 
 
 class _Group(click.Group):
+    """The ``faceteval`` group: its own commands, and the method families' (imported when used)."""
+
+    def list_commands(self, ctx: click.Context | None) -> list[str]:
+        """Every command's name: the CLI's own and the families'."""
+        return sorted({*self.commands, *family_commands()})
+
+    def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``; a family's is imported the first time it is asked for."""
+        if cmd_name not in self.commands:
+            commands = family_commands().get(cmd_name)
+            loaded = None if commands is None else load_family_command(cmd_name, commands)
+            if loaded is not None:
+                self.add_command(loaded, cmd_name)
+        return self.commands.get(cmd_name)
+
     def make_context(
         self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
     ) -> click.Context:
@@ -177,33 +193,15 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from faceteval._cli._bridge import bridge
     from faceteval._cli._compare import compare
-    from faceteval._cli._correct import correct
     from faceteval._cli._cost import cost
-    from faceteval._cli._criteria import criteria
     from faceteval._cli._datasets import datasets
-    from faceteval._cli._export import export
-    from faceteval._cli._hdeval import hdeval
     from faceteval._cli._judge import judge
     from faceteval._cli._metaeval import meta_eval
     from faceteval._cli._report import report
     from faceteval._cli._review import review
 
-    for command in (
-        judge,
-        meta_eval,
-        compare,
-        cost,
-        report,
-        datasets,
-        hdeval,
-        criteria,
-        review,
-        export,
-        correct,
-        bridge,
-    ):
+    for command in (judge, meta_eval, compare, cost, report, datasets, review):
         cli.add_command(command)
 
 

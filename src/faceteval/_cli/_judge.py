@@ -10,42 +10,30 @@ import click
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
-from faceteval._cli._options import (
+from faceteval._cli._method_options import (
+    add_method_options,
     build_method,
-    build_request,
     check_method_flags,
-    engine_options,
-    force_option,
+    method_params,
 )
+from faceteval._cli._options import build_request, engine_options, force_option
 from faceteval._cli._run import run_judge
-from faceteval.methods import method_names
-from faceteval.methods.dna import DEFAULT_ASPECTS
-from faceteval.methods.fennec import DEFAULT_CRITERIA_COUNT
+from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 
 
 @click.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
-    "--method", type=click.Choice(method_names()), default="dna", show_default=True, help="How to judge."
+    "--method",
+    type=click.Choice(method_names()),
+    default=DEFAULT_METHOD,
+    show_default=True,
+    help="How to judge.",
 )
 @click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Judgments JSONL (default: stdout)."
 )
 @force_option
-@click.option(
-    "--aspects",
-    type=click.IntRange(1, 20),
-    default=DEFAULT_ASPECTS,
-    show_default=True,
-    help="dna: aspects generated per query when there are no predefined criteria.",
-)
-@click.option(
-    "--criteria-count",
-    type=click.IntRange(1, 20),
-    default=DEFAULT_CRITERIA_COUNT,
-    show_default=True,
-    help="fennec: criteria generated per query when there are no predefined criteria.",
-)
 @click.option(
     "--strict", is_flag=True, help="Check the whole input first; stop before any call if a line is bad."
 )
@@ -70,8 +58,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     from the response cache; with --no-cache, it reuses the ok judgments of the earlier OUT.
     """
     check_method_flags(ctx, flags["method"])
-    count = flags["criteria_count"] if flags["method"] == "fennec" else flags["aspects"]
-    method = build_method(flags["method"], flags, aspects=count)
+    spec = method_spec(flags["method"])
+    method = build_method(spec, method_params(ctx, spec), flags["criteria_path"])
     request = build_request(
         flags, input_path=flags["input_path"], out=flags["out"], method=method, strict=flags["strict"]
     )
@@ -94,5 +82,7 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
             err_console.print(f"[bold red]error:[/] {where} holds no instance to judge")
         ctx.exit(1)
 
+
+add_method_options(judge, after="force", sweeps=False)
 
 __all__ = ["err_console", "judge"]

@@ -15,14 +15,16 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._metaeval_display import show_results
-from faceteval._cli._options import (
+from faceteval._cli._method_options import (
+    MethodFlag,
+    add_method_options,
     build_method,
-    build_request,
     check_method_flags,
-    data_dir_option,
-    engine_options,
-    force_option,
+    method_args,
+    method_flags,
+    method_params,
 )
+from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
 from faceteval._cli._run import run_judge
 from faceteval.datasets import read_judgments
 from faceteval.datasets._generic import parse_field_options
@@ -41,9 +43,7 @@ from faceteval.metaeval import (
 )
 from faceteval.metaeval._judgments import RECORDED
 from faceteval.metaeval._store import INSTANCES, JUDGMENTS, SUMMARY, run_files
-from faceteval.methods import method_names
-from faceteval.methods.dna import DEFAULT_ASPECTS
-from faceteval.methods.fennec import DEFAULT_CRITERIA_COUNT
+from faceteval.methods import MethodSpec, method_names, method_spec
 from faceteval.report import write_report
 from faceteval.store import check_outputs, record_path_for, same_file
 
@@ -96,20 +96,6 @@ HEADLINE = (
     "judge's weight rankings are to theirs (top-k Kendall distance).",
 )
 @click.option(
-    "--aspects",
-    default=str(DEFAULT_ASPECTS),
-    show_default=True,
-    metavar="K[,K...]",
-    help="dna: generated aspects per query; a list (1,2,3,4,5,6) runs the aspect-count sweep.",
-)
-@click.option(
-    "--criteria-count",
-    default=str(DEFAULT_CRITERIA_COUNT),
-    show_default=True,
-    metavar="N[,N...]",
-    help="fennec: generated criteria per query (branches); a list (1,2,3,4,5) runs the branch-number sweep.",
-)
-@click.option(
     "--seeds",
     metavar="S[,S...]",
     help="Repeat the run once per provider seed (significance over repeated runs).",
@@ -150,7 +136,9 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     out: Path = flags["out"]
     _check_inputs_kept(out, flags["target_spec"], flags["judgments_spec"])
     if not flags["dry_run"]:  # a dry run writes nothing
-        run_dirs = [out, *(out / v.name for v in _variants(flags) if v.name)] if flags["method"] else [out]
+        run_dirs = (
+            [out, *(out / v.name for v in _variants(ctx, flags) if v.name)] if flags["method"] else [out]
+        )
         check_outputs([f for d in run_dirs for f in run_files(d)], given=out, force=flags["force"])
     fields = (
         parse_field_options(list(flags["fields"]), label_map=flags["label_map"])
@@ -203,10 +191,15 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     _run_method(ctx, flags, target, instances, settings)
 
 
+SWEEP_KEY = "aspects"
+"""What a sweep's rows (and the variant of a run whose method sweeps nothing) name the swept count, as
+every run has recorded it."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Variant:
-    aspects: int
-    """dna's aspect count, or fennec's criteria count."""
+    count: int | None
+    """The value of the method's swept option (dna's aspects, fennec's criteria count)."""
     seed: int | None
     name: str
 
@@ -220,13 +213,17 @@ def _run_method(
             "--judgments, or judge a benchmark that has the texts"
         )
     check_method_flags(ctx, flags["method"])
-    variants = _variants(flags)
+    spec = method_spec(flags["method"])
+    variants = _variants(ctx, flags)
+    swept = spec.sweep[0].param if spec.sweep is not None else None
+    params = method_params(ctx, spec, leave_out=[swept] if swept else [])
     out: Path = flags["out"]
     unjudgeable = 0
     summaries: list[tuple[_Variant, dict[str, Any]]] = []
     for variant in variants:
         run_dir = out / variant.name if len(variants) > 1 else out
-        method = build_method(flags["method"], flags, aspects=variant.aspects)
+        counted = {swept: variant.count} if swept else {}
+        method = build_method(spec, params | counted, flags["criteria_path"])
         request = build_request(
             flags | {"seed": variant.seed},
             input_path=run_dir / INSTANCES,
@@ -256,10 +253,7 @@ def _run_method(
         judgments = list(read_judgments(run_dir / "judgments.jsonl"))
         extra = {
             "method": {**method.describe(), "model": flags["model"], "swap": flags["swap"]},
-            "variant": {
-                "criteria_count" if flags["method"] == "fennec" else "aspects": variant.aspects,
-                "seed": variant.seed,
-            },
+            "variant": {swept or SWEEP_KEY: variant.count, "seed": variant.seed},
         }
         summary = measure(
             run_dir,
@@ -366,15 +360,23 @@ def _forget_results(run_dir: Path, sweep_dir: Path | None) -> None:
                 (directory / name).unlink(missing_ok=True)
 
 
-def _variants(flags: dict[str, Any]) -> list[_Variant]:
-    aspects = _int_list(flags["aspects"], "--aspects")
-    criteria = _int_list(flags["criteria_count"], "--criteria-count")
+def _variants(ctx: click.Context, flags: dict[str, Any]) -> list[_Variant]:
+    """One run per value of the method's swept option (``--aspects 1,2,3``, or ``-M``) and per seed."""
+    spec = method_spec(flags["method"])
+    lists = {
+        flag: _int_list(flags[flag.name], flag.flag) for flag in method_flags() if _takes_list(flag, flags)
+    }
+    swept = spec.sweep
+    given = method_args(ctx, spec).get(swept[0].param) if swept is not None else None
+    counted = _int_list(given, f"-M {swept[0].param}") if swept is not None and given is not None else None
     seeds: list[int | None] = list(_int_list(flags["seeds"], "--seeds")) if flags["seeds"] else [None]
-    if len(aspects) > 1 and flags["method"] != "dna":
-        raise click.UsageError("an --aspects sweep only applies to --method dna")
-    if len(criteria) > 1 and flags["method"] != "fennec":
-        raise click.UsageError("a --criteria-count sweep only applies to --method fennec")
-    counts, prefix = (criteria, "criteria") if flags["method"] == "fennec" else (aspects, "aspects")
+    for flag, values in lists.items():
+        option = flag.option_of(spec)
+        if len(values) > 1 and (option is None or option.sweep is None):
+            sweepers = " or ".join(s.name for s, o in flag.owners if o.sweep is not None)
+            article = "an" if flag.flag[2] in "aeiou" else "a"
+            raise click.UsageError(f"{article} {flag.flag} sweep only applies to --method {sweepers}")
+    counts, prefix = _counts(spec, lists, counted)
     variants = []
     for k in counts:
         for seed in seeds:
@@ -383,6 +385,25 @@ def _variants(flags: dict[str, Any]) -> list[_Variant]:
             )
             variants.append(_Variant(k, seed, "_".join(parts)))
     return variants
+
+
+def _takes_list(flag: MethodFlag, flags: dict[str, Any]) -> bool:
+    return flag.sweeps and flags.get(flag.name) is not None
+
+
+def _counts(
+    spec: MethodSpec, lists: dict[MethodFlag, list[int]], counted: list[int] | None
+) -> tuple[list[int | None], str]:
+    """The swept option's values and the run directories' prefix; for a method that sweeps nothing,
+    the --aspects value its runs have always recorded (one value)."""
+    if spec.sweep is None:
+        legacy: list[int | None] = [None]
+        legacy = next((list(values) for flag, values in lists.items() if flag.name == SWEEP_KEY), legacy)
+        return legacy, SWEEP_KEY
+    option, sweep = spec.sweep
+    if counted is None:
+        counted = next((values for flag, values in lists.items() if flag.flag == option.flag), None)
+    return list(counted or [option.default]), sweep.prefix
 
 
 def _int_list(text: str, flag: str) -> list[int]:
@@ -407,13 +428,13 @@ def _combine(summaries: list[tuple[_Variant, dict[str, Any]]]) -> dict[str, Any]
     }
     rows = []
     for variant, summary in summaries:
-        row: dict[str, Any] = {"dir": variant.name, "aspects": variant.aspects, "seed": variant.seed}
+        row: dict[str, Any] = {"dir": variant.name, SWEEP_KEY: variant.count, "seed": variant.seed}
         row |= headline(summary)
         row["status"] = summary["status"]
         row["usage"] = summary["usage"]
         rows.append(row)
     combined["runs"] = rows
-    if len({v.aspects for v, _ in summaries}) > 1:
+    if len({v.count for v, _ in summaries}) > 1:
         combined["sweep"] = rows
     if len({v.seed for v, _ in summaries}) > 1:
         combined["repeats"] = _repeats(summaries)
@@ -432,19 +453,21 @@ def headline(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _repeats(summaries: list[tuple[_Variant, dict[str, Any]]]) -> dict[str, Any]:
-    """Mean and spread over seeds of each number; per aspect count (``aspects-K/...``) in a sweep."""
+    """Mean and spread over seeds of each number; per swept count (``aspects-K/...``) in a sweep."""
     out: dict[str, Any] = {"seeds": sorted({v.seed for v, _ in summaries if v.seed is not None})}
-    sweep = len({v.aspects for v, _ in summaries}) > 1
+    sweep = len({v.count for v, _ in summaries}) > 1
     numbers: dict[str, list[float]] = {}
     for variant, summary in summaries:
         for key, entry in headline(summary).items():
             if entry.get("value") is not None:
-                name = f"aspects-{variant.aspects}/{key}" if sweep else key
+                name = f"{SWEEP_KEY}-{variant.count}/{key}" if sweep else key
                 numbers.setdefault(name, []).append(entry["value"])
     for name, values in numbers.items():
         if len(values) >= 2:
             out[name] = {"mean": statistics.fmean(values), "sd": statistics.stdev(values), "values": values}
     return out
 
+
+add_method_options(meta_eval, after="human_weights", sweeps=True)
 
 __all__ = ["err_console", "meta_eval"]

@@ -1,4 +1,7 @@
-"""Flags shared by the commands that call an LLM (``judge``, ``meta-eval``), and the run they build."""
+"""Flags shared by the commands that call an LLM (``judge``, ``meta-eval``), and the run they build.
+
+The methods' own flags come from their specs (`faceteval._cli._method_options`).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import click
 
 from faceteval._cli._app import config_prices
 from faceteval._cli._run import RunRequest, default_cache_path
-from faceteval.datasets import DATA_DIR_ENV, load_criteria
+from faceteval.datasets import DATA_DIR_ENV
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
@@ -20,21 +23,9 @@ from faceteval.llm import (
     PriceTable,
     RetryPolicy,
 )
-from faceteval.methods import Method, create_method
-from faceteval.methods.dna import AGGREGATES
-from faceteval.methods.fennec import FENNEC_AGGREGATES
-from faceteval.methods.hdeval._method import tree_params
+from faceteval.methods import Method
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-ONLY_FOR = {
-    "aspects": ("dna",),
-    "aggregate": ("dna", "fennec"),
-    "criteria_count": ("fennec",),
-    "single": ("fennec",),
-}
-"""Method flags and the methods they apply to."""
-AGGREGATES_FOR = {"dna": AGGREGATES, "fennec": FENNEC_AGGREGATES}
 
 data_dir_option = click.option(
     "--data-dir",
@@ -78,17 +69,6 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         "criteria_path",
         type=click.Path(dir_okay=False, path_type=Path),
         help="YAML/JSON criteria for every instance (overrides the instances' own).",
-    ),
-    "--aggregate": click.option(
-        "--aggregate",
-        type=click.Choice(sorted({*AGGREGATES, *FENNEC_AGGREGATES})),
-        help="How facet scores combine. dna: weighted (default; LLM-proposed weights), mean, or prompted "
-        "(ablation). fennec: sum (default), mean, or weighted.",
-    ),
-    "--single": click.option(
-        "--single",
-        is_flag=True,
-        help="fennec: judge each response on its own (single-eval) instead of side by side.",
     ),
     "--swap": click.option(
         "--swap",
@@ -191,51 +171,6 @@ def given_flags(ctx: click.Context, *names: str) -> list[str]:
         for name in names
         if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
     ]
-
-
-def check_method_flags(ctx: click.Context, method: str | None) -> None:
-    """Refuse method flags given on the command line for a method they do not apply to."""
-    for name, methods in ONLY_FOR.items():
-        if method not in methods and (flags := given_flags(ctx, name)):
-            raise click.UsageError(f"{flags[0]} only applies to --method {' or '.join(methods)}")
-    aggregate = ctx.params.get("aggregate")
-    if aggregate is not None and method in AGGREGATES_FOR and aggregate not in AGGREGATES_FOR[method]:
-        choices = ", ".join(AGGREGATES_FOR[method])
-        raise click.UsageError(
-            f"--aggregate {aggregate} does not apply to --method {method} (choose {choices})"
-        )
-    criteria = bool(given_flags(ctx, "criteria_path"))
-    if criteria and method == "coeval-direct":
-        raise click.UsageError("--criteria does not apply to --method coeval-direct (it names no criteria)")
-    if criteria and (counts := given_flags(ctx, "aspects", "criteria_count")):
-        raise click.UsageError(
-            f"{counts[0]} sets how many criteria to generate, but --criteria gives every instance its own"
-        )
-
-
-def build_method(name: str, flags: dict[str, Any], *, aspects: int) -> Method:
-    """The method ``name`` configured from the flags.
-
-    ``aspects`` is dna's aspect count, or fennec's criteria count.
-    """
-    if name == "hdeval":  # --criteria names a tree file: its task, background and every node
-        return create_method(name, **tree_params(flags["criteria_path"]) if flags["criteria_path"] else {})
-    criteria = load_criteria(flags["criteria_path"]) if flags["criteria_path"] else None
-    if name == "dna":
-        return create_method(
-            "dna", aspects=aspects, criteria=criteria, aggregate=flags["aggregate"] or "weighted"
-        )
-    if name == "fennec":
-        return create_method(
-            "fennec",
-            criteria_count=aspects,
-            criteria=criteria,
-            aggregate=flags["aggregate"] or "sum",
-            single=bool(flags.get("single")),
-        )
-    if name == "coeval-direct":
-        return create_method(name)
-    return create_method(name, criteria=criteria)
 
 
 def build_request(

@@ -18,6 +18,7 @@ from faceteval.methods._base import (
 )
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods._registry import (
+    DEFAULT_METHOD,
     ENTRY_POINT_GROUP,
     create_method,
     find_method_spec,
@@ -39,6 +40,7 @@ from faceteval.methods._spec import (
 )
 
 __all__ = [
+    "DEFAULT_METHOD",
     "DEFAULT_SCALE",
     "DEFAULT_SWEEP",
     "ENTRY_POINT_GROUP",

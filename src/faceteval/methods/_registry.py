@@ -30,6 +30,8 @@ ENTRY_POINT_GROUP = "faceteval.methods"
 
 _FAMILIES = (baselines, dna, coeval, fennec, hdeval)
 """The built-in families; each module's ``SPECS`` are registered, in this order."""
+DEFAULT_METHOD = "dna"
+"""The method ``judge`` uses when none is named."""
 
 _SPECS: dict[str, MethodSpec] = {}
 _plugins_loaded = False

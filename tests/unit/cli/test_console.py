@@ -20,6 +20,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 import faceteval._cli
+import faceteval.methods
 from faceteval._cli._console import Console, NeutralLogFilter, escape, json_lines_out, neutral_log_config
 
 PAYLOAD = "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m\x9b2J\u202eevil\u202c\rover\x7f"
@@ -92,7 +93,12 @@ def test_escape_escapes_markup_as_well() -> None:
 
 def test_every_console_of_the_cli_is_one_that_neutralises() -> None:
     consoles = {}
-    for module in pkgutil.iter_modules(faceteval._cli.__path__, "faceteval._cli."):
+    families = pkgutil.walk_packages(faceteval.methods.__path__, "faceteval.methods.")
+    modules = [
+        *pkgutil.iter_modules(faceteval._cli.__path__, "faceteval._cli."),
+        *(module for module in families if "._cli" in module.name),  # the families' commands
+    ]
+    for module in modules:
         loaded = importlib.import_module(module.name)
         for name, value in vars(loaded).items():
             if isinstance(value, rich.console.Console):

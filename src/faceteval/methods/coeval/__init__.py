@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faceteval.methods._lazy import lazy_attributes
-from faceteval.methods._spec import EvaluationStages, MethodOption, MethodSpec, TemplateFolder
+from faceteval.methods._spec import Command, EvaluationStages, MethodOption, MethodSpec, TemplateFolder
 from faceteval.methods.coeval._method import COEVAL_SCALE, DEFAULT_TASK, CoEval, CoEvalDirect
 from faceteval.methods.coeval._parsers import (
     CriterionEvaluation,
@@ -65,6 +65,7 @@ SPEC = MethodSpec(
     scale=COEVAL_SCALE,
     options=(_TASK,),
     templates=_TEMPLATES,
+    commands=(Command("criteria", f"{__name__}._cli:criteria"),),
     evaluations=EvaluationStages(criterion="coeval.criterion", overall="coeval.overall"),
 )
 DIRECT_SPEC = MethodSpec(

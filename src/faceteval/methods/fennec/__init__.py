@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faceteval.methods._lazy import lazy_attributes
-from faceteval.methods._spec import MethodOption, MethodSpec, Sweep, TemplateFolder
+from faceteval.methods._spec import Command, MethodOption, MethodSpec, Sweep, TemplateFolder
 from faceteval.methods.fennec._method import (
     DEFAULT_CRITERIA_COUNT,
     FENNEC_AGGREGATES,
@@ -98,6 +98,11 @@ SPEC = MethodSpec(
         ),
     ),
     templates=(TemplateFolder("fennec", __name__),),
+    commands=(
+        Command("correct", f"{__name__}._cli._correct:correct"),
+        Command("bridge", f"{__name__}._cli._bridge:bridge"),
+        Command("export", f"{__name__}._cli._export:export"),
+    ),
     per_criterion_judgments=True,
     overall_scale=overall_scale,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faceteval.methods._lazy import lazy_attributes
-from faceteval.methods._spec import CriteriaUse, MethodOption, MethodSpec, TemplateFolder
+from faceteval.methods._spec import Command, CriteriaUse, MethodOption, MethodSpec, TemplateFolder
 from faceteval.methods.hdeval._method import HDEVAL_SCALE, EvalNode, HierarchyAware, tree_params
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 
@@ -64,13 +64,17 @@ SPEC = MethodSpec(
     scale=HDEVAL_SCALE,
     options=(
         MethodOption(param="task", help="the evaluation task the prompts name (else each instance's task)."),
-        MethodOption(param="background", help="more about the task, shown after it."),
+        MethodOption(param="background", default="", help="more about the task, shown after it."),
     ),
     criteria=CriteriaUse(
         meaning="a criteria tree (its task, background and criteria with children), every node scored",
         read=tree_params,
     ),
     templates=(TemplateFolder("hdeval", __name__),),
+    commands=(
+        Command("hdeval", f"{__name__}._cli._commands:hdeval"),
+        Command("criteria show", f"{__name__}._cli._commands:show"),
+    ),
 )
 SPECS = (SPEC,)
 """The family's methods, as the registry holds them."""

@@ -8,9 +8,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from faceteval._cli._app import handle_errors
-from faceteval._cli._console import Console, escape
-from faceteval._cli._options import force_option
+from faceteval._cli.kit import Console, escape, force_option, handle_errors
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError
 from faceteval.methods.fennec._sft import SET_FILES, SFT_SETS, STATS_FILE, SftSet, SftStats, export_sft

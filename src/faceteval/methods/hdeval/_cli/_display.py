@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
-from faceteval._cli._console import Console, escape
+from faceteval._cli.kit import Console, escape
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

@@ -1,9 +1,8 @@
-"""``faceteval criteria``: criteria files: show a tree, generate task criteria (CoEval), their consistency."""
+"""``faceteval criteria``: generate task criteria (CoEval), and their consistency (``show`` is HD-Eval's)."""
 
 from __future__ import annotations
 
 import json
-import os
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -11,31 +10,43 @@ from typing import Any
 import click
 from rich.table import Table
 
-from faceteval._cli._app import handle_errors
-from faceteval._cli._console import Console, err_console, escape
-from faceteval._cli._display import calls_line
-from faceteval._cli._options import build_request, cache_of, engine_options, force_flag
-from faceteval._cli._run import open_llm
+from faceteval._cli.kit import (
+    Console,
+    build_request,
+    cache_of,
+    calls_line,
+    engine_options,
+    err_console,
+    escape,
+    force_flag,
+    handle_errors,
+    hub_offline,
+    open_llm,
+)
 from faceteval.errors import FacetevalError
 from faceteval.llm import Spend
-from faceteval.methods import create_method
-from faceteval.methods.coeval import (
+from faceteval.methods.coeval._consistency import (
     DEFAULT_EMBEDDING_MODEL,
+    ConsistencyReport,
+    criteria_set_files,
+    load_criteria_sets,
+    load_embedder,
+    measure_consistency,
+)
+from faceteval.methods.coeval._generate import (
     DEFAULT_SAMPLES,
     DEFAULT_TEMPERATURE,
-    ConsistencyReport,
+    GENERATION_FILE,
+    REFERENCE_FILE,
+    SAMPLES_DIR,
     CriteriaGeneration,
     Demonstration,
     check_edits,
     generate_criteria,
-    load_criteria_sets,
-    load_embedder,
-    measure_consistency,
+    generation_files,
     save_generation,
 )
-from faceteval.methods.coeval._consistency import criteria_set_files
-from faceteval.methods.coeval._generate import GENERATION_FILE, REFERENCE_FILE, SAMPLES_DIR, generation_files
-from faceteval.methods.hdeval._tree import load_tree, render_tree
+from faceteval.methods.coeval._method import CoEvalDirect
 from faceteval.store import CONSISTENCY, check_outputs, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -46,35 +57,11 @@ def criteria() -> None:
     """Criteria: show a tree; generate task criteria with an LLM (CoEval); measure their consistency."""
 
 
-@criteria.command("show")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
-@handle_errors
-def show(path: Path) -> None:
-    """Show a criteria tree file, or an evaluator directory's tree with each criterion's importance."""
-    from faceteval.methods.hdeval._evaluator import load_evaluator, read_summary
-
-    if path.is_dir():
-        evaluator = load_evaluator(path)
-        summary = read_summary(path)
-        nodes = summary.get("tree", [])
-        console.print(
-            render_tree(
-                evaluator.tree,
-                importance={n["id"]: n["importance"] for n in nodes},
-                expanded={n["id"] for n in nodes if n.get("expanded")},
-            )
-        )
-        return
-    console.print(render_tree(load_tree(path)))
-
-
 GENERATE_EXCLUDED = (
     "--swap",
     "--trace",
     "--dry-run",
     "--criteria",
-    "--aggregate",
-    "--single",
     "--temperature",
     "--quiet",
 )
@@ -135,7 +122,7 @@ def generate(**flags: Any) -> None:
     check_edits(out, samples=flags["samples"], force=force)
     engine = flags | {"swap": False, "trace": True, "dry_run": False, "quiet": True, "temperature": 0.0}
     # The engine's request carries a method; generation uses only its LLM settings.
-    request = build_request(engine, input_path=Path(), out=None, method=create_method("direct"))
+    request = build_request(engine, input_path=Path(), out=None, method=CoEvalDirect())
     example = Demonstration(flags["example_input"], flags["example_output"])
     with ExitStack() as stack:
         llm = open_llm(request, stack)
@@ -197,7 +184,7 @@ def consistency(directory: Path, embedding_model: str, json_path: Path | None, f
         )
     sets = load_criteria_sets(directory)
     if embedding_model == DEFAULT_EMBEDDING_MODEL:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the bundled model needs no network
+        hub_offline()  # the bundled model needs no network
     report = measure_consistency(sets, load_embedder(embedding_model))
     if json_path is not None:
         write_atomic(json_path, json.dumps(report.to_dict(), indent=2) + "\n")

@@ -13,12 +13,18 @@ from typing import Any
 
 import click
 
-from faceteval._cli._app import handle_errors
-from faceteval._cli._console import Console, err_console, escape
-from faceteval._cli._display import calls_line, interrupted_note
-from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
-from faceteval._cli._run import (
+from faceteval._cli.kit import (
+    Console,
     RunRequest,
+    build_request,
+    calls_line,
+    data_dir_option,
+    engine_options,
+    err_console,
+    escape,
+    force_option,
+    handle_errors,
+    interrupted_note,
     open_llm,
     progress_bar,
     record_header,
@@ -27,7 +33,6 @@ from faceteval._cli._run import (
 )
 from faceteval.errors import FacetevalError, StoreError
 from faceteval.llm import LLM, Spend
-from faceteval.methods import create_method
 from faceteval.methods.fennec._bridge import BridgeRecord, bridge_each
 from faceteval.methods.fennec._bridge_files import (
     BridgeFiles,
@@ -38,11 +43,12 @@ from faceteval.methods.fennec._bridge_files import (
     summarize,
 )
 from faceteval.methods.fennec._bridge_sources import BRIDGEABLE, BridgeSource, load_sources
+from faceteval.methods.fennec._method import Fennec
 from faceteval.store import BRIDGE_RECORDS, CHATS, RUN_RECORD, check_outputs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
-BRIDGE_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria", "--aggregate", "--single")
+BRIDGE_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria")
 """Engine flags that do not apply: records are bridged in the recorded order, traces always kept."""
 SHOWN_FAILURES = 5
 """Failed records listed on the terminal; every one is in the records file."""
@@ -111,7 +117,7 @@ def bridge(ctx: click.Context, /, **flags: Any) -> None:
     judge = flags["judge"] or BRIDGEABLE[benchmark].judge
     engine = flags | {"swap": False, "trace": True, "dry_run": False}
     # The engine's request carries a method; bridging uses only its LLM settings.
-    request = build_request(engine, input_path=Path(), out=None, method=create_method("direct"))
+    request = build_request(engine, input_path=Path(), out=None, method=Fennec())
     run = run_bridge(request, sources, flags["out"], benchmark=benchmark, judge=judge, limit=flags["limit"])
     _show(request, benchmark, judge, run)
     if run.stopped is not None:

@@ -13,22 +13,26 @@ from typing import Any
 import click
 from rich.table import Table
 
-from faceteval._cli._app import handle_errors
-from faceteval._cli._console import Console, escape
-from faceteval._cli._display import interrupted_note, show_failures, usage_rows
-from faceteval._cli._options import build_request, engine_options, force_option
-from faceteval._cli._run import (
+from faceteval._cli.kit import (
+    Console,
     RunRequest,
+    build_request,
+    engine_options,
+    escape,
+    force_option,
+    handle_errors,
+    interrupted_note,
     open_llm,
     progress_bar,
     record_header,
     run_until_stopped,
+    show_failures,
     spent_fields,
+    usage_rows,
 )
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError, StoreError
 from faceteval.llm import LLM, Spend
-from faceteval.methods.fennec import Fennec
 from faceteval.methods.fennec._correct import (
     CORRECTION_TEMPLATE,
     DEFAULT_THRESHOLD,
@@ -40,14 +44,15 @@ from faceteval.methods.fennec._correct import (
     correct_each,
     load_correctable,
 )
+from faceteval.methods.fennec._method import Fennec
 from faceteval.prompts import load_template
 from faceteval.store import CORRECTIONS, RUN_RECORD, RunFiles, check_outputs, record_path_for
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
-CORRECT_EXCLUDED = ("--criteria", "--aggregate", "--single", "--swap", "--dry-run")
+CORRECT_EXCLUDED = ("--criteria", "--swap", "--dry-run")
 """Engine flags that do not apply: criteria, guidelines and weights are the judgments' own, and
-re-judging always judges both orders."""
+re-judging always judges both orders (the methods' own flags are judge's and meta-eval's only)."""
 
 
 @dataclass(slots=True)

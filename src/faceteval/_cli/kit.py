@@ -1,0 +1,63 @@
+"""What a method family's commands build on: the only module of the CLI a family imports.
+
+A family's commands (``faceteval.methods.<family>._cli``) parse their flags with the shared options
+here, run through the same engine, show their results with the same consoles, and print errors the
+same way as the CLI's own commands.
+"""
+
+import os
+
+from faceteval._cli._app import handle_errors
+from faceteval._cli._console import Console, err_console, escape
+from faceteval._cli._display import calls_line, interrupted_note, show_failures, show_invalid, usage_rows
+from faceteval._cli._options import (
+    build_request,
+    cache_of,
+    data_dir_option,
+    engine_options,
+    force_flag,
+    force_option,
+    given_flags,
+)
+from faceteval._cli._run import (
+    RunRequest,
+    open_llm,
+    progress_bar,
+    record_header,
+    run_judge,
+    run_until_stopped,
+    spent_fields,
+)
+
+
+def hub_offline() -> None:
+    """Load Hugging Face models offline (``HF_HUB_OFFLINE=1``, unless set): for a model an extra bundles."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+__all__ = [
+    "Console",
+    "RunRequest",
+    "build_request",
+    "cache_of",
+    "calls_line",
+    "data_dir_option",
+    "engine_options",
+    "err_console",
+    "escape",
+    "force_flag",
+    "force_option",
+    "given_flags",
+    "handle_errors",
+    "hub_offline",
+    "interrupted_note",
+    "open_llm",
+    "progress_bar",
+    "record_header",
+    "run_judge",
+    "run_until_stopped",
+    "show_failures",
+    "show_invalid",
+    "spent_fields",
+    "usage_rows",
+]

@@ -1,0 +1,249 @@
+"""``faceteval hdeval``: decompose criteria, train an aligned evaluator, apply it, report on it; and
+``faceteval criteria show``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from faceteval._cli.kit import (
+    data_dir_option,
+    engine_options,
+    escape,
+    force_flag,
+    force_option,
+    handle_errors,
+)
+from faceteval.core import Criterion
+from faceteval.datasets._files import read_json_object
+from faceteval.errors import FacetevalError
+from faceteval.metaeval import load_judgments, load_target, write_instances
+from faceteval.metaeval._judgments import source_files
+from faceteval.methods.hdeval._cli._shared import (
+    AGGREGATORS,
+    EXPERIMENTS,
+    HDEVAL_EXCLUDED,
+    check_command_outputs,
+    comma_names,
+    console,
+    decompose_with_llm,
+    score_criteria,
+)
+from faceteval.methods.hdeval._cli._train import train_command
+from faceteval.methods.hdeval._method import HierarchyAware
+from faceteval.methods.hdeval._tree import CriteriaTree, load_tree, render_tree, save_tree
+from faceteval.store import EXPERIMENTS as EXPERIMENTS_KIND
+from faceteval.store import TREE, check_outputs, write_atomic
+
+__all__ = ["AGGREGATORS", "EXPERIMENTS", "hdeval", "show"]
+
+
+@click.group()
+def hdeval() -> None:
+    """HD-Eval: hierarchical criteria, scored one by one, aggregated by a model learned from human scores."""
+
+
+@hdeval.command()
+@click.option("--task", help="The task the outputs do, e.g. 'Summarize a news article.'")
+@click.option("--background", default="", help="What the task is and what a good output is.")
+@click.option("--criteria", "criteria_names", help="Comma-separated criteria to decompose (a new tree).")
+@click.option(
+    "--tree",
+    "tree_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Decompose nodes of this tree instead (its leaves, or --node).",
+)
+@click.option("--node", "node_ids", multiple=True, help="A node of --tree to decompose (repeatable).")
+@click.option(
+    "--children", type=click.IntRange(1), default=4, show_default=True, help="About this many each."
+)
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Tree file to write."
+)
+@force_option
+@engine_options(exclude=HDEVAL_EXCLUDED)
+@handle_errors
+def decompose(**flags: Any) -> None:
+    """Decompose criteria one layer deeper with the LLM; the result is a YAML / JSON file to edit by hand."""
+    if flags["tree_path"]:
+        if given := [flag for flag in ("task", "criteria_names", "background") if flags[flag]]:
+            names = ", ".join("--criteria" if flag == "criteria_names" else f"--{flag}" for flag in given)
+            raise click.UsageError(f"{names} start a new tree; --tree {flags['tree_path']} has its own")
+        tree = load_tree(flags["tree_path"])
+        nodes = list(flags["node_ids"]) or [n.id for n in tree.nodes() if not n.criterion.children]
+    else:
+        if flags["node_ids"]:
+            raise click.UsageError("--node names a node of --tree: give the tree to decompose")
+        if not flags["task"] or not flags["criteria_names"]:
+            raise click.UsageError("give --task and --criteria, or an existing --tree")
+        top = tuple(Criterion(name=name) for name in comma_names(flags["criteria_names"]))
+        tree = CriteriaTree(task=flags["task"], background=flags["background"], criteria=top)
+        nodes = [n.id for n in tree.layer(1)]
+    inputs = [flags["tree_path"]] if flags["tree_path"] else []
+    check_command_outputs(flags, [(flags["out"], TREE)], inputs=inputs)
+    tree = decompose_with_llm(flags, tree, nodes, flags["children"])
+    save_tree(tree, flags["out"])
+    console.print(render_tree(tree))
+    console.print(f"Written to {escape(str(flags['out']))}: edit it freely, then train with --tree.")
+
+
+@hdeval.command("apply")
+@click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.argument("target_spec", metavar="BENCHMARK|FILE")
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Scored JSONL to write."
+)
+@click.option(
+    "--features", "features_spec", metavar="SOURCE", help="Recorded criterion scores instead of an LLM."
+)
+@data_dir_option
+@force_option
+@engine_options(exclude=HDEVAL_EXCLUDED)
+@handle_errors
+def apply(**flags: Any) -> None:
+    """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query."""
+    from faceteval.methods.hdeval._evaluator import (
+        criteria_folder,
+        evaluator_files,
+        load_evaluator,
+        score,
+        scored_files,
+    )
+    from faceteval.methods.hdeval._features import scores_from_judgments
+
+    evaluator_inputs = [path for path, _ in evaluator_files(flags["evaluator_dir"])]
+    inputs = [*evaluator_inputs, *source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
+    check_command_outputs(flags, scored_files(flags["out"], by_llm=not flags["features_spec"]), inputs=inputs)
+    evaluator = load_evaluator(flags["evaluator_dir"])
+    target = _input_target(flags["target_spec"], flags["data_dir"])
+    instances = list(target.instances)
+    if flags["features_spec"]:
+        source = load_judgments(flags["features_spec"], target, flags["data_dir"])
+        node_scores = scores_from_judgments(source.judgments, list(evaluator.features))
+        found = {node for scores in node_scores.scores.values() for node in scores}
+        if lacking := [node for node in evaluator.features if node not in found]:
+            raise FacetevalError(
+                f"{source.name} scores none of the outputs on {len(lacking)} of the evaluator's "
+                f"{len(evaluator.features)} criteria ({', '.join(map(repr, lacking[:5]))}"
+                f"{' ...' if len(lacking) > 5 else ''}): give features judged on the criteria it was "
+                "trained on, or leave out --features to score them with --model"
+            )
+    else:
+        input_path = write_instances(criteria_folder(flags["out"]), instances)
+        method = HierarchyAware.from_tree(evaluator.tree, evaluator.features)
+        node_scores = score_criteria(flags, method, input_path, input_path.with_name("judgments.jsonl"))
+    rows = score(evaluator, instances, node_scores.scores)
+    for row in rows:
+        if row["id"] in node_scores.failed:
+            row["status"] = "failed"
+            row["error"] = node_scores.failed[row["id"]]
+    write_atomic(flags["out"], "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    scored = sum(row["status"] == "ok" for row in rows)
+    console.print(f"{scored} of {len(rows)} outputs scored; written to {escape(str(flags['out']))}")
+    if scored < len(rows):
+        console.print(f"{len(rows) - scored} could not be scored (see their status and error)")
+    if rows and not scored:
+        raise click.exceptions.Exit(1)
+
+
+def _input_target(spec: str, data_dir: Path) -> Any:
+    """A benchmark, or a file of outputs to score (human scores not needed): the canonical JSONL, or
+    JSON / CSV read as `meta-eval` reads a user's file."""
+    from faceteval.datasets import read_instances
+    from faceteval.datasets._generic import load_labelled
+    from faceteval.metaeval import Target
+    from faceteval.metaeval._target import file_instances
+
+    path = Path(spec)
+    if path.is_file():
+        items = read_instances(path) if path.suffix == ".jsonl" else load_labelled(path, None)
+        return Target(name=path.stem, kind="pointwise", instances=file_instances(path, items))
+    return load_target(spec, data_dir)
+
+
+@hdeval.command("experiment")
+@click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--run",
+    "which",
+    default=None,
+    help=(
+        "Comma-separated: ablations (Table 4), aggregators (Table 5), data (Fig. 4), criteria (Fig. 5), "
+        "importance (each aggregator's, Figs. 6 and 8), shap (Figs. 7 and 9; needs faceteval[shap]). "
+        "Default: all; shap when installed."
+    ),
+)
+@force_flag("experiments.json, report.md and report.html")
+@handle_errors
+def experiment(evaluator_dir: Path, which: str | None, force: bool) -> None:
+    """Re-run HD-Eval's analyses from the evaluator's stored criterion scores (no LLM call)."""
+    import importlib.util
+
+    from faceteval.methods.hdeval._evaluator import EXPERIMENTS_FILE, analysis_files
+    from faceteval.methods.hdeval._experiments import run_experiments
+    from faceteval.methods.hdeval._report import write_evaluator_report
+
+    check_outputs(analysis_files(evaluator_dir), given=evaluator_dir, option=None, force=force)
+
+    if which is None:
+        names = list(EXPERIMENTS)
+        if importlib.util.find_spec("shap") is None:
+            names.remove("shap")
+            console.print("[yellow]shap is not installed: no SHAP plots (pip install 'faceteval[shap]')[/]")
+    else:
+        names = comma_names(which)
+    results = run_experiments(
+        evaluator_dir, names, progress=lambda name: console.print(f"running {escape(name)}...")
+    )
+    path = evaluator_dir / EXPERIMENTS_FILE
+    keep = path.is_file() and (not force or EXPERIMENTS_KIND.holds(path))  # (not what --force overwrote)
+    earlier = read_json_object(path) if keep else {}
+    write_atomic(path, json.dumps({**earlier, **results}, indent=2) + "\n")
+    markdown, html = write_evaluator_report(evaluator_dir)
+    console.print(
+        f"{escape(str(evaluator_dir / EXPERIMENTS_FILE))}\n{escape(str(markdown))}\n{escape(str(html))}"
+    )
+
+
+@hdeval.command("report")
+@click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@force_flag("report.md and report.html")
+@handle_errors
+def report(evaluator_dir: Path, force: bool) -> None:
+    """Write report.md and report.html: held-out results, importances, and any experiments run."""
+    from faceteval.methods.hdeval._evaluator import analysis_files
+    from faceteval.methods.hdeval._report import write_evaluator_report
+
+    reports = analysis_files(evaluator_dir, experiments=False)
+    check_outputs(reports, given=evaluator_dir, option=None, force=force)
+
+    markdown, html = write_evaluator_report(evaluator_dir)
+    console.print(f"{escape(str(markdown))}\n{escape(str(html))}")
+
+
+hdeval.add_command(train_command)
+
+
+@click.command("show")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@handle_errors
+def show(path: Path) -> None:
+    """Show a criteria tree file, or an evaluator directory's tree with each criterion's importance."""
+    from faceteval.methods.hdeval._evaluator import load_evaluator, read_summary
+
+    if path.is_dir():
+        evaluator = load_evaluator(path)
+        summary = read_summary(path)
+        nodes = summary.get("tree", [])
+        console.print(
+            render_tree(
+                evaluator.tree,
+                importance={n["id"]: n["importance"] for n in nodes},
+                expanded={n["id"] for n in nodes if n.get("expanded")},
+            )
+        )
+        return
+    console.print(render_tree(load_tree(path)))

@@ -1,0 +1,82 @@
+"""What the hdeval commands share: their console, choices, and how they decompose and score with the LLM."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from faceteval._cli.kit import (
+    Console,
+    build_request,
+    cache_of,
+    err_console,
+    interrupted_note,
+    open_llm,
+    run_judge,
+    show_invalid,
+)
+from faceteval.datasets import read_judgments
+from faceteval.methods.hdeval._decompose import decompose_tree
+from faceteval.methods.hdeval._method import HierarchyAware
+from faceteval.methods.hdeval._tree import CriteriaTree
+from faceteval.store import check_outputs
+
+if TYPE_CHECKING:
+    from faceteval.methods.hdeval._train import NodeScores
+
+console = Console(highlight=False, soft_wrap=True, emoji=False)
+
+AGGREGATORS = ("lr", "dt", "rf", "mlp", "mean")
+"""`faceteval.methods.hdeval.AGGREGATORS`, named here so the CLI starts without loading scikit-learn."""
+EXPERIMENTS = ("ablations", "aggregators", "data", "criteria", "importance", "shap")
+HDEVAL_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria")
+"""Engine flags that do not apply here: outputs are judged alone, with traces, by the tree's criteria."""
+
+
+def comma_names(text: str) -> list[str]:
+    """The names in ``text``, comma-separated; a usage error when there are none."""
+    found = [part.strip() for part in text.split(",") if part.strip()]
+    if not found:
+        raise click.BadParameter("give comma-separated names")
+    return found
+
+
+def decompose_with_llm(
+    flags: dict[str, Any], tree: CriteriaTree, node_ids: Sequence[str], k: int
+) -> CriteriaTree:
+    """``node_ids`` of ``tree`` decomposed into about ``k`` children each, by the LLM the flags name."""
+    method = HierarchyAware.from_tree(tree)
+    request = build_request(engine_flags(flags), input_path=Path(), out=None, method=method)
+    with ExitStack() as stack:
+        return decompose_tree(tree, node_ids, k, open_llm(request, stack))[0]
+
+
+def check_command_outputs(
+    flags: dict[str, Any], targets: Sequence[tuple[Path, Any]], *, inputs: Sequence[Path]
+) -> None:
+    """Before any work: refuse outputs that would overwrite the inputs, the cache or files not ours."""
+    check_outputs(targets, given=flags["out"], inputs=inputs, cache=cache_of(flags), force=flags["force"])
+
+
+def engine_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    """The flags as the engine reads them: one order (outputs are judged alone), traces kept."""
+    return flags | {"swap": False, "trace": True, "dry_run": False}
+
+
+def score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Path, out: Path) -> NodeScores:
+    """The instances of ``input_path`` scored on the method's criteria (judgments written to ``out``)."""
+    from faceteval.methods.hdeval._features import scores_from_judgments
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    request = build_request(engine_flags(flags), input_path=input_path, out=out, method=method)
+    result = run_judge(request, on_invalid=show_invalid)
+    if result.stopped is not None:
+        raise result.stopped
+    if result.interrupted:
+        err_console.print(interrupted_note(request))
+        raise click.exceptions.Exit(130)
+    return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria or ()])

@@ -1,0 +1,200 @@
+"""``faceteval hdeval train``: learn how people weigh a hierarchy of criteria, and test it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from faceteval._cli.kit import (
+    data_dir_option,
+    engine_options,
+    escape,
+    force_option,
+    given_flags,
+    handle_errors,
+)
+from faceteval.core import Instance
+from faceteval.errors import FacetevalError
+from faceteval.metaeval import load_judgments, load_target, write_instances
+from faceteval.metaeval._judgments import source_files
+from faceteval.methods.hdeval._cli._display import show_held_out
+from faceteval.methods.hdeval._cli._shared import (
+    AGGREGATORS,
+    HDEVAL_EXCLUDED,
+    check_command_outputs,
+    comma_names,
+    console,
+    decompose_with_llm,
+    score_criteria,
+)
+from faceteval.methods.hdeval._method import EvalNode, HierarchyAware
+from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree
+
+if TYPE_CHECKING:
+    from faceteval.methods.hdeval._train import NodeScores
+
+
+@click.command("train")
+@click.argument("target_spec", metavar="BENCHMARK|FILE")
+@click.option("--target", "targets", required=True, help="Human score aspects to predict, comma-separated.")
+@click.option(
+    "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Evaluator directory."
+)
+@click.option(
+    "--tree",
+    "tree_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Start from this tree (default: the target aspects as layer 1).",
+)
+@click.option("--layers", type=click.IntRange(1), default=3, show_default=True)
+@click.option(
+    "--children",
+    type=click.IntRange(1),
+    default=4,
+    show_default=True,
+    help="Children per decomposed criterion.",
+)
+@click.option(
+    "--expand",
+    type=click.IntRange(1),
+    default=4,
+    show_default=True,
+    help="Criteria decomposed per layer after the second (pruning's top k).",
+)
+@click.option("--aggregator", type=click.Choice(AGGREGATORS), default="mlp", show_default=True)
+@click.option(
+    "--importance", type=click.Choice(["permutation", "shap"]), default="permutation", show_default=True
+)
+@click.option(
+    "--train-frac", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.5, show_default=True
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the split and the aggregator.")
+@click.option(
+    "--features",
+    "features_spec",
+    metavar="SOURCE",
+    help="Criterion scores already recorded (recorded:<name>, a judgments JSONL or run directory): "
+    "no LLM call, one layer.",
+)
+@click.option("--limit", type=click.IntRange(4), help="Use only the first N instances.")
+@click.option(
+    "--resamples", type=click.IntRange(0), default=1000, show_default=True, help="Bootstrap resamples per CI."
+)
+@data_dir_option
+@force_option
+@engine_options(exclude=("--seed", *HDEVAL_EXCLUDED))
+@handle_errors
+def train_command(**flags: Any) -> None:
+    """Learn how people weigh a hierarchy of criteria (HD-Eval Algorithm 1) and test it on held-out data.
+
+    \b
+    Examples:
+      faceteval hdeval train summeval --target coherence,consistency,fluency,relevance \\
+          --model openai:gpt-4o --layers 3 --children 4 --aggregator mlp --out evaluators/summeval
+      faceteval hdeval train coeval-eli5 --features recorded:chatgpt --target Accuracy,Coherence \\
+          --out evaluators/eli5
+    """
+    from faceteval.methods.hdeval._evaluator import evaluator_files, layer_judgments, save_evaluator
+    from faceteval.methods.hdeval._features import recorded_scorer
+    from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary
+    from faceteval.methods.hdeval._train import TrainConfig, check_trainable, initial_tree, train
+
+    target = load_target(flags["target_spec"], flags["data_dir"])
+    if target.kind != "pointwise":
+        raise FacetevalError(
+            f"{target.name} has pairwise labels; HD-Eval learns from human scores (pointwise)"
+        )
+    instances = list(target.instances[: flags["limit"]] if flags["limit"] else target.instances)
+    targets = tuple(_targets(flags["targets"], instances))
+    labelled = [i for i in instances if i.scores and all(t in i.scores for t in targets)]
+    if len(labelled) < len(instances):  # left out before any call: there is nothing to learn from them
+        console.print(
+            f"[yellow]{len(instances) - len(labelled):,} of {len(instances):,} outputs have no human score "
+            f"for every target ({escape(', '.join(targets))}): left out[/]"
+        )
+        instances = labelled
+    benchmark = target.benchmark
+    context = click.get_current_context()
+    if flags["features_spec"] and (given := given_flags(context, "layers", "children", "expand")):
+        raise click.UsageError(
+            f"--features gives recorded scores of one layer of criteria, so {', '.join(given)} would do "
+            "nothing: leave it out, or score the criteria with --model"
+        )
+    config = TrainConfig(
+        targets=targets,
+        layers=1 if flags["features_spec"] else flags["layers"],
+        children=flags["children"],
+        expand=flags["expand"],
+        aggregator=flags["aggregator"],
+        train_frac=flags["train_frac"],
+        seed=flags["seed"],
+        importance=flags["importance"],
+        group_by=target.group_by,
+    )
+    task = next((i.task for i in instances if i.task), None) or target.name
+    out: Path = flags["out"]
+    inputs = [*source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
+    files = evaluator_files(out, layers=0 if flags["features_spec"] else config.layers)
+    check_command_outputs(
+        flags, files, inputs=[*inputs, *([flags["tree_path"]] if flags["tree_path"] else [])]
+    )
+    if flags["features_spec"]:
+        source = load_judgments(flags["features_spec"], target, flags["data_dir"])
+        names = [c.name for c in (benchmark.criteria if benchmark else ())] or sorted(
+            {f.name for j in source.judgments for f in j.facets}
+        )
+        tree = load_tree(flags["tree_path"]) if flags["tree_path"] else initial_tree(task, names)
+        trained = train(tree, instances, config, recorded_scorer(source.judgments))
+        origin = f"{source.name} (recorded criterion scores)"
+    else:
+        tree = (
+            load_tree(flags["tree_path"])
+            if flags["tree_path"]
+            else initial_tree(task, targets, benchmark.criteria if benchmark else ())
+        )
+        check_trainable(tree, instances, config, decomposes=True)  # before --out is made
+        input_path = write_instances(out, instances)
+
+        def score_nodes(nodes: Sequence[Node], layer: int) -> NodeScores:
+            criteria = tuple(EvalNode.of(node) for node in nodes)
+            method = HierarchyAware(task=tree.task, criteria=criteria, background=tree.background)
+            return score_criteria(flags, method, input_path, layer_judgments(out, layer))
+
+        def decompose_nodes(current: CriteriaTree, node_ids: Sequence[str], k: int) -> CriteriaTree:
+            return decompose_with_llm(flags, current, node_ids, k)
+
+        trained = train(tree, instances, config, score_nodes, decompose_nodes)
+        origin = flags["model"]
+    described: dict[str, Any] = {
+        "benchmark": target.name,
+        "origin": origin,
+        "group_by": target.group_by,
+        "system_by": target.system_by,
+        "level": benchmark.level if benchmark else None,
+    }
+    summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
+    info = evaluator_info(trained, **described)
+    save_evaluator(out, trained, summary=summary, info=info)
+    show_held_out(summary)
+    console.print(
+        f"Evaluator written to {escape(str(out))}/ "
+        "(evaluator.json, tree.yaml, aggregator.skops, summary.json)"
+    )
+
+
+def _targets(text: str, instances: Sequence[Instance]) -> list[str]:
+    wanted = comma_names(text)
+    available: dict[str, str] = {}
+    for instance in instances:
+        for name in instance.scores or {}:
+            available.setdefault(name.lower(), name)
+    missing = [name for name in wanted if name.lower() not in available]
+    if missing:
+        raise click.BadParameter(
+            f"no human scores for {', '.join(missing)}; available: {', '.join(sorted(available.values()))}",
+            param_hint="--target",
+        )
+    return [available[name.lower()] for name in wanted]
