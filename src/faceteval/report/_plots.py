@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from faceteval.methods import sweep_of
 from faceteval.report._confusion import Confusion, read_confusion
 from faceteval.report._evidence import Paired, aspect_scores, preferred_scores, verdict_counts
 from faceteval.report._format import interval, is_fraction, metric_name, number, truncate, value_of
@@ -250,7 +251,7 @@ def _sweep_plot(summary: Mapping[str, Any]) -> Plot | None:
             [x for x, _ in series], values, yerr=errors, marker="o", capsize=3, label=metric_name(metric)
         )
     axes.set_xticks(sorted({x for x, _ in points}))
-    what = "criteria (branches)" if _method_name(summary) == "fennec" else "aspects"
+    what = sweep_of(_method_name(summary)).axis
     axes.set_xlabel(f"Number of {what}")
     axes.set_ylabel("Value (%)" if all(is_fraction(m) for m in metrics) else "Value")
     axes.grid(alpha=0.3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from faceteval.methods import sweep_of
 from faceteval.report._confusion import read_confusion
 from faceteval.report._format import (
     DASH,
@@ -369,25 +370,25 @@ def _usage_row(name: str, usage: Mapping[str, Any], digits: int) -> tuple[str, .
 
 
 def sweep(summary: Mapping[str, Any]) -> Section | None:
-    """The aspect-count sweep (dna) or branch-number sweep (fennec): one row per run."""
+    """A sweep of the method's count (dna's aspects, fennec's criteria), named as its spec names it: one
+    row per run."""
     runs = [run for run in _list(summary.get("sweep")) if isinstance(run, Mapping)]
     if not runs:
         return None
     keys = [
         key for key in dict.fromkeys(key for run in runs for key in run) if key not in ("status", "usage")
     ]
-    method = summary.get("method")
-    fennec = isinstance(method, Mapping) and method.get("name") == "fennec"
+    named = sweep_of(mapping(summary.get("method")).get("name"))
     columns: list[str] = []
     for key in keys:
-        columns.append("Criteria" if fennec and key == "aspects" else metric_name(key))
+        columns.append(named.column if key == "aspects" else metric_name(key))
         if any(isinstance(run.get(key), Mapping) for run in runs):
             columns.append(f"{metric_name(key)} 95% CI")
     rows = tuple(
         tuple(cell for key in keys for cell in _sweep_cells(key, run.get(key), runs)) for run in runs
     )
     numeric = tuple(name not in ("Dir",) for name in columns)
-    title = "Branch-number sweep (criteria per query)" if fennec else "Aspect-count sweep"
+    title = named.title
     note = interval_note(run.get(key) for run in runs for key in keys)
     return Section("sweep", title, (), (Table(tuple(columns), rows, note=note, numeric=numeric),))
 

@@ -13,8 +13,8 @@ from faceteval.datasets import judged_input, judged_instances, run_record
 from faceteval.datasets._jsonl import read_numbered_judgments
 from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError
+from faceteval.methods import find_method_spec
 from faceteval.methods._base import as_criteria
-from faceteval.methods.fennec._parsers import FENNEC_SCALE
 from faceteval.review._model import (
     DEFAULT_SCALE,
     OVERALL,
@@ -128,14 +128,14 @@ def import_run(
             if d.criterion == OVERALL and d.score is not None and task_of[d.item_id] == name
         ]
         ends = [*(end for _, scale in by_name.values() for end in scale), *overall]
-        summed = _summed_scale(record, facet_counts[name])
+        summed = _overall_scale(record, facet_counts[name])
         scale = recorded_scale or summed or (min(ends), max(ends))
         store.add_task(
             name,
             descriptions.get(name, ""),
             [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
             scale=scale,
-            derived=recorded_scale is None,  # Fennec's too: its k varies with the criteria generated
+            derived=recorded_scale is None,  # a sum's too: its k varies with the criteria generated
         )
     new = store.add_items(items, drafts)
     return ImportSummary(
@@ -182,15 +182,14 @@ def _scale(value: Any) -> tuple[float, float] | None:
     return None
 
 
-def _summed_scale(record: dict[str, Any], facets: list[int]) -> tuple[float, float] | None:
-    """A Fennec run's overall scale: with ``sum`` (its default), from k criteria at least 1 to 5k."""
+def _overall_scale(record: dict[str, Any], facets: list[int]) -> tuple[float, float] | None:
+    """A run's overall scale as its method's spec gives it (Fennec's ``sum``: k criteria, 1 to 5k), if
+    the spec gives one: from the method's params and each judgment's facet count."""
     method = record.get("method", {})
-    if method.get("name") != "fennec" or not facets:
+    spec = find_method_spec(method.get("name"))
+    if spec is None or spec.overall_scale is None:
         return None
-    low, high = FENNEC_SCALE
-    if method.get("params", {}).get("aggregate", "sum") != "sum":
-        return low, high
-    return min(facets) * low, max(facets) * high
+    return spec.overall_scale(method.get("params", {}), facets)
 
 
 def _system(instance: Instance, index: int) -> str | None:
@@ -204,13 +203,17 @@ def _system(instance: Instance, index: int) -> str | None:
 def _parsed_evaluations(judgment: Judgment) -> dict[tuple[str, int], dict[str, Any]]:
     """What the trace read from each criterion and overall reply, by (criterion, candidate number)."""
     out: dict[tuple[str, int], dict[str, Any]] = {}
+    spec = find_method_spec(judgment.method)
+    stages = spec.evaluations if spec is not None else None
+    if stages is None:  # the method's spec names no evaluation stages to draft from (as CoEval's does)
+        return out
     for entry in judgment.trace:
         parsed = entry.parsed if isinstance(entry.parsed, dict) else None
         if parsed is None or not isinstance(parsed.get("candidate"), int):
             continue
-        if entry.stage == "coeval.criterion" and isinstance(parsed.get("criterion"), str):
+        if entry.stage == stages.criterion and isinstance(parsed.get("criterion"), str):
             out[(parsed["criterion"], parsed["candidate"])] = parsed
-        elif entry.stage == "coeval.overall":
+        elif stages.overall is not None and entry.stage == stages.overall:
             out[(OVERALL, parsed["candidate"])] = parsed
     return out
 

@@ -57,6 +57,7 @@ from faceteval.errors import InputError, ParseError, ProviderError
 from faceteval.llm import LLM, Message
 from faceteval.methods._base import gather, severity
 from faceteval.methods._context import JudgeContext, QueryMemo
+from faceteval.methods.fennec._judged import either, per_criterion_methods
 from faceteval.methods.fennec._method import Fennec
 from faceteval.methods.fennec._parsers import RewriteParser
 from faceteval.prompts import render
@@ -399,13 +400,13 @@ def read_correctable(judgments_path: Path, instances: Mapping[str, Instance]) ->
 
 
 def _check(path: str, line: int, judgment: Judgment, instances: Mapping[str, Instance]) -> None:
-    if judgment.method != "fennec":
+    if judgment.method not in (methods := per_criterion_methods()):
         raise InputError(
             path,
             line,
             "method",
             f"judgment {judgment.id!r} was made with method {judgment.method!r}; correction needs "
-            "fennec judgments (faceteval judge --method fennec)",
+            f"{either(methods)} judgments (faceteval judge --method {methods[0]})",
         )
     if judgment.status != "ok":
         return

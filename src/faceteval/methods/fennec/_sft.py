@@ -43,6 +43,7 @@ from faceteval.datasets import judged_instances, read_judgments, run_record
 from faceteval.datasets._files import read_jsonl
 from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError, InputError
+from faceteval.methods.fennec._judged import either, per_criterion_methods
 from faceteval.methods.fennec._method import response_labels
 from faceteval.parsing._numbers import fmt
 from faceteval.prompts import render
@@ -394,8 +395,10 @@ class _Builder:
         single: bool | None,
     ) -> None:
         """Criteria, guideline and judge samples of one judgment."""
-        if judgment.method != "fennec":
-            raise FacetevalError(f"judgment {judgment.id!r} was made by {judgment.method!r}, not fennec")
+        if judgment.method not in (methods := per_criterion_methods()):
+            raise FacetevalError(
+                f"judgment {judgment.id!r} was made by {judgment.method!r}, not {either(methods)}"
+            )
         self.counts["judgments"] += 1
         if judgment.status != "ok":
             self.counts["failed"] += 1
@@ -594,8 +597,8 @@ def _fennec_params(record: Mapping[str, Any], judgments_path: Path) -> dict[str,
     method = record.get("method")
     if not isinstance(method, dict):
         return {}
-    if method.get("name") != "fennec":
-        raise FacetevalError(f"{judgments_path}: judged with {method.get('name')!r}, not fennec")
+    if method.get("name") not in (methods := per_criterion_methods()):
+        raise FacetevalError(f"{judgments_path}: judged with {method.get('name')!r}, not {either(methods)}")
     params = method.get("params")
     return params if isinstance(params, dict) else {}
 
