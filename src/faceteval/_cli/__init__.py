@@ -6,12 +6,12 @@ import logging
 
 def main() -> None:
     """Entry point of the ``faceteval`` command."""
+    _show_warnings()  # first: building the commands loads method plugins, which may warn
+    _neutralise_fallbacks()
     from faceteval._cli import _run
     from faceteval._cli._app import cli
 
     _run.OWNS_PROCESS = True
-    _show_warnings()
-    _neutralise_fallbacks()
     cli()
 
 
