@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 
-def lazy_attributes(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for ``package`` that imports each name of ``homes`` from its module.
+def lazy_attributes(package: str, modules: Mapping[str, Sequence[str]]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for ``package`` that imports each name from its module on first use.
 
     Args:
         package: The package's ``__name__``.
-        homes: Each name's module, relative to the package (``{"correct": "_correct"}``).
+        modules: The names each module of the package gives (``{"_correct": ("correct", ...)}``).
 
     Examples:
-        >>> getattr_ = lazy_attributes("json", {"dumps": ""})
-        >>> getattr_("loads")
+        >>> getattr_ = lazy_attributes("xml", {"dom": ("minidom",)})
+        >>> getattr_("minidom").__name__
+        'xml.dom.minidom'
+        >>> getattr_("sax")
         Traceback (most recent call last):
         ...
-        AttributeError: module 'json' has no attribute 'loads'
+        AttributeError: module 'xml' has no attribute 'sax'
     """
+    homes = {name: module for module, names in modules.items() for name in names}
 
     def __getattr__(name: str) -> Any:
         if name not in homes:

@@ -80,8 +80,8 @@ DIRECT_SPEC = MethodSpec(
 SPECS = (SPEC, DIRECT_SPEC)
 """The family's methods, as the registry holds them."""
 
-_HOMES = dict.fromkeys(
-    [
+_LAZY = {
+    "_consistency": (
         "DEFAULT_EMBEDDING_MODEL",
         "ConsistencyReport",
         "ConsistencyScores",
@@ -91,10 +91,8 @@ _HOMES = dict.fromkeys(
         "load_criteria_sets",
         "load_embedder",
         "measure_consistency",
-    ],
-    "_consistency",
-) | dict.fromkeys(
-    [
+    ),
+    "_generate": (
         "DEFAULT_SAMPLES",
         "DEFAULT_TEMPERATURE",
         "CriteriaGeneration",
@@ -105,10 +103,9 @@ _HOMES = dict.fromkeys(
         "generate_criteria",
         "generate_criteria_async",
         "save_generation",
-    ],
-    "_generate",
-)
-__getattr__ = lazy_attributes(__name__, _HOMES)
+    ),
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "COEVAL_SCALE",

@@ -39,21 +39,13 @@ if TYPE_CHECKING:
         DEFAULT_THRESHOLD,
         Correction,
         CorrectOptions,
-        Improvement,
         correct,
         correct_async,
-        improvement,
-        load_correctable,
-        response_score,
     )
-    from faceteval.methods.fennec._sft import (
-        SftData,
-        SftStats,
-        build_sft,
-        export_sft,
-        read_corrections,
-        write_sft,
-    )
+    from faceteval.methods.fennec._correctable import load_correctable, response_score
+    from faceteval.methods.fennec._rejudge import Improvement, improvement
+    from faceteval.methods.fennec._sft import build_sft, export_sft, read_corrections, write_sft
+    from faceteval.methods.fennec._sft_model import SftData, SftStats
 
 SPEC = MethodSpec(
     name="fennec",
@@ -109,35 +101,17 @@ SPEC = MethodSpec(
 SPECS = (SPEC,)
 """The family's methods, as the registry holds them."""
 
-_HOMES = {
-    "BridgeRecord": "_bridge",
-    "bridge": "_bridge",
-    "bridge_async": "_bridge",
-    "BridgeSummary": "_bridge_files",
-    "save_bridge": "_bridge_files",
-    "summarize": "_bridge_files",
-    "BRIDGEABLE": "_bridge_sources",
-    "BridgeSource": "_bridge_sources",
-    "load_sources": "_bridge_sources",
-    **dict.fromkeys(
-        [
-            "DEFAULT_THRESHOLD",
-            "Correction",
-            "CorrectOptions",
-            "Improvement",
-            "correct",
-            "correct_async",
-            "improvement",
-            "load_correctable",
-            "response_score",
-        ],
-        "_correct",
-    ),
-    **dict.fromkeys(
-        ["SftData", "SftStats", "build_sft", "export_sft", "read_corrections", "write_sft"], "_sft"
-    ),
+_LAZY = {
+    "_bridge": ("BridgeRecord", "bridge", "bridge_async"),
+    "_bridge_files": ("BridgeSummary", "save_bridge", "summarize"),
+    "_bridge_sources": ("BRIDGEABLE", "BridgeSource", "load_sources"),
+    "_correct": ("DEFAULT_THRESHOLD", "CorrectOptions", "Correction", "correct", "correct_async"),
+    "_correctable": ("load_correctable", "response_score"),
+    "_rejudge": ("Improvement", "improvement"),
+    "_sft": ("build_sft", "export_sft", "read_corrections", "write_sft"),
+    "_sft_model": ("SftData", "SftStats"),
 }
-__getattr__ = lazy_attributes(__name__, _HOMES)
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "BRIDGEABLE",

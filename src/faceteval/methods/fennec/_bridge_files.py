@@ -23,7 +23,7 @@ from faceteval._version import __version__
 from faceteval.core import Usage
 from faceteval.errors import StoreError
 from faceteval.methods.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
-from faceteval.methods.fennec._sft import Repeats, Sample
+from faceteval.methods.fennec._sft_model import Repeats, Sample
 from faceteval.prompts import load_template
 from faceteval.store import RunFiles
 

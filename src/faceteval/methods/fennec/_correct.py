@@ -26,13 +26,10 @@ Fennec pairwise-eval, over the corrected responses only.
 
 from __future__ import annotations
 
-import math
-import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -40,101 +37,41 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from faceteval._runner import (
     FailureStreak,
-    JudgeOptions,
     StageStats,
     default_window,
     in_order,
-    judge_instance,
     total_of,
     usage_of,
 )
-from faceteval.aggregation import weighted_sum
-from faceteval.core import Criterion, FacetScore, Instance, Judgment, TraceEntry, Usage
-from faceteval.datasets import judged_instances
-from faceteval.datasets._jsonl import read_numbered_judgments
-from faceteval.datasets._judged import changed_since, why_missing
-from faceteval.errors import InputError, ParseError, ProviderError
+from faceteval.core import TraceEntry, Usage
+from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Message
 from faceteval.methods._base import gather, severity
 from faceteval.methods._context import JudgeContext, QueryMemo
-from faceteval.methods.fennec._judged import either, per_criterion_methods
-from faceteval.methods.fennec._method import Fennec
+from faceteval.methods.fennec._correctable import (
+    Correctable,
+    CriterionJudgment,
+    criterion_judgments,
+    response_score,
+)
 from faceteval.methods.fennec._parsers import RewriteParser
+from faceteval.methods.fennec._rejudge import Improvement, Rejudge, improvement, rejudge_correction
 from faceteval.prompts import render
 
 DEFAULT_THRESHOLD = 3.0
 """Responses scoring below this (mean per-criterion score, 1-5) are rewritten, as in the paper."""
+
+
 CORRECTION_TEMPLATE = "fennec/correction"
+
+
 CORRECTION_STAGE = "fennec.correction"
+
+
 DEFAULT_ABORT_AFTER = 10
-CONFIDENCE = 0.95
+
 
 CorrectionStatus = Literal["kept", "corrected", "parse_error", "error"]
-RejudgeStatus = Literal["ok", "parse_error", "error"]
-
-
-class CriterionJudgment(BaseModel):
-    """One criterion's judgment of one response, as the correction prompt is given it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    criterion: str
-    """The criterion's name."""
-    description: str | None = None
-    guideline: str | None = None
-    """The 1-5 scoring guideline the score follows."""
-    score: float
-    """The response's 1-5 score on the criterion."""
-    explanation: str
-    """The judge's explanation of this response's score."""
-    weight: float | None = None
-    """The criterion's weight in the judgment, when it was judged with weights."""
-
-    def shown(self) -> dict[str, str]:
-        """The judgment as the correction prompt shows it: criterion (name: description), score, explanation.
-
-        Examples:
-            >>> judged = CriterionJudgment(criterion="Clarity", description="Clear?", score=2, explanation="")
-            >>> judged.shown()
-            {'criterion': 'Clarity: Clear?', 'score': '2', 'explanation': ''}
-        """
-        return {
-            "criterion": self.as_criterion().describe(),
-            "score": f"{self.score:g}",
-            "explanation": self.explanation,
-        }
-
-    def as_criterion(self) -> Criterion:
-        """The criterion with its guideline and weight, to judge other responses on it."""
-        return Criterion(
-            name=self.criterion,
-            description=self.description or "",
-            guideline=self.guideline,
-            weight=self.weight,
-        )
-
-
-class Rejudge(BaseModel):
-    """A corrected response judged against its original (Fennec pairwise-eval, both orders).
-
-    Scores are mean per-criterion 1-5 scores (`response_score`), averaged over the two orders. A
-    judgment that failed keeps its status, error and unreadable reply, and has no scores.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    status: RejudgeStatus = "ok"
-    original: float | None = None
-    corrected: float | None = None
-    gain: float | None = None
-    """``corrected - original``."""
-    verdict: int | None = None
-    """1: the original is better, 2: the corrected response is, 0: a tie (or the orders disagreed)."""
-    consistent: bool | None = None
-    """Whether the two orders agreed on the verdict."""
-    error: str | None = None
-    raw: str | None = None
-    """The reply that could not be read, when one could not."""
 
 
 class Correction(BaseModel):
@@ -173,21 +110,6 @@ class Correction(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class Correctable:
-    """A judgment read for correction, with the instance it judged.
-
-    Attributes:
-        judgment: The judgment, without its trace (correction does not need it).
-        instance: The judged instance; None for a failed judgment whose instance is not known.
-        line: The judgment's line in its file.
-    """
-
-    judgment: Judgment
-    instance: Instance | None
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
 class CorrectOptions:
     """How responses are corrected.
 
@@ -207,45 +129,6 @@ class CorrectOptions:
 
 
 DEFAULT_CORRECT_OPTIONS = CorrectOptions()
-
-
-@dataclass(frozen=True, slots=True)
-class Improvement:
-    """What correction gained, over the corrected responses re-judged without failure (cf. Table 4).
-
-    Attributes:
-        responses: Re-judged corrected responses counted.
-        before: Mean score of their originals (1-5).
-        after: Mean score of their corrections (1-5).
-        gain: Mean of ``after - before`` per response (the paper's "Impr").
-        ci: The gain's confidence interval (Student's t), None with fewer than two responses.
-        wins: Corrections judged better than their original.
-        ties: Ties, and orders that disagreed.
-        losses: Corrections judged worse.
-    """
-
-    responses: int = 0
-    before: float | None = None
-    after: float | None = None
-    gain: float | None = None
-    ci: tuple[float, float] | None = None
-    wins: int = 0
-    ties: int = 0
-    losses: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        """For run records."""
-        return {
-            "responses": self.responses,
-            "before": self.before,
-            "after": self.after,
-            "gain": self.gain,
-            "ci": None if self.ci is None else list(self.ci),
-            "confidence": CONFIDENCE,
-            "wins": self.wins,
-            "ties": self.ties,
-            "losses": self.losses,
-        }
 
 
 @dataclass(slots=True)
@@ -308,62 +191,6 @@ class CorrectionStats:
         return improvement(self.rejudges)
 
 
-def response_score(facets: Sequence[FacetScore], candidate: int) -> float:
-    """A response's score for correction: the mean of its per-criterion 1-5 scores.
-
-    The mean is weighted by the facets' weights when every facet has one (a judgment made with
-    ``aggregate=weighted``), else unweighted. ``candidate`` is 1-based.
-
-    Raises:
-        ValueError: There are no facets, or the response has no score on one of them.
-
-    Examples:
-        >>> facets = [FacetScore(name="A", scores=[2, 4]), FacetScore(name="B", scores=[3, 5])]
-        >>> response_score(facets, 1), response_score(facets, 2)
-        (2.5, 4.5)
-        >>> weighted = [f.model_copy(update={"weight": w}) for f, w in zip(facets, [0.75, 0.25])]
-        >>> response_score(weighted, 1)
-        2.25
-    """
-    scores = [facet.scores[candidate - 1] for facet in facets]
-    known = [score for score in scores if score is not None]
-    if len(known) != len(scores):
-        raise ValueError(f"response {candidate} has no score on some criterion")
-    weights = [facet.weight for facet in facets]
-    fixed = [weight for weight in weights if weight is not None]
-    return weighted_sum(
-        [[score] for score in known], fixed if len(fixed) == len(weights) else [1.0] * len(weights)
-    )[0]
-
-
-def criterion_judgments(judgment: Judgment, candidate: int) -> list[CriterionJudgment]:
-    """Response ``candidate``'s (1-based) judgment on each criterion of a fennec ``judgment``.
-
-    Judged in several orders (``--swap``), it is the original order's: each score beside the
-    explanation written for it, where the judgment's facets hold scores averaged over the orders.
-
-    Raises:
-        ValueError: A criterion has no score or no explanation for the response.
-    """
-    out = []
-    for facet in judgment.orders[0].facets if judgment.orders else judgment.facets:
-        score = facet.scores[candidate - 1]
-        explanation = None if facet.explanations is None else facet.explanations[candidate - 1]
-        if score is None or explanation is None:
-            raise ValueError(f"criterion {facet.name!r} has no score or explanation for response {candidate}")
-        out.append(
-            CriterionJudgment(
-                criterion=facet.name,
-                description=facet.description,
-                guideline=facet.guideline,
-                score=score,
-                explanation=explanation,
-                weight=facet.weight,
-            )
-        )
-    return out
-
-
 def correction_messages(
     query: str, response: str, judgments: Sequence[CriterionJudgment]
 ) -> tuple[Message, ...]:
@@ -371,73 +198,6 @@ def correction_messages(
     return render(
         CORRECTION_TEMPLATE, query=query, response=response, judgments=[j.shown() for j in judgments]
     )
-
-
-def load_correctable(judgments_path: Path, input_path: Path | None = None) -> list[Correctable]:
-    """Every judgment of ``judgments_path`` with its instance, each checked (see `read_correctable`).
-
-    The instances come from ``input_path``, else from where `faceteval.datasets.judged_instances`
-    finds them (the run record beside the judgments, or a meta-evaluation run's ``instances.jsonl``).
-
-    Raises:
-        InputError: A line cannot be corrected (file and line named), or the input is malformed.
-        FacetevalError: The judged input cannot be found.
-    """
-    return list(read_correctable(judgments_path, judged_instances(judgments_path, input_path)))
-
-
-def read_correctable(judgments_path: Path, instances: Mapping[str, Instance]) -> Iterator[Correctable]:
-    """The judgments of ``judgments_path`` with their instances, streamed, traces dropped.
-
-    Raises:
-        InputError: A line is not a judgment, not a fennec judgment, an ok judgment without
-            per-response explanations, or one of an instance not in ``instances`` (file and line named).
-    """
-    name = str(judgments_path)
-    for line, judgment in read_numbered_judgments(judgments_path):
-        _check(name, line, judgment, instances)
-        yield Correctable(judgment.model_copy(update={"trace": []}), instances.get(judgment.id), line)
-
-
-def _check(path: str, line: int, judgment: Judgment, instances: Mapping[str, Instance]) -> None:
-    if judgment.method not in (methods := per_criterion_methods()):
-        raise InputError(
-            path,
-            line,
-            "method",
-            f"judgment {judgment.id!r} was made with method {judgment.method!r}; correction needs "
-            f"{either(methods)} judgments (faceteval judge --method {methods[0]})",
-        )
-    if judgment.status != "ok":
-        return
-    instance = instances.get(judgment.id)
-    if instance is None:
-        raise InputError(path, line, "id", f"instance {judgment.id!r}: {why_missing(instances, judgment.id)}")
-    if (changed := changed_since(instance, judgment)) is not None:
-        raise InputError(path, line, "input_hash", changed)
-    if not judgment.facets:
-        raise InputError(path, line, "facets", "the judgment has no per-criterion scores")
-    _check_facets(path, line, judgment.facets, instance.n_candidates)
-
-
-def _check_facets(path: str, line: int, facets: Sequence[FacetScore], n: int) -> None:
-    """Every facet has a score and an explanation for each of the ``n`` responses."""
-    for j, facet in enumerate(facets):
-        explanations = facet.explanations
-        if explanations is None or len(explanations) != n or any(e is None for e in explanations):
-            raise InputError(
-                path,
-                line,
-                f"facets.{j}.explanations",
-                f"criterion {facet.name!r} lacks an explanation for each of the {n} responses",
-            )
-        if len(facet.scores) != n or any(s is None for s in facet.scores):
-            raise InputError(
-                path,
-                line,
-                f"facets.{j}.scores",
-                f"criterion {facet.name!r} lacks a score for each of the {n} responses",
-            )
 
 
 async def correct_each(
@@ -568,87 +328,3 @@ def _failure(error: ParseError | ProviderError) -> dict[str, Any]:
     if isinstance(error, ParseError):
         return {"status": "parse_error", "error": str(error), "raw": error.raw}
     return {"status": "error", "error": f"{type(error).__name__}: {error}"}
-
-
-async def rejudge_correction(
-    instance: Instance,
-    judgments: Sequence[CriterionJudgment],
-    original: str,
-    corrected: str,
-    llm: LLM,
-    *,
-    memo: QueryMemo | None = None,
-) -> tuple[Rejudge, list[TraceEntry]]:
-    """Judge ``corrected`` against ``original`` (answers to ``instance``'s query) in both orders.
-
-    Fennec pairwise-eval on the criteria and guidelines of ``judgments`` (put on the instance, so
-    none is generated), weighted as they were. Returns the outcome and every exchange made.
-
-    Raises:
-        FacetevalError: A fatal error (credentials refused, cache unusable).
-    """
-    criteria = tuple(j.as_criterion() for j in judgments)
-    weighted = all(c.weight is not None for c in criteria)
-    pair = Instance(
-        id=f"{instance.id}#rejudge",
-        query=instance.query,
-        candidates=(original, corrected),
-        reference=instance.reference,
-        criteria=criteria,
-    )
-    method = Fennec(aggregate="weighted" if weighted else "mean")
-    judgment, trace = await judge_instance(pair, method, llm, memo or QueryMemo(), JudgeOptions(swap=True))
-    if judgment.status != "ok":
-        unread = next((e.raw for e in reversed(trace) if e.problem is not None), None)
-        return Rejudge(status=judgment.status, error=judgment.error, raw=unread), trace
-    before, after = (response_score(judgment.facets, m) for m in (1, 2))
-    rejudged = Rejudge(
-        original=before,
-        corrected=after,
-        gain=round(after - before, 9),
-        verdict=judgment.verdict,
-        consistent=judgment.consistent,
-    )
-    return rejudged, trace
-
-
-def improvement(rejudges: Iterable[Rejudge], *, confidence: float = CONFIDENCE) -> Improvement:
-    """Mean scores before and after, mean gain with its t confidence interval, wins, ties, losses.
-
-    Only re-judgings with status ok count.
-
-    Examples:
-        >>> improvement([Rejudge(original=2, corrected=4, gain=2, verdict=2, consistent=True)]).gain
-        2.0
-    """
-    done = [r for r in rejudges if r.status == "ok"]
-    before = [r.original for r in done if r.original is not None]
-    after = [r.corrected for r in done if r.corrected is not None]
-    gains = [r.gain for r in done if r.gain is not None]
-    if not gains:
-        return Improvement()
-    verdicts = Counter(r.verdict for r in done)
-    return Improvement(
-        responses=len(gains),
-        before=statistics.fmean(before),
-        after=statistics.fmean(after),
-        gain=statistics.fmean(gains),
-        ci=_t_interval(gains, confidence),
-        wins=verdicts.get(2, 0),
-        ties=len(done) - verdicts.get(1, 0) - verdicts.get(2, 0),
-        losses=verdicts.get(1, 0),
-    )
-
-
-def _t_interval(values: Sequence[float], confidence: float) -> tuple[float, float] | None:
-    """Student's t interval of the mean; None with fewer than two values."""
-    if len(values) < 2:
-        return None
-    centre = statistics.fmean(values)
-    sem = statistics.stdev(values) / math.sqrt(len(values))
-    if sem == 0:
-        return centre, centre
-    from scipy import stats
-
-    low, high = stats.t.interval(confidence, len(values) - 1, loc=centre, scale=sem)
-    return float(low), float(high)

@@ -27,33 +27,17 @@ if TYPE_CHECKING:
     from faceteval.methods.hdeval._store import load_aggregator, save_aggregator
     from faceteval.methods.hdeval._train import NodeScores, TrainConfig, Trained, initial_tree, train
 
-_HOMES = {
-    "AGGREGATORS": "_aggregators",
-    "Evaluator": "_evaluator",
-    "MeanAggregator": "_aggregators",
-    "NodeScores": "_train",
-    "TrainConfig": "_train",
-    "Trained": "_train",
-    "contributions": "_importance",
-    "decompose_tree": "_decompose",
-    "decompose_tree_async": "_decompose",
-    "evaluator_info": "_results",
-    "evaluator_summary": "_results",
-    "held_out": "_results",
-    "importance": "_importance",
-    "initial_tree": "_train",
-    "load_aggregator": "_store",
-    "load_evaluator": "_evaluator",
-    "make_aggregator": "_aggregators",
-    "recorded_scorer": "_features",
-    "run_experiments": "_experiments",
-    "save_aggregator": "_store",
-    "save_evaluator": "_evaluator",
-    "score": "_evaluator",
-    "scores_from_judgments": "_features",
-    "top_k": "_importance",
-    "train": "_train",
-    "write_evaluator_report": "_report",
+_LAZY = {
+    "_aggregators": ("AGGREGATORS", "MeanAggregator", "make_aggregator"),
+    "_decompose": ("decompose_tree", "decompose_tree_async"),
+    "_evaluator": ("Evaluator", "load_evaluator", "save_evaluator", "score"),
+    "_experiments": ("run_experiments",),
+    "_features": ("recorded_scorer", "scores_from_judgments"),
+    "_importance": ("contributions", "importance", "top_k"),
+    "_report": ("write_evaluator_report",),
+    "_results": ("evaluator_info", "evaluator_summary", "held_out"),
+    "_store": ("load_aggregator", "save_aggregator"),
+    "_train": ("NodeScores", "TrainConfig", "Trained", "initial_tree", "train"),
 }
 
 SPEC = MethodSpec(
@@ -120,4 +104,4 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_attributes(__name__, _HOMES)
+__getattr__ = lazy_attributes(__name__, _LAZY)

@@ -20,9 +20,8 @@ from faceteval.methods.fennec._correct import (
     CorrectionStats,
     CorrectOptions,
     correct_each,
-    load_correctable,
-    response_score,
 )
+from faceteval.methods.fennec._correctable import load_correctable, response_score
 from faceteval.prompts import fence
 from tests.support.fennec_judge import DEFAULT_CRITERIA, FennecJudge, stage_of
 

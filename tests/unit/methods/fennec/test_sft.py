@@ -15,19 +15,16 @@ from faceteval.core import Criterion
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from faceteval.methods.fennec import Fennec
-from faceteval.methods.fennec._sft import (
+from faceteval.methods.fennec._sft import build_sft, export_sft, read_corrections, write_sft
+from faceteval.methods.fennec._sft_model import (
     SET_FILES,
     SFT_SETS,
     STATS_FILE,
     Correction,
     Sample,
     SftData,
-    build_sft,
-    export_sft,
     preference,
-    read_corrections,
     swap_labels,
-    write_sft,
 )
 from tests.support.fennec_judge import DEFAULT_CRITERIA, FennecJudge, guideline_for
 from tests.support.files import write_jsonl

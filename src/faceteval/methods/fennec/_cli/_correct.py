@@ -36,15 +36,14 @@ from faceteval.llm import LLM, Spend
 from faceteval.methods.fennec._correct import (
     CORRECTION_TEMPLATE,
     DEFAULT_THRESHOLD,
-    Correctable,
     Correction,
     CorrectionStats,
     CorrectOptions,
-    Improvement,
     correct_each,
-    load_correctable,
 )
+from faceteval.methods.fennec._correctable import Correctable, load_correctable
 from faceteval.methods.fennec._method import Fennec
+from faceteval.methods.fennec._rejudge import Improvement
 from faceteval.prompts import load_template
 from faceteval.store import CORRECTIONS, RUN_RECORD, RunFiles, check_outputs, record_path_for
 
