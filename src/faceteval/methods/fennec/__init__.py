@@ -24,10 +24,12 @@ from faceteval.methods.fennec._method import (
 )
 from faceteval.methods.fennec._parsers import (
     FENNEC_SCALE,
+    DecisionParser,
     FennecCriteriaParser,
     GuidelineParser,
     Judged,
     JudgeResultParser,
+    ReverseCriteriaParser,
     RewriteParser,
 )
 
@@ -126,12 +128,14 @@ __all__ = [
     "BridgeSummary",
     "CorrectOptions",
     "Correction",
+    "DecisionParser",
     "Fennec",
     "FennecCriteriaParser",
     "GuidelineParser",
     "Improvement",
     "JudgeResultParser",
     "Judged",
+    "ReverseCriteriaParser",
     "RewriteParser",
     "SftData",
     "SftStats",

@@ -1,4 +1,5 @@
-"""Fennec's replies: criteria, 1-5 scoring guidelines, per-criterion judge results, rewrites.
+"""Fennec's replies: criteria, 1-5 scoring guidelines, per-criterion judge results, rewrites; and for
+bridging, the criteria recovered from a recorded judgment and a regenerated final decision.
 
 The judge result follows the format Fennec's prompts ask for (Table 9)::
 
@@ -270,3 +271,95 @@ class RewriteParser:
     def example(self) -> str:
         """A rewrite of typical length."""
         return " ".join(["The corrected response addresses every point the evaluation raised."] * 8)
+
+
+# -- bridging (`faceteval.methods.fennec.bridge`) -------------------------------------------------------
+
+MAX_CRITERIA = 10
+"""The most criteria a recovered list may hold."""
+
+_DECISION = re.compile(
+    r"final\s+decision\s*(?:is|:)?\s*[:\-]?\s*\W*(?:(?P<tie>tie)|response\s*(?P<n>[12]))\b(?!\s*/)", re.I
+)
+
+
+class DecisionParser:
+    """The final decision of a pairwise judgment: ``So, the final decision is Response 1 / Response 2 / Tie``.
+
+    The last decision stated counts; the template's own "Response 1 / Response 2 / Tie" repeated back
+    is no decision.
+
+    Examples:
+        >>> DecisionParser().parse("Response 2 misses a step. So, the final decision is Response 1.")
+        1
+        >>> DecisionParser().parse("Both are equally good. So, the final decision is Tie.")
+        0
+    """
+
+    instructions = (
+        'End with your final decision as one of "So, the final decision is Response 1", '
+        '"So, the final decision is Response 2" or "So, the final decision is Tie".'
+    )
+
+    def parse(self, text: str) -> int:
+        """1 or 2 for the better response, 0 for a tie.
+
+        Raises:
+            ParseError: The reply is empty, a refusal, or states no final decision.
+        """
+        body = plain_lines(text)
+        if not body:
+            raise ParseError("the reply is empty", raw=text)
+        found = list(_DECISION.finditer(body))
+        if not found:
+            if is_refusal(body):
+                raise ParseError(f"the reply is a refusal, not a judge result: {quote(body)}", raw=text)
+            raise ParseError(
+                'no final decision (end with "So, the final decision is Response 1", "... Response 2" '
+                'or "... Tie")',
+                raw=text,
+            )
+        last = found[-1]
+        return 0 if last["tie"] else int(last["n"])
+
+    def example(self) -> str:
+        """A well-formed judgment."""
+        return (
+            "Response 1 answers every part of the query and follows the scoring guideline's description of "
+            "a 5; Response 2 leaves out the second part. So, the final decision is Response 1."
+        )
+
+
+class ReverseCriteriaParser:
+    """One to ``limit`` criteria written as ``Name: what it evaluates``."""
+
+    def __init__(self, limit: int = MAX_CRITERIA) -> None:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        self.limit = limit
+        self._items = CriteriaParser()
+
+    @property
+    def instructions(self) -> str:
+        """The reply format, in one or two sentences."""
+        return (
+            f"List the evaluation criteria the judge result applied, one to {self.limit} of them, as a "
+            'numbered list ("1. ", "2. ", ...), one per line, each as "Name: what it evaluates".'
+        )
+
+    def example(self) -> str:
+        """A well-formed reply of three criteria."""
+        return FennecCriteriaParser(3).example()
+
+    def parse(self, text: str) -> tuple[Criterion, ...]:
+        """The criteria.
+
+        Raises:
+            ParseError: A refusal, no list, a repeated name, or more than ``limit`` criteria.
+        """
+        if is_refusal(text):
+            raise ParseError(f"the reply is a refusal, not criteria: {quote(text)}", raw=text)
+        criteria = self._items.parse(text)
+        if len(criteria) > self.limit:
+            raise ParseError(f"expected at most {self.limit} criteria but found {len(criteria)}", raw=text)
+        return criteria

@@ -19,8 +19,6 @@ from faceteval.errors import AuthenticationError, ConfigError, FacetevalError, P
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, RetryPolicy, ScriptedProvider
 from faceteval.methods.fennec._bridge import (
     BridgeRecord,
-    DecisionParser,
-    ReverseCriteriaParser,
     bridge,
     bridge_each,
     criteria_text,
@@ -28,6 +26,7 @@ from faceteval.methods.fennec._bridge import (
 )
 from faceteval.methods.fennec._bridge_files import bridge_files, save_bridge, sft_example, summarize
 from faceteval.methods.fennec._bridge_sources import BridgeSource, decision_text, load_sources
+from faceteval.methods.fennec._parsers import DecisionParser, ReverseCriteriaParser
 from faceteval.prompts import fence
 from faceteval.store import SQLiteCache
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
