@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from faceteval._cli import _run, main
 from faceteval._cli._app import cli
 from faceteval._cli._console import err_console
-from faceteval._heap import YOUNG_GENERATION
+from faceteval._util.heap import YOUNG_GENERATION
 from tests.support.files import read_jsonl, table_rows
 from tests.support.llm_server import Disconnect, LLMServer, Status
 from tests.support.processes import partial_files, run_to_end, start, wait_for_lines, written_lines

@@ -38,7 +38,7 @@ def _neutralise_fallbacks() -> None:
     from typing import TextIO
 
     from faceteval._cli._console import NeutralLogFilter
-    from faceteval._text import neutralise
+    from faceteval._util.text import neutralise
 
     def excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         sys.stderr.write(neutralise("".join(traceback.format_exception(kind, value, tb))))

@@ -15,7 +15,7 @@ import click
 
 from faceteval._cli._console import err_console, escape, neutral_out
 from faceteval._cli._family_commands import family_commands, load_family_command
-from faceteval._documents import read_toml
+from faceteval._util.documents import read_toml
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError
 

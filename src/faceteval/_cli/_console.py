@@ -3,7 +3,7 @@
 Ids, queries, candidates, model replies, criteria, file names and error messages come from outside
 and may hold characters a terminal acts on (ESC sequences that set the title, clear the screen or
 recolour text; C1 controls; bidi overrides that make text display as other text). `Console` shows
-every such character as its escape (`faceteval._text.neutralise`) in whatever it prints, so that a
+every such character as its escape (`faceteval._util.text.neutralise`) in whatever it prints, so that a
 call site that forgets still prints nothing raw; `escape` is what call sites use for a piece of
 text inside markup: control characters neutralised, then markup escaped. rich's own styling is
 added after, as it renders, and is unaffected.
@@ -22,7 +22,7 @@ import rich.markup
 from rich.segment import Segment
 from rich.text import Text
 
-from faceteval._text import neutralise
+from faceteval._util.text import neutralise
 
 __all__ = [
     "Console",

@@ -28,7 +28,6 @@ from rich.progress import (
 )
 
 from faceteval._cli._console import err_console, escape, json_lines_out
-from faceteval._heap import settle
 from faceteval._runner import (
     INVALID_INPUT,
     JudgeOptions,
@@ -37,6 +36,7 @@ from faceteval._runner import (
     cannot_judge,
     judge_each,
 )
+from faceteval._util.heap import settle
 from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances
@@ -237,7 +237,7 @@ OWNS_PROCESS = False
 
 
 def settle_heap() -> None:
-    """Tune the garbage collector for the run about to start (`faceteval._heap.settle`).
+    """Tune the garbage collector for the run about to start (`faceteval._util.heap.settle`).
 
     Only in the ``faceteval`` command's own process: a program that runs the commands in its own
     process (a test runner, a notebook) keeps its collector as it set it.

@@ -11,10 +11,10 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from faceteval._util.records import Record, jsonl_records
 from faceteval.core import Instance, Judgment, OrderResult, TraceEntry
 from faceteval.datasets._base import coded, github_files, same_count
 from faceteval.datasets._benchmark import Benchmark, RecordedSource
-from faceteval.datasets._files import Record, jsonl_records
 
 _AUTOJ_LABEL = {0: 1, 1: 2, 2: 0}
 """Auto-J's coding (0 = response 1 better, 1 = response 2 better, 2 = tie) to ours (1, 2, 0)."""

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from faceteval._util.records import Record
 from faceteval.datasets._benchmark import RemoteFile
-from faceteval.datasets._files import Record
 from faceteval.errors import InputError
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from faceteval._util.files import read_json_object
+from faceteval._util.records import Record
 from faceteval.core import FacetScore, Judgment, TraceEntry
 from faceteval.datasets._benchmark import RecordedSource
 from faceteval.datasets._coeval_tasks import (
@@ -24,7 +26,6 @@ from faceteval.datasets._coeval_tasks import (
     read_coeval,
     read_inputs,
 )
-from faceteval.datasets._files import Record, read_json_object
 from faceteval.errors import FacetevalError, InputError
 
 _ACTIONS = frozenset({"pass", "revise", "delete", "add"})

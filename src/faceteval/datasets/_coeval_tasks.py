@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from faceteval._util.files import read_json_object
+from faceteval._util.records import Record
 from faceteval.core import Criterion
-from faceteval.datasets._files import Record, read_json_object
 
 COEVAL_COMBINED = "coeval/data/combine_data.json"
 

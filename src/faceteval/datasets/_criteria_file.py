@@ -8,9 +8,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from faceteval._util.documents import node_line
+from faceteval._util.files import read_document
 from faceteval.core import Criterion
 from faceteval.core._criterion import partial_weights, repeated_name, zero_weights
-from faceteval.datasets._files import read_document
 from faceteval.errors import InputError
 
 
@@ -45,14 +46,16 @@ def load_criteria(path: str | Path) -> tuple[Criterion, ...]:
             problem = exc.errors(include_url=False)[0]
             field = ".".join(str(p) for p in problem["loc"]) or None
             where = f"criteria[{index}]" + (f".{field}" if field else "")
-            raise InputError(name, _line(node), where, problem["msg"].removeprefix("Value error, ")) from exc
+            raise InputError(
+                name, node_line(node), where, problem["msg"].removeprefix("Value error, ")
+            ) from exc
     if not criteria:
         raise InputError(name, None, "criteria", "no criteria in the file")
     if (weightless := zero_weights(criteria) or partial_weights(criteria)) is not None:
-        raise InputError(name, _line(nodes[0]), "criteria", weightless)
+        raise InputError(name, node_line(nodes[0]), "criteria", weightless)
     if (again := repeated_name(criteria)) is not None:
         raise InputError(
-            name, _line(nodes[again]), f"criteria[{again}].name", f"repeats {criteria[again].name!r}"
+            name, node_line(nodes[again]), f"criteria[{again}].name", f"repeats {criteria[again].name!r}"
         )
     return tuple(criteria)
 
@@ -72,7 +75,3 @@ def _entries(name: str, data: Any, document: yaml.Node | None) -> tuple[list[Any
         raise InputError(name, None, "criteria", "expected a list of criteria")
     nodes = list(getattr(sequence, "value", [])) if isinstance(sequence, yaml.SequenceNode) else []
     return data, nodes if len(nodes) == len(data) else [None] * len(data)
-
-
-def _line(node: yaml.Node | None) -> int | None:
-    return node.start_mark.line + 1 if node is not None else None

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from faceteval._util.records import jsonl_records
 from faceteval.core import Criterion, Instance
 from faceteval.datasets._base import github_files, same_count, text_lines
 from faceteval.datasets._benchmark import Benchmark
-from faceteval.datasets._files import jsonl_records
 from faceteval.errors import InputError
 
 _FAIREVAL_LABELS = {"CHATGPT": 1, "VICUNA13B": 2, "TIE": 0}

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from faceteval._util.files import UnreadableJSON, decode_json
 from faceteval.datasets._field_map import (
     ALL_ASPECTS,
     DEFAULT_LABEL_WORDS,
@@ -20,7 +21,6 @@ from faceteval.datasets._field_map import (
     FieldProblem,
     Plan,
 )
-from faceteval.datasets._files import UnreadableJSON, decode_json
 
 
 def row_fields(

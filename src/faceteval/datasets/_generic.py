@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from faceteval._util.files import UnreadableJSON, check_value, decode_json, read_json
 from faceteval.core import Instance
 from faceteval.datasets._field_map import (
     DEFAULT_FIELD_MAP,
@@ -26,7 +27,6 @@ from faceteval.datasets._field_map import (
     resolve,
 )
 from faceteval.datasets._field_values import raw_id, row_fields
-from faceteval.datasets._files import UnreadableJSON, check_value, decode_json, read_json
 from faceteval.datasets._jsonl import _describe, read_instances
 from faceteval.errors import ConfigError, InputError
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from faceteval._util.files import UnreadableJSON, decode_json
 from faceteval.core import Instance, Judgment
-from faceteval.datasets._files import UnreadableJSON, decode_json
 from faceteval.errors import InputError
 
 MAX_PROBLEMS_PER_LINE = 3

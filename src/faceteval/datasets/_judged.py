@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from faceteval._util.files import read_json_object
 from faceteval.core import Instance, Judgment
-from faceteval.datasets._files import read_json_object
 from faceteval.datasets._jsonl import read_instances
 from faceteval.errors import FacetevalError, InputError
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from faceteval._util.records import Record, json_records
 from faceteval.core import Criterion, Instance
 from faceteval.datasets._benchmark import Benchmark, RemoteFile
-from faceteval.datasets._files import Record, json_records
 from faceteval.datasets._llmbar_recorded import LlmbarSet, discover
 from faceteval.datasets._mtbench import MTBENCH_CRITERIA, QUESTIONS_FILE, read_questions
 

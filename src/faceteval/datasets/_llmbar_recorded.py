@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from faceteval._util.files import read_json
+from faceteval._util.records import Record, field, json_records
 from faceteval.core import Judgment, OrderResult, TraceEntry
 from faceteval.datasets._benchmark import RecordedSource, RemoteFile
-from faceteval.datasets._files import Record, field, json_records, read_json
 from faceteval.errors import InputError
 
 _RAW = (

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from faceteval._util.records import jsonl_records
 from faceteval.core import Instance
 from faceteval.datasets._base import coded
 from faceteval.datasets._benchmark import Benchmark
-from faceteval.datasets._files import jsonl_records
 
 _LLMEVAL2_LABEL = {"model1": 1, "model2": 2, "TIE": 0}
 

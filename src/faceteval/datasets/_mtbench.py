@@ -28,9 +28,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from faceteval._util.files import read_jsonl
+from faceteval._util.records import field
 from faceteval.core import Criterion, Instance, Judgment, TraceEntry
 from faceteval.datasets._benchmark import Benchmark, RecordedSource, RemoteFile
-from faceteval.datasets._files import field, read_jsonl
 from faceteval.errors import InputError
 
 _FASTCHAT = (

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from faceteval._util.records import Record, json_records
 from faceteval.core import Instance, Judgment, TraceEntry
 from faceteval.datasets._base import coded, github_files
 from faceteval.datasets._benchmark import Benchmark, RecordedSource
-from faceteval.datasets._files import Record, json_records
 
 _PANDALM_VOTE = {0: 0, 1: 1, 2: 2}
 """Annotator codes are already ours: 1 = response1 better, 2 = response2 better, 0 = tie."""

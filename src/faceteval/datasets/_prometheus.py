@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import fmean
 
+from faceteval._util.records import Record, json_records
 from faceteval.core import Criterion, Instance, Judgment, TraceEntry
 from faceteval.datasets._base import github_files
 from faceteval.datasets._benchmark import Benchmark, RecordedSource, RemoteFile
-from faceteval.datasets._files import Record, json_records
 
 _PROMETHEUS_LICENSE = "Apache-2.0 (repository)"
 _PROMETHEUS_URL = "https://github.com/prometheus-eval/prometheus-eval"

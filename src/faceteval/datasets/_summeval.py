@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from faceteval._util.files import read_jsonl
+from faceteval._util.records import Record
 from faceteval.core import Criterion, Instance
 from faceteval.datasets._base import raw_url
 from faceteval.datasets._benchmark import Benchmark, RemoteFile
-from faceteval.datasets._files import Record, read_jsonl
 
 _SUMMEVAL_FILE = "summeval/summeval.jsonl"
 _SUMMEVAL_ASPECTS = ("coherence", "consistency", "fluency", "relevance")

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from faceteval._util.records import json_records
 from faceteval.core import Criterion, Instance
 from faceteval.datasets._base import raw_url
 from faceteval.datasets._benchmark import Benchmark, RemoteFile
-from faceteval.datasets._files import json_records
 
 _UNIEVAL_REPO, _UNIEVAL_COMMIT = "maszhongming/UniEval", "d33e7b6cfebe97b2bafe435adbd818230d5a416a"
 _UNIEVAL_LICENSE = (

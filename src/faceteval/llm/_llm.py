@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from faceteval._settings import whole_number
+from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError, ProviderError, ProviderTimeout
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES, check_max_reply_bytes

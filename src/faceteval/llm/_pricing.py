@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from faceteval._documents import load_yaml, read_yaml
+from faceteval._util.documents import load_yaml, read_yaml
 from faceteval.errors import ConfigError
 
 MAX_PRICE = 1_000_000.0

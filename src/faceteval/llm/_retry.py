@@ -6,7 +6,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from faceteval._settings import whole_number
+from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError, ProviderConnectionError, ProviderError, ProviderUnreachableError
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from faceteval import store
+from faceteval._util.files import read_json_object
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances, read_judgments
-from faceteval.datasets._files import read_json_object
 from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval._judgments import join
 from faceteval.metaeval._summary import Settings, summarize

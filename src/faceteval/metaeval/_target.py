@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from faceteval._text import first_few
+from faceteval._util.text import first_few
 from faceteval.core import Instance
 from faceteval.datasets import Benchmark, FieldMap, get_benchmark, load_labelled
 from faceteval.datasets._benchmark import Kind

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from faceteval import metrics
-from faceteval.datasets._files import jsonl_records
+from faceteval._util.records import jsonl_records
 from faceteval.errors import FacetevalError
 from faceteval.metaeval._judgments import Joined
 

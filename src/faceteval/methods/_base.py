@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 import anyio
 from pydantic import ValidationError
 
-from faceteval._settings import whole_number
+from faceteval._util.checks import whole_number
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.core._criterion import partial_weights, repeated_name, zero_weights
 from faceteval.errors import (

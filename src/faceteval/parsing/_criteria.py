@@ -18,10 +18,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from faceteval._util.replies import find_json, plain
 from faceteval.core import Criterion
 from faceteval.errors import ParseError
 from faceteval.parsing._criteria_items import is_bare_head, split_item
-from faceteval.parsing._text import find_json, plain
 
 _NUMBERED = re.compile(
     r"^(?:\(?\d+[.):]|\(\d+\)|(?i:aspect|criterion|criteria|question|facet|dimension|q)\s*#?\s*\d+\s*[:.)-]?)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from faceteval.parsing._text import plain
+from faceteval._util.replies import plain
 
 MAX_HEAD_WORDS = 6
 """A head longer than this is not a name: the whole item is."""

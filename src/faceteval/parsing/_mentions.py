@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from faceteval.parsing._numbers import NUMBER, UNSIGNED
+from faceteval._util.numbers import NUMBER, UNSIGNED
 
 GENERIC_WORDS = ("response", "assistant", "output", "answer", "candidate")
 """Words a judge may use for a candidate, with a number or a letter, whatever the prompt called it."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from faceteval._util.replies import plain, tidy
 from faceteval.parsing._score_text import Doc, Found
-from faceteval.parsing._text import plain, tidy
 
 _SCORES_HEADING = re.compile(r"^(?i:(?:(?:my|the|final|overall)\s+)*(?:scores?|ratings?|grades?))\s*:?$")
 _CONNECTIVES = frozenset({"and", "or", "but", "while", "whereas", "vs", "versus"})

@@ -9,9 +9,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from faceteval._util.numbers import NUMBER, UNSIGNED, fmt
+from faceteval._util.replies import plain, unbulleted
 from faceteval.parsing._mentions import SCORE_WORD, Mentions, score_value
-from faceteval.parsing._numbers import NUMBER, UNSIGNED, fmt
-from faceteval.parsing._text import plain, unbulleted
 
 _PREFIX = re.compile(
     r"^(?i:(?:(?:my|the|final|overall|total|combined)\s+)*(?:scores?|ratings?|grades?)"

@@ -28,9 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from faceteval._util.numbers import NUMBER, describe_range, fmt
+from faceteval._util.replies import find_json, is_refusal, quote, without_span
 from faceteval.errors import ParseError
 from faceteval.parsing._mentions import mentions_for
-from faceteval.parsing._numbers import NUMBER, describe_range, fmt
 from faceteval.parsing._score_rest import cut, explanation_for, json_explanation, lines_without, without_lines
 from faceteval.parsing._score_text import (
     Doc,
@@ -41,7 +42,6 @@ from faceteval.parsing._score_text import (
     line_values,
     phrase_scores,
 )
-from faceteval.parsing._text import find_json, is_refusal, quote, without_span
 
 _END = 10**9
 _PLAIN_LINE = re.compile(r"\d+(?:\.\d+)?(?:(?:\s*,\s*|\s+)\d+(?:\.\d+)?)*")

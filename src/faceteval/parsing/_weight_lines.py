@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from faceteval.parsing._numbers import fmt
-from faceteval.parsing._text import plain
+from faceteval._util.numbers import fmt
+from faceteval._util.replies import plain
 
 _TOKEN = r"(?P<sign>-)?(?P<num>\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*(?P<den>\d+(?:\.\d+)?))?(?:\s*(?P<pct>%))?"
 _TOKEN_RE = re.compile(_TOKEN)

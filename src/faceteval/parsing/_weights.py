@@ -23,9 +23,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from faceteval._util.numbers import fmt
+from faceteval._util.replies import find_json, plain, quote
 from faceteval.errors import ParseError
-from faceteval.parsing._numbers import fmt
-from faceteval.parsing._text import find_json, plain, quote
 from faceteval.parsing._weight_lines import (
     Weight,
     WeightLine,

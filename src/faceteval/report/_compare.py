@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from faceteval._util.numbers import number
 from faceteval.report._format import (
     DASH,
     count,
@@ -14,7 +15,6 @@ from faceteval.report._format import (
     is_fraction,
     metric_name,
     metric_value,
-    number,
     p_value,
     value_of,
 )

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from faceteval.report._format import label_name, number
+from faceteval._util.numbers import number
+from faceteval.report._format import label_name
 
 _MATRIX_KEYS = ("matrix", "counts", "table", "values", "data", "cells")
 _ROW_KEYS = ("rows", "row_labels", "human", "human_labels", "labels_human", "true", "y_true")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from faceteval._util.numbers import number
 
 DASH = "—"
 """What an absent number is shown as."""
@@ -36,18 +37,6 @@ _METRIC_NAMES = {
     "votes.with_ties": "MT-Bench votes, with ties",
     "votes.without_ties": "MT-Bench votes, without ties",
 }
-
-
-def number(value: Any) -> float | None:
-    """``value`` as a finite float, or None when it is not a real number.
-
-    Examples:
-        >>> number(3), number("x"), number(float("nan")), number(True)
-        (3.0, None, None, None)
-    """
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
 
 
 def value_of(entry: Any) -> float | None:

@@ -14,10 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from faceteval._util.numbers import number
 from faceteval.methods import sweep_of
 from faceteval.report._confusion import Confusion, read_confusion
 from faceteval.report._evidence import Paired, aspect_scores, preferred_scores, verdict_counts
-from faceteval.report._format import interval, is_fraction, metric_name, number, truncate, value_of
+from faceteval.report._format import interval, is_fraction, metric_name, truncate, value_of
 from faceteval.report._sections import ALL, is_rate_key, mapping, top_facets, value_of_mean
 
 if TYPE_CHECKING:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from faceteval.report._format import DASH, count, decimal, interval, metric_name, number, value_of
+from faceteval._util.numbers import number
+from faceteval.report._format import DASH, count, decimal, interval, metric_name, value_of
 from faceteval.report._model import Section, Table, numeric_columns
 from faceteval.report._sections import mapping
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from faceteval._util.numbers import number
 from faceteval.methods import sweep_of
 from faceteval.report._confusion import read_confusion
 from faceteval.report._format import (
@@ -18,7 +19,6 @@ from faceteval.report._format import (
     metric_interval,
     metric_name,
     metric_value,
-    number,
     percent,
     value_of,
 )

@@ -5,8 +5,9 @@ Names are imported on first use, so the command line starts without loading the 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from faceteval._util.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from faceteval.review._app import create_app
@@ -26,27 +27,23 @@ if TYPE_CHECKING:
     from faceteval.review._stats import render_stats_markdown, review_stats
     from faceteval.review._store import ReviewStore
 
-_HOMES = {
-    "COEVAL_TASKS": "_coeval",
-    "CoevalImport": "_coeval",
-    "import_coeval": "_coeval",
-    "render_stats_markdown": "_stats",
-    "review_stats": "_stats",
-    "OVERALL": "_model",
-    "CriterionRow": "_model",
-    "CriterionView": "_model",
-    "DiskFullError": "_model",
-    "Draft": "_model",
-    "ImportSummary": "_io",
-    "Item": "_model",
-    "ReviewError": "_model",
-    "ReviewStore": "_store",
-    "SentenceView": "_model",
-    "create_app": "_app",
-    "export_actions": "_io",
-    "export_scores": "_io",
-    "import_run": "_io",
-    "split_sentences": "_model",
+_LAZY = {
+    "_app": ("create_app",),
+    "_coeval": ("COEVAL_TASKS", "CoevalImport", "import_coeval"),
+    "_io": ("ImportSummary", "export_actions", "export_scores", "import_run"),
+    "_model": (
+        "CriterionRow",
+        "CriterionView",
+        "DiskFullError",
+        "Draft",
+        "Item",
+        "OVERALL",
+        "ReviewError",
+        "SentenceView",
+        "split_sentences",
+    ),
+    "_stats": ("render_stats_markdown", "review_stats"),
+    "_store": ("ReviewStore",),
 }
 
 __all__ = [
@@ -73,7 +70,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+__getattr__ = lazy_attributes(__name__, _LAZY)

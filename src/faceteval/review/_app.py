@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from faceteval.parsing._numbers import fmt
+from faceteval._util.numbers import fmt
 from faceteval.review._access import (
     Session,
     Sessions,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from faceteval._text import first_few
+from faceteval._util.text import first_few
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import judged_input, judged_instances, run_record
 from faceteval.datasets._jsonl import read_numbered_judgments

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from faceteval._text import first_few
+from faceteval._util.text import first_few
 from faceteval.errors import FacetevalError
 
 __all__ = [

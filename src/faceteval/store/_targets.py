@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, Literal
 
 import yaml
 
-from faceteval._documents import load_yaml
+from faceteval._util.documents import load_yaml
 from faceteval.errors import ConfigError, InputError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from faceteval._util.files import read_document, read_json, read_jsonl
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import load_criteria, read_instances, read_judgments
-from faceteval.datasets._files import read_document, read_json, read_jsonl
 from faceteval.datasets._generic import load_labelled
 from faceteval.errors import InputError
 from faceteval.methods.hdeval import load_tree

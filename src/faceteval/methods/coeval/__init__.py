@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from faceteval.methods._lazy import lazy_attributes
+from faceteval._util.lazy import lazy_attributes
 from faceteval.methods._spec import Command, EvaluationStages, MethodOption, MethodSpec, TemplateFolder
 from faceteval.methods.coeval._method import COEVAL_SCALE, DEFAULT_TASK, CoEval, CoEvalDirect
 from faceteval.methods.coeval._parsers import (

@@ -36,7 +36,7 @@ import anyio
 import yaml
 
 from faceteval._runner import usage_of
-from faceteval._text import first_few, neutralise
+from faceteval._util.text import first_few, neutralise
 from faceteval._version import __version__
 from faceteval.core import Criterion, TraceEntry, Usage
 from faceteval.errors import ConfigError, FacetevalError, ParseError, ProviderError

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
+from faceteval._util.numbers import fmt
 from faceteval.core import Criterion, FacetScore, Instance
 from faceteval.errors import InstanceError
 from faceteval.llm import Message, assistant
@@ -54,7 +55,6 @@ from faceteval.methods.coeval._parsers import (
     OverallEvaluation,
     OverallParser,
 )
-from faceteval.parsing._numbers import fmt
 from faceteval.prompts import render
 
 COEVAL_SCALE = (1.0, 5.0)

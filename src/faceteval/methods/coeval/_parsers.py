@@ -13,18 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from faceteval._util.numbers import OUT_OF, RANGE_END, denominator_problem, describe_range, fmt, range_problem
+from faceteval._util.replies import quote
 from faceteval.core import Criterion
 from faceteval.errors import ParseError
 from faceteval.parsing import CriteriaParser, ScoreParser
-from faceteval.parsing._numbers import (
-    OUT_OF,
-    RANGE_END,
-    denominator_problem,
-    describe_range,
-    fmt,
-    range_problem,
-)
-from faceteval.parsing._text import quote
 
 _CRITERION_FORM = ("conclusion", "score", "evidence")
 _OVERALL_FORM = ("conclusion", "score")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from faceteval.methods._lazy import lazy_attributes
+from faceteval._util.lazy import lazy_attributes
 from faceteval.methods._spec import Command, MethodOption, MethodSpec, Sweep, TemplateFolder
 from faceteval.methods.fennec._method import (
     DEFAULT_CRITERIA_COUNT,

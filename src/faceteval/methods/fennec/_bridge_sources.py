@@ -17,12 +17,12 @@ from itertools import islice
 from pathlib import Path
 from typing import Literal
 
+from faceteval._util.numbers import fmt
+from faceteval._util.replies import quote
 from faceteval.core import Instance, Judgment, TraceEntry
 from faceteval.datasets import get_benchmark
 from faceteval.errors import ConfigError, FacetevalError
 from faceteval.methods.fennec._parsers import FENNEC_SCALE
-from faceteval.parsing._numbers import fmt
-from faceteval.parsing._text import quote
 
 BridgeKind = Literal["pairwise", "single"]
 

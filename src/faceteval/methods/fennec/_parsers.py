@@ -21,10 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from faceteval.core import Criterion
-from faceteval.errors import ParseError
-from faceteval.parsing import CriteriaParser
-from faceteval.parsing._numbers import (
+from faceteval._util.numbers import (
     OUT_OF,
     RANGE_END,
     UNSIGNED,
@@ -33,7 +30,10 @@ from faceteval.parsing._numbers import (
     fmt,
     range_problem,
 )
-from faceteval.parsing._text import is_refusal, plain, quote
+from faceteval._util.replies import is_refusal, plain, quote
+from faceteval.core import Criterion
+from faceteval.errors import ParseError
+from faceteval.parsing import CriteriaParser
 
 FENNEC_SCALE = (1.0, 5.0)
 

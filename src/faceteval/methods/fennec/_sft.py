@@ -34,9 +34,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from faceteval._util.files import read_jsonl
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import judged_instances, read_judgments, run_record
-from faceteval.datasets._files import read_jsonl
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods.fennec._judged import either, per_criterion_methods
 from faceteval.methods.fennec._sft_model import (

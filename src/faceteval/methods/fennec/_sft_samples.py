@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from faceteval._util.numbers import fmt
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets._judged import changed_since, why_missing
 from faceteval.errors import FacetevalError
@@ -25,7 +26,6 @@ from faceteval.methods.fennec._sft_model import (
     preference,
     swap_labels,
 )
-from faceteval.parsing._numbers import fmt
 from faceteval.prompts import render
 
 

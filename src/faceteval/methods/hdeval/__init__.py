@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from faceteval.methods._lazy import lazy_attributes
+from faceteval._util.lazy import lazy_attributes
 from faceteval.methods._spec import Command, CriteriaUse, MethodOption, MethodSpec, TemplateFolder
 from faceteval.methods.hdeval._method import HDEVAL_SCALE, EvalNode, HierarchyAware, tree_params
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree

@@ -17,16 +17,16 @@ from typing import Any
 import numpy as np
 
 from faceteval import store
-from faceteval._text import first_few
+from faceteval._util.files import read_json_object, read_jsonl
+from faceteval._util.numbers import number
+from faceteval._util.text import first_few
 from faceteval._version import __version__
 from faceteval.core import Instance
-from faceteval.datasets._files import read_json_object, read_jsonl
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods.hdeval._importance import contributions
 from faceteval.methods.hdeval._store import load_aggregator, save_aggregator
 from faceteval.methods.hdeval._train import Matrix, Trained, predict
 from faceteval.methods.hdeval._tree import CriteriaTree, load_tree, save_tree
-from faceteval.report._format import number
 from faceteval.store import OutputKind, write_atomic
 
 FORMAT = "faceteval-hdeval-evaluator"

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from faceteval._util.files import read_json_object
 from faceteval._version import __version__
-from faceteval.datasets._files import read_json_object
 from faceteval.methods.hdeval._evaluator import EXPERIMENTS_FILE, read_summary
 from faceteval.methods.hdeval._results import SCORERS
 from faceteval.report._format import DASH, decimal, escape_markdown

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import ValidationError
 
+from faceteval._util.documents import node_line
+from faceteval._util.files import read_document
 from faceteval.core import Criterion
-from faceteval.datasets._criteria_file import _line
-from faceteval.datasets._files import read_document
 from faceteval.errors import ConfigError, InputError
 from faceteval.methods._base import as_criteria
 from faceteval.store import write_atomic
@@ -292,14 +292,14 @@ def load_tree(path: str | Path) -> CriteriaTree:
     reader = _Reader(name)
     for key in data:
         if key not in _TOP_FIELDS:
-            raise InputError(name, _line(_value(document, key)), str(key), _unknown(_TOP_FIELDS))
+            raise InputError(name, node_line(_value(document, key)), str(key), _unknown(_TOP_FIELDS))
     task = reader.text(data, document, "task", required=True)
     background = reader.text(data, document, "background", required=False)
     criteria = reader.criteria(data.get("criteria", []), _value(document, "criteria"), "criteria")
     try:
         return CriteriaTree(task=task, background=background, criteria=criteria)
     except ConfigError as exc:  # two node ids collide: a name holding " / " spells another node's path
-        raise InputError(name, _line(_value(document, "criteria")), "criteria", str(exc)) from None
+        raise InputError(name, node_line(_value(document, "criteria")), "criteria", str(exc)) from None
 
 
 def _read(path: Path, name: str) -> tuple[Any, yaml.Node | None]:
@@ -338,7 +338,7 @@ class _Reader:
         value = data.get(key)
         if value is None and not required:
             return ""
-        line = _line(_value(document, key) or document)
+        line = node_line(_value(document, key) or document)
         if not isinstance(value, str):
             raise InputError(self.name, line, key, "expected text" if key in data else "missing")
         if required and not value.strip():
@@ -349,14 +349,14 @@ class _Reader:
         if entries is None:  # "children:" left empty
             return ()
         if not isinstance(entries, list):
-            raise InputError(self.name, _line(node), where, "expected a list of criteria")
+            raise InputError(self.name, node_line(node), where, "expected a list of criteria")
         criteria = [self.criterion(entry, _item(node, i), f"{where}[{i}]") for i, entry in enumerate(entries)]
         seen: dict[str, int] = {}
         for i, criterion in enumerate(criteria):
             key = criterion.name.casefold()
             if key in seen:
                 problem = f"repeats {criterion.name!r} (a sibling of the same name is {where}[{seen[key]}])"
-                raise InputError(self.name, _line(_item(node, i)), f"{where}[{i}].name", problem)
+                raise InputError(self.name, node_line(_item(node, i)), f"{where}[{i}].name", problem)
             seen[key] = i
         return tuple(criteria)
 
@@ -365,7 +365,7 @@ class _Reader:
             entry = {"name": entry}
         if not isinstance(entry, Mapping):
             raise InputError(
-                self.name, _line(node), where, "expected a criterion name or a mapping with 'name'"
+                self.name, node_line(node), where, "expected a criterion name or a mapping with 'name'"
             )
         fields = dict(entry)
         children = self.criteria(fields.pop("children", []), _value(node, "children"), f"{where}.children")
@@ -374,7 +374,7 @@ class _Reader:
         except ValidationError as exc:
             problem = exc.errors(include_url=False)[0]
             loc = [str(p) for p in problem["loc"]]
-            line = _line(_value(node, loc[0]) or node) if loc else _line(node)
+            line = node_line(_value(node, loc[0]) or node) if loc else node_line(node)
             message = problem["msg"].removeprefix("Value error, ")
             if problem["type"] == "extra_forbidden":
                 message = _unknown(tuple(Criterion.model_fields))

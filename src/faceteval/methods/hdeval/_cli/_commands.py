@@ -17,8 +17,8 @@ from faceteval._cli.kit import (
     force_option,
     handle_errors,
 )
+from faceteval._util.files import read_json_object
 from faceteval.core import Criterion
-from faceteval.datasets._files import read_json_object
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target, write_instances
 from faceteval.metaeval._judgments import source_files

@@ -1,4 +1,5 @@
-"""Text helpers the parsers share: markdown, code fences, embedded JSON, refusals."""
+"""Reading LLM replies: markdown, code fences, embedded JSON, refusals (`faceteval.parsing` and the
+method families' own parsers share them)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from faceteval._documents import MAX_DEPTH, load_yaml, read_text, read_toml, read_yaml, too_deep
+from faceteval._util.documents import MAX_DEPTH, load_yaml, read_text, read_toml, read_yaml, too_deep
 from faceteval.errors import InputError
 
 

@@ -6,7 +6,7 @@ items), refuses nesting deeper than `MAX_DEPTH`, refuses a key a mapping repeats
 the last one only), and keeps the node graph for line numbers. `read_toml` reads faceteval.toml.
 `read_text` reads a file as UTF-8, a leading byte-order mark left out, and names the line and byte
 of a byte that is not UTF-8. Each problem is an `InputError` naming the file and line. JSON is
-read by `faceteval.datasets._files.decode_json`, which refuses the same depth (`too_deep`).
+read by `faceteval._util.files.decode_json`, which refuses the same depth (`too_deep`).
 """
 
 from __future__ import annotations
@@ -183,6 +183,11 @@ def compose_yaml(text: str) -> yaml.Node | None:
         return loader.get_single_node()
     finally:
         loader.dispose()
+
+
+def node_line(node: yaml.Node | None) -> int | None:
+    """The 1-based line a YAML node starts on, or None when there is no node."""
+    return node.start_mark.line + 1 if node is not None else None
 
 
 def _line(error: yaml.YAMLError) -> int | None:

@@ -1,4 +1,5 @@
-"""Names a family's package gives on first use, so that importing faceteval loads none of its extras."""
+"""A package's names imported on first use, so that importing the package loads none of the modules behind
+them (a method family's extras, the review app's web stack)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ def lazy_attributes(package: str, modules: Mapping[str, Sequence[str]]) -> Calla
         modules: The names each module of the package gives (``{"_correct": ("correct", ...)}``).
 
     Examples:
-        >>> getattr_ = lazy_attributes("xml", {"dom": ("minidom",)})
-        >>> getattr_("minidom").__name__
-        'xml.dom.minidom'
-        >>> getattr_("sax")
+        >>> getattr_ = lazy_attributes("json", {"decoder": ("JSONDecoder",)})
+        >>> getattr_("JSONDecoder").__module__
+        'json.decoder'
+        >>> getattr_("missing")
         Traceback (most recent call last):
         ...
-        AttributeError: module 'xml' has no attribute 'sax'
+        AttributeError: module 'json' has no attribute 'missing'
     """
     homes = {name: module for module, names in modules.items() for name in names}
 

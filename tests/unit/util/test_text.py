@@ -5,7 +5,7 @@ import unicodedata
 
 import pytest
 
-from faceteval._text import first_few, neutralise
+from faceteval._util.text import first_few, neutralise
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 NUMBER = r"[-+]?\d+(?:\.\d+)?"
 """A signed integer or decimal, as a regex source ("8", "7.5", "-2")."""
@@ -26,6 +27,18 @@ def fmt(value: float) -> str:
     if math.isfinite(value) and value == int(value):
         return str(int(value))
     return f"{value:.6g}"
+
+
+def number(value: Any) -> float | None:
+    """``value`` as a finite float, or None when it is not a real number.
+
+    Examples:
+        >>> number(3), number("x"), number(float("nan")), number(True)
+        (3.0, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def describe_range(low: float, high: float) -> str:
