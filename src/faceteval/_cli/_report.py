@@ -11,8 +11,7 @@ from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._options import force_flag
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import read_run
-from faceteval.report import write_report
-from faceteval.report._write import HTML_FILE, MARKDOWN_FILE
+from faceteval.report import HTML_FILE, MARKDOWN_FILE, write_report
 from faceteval.store import REPORT, check_outputs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

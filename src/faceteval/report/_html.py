@@ -12,7 +12,8 @@ from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.report._build import DEFAULT_EXAMPLES, DEFAULT_TOP_FACETS, build_sections, kind_of
 from faceteval.report._evidence import Paired
-from faceteval.report._plots import render_plots
+from faceteval.report._model import Section
+from faceteval.report._plots import Plot, render_plots
 from faceteval.report._sections import title
 
 TEMPLATE = "report.html.j2"
@@ -61,5 +62,13 @@ def render_html(
         )
     schema = summary.get("schema_version")
     footer = f"faceteval {__version__}" + (f", summary schema {schema}" if schema is not None else "")
+    return render_page(title(summary), sections, drawn, footer)
+
+
+def render_page(title: str, sections: Sequence[Section], plots: Sequence[Plot], footer: str) -> str:
+    """One self-contained HTML page of ``sections`` (their tables) and ``plots``, as a report is written.
+
+    Every value is escaped; the page loads nothing from elsewhere and runs no script.
+    """
     template = _environment().get_template(TEMPLATE)
-    return template.render(title=title(summary), sections=sections, plots=drawn, footer=footer)
+    return template.render(title=title, sections=sections, plots=plots, footer=footer)

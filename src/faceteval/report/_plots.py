@@ -55,13 +55,15 @@ def render_plots(summary: Mapping[str, Any], paired: Paired, kind: str | None, *
     return [plot for plot in plots if plot is not None]
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
+    """An empty matplotlib figure of ``width`` x ``height`` inches, laid out to fit its labels."""
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
 
 
-def _encode(section: str, figure: Figure, alt: str) -> Plot:
+def encode_plot(section: str, figure: Figure, alt: str) -> Plot:
+    """``figure`` as a PNG ``data:`` URI for ``section``, with ``alt`` as its text; the figure is cleared."""
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing", category=UserWarning)
@@ -70,7 +72,7 @@ def _encode(section: str, figure: Figure, alt: str) -> Plot:
     return Plot(section, "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii"), alt)
 
 
-def _text(label: str) -> str:
+def plot_label(label: str) -> str:
     """A label as matplotlib draws it literally: short, and with ``$`` not starting math."""
     return truncate(label, _LABEL_CHARS).replace("$", r"\$")
 
@@ -78,7 +80,7 @@ def _text(label: str) -> str:
 def _confusion_plot(matrix: Confusion | None) -> Plot | None:
     if matrix is None or not matrix.total:
         return None
-    figure = _figure(1.6 + 0.9 * len(matrix.columns), 1.2 + 0.7 * len(matrix.rows))
+    figure = new_figure(1.6 + 0.9 * len(matrix.columns), 1.2 + 0.7 * len(matrix.rows))
     axes = figure.subplots()
     image = axes.imshow(matrix.counts, cmap="Blues", aspect="auto")
     peak = max(max(row) for row in matrix.counts) or 1
@@ -86,12 +88,14 @@ def _confusion_plot(matrix: Confusion | None) -> Plot | None:
         for j, cell in enumerate(row):
             colour = "white" if cell > peak / 2 else "black"
             axes.text(j, i, str(cell), ha="center", va="center", color=colour, fontsize=10)
-    axes.set_xticks(range(len(matrix.columns)), labels=[_text(c) for c in matrix.columns])
-    axes.set_yticks(range(len(matrix.rows)), labels=[_text(r) for r in matrix.rows])
+    axes.set_xticks(range(len(matrix.columns)), labels=[plot_label(c) for c in matrix.columns])
+    axes.set_yticks(range(len(matrix.rows)), labels=[plot_label(r) for r in matrix.rows])
     axes.set_xlabel("Judge verdict")
     axes.set_ylabel("Human label")
     figure.colorbar(image, ax=axes, shrink=0.8)
-    return _encode("confusion", figure, "Confusion matrix: human labels against judge verdicts, with counts")
+    return encode_plot(
+        "confusion", figure, "Confusion matrix: human labels against judge verdicts, with counts"
+    )
 
 
 def _category_plot(summary: Mapping[str, Any]) -> Plot | None:
@@ -108,11 +112,11 @@ def _category_plot(summary: Mapping[str, Any]) -> Plot | None:
     scale = 100.0 if is_fraction(metric) else 1.0
     values = [scale * (value_of(entry) or 0.0) for _, entry in rows]
     errors = _error_bars(values, [interval(entry) for _, entry in rows], scale)
-    figure = _figure(6.5, 1.0 + 0.35 * len(rows))
+    figure = new_figure(6.5, 1.0 + 0.35 * len(rows))
     axes = figure.subplots()
     positions = range(len(rows))
     axes.barh(positions, values, xerr=errors, color=_HUMAN, capsize=3, error_kw={"elinewidth": 1})
-    axes.set_yticks(positions, labels=[_text(name) for name, _ in rows])
+    axes.set_yticks(positions, labels=[plot_label(name) for name, _ in rows])
     axes.set_ylim(len(rows) - 0.5, -0.5)  # first category on top, no empty band
     if (overall := value_of(summary.get(metric))) is not None:
         axes.axvline(scale * overall, color=_JUDGE, linestyle="--", linewidth=1.2, label="All instances")
@@ -122,7 +126,9 @@ def _category_plot(summary: Mapping[str, Any]) -> Plot | None:
     if scale == 100.0:
         axes.set_xlim(0, 100)
     axes.grid(axis="x", alpha=0.3)
-    return _encode("categories", figure, f"{metric_name(metric)} per category with 95% confidence intervals")
+    return encode_plot(
+        "categories", figure, f"{metric_name(metric)} per category with 95% confidence intervals"
+    )
 
 
 def _error_bars(
@@ -142,7 +148,7 @@ def _facet_plot(summary: Mapping[str, Any], top: int) -> Plot | None:
     if not facets:
         return None
     grid = [[_mean(weights[c].get(f)) for c in categories] for f in facets]
-    figure = _figure(2.5 + 0.8 * len(categories), 1.2 + 0.35 * len(facets))
+    figure = new_figure(2.5 + 0.8 * len(categories), 1.2 + 0.35 * len(facets))
     axes = figure.subplots()
     axes.set_facecolor("#eeeeee")
     percents = [[math.nan if x is None else 100 * x for x in row] for row in grid]
@@ -153,10 +159,12 @@ def _facet_plot(summary: Mapping[str, Any], top: int) -> Plot | None:
             if cell is not None:
                 colour = "white" if cell > peak * 0.6 else "black"
                 axes.text(j, i, f"{100 * cell:.0f}", ha="center", va="center", fontsize=8, color=colour)
-    axes.set_xticks(range(len(categories)), labels=[_text(c) for c in categories], rotation=30, ha="right")
-    axes.set_yticks(range(len(facets)), labels=[_text(f) for f in facets])
+    axes.set_xticks(
+        range(len(categories)), labels=[plot_label(c) for c in categories], rotation=30, ha="right"
+    )
+    axes.set_yticks(range(len(facets)), labels=[plot_label(f) for f in facets])
     figure.colorbar(image, ax=axes, shrink=0.8, label="Mean weight (%)")
-    return _encode("facets", figure, "Mean facet weight (%) per category for the most used facets")
+    return encode_plot("facets", figure, "Mean facet weight (%) per category for the most used facets")
 
 
 def _mean(entry: Any) -> float | None:
@@ -169,7 +177,7 @@ def _pairwise_plot(paired: Paired) -> Plot | None:
     if counts is None and not preferred and not others:
         return None
     panels = (counts is not None) + bool(preferred or others)
-    figure = _figure(4.0 * panels, 3.2)
+    figure = new_figure(4.0 * panels, 3.2)
     axes = figure.subplots(1, panels, squeeze=False)[0]
     if counts is not None:
         _grouped_bars(axes[0], counts.names, counts.human, counts.judge)
@@ -182,7 +190,7 @@ def _pairwise_plot(paired: Paired) -> Plot | None:
         panel.set_ylabel("Candidates")
         panel.yaxis.set_major_locator(_integer_ticks())
         panel.legend(fontsize=8)
-    return _encode("distributions", figure, "Human labels against judge verdicts, and the judge's scores")
+    return encode_plot("distributions", figure, "Human labels against judge verdicts, and the judge's scores")
 
 
 def _integer_ticks() -> MaxNLocator:
@@ -195,7 +203,7 @@ def _grouped_bars(axes: Axes, names: Sequence[str], human: Sequence[int], judge:
     positions = list(range(len(names)))
     axes.bar([p - 0.2 for p in positions], human, width=0.4, color=_HUMAN, label="Human labels")
     axes.bar([p + 0.2 for p in positions], judge, width=0.4, color=_JUDGE, label="Judge verdicts")
-    axes.set_xticks(positions, labels=[_text(name) for name in names])
+    axes.set_xticks(positions, labels=[plot_label(name) for name in names])
     axes.set_ylabel("Instances")
     axes.yaxis.set_major_locator(_integer_ticks())
     axes.legend(fontsize=8)
@@ -216,7 +224,7 @@ def _pointwise_plot(paired: Paired) -> Plot | None:
         return None
     columns = min(3, len(scored))
     lines = math.ceil(len(scored) / columns)
-    figure = _figure(3.3 * columns, 2.6 * lines)
+    figure = new_figure(3.3 * columns, 2.6 * lines)
     grid = figure.subplots(lines, columns, squeeze=False)
     for index, (aspect, rows) in enumerate(scored):
         axes = grid[index // columns][index % columns]
@@ -224,12 +232,12 @@ def _pointwise_plot(paired: Paired) -> Plot | None:
         bins = _bins([*human, *judge])
         axes.hist(human, bins=bins, alpha=0.6, color=_HUMAN, label="Human")
         axes.hist(judge, bins=bins, alpha=0.6, color=_JUDGE, label="Judge")
-        axes.set_title(_text(aspect), fontsize=10)
+        axes.set_title(plot_label(aspect), fontsize=10)
         axes.yaxis.set_major_locator(_integer_ticks())
         axes.legend(fontsize=7)
     for index in range(len(scored), lines * columns):
         grid[index // columns][index % columns].set_visible(False)
-    return _encode("distributions", figure, "Distribution of human and judge scores per aspect")
+    return encode_plot("distributions", figure, "Distribution of human and judge scores per aspect")
 
 
 def _sweep_plot(summary: Mapping[str, Any]) -> Plot | None:
@@ -241,7 +249,7 @@ def _sweep_plot(summary: Mapping[str, Any]) -> Plot | None:
     metrics = [key for key in keys if any(_plottable(key, run.get(key)) for _, run in points)]
     if not points or not metrics:
         return None
-    figure = _figure(6.0, 3.4)
+    figure = new_figure(6.0, 3.4)
     axes = figure.subplots()
     for metric in metrics:
         series = [(x, run[metric]) for x, run in points if value_of(run.get(metric)) is not None]
@@ -257,7 +265,7 @@ def _sweep_plot(summary: Mapping[str, Any]) -> Plot | None:
     axes.set_ylabel("Value (%)" if all(is_fraction(m) for m in metrics) else "Value")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
-    return _encode("sweep", figure, f"Metrics against the number of {what}")
+    return encode_plot("sweep", figure, f"Metrics against the number of {what}")
 
 
 def _method_name(summary: Mapping[str, Any]) -> str | None:

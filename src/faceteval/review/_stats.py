@@ -40,9 +40,7 @@ from faceteval.metrics import (
     correlation_with_ci,
     krippendorff_alpha,
 )
-from faceteval.report._format import DASH, count, decimal, percent
-from faceteval.report._markdown import table_lines
-from faceteval.report._model import Table, numeric_columns
+from faceteval.report import DASH, Table, count, decimal, numeric_columns, percent, table_lines
 from faceteval.review._model import CRITERION_ACTIONS, OVERALL, SENTENCE_ACTIONS, ReviewError
 from faceteval.review._store import ReviewStore
 

@@ -13,11 +13,20 @@ from faceteval._util.files import read_json_object
 from faceteval._version import __version__
 from faceteval.methods.hdeval._evaluator import EXPERIMENTS_FILE, read_summary
 from faceteval.methods.hdeval._results import SCORERS
-from faceteval.report._format import DASH, decimal, escape_markdown
-from faceteval.report._html import TEMPLATE, _environment
-from faceteval.report._markdown import section_lines
-from faceteval.report._model import Section, Table, numeric_columns
-from faceteval.report._plots import Plot, _encode, _figure, _text
+from faceteval.report import (
+    DASH,
+    Plot,
+    Section,
+    Table,
+    decimal,
+    encode_plot,
+    escape_markdown,
+    new_figure,
+    numeric_columns,
+    plot_label,
+    render_page,
+    section_lines,
+)
 from faceteval.store import write_atomic
 
 TOP_CRITERIA = 15
@@ -40,11 +49,7 @@ def write_evaluator_report(directory: Path) -> tuple[Path, Path]:
     lines.append(f"*{escape_markdown(footer)}*")
     markdown_path, html_path = directory / "report.md", directory / "report.html"
     write_atomic(markdown_path, "\n".join(lines) + "\n")
-    html = (
-        _environment()
-        .get_template(TEMPLATE)
-        .render(title=title, sections=sections, plots=build_plots(summary, experiments), footer=footer)
-    )
+    html = render_page(title, sections, build_plots(summary, experiments), footer)
     write_atomic(html_path, html)
     return markdown_path, html_path
 
@@ -249,21 +254,27 @@ def _importance_plot(summary: Mapping[str, Any]) -> Plot | None:
     targets = list(summary.get("targets", []))
     if not nodes or not targets:
         return None
-    figure = _figure(7.0, 1.2 + 0.3 * len(nodes))
+    figure = new_figure(7.0, 1.2 + 0.3 * len(nodes))
     axes = figure.subplots()
     height = 0.8 / len(targets)
     for t, target in enumerate(targets):
         values = [node["importance_by_target"].get(target, 0.0) for node in nodes]
-        axes.barh([i + t * height for i in range(len(nodes))], values, height=height, label=_text(target))
-    axes.set_yticks([i + 0.4 - height / 2 for i in range(len(nodes))], labels=[_text(n["id"]) for n in nodes])
+        axes.barh(
+            [i + t * height for i in range(len(nodes))], values, height=height, label=plot_label(target)
+        )
+    axes.set_yticks(
+        [i + 0.4 - height / 2 for i in range(len(nodes))], labels=[plot_label(n["id"]) for n in nodes]
+    )
     axes.invert_yaxis()
     axes.set_xlabel(f"{importance_measure(summary)}, training data")
     axes.legend(fontsize=8)
-    return _encode("importance", figure, "Importance of the most important criteria for each target aspect")
+    return encode_plot(
+        "importance", figure, "Importance of the most important criteria for each target aspect"
+    )
 
 
 def _curve_plot(key: str, points: Sequence[Mapping[str, Any]], x: str, label: str) -> Plot:
-    figure = _figure(5.5, 3.2)
+    figure = new_figure(5.5, 3.2)
     axes = figure.subplots()
     xs = [p[x] for p in points]
     for method in ("pearson", "spearman"):
@@ -273,7 +284,7 @@ def _curve_plot(key: str, points: Sequence[Mapping[str, Any]], x: str, label: st
     axes.set_xlabel(label)
     axes.set_ylabel("Held-out correlation")
     axes.legend(fontsize=8)
-    return _encode(key, figure, f"Held-out correlation against {label.lower()}")
+    return encode_plot(key, figure, f"Held-out correlation against {label.lower()}")
 
 
 def _aggregator_importance_plot(by_aggregator: Mapping[str, Any]) -> Plot:
@@ -281,17 +292,17 @@ def _aggregator_importance_plot(by_aggregator: Mapping[str, Any]) -> Plot:
     means = {kind: _mean_over_targets(by_aggregator[kind]) for kind in kinds}
     criteria = _top(means, TOP_CRITERIA)
     grid = np.array([[means[kind].get(c, 0.0) for kind in kinds] for c in criteria])
-    figure = _figure(2.5 + 0.9 * len(kinds), 1.2 + 0.32 * len(criteria))
+    figure = new_figure(2.5 + 0.9 * len(kinds), 1.2 + 0.32 * len(criteria))
     axes = figure.subplots()
     image = axes.imshow(grid, aspect="auto", cmap="viridis")
-    axes.set_xticks(range(len(kinds)), labels=[_text(k) for k in kinds])
-    axes.set_yticks(range(len(criteria)), labels=[_text(c) for c in criteria])
+    axes.set_xticks(range(len(kinds)), labels=[plot_label(k) for k in kinds])
+    axes.set_yticks(range(len(criteria)), labels=[plot_label(c) for c in criteria])
     middle = (float(grid.min()) + float(grid.max())) / 2
     for (row, column), value in np.ndenumerate(grid):
         colour = "black" if value > middle else "white"
         axes.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=7, color=colour)
     figure.colorbar(image, ax=axes, label="Permutation importance")
-    return _encode(
+    return encode_plot(
         "aggregator-importance", figure, "Permutation importance of the criteria under each aggregator"
     )
 
@@ -302,7 +313,7 @@ def _shap_plot(explained: Mapping[str, Any]) -> Plot:
     targets = list(explained["targets"])[:MAX_SHAP_PANELS]
     scores = np.asarray(explained["scores"], dtype=np.float64)
     jitter = np.random.default_rng(0).uniform(-0.3, 0.3, size=len(scores))
-    figure = _figure(4.2 * len(targets) + 0.8, 1.4 + 0.3 * SHAP_ROWS)
+    figure = new_figure(4.2 * len(targets) + 0.8, 1.4 + 0.3 * SHAP_ROWS)
     panels = np.atleast_1d(figure.subplots(1, len(targets), squeeze=False)[0])
     low, high = float(np.nanmin(scores)), float(np.nanmax(scores))
     image = None
@@ -321,10 +332,12 @@ def _shap_plot(explained: Mapping[str, Any]) -> Plot:
                 linewidths=0,
             )
         axes.axvline(0.0, color="grey", linewidth=0.8)
-        axes.set_yticks(range(len(order)), labels=[_text(criteria[c]) for c in order])
+        axes.set_yticks(range(len(order)), labels=[plot_label(criteria[c]) for c in order])
         axes.invert_yaxis()
         axes.set_xlabel("SHAP value (effect on the prediction)")
-        axes.set_title(_text(target), fontsize=9)
+        axes.set_title(plot_label(target), fontsize=9)
     if image is not None:
         figure.colorbar(image, ax=list(panels), label="Criterion score")
-    return _encode("shap", figure, f"SHAP values of the most influential criteria on {len(scores)} outputs")
+    return encode_plot(
+        "shap", figure, f"SHAP values of the most influential criteria on {len(scores)} outputs"
+    )
