@@ -11,8 +11,7 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._options import force_flag
-from faceteval.metaeval import compare_runs
-from faceteval.metaeval._store import run_inputs
+from faceteval.metaeval import compare_runs, run_inputs
 from faceteval.store import COMPARISON, check_outputs, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

@@ -13,8 +13,7 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._options import force_flag
-from faceteval.metaeval import read_summary
-from faceteval.metaeval._store import run_inputs
+from faceteval.metaeval import read_summary, run_inputs
 from faceteval.report import cost_table, render_cost_table
 from faceteval.store import COST_TABLE, check_outputs, write_atomic
 

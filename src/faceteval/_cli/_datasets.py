@@ -11,7 +11,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._options import data_dir_option
 from faceteval.datasets import DATA_DIR_ENV, benchmarks, get_benchmark
-from faceteval.datasets._fetch import fetch as fetch_files
+from faceteval.datasets import fetch as fetch_files
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 WIDE = 150

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from faceteval._cli._console import Console, err_console, escape
-from faceteval._runner import INVALID_INPUT
-from faceteval._runner._stats import UNJUDGEABLE
+from faceteval._runner import INVALID_INPUT, UNJUDGEABLE
 from faceteval.core import Judgment, Usage
 from faceteval.llm import CHARS_PER_TOKEN, Spend
 

@@ -23,23 +23,25 @@ from faceteval._cli._method_options import (
 from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
 from faceteval._cli._run import run_judge
 from faceteval._cli._sweeps import SWEEP_KEY, Variant, combine, runs_of
-from faceteval.datasets import read_judgments
-from faceteval.datasets._generic import parse_field_options
+from faceteval.datasets import parse_field_options, read_judgments
 from faceteval.errors import FacetevalError
 from faceteval.llm import ModelSpec
 from faceteval.metaeval import (
+    INSTANCES,
+    JUDGMENTS,
+    RECORDED,
+    SUMMARY,
     Settings,
     Target,
     load_human_weights,
     load_judgments,
     load_target,
     measure,
+    run_files,
     select,
     write_instances,
     write_summary,
 )
-from faceteval.metaeval._judgments import RECORDED
-from faceteval.metaeval._store import INSTANCES, JUDGMENTS, SUMMARY, run_files
 from faceteval.methods import method_names, method_spec
 from faceteval.report import write_report
 from faceteval.store import check_outputs, record_path_for, same_file

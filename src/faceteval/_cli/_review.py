@@ -16,7 +16,7 @@ from rich.table import Table as RichTable
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape, neutral_log_config
 from faceteval._cli._options import data_dir_option, force_flag
-from faceteval.report._model import Table as ReportTable
+from faceteval.report import Table as ReportTable
 from faceteval.store import (
     REVIEW_ACTIONS,
     REVIEW_SCORES,
@@ -53,8 +53,7 @@ def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> 
     """Serve the review web app of PROJECT (created when missing) on http://HOST:PORT."""
     import uvicorn
 
-    from faceteval.review import ReviewStore, create_app
-    from faceteval.review._access import is_loopback
+    from faceteval.review import ReviewStore, create_app, is_loopback
 
     ReviewStore.open(project)
     app = create_app(project, host=host, allow_hosts=allow_hosts)
@@ -82,8 +81,7 @@ def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> 
 @handle_errors
 def invite(project: Path, name: str, base_url: str | None, host: str, port: int, revoke: bool) -> None:
     """Print a link that signs NAME in to PROJECT's review app (the only way in beyond loopback)."""
-    from faceteval.review import ReviewStore
-    from faceteval.review._access import base_address, invite_url, is_wildcard, new_invite
+    from faceteval.review import ReviewStore, base_address, invite_url, is_wildcard, new_invite
 
     store = ReviewStore.open(project, create=False)
     if revoke:
@@ -174,7 +172,7 @@ def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
 @contextmanager
 def _made_for(project: Path) -> Iterator[None]:
     """A project this import creates is removed again if the import fails: a re-run starts clean."""
-    from faceteval.review._store import DATABASE
+    from faceteval.review import DATABASE
 
     made_dir, made_database = not project.exists(), not (project / DATABASE).exists()
     try:
@@ -191,7 +189,7 @@ def _made_for(project: Path) -> Iterator[None]:
 
 def _check(project: Path, force: bool, *outputs: tuple[str, Path | None, OutputKind]) -> None:
     """Refuse outputs that would overwrite the project's database, each other, or files not ours."""
-    from faceteval.review._store import DATABASE
+    from faceteval.review import DATABASE
 
     check_distinct(*((option, path) for option, path, _ in outputs))
     database = project / DATABASE
@@ -233,8 +231,7 @@ def stats(
     force: bool,
 ) -> None:
     """Action rates, score changes, agreement and LLM-human correlations of PROJECT (as in CoEval)."""
-    from faceteval.review import ReviewStore
-    from faceteval.review._stats import render_stats_markdown, review_stats, stats_tables
+    from faceteval.review import ReviewStore, render_stats_markdown, review_stats, stats_tables
 
     _check(project, force, ("--json", json_path, REVIEW_STATS), ("--markdown", markdown_path, REVIEW_TABLES))
     store = ReviewStore.open(project, create=False)
@@ -262,8 +259,7 @@ def stats(
 @handle_errors
 def import_coeval_command(project: Path, tasks: str, data_dir: Path) -> None:
     """Import CoEval's released review (ChatGPT drafts, 5 annotators' actions and scores) into PROJECT."""
-    from faceteval.review import ReviewStore
-    from faceteval.review._coeval import import_coeval
+    from faceteval.review import ReviewStore, import_coeval
 
     names = [name.strip() for name in tasks.split(",") if name.strip()]
     with _made_for(project):

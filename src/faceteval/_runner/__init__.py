@@ -18,12 +18,13 @@ from faceteval._runner._judge import (
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
-from faceteval._runner._stats import RunStats, StageStats, total_of, usage_of
+from faceteval._runner._stats import UNJUDGEABLE, RunStats, StageStats, total_of, usage_of
 
 __all__ = [
     "DEFAULT_ABORT_AFTER",
     "DEFAULT_JUDGE_OPTIONS",
     "INVALID_INPUT",
+    "UNJUDGEABLE",
     "FailureStreak",
     "JudgeOptions",
     "JudgmentsOutput",

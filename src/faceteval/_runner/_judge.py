@@ -17,9 +17,15 @@ from faceteval.aggregation import ranks, verdict
 from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry
 from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM
-from faceteval.methods import JudgeContext, Method, OrderOutcome, QueryMemo, gather
-from faceteval.methods._base import severity
-from faceteval.methods._context import DEFAULT_MEMO_SIZE
+from faceteval.methods import (
+    DEFAULT_MEMO_SIZE,
+    JudgeContext,
+    Method,
+    OrderOutcome,
+    QueryMemo,
+    gather,
+    severity,
+)
 
 DEFAULT_ABORT_AFTER = 10
 INVALID_INPUT = "invalid input: "

@@ -1,8 +1,18 @@
-"""Reading inputs: canonical instance JSONL, criteria files, and the built-in benchmarks."""
+"""Reading inputs: canonical instance JSONL, criteria files, and the built-in benchmarks.
 
+CoEval's released review data (`read_coeval`: a task's outputs with every score; `coeval_actions`: the
+annotators' review of ChatGPT's evaluations; `chatgpt_texts`) is read on first use of those names.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from faceteval._util.lazy import lazy_attributes
 from faceteval.datasets._benchmark import (
     DATA_DIR_ENV,
     Benchmark,
+    Kind,
     RecordedSource,
     RemoteFile,
 )
@@ -10,18 +20,35 @@ from faceteval.datasets._criteria_file import load_criteria
 from faceteval.datasets._fetch import FetchReport, fetch
 from faceteval.datasets._field_map import FieldMap
 from faceteval.datasets._generic import load_labelled, parse_field_options
-from faceteval.datasets._jsonl import read_instances, read_judgments
-from faceteval.datasets._judged import judged_input, judged_instances, run_record
+from faceteval.datasets._jsonl import read_instances, read_judgments, read_numbered_judgments
+from faceteval.datasets._judged import changed_since, judged_input, judged_instances, run_record, why_missing
 from faceteval.datasets._registry import benchmarks, get_benchmark
+
+if TYPE_CHECKING:
+    from faceteval.datasets._coeval_recorded import CoevalAction, chatgpt_texts, coeval_actions
+    from faceteval.datasets._coeval_tasks import TASKS_BY_NAME, CoevalOutput, CoevalTask, read_coeval
+
+_LAZY = {
+    "_coeval_recorded": ("CoevalAction", "chatgpt_texts", "coeval_actions"),
+    "_coeval_tasks": ("TASKS_BY_NAME", "CoevalOutput", "CoevalTask", "read_coeval"),
+}
 
 __all__ = [
     "DATA_DIR_ENV",
+    "TASKS_BY_NAME",
     "Benchmark",
+    "CoevalAction",
+    "CoevalOutput",
+    "CoevalTask",
     "FetchReport",
     "FieldMap",
+    "Kind",
     "RecordedSource",
     "RemoteFile",
     "benchmarks",
+    "changed_since",
+    "chatgpt_texts",
+    "coeval_actions",
     "fetch",
     "get_benchmark",
     "judged_input",
@@ -29,7 +56,12 @@ __all__ = [
     "load_criteria",
     "load_labelled",
     "parse_field_options",
+    "read_coeval",
     "read_instances",
     "read_judgments",
+    "read_numbered_judgments",
     "run_record",
+    "why_missing",
 ]
+
+__getattr__ = lazy_attributes(__name__, _LAZY)

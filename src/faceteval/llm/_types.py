@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant"]
+"""Who says a `Message`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,27 +1,37 @@
 """Measuring a judge against human labels: targets, judgment sources, summaries, comparisons."""
 
 from faceteval.metaeval._compare import compare_runs, significance
-from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join, load_judgments
+from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join, load_judgments, source_files
 from faceteval.metaeval._store import (
+    INSTANCES,
+    JUDGMENTS,
+    SUMMARY,
     measure,
     read_run,
     read_summary,
+    run_files,
+    run_inputs,
     write_instances,
     write_judgments,
     write_summary,
 )
-from faceteval.metaeval._summary import Settings, summarize
-from faceteval.metaeval._target import Target, load_target, select
+from faceteval.metaeval._summary import Settings, correlation_levels, summarize
+from faceteval.metaeval._target import Target, file_instances, load_target, select
 from faceteval.metaeval._weights import HumanWeights, load_human_weights, weight_rankings
 
 __all__ = [
+    "INSTANCES",
+    "JUDGMENTS",
     "RECORDED",
+    "SUMMARY",
     "HumanWeights",
     "Joined",
     "JudgmentSource",
     "Settings",
     "Target",
     "compare_runs",
+    "correlation_levels",
+    "file_instances",
     "join",
     "load_human_weights",
     "load_judgments",
@@ -29,8 +39,11 @@ __all__ = [
     "measure",
     "read_run",
     "read_summary",
+    "run_files",
+    "run_inputs",
     "select",
     "significance",
+    "source_files",
     "summarize",
     "weight_rankings",
     "write_instances",

@@ -23,8 +23,11 @@ from faceteval.metaeval._weights import HumanWeights
 from faceteval.store import OutputKind
 
 INSTANCES = "instances.jsonl"
+"""The file of a run directory holding the instances measured."""
 JUDGMENTS = "judgments.jsonl"
+"""The file of a run directory holding the judgments measured."""
 SUMMARY = "summary.json"
+"""The file of a run directory holding its measures (`summarize`)."""
 REPORT_FILES = ("report.md", "report.html")
 
 

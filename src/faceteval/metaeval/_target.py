@@ -12,8 +12,7 @@ from typing import Any
 
 from faceteval._util.text import first_few
 from faceteval.core import Instance
-from faceteval.datasets import Benchmark, FieldMap, get_benchmark, load_labelled
-from faceteval.datasets._benchmark import Kind
+from faceteval.datasets import Benchmark, FieldMap, Kind, get_benchmark, load_labelled
 from faceteval.errors import FacetevalError, InputError
 
 

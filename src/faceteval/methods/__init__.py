@@ -13,10 +13,12 @@ from faceteval.methods._base import (
     CriterionLike,
     Method,
     OrderOutcome,
+    as_criteria,
     candidate_labels,
     gather,
+    severity,
 )
-from faceteval.methods._context import JudgeContext, QueryMemo
+from faceteval.methods._context import DEFAULT_MEMO_SIZE, JudgeContext, QueryMemo
 from faceteval.methods._registry import (
     DEFAULT_METHOD,
     ENTRY_POINT_GROUP,
@@ -40,6 +42,7 @@ from faceteval.methods._spec import (
 )
 
 __all__ = [
+    "DEFAULT_MEMO_SIZE",
     "DEFAULT_METHOD",
     "DEFAULT_SCALE",
     "DEFAULT_SWEEP",
@@ -56,6 +59,7 @@ __all__ = [
     "QueryMemo",
     "Sweep",
     "TemplateFolder",
+    "as_criteria",
     "candidate_labels",
     "create_method",
     "find_method_spec",
@@ -64,5 +68,6 @@ __all__ = [
     "method_spec",
     "method_specs",
     "register_method",
+    "severity",
     "sweep_of",
 ]

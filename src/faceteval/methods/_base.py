@@ -12,8 +12,7 @@ import anyio
 from pydantic import ValidationError
 
 from faceteval._util.checks import whole_number
-from faceteval.core import Criterion, FacetScore, Instance
-from faceteval.core._criterion import partial_weights, repeated_name, zero_weights
+from faceteval.core import Criterion, FacetScore, Instance, partial_weights, repeated_name, zero_weights
 from faceteval.errors import (
     AuthenticationError,
     ConfigError,

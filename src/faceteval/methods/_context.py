@@ -20,6 +20,7 @@ from faceteval.prompts import render
 T = TypeVar("T")
 
 DEFAULT_MEMO_SIZE = 4096
+"""How many queries' shared work a `QueryMemo` keeps by default."""
 
 
 @dataclass(frozen=True, slots=True)

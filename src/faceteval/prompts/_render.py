@@ -23,8 +23,7 @@ from typing import Any, cast
 import jinja2
 
 from faceteval.errors import ConfigError
-from faceteval.llm import Message
-from faceteval.llm._types import Role
+from faceteval.llm import Message, Role
 from faceteval.prompts._fence import fence, fence_inline
 
 _SECTION = re.compile(r"^### (system|user|assistant)[ \t]*$", re.MULTILINE)

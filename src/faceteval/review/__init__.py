@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from faceteval._util.lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from faceteval.review._access import base_address, invite_url, is_loopback, is_wildcard, new_invite
     from faceteval.review._app import create_app
     from faceteval.review._coeval import COEVAL_TASKS, CoevalImport, import_coeval
     from faceteval.review._io import ImportSummary, export_actions, export_scores, import_run
@@ -24,10 +25,11 @@ if TYPE_CHECKING:
         SentenceView,
         split_sentences,
     )
-    from faceteval.review._stats import render_stats_markdown, review_stats
-    from faceteval.review._store import ReviewStore
+    from faceteval.review._stats import render_stats_markdown, review_stats, stats_tables
+    from faceteval.review._store import DATABASE, ReviewStore
 
 _LAZY = {
+    "_access": ("base_address", "invite_url", "is_loopback", "is_wildcard", "new_invite"),
     "_app": ("create_app",),
     "_coeval": ("COEVAL_TASKS", "CoevalImport", "import_coeval"),
     "_io": ("ImportSummary", "export_actions", "export_scores", "import_run"),
@@ -42,12 +44,13 @@ _LAZY = {
         "SentenceView",
         "split_sentences",
     ),
-    "_stats": ("render_stats_markdown", "review_stats"),
-    "_store": ("ReviewStore",),
+    "_stats": ("render_stats_markdown", "review_stats", "stats_tables"),
+    "_store": ("DATABASE", "ReviewStore"),
 }
 
 __all__ = [
     "COEVAL_TASKS",
+    "DATABASE",
     "OVERALL",
     "CoevalImport",
     "CriterionRow",
@@ -59,14 +62,20 @@ __all__ = [
     "ReviewError",
     "ReviewStore",
     "SentenceView",
+    "base_address",
     "create_app",
     "export_actions",
     "export_scores",
     "import_coeval",
     "import_run",
+    "invite_url",
+    "is_loopback",
+    "is_wildcard",
+    "new_invite",
     "render_stats_markdown",
     "review_stats",
     "split_sentences",
+    "stats_tables",
 ]
 
 

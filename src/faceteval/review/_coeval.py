@@ -43,8 +43,15 @@ from pathlib import Path
 from typing import Any
 
 from faceteval._util.files import read_json_object
-from faceteval.datasets._coeval_recorded import CoevalAction, chatgpt_texts, coeval_actions
-from faceteval.datasets._coeval_tasks import TASKS_BY_NAME, CoevalOutput, CoevalTask, read_coeval
+from faceteval.datasets import (
+    TASKS_BY_NAME,
+    CoevalAction,
+    CoevalOutput,
+    CoevalTask,
+    chatgpt_texts,
+    coeval_actions,
+    read_coeval,
+)
 from faceteval.review._model import SENTENCE_ACTIONS, Draft, Item, ReviewError, SentenceAction
 from faceteval.review._store import ReviewStore
 

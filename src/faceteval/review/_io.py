@@ -9,12 +9,16 @@ from typing import Any
 
 from faceteval._util.text import first_few
 from faceteval.core import FacetScore, Instance, Judgment
-from faceteval.datasets import judged_input, judged_instances, run_record
-from faceteval.datasets._jsonl import read_numbered_judgments
-from faceteval.datasets._judged import changed_since, why_missing
+from faceteval.datasets import (
+    changed_since,
+    judged_input,
+    judged_instances,
+    read_numbered_judgments,
+    run_record,
+    why_missing,
+)
 from faceteval.errors import FacetevalError
-from faceteval.methods import find_method_spec
-from faceteval.methods._base import as_criteria
+from faceteval.methods import as_criteria, find_method_spec
 from faceteval.review._model import (
     DEFAULT_SCALE,
     OVERALL,

@@ -45,6 +45,7 @@ from faceteval.review._schema import install
 __all__ = ["DATABASE", "ReviewStore"]
 
 DATABASE = "review.sqlite"
+"""The file of a review project, in its folder."""
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")

@@ -10,9 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from faceteval.aggregation import weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance, Judgment
-from faceteval.datasets import judged_instances
-from faceteval.datasets._jsonl import read_numbered_judgments
-from faceteval.datasets._judged import changed_since, why_missing
+from faceteval.datasets import changed_since, judged_instances, read_numbered_judgments, why_missing
 from faceteval.errors import InputError
 from faceteval.methods.fennec._judged import either, per_criterion_methods
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from faceteval.metaeval._summary import Settings, correlation_levels
+from faceteval.metaeval import Settings, correlation_levels
 from faceteval.methods.hdeval._train import Trained, mean_of_criteria, predict
 
 SCORERS = {

@@ -20,8 +20,7 @@ from faceteval._cli.kit import (
 from faceteval._util.files import read_json_object
 from faceteval.core import Criterion
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import load_judgments, load_target, write_instances
-from faceteval.metaeval._judgments import source_files
+from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
 from faceteval.methods.hdeval._cli._shared import (
     AGGREGATORS,
     EXPERIMENTS,
@@ -152,10 +151,8 @@ def apply(**flags: Any) -> None:
 def _input_target(spec: str, data_dir: Path) -> Any:
     """A benchmark, or a file of outputs to score (human scores not needed): the canonical JSONL, or
     JSON / CSV read as `meta-eval` reads a user's file."""
-    from faceteval.datasets import read_instances
-    from faceteval.datasets._generic import load_labelled
-    from faceteval.metaeval import Target
-    from faceteval.metaeval._target import file_instances
+    from faceteval.datasets import load_labelled, read_instances
+    from faceteval.metaeval import Target, file_instances
 
     path = Path(spec)
     if path.is_file():

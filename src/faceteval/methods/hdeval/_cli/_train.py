@@ -18,8 +18,7 @@ from faceteval._cli.kit import (
 )
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import load_judgments, load_target, write_instances
-from faceteval.metaeval._judgments import source_files
+from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
 from faceteval.methods.hdeval._cli._display import show_held_out
 from faceteval.methods.hdeval._cli._shared import (
     AGGREGATORS,
