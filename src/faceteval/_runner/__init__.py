@@ -18,7 +18,7 @@ from faceteval._runner._judge import (
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
-from faceteval._runner._stats import UNJUDGEABLE, RunStats, StageStats, total_of, usage_of
+from faceteval._runner._stats import UNJUDGEABLE, RunStats, StageStats, total_of
 
 __all__ = [
     "DEFAULT_ABORT_AFTER",
@@ -43,5 +43,4 @@ __all__ = [
     "presentation_orders",
     "total_of",
     "unwrap_group",
-    "usage_of",
 ]

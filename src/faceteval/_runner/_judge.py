@@ -11,10 +11,10 @@ from typing import Any, TypeVar
 
 import anyio
 
-from faceteval._runner._stats import RunStats, unjudgeable, usage_of
+from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._util.checks import whole_number
 from faceteval.aggregation import ranks, verdict
-from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry
+from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry, usage_of
 from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM
 from faceteval.methods import (

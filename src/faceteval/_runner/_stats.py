@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from faceteval.core import Judgment, TraceEntry, Usage
+from faceteval.core import Judgment, TraceEntry
 from faceteval.errors import InstanceError
 from faceteval.llm import Spend
 
@@ -95,21 +95,6 @@ def total_of(stages: Iterable[StageStats]) -> StageStats:
         total.cost_usd += stage.cost_usd
         total.cost_known &= stage.cost_known
     return total
-
-
-def usage_of(entries: Iterable[TraceEntry]) -> Usage:
-    """A judgment's usage: its own exchanges (cached included), not those it reused from another."""
-    usage = Usage()
-    for entry in entries:
-        if not entry.reused:
-            usage = usage + Usage(
-                calls=1,
-                cached_calls=int(entry.cached),
-                input_tokens=entry.input_tokens,
-                output_tokens=entry.output_tokens,
-                cost_usd=entry.cost_usd,
-            )
-    return usage
 
 
 UNJUDGEABLE = f"{InstanceError.__name__}: "

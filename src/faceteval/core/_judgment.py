@@ -7,6 +7,7 @@ made or read (JSON has neither; written out, they would become null, which a sco
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -152,6 +153,21 @@ class Judgment(BaseModel):
     @classmethod
     def _verdict_is_a_number(cls, value: Any) -> Any:
         return _not_boolean(value)
+
+
+def usage_of(entries: Iterable[TraceEntry]) -> Usage:
+    """A judgment's usage: its own exchanges (cached included), not those it reused from another."""
+    usage = Usage()
+    for entry in entries:
+        if not entry.reused:
+            usage = usage + Usage(
+                calls=1,
+                cached_calls=int(entry.cached),
+                input_tokens=entry.input_tokens,
+                output_tokens=entry.output_tokens,
+                cost_usd=entry.cost_usd,
+            )
+    return usage
 
 
 def _not_boolean(value: Any) -> Any:

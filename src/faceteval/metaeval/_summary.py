@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from faceteval import metrics
-from faceteval._runner import usage_of
 from faceteval.aggregation import ranks
-from faceteval.core import Instance, Judgment, Usage
+from faceteval.core import Instance, Judgment, Usage, usage_of
 from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings

@@ -35,10 +35,9 @@ from typing import Any, Literal
 import anyio
 import yaml
 
-from faceteval._runner import usage_of
 from faceteval._util.text import first_few, neutralise
 from faceteval._version import __version__
-from faceteval.core import Criterion, TraceEntry, Usage
+from faceteval.core import Criterion, TraceEntry, Usage, usage_of
 from faceteval.errors import ConfigError, FacetevalError, ParseError, ProviderError
 from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods._context import JudgeContext, QueryMemo

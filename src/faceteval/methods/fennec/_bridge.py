@@ -39,8 +39,8 @@ from typing import Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from faceteval._runner import DEFAULT_ABORT_AFTER, FailureStreak, default_window, in_order, usage_of
-from faceteval.core import Criterion, TraceEntry, Usage
+from faceteval._runner import DEFAULT_ABORT_AFTER, FailureStreak, default_window, in_order
+from faceteval.core import Criterion, TraceEntry, Usage, usage_of
 from faceteval.errors import AuthenticationError, ParseError, ProviderError, ProviderUnreachableError
 from faceteval.llm import LLM, Message
 from faceteval.methods._context import JudgeContext, QueryMemo

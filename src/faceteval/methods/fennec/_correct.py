@@ -35,15 +35,8 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from faceteval._runner import (
-    FailureStreak,
-    StageStats,
-    default_window,
-    in_order,
-    total_of,
-    usage_of,
-)
-from faceteval.core import TraceEntry, Usage
+from faceteval._runner import FailureStreak, StageStats, default_window, in_order, total_of
+from faceteval.core import TraceEntry, Usage, usage_of
 from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Message
 from faceteval.methods._base import gather, severity

@@ -18,8 +18,7 @@ from functools import partial
 
 import anyio
 
-from faceteval._runner import usage_of
-from faceteval.core import Criterion, TraceEntry, Usage
+from faceteval.core import Criterion, TraceEntry, Usage, usage_of
 from faceteval.errors import ConfigError, ParseError
 from faceteval.llm import LLM
 from faceteval.methods._base import gather
