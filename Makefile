@@ -35,9 +35,11 @@ bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python benchmarks/run.py
 	PYTHONPATH=. $(BIN)/python benchmarks/hdeval_aggregator.py
 
+# The package boundaries (pyproject.toml's [tool.importlinter]); the test suite runs them too.
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
