@@ -15,7 +15,7 @@ it would to any server.
 2. streaming: a 100,000-line input judged with `faceteval judge` (direct, 100,000 calls, no latency).
    Target: memory flat, peak RSS under 500 MB.
 
-Results go to benchmarks/results.json and are printed as a Markdown table for the README.
+Results go to benchmarks/results.json and are printed as JSON; benchmarks/README.md keeps the figures.
 """
 
 from __future__ import annotations

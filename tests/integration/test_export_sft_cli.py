@@ -167,17 +167,17 @@ def test_export_sft_with_input_given_and_errors(tmp_path: Path, server: LLMServe
     assert "not fennec" in result.output
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+METHODS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "methods.md"
 
 
-def test_the_readmes_fine_tuning_recipe_reads_the_exported_sets_with_trl(
+def test_the_docs_fine_tuning_recipe_reads_the_exported_sets_with_trl(
     tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from trl.data_utils import is_conversational
 
     judgments = judge(tmp_path, server, "--swap")
     assert invoke("export", "sft", judgments, corrections(tmp_path), "--out", tmp_path / "sft").exit_code == 0
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    blocks = re.findall(r"```python\n(.*?)```", METHODS_PAGE.read_text(encoding="utf-8"), re.S)
     (recipe,) = [block for block in blocks if "SFTTrainer" in block]
     *setup, train_call = recipe.strip().splitlines()
     assert train_call.startswith("SFTTrainer(") and train_call.endswith(".train()")
@@ -187,7 +187,7 @@ def test_the_readmes_fine_tuning_recipe_reads_the_exported_sets_with_trl(
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the libraries' own deprecation notices
-        exec(compile(code, "README.md", "exec"), namespace)
+        exec(compile(code, "docs/methods.md", "exec"), namespace)
     train, config = namespace["train"], namespace["config"]
     stats = json.loads((tmp_path / "sft" / "stats.json").read_text(encoding="utf-8"))
     assert len(train) == stats["total"] and train.column_names == ["messages"]

@@ -9,7 +9,7 @@ says otherwise). Its replies are test fixtures, never judgments of anything.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ class RuleJudge:
         weights: Percentages to propose (the first k, renormalised to 100).
         quality: Candidate text -> score on every aspect (default 5), or -> {aspect: score}.
         first_bias: Added to the first presented candidate's scores (a position-biased judge).
+        scorer: For texts not in ``quality``: (text, aspect or None) -> score (default 5).
         calls: Stage of every prompt answered, in order.
     """
 
@@ -43,6 +44,7 @@ class RuleJudge:
     weights: Sequence[int] = DEFAULT_WEIGHTS
     quality: Mapping[str, float | Mapping[str, float]] = field(default_factory=dict)
     first_bias: float = 0.0
+    scorer: Callable[[str, str | None], float] | None = None
     calls: list[str] = field(default_factory=list)
     record: bool = True
 
@@ -73,6 +75,8 @@ class RuleJudge:
 
     def score(self, text: str, aspect: str | None) -> float:
         """The quality of ``text`` on ``aspect`` (overall: the mean over its aspects)."""
+        if text not in self.quality and self.scorer is not None:
+            return self.scorer(text, aspect)
         value = self.quality.get(text, 5.0)
         if isinstance(value, int | float):
             return float(value)

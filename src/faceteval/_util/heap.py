@@ -9,8 +9,8 @@ freezes what exists (full passes skip it) and makes young passes rarer: the benc
 about 10 young passes instead of 200, and used 7-16% less CPU than with the freeze alone. Memory is
 not at stake: a young generation of 10,000 objects is a few megabytes.
 
-Library callers (`faceteval.judge`) keep their process's settings; the README's Python section gives
-them the same two calls.
+Library callers (`faceteval.judge`) keep their process's settings; docs/python.md gives them the same
+two calls.
 """
 
 from __future__ import annotations
