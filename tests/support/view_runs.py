@@ -131,8 +131,10 @@ def evaluator(folder: Path, data_dir: Path) -> Path:
 
 
 @contextmanager
-def view(*paths: Path, index_dir: Path, options: Sequence[str] = ()) -> Iterator[str]:
-    """``faceteval view PATHS`` in its own process, on a free port; yields its base URL."""
+def view(
+    *paths: Path, index_dir: Path, options: Sequence[str] = (), cwd: Path | None = None
+) -> Iterator[str]:
+    """``faceteval view PATHS`` in its own process (in ``cwd``), on a free port; yields its base URL."""
     port = free_port()
     command = [
         sys.executable, "-m", "faceteval", "view", *map(str, paths), "--port", str(port),
@@ -143,6 +145,7 @@ def view(*paths: Path, index_dir: Path, options: Sequence[str] = ()) -> Iterator
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env={**os.environ, "PYTHONPATH": str(SRC), "PYTHONUNBUFFERED": "1"},
+        cwd=cwd,
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -21,7 +21,7 @@ from faceteval.errors import StoreError
 from faceteval.viewer._fields import input_fields, line_fields
 from faceteval.viewer._filters import Filters
 from faceteval.viewer._index_db import open_index
-from faceteval.viewer._lines import FileState, RunGone, Stale, file_lines, json_bytes, read_at, tail_of
+from faceteval.viewer._lines import FileState, RunGone, file_lines, json_bytes, read_at, tail_of
 from faceteval.viewer._record import Command
 
 __all__ = ["BATCH", "Choices", "IndexedRow", "Page", "RunIndex"]
@@ -120,6 +120,7 @@ class RunIndex:
         self.path = folder / f"{_digest(lines, inputs, self.run_systems)}.sqlite"
         self._lock = threading.RLock()
         self._choices: Choices | None = None
+        self._names: dict[tuple[str, str], int] = {}
         try:
             folder.mkdir(parents=True, exist_ok=True)
             self._db = open_index(self.path)
@@ -262,30 +263,45 @@ class RunIndex:
         self._db.executemany("INSERT OR IGNORE INTO row_facets VALUES (?, ?)", facets)
 
     def _index_inputs(self, path: Path, start: int, lines: int) -> tuple[int, int]:
+        instances: list[tuple[object, ...]] = []
+        systems: list[tuple[object, ...]] = []
         end = start, lines
         for line_no, offset, raw, complete in file_lines(path, start, lines):
             found = input_fields(line_no, json_bytes(raw, offset), self.run_systems)
             if found is not None:
-                added = self._db.execute(
-                    "INSERT OR IGNORE INTO inputs VALUES (?, ?, ?, ?, ?)",
-                    (found.id, line_no, offset, len(raw), found.label),
-                ).rowcount
-                systems = [(self._name("system", s), found.id, i) for i, s in enumerate(found.systems, 1)]
-                if added:  # the first line of an id is its instance, as the shared reader takes it
-                    self._db.executemany("INSERT OR IGNORE INTO input_systems VALUES (?, ?, ?)", systems)
+                instances.append((found.id, line_no, offset, len(raw), found.label))
+                systems += [
+                    (self._name("system", s), found.id, i, found.id, line_no)
+                    for i, s in enumerate(found.systems, 1)
+                ]
             if complete:
                 end = offset + len(raw) + 1, line_no
+            if len(instances) >= BATCH:
+                self._write_inputs(instances, systems)
+                instances, systems = [], []
+        self._write_inputs(instances, systems)
         return end
 
-    def _name(self, kind: str, name: str) -> int:
-        found = self._db.execute(
-            "SELECT name_id FROM names WHERE kind = ? AND name = ?", (kind, name)
-        ).fetchone()
-        if found is not None:
-            return int(found[0])
-        return int(
-            self._db.execute("INSERT INTO names(kind, name) VALUES (?, ?)", (kind, name)).lastrowid or 0
+    def _write_inputs(
+        self, instances: Sequence[tuple[object, ...]], systems: Sequence[tuple[object, ...]]
+    ) -> None:
+        """Instances of the input (of an id given twice, the first line's, as the shared reader reads it)."""
+        self._db.executemany("INSERT OR IGNORE INTO inputs VALUES (?, ?, ?, ?, ?)", instances)
+        self._db.executemany(
+            "INSERT OR IGNORE INTO input_systems SELECT ?, ?, ? "
+            "WHERE (SELECT line FROM inputs WHERE id = ?) = ?",
+            systems,
         )
+
+    def _name(self, kind: str, name: str) -> int:
+        """The id of a facet's or system's name, given it the first time it is met."""
+        key = (kind, name)
+        if key not in self._names:
+            found = self._db.execute("SELECT name_id FROM names WHERE kind = ? AND name = ?", key).fetchone()
+            if found is None:
+                found = (self._db.execute("INSERT INTO names(kind, name) VALUES (?, ?)", key).lastrowid,)
+            self._names[key] = int(found[0])
+        return self._names[key]
 
     def _source(self, role: str) -> FileState | None:
         found = self._db.execute(

@@ -43,7 +43,7 @@ KINDS = {
 
 def runs_context(runs: Sequence[Run], problems: Sequence[str], paths: Sequence[Path]) -> dict[str, Any]:
     """The list of runs: each one's kind, command, method, model, start and counts."""
-    return {"rows": run_rows(runs), "problems": problems, "paths": [shown_path(p) for p in paths]}
+    return {"rows": run_rows(runs), "problems": problems, "paths": [str(Path(p).resolve()) for p in paths]}
 
 
 def run_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:

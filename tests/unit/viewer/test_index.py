@@ -230,3 +230,16 @@ def test_a_judge_run_whose_input_is_gone_shows_its_judgments_and_says_why(
     assert (
         line.judgment is not None and line.instance is None and line.instance_problem == opened.input_problem
     )
+
+
+def test_an_id_given_twice_in_the_input_is_the_first_line_s_instance(judged: Run, tmp_path: Path) -> None:
+    pairs = judged.path.with_name("pairs.jsonl")
+    with pairs.open("a", encoding="utf-8") as out:
+        out.write(
+            '{"id": "p1", "query": "Again?", "candidates": ["x", "y"], "label": 2, "systems": ["C", "D"]}\n'
+        )
+    index = opened_index(judged, tmp_path / "index")
+
+    first = index.page(Filters(id="p1"), 1, 50).rows[0]
+    assert (first.label, first.input_line) == (1, 1)
+    assert index.choices().systems == ["A", "B"]

@@ -36,7 +36,9 @@ def test_deep_and_long_values_are_cut_short_and_say_so() -> None:
     block = block_of(deep)
     while isinstance(block, Pairs):
         block = block.items[0][1]
-    assert isinstance(block, Text) and block.kind == "json" and block.text == '{"in": {"in": {"in": {"x": 1}}}}'
+    assert (
+        isinstance(block, Text) and block.kind == "json" and block.text == '{"in": {"in": {"in": {"x": 1}}}}'
+    )
     assert block_of(list(range(250))).text.endswith(", 199 … and 50 more")
 
 
