@@ -34,6 +34,7 @@ test: $(STAMP) $(CHROMIUM)
 bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python benchmarks/run.py
 	PYTHONPATH=. $(BIN)/python benchmarks/hdeval_aggregator.py
+	PYTHONPATH=. $(BIN)/python benchmarks/view_index.py
 
 # The package boundaries (pyproject.toml's [tool.importlinter]); the test suite runs them too.
 lint: $(STAMP)

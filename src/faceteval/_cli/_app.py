@@ -200,8 +200,9 @@ def _register() -> None:
     from faceteval._cli._metaeval import meta_eval
     from faceteval._cli._report import report
     from faceteval._cli._review import review
+    from faceteval._cli._view import view
 
-    for command in (judge, meta_eval, compare, cost, report, datasets, review):
+    for command in (judge, meta_eval, compare, cost, report, datasets, review, view):
         cli.add_command(command)
 
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import errno
-import ipaddress
 import json
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -14,8 +11,10 @@ import click
 from rich.table import Table as RichTable
 
 from faceteval._cli._app import handle_errors
-from faceteval._cli._console import Console, escape, neutral_log_config
+from faceteval._cli._console import Console, escape
 from faceteval._cli._options import data_dir_option, force_flag
+from faceteval._cli._serving import listen_on, serve_on
+from faceteval._web import url_of
 from faceteval.report import Table as ReportTable
 from faceteval.store import (
     REVIEW_ACTIONS,
@@ -51,24 +50,19 @@ def review() -> None:
 @handle_errors
 def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> None:
     """Serve the review web app of PROJECT (created when missing) on http://HOST:PORT."""
-    import uvicorn
-
     from faceteval.review import ReviewStore, create_app, is_loopback
 
     ReviewStore.open(project)
     app = create_app(project, host=host, allow_hosts=allow_hosts)
-    listening = _listen(host, port)  # bound first, so that the address printed is the one served
-    port = listening.getsockname()[1]
+    listening = listen_on(host, port)  # bound first, so that the address printed is the one served
     if not is_loopback(host):
         console.print(
             f"[yellow]Serving on {escape(host)}: annotators sign in with their invite links "
             f"(faceteval review invite {escape(str(project))} NAME --base-url URL).[/]"
         )
-    shown = f"[{host}]" if ":" in host else host  # an IPv6 address goes in brackets in a URL
-    console.print(f"Review of {escape(str(project))} at http://{escape(shown)}:{port}/ (Ctrl-C stops)")
-    logs = neutral_log_config(uvicorn.config.LOGGING_CONFIG)  # a request's path or text is printed inert
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=logs))
-    server.run(sockets=[listening])
+    url = escape(url_of(host, listening))
+    console.print(f"Review of {escape(str(project))} at {url} (Ctrl-C stops)")
+    serve_on(app, listening)
 
 
 @review.command("invite")
@@ -98,24 +92,6 @@ def invite(project: Path, name: str, base_url: str | None, host: str, port: int,
     url = invite_url(base, new_invite(store, name))
     console.print(f"Invite link of {escape(name)} (whoever opens it reviews as {escape(name)}):")
     console.print(escape(url))
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` (a free port for 0), or a usage error saying what is wrong."""
-    try:
-        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
-    except ValueError:  # a host name
-        family = socket.AF_INET
-    listening = socket.socket(family, socket.SOCK_STREAM)
-    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listening.bind((host, port))
-    except OSError as exc:
-        listening.close()
-        hint = "; choose another with --port" if exc.errno == errno.EADDRINUSE else ""
-        raise click.UsageError(f"cannot serve on {host}:{port}: {exc.strerror}{hint}") from None
-    listening.listen(2048)
-    return listening
 
 
 @review.command("import")

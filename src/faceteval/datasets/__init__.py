@@ -20,7 +20,13 @@ from faceteval.datasets._criteria_file import load_criteria
 from faceteval.datasets._fetch import FetchReport, fetch
 from faceteval.datasets._field_map import FieldMap
 from faceteval.datasets._generic import load_labelled, parse_field_options
-from faceteval.datasets._jsonl import read_instances, read_judgments, read_numbered_judgments
+from faceteval.datasets._jsonl import (
+    instance_from_line,
+    judgment_from_line,
+    read_instances,
+    read_judgments,
+    read_numbered_judgments,
+)
 from faceteval.datasets._judged import changed_since, judged_input, judged_instances, run_record, why_missing
 from faceteval.datasets._registry import benchmarks, get_benchmark
 
@@ -51,8 +57,10 @@ __all__ = [
     "coeval_actions",
     "fetch",
     "get_benchmark",
+    "instance_from_line",
     "judged_input",
     "judged_instances",
+    "judgment_from_line",
     "load_criteria",
     "load_labelled",
     "parse_field_options",

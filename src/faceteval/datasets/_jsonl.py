@@ -204,17 +204,32 @@ def read_numbered_judgments(path: str | Path) -> Iterator[tuple[int, Judgment]]:
     for line_no, line in _lines(name):
         if isinstance(line, UnicodeDecodeError):
             raise InputError(name, line_no, None, _not_text(line)) from line
-        if not line.strip():
-            continue
-        try:
-            record = decode_json(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(name, line_no, None, f"not valid JSON: {exc.msg} (column {exc.colno})") from exc
-        except UnreadableJSON as exc:
-            raise InputError(name, line_no, exc.field, exc.problem) from None
-        try:
-            judgment = Judgment.model_validate(record)
-        except ValidationError as exc:
-            field, problem = _describe(exc)
-            raise InputError(name, line_no, field, problem) from exc
-        yield line_no, judgment
+        if line.strip():
+            yield line_no, judgment_from_line(name, line_no, line)
+
+
+def judgment_from_line(path: str | Path, line_no: int, line: str) -> Judgment:
+    """The judgment on line ``line_no`` of the Judgment JSONL file ``path``, as `read_judgments` reads it.
+
+    Raises:
+        InputError: The line is not a judgment, naming the file, line and field.
+    """
+    name = str(path)
+    try:
+        record = decode_json(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(name, line_no, None, f"not valid JSON: {exc.msg} (column {exc.colno})") from exc
+    except UnreadableJSON as exc:
+        raise InputError(name, line_no, exc.field, exc.problem) from None
+    try:
+        return Judgment.model_validate(record)
+    except ValidationError as exc:
+        field, problem = _describe(exc)
+        raise InputError(name, line_no, field, problem) from exc
+
+
+def instance_from_line(path: str | Path, line_no: int, line: str) -> Instance | InputError:
+    """The instance on line ``line_no`` of the instance JSONL file ``path``, as `read_instances` reads
+    it (a line without ``id`` takes its line number), or what is wrong with it. One line alone cannot
+    tell a repeated id: `read_instances` can."""
+    return _read_line(str(path), line_no, line, {})

@@ -21,17 +21,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from faceteval._util.numbers import fmt
+from faceteval._web import page_templates, protections
 from faceteval.review._access import (
     Session,
     Sessions,
@@ -52,7 +50,6 @@ from faceteval.review._forms import (
     number,
     read_form,
 )
-from faceteval.review._middleware import BodyLimit, HostCheck, guard
 from faceteval.review._model import (
     CRITERION_ACTIONS,
     OVERALL,
@@ -68,12 +65,7 @@ COOKIE = "faceteval_annotator"
 DEFAULT_HOST = "127.0.0.1"
 NOT_INVITED = "this invite link is not valid (revoked, or not whole): ask for a new one"
 
-_templates = Environment(
-    loader=PackageLoader("faceteval.review", "templates"),
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+_templates = page_templates("faceteval.review")
 
 
 class _Replayed(Exception):
@@ -276,11 +268,7 @@ def create_app(project: Path, *, host: str = DEFAULT_HOST, allow_hosts: Sequence
     }
     return Starlette(
         routes=routes,
-        middleware=[
-            Middleware(BaseHTTPMiddleware, dispatch=guard),
-            Middleware(HostCheck, allowed_hosts=hosts, any_address=is_wildcard(host)),
-            Middleware(BodyLimit),
-        ],
+        middleware=protections(hosts, any_address=is_wildcard(host)),
         exception_handlers=handlers,
         lifespan=lifespan,
     )
@@ -419,7 +407,6 @@ _templates.filters["anchor"] = anchor
 _templates.filters["num"] = fmt
 # A score as a form posts it: whole numbers as such, others to every digit (a round trip).
 _templates.filters["exact"] = lambda v: str(int(v)) if float(v).is_integer() else repr(float(v))
-_templates.filters["q"] = lambda value: quote(str(value), safe="")
 
 
 def _back_to(item_id: str, criterion: str) -> str:

@@ -1,4 +1,4 @@
-"""What every request to the review app passes: the Host check, the origin check, the size limits.
+"""What every request to faceteval's web apps passes: the Host check, the origin check, the size limits.
 
 The Host check is Starlette's `TrustedHostMiddleware` over the names the server was bound to: a page
 of another site whose name was rebound to this machine's address (DNS rebinding) sends its own name
@@ -13,12 +13,14 @@ from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["MAX_BODY", "SECURITY_HEADERS", "BodyLimit", "HostCheck", "guard"]
+__all__ = ["MAX_BODY", "SECURITY_HEADERS", "BodyLimit", "HostCheck", "guard", "protections"]
 
 MAX_BODY = 256 * 1024
 """Largest request body accepted (a form of a few sentences is far smaller)."""
@@ -103,3 +105,13 @@ def _same_origin(request: Request) -> bool:
     if not origin or origin == "null":
         return origin is None
     return urlsplit(origin).netloc == request.headers.get("host")
+
+
+def protections(hosts: Sequence[str], *, any_address: bool = False) -> list[Middleware]:
+    """The middleware every app serves behind: `guard` (methods, origin, size, security headers), the
+    Host check over ``hosts`` (see `HostCheck` for ``any_address``) and `BodyLimit`."""
+    return [
+        Middleware(BaseHTTPMiddleware, dispatch=guard),
+        Middleware(HostCheck, allowed_hosts=hosts, any_address=any_address),
+        Middleware(BodyLimit),
+    ]
