@@ -29,7 +29,8 @@ if TYPE_CHECKING:
         ReviewError,
         SentenceView,
     )
-    from faceteval.review._stats import render_stats_markdown, review_stats, stats_tables
+    from faceteval.review._stats import review_stats
+    from faceteval.review._stats_tables import render_stats_markdown, stats_tables
     from faceteval.review._store import DATABASE, ReviewStore
 
 _LAZY = {
@@ -52,7 +53,8 @@ _LAZY = {
         "SentenceView",
         "TIE",
     ),
-    "_stats": ("render_stats_markdown", "review_stats", "stats_tables"),
+    "_stats": ("review_stats",),
+    "_stats_tables": ("render_stats_markdown", "stats_tables"),
     "_store": ("DATABASE", "ReviewStore"),
 }
 

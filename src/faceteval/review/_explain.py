@@ -73,15 +73,18 @@ _NUMBERED = re.compile(r"^\d{1,2}[.)][ \t]+(?=\S)")
 _LIST_NUMBER = re.compile(r"^(?:\d{1,2}|[A-Za-z]|[IVXivx]{1,4})[.)]$")
 _EMPHASIS = re.compile(r"\*\*|__|^#+\s*|^[*_]|[*_]$")
 _HEADING = re.compile(r"^([^:.!?]{1,60}?)\s*:$")
-_LABELLED = re.compile(r"^([A-Za-z][A-Za-z ]{0,20}?)\s*(?:\([^)]{0,30}\))?\s*:\s*(\S.*)$")
+_LABELLED = re.compile(r"^([A-Za-z][A-Za-z0-9 ]{0,20}?)\s*(?:\([^)]{0,30}\))?\s*:\s*(\S.*)$")
 _CANDIDATE = re.compile(r"^(?:response|output|assistant|candidate|answer)\s*(\d{1,2})$", re.IGNORECASE)
 _NUMBER = r"(?<![\w.-])\d{1,3}(?:\.\d+)?(?![\w-])"
 _STATES_SCORE = re.compile(
     rf"\b(?:scores?|scored|rating|grade)\b(?P<noun>[^.!?]{{0,60}}?){_NUMBER}"
     rf"|\b(?:rate[ds]?|scores?|scored)\b(?P<verb>[^.!?\d]{{0,40}}?){_NUMBER}"
-    rf"|{_NUMBER}\s*(?:/|out of)\s*\d{{1,3}}\b",
+    rf"|\b(?:deserves?|earns?|gets?|gives?|assigns?|receives?|merits?)\b(?P<given>[^.!?\d]{{0,40}}?)"
+    rf"{_NUMBER}\s*(?:/|out of)\s*\d{{1,3}}\b",
     re.IGNORECASE,
 )
+_QUOTED = re.compile(r"^[\"“'‘]")
+"""A sentence opening with a quotation: the output's words, not the judge's (its numbers are no score)."""
 _NOT_STATED = re.compile(r"\b(?:scale|range|between|from)\b", re.IGNORECASE)
 """Words between a score word and a number that make the number a scale's, not the score given."""
 _END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])")
@@ -145,8 +148,10 @@ def states_score(sentence: str) -> bool:
     labelled = _LABELLED.match(plain)
     if labelled is not None and labelled[1].strip().lower() in SCORE_LABELS:
         return True
+    if _QUOTED.match(plain):
+        return False
     return any(
-        not _NOT_STATED.search(found["noun"] or found["verb"] or "")
+        not _NOT_STATED.search(found["noun"] or found["verb"] or found["given"] or "")
         for found in _STATES_SCORE.finditer(plain)
     )
 

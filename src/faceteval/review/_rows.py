@@ -24,6 +24,7 @@ from faceteval.review._model import (
 __all__ = [
     "Action",
     "candidate_scores",
+    "candidates_scores",
     "criteria",
     "criteria_actions",
     "drafts",
@@ -31,6 +32,7 @@ __all__ = [
     "items",
     "preference",
     "preferences",
+    "preferred",
     "score_actions",
     "scores",
     "sentence_actions",
@@ -136,6 +138,20 @@ def preference(db: sqlite3.Connection, item_id: str, annotator: str) -> int | No
 def scores(db: sqlite3.Connection) -> dict[tuple[str, str, str], float]:
     """Every annotator's current (latest) score: ``{(item, criterion, annotator): score}``."""
     return {(row["item_id"], row["criterion"], row["annotator"]): row["score"] for row in score_actions(db)}
+
+
+def candidates_scores(db: sqlite3.Connection) -> dict[tuple[str, str, int, str], float]:
+    """Every annotator's current (latest) score of each candidate of a comparison:
+    ``{(item, criterion, candidate, annotator): score}``."""
+    return {
+        (row["item_id"], row["criterion"], row["candidate"], row["annotator"]): row["score"]
+        for row in candidate_scores(db)
+    }
+
+
+def preferred(db: sqlite3.Connection) -> dict[tuple[str, str], int]:
+    """Every annotator's current (latest) preference: ``{(item, annotator): preference}``."""
+    return {(row["item_id"], row["annotator"]): row["preference"] for row in preferences(db)}
 
 
 # -- rows ---------------------------------------------------------------------------------------------

@@ -319,6 +319,15 @@ class ReviewStore:
         """Every preference given (on one comparison), oldest first."""
         return self._read(_rows.preferences, item_id)
 
+    def candidates_scores(self) -> dict[tuple[str, str, int, str], float]:
+        """Every annotator's current score of each candidate of a comparison:
+        ``{(item, criterion, candidate, annotator): score}``."""
+        return self._read(_rows.candidates_scores)
+
+    def preferred(self) -> dict[tuple[str, str], int]:
+        """Every annotator's current preference: ``{(item, annotator): preference}``."""
+        return self._read(_rows.preferred)
+
     def sentence_actions(self, item_id: str | None = None) -> list[dict[str, Any]]:
         """Every stage-2 sentence action (of one item), oldest first."""
         return self._read(_rows.sentence_actions, item_id)

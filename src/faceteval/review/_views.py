@@ -26,11 +26,12 @@ from faceteval.review._model import (
 from faceteval.review._rows import (
     Action,
     candidate_scores,
+    candidates_scores,
     criteria,
     drafts,
     item,
     items,
-    preferences,
+    preferred,
     score_actions,
     scores,
     sentence_actions,
@@ -170,9 +171,9 @@ def finished_items(db: sqlite3.Connection, annotator: str) -> tuple[set[str], se
     acted = _acted(sentence_actions(db), annotator)
     scored = {(each, criterion) for each, criterion, who in scores(db) if who == annotator}
     each_scored = Counter(
-        (row["item_id"], row["criterion"]) for row in _latest_candidate_scores(db, annotator)
+        (i, criterion) for i, criterion, _, who in candidates_scores(db) if who == annotator
     )
-    preferred = {row["item_id"] for row in preferences(db) if row["annotator"] == annotator}
+    chosen = {i for i, who in preferred(db) if who == annotator}
     kept = {task: [c.name for c in final_criteria(db, task, annotator)] for task, _ in tasks(db)}
 
     def criterion_done(each: Item, name: str) -> bool:
@@ -183,18 +184,8 @@ def finished_items(db: sqlite3.Connection, annotator: str) -> tuple[set[str], se
     criteria_done = {
         each.id for each in items(db) if all(criterion_done(each, name) for name in kept[each.task])
     }
-    done = {i for i in criteria_done if (i, OVERALL) in scored or i in preferred}
+    done = {i for i in criteria_done if (i, OVERALL) in scored or i in chosen}
     return criteria_done, done
-
-
-def _latest_candidate_scores(db: sqlite3.Connection, annotator: str) -> list[Action]:
-    """The annotator's latest score of each candidate on each criterion (one row each)."""
-    latest = {
-        (row["item_id"], row["criterion"], row["candidate"]): row
-        for row in candidate_scores(db)
-        if row["annotator"] == annotator
-    }
-    return list(latest.values())
 
 
 def _acted(actions: Sequence[Action], annotator: str) -> defaultdict[tuple[str, str], set[int]]:
