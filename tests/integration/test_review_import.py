@@ -30,7 +30,7 @@ def test_a_coeval_run_becomes_drafts_that_annotators_review(tmp_path: Path) -> N
         )  # fmt: skip
     project = tmp_path / "review"
     printed = run("review", "import", project, judged, "--task", "rain")
-    assert "Imported 3 outputs (3 new)" in printed
+    assert "Imported 3 outputs (3 new)" in printed and "1 of them compare their responses" in printed
     store = ReviewStore.open(project, create=False)
     assert [c.name for c in store.criteria("rain")] == ["Comprehensibility", "Length"]
     assert [c.scale for c in store.criteria("rain")] == [(1.0, 5.0), (1.0, 3.0)]

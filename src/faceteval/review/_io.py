@@ -39,6 +39,8 @@ class ImportSummary:
     drafts: int
     skipped: int
     tasks: tuple[str, ...]
+    comparisons: int = 0
+    """Items that compare several candidates (instances judged pairwise or listwise)."""
 
 
 def import_run(
@@ -126,6 +128,7 @@ def import_run(
         drafts=sum(d.criterion != OVERALL for d in drafts),
         skipped=skipped,
         tasks=tuple(sorted(criteria)),
+        comparisons=sum(item.compares for item in items),
     )
 
 
