@@ -149,7 +149,9 @@ def explained(view: CriterionView) -> list[Shown]:
 
 
 def _sentence_line(view: CriterionView, sentence: SentenceView) -> Shown:
-    stating = sentence.action in (None, "pass") and states_score(sentence.text or "")
+    """A sentence as shown; one stating the LLM's score (its text as drafted) marked if overridden."""
+    drafted = sentence.text is None or sentence.text == sentence.original  # an imported revise has no text
+    stating = sentence.action != "delete" and drafted and states_score(sentence.original or "")
     return Shown("sentence", sentence=sentence, overridden=_overridden(view, None) if stating else None)
 
 
