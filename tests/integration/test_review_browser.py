@@ -1,10 +1,15 @@
-"""The review web app driven in a real headless Chromium against `faceteval review serve` on 127.0.0.1."""
+"""The review web app driven in a real headless Chromium against `faceteval review serve` on 127.0.0.1.
+
+Each test acts as an annotator would (clicks, types) and checks what the page's DOM then shows.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import sys
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +19,9 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from faceteval._cli._app import cli
 from faceteval.review import ReviewStore
+from tests.integration.test_coeval_http import inputs, responder
+from tests.support.llm_server import LLMServer
+from tests.support.processes import run_to_end
 from tests.support.review_project import build_project, serve
 
 CHROMIUM = os.environ.get("FACETEVAL_CHROMIUM", "/usr/bin/chromium")
@@ -279,3 +287,170 @@ def test_a_tab_left_open_as_one_annotator_never_acts_as_one_signed_in_since(
         expect(alices_criteria.locator("#error")).to_contain_text("nothing was saved")
     store = ReviewStore.open(project, create=False)
     assert store.sentence_actions() == [] and store.criteria_actions() == []
+
+
+def judged_pairs(tmp_path: Path) -> Path:
+    """A review project holding a `judge --method coeval` run over the local server, imported: two
+    outputs judged alone and a pair judged side by side (``pair``: Response 2 the judge's pick)."""
+    outputs, criteria = inputs(tmp_path)
+    judged = tmp_path / "j.jsonl"
+    with LLMServer(responder) as server:  # in a process of its own: this one runs the browser's loop
+        result = run_to_end(
+            [
+                sys.executable, "-m", "faceteval", "judge", str(outputs), "--method", "coeval", "--criteria",
+                str(criteria), "--model", "openai:judge", "--base-url", server.base_url, "--no-cache",
+                "--out", str(judged), "-q",
+            ],
+            timeout=300,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stdout + result.stderr
+    project = tmp_path / "review"
+    imported = CliRunner().invoke(cli, ["review", "import", str(project), str(judged), "--task", "rain"])
+    assert imported.exit_code == 0, imported.output
+    return project
+
+
+def test_a_pairwise_judgment_is_one_item_with_both_responses_side_by_side_and_a_preference(
+    browser: Browser, tmp_path: Path
+) -> None:
+    project = judged_pairs(tmp_path)
+    with serve(project) as base:
+        page = sign_in(browser, base, "alice")
+        page.goto("/items?task=rain")
+        expect(page.locator("#items tr")).to_have_count(4)  # a header, two outputs, one comparison
+        expect(page.locator("#items .compared")).to_have_text("2 responses side by side")
+        page.locator("#items a", has_text="Why does it rain?").nth(2).click()
+        expect(page.locator("h1")).to_contain_text("comparison 3 of 3")
+
+        # Both responses, side by side: the same row, one left of the other, each whole.
+        first, second = page.locator("#candidate-1"), page.locator("#candidate-2")
+        expect(first.locator(".output")).to_have_text("Precipitation results from coalescence.")
+        expect(second.locator(".output")).to_have_text("Clouds get heavy and drops fall.")
+        left, right = first.bounding_box(), second.bounding_box()
+        assert left is not None and right is not None
+        assert left["y"] == right["y"] and left["x"] + left["width"] <= right["x"]
+        expect(first).to_be_in_viewport()
+        expect(second).to_be_in_viewport()
+        expect(second.locator(".pick")).to_have_text("the judge's pick")
+        expect(first.locator(".pick")).to_have_count(0)
+        expect(page.locator("#verdict")).to_contain_text("Response 2")
+        expect(first.locator(".llm-overall")).to_have_text("2")
+
+        # Each criterion: the judge's score of each response, its explanation comparing both.
+        length = section(page, "Length")
+        expect(length.locator(".llm-score")).to_have_text(["1", "3"])
+        expect(length.locator(".heading")).to_have_text(
+            ["Response 1", "Conclusion", "Evidence", "Response 2", "Conclusion", "Evidence"]
+        )
+        expect(length.locator(".sentence")).to_have_count(4)  # no score line, no label to approve
+        expect(length.locator(".sentence .body").nth(1)).to_have_text(
+            '"Precipitation results from coalescence."'
+        )
+        expect(length.locator(".score-line.overridden")).to_have_count(0)
+
+        # Scoring Response 1 otherwise than the judge overrides its score line, and that one only.
+        length.locator("fieldset[data-candidate='1'] input[value='3']").check()
+        length.locator("fieldset[data-candidate='2'] input[value='3']").check()
+        length.locator("text=Save scores").click()
+        length = section(page, "Length")
+        expect(length.locator(".your-score")).to_have_text(["3", "3", "saved: 3 / 3"])
+        overridden = length.locator(".score-line.overridden")
+        expect(overridden).to_have_count(1)
+        expect(overridden.locator(".said")).to_have_text("Score: I would assign a score of 1 to this answer.")
+        expect(overridden.locator(".overrides")).to_have_text("overridden by your score: 3")
+        expect(length.locator(".score-line").nth(1)).not_to_have_class(re.compile(r"\boverridden\b"))
+
+        length.locator("text=Approve the rest as drafted").click()
+        expect(section(page, "Length")).to_have_class(re.compile(r"\bdone\b"))
+        expect(section(page, "Length").locator(".your-score").nth(0)).to_have_text("3")  # kept, not the LLM's
+        section(page, "Comprehensibility").locator("text=Approve the rest as drafted").click()
+        expect(section(page, "Comprehensibility").locator(".your-score")).to_have_text(
+            ["2", "5", "saved: 2 / 5"]
+        )
+        expect(page.locator("#item-done")).to_have_count(0)  # no preference yet
+
+        page.locator("#preference input[name=preference][value='1']").check()
+        page.locator("text=Save preference").click()
+        expect(page.locator("#preference-saved")).to_have_text("saved: Response 1")
+        expect(page.locator("#item-done")).to_be_visible()
+        page.reload()
+        expect(page.locator("#preference input[value='1']")).to_be_checked()
+
+    out = tmp_path / "final.jsonl"
+    assert CliRunner().invoke(cli, ["review", "export", str(project), "--out", str(out)]).exit_code == 0
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (row["id"], row["kind"], row["done"]) == ("pair", "comparison", True)
+    assert (row["preference"], row["llm_verdict"]) == (1, 2)
+    assert row["scores"] == {"Comprehensibility": [2, 5], "Length": [3, 3]}
+    assert row["llm_scores"]["Length"] == [1, 3]
+    numbers = tmp_path / "stats.json"
+    stats = ["review", "stats", str(project), "--resamples", "0", "--json", str(numbers)]
+    printed = CliRunner().invoke(cli, stats)
+    assert printed.exit_code == 0 and "Preferences on comparisons" in printed.output
+    preferences = json.loads(numbers.read_text())["tasks"]["rain"]["preferences"]
+    assert preferences["with_judge"]["n"] == 1 and preferences["with_judge"]["agree"] == 0
+    assert preferences["distribution"] == {"judge": {"Response 2": 1}, "annotators": {"Response 1": 1}}
+
+
+def test_a_form_refused_for_what_was_typed_is_shown_on_its_page_beside_the_field_with_the_text_kept(
+    browser: Browser, tmp_path: Path
+) -> None:
+    project = tmp_path / "review"
+    build_project(project)
+    with serve(project) as base:
+        page = sign_in(browser, base, "alice")
+        page.goto("/criteria?task=eli5")
+
+        # A revision without its reason: the same page, the error beside the reason, the rest as typed.
+        accuracy = page.locator("#c2")
+        accuracy.locator("summary", has_text="Revise").click()
+        accuracy.locator("form.revise input[name=name]").fill("Correctness")
+        accuracy.locator("form.revise textarea[name=description]").fill(
+            "No fabricated or subtly wrong facts."
+        )
+        accuracy.locator("text=Save revision").click()
+        expect(page.locator("h1")).to_have_text("Stage 1 · criteria of eli5")
+        assert urllib.parse.urlsplit(page.url).path == "/criteria"
+        revise = page.locator("#c2 form.revise")
+        expect(revise).to_be_visible()  # its details open
+        error = revise.locator("label:has(input[name=reason]) + p.field-error")
+        expect(error).to_have_text("give a reason to revise this criterion: why does it need to change?")
+        expect(revise.locator("input[name=reason]")).to_have_attribute("aria-invalid", "true")
+        expect(revise.locator("input[name=reason]")).to_be_focused()
+        expect(revise.locator("input[name=name]")).to_have_value("Correctness")
+        expect(revise.locator("textarea[name=description]")).to_have_value(
+            "No fabricated or subtly wrong facts."
+        )
+        expect(page.locator("#c2")).to_be_in_viewport()
+        expect(page.locator("#c1 .field-error")).to_have_count(0)  # beside this form alone
+        assert ReviewStore.open(project, create=False).criteria_actions() == []
+        revise.locator("input[name=reason]").fill("sharper")
+        revise.locator("text=Save revision").click()
+        expect(page.locator("#c2 .action")).to_have_text("revise")
+        expect(page.locator(".field-error")).to_have_count(0)
+
+        # A deletion without its reason: the dead end of before is the same page, the error beside it.
+        page.locator("#c1 button[value=delete]").click()
+        expect(page.locator("#c1 form.mark label:has(input[name=reason]) + p.field-error")).to_contain_text(
+            "give a reason to delete this criterion"
+        )
+        expect(page.locator("#c1 .action")).to_have_count(0)
+        expect(page.locator("#c2 .action")).to_have_text("revise")  # what was done before is there
+
+        # A name the annotator's criteria have: refused by the store, shown beside the name.
+        add = page.locator("#add")
+        add.locator("input[name=name]").fill("clarity")
+        add.locator("textarea[name=description]").fill("<b>Plain</b> words.")
+        add.locator("input[name=reason]").fill("the task is for children")
+        add.get_by_role("button", name="Add", exact=True).click()
+        add = page.locator("#add")
+        expect(add.locator("label:has(input[name=name]) + p.field-error")).to_have_text(
+            "you already have a criterion named 'Clarity'"
+        )
+        expect(add.locator("textarea[name=description]")).to_have_value("<b>Plain</b> words.")  # as text
+        expect(add.locator("input[name=reason]")).to_have_value("the task is for children")
+        expect(page.locator("#problem")).to_contain_text("Not saved")
+        assert page.evaluate("document.querySelectorAll('b').length") == 0
+
+    actions = ReviewStore.open(project, create=False).criteria_actions()
+    assert [(a["action"], a["reason"]) for a in actions] == [("revise", "sharper")]

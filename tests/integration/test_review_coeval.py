@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,45 @@ def test_a_missing_file_writes_nothing(tmp_path: Path) -> None:
         import_coeval(store, root, ["eli5", "rocstories"])
     assert store.tasks() == []
     assert store.items() == []
+
+
+def test_a_score_row_of_coevals_drafts_is_shown_overridden_where_the_annotators_score_differs(
+    imported: tuple[Path, Any],
+) -> None:
+    """CoEval's action lists act on its score rows ("2. Score: 4"), so they stay rows to review; the
+    page marks one an annotator kept while scoring otherwise, and none they scored alike."""
+    project, _ = imported
+    store = ReviewStore.open(project, create=False)
+    scores = store.scores()
+    latest = {
+        (a["item_id"], a["criterion"], a["sentence"]): a["action"]
+        for a in store.sentence_actions()
+        if a["annotator"] == "A01"
+    }
+    deleted = {key for key, action in latest.items() if action == "delete"}
+    overridden = kept = None
+    for draft in store.drafts():
+        given = scores.get((draft.item_id, draft.criterion, "A01"))
+        rows = [k for k, text in enumerate(draft.sentences) if text.startswith("2. Score: ")]
+        if given is None or draft.score is None or len(rows) != 1:
+            continue
+        if (draft.item_id, draft.criterion, rows[0]) in deleted:
+            continue
+        if given != draft.score and overridden is None:
+            overridden = (draft, rows[0], given)
+        elif given == draft.score and kept is None:
+            kept = (draft, rows[0], given)
+    assert overridden is not None and kept is not None
+    with TestClient(create_app(project), base_url="http://127.0.0.1") as client:
+        client.post("/signin", data={"annotator": "A01"}, headers={"Origin": "http://127.0.0.1"})
+        for (draft, row, given), marked in ((overridden, True), (kept, False)):
+            page = client.get("/item", params={"id": draft.item_id}).text
+            section = page[page.index(f'data-criterion="{draft.criterion}"') :]
+            section = section[: section.index("</section>")]
+            shown = re.findall(r'<div class="sentence ([^"]*)">\s*<div>\s*<span class="state">[^<]*</span>\s*'
+                               r'<div class="body">([^<]*)</div>', section)  # fmt: skip
+            classes, text = shown[row]
+            assert text == draft.sentences[row]
+            assert ("overridden" in classes.split()) is marked, (draft.item_id, draft.criterion, classes)
+            if marked:
+                assert f"overridden by your score: {given:g}" in section

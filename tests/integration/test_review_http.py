@@ -87,7 +87,7 @@ def test_every_page_forbids_scripts(server: tuple[str, int, Path]) -> None:
     [
         ("GET", "/item?id=nope", None, 404, "no item"),
         ("GET", "/criteria?task=nope", None, 404, "no task"),
-        ("POST", "/item/score", {"item": "q1", "criterion": "Clarity"}, 400, "missing field"),
+        ("POST", "/item/score", {"item": "q1", "criterion": "Clarity"}, 400, "choose a score"),
         ("POST", "/item/score", {"item": "q1", "criterion": "Clarity", "score": "9"}, 400, "between 1 and 5"),
         (
             "POST",

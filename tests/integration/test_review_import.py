@@ -30,38 +30,56 @@ def test_a_coeval_run_becomes_drafts_that_annotators_review(tmp_path: Path) -> N
         )  # fmt: skip
     project = tmp_path / "review"
     printed = run("review", "import", project, judged, "--task", "rain")
-    assert "Imported 4 outputs (4 new)" in printed
+    assert "Imported 3 outputs (3 new)" in printed and "1 of them compare their responses" in printed
     store = ReviewStore.open(project, create=False)
     assert [c.name for c in store.criteria("rain")] == ["Comprehensibility", "Length"]
     assert [c.scale for c in store.criteria("rain")] == [(1.0, 5.0), (1.0, 3.0)]
     items = {item.id: item for item in store.items("rain")}
-    assert set(items) == {"good", "poor", "pair#1", "pair#2"}
-    assert items["pair#2"].output == "Clouds get heavy and drops fall."
+    assert set(items) == {"good", "poor", "pair"}  # the pair is one item: both candidates side by side
+    assert [c.output for c in items["pair"].candidates] == [items["poor"].output, items["good"].output]
+    assert not items["good"].compares and items["pair"].compares
     drafts = {(d.item_id, d.criterion): d for d in store.drafts()}
-    for item_id, item in items.items():
-        comprehensibility, length, overall = QUALITY[item.output]
+    for item_id in ("good", "poor"):
+        comprehensibility, length, overall = QUALITY[items[item_id].output]
         assert drafts[(item_id, "Comprehensibility")].score == comprehensibility
         assert drafts[(item_id, "Length")].score == length
         assert drafts[(item_id, OVERALL)].score == overall
         draft = drafts[(item_id, "Length")]
         assert draft.conclusion == "The output is judged on Length."
-        assert draft.evidence == f'"{item.output}"'
-        assert any(
-            item.output in sentence for sentence in draft.sentences
-        )  # this candidate's, not the other's
-    assert drafts[("pair#1", OVERALL)].conclusion == "Weighing both criteria above."
+        assert draft.evidence == f'"{items[item_id].output}"'
+        # Score lines and bare labels are not sentences to approve; the quote is kept as written, once.
+        assert draft.sentences == ("The output is judged on Length.", f'"{items[item_id].output}"')
+        assert [(p.kind, p.text) for p in draft.parts] == [
+            ("heading", "Conclusion"),
+            ("sentence", "The output is judged on Length."),
+            ("score", f"Score: I would assign a score of {length} to this answer."),
+            ("heading", "Evidence"),
+            ("sentence", f'"{items[item_id].output}"'),
+        ]
+    pair = {name: drafts[("pair", name)] for name in ("Comprehensibility", "Length", OVERALL)}
+    assert pair["Length"].score is None and pair["Length"].scores == (1.0, 3.0)
+    assert pair[OVERALL].scores == (2.0, 5.0) and pair[OVERALL].verdict == 2
+    headings = [p.text for p in pair["Length"].parts if p.kind == "heading"]
+    assert headings == ["Response 1", "Conclusion", "Evidence", "Response 2", "Conclusion", "Evidence"]
+    assert pair["Length"].sentences == (
+        "The output is judged on Length.",
+        '"Precipitation results from coalescence."',
+        "The output is judged on Length.",
+        '"Clouds get heavy and drops fall."',
+    )
+    assert pair[OVERALL].conclusion.startswith("Response 1:\nWeighing both criteria above.")
 
     again = run("review", "import", project, judged, "--task", "rain")
-    assert "(0 new)" in again and len(store.items()) == 4
+    assert "(0 new)" in again and len(store.items()) == 3
     assert store.task_scale("rain") == (1.0, 5.0)
 
     # The same ids for another task would put its drafts on these outputs: refused, nothing added.
     refused = CliRunner().invoke(cli, ["review", "import", str(project), str(judged), "--task", "snow"])
     assert refused.exit_code == 1
-    assert "4 output id(s) are already in the project for other outputs: 'good' (task 'rain')" in " ".join(
+    assert "3 output id(s) are already in the project for other outputs: 'good' (task 'rain')" in " ".join(
         refused.output.split()
     )
-    assert [name for name, _ in store.tasks()] == ["rain"] and len(store.drafts()) == 12
+    assert [name for name, _ in store.tasks()] == ["rain"] and len(store.drafts()) == 9
 
     # Without --task (and no task on the instances) the task takes the judged file's name.
     run("review", "import", tmp_path / "named", judged)

@@ -71,5 +71,6 @@ def test_a_registered_methods_stages_and_scale_are_read_from_its_spec(
     known = ReviewStore.open(tmp_path / "known", create=False)
     drafts = {(d.item_id, d.criterion): d for d in known.drafts()}
     assert drafts[("good", "Length")].conclusion == "The output is judged on Length."
-    assert drafts[("pair#1", OVERALL)].conclusion == "Weighing both criteria above."
+    assert drafts[("good", OVERALL)].conclusion == "Weighing both criteria above."
+    assert {d.conclusion for d in unknown.drafts() if d.item_id == "good"} == {""}
     assert known.task_scale("rain") == (0.0, 20.0)  # the spec's overall scale: two criteria

@@ -119,7 +119,7 @@ def serving(
 
 @dataclass(frozen=True)
 class Form:
-    """A form of a page, as a browser would send it: its action and its fields."""
+    """A form of a page, as a browser would send it: its action (without its fragment) and its fields."""
 
     action: str
     fields: dict[str, str]
@@ -136,5 +136,6 @@ def page_forms(page: str) -> list[Form]:
         }
         for name, text in re.findall(r'<textarea[^>]*name="([^"]*)"[^>]*>(.*?)</textarea>', body, re.DOTALL):
             fields[html.unescape(name)] = html.unescape(text)
-        out.append(Form(html.unescape(action[1]) if action else "", fields))
+        target = html.unescape(action[1]).split("#")[0] if action else ""  # a browser sends no fragment
+        out.append(Form(target, fields))
     return out

@@ -2,7 +2,7 @@
 
 `populate` made `DUMP` and `reads` made `READS` with faceteval at commit 2c1370a (schema version 4, before
 the store was split into its schema, log and views). Both are fixtures: they are not made again by the
-code they check.
+code they check. What version 5 added to the values read (`NEW_IN_5`) is taken out by `as_version_4`.
 """
 
 from __future__ import annotations
@@ -151,6 +151,35 @@ def _plain(value: object) -> object:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
     raise TypeError(f"not a JSON value: {value!r}")
+
+
+NEW_IN_5 = {
+    "item": {"candidates": []},
+    "draft": {"scores": [], "weight": None, "verdict": None, "parts": []},
+    "view": {"scores": []},
+}
+"""The fields version 5 added to what the store reads, and what they hold for anything written before."""
+
+
+def as_version_4(value: Any) -> Any:
+    """``value`` (`reads`' JSON) without the fields version 5 added, each checked to hold its default."""
+    if isinstance(value, list):
+        return [as_version_4(each) for each in value]
+    if not isinstance(value, dict):
+        return value
+    kind = (
+        "item"
+        if {"query", "output"} <= value.keys()
+        else "draft"
+        if {"conclusion", "evidence"} <= value.keys()
+        else "view"
+        if {"draft", "sentences"} <= value.keys()
+        else None
+    )
+    out = dict(value)
+    for name, default in NEW_IN_5.get(kind or "", {}).items():
+        assert out.pop(name) == default, (kind, name, value)
+    return {key: as_version_4(each) for key, each in out.items()}
 
 
 def dump(database: Path) -> str:

@@ -117,6 +117,8 @@ def import_command(project: Path, judgments: Path, input_path: Path | None, task
         f"into {escape(str(project))}; tasks: {escape(', '.join(summary.tasks))}."
         + (f" {summary.skipped} failed judgments left out." if summary.skipped else "")
     )
+    if summary.comparisons:
+        console.print(f"{summary.comparisons} of them compare their responses side by side.")
 
 
 @review.command("export")

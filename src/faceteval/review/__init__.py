@@ -1,4 +1,4 @@
-"""Human review of LLM criteria and evaluations (CoEval): a SQLite project, a web app, import and export.
+"""Human review of LLM criteria, evaluations and comparisons: a SQLite project, a web app, import and export.
 
 Names are imported on first use, so the command line starts without loading the web stack.
 """
@@ -13,38 +13,48 @@ if TYPE_CHECKING:
     from faceteval.review._access import base_address, invite_url, is_loopback, is_wildcard, new_invite
     from faceteval.review._app import create_app
     from faceteval.review._coeval import COEVAL_TASKS, CoevalImport, import_coeval
-    from faceteval.review._io import ImportSummary, export_actions, export_scores, import_run
+    from faceteval.review._explain import explanation_parts, split_sentences, states_score
+    from faceteval.review._export import export_actions, export_scores
+    from faceteval.review._io import ImportSummary, import_run
     from faceteval.review._model import (
         OVERALL,
+        TIE,
+        Candidate,
         CriterionRow,
         CriterionView,
         DiskFullError,
         Draft,
         Item,
+        Part,
         ReviewError,
         SentenceView,
-        split_sentences,
     )
-    from faceteval.review._stats import render_stats_markdown, review_stats, stats_tables
+    from faceteval.review._stats import review_stats
+    from faceteval.review._stats_tables import render_stats_markdown, stats_tables
     from faceteval.review._store import DATABASE, ReviewStore
 
 _LAZY = {
     "_access": ("base_address", "invite_url", "is_loopback", "is_wildcard", "new_invite"),
     "_app": ("create_app",),
     "_coeval": ("COEVAL_TASKS", "CoevalImport", "import_coeval"),
-    "_io": ("ImportSummary", "export_actions", "export_scores", "import_run"),
+    "_explain": ("explanation_parts", "split_sentences", "states_score"),
+    "_export": ("export_actions", "export_scores"),
+    "_io": ("ImportSummary", "import_run"),
     "_model": (
+        "Candidate",
         "CriterionRow",
         "CriterionView",
         "DiskFullError",
         "Draft",
         "Item",
         "OVERALL",
+        "Part",
         "ReviewError",
         "SentenceView",
-        "split_sentences",
+        "TIE",
     ),
-    "_stats": ("render_stats_markdown", "review_stats", "stats_tables"),
+    "_stats": ("review_stats",),
+    "_stats_tables": ("render_stats_markdown", "stats_tables"),
     "_store": ("DATABASE", "ReviewStore"),
 }
 
@@ -52,6 +62,8 @@ __all__ = [
     "COEVAL_TASKS",
     "DATABASE",
     "OVERALL",
+    "TIE",
+    "Candidate",
     "CoevalImport",
     "CriterionRow",
     "CriterionView",
@@ -59,11 +71,13 @@ __all__ = [
     "Draft",
     "ImportSummary",
     "Item",
+    "Part",
     "ReviewError",
     "ReviewStore",
     "SentenceView",
     "base_address",
     "create_app",
+    "explanation_parts",
     "export_actions",
     "export_scores",
     "import_coeval",
@@ -75,6 +89,7 @@ __all__ = [
     "render_stats_markdown",
     "review_stats",
     "split_sentences",
+    "states_score",
     "stats_tables",
 ]
 

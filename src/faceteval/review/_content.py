@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from faceteval.review._database import Database
 from faceteval.review._model import Draft, Item, ReviewError, describe_conflicts
-from faceteval.review._views import item_from
+from faceteval.review._rows import item
 
 __all__ = ["add_items", "add_task", "conflicts"]
 
@@ -84,17 +84,21 @@ def _joined_scale(
 
 
 def conflicts(db: sqlite3.Connection, items: Sequence[Item]) -> list[tuple[Item, Item]]:
-    """``(new, present)`` for each item whose id the project already holds for another output."""
+    """``(new, present)`` for each item whose id the project already holds for another output (or
+    another comparison: other candidates)."""
     out = []
-    for item in items:
-        row = db.execute("SELECT * FROM items WHERE id = ?", (item.id,)).fetchone()
-        if row is not None and (row["task"], row["query"], row["output"]) != (
-            item.task,
-            item.query,
-            item.output,
-        ):
-            out.append((item, item_from(row)))
+    for new in items:
+        if db.execute("SELECT 1 FROM items WHERE id = ?", (new.id,)).fetchone() is None:
+            continue
+        present = item(db, new.id)
+        if _content_of(present) != _content_of(new):
+            out.append((new, present))
     return out
+
+
+def _content_of(item: Item) -> tuple[str, str, str, tuple[str, ...]]:
+    """What makes an item the same one: its task, input, output and candidates' outputs."""
+    return item.task, item.query, item.output, tuple(candidate.output for candidate in item.candidates)
 
 
 def add_items(database: Database, items: Sequence[Item], drafts: Sequence[Draft]) -> int:
@@ -111,12 +115,26 @@ def add_items(database: Database, items: Sequence[Item], drafts: Sequence[Draft]
                 raise ReviewError(f"item {item.id!r}: unknown task {item.task!r}")
             added += _insert_item(db, item, position + added)
         for draft in drafts:
+            _check_scores(db, draft)
             _insert_draft(db, draft)
     return added
 
 
+def _check_scores(db: sqlite3.Connection, draft: Draft) -> None:
+    """ReviewError unless a comparison's draft has a score per candidate (and an output's has none)."""
+    count = db.execute("SELECT COUNT(*) FROM candidates WHERE item_id = ?", (draft.item_id,)).fetchone()[0]
+    if len(draft.scores) != count or (count and draft.score is not None):
+        raise ReviewError(
+            f"draft {draft.item_id!r} / {draft.criterion!r}: {len(draft.scores)} candidate scores for "
+            f"{count} candidates" + (" and a score of its own" if count and draft.score is not None else "")
+        )
+
+
 def _insert_item(db: sqlite3.Connection, item: Item, position: int) -> int:
-    """Insert ``item`` at ``position`` unless its id is there; how many rows were inserted (1 or 0)."""
+    """Insert ``item`` (and its candidates) at ``position`` unless its id is there; how many rows of
+    ``items`` were inserted (1 or 0)."""
+    if item.compares and len(item.candidates) < 2:
+        raise ReviewError(f"item {item.id!r}: a comparison has at least two candidates")
     cursor = db.execute(
         "INSERT INTO items (id, task, position, query, output, system, metadata) "
         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
@@ -130,11 +148,18 @@ def _insert_item(db: sqlite3.Connection, item: Item, position: int) -> int:
             json.dumps(dict(item.metadata), ensure_ascii=False),
         ),
     )
+    if cursor.rowcount:
+        db.executemany(
+            "INSERT INTO candidates (item_id, candidate, output, system) VALUES (?, ?, ?, ?)",
+            [(item.id, number, c.output, c.system) for number, c in enumerate(item.candidates, start=1)],
+        )
     return cursor.rowcount
 
 
 def _insert_draft(db: sqlite3.Connection, draft: Draft) -> None:
-    db.execute(
+    """Insert ``draft`` unless the item has one on its criterion; its details (a comparison's scores
+    and verdict, the facet's weight, the explanation's parts) only when it has any."""
+    cursor = db.execute(
         "INSERT INTO drafts (item_id, criterion, score, conclusion, evidence, sentences) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (item_id, criterion) DO NOTHING",
         (
@@ -146,3 +171,21 @@ def _insert_draft(db: sqlite3.Connection, draft: Draft) -> None:
             json.dumps(list(draft.sentences), ensure_ascii=False),
         ),
     )
+    if draft.parts and tuple(p.text for p in draft.parts if p.kind == "sentence") != draft.sentences:
+        raise ReviewError(
+            f"{draft.item_id!r} / {draft.criterion!r}: its sentences are not its parts' sentences"
+        )
+    details = draft.scores or draft.weight is not None or draft.verdict is not None or draft.parts
+    if cursor.rowcount and details:
+        db.execute(
+            "INSERT INTO draft_details (item_id, criterion, scores, weight, verdict, parts) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                draft.item_id,
+                draft.criterion,
+                json.dumps(list(draft.scores)),
+                draft.weight,
+                draft.verdict,
+                json.dumps([[p.kind, p.text, p.candidate] for p in draft.parts], ensure_ascii=False),
+            ),
+        )

@@ -1,4 +1,8 @@
-"""Reading the review app's forms: each field checked, with a 4xx that says what is wrong."""
+"""Reading the review app's forms: each field checked, with a 4xx that says what is wrong.
+
+A field an annotator fills in that is missing or wrong raises `FieldError` (a 400 naming the field), which
+the app shows next to that field on the page the form was on, with what was typed kept.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 __all__ = [
+    "FORM_KEY",
     "FORM_TOKEN",
     "MAX_TEXT",
+    "FieldError",
     "choice",
     "field",
     "form_token",
@@ -25,6 +31,16 @@ MAX_TEXT = 20_000
 """The longest text a field takes."""
 FORM_TOKEN = "form_token"
 """The field holding a form's token, which makes sending the form again do nothing more."""
+FORM_KEY = "form"
+"""The field naming which form of its page a form is (``revise:3``), to show its errors next to it."""
+
+
+class FieldError(HTTPException):
+    """A field of a form that is missing or wrong: a 400 that names the field (``None``: the whole form)."""
+
+    def __init__(self, name: str | None, detail: str) -> None:
+        super().__init__(400, detail)
+        self.field = name
 
 
 def new_form_token() -> str:
@@ -60,10 +76,10 @@ def field(form: FormData, name: str, *, required: bool = True, verbatim: bool = 
     value = form.get(name)
     if value is None or not isinstance(value, str) or not value.strip():
         if required:
-            raise HTTPException(400, f"missing field {name!r}")
+            raise FieldError(name, f"missing field {name!r}")
         return ""
     if len(value) > MAX_TEXT:
-        raise HTTPException(400, f"field {name!r} is longer than {MAX_TEXT} characters")
+        raise FieldError(name, f"field {name!r} is longer than {MAX_TEXT} characters")
     return value if verbatim else value.strip()
 
 
@@ -71,7 +87,7 @@ def choice(form: FormData, name: str, choices: tuple[str, ...]) -> str:
     """The field's value, one of ``choices``."""
     value = field(form, name)
     if value not in choices:
-        raise HTTPException(400, f"{name} must be one of {', '.join(choices)}")
+        raise FieldError(name, f"{name} must be one of {', '.join(choices)}")
     return value
 
 
@@ -80,7 +96,7 @@ def integer(form: FormData, name: str) -> int:
     try:
         return int(field(form, name))
     except ValueError:
-        raise HTTPException(400, f"{name} must be a whole number") from None
+        raise FieldError(name, f"{name} must be a whole number") from None
 
 
 def number(form: FormData, name: str) -> float:
@@ -88,7 +104,7 @@ def number(form: FormData, name: str) -> float:
     try:
         value = float(field(form, name))
     except ValueError:
-        raise HTTPException(400, f"{name} must be a number") from None
+        raise FieldError(name, f"{name} must be a number") from None
     if not math.isfinite(value):
-        raise HTTPException(400, f"{name} must be a number")
+        raise FieldError(name, f"{name} must be a number")
     return value

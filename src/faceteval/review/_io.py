@@ -1,8 +1,12 @@
-"""Into and out of a review project: LLM drafts from a `judge` run in; final scores and action logs out."""
+"""Into a review project: the LLM's drafts from a `judge` run.
+
+Each instance judged on one output becomes an item, and each judged pairwise or listwise one
+comparison item holding every candidate. Exporting is ``_export.py``.
+"""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,18 +23,11 @@ from faceteval.datasets import (
 )
 from faceteval.errors import FacetevalError
 from faceteval.methods import as_criteria, find_method_spec
-from faceteval.review._model import (
-    DEFAULT_SCALE,
-    OVERALL,
-    Draft,
-    Item,
-    describe_conflicts,
-    finished,
-    split_sentences,
-)
+from faceteval.review._explain import explanation_parts, sentences_of
+from faceteval.review._model import DEFAULT_SCALE, OVERALL, Candidate, Draft, Item, describe_conflicts
 from faceteval.review._store import ReviewStore
 
-__all__ = ["ImportSummary", "export_actions", "export_scores", "import_run"]
+__all__ = ["ImportSummary", "import_run"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +39,8 @@ class ImportSummary:
     drafts: int
     skipped: int
     tasks: tuple[str, ...]
+    comparisons: int = 0
+    """Items that compare several candidates (instances judged pairwise or listwise)."""
 
 
 def import_run(
@@ -49,10 +48,14 @@ def import_run(
 ) -> ImportSummary:
     """Add the outputs of a `judge` run and the LLM's per-criterion evaluations of them as drafts.
 
-    Each candidate of an instance becomes one item (``<id>`` alone, ``<id>#<n>`` when there are
-    several). A criterion evaluation's explanation is split into the sentences annotators act on; its
-    score, conclusion and evidence are kept. Judgments that failed (``parse_error``, ``error``) are
-    left out and counted: there is nothing of the LLM's to review in them.
+    An instance judged on one output becomes an item (named by the instance's id) whose drafts are
+    the LLM's score and explanation on each criterion. One judged pairwise or listwise becomes one
+    comparison item with every candidate, whose drafts hold each candidate's score, the facet's
+    weight and explanation, and (overall) each candidate's overall score and the judge's verdict.
+    Explanations are split into the sentences annotators act on, their headings and score lines
+    kept apart (`explanation_parts`); a criterion's conclusion and evidence are kept too. Judgments
+    that failed (``parse_error``, ``error``) are left out and counted: there is nothing of the LLM's
+    to review in them.
 
     Raises:
         FacetevalError: The run's input cannot be found, the judgments file holds no judgment, none
@@ -92,44 +95,21 @@ def import_run(
             scale = tuple(criterion.scale) if criterion is not None and criterion.scale else method_scale
             description = criterion.description if criterion is not None else ""
             criteria.setdefault(name, {}).setdefault(facet.name, (description or "", scale))  # type: ignore[arg-type]
-        several = len(instance.candidates) > 1
-        parsed = _parsed_evaluations(judgment)
-        for index, output in enumerate(instance.candidates):
-            item_id = f"{instance.id}#{index + 1}" if several else instance.id
-            items.append(
-                Item(
-                    id=item_id,
-                    task=name,
-                    query=instance.query,
-                    output=output,
-                    system=_system(instance, index),
-                    metadata={"instance": instance.id, "candidate": index + 1},
-                )
-            )
-            drafts.extend(
-                _draft(item_id, facet, index, several, parsed.get((facet.name, index + 1)))
-                for facet in judgment.facets
-            )
-            scores = judgment.scores or []
-            reasoning = parsed.get((OVERALL, index + 1), {}).get("reasoning") or ""
-            drafts.append(
-                Draft(
-                    item_id=item_id,
-                    criterion=OVERALL,
-                    score=scores[index] if index < len(scores) else None,
-                    conclusion=reasoning,
-                    sentences=tuple(split_sentences(reasoning)),
-                )
-            )
+        made = _comparison if instance.n_candidates > 1 else _output
+        item, item_drafts = made(instance, judgment, name)
+        items.append(item)
+        drafts += item_drafts
     clashes = store.conflicts(items)
     if clashes:
         raise FacetevalError(f"{judgments_path}: {describe_conflicts(clashes)}")
     task_of = {item.id: item.task for item in items}
     for name, by_name in criteria.items():
         overall = [
-            d.score
+            score
             for d in drafts
-            if d.criterion == OVERALL and d.score is not None and task_of[d.item_id] == name
+            if d.criterion == OVERALL and task_of[d.item_id] == name
+            for score in (*d.scores, d.score)
+            if score is not None
         ]
         ends = [*(end for _, scale in by_name.values() for end in scale), *overall]
         summed = _overall_scale(record, facet_counts[name])
@@ -148,6 +128,7 @@ def import_run(
         drafts=sum(d.criterion != OVERALL for d in drafts),
         skipped=skipped,
         tasks=tuple(sorted(criteria)),
+        comparisons=sum(item.compares for item in items),
     )
 
 
@@ -196,6 +177,67 @@ def _overall_scale(record: dict[str, Any], facets: list[int]) -> tuple[float, fl
     return spec.overall_scale(method.get("params", {}), facets)
 
 
+def _output(instance: Instance, judgment: Judgment, task: str) -> tuple[Item, list[Draft]]:
+    """The item of an instance judged on one output, and the LLM's drafts on it."""
+    parsed = _parsed_evaluations(judgment)
+    item = Item(
+        id=instance.id,
+        task=task,
+        query=instance.query,
+        output=instance.candidates[0],
+        system=_system(instance, 0),
+        metadata={"instance": instance.id, "candidate": 1},
+    )
+    drafts = [_draft(item.id, facet, parsed.get((facet.name, 1))) for facet in judgment.facets]
+    reasoning = parsed.get((OVERALL, 1), {}).get("reasoning") or ""
+    scores = judgment.scores or []
+    parts = tuple(explanation_parts(reasoning))
+    overall = scores[0] if scores else None
+    drafts.append(Draft(item.id, OVERALL, overall, reasoning, "", sentences_of(parts), parts=parts))
+    return item, drafts
+
+
+def _comparison(instance: Instance, judgment: Judgment, task: str) -> tuple[Item, list[Draft]]:
+    """The comparison item of an instance judged pairwise or listwise, and the LLM's drafts on it."""
+    count = instance.n_candidates
+    item = Item(
+        id=instance.id,
+        task=task,
+        query=instance.query,
+        output="",
+        metadata={"instance": instance.id},
+        candidates=tuple(Candidate(text, _system(instance, k)) for k, text in enumerate(instance.candidates)),
+    )
+    drafts = []
+    for facet in judgment.facets:
+        parts = tuple(explanation_parts(_explanation(facet)))
+        scores = _per_candidate(facet.scores, count)
+        drafts.append(
+            Draft(item.id, facet.name, None, "", "", sentences_of(parts), scores, facet.weight, parts=parts)
+        )
+    parts = tuple(explanation_parts(judgment.explanation or ""))
+    overall = _per_candidate(judgment.scores or [], count)
+    reasoning = judgment.explanation or ""
+    drafts.append(
+        Draft(
+            item.id, OVERALL, None, reasoning, "", sentences_of(parts), overall, None, judgment.verdict, parts
+        )
+    )
+    return item, drafts
+
+
+def _explanation(facet: FacetScore) -> str:
+    """A facet's explanation: its comparison, else its explanation of each candidate under ``Response k:``."""
+    if facet.explanation or not facet.explanations:
+        return facet.explanation or ""
+    return "\n\n".join(f"Response {k}:\n{text}" for k, text in enumerate(facet.explanations, start=1) if text)
+
+
+def _per_candidate(scores: Sequence[float | None], count: int) -> tuple[float | None, ...]:
+    """One score per candidate (None for those the judgment has none of)."""
+    return tuple(scores[k] if k < len(scores) else None for k in range(count))
+
+
 def _system(instance: Instance, index: int) -> str | None:
     systems = instance.metadata.get("systems")
     if isinstance(systems, list) and index < len(systems):
@@ -222,78 +264,17 @@ def _parsed_evaluations(judgment: Judgment) -> dict[tuple[str, int], dict[str, A
     return out
 
 
-def _draft(
-    item_id: str, facet: FacetScore, index: int, several: bool, parsed: dict[str, Any] | None
-) -> Draft:
-    """A criterion's draft: the evaluation text of this candidate, split into sentences to review."""
-    score = facet.scores[index] if index < len(facet.scores) else None
-    text = _candidate_block(facet.explanation or "", index + 1) if several else (facet.explanation or "")
+def _draft(item_id: str, facet: FacetScore, parsed: dict[str, Any] | None) -> Draft:
+    """A criterion's draft on one output: its score, and its explanation split into parts."""
+    parts = tuple(explanation_parts(facet.explanation or ""))
     evidence = parsed.get("evidence") if parsed else None
     return Draft(
         item_id=item_id,
         criterion=facet.name,
-        score=score,
+        score=facet.scores[0] if facet.scores else None,
         conclusion=str(parsed.get("conclusion") or "") if parsed else "",
         evidence="\n".join(map(str, evidence)) if isinstance(evidence, list) else str(evidence or ""),
-        sentences=tuple(split_sentences(text)),
+        sentences=sentences_of(parts),
+        weight=facet.weight,
+        parts=parts,
     )
-
-
-def _candidate_block(text: str, number: int) -> str:
-    """The part of a facet explanation under ``Response <number>:`` (the whole text if none is headed)."""
-    blocks = re.split(r"^Response (\d+):[ \t]*$", text, flags=re.MULTILINE)
-    if len(blocks) == 1:
-        return text
-    found = {int(blocks[i]): blocks[i + 1].strip() for i in range(1, len(blocks) - 1, 2)}
-    return found.get(number, "")
-
-
-def export_scores(store: ReviewStore) -> list[dict[str, Any]]:
-    """One row per output and annotator who worked on it: their scores, explanations, and the LLM's.
-
-    Criteria are keyed by the names they were drafted (or added) with, the LLM's and every
-    annotator's alike; ``renamed`` gives the names this annotator revised them to.
-    """
-    drafts: dict[str, dict[str, Draft]] = {}
-    for draft in store.drafts():
-        drafts.setdefault(draft.item_id, {})[draft.criterion] = draft
-    active: dict[str, set[str]] = {}
-    for row in [*store.sentence_actions(), *store.score_actions()]:
-        active.setdefault(row["item_id"], set()).add(row["annotator"])
-    rows = []
-    for item in store.items():
-        for annotator in sorted(active.get(item.id, ())):
-            views, overall = store.item_view(item.id, annotator)
-            llm = drafts.get(item.id, {})
-            rows.append(
-                {
-                    "id": item.id,
-                    "task": item.task,
-                    "system": item.system,
-                    "annotator": annotator,
-                    "done": finished(views, overall),
-                    "scores": {view.name: view.score for view in views},
-                    "overall": overall,
-                    "explanations": {
-                        view.name: [s.text for s in view.sentences if s.text is not None] for view in views
-                    },
-                    "llm_scores": {name: d.score for name, d in llm.items() if name != OVERALL},
-                    "llm_overall": llm[OVERALL].score if OVERALL in llm else None,
-                    "criteria": [view.name for view in views],
-                    "renamed": {view.name: view.title for view in views if view.title != view.name},
-                }
-            )
-    return rows
-
-
-def export_actions(store: ReviewStore) -> list[dict[str, Any]]:
-    """Every action of every annotator, oldest first: stage-1 criteria actions, sentence actions, scores."""
-    rows: list[dict[str, Any]] = []
-    for action in store.criteria_actions():
-        rows.append({"stage": "criteria", **action})
-    for action in store.sentence_actions():
-        rows.append({"stage": "sentence", **action})  # a negative ``sentence`` is -id of its ``add``
-    for action in store.score_actions():
-        rows.append({"stage": "score", "action": "score", **action})
-    rows.sort(key=lambda row: row["created_at"])
-    return rows

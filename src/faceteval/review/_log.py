@@ -17,7 +17,9 @@ from faceteval.review._annotators import check_annotator
 from faceteval.review._database import Database, now
 from faceteval.review._model import (
     CRITERION_ACTIONS,
+    OVERALL,
     SENTENCE_ACTIONS,
+    TIE,
     CriterionAction,
     ReviewError,
     SentenceAction,
@@ -30,6 +32,8 @@ __all__ = [
     "posting",
     "record_criterion_action",
     "record_sentence_action",
+    "set_candidate_scores",
+    "set_preference",
     "set_score",
 ]
 
@@ -205,7 +209,10 @@ def set_score(database: Database, item_id: str, criterion: str, annotator: str, 
     """Log the annotator's score of an item on a criterion (``OVERALL`` for the overall score)."""
     with database.write() as db:
         check_annotator(db, annotator)
-        _check_item(db, item_id)
+        if _check_item(db, item_id):
+            raise ReviewError(
+                f"{item_id!r} is a comparison: score each of its candidates, and give a preference"
+            )
         db.execute(
             "INSERT INTO score_actions (item_id, criterion, annotator, score, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -213,9 +220,47 @@ def set_score(database: Database, item_id: str, criterion: str, annotator: str, 
         )
 
 
-def _check_item(db: sqlite3.Connection, item_id: str) -> None:
+def set_candidate_scores(
+    database: Database, item_id: str, criterion: str, annotator: str, scores: Sequence[float]
+) -> None:
+    """Log the annotator's score of each candidate of a comparison on a criterion (all at once)."""
+    with database.write() as db:
+        check_annotator(db, annotator)
+        count = _check_item(db, item_id)
+        if criterion == OVERALL or len(scores) != count:
+            raise ReviewError(
+                f"{item_id!r} takes a score of each of its {count} candidates on a criterion"
+                if count
+                else f"{item_id!r} is one output: give it a score, not candidates' scores"
+            )
+        stamp = now()
+        db.executemany(
+            "INSERT INTO candidate_scores (item_id, criterion, candidate, annotator, score, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(item_id, criterion, k, annotator, float(s), stamp) for k, s in enumerate(scores, start=1)],
+        )
+
+
+def set_preference(database: Database, item_id: str, annotator: str, preference: int) -> None:
+    """Log the annotator's preference on a comparison: a candidate (1-based), or `TIE`."""
+    with database.write() as db:
+        check_annotator(db, annotator)
+        count = _check_item(db, item_id)
+        if not count:
+            raise ReviewError(f"{item_id!r} is one output: give it an overall score, not a preference")
+        if isinstance(preference, bool) or not TIE <= preference <= count:
+            raise ReviewError(f"a preference on {item_id!r} is a candidate 1-{count}, or {TIE} for a tie")
+        db.execute(
+            "INSERT INTO preferences (item_id, annotator, preference, created_at) VALUES (?, ?, ?, ?)",
+            (item_id, annotator, int(preference), now()),
+        )
+
+
+def _check_item(db: sqlite3.Connection, item_id: str) -> int:
+    """ReviewError unless the item exists; how many candidates it compares (0 for one output)."""
     if db.execute("SELECT 1 FROM items WHERE id = ?", (item_id,)).fetchone() is None:
         raise ReviewError(f"no item {item_id!r}")
+    return int(db.execute("SELECT COUNT(*) FROM candidates WHERE item_id = ?", (item_id,)).fetchone()[0])
 
 
 # -- a past review's log, imported whole ------------------------------------------------------------

@@ -6,7 +6,6 @@ imported content (``_content.py``) and the views (``_views.py``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -19,31 +18,36 @@ __all__ = [
     "DEFAULT_SCALE",
     "OVERALL",
     "SENTENCE_ACTIONS",
+    "TIE",
+    "Candidate",
     "CriterionAction",
     "CriterionRow",
     "CriterionView",
     "DiskFullError",
     "Draft",
     "Item",
+    "Part",
+    "PartKind",
     "ReviewError",
     "SentenceAction",
     "SentenceView",
     "TaskProgress",
     "describe_conflicts",
     "finished",
-    "split_sentences",
+    "preference_label",
 ]
 
 OVERALL = ""
 """The criterion name under which the overall score is stored."""
 DEFAULT_SCALE = (1.0, 5.0)
+TIE = 0
+"""A preference (or verdict) that no candidate is better: a tie."""
 
 CriterionAction = Literal["approve", "delete", "revise", "add"]
 SentenceAction = Literal["pass", "revise", "delete", "add"]
 CRITERION_ACTIONS: tuple[CriterionAction, ...] = ("approve", "delete", "revise", "add")
 SENTENCE_ACTIONS: tuple[SentenceAction, ...] = ("pass", "revise", "delete", "add")
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+PartKind = Literal["heading", "score", "sentence"]
 
 
 class ReviewError(FacetevalError):
@@ -54,9 +58,16 @@ class DiskFullError(ReviewError):
     """A write refused because the disk holding the project is full; it was rolled back whole."""
 
 
-def split_sentences(text: str) -> list[str]:
-    """The sentences of an explanation, as the review shows them one by one (blank ones dropped)."""
-    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+def preference_label(preference: int | None) -> str:
+    """How a preference or verdict reads: ``Response 2``, ``tie``, or ``none``.
+
+    Examples:
+        >>> preference_label(2), preference_label(TIE), preference_label(None)
+        ('Response 2', 'tie', 'none')
+    """
+    if preference is None:
+        return "none"
+    return "tie" if preference == TIE else f"Response {preference}"
 
 
 class TaskProgress(NamedTuple):
@@ -94,8 +105,20 @@ class CriterionRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Candidate:
+    """One of the candidates a comparison item shows side by side."""
+
+    output: str
+    system: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Item:
-    """One output to review."""
+    """One output to review, or a comparison of several (a pairwise or listwise judgment).
+
+    A comparison has its ``candidates`` (two or more, numbered from 1 in this order) and an empty
+    ``output``: annotators score each candidate on each criterion and give their preference.
+    """
 
     id: str
     task: str
@@ -104,11 +127,38 @@ class Item:
     system: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     position: int = 0
+    candidates: tuple[Candidate, ...] = ()
+
+    @property
+    def compares(self) -> bool:
+        """Whether the item is a comparison of candidates (rather than one output)."""
+        return bool(self.candidates)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A piece of an explanation as the review shows it.
+
+    A ``sentence`` is reviewed (approved, edited, deleted); a ``heading`` (``Evidence``, ``Response 2``)
+    and a ``score`` line (``Score: 4 out of 5.``) are shown, not reviewed: the annotator's own score
+    takes a score line's place. ``candidate`` is the candidate a part is about, when a ``Response k``
+    heading says so.
+    """
+
+    kind: PartKind
+    text: str
+    candidate: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """The LLM's evaluation of an item on one criterion (or, with ``OVERALL``, overall)."""
+    """The LLM's evaluation of an item on one criterion (or, with ``OVERALL``, overall).
+
+    For a comparison, ``score`` is None and ``scores`` holds one score per candidate; the ``OVERALL``
+    draft also holds the judge's ``verdict`` (1-based, `TIE`, or None). ``parts`` is how the
+    explanation reads, headings and score lines included; ``sentences`` are its parts to review, in
+    order. Drafts imported before parts were kept have none: their sentences are all there is.
+    """
 
     item_id: str
     criterion: str
@@ -116,6 +166,10 @@ class Draft:
     conclusion: str = ""
     evidence: str = ""
     sentences: tuple[str, ...] = ()
+    scores: tuple[float | None, ...] = ()
+    weight: float | None = None
+    verdict: int | None = None
+    parts: tuple[Part, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,18 +197,26 @@ class CriterionView:
     draft: Draft | None
     sentences: tuple[SentenceView, ...]
     score: float | None
-    """The annotator's score; None until they give or confirm one."""
+    """The annotator's score; None until they give or confirm one (always None on a comparison)."""
     title: str = ""
     """The name to show (the annotator's revision of it, else ``name``)."""
+    scores: tuple[float | None, ...] = ()
+    """On a comparison, the annotator's score of each candidate (None until given); else empty."""
+
+    @property
+    def scored(self) -> bool:
+        """Whether the annotator gave the criterion's score (on a comparison, every candidate's)."""
+        return all(s is not None for s in self.scores) if self.scores else self.score is not None
 
     @property
     def done(self) -> bool:
-        return self.score is not None and all(s.action is not None for s in self.sentences)
+        return self.scored and all(s.action is not None for s in self.sentences)
 
 
-def finished(views: Sequence[CriterionView], overall: float | None) -> bool:
-    """Whether an item is done: every criterion reviewed and scored, and an overall score given."""
-    return overall is not None and all(view.done for view in views)
+def finished(views: Sequence[CriterionView], final: float | None) -> bool:
+    """Whether an item is done: every criterion reviewed and scored, and its ``final`` given (the
+    overall score of an output; the preference, a candidate or `TIE`, of a comparison)."""
+    return final is not None and all(view.done for view in views)
 
 
 def describe_conflicts(clashes: Sequence[tuple[Item, Item]]) -> str:

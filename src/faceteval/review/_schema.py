@@ -1,8 +1,9 @@
 """The tables of a review project, their schema's version, and how an older project is brought up to date.
 
 A project records the version of the schema it was written with (``meta.schema_version``). Opening
-one written by an older faceteval adds the columns later versions added, fills them for the rows
-already there, and records the new version; one written by a newer faceteval is refused.
+one written by an older faceteval makes the tables later versions added, adds the columns they added
+to tables it has, fills them for the rows already there, and records the new version; nothing
+already there changes. One written by a newer faceteval is refused.
 """
 
 from __future__ import annotations
@@ -16,12 +17,16 @@ from faceteval.review._model import ReviewError
 
 __all__ = ["SCHEMA_VERSION", "install"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
 (``criteria_actions.added_id``), 3 whether a task's scale was worked out from drafts
 (``tasks.scale_derived``), 4 invite links (``invites``) and the tokens of the forms posted
-(``form_posts``); an older project is brought up to date when opened (an older faceteval, which
-would not ask for invites, refuses a newer project)."""
+(``form_posts``), 5 comparisons: the candidates of an item judged pairwise or listwise
+(``candidates``), what a draft holds beyond its score and sentences (``draft_details``: each
+candidate's score, the facet's weight, the judge's verdict, the explanation's headings and score
+lines), and each annotator's scores of candidates (``candidate_scores``) and preferences
+(``preferences``). Each version's tables are made when an older project is opened; an older
+faceteval, which would not read them, refuses a newer project."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -104,11 +109,46 @@ CREATE TABLE IF NOT EXISTS form_posts (
     location TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS candidates (
+    item_id TEXT NOT NULL REFERENCES items(id),
+    candidate INTEGER NOT NULL CHECK (candidate >= 1),
+    output TEXT NOT NULL,
+    system TEXT,
+    PRIMARY KEY (item_id, candidate)
+);
+CREATE TABLE IF NOT EXISTS draft_details (
+    item_id TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    scores TEXT NOT NULL DEFAULT '[]',
+    weight REAL,
+    verdict INTEGER,
+    parts TEXT NOT NULL DEFAULT '[]',
+    PRIMARY KEY (item_id, criterion),
+    FOREIGN KEY (item_id, criterion) REFERENCES drafts(item_id, criterion)
+);
+CREATE TABLE IF NOT EXISTS candidate_scores (
+    id INTEGER PRIMARY KEY,
+    item_id TEXT NOT NULL REFERENCES items(id),
+    criterion TEXT NOT NULL,
+    candidate INTEGER NOT NULL CHECK (candidate >= 1),
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    score REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS preferences (
+    id INTEGER PRIMARY KEY,
+    item_id TEXT NOT NULL REFERENCES items(id),
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    preference INTEGER NOT NULL CHECK (preference >= 0),
+    created_at TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS sentence_actions_by_item ON sentence_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS score_actions_by_item ON score_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS criteria_actions_by_task ON criteria_actions (task, annotator);
+CREATE INDEX IF NOT EXISTS candidate_scores_by_item ON candidate_scores (item_id, annotator, criterion);
+CREATE INDEX IF NOT EXISTS preferences_by_item ON preferences (item_id, annotator);
 """
-_MIGRATIONS = {  # columns each version added, for projects written by an older faceteval
+_MIGRATIONS = {  # columns each version added to tables it did not make (version 5 made tables only)
     2: (
         ("tasks", "scale_min", "REAL"),
         ("tasks", "scale_max", "REAL"),

@@ -18,10 +18,14 @@
   item (Tables 5-7), with a bootstrap CI when ``n_resamples`` > 0.
 - ``distribution``: how often each score was given, by the LLM and by the annotators (Fig. 4, Table 9).
 - ``pairwise_alpha`` (per task): interval alpha of every pair of coders (the matrix of Fig. 5).
+- ``preferences`` (per task; None without comparisons): how annotators' preferences on comparisons
+  agree with the judge's verdicts and with each other (``_preferences.py``).
 
-A score is the annotator's latest (`ReviewStore.scores`). Scores and sentence actions on a criterion
-the annotator deleted in stage 1 are left out, as `export_scores` leaves them out. Undefined numbers
-(a constant side, fewer than two items) are None.
+On a comparison each candidate is a unit of its own: its score on a criterion, by the LLM and by each
+annotator, counts as an output's does (the overall scores are the LLM's alone: annotators give a
+preference instead). A score is the annotator's latest (`ReviewStore.scores`, `candidates_scores`).
+Scores and sentence actions on a criterion the annotator deleted in stage 1 are left out, as
+`export_scores` leaves them out. Undefined numbers (a constant side, fewer than two items) are None.
 """
 
 from __future__ import annotations
@@ -40,11 +44,11 @@ from faceteval.metrics import (
     correlation_with_ci,
     krippendorff_alpha,
 )
-from faceteval.report import DASH, Table, count, decimal, numeric_columns, percent, table_lines
 from faceteval.review._model import CRITERION_ACTIONS, OVERALL, SENTENCE_ACTIONS, ReviewError
+from faceteval.review._preferences import preference_stats
 from faceteval.review._store import ReviewStore
 
-__all__ = ["LLM", "render_stats_markdown", "review_stats", "stats_tables"]
+__all__ = ["CHANGES", "LEVELS", "LLM", "review_stats"]
 
 LLM = "llm"
 """The LLM's name among the coders of ``pairwise_alpha``."""
@@ -53,23 +57,29 @@ CHANGES = ("improve", "decrease", "unchange")
 Scores = list[float | None]
 
 
+Unit = tuple[str, int]
+"""What a score is of: ``(item, 0)`` an output, ``(item, k)`` candidate k of a comparison."""
+
+
 @dataclass(slots=True)
 class _Task:
     """One task's scores and actions, as read from the store."""
 
-    items: list[str]
+    items: list[Unit]
     criteria: list[str]
     annotators: list[str]
-    llm: dict[tuple[str, str], float] = field(default_factory=dict)
-    human: dict[tuple[str, str, str], float] = field(default_factory=dict)
+    llm: dict[tuple[Unit, str], float] = field(default_factory=dict)
+    human: dict[tuple[Unit, str, str], float] = field(default_factory=dict)
     actions: dict[str, Counter[str]] = field(default_factory=dict)
+    count: int = 0
+    """The task's items (a comparison is one)."""
 
     def llm_row(self, criterion: str) -> Scores:
-        return [self.llm.get((item, criterion)) for item in self.items]
+        return [self.llm.get((unit, criterion)) for unit in self.items]
 
     def rows(self, criterion: str) -> list[Scores]:
-        """One row of scores per annotator, over the task's items."""
-        return [[self.human.get((item, criterion, a)) for item in self.items] for a in self.annotators]
+        """One row of scores per annotator, over the task's units."""
+        return [[self.human.get((unit, criterion, a)) for unit in self.items] for a in self.annotators]
 
 
 def review_stats(
@@ -92,8 +102,18 @@ def review_stats(
         raise ReviewError(
             f"no task {', '.join(map(repr, unknown))} in the project; it has {', '.join(names)}"
         )
-    drafts = {(d.item_id, d.criterion): d.score for d in store.drafts() if d.score is not None}
-    scores = store.scores()
+    all_drafts = store.drafts()
+    drafts = {((d.item_id, 0), d.criterion): d.score for d in all_drafts if d.score is not None}
+    drafts |= {
+        ((d.item_id, k), d.criterion): score
+        for d in all_drafts
+        for k, score in enumerate(d.scores, start=1)
+        if score is not None
+    }
+    verdicts = {d.item_id: d.verdict for d in all_drafts if d.criterion == OVERALL and d.scores}
+    scores = {((i, 0), c, who): score for (i, c, who), score in store.scores().items()}
+    scores |= {((i, k), c, who): score for (i, c, k, who), score in store.candidates_scores().items()}
+    preferred = store.preferred()
     task_of = {item.id: item.task for item in store.items()}
     actions: dict[str, list[dict[str, Any]]] = {}
     for row in store.sentence_actions():
@@ -104,17 +124,23 @@ def review_stats(
             continue
         data = _read_task(store, task, drafts, scores, actions.get(task, []))
         out[task] = _task_stats(store, task, data, n_resamples, seed)
+        out[task]["preferences"] = preference_stats(store.items(task), verdicts, preferred)
     return {"annotators": store.annotators(), "tasks": out}
 
 
 def _read_task(
     store: ReviewStore,
     task: str,
-    drafts: Mapping[tuple[str, str], float],
-    scores: Mapping[tuple[str, str, str], float],
+    drafts: Mapping[tuple[Unit, str], float],
+    scores: Mapping[tuple[Unit, str, str], float],
     sentence_actions: Sequence[Mapping[str, Any]],
 ) -> _Task:
-    items = [item.id for item in store.items(task)]
+    listed = store.items(task)
+    items: list[Unit] = [
+        (item.id, k)
+        for item in listed
+        for k in (range(1, len(item.candidates) + 1) if item.compares else [0])
+    ]
     ids = set(items)
     kept = {a: {c.name for c in store.final_criteria(task, a)} | {OVERALL} for a in store.annotators()}
     llm = {key: score for key, score in drafts.items() if key[0] in ids}
@@ -131,10 +157,10 @@ def _read_task(
     for (_, criterion, _, _), action in latest.items():
         actions.setdefault(criterion, Counter())[action] += 1
     named = [c.name for c in store.criteria(task)]
-    seen = {key[1] for key in itertools.chain(llm, human)} | set(actions)
+    seen: set[str] = {key[1] for key in llm} | {key[1] for key in human} | set(actions)
     criteria = named + sorted(seen - set(named) - {OVERALL}) + ([OVERALL] if OVERALL in seen else [])
     annotators = sorted({key[2] for key in human} | {row[2] for row in latest})
-    return _Task(items, criteria, annotators, llm, human, actions)
+    return _Task(items, criteria, annotators, llm, human, actions, count=len(listed))
 
 
 def _task_stats(store: ReviewStore, task: str, data: _Task, n_resamples: int, seed: int) -> dict[str, Any]:
@@ -144,7 +170,7 @@ def _task_stats(store: ReviewStore, task: str, data: _Task, n_resamples: int, se
     by_criterion = [data.rows(name) for name in pooled]
     rows = [[score for part in by_criterion for score in part[k]] for k in range(len(data.annotators))]
     return {
-        "items": len(data.items),
+        "items": data.count,
         "annotators": data.annotators,
         "criteria_actions": _criteria_actions(store, task),
         "actions": _shares(sum((data.actions.get(name, Counter()) for name in pooled), Counter())),
@@ -248,173 +274,3 @@ def _distribution(scores: Iterable[float]) -> dict[str, int]:
 
 def _value_key(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-# -- tables ---------------------------------------------------------------------------------------
-
-
-def stats_tables(stats: Mapping[str, Any]) -> list[Table]:
-    """`review_stats`' numbers as plain-text tables, for the terminal and for Markdown."""
-    tasks: Mapping[str, Any] = stats.get("tasks", {})
-    tables = [
-        _actions_table(tasks),
-        _criteria_actions_table(tasks),
-        _changes_table(tasks),
-        _agreement_table(tasks),
-        _correlation_table(tasks),
-        _distribution_table(tasks),
-    ]
-    tables += [_pairwise_table(task, data["pairwise_alpha"]) for task, data in tasks.items()]
-    return [table for table in tables if table.rows]
-
-
-def render_stats_markdown(stats: Mapping[str, Any]) -> str:
-    """`review_stats`' numbers as a Markdown document."""
-    lines = ["# Review statistics", ""]
-    for table in stats_tables(stats):
-        lines += table_lines(table)
-    return "\n".join(lines)
-
-
-def _rows(tasks: Mapping[str, Any], *, pooled: bool = True) -> Iterable[tuple[str, str, Mapping[str, Any]]]:
-    """``(task, criterion label, numbers)`` per criterion, then the task's pooled numbers."""
-    for task, data in tasks.items():
-        for name, numbers in data["criteria"].items():
-            yield task, name if name != OVERALL else "(overall)", numbers
-        if pooled:
-            yield task, "(all criteria)", data
-
-
-def _actions_table(tasks: Mapping[str, Any]) -> Table:
-    rows = tuple(
-        (task, name, count(n["actions"]["n"]), *(percent(n["actions"]["rates"][a]) for a in SENTENCE_ACTIONS))
-        for task, name, n in _rows(tasks)
-        if n["actions"]["n"]
-    )
-    columns = ("Task", "Criterion", "Actions", *(a.capitalize() for a in SENTENCE_ACTIONS))
-    note = (
-        "Latest action per annotator and sentence of the LLM's explanation, and every add (CoEval Table 13)."
-    )
-    return Table(columns, rows, "Sentence actions", note, numeric_columns(2, 5))
-
-
-def _criteria_actions_table(tasks: Mapping[str, Any]) -> Table:
-    rows = tuple(
-        (
-            task,
-            count(d["criteria_actions"]["n"]),
-            *(count(d["criteria_actions"]["counts"][a]) for a in CRITERION_ACTIONS),
-        )
-        for task, d in tasks.items()
-        if d["criteria_actions"]["n"]
-    )
-    columns = ("Task", "Actions", *(a.capitalize() for a in CRITERION_ACTIONS))
-    return Table(columns, rows, "Criteria actions (stage 1, CoEval Table 3)", None, numeric_columns(1, 5))
-
-
-def _changes_table(tasks: Mapping[str, Any]) -> Table:
-    rows = []
-    for task, name, numbers in _rows(tasks):
-        changes = numbers["score_changes"]
-        total = sum(changes.values())
-        if total:
-            rows.append(
-                (
-                    task,
-                    name,
-                    count(total),
-                    *(f"{changes[c]:,} ({percent(changes[c] / total)})" for c in CHANGES),
-                )
-            )
-    columns = ("Task", "Criterion", "Scores", "Improve", "Decrease", "Unchange")
-    return Table(columns, tuple(rows), "Score changes, LLM → annotator", None, numeric_columns(2, 4))
-
-
-def _agreement_table(tasks: Mapping[str, Any]) -> Table:
-    rows = tuple(
-        (
-            task,
-            name,
-            *(
-                decimal(n["alpha"][group][level])
-                for group in ("llm_and_annotators", "annotators")
-                for level in LEVELS
-            ),
-            decimal(n["pearson"]["annotators"]),
-            decimal(n["pearson"]["llm_vs_annotators"]),
-        )
-        for task, name, n in _rows(tasks)
-    )
-    columns = (
-        "Task",
-        "Criterion",
-        "α interval, LLM + annotators",
-        "α ordinal, LLM + annotators",
-        "α interval, annotators",
-        "α ordinal, annotators",
-        "Mean r, annotator pairs",
-        "Mean r, LLM vs annotator",
-    )
-    note = "Krippendorff's α (CoEval Fig. 5); mean pairwise Pearson r (CoEval Table 10)."
-    return Table(columns, rows, "Agreement", note, numeric_columns(2, 6))
-
-
-def _correlation_table(tasks: Mapping[str, Any]) -> Table:
-    rows = []
-    for task, name, numbers in _rows(tasks, pooled=False):
-        result = numbers["llm_vs_human"]
-        rows.append(
-            (
-                task,
-                name,
-                count(result["pearson"]["n"]),
-                *(cell for method in ("pearson", "spearman") for cell in _with_ci(result[method])),
-            )
-        )
-    columns = ("Task", "Criterion", "n", "Pearson", "95% CI", "Spearman", "95% CI")
-    title = "LLM score vs mean annotator score (CoEval Tables 5-7)"
-    return Table(columns, tuple(rows), title, None, numeric_columns(2, 5))
-
-
-def _with_ci(result: Mapping[str, Any]) -> tuple[str, str]:
-    ci = result.get("ci")
-    return decimal(result["value"]), DASH if not ci else f"[{decimal(ci[0])}, {decimal(ci[1])}]"
-
-
-def _distribution_table(tasks: Mapping[str, Any]) -> Table:
-    values = sorted(
-        {
-            v
-            for _, _, n in _rows(tasks, pooled=False)
-            for who in ("llm", "human")
-            for v in n["distribution"][who]
-        },
-        key=float,
-    )
-    rows = []
-    for task, name, numbers in _rows(tasks, pooled=False):
-        for who, label in (("llm", "LLM"), ("human", "annotators")):
-            counts = numbers["distribution"][who]
-            total = sum(counts.values())
-            if total:
-                rows.append(
-                    (task, name, label, count(total), *(percent(counts.get(v, 0) / total) for v in values))
-                )
-    title = "Score distribution (CoEval Fig. 4, Table 9)"
-    return Table(
-        ("Task", "Criterion", "By", "Scores", *values),
-        tuple(rows),
-        title,
-        None,
-        numeric_columns(3, 1 + len(values)),
-    )
-
-
-def _pairwise_table(task: str, matrix: Mapping[str, Mapping[str, float | None]]) -> Table:
-    coders = list(matrix)
-    rows = tuple(
-        (coder, *("1.000" if coder == other else decimal(matrix[coder].get(other)) for other in coders))
-        for coder in coders
-    )
-    title = f"Pairwise α (interval), {task}: every criterion pooled (CoEval Fig. 5)"
-    return Table(("", *coders), rows if len(coders) > 1 else (), title, None, numeric_columns(1, len(coders)))

@@ -8,7 +8,9 @@ theirs. Each action is its own transaction, so a refresh or a crash loses nothin
 Stage 1 reviews a task's criteria (approve / delete / revise / add, each with a reason; a criterion
 the annotator added can itself be revised or deleted). Stage 2 reviews each output: per criterion,
 the LLM's explanation sentence by sentence (``pass``, ``revise``, ``delete``, ``add``, CoEval's action
-names) and its score; then the overall score.
+names) and its score; then the overall score. A comparison (an instance judged pairwise or listwise)
+is one item holding every candidate: per criterion, the explanation sentence by sentence and a score
+of each candidate; then the annotator's preference (a candidate, or a tie).
 
 A criterion is keyed by the name it was drafted (or added) with: drafts, sentence actions and scores
 refer to it by that name, whatever the annotator renamed it to (`CriterionRow.label`).
@@ -16,7 +18,7 @@ refer to it by that name, whatever the annotator renamed it to (`CriterionRow.la
 `ReviewStore` is the one door to a project: it opens the file (``_schema.py``: the tables and their
 migrations), and each of its methods is one transaction (``_database.py``) over the imported content
 (``_content.py``), the annotators (``_annotators.py``), the log of their actions (``_log.py``) or the
-views worked out from it (``_views.py``).
+views worked out from it (``_views.py``), reading its rows (``_rows.py``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from faceteval.review import _annotators, _content, _log, _views
+from faceteval.review import _annotators, _content, _log, _rows, _views
 from faceteval.review._database import Database
 from faceteval.review._model import (
     CriterionAction,
@@ -177,7 +179,7 @@ class ReviewStore:
 
     def tasks(self) -> list[tuple[str, str]]:
         """``(name, description)`` of every task."""
-        return self._read(_views.tasks)
+        return self._read(_rows.tasks)
 
     def task_scale(self, task: str) -> tuple[float, float]:
         """The task's scale: its overall score's and that of criteria annotators add.
@@ -185,22 +187,22 @@ class ReviewStore:
         It is the one it was imported with; for a project imported without one, the span of its
         criteria's scales (1-5 when it has none).
         """
-        return self._read(_views.task_scale, task)
+        return self._read(_rows.task_scale, task)
 
     def criteria(self, task: str) -> list[CriterionRow]:
         """The task's drafted criteria, in order."""
-        return self._read(_views.criteria, task)
+        return self._read(_rows.criteria, task)
 
     def items(self, task: str | None = None) -> list[Item]:
         """Every item (of ``task``), in import order."""
-        return self._read(_views.items, task)
+        return self._read(_rows.items, task)
 
     def item(self, item_id: str) -> Item:
-        return self._read(_views.item, item_id)
+        return self._read(_rows.item, item_id)
 
     def drafts(self, item_id: str | None = None) -> list[Draft]:
         """The LLM's drafts (of one item)."""
-        return self._read(_views.drafts, item_id)
+        return self._read(_rows.drafts, item_id)
 
     def annotators(self) -> list[str]:
         return self._read(_annotators.annotators)
@@ -242,7 +244,7 @@ class ReviewStore:
 
     def criteria_actions(self, task: str | None = None) -> list[dict[str, Any]]:
         """Every stage-1 action, oldest first (one on an added criterion has its ``add`` in ``added_id``)."""
-        return self._read(_views.criteria_actions, task)
+        return self._read(_rows.criteria_actions, task)
 
     def reviewed_criteria(
         self, task: str, annotator: str
@@ -287,17 +289,56 @@ class ReviewStore:
         """Log the annotator's score of an item on a criterion (``OVERALL`` for the overall score)."""
         _log.set_score(self._database, item_id, criterion, annotator, score)
 
+    def set_candidate_scores(
+        self, item_id: str, criterion: str, annotator: str, scores: Sequence[float]
+    ) -> None:
+        """Log the annotator's score of each candidate of a comparison on a criterion, in one go.
+
+        Raises:
+            ReviewError: The item is not a comparison, or ``scores`` is not one per candidate.
+        """
+        _log.set_candidate_scores(self._database, item_id, criterion, annotator, scores)
+
+    def set_preference(self, item_id: str, annotator: str, preference: int) -> None:
+        """Log the annotator's preference on a comparison: a candidate (1-based), or `TIE` (0).
+
+        Raises:
+            ReviewError: The item is not a comparison, or has no such candidate.
+        """
+        _log.set_preference(self._database, item_id, annotator, preference)
+
+    def preference(self, item_id: str, annotator: str) -> int | None:
+        """The annotator's preference on a comparison (their latest); None until they give one."""
+        return self._read(_rows.preference, item_id, annotator)
+
+    def candidate_scores(self, item_id: str | None = None) -> list[dict[str, Any]]:
+        """Every score given to a candidate of a comparison (of one item), oldest first."""
+        return self._read(_rows.candidate_scores, item_id)
+
+    def preferences(self, item_id: str | None = None) -> list[dict[str, Any]]:
+        """Every preference given (on one comparison), oldest first."""
+        return self._read(_rows.preferences, item_id)
+
+    def candidates_scores(self) -> dict[tuple[str, str, int, str], float]:
+        """Every annotator's current score of each candidate of a comparison:
+        ``{(item, criterion, candidate, annotator): score}``."""
+        return self._read(_rows.candidates_scores)
+
+    def preferred(self) -> dict[tuple[str, str], int]:
+        """Every annotator's current preference: ``{(item, annotator): preference}``."""
+        return self._read(_rows.preferred)
+
     def sentence_actions(self, item_id: str | None = None) -> list[dict[str, Any]]:
         """Every stage-2 sentence action (of one item), oldest first."""
-        return self._read(_views.sentence_actions, item_id)
+        return self._read(_rows.sentence_actions, item_id)
 
     def score_actions(self, item_id: str | None = None) -> list[dict[str, Any]]:
         """Every score given (of one item), oldest first."""
-        return self._read(_views.score_actions, item_id)
+        return self._read(_rows.score_actions, item_id)
 
     def scores(self) -> dict[tuple[str, str, str], float]:
         """Every annotator's current score: ``{(item, criterion, annotator): score}``."""
-        return self._read(_views.scores)
+        return self._read(_rows.scores)
 
     def item_view(self, item_id: str, annotator: str) -> tuple[list[CriterionView], float | None]:
         """The annotator's view of an item: each of their criteria, and their overall score."""
@@ -318,7 +359,12 @@ class ReviewStore:
         return done if overall else criteria_done
 
     def is_done(self, item_id: str, annotator: str) -> bool:
-        return finished(*self.item_view(item_id, annotator))
+        """Whether the annotator finished the item: every criterion, and its overall score (a
+        comparison: their preference)."""
+        views, overall = self.item_view(item_id, annotator)
+        return finished(
+            views, self.preference(item_id, annotator) if self.item(item_id).compares else overall
+        )
 
     # -- bulk import --
 

@@ -1,124 +1,54 @@
-"""What the pages, exports and statistics read: the imported content, the log, and each annotator's view.
+"""What each annotator sees, worked out from the log: their criteria, their view of an item, their progress.
 
-An annotator's view is worked out from the log, never stored: the criteria they review are the task's
-with their latest stage-1 action on each applied, and a sentence or a score is what their latest action
-on it left. Every function reads over the connection it is given (inside a write, the write's own, so
-the write's checks see what it wrote), and none writes.
+An annotator's view is never stored: the criteria they review are the task's with their latest
+stage-1 action on each applied, and a sentence or a score is what their latest action on it left.
+Every function reads over the connection it is given (inside a write, the write's own), and none
+writes. The rows themselves are read by ``_rows.py``.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from faceteval.review._model import (
-    DEFAULT_SCALE,
     OVERALL,
     CriterionRow,
     CriterionView,
     Draft,
     Item,
-    ReviewError,
     SentenceView,
     TaskProgress,
+)
+from faceteval.review._rows import (
+    Action,
+    candidate_scores,
+    candidates_scores,
+    criteria,
+    drafts,
+    item,
+    items,
+    preferred,
+    score_actions,
+    scores,
+    sentence_actions,
+    task_scale,
+    tasks,
 )
 
 __all__ = [
     "annotator_actions",
-    "criteria",
-    "criteria_actions",
-    "drafts",
     "final",
     "final_criteria",
     "finished_items",
-    "item",
-    "item_from",
     "item_view",
-    "items",
     "reviewed",
     "reviewed_criteria",
-    "score_actions",
-    "scores",
-    "sentence_actions",
     "task_progress",
-    "task_scale",
-    "tasks",
 ]
-
-Action = dict[str, Any]
-"""A row of an action table, by column name."""
-
-
-# -- the content: tasks, criteria, items, drafts ---------------------------------------------------
-
-
-def tasks(db: sqlite3.Connection) -> list[tuple[str, str]]:
-    """``(name, description)`` of every task."""
-    return [(r["name"], r["description"]) for r in db.execute("SELECT * FROM tasks ORDER BY name")]
-
-
-def task_scale(db: sqlite3.Connection, task: str) -> tuple[float, float]:
-    """The task's own scale, else the span of its criteria's (`DEFAULT_SCALE` when it has none)."""
-    row = db.execute("SELECT scale_min, scale_max FROM tasks WHERE name = ?", (task,)).fetchone()
-    if row is None:
-        raise ReviewError(f"no task {task!r}")
-    if row[0] is not None and row[1] is not None:
-        return float(row[0]), float(row[1])
-    span = db.execute(
-        "SELECT MIN(scale_min), MAX(scale_max) FROM criteria WHERE task = ?", (task,)
-    ).fetchone()
-    return DEFAULT_SCALE if span[0] is None else (float(span[0]), float(span[1]))
-
-
-def criteria(db: sqlite3.Connection, task: str) -> list[CriterionRow]:
-    """The task's drafted criteria, in order."""
-    rows = db.execute("SELECT * FROM criteria WHERE task = ? ORDER BY position", (task,))
-    return [_criterion(row) for row in rows]
-
-
-def items(db: sqlite3.Connection, task: str | None = None) -> list[Item]:
-    """Every item (of ``task``), in import order."""
-    return [item_from(row) for row in _select(db, "items", "task", task, order="position")]
-
-
-def item(db: sqlite3.Connection, item_id: str) -> Item:
-    """The item ``item_id``."""
-    row = db.execute("SELECT * FROM items WHERE id = ?", (item_id,)).fetchone()
-    if row is None:
-        raise ReviewError(f"no item {item_id!r}")
-    return item_from(row)
-
-
-def drafts(db: sqlite3.Connection, item_id: str | None = None) -> list[Draft]:
-    """The LLM's drafts (of one item)."""
-    return [_draft(row) for row in _select(db, "drafts", "item_id", item_id, order="rowid")]
-
-
-# -- the log, as it was written ---------------------------------------------------------------------
-
-
-def criteria_actions(db: sqlite3.Connection, task: str | None = None) -> list[Action]:
-    """Every stage-1 action (of one task), oldest first."""
-    return [dict(row) for row in _select(db, "criteria_actions", "task", task)]
-
-
-def sentence_actions(db: sqlite3.Connection, item_id: str | None = None) -> list[Action]:
-    """Every stage-2 sentence action (of one item), oldest first."""
-    return [dict(row) for row in _select(db, "sentence_actions", "item_id", item_id)]
-
-
-def score_actions(db: sqlite3.Connection, item_id: str | None = None) -> list[Action]:
-    """Every score given (of one item), oldest first."""
-    return [dict(row) for row in _select(db, "score_actions", "item_id", item_id)]
-
-
-def scores(db: sqlite3.Connection) -> dict[tuple[str, str, str], float]:
-    """Every annotator's current (latest) score: ``{(item, criterion, annotator): score}``."""
-    return {(row["item_id"], row["criterion"], row["annotator"]): row["score"] for row in score_actions(db)}
 
 
 # -- stage 1: the criteria each annotator reviews -----------------------------------------------
@@ -191,15 +121,22 @@ def final(db: sqlite3.Connection, task: str, actions: Sequence[Action]) -> list[
 def item_view(
     db: sqlite3.Connection, item_id: str, annotator: str
 ) -> tuple[list[CriterionView], float | None]:
-    """The annotator's view of an item: each of their criteria, and their overall score."""
-    task = item(db, item_id).task
+    """The annotator's view of an item: each of their criteria, and their overall score (None on a
+    comparison, which takes a `preference` instead)."""
+    reviewed = item(db, item_id)
     by_criterion = {draft.criterion: draft for draft in drafts(db, item_id)}
     actions = [a for a in sentence_actions(db, item_id) if a["annotator"] == annotator]
     given = {
         row["criterion"]: row["score"] for row in score_actions(db, item_id) if row["annotator"] == annotator
     }
+    each = {
+        (row["criterion"], row["candidate"]): row["score"]
+        for row in candidate_scores(db, item_id)
+        if row["annotator"] == annotator
+    }
+    numbers = range(1, len(reviewed.candidates) + 1)
     views = []
-    for criterion in final_criteria(db, task, annotator):
+    for criterion in final_criteria(db, reviewed.task, annotator):
         draft = by_criterion.get(criterion.name)
         views.append(
             CriterionView(
@@ -210,6 +147,7 @@ def item_view(
                 sentences=_sentences(draft, [a for a in actions if a["criterion"] == criterion.name]),
                 score=given.get(criterion.name),
                 title=criterion.title,
+                scores=tuple(each.get((criterion.name, k)) for k in numbers),
             )
         )
     return views, given.get(OVERALL)
@@ -227,22 +165,27 @@ def task_progress(db: sqlite3.Connection, annotator: str) -> dict[str, TaskProgr
 
 
 def finished_items(db: sqlite3.Connection, annotator: str) -> tuple[set[str], set[str]]:
-    """The items whose every criterion the annotator finished, and those of them also scored overall."""
+    """The items whose every criterion the annotator finished, and those of them also scored overall
+    (a comparison: given a preference)."""
     sentences = {(d.item_id, d.criterion): len(d.sentences) for d in drafts(db)}
     acted = _acted(sentence_actions(db), annotator)
     scored = {(each, criterion) for each, criterion, who in scores(db) if who == annotator}
+    each_scored = Counter(
+        (i, criterion) for i, criterion, _, who in candidates_scores(db) if who == annotator
+    )
+    chosen = {i for i, who in preferred(db) if who == annotator}
     kept = {task: [c.name for c in final_criteria(db, task, annotator)] for task, _ in tasks(db)}
+
+    def criterion_done(each: Item, name: str) -> bool:
+        key = (each.id, name)
+        given = each_scored[key] == len(each.candidates) if each.compares else key in scored
+        return given and len(acted[key] & set(range(sentences.get(key, 0)))) == sentences.get(key, 0)
+
     criteria_done = {
-        each.id
-        for each in items(db)
-        if all(
-            (each.id, name) in scored
-            and len(acted[(each.id, name)] & set(range(sentences.get((each.id, name), 0))))
-            == sentences.get((each.id, name), 0)
-            for name in kept[each.task]
-        )
+        each.id for each in items(db) if all(criterion_done(each, name) for name in kept[each.task])
     }
-    return criteria_done, {i for i in criteria_done if (i, OVERALL) in scored}
+    done = {i for i in criteria_done if (i, OVERALL) in scored or i in chosen}
+    return criteria_done, done
 
 
 def _acted(actions: Sequence[Action], annotator: str) -> defaultdict[tuple[str, str], set[int]]:
@@ -288,51 +231,3 @@ def _sentence(index: int | None, original: str, action: Mapping[str, Any] | None
     kind = action["action"]
     text = None if kind == "delete" else action["text"] if kind == "revise" else original
     return SentenceView(index, original, text, kind)
-
-
-# -- rows ---------------------------------------------------------------------------------------------
-
-
-def _select(
-    db: sqlite3.Connection, table: str, column: str, value: str | None, *, order: str = "id"
-) -> list[sqlite3.Row]:
-    """Rows of ``table`` (where ``column`` is ``value``, unless None), by ``order``; names are ours."""
-    where = f" WHERE {column} = ?" if value is not None else ""
-    return list(
-        db.execute(f"SELECT * FROM {table}{where} ORDER BY {order}", () if value is None else (value,))
-    )
-
-
-def _criterion(row: sqlite3.Row) -> CriterionRow:
-    return CriterionRow(
-        id=row["id"],
-        task=row["task"],
-        position=row["position"],
-        name=row["name"],
-        description=row["description"],
-        scale=(row["scale_min"], row["scale_max"]),
-    )
-
-
-def item_from(row: sqlite3.Row) -> Item:
-    """The `Item` a row of ``items`` holds."""
-    return Item(
-        id=row["id"],
-        task=row["task"],
-        query=row["query"],
-        output=row["output"],
-        system=row["system"],
-        metadata=json.loads(row["metadata"]),
-        position=row["position"],
-    )
-
-
-def _draft(row: sqlite3.Row) -> Draft:
-    return Draft(
-        item_id=row["item_id"],
-        criterion=row["criterion"],
-        score=row["score"],
-        conclusion=row["conclusion"],
-        evidence=row["evidence"],
-        sentences=tuple(json.loads(row["sentences"])),
-    )

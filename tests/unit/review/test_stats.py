@@ -13,7 +13,8 @@ import pytest
 from scipy import stats as scipy_stats
 
 from faceteval.review import OVERALL, Draft, Item, ReviewError, ReviewStore
-from faceteval.review._stats import LLM, render_stats_markdown, review_stats, stats_tables
+from faceteval.review._stats import LLM, review_stats
+from faceteval.review._stats_tables import render_stats_markdown, stats_tables
 
 ITEMS = ("i1", "i2", "i3", "i4", "i5")
 ANNOTATORS = ("ann1", "ann2", "ann3")

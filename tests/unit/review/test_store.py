@@ -10,6 +10,7 @@ import pytest
 
 from faceteval.review import OVERALL, Draft, Item, ReviewError, ReviewStore, split_sentences
 from faceteval.review._database import Database
+from faceteval.review._schema import SCHEMA_VERSION
 from tests.support.review_project import build_project
 
 
@@ -249,7 +250,8 @@ def test_a_version_1_project_is_brought_up_to_date_and_keeps_everything(store: R
     added = -again.record_criterion_action("eli5", "alice", "add", name="Analogy", reason="r")
     again.record_criterion_action("eli5", "alice", "delete", criterion_id=added, reason="r")
     with sqlite3.connect(store.path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == (str(SCHEMA_VERSION),)
 
 
 def test_what_is_not_a_project_directory_or_database_is_named(tmp_path: Path) -> None:
