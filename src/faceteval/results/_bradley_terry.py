@@ -1,10 +1,15 @@
-"""A Bradley-Terry ranking of systems from their pairwise comparisons, with bootstrap intervals.
+"""A Bradley-Terry ranking of systems from their pairwise comparisons, with resampled intervals.
 
 The model: P(a beats b) = 1 / (1 + exp(theta_b - theta_a)). It is a logistic regression without
 intercept on the difference of the two systems' indicator vectors, fitted with scikit-learn's
 `LogisticRegression` on the counts of each pair (a tie is half a win each way). Each pair enters
 in both directions, so both classes are always present and no system is favoured by where it
 happens to be listed.
+
+Each pair's counts are taken at their posterior mean given Jeffreys' prior (half a comparison added
+to each of win, tie and loss): a pair whose comparisons all went one way gives a finite strength,
+and the intervals, drawn from the same posterior, are about the same estimate. With many
+comparisons the prior is negligible.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from faceteval.results._model import Ranking, Strength
 from faceteval.results._tally import Tally
 
 DEFAULT_PENALTY = 1.0
-"""The regression's ``C``: an L2 prior as weak as one comparison, which keeps strengths finite."""
+"""The regression's ``C`` (inverse L2 strength): a weak prior, which ties down systems never compared
+with the rest."""
 DEFAULT_BT_RESAMPLES = 1000
-"""Bootstrap resamples behind a ranking's intervals."""
+"""Resamples behind a ranking's intervals."""
 MAX_ITER = 1000
 SOLVER = "liblinear"
 """A trust-region Newton solver (primal, deterministic): the fastest on these few features."""
@@ -79,9 +85,9 @@ def bradley_terry(
 ) -> Ranking | None:
     """Systems ranked by Bradley-Terry strength from ``pairs`` (``(a, b)`` -> a's tally against b).
 
-    Intervals are percentile intervals over ``n_resamples`` bootstrap resamples, each drawing every
-    pair's comparisons with replacement (a multinomial of its wins, ties and losses): seeded, so the
-    same counts give the same intervals. None with fewer than 3 systems that have judged comparisons.
+    Intervals are percentile intervals over ``n_resamples`` resamples of every pair's shares of wins,
+    ties and losses (see `_intervals`): seeded, so the same counts give the same intervals. None
+    with fewer than 3 systems that have judged comparisons.
 
     Examples:
         >>> from faceteval.results._tally import Tally
@@ -96,7 +102,7 @@ def bradley_terry(
         return None
     design = _Design.of(systems, met)
     counts = np.array([[pairs[p].wins, pairs[p].ties, pairs[p].losses] for p in met], dtype=np.float64)
-    theta = _fit(design, design.weights(counts), penalty)
+    theta = _fit(design, design.weights(smoothed(counts)), penalty)
     intervals = _intervals(design, counts, penalty, n_resamples, level, seed)
     played = {name: 0 for name in systems}
     for (a, b), row in zip(met, counts, strict=True):
@@ -122,20 +128,39 @@ def bradley_terry(
     )
 
 
+PRIOR = 0.5
+"""Comparisons added to each outcome (win, tie, loss) of every pair: Jeffreys' prior."""
+
+
+def smoothed(counts: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each pair's counts at their posterior mean shares (``PRIOR`` added to each outcome), scaled back
+    to the pair's number of comparisons.
+
+    Examples:
+        >>> smoothed(np.array([[10.0, 0.0, 0.0]])).round(3).tolist()
+        [[9.13, 0.435, 0.435]]
+    """
+    totals: NDArray[np.float64] = counts.sum(axis=1, keepdims=True)
+    return totals * (counts + PRIOR) / (totals + 3 * PRIOR)
+
+
 def _intervals(
     design: _Design, counts: NDArray[np.float64], penalty: float, n_resamples: int, level: float, seed: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    """Percentile intervals of the strengths refitted on ``n_resamples`` draws of the counts.
+
+    Each draw keeps every pair's number of comparisons and draws its shares of wins, ties and
+    losses from their posterior given its counts: a Dirichlet with half a count added to each
+    (Jeffreys' prior). Unlike resampling the comparisons, this still varies when every comparison
+    of a pair went one way, where resampling would give the same counts every time (and a
+    zero-width interval); with many comparisons the two agree.
+    """
     if n_resamples <= 0:
         return None
     rng = np.random.default_rng(seed)
-    totals = counts.sum(axis=1).astype(np.int64)
-    shares = counts / totals[:, None]
-    draws = np.empty((n_resamples, len(design.systems)))
-    for r in range(n_resamples):
-        resampled = np.array(
-            [rng.multinomial(t, p) for t, p in zip(totals, shares, strict=True)], dtype=float
-        )
-        draws[r] = _fit(design, design.weights(resampled), penalty)
+    totals = counts.sum(axis=1, keepdims=True)
+    shares = np.stack([rng.dirichlet(row + PRIOR, size=n_resamples) for row in counts], axis=1)
+    draws = np.array([_fit(design, design.weights(totals * drawn), penalty) for drawn in shares])
     low, high = np.percentile(draws, [50 * (1 - level), 50 * (1 + level)], axis=0)
     return low, high
 

@@ -92,13 +92,18 @@ class Strength(_Frozen):
     strength: float
     """Log-odds scale, centred so that the systems' strengths average 0."""
     ci: Interval | None = None
-    """Percentile bootstrap interval; None when not resampled."""
+    """Percentile interval over the resamples (see `Ranking.n_resamples`); None when not resampled."""
     comparisons: int
     """Judged comparisons the system took part in."""
 
 
 class Ranking(_Frozen):
-    """A Bradley-Terry ranking of 3 or more systems, fitted by logistic regression (scikit-learn)."""
+    """A Bradley-Terry ranking of 3 or more systems, fitted by logistic regression (scikit-learn).
+
+    Each pair's counts are taken at their posterior mean given Jeffreys' prior (half a comparison
+    added to each of win, tie and loss), so that a pair whose comparisons all went one way still
+    gives finite strengths; with many comparisons the prior is negligible.
+    """
 
     method: Literal["bradley-terry"] = "bradley-terry"
     strengths: list[Strength]
@@ -106,11 +111,13 @@ class Ranking(_Frozen):
     ties: Literal["half"] = "half"
     """A tie counts as half a win for each side."""
     penalty: float
-    """The inverse L2 strength ``C`` of the regression: a weak prior that keeps the strength of a
-    system that won (or lost) every comparison finite."""
+    """The inverse L2 strength ``C`` of the regression: a weak prior that also ties down systems
+    never compared with the rest."""
     n_resamples: int
-    """Bootstrap resamples behind the intervals: comparisons drawn with replacement within each
-    pair of systems."""
+    """Resamples behind the intervals (a Bayesian bootstrap): in each, every pair keeps its number of
+    comparisons and draws its shares of wins, ties and losses from their posterior given its counts
+    (a Dirichlet with half a count added to each, Jeffreys' prior), and the strengths are refitted.
+    Unlike resampling comparisons, it still varies where a pair's comparisons all went one way."""
     seed: int
     connected: bool
     """Whether every system is linked to every other by comparisons; when not, strengths of

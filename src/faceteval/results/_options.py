@@ -18,7 +18,8 @@ class ResultOptions:
 
     Attributes:
         level: The confidence level of every interval.
-        n_resamples: Bootstrap resamples behind a Bradley-Terry ranking's intervals (0: none).
+        n_resamples: Resamples behind a Bradley-Terry ranking's intervals (0: none; see
+            `faceteval.results.Ranking`).
         seed: The seed of those resamples: the same judgments give the same result.
         penalty: The Bradley-Terry regression's inverse L2 strength ``C``.
         max_facets: Facets listed, those met most often first; the rest are counted.

@@ -72,6 +72,8 @@ def test_a_system_that_wins_every_comparison_keeps_a_finite_strength() -> None:
     assert ranking is not None
     assert [s.system for s in ranking.strengths] == ["A", "B", "C"]
     assert all(math.isfinite(s.strength) for s in ranking.strengths)
+    # every resample of comparisons would repeat them: the intervals come from the counts' posterior
+    assert all(s.ci is not None and s.ci[0] < s.strength < s.ci[1] for s in ranking.strengths)
 
 
 def weighted(verdict: int, facets: list[tuple[str, float, list[float]]]) -> Judgment:
