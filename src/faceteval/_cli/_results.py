@@ -109,8 +109,18 @@ def show_result(result: JudgeResult, console: Console = err_console) -> None:
         _show_pointwise(result.pointwise, console, level=result.level)
 
 
+FAILURE_KINDS = {
+    "parse_error": "parse errors",
+    "error": "errors",
+    "unjudgeable": "unjudgeable",
+    "invalid_input": "invalid input lines",
+    "planned": "planned (dry run)",
+}
+"""How the headline names each kind of failure (`faceteval.core.failure_kind`)."""
+
+
 def _headline(result: JudgeResult) -> str:
-    failed = ", ".join(f"{n:,} {kind.replace('_', ' ')}" for kind, n in result.failures.items())
+    failed = ", ".join(f"{n:,} {FAILURE_KINDS.get(kind, kind)}" for kind, n in result.failures.items())
     ok = result.statuses.get("ok", 0)
     share = f" ({_rate(result.ok_rate)})" if result.judgments else ""
     tail = f"; failed: {failed} (in no win rate or mean)" if failed else ""
