@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 from scipy import stats
 
+from faceteval import Direct, JudgeOptions, judge
 from faceteval.core import INVALID_INPUT, PLANNED, UNJUDGEABLE, Instance, Judgment, OrderResult
 from faceteval.errors import ConfigError
+from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from faceteval.results import JudgeResult, Proportion, ResultBuilder, ResultOptions, Standing, compute_result
+from tests.support.rule_judge import RuleJudge
 
 
 def wilson(hits: int, n: int) -> tuple[float, float]:
@@ -214,3 +217,18 @@ def test_under_swap_a_pair_the_orders_judged_differently_is_a_tie() -> None:
     assert matrix[("A", "B")] == (0, 1, 0)  # the orders disagreed: a tie, as the verdict is
     assert matrix[("A", "C")] == (1, 0, 0)
     assert matrix[("B", "C")] == (1, 0, 0)
+
+
+def test_python_users_get_the_result_of_a_judge_run_from_its_judgments_and_instances() -> None:
+    rule = RuleJudge(quality={f"b{i}": 8 if i < 3 else 2 for i in range(4)} | {f"a{i}": 5 for i in range(4)})
+    llm = LLM(ScriptedProvider(rule.for_provider()), ModelSpec("scripted", "j"))
+    pairs = [
+        Instance(id=str(i), query="q", candidates=(f"a{i}", f"b{i}"), systems=("A", "B")) for i in range(4)
+    ]
+    judgments = judge(pairs, Direct(), llm, options=JudgeOptions(swap=True))
+    result = compute_result(judgments, pairs)
+
+    b = system(result, "B")
+    assert (b.wins, b.ties, b.losses, b.win_rate.value) == (3, 0, 1, 0.75)
+    assert result.pairwise is not None and result.pairwise.consistency is not None
+    assert result.pairwise.consistency.agreed == 4
