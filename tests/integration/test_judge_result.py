@@ -144,6 +144,9 @@ def test_an_unknown_metric_or_system_is_a_usage_error_with_the_closest_name(
     given = invoke(*flags, "--systems", "base,tuned", "--fail-under", "mean:tunde=3")
     assert given.exit_code == 2
     assert "--systems names no 'tunde' (did you mean 'tuned'?)" in given.output
+    planned = invoke(*flags, "--dry-run", "--fail-under", "win_rate:B=0.5")
+    assert planned.exit_code == 2
+    assert "--fail-under checks a run's result, and a dry run has none" in planned.output
     found = invoke(*flags, "--fail-under", "win_rate:b=0.5")
     assert found.exit_code == 2
     assert "no system 'b' in this run (did you mean 'B'?); its systems: B, A" in found.output

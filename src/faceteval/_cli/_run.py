@@ -133,7 +133,9 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
             force=request.force,
         )
     results = ResultBuilder()
-    items = results.noting(_items(request, on_invalid))
+    items = _items(request, on_invalid)
+    if not request.dry_run:  # a plan has no result
+        items = results.noting(items)
     started = datetime.now(UTC)
     clock = time.perf_counter()
     with ExitStack() as stack:
