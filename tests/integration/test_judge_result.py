@@ -238,5 +238,5 @@ def test_a_dominant_facet_is_named_as_deciding_the_verdicts(tmp_path: Path) -> N
 
     assert run.exit_code == 0, run.output
     assert printed_row(run.output, "careful")[:3] == (8, 0, 0)
-    assert f"Facet {correct}: decided 8 of 8 verdicts (won by careful 8), agreed with 8" in run.output
+    assert f"Facet {correct}: decided 8 of 8 verdicts (for careful: 8), agreed with 8" in run.output
     assert f"Facet {concise}: decided 0 of 8 verdicts, agreed with 0" in run.output

@@ -191,16 +191,18 @@ def _show_facets(pairwise: PairwiseResult, console: Console) -> None:
         d = facet.decisions
         return (d.decided, d.agreed, facet.judgments) if d is not None else (0, 0, facet.judgments)
 
+    named = pairwise.systems_named
     for facet in sorted(pairwise.facets, key=weight, reverse=True)[:SHOWN_FACETS]:
+        means = f"means {_facet_means(facet, named=named, ci=False)}"
         d = facet.decisions
         if d is None or not d.verdicts:
-            console.print(f"Facet {escape(facet.name)}: means {_facet_means(facet, ci=False)}")
+            console.print(f"Facet {escape(facet.name)}: {means}")
             continue
-        split = ", ".join(f"{escape(name)} {n:,}" for name, n in d.decided_for.items())
-        won = f" (won by {split})" if split else ""
+        split = ", ".join(f"{_label(name, named)}: {n:,}" for name, n in d.decided_for.items())
+        won = f" (for {split})" if split else ""
         console.print(
             f"Facet {escape(facet.name)}: decided {d.decided:,} of {d.verdicts:,} verdicts{won}, "
-            f"agreed with {d.agreed:,}; means {_facet_means(facet, ci=False)}"
+            f"agreed with {d.agreed:,}; {means}"
         )
     if pairwise.unexplained and pairwise.facets:
         console.print(
@@ -209,8 +211,13 @@ def _show_facets(pairwise: PairwiseResult, console: Console) -> None:
         )
 
 
-def _facet_means(facet: FacetSummary, *, ci: bool) -> str:
-    return ", ".join(f"{escape(name)} {_mean(mean, ci=ci)}" for name, mean in facet.means.items())
+def _label(name: str, named: bool) -> str:
+    """A system's name as printed: escaped, and a position said to be one."""
+    return escape(name) if named else f"position {escape(name)}"
+
+
+def _facet_means(facet: FacetSummary, *, named: bool, ci: bool) -> str:
+    return ", ".join(f"{_label(name, named)} {_mean(mean, ci=ci)}" for name, mean in facet.means.items())
 
 
 def _show_pointwise(pointwise: PointwiseResult, console: Console, *, level: float) -> None:
@@ -220,7 +227,8 @@ def _show_pointwise(pointwise: PointwiseResult, console: Console, *, level: floa
         table.add_row(escape(s.name), f"{s.score.n:,}", f"{s.failed:,}", _mean(s.score))
     console.print(table)
     for facet in pointwise.facets[:SHOWN_FACETS]:
-        console.print(f"Facet {escape(facet.name)}: means {_facet_means(facet, ci=True)}")
+        means = _facet_means(facet, named=pointwise.systems_named, ci=True)
+        console.print(f"Facet {escape(facet.name)}: means {means}")
     if pointwise.facets_omitted or len(pointwise.facets) > SHOWN_FACETS:
         more = pointwise.facets_omitted + max(0, len(pointwise.facets) - SHOWN_FACETS)
         console.print(f"and {more:,} more facets")
