@@ -7,6 +7,7 @@ Examples:
 
         llm = LLM.from_spec("openai:gpt-4o-mini")
         judgments = judge(read_instances("pairs.jsonl"), DnA(aspects=3), llm)
+        result = compute_result(judgments, read_instances("pairs.jsonl"))  # win rates, facets ...
 """
 
 from faceteval._runner import JudgeOptions, RunAborted, RunStats, judge, judge_async, judge_each
@@ -17,6 +18,7 @@ from faceteval.llm import LLM, GenerateConfig, RetryPolicy
 from faceteval.methods import Method, create_method
 from faceteval.methods.baselines import CoT, Direct
 from faceteval.methods.dna import DnA
+from faceteval.results import JudgeResult, compute_result
 from faceteval.store import SQLiteCache
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "GenerateConfig",
     "Instance",
     "JudgeOptions",
+    "JudgeResult",
     "Judgment",
     "Method",
     "OrderResult",
@@ -39,6 +42,7 @@ __all__ = [
     "TraceEntry",
     "Usage",
     "__version__",
+    "compute_result",
     "create_method",
     "judge",
     "judge_async",

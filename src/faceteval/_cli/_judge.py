@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,13 @@ from faceteval._cli._method_options import (
     method_params,
 )
 from faceteval._cli._options import build_request, engine_options, force_option
+from faceteval._cli._results import (
+    check_before_run,
+    check_thresholds,
+    fail_under_option,
+    show_result,
+    systems_option,
+)
 from faceteval._cli._run import run_judge
 from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 
@@ -37,6 +45,8 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 @click.option(
     "--strict", is_flag=True, help="Check the whole input first; stop before any call if a line is bad."
 )
+@systems_option
+@fail_under_option
 @engine_options()
 @click.pass_context
 @handle_errors
@@ -52,6 +62,12 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
       faceteval judge pairs.jsonl --method cot --model openai:gpt-4o --dry-run
       faceteval judge pairs.jsonl --method fennec --criteria-count 5 --swap --model openai:gpt-4o --out j
       faceteval judge outputs.jsonl --method fennec --single --model openai:gpt-4o --out s.jsonl
+      faceteval judge pairs.jsonl --systems base,tuned --fail-under win_rate:tuned=0.5 --model ... --out j
+
+    The result (win rates with CIs per system and position, a Bradley-Terry ranking of 3+ systems,
+    swap consistency, the facets that decided the verdicts; mean scores of single outputs) is printed
+    at the end. With --fail-under, the command exits with status 3 when the result is below a
+    threshold (1: the run failed; 2: a usage error; 130: interrupted).
 
     OUT and its run record (OUT.run.json) are put in place when the run ends, however it ends: a
     crash leaves the earlier ones as they were. Re-running an interrupted command finishes the rest
@@ -63,11 +79,15 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     request = build_request(
         flags, input_path=flags["input_path"], out=flags["out"], method=method, strict=flags["strict"]
     )
+    request = dataclasses.replace(request, systems=flags["systems"])
+    check_before_run(flags)
     result = run_judge(request, on_invalid=show_invalid)
     if request.dry_run:
         show_plan(request, result)
     else:
         show_summary(request, result)
+        if result.result is not None and result.result.judgments:
+            show_result(result.result)
     if result.stopped is not None:
         raise result.stopped
     if result.interrupted:
@@ -81,6 +101,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
             where = escape(str(request.input_path))
             err_console.print(f"[bold red]error:[/] {where} holds no instance to judge")
         ctx.exit(1)
+    if flags["fail_under"] and result.result is not None:
+        check_thresholds(ctx, flags["fail_under"], result.result)
 
 
 add_method_options(judge, after="force", sweeps=False)

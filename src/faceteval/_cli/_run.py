@@ -44,6 +44,7 @@ from faceteval.errors import FacetevalError, InputError, StoreError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy, Spend
 from faceteval.methods import Method
 from faceteval.prompts import load_template
+from faceteval.results import JudgeResult, ResultBuilder
 from faceteval.store import (
     JUDGMENTS,
     RUN_RECORD,
@@ -80,6 +81,8 @@ class RunRequest:
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     force: bool = False
     """Overwrite an output (or its run record) that is not one of ours."""
+    systems: tuple[str, ...] | None = None
+    """The systems behind the candidates of every instance that names none (``--systems``)."""
 
 
 @dataclass(slots=True)
@@ -99,6 +102,8 @@ class RunResult:
     """The run ended early with no ok judgment, and the earlier output was left as it was."""
     spent: Spend = field(default_factory=Spend)
     """Every call the run made, including those of judgments an interruption left unfinished."""
+    result: JudgeResult | None = None
+    """The result of the judgments handed on (None in a dry run)."""
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -127,7 +132,10 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
             cache=request.cache_path,
             force=request.force,
         )
+    results = ResultBuilder()
     items = _items(request, on_invalid)
+    if not request.dry_run:  # a plan has no result
+        items = results.noting(items)
     started = datetime.now(UTC)
     clock = time.perf_counter()
     with ExitStack() as stack:
@@ -144,6 +152,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
         def sink(judgment: Judgment) -> None:
             if not request.dry_run:  # a plan's judgments are not written, not even to stdout
                 output.write(judgment)
+                results.add(judgment)
             if judgment.error and judgment.error.startswith(INVALID_INPUT):
                 on_invalid(judgment)
             progress.advance(task)
@@ -170,6 +179,8 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
                     )
                 except StoreError as exc:
                     result.stopped = result.stopped or exc
+    if not request.dry_run:
+        result.result = results.result()
     return result
 
 
@@ -268,10 +279,10 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
 
 def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Iterator[Instance | InputError]:
     if not request.strict:
-        stream = read_instances(request.input_path)
+        stream = read_instances(request.input_path, systems=request.systems)
         # The first line now, before anything is opened: it is where a file that is not JSON Lines fails.
         return itertools.chain(list(itertools.islice(stream, 1)), stream)
-    items = list(read_instances(request.input_path))
+    items = list(read_instances(request.input_path, systems=request.systems))
     problems = [str(item) for item in items if isinstance(item, InputError)]
     unjudgeable = [
         f"{request.input_path}: instance {item.id!r}: {error}"

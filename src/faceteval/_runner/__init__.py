@@ -4,7 +4,6 @@ from faceteval._runner._api import judge, judge_async
 from faceteval._runner._judge import (
     DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,
-    INVALID_INPUT,
     FailureStreak,
     JudgeOptions,
     RunAborted,
@@ -18,7 +17,8 @@ from faceteval._runner._judge import (
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
-from faceteval._runner._stats import UNJUDGEABLE, RunStats, StageStats, total_of
+from faceteval._runner._stats import RunStats, StageStats, total_of
+from faceteval.core import INVALID_INPUT, UNJUDGEABLE
 
 __all__ = [
     "DEFAULT_ABORT_AFTER",

@@ -14,7 +14,16 @@ import anyio
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._util.checks import whole_number
 from faceteval.aggregation import ranks, verdict
-from faceteval.core import FacetScore, Instance, Judgment, OrderResult, TraceEntry, usage_of
+from faceteval.core import (
+    INVALID_INPUT,
+    PLANNED,
+    FacetScore,
+    Instance,
+    Judgment,
+    OrderResult,
+    TraceEntry,
+    usage_of,
+)
 from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM
 from faceteval.methods import (
@@ -28,8 +37,6 @@ from faceteval.methods import (
 )
 
 DEFAULT_ABORT_AFTER = 10
-INVALID_INPUT = "invalid input: "
-"""How the error of a judgment written for an input line that is not a valid instance begins."""
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -315,10 +322,6 @@ def cannot_judge(method: Method, instance: Instance) -> InstanceError | None:
     except InstanceError as exc:
         return exc
     return None
-
-
-PLANNED = "dry run: no LLM was called, so nothing was judged (its usage counts the calls planned)"
-"""The error of a judgment made with a dry-run LLM that had to plan a call (not all was cached)."""
 
 
 async def _judge_order(

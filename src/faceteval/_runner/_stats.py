@@ -6,8 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from faceteval.core import Judgment, TraceEntry
-from faceteval.errors import InstanceError
+from faceteval.core import UNJUDGEABLE, Judgment, TraceEntry
 from faceteval.llm import Spend
 
 MAX_ERROR_KINDS = 20
@@ -95,10 +94,6 @@ def total_of(stages: Iterable[StageStats]) -> StageStats:
         total.cost_usd += stage.cost_usd
         total.cost_known &= stage.cost_known
     return total
-
-
-UNJUDGEABLE = f"{InstanceError.__name__}: "
-"""How the error of a judgment that failed with an `InstanceError` names it."""
 
 
 def unjudgeable(judgment: Judgment) -> bool:

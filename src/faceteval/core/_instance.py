@@ -46,6 +46,9 @@ class Instance(BaseModel):
     """Human scores per aspect (pointwise benchmarks)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Anything else, carried along untouched."""
+    systems: tuple[str, ...] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The name of the system behind each candidate, in candidate order (for a run's result per
+    system); never shown to a judge. Left out of the instance's JSON when not given."""
 
     @field_validator("label", mode="before")
     @classmethod
@@ -81,6 +84,26 @@ class Instance(BaseModel):
             raise ValueError(f"criterion {index + 1} repeats the name {value[index].name!r}")
         return value
 
+    @field_validator("systems")
+    @classmethod
+    def _one_system_per_candidate(
+        cls, value: tuple[str, ...] | None, info: ValidationInfo
+    ) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        if blank := [i + 1 for i, name in enumerate(value) if not name.strip()]:
+            raise ValueError(f"system {blank[0]} has no name (a system's name is a non-blank text)")
+        if len(set(value)) < len(value):
+            twice = next(name for name in value if value.count(name) > 1)
+            raise ValueError(f"names the system {twice!r} twice (one system per candidate)")
+        candidates = info.data.get("candidates")
+        if candidates is not None and len(value) != len(candidates):
+            raise ValueError(
+                f"names {len(value)} system{'s' * (len(value) != 1)} for {len(candidates)} candidates "
+                "(one name per candidate, in candidate order)"
+            )
+        return value
+
     @field_validator("label")
     @classmethod
     def _label_in_range(cls, value: int | None, info: ValidationInfo) -> int | None:
@@ -113,5 +136,9 @@ class Instance(BaseModel):
         """This instance with candidates presented in ``order`` (0-based indices into ``candidates``).
 
         The human label is dropped from the copy: it refers to the original order, and judges never see it.
+        System names, when given, follow their candidates.
         """
-        return self.model_copy(update={"candidates": tuple(self.candidates[i] for i in order), "label": None})
+        update: dict[str, Any] = {"candidates": tuple(self.candidates[i] for i in order), "label": None}
+        if self.systems is not None:
+            update["systems"] = tuple(self.systems[i] for i in order)
+        return self.model_copy(update=update)

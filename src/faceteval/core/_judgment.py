@@ -12,7 +12,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from faceteval.errors import InstanceError
+
 Status = Literal["ok", "parse_error", "error"]
+FailureKind = Literal["parse_error", "error", "unjudgeable", "invalid_input", "planned"]
+"""Why a judgment failed: see `failure_kind`."""
+
+INVALID_INPUT = "invalid input: "
+"""How the error of a judgment written for an input line that is not a valid instance begins."""
+UNJUDGEABLE = f"{InstanceError.__name__}: "
+"""How the error of a judgment that failed with an `InstanceError` names it."""
+PLANNED = "dry run: no LLM was called, so nothing was judged (its usage counts the calls planned)"
+"""The error of a judgment made with a dry-run LLM that had to plan a call (not all was cached)."""
 
 
 class Usage(BaseModel):
@@ -168,6 +179,31 @@ def usage_of(entries: Iterable[TraceEntry]) -> Usage:
                 cost_usd=entry.cost_usd,
             )
     return usage
+
+
+def failure_kind(judgment: Judgment) -> FailureKind | None:
+    """Why ``judgment`` failed, or None when it is ok.
+
+    ``parse_error``: a reply could not be read; ``invalid_input``: its input line is not a valid
+    instance; ``unjudgeable``: the method cannot judge the instance as it is (an `InstanceError`);
+    ``planned``: a dry run's, which called no LLM; ``error``: any other (a provider's, most often).
+
+    Examples:
+        >>> failure_kind(Judgment(id="1", method="m", status="error", error="invalid input: line 3"))
+        'invalid_input'
+    """
+    error = judgment.error or ""
+    if judgment.status == "ok":
+        return None
+    if judgment.status == "parse_error":
+        return "parse_error"
+    if error.startswith(INVALID_INPUT):
+        return "invalid_input"
+    if UNJUDGEABLE in error:
+        return "unjudgeable"
+    if error == PLANNED:
+        return "planned"
+    return "error"
 
 
 def _not_boolean(value: Any) -> Any:

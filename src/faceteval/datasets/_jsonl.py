@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +17,13 @@ from faceteval.errors import InputError
 MAX_PROBLEMS_PER_LINE = 3
 
 
-def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
+def read_instances(
+    path: str | Path, *, systems: Sequence[str] | None = None
+) -> Iterator[Instance | InputError]:
     """Instances from a JSONL file, streamed; a bad line yields an `InputError` in its place.
+
+    ``systems`` names the system behind each candidate of the instances that do not name their own
+    (`Instance.systems`); an instance with another number of candidates is an error on its line.
 
     Blank lines are skipped, and so is a byte-order mark. Lines end at line feeds only (a carriage
     return is JSON whitespace). A record without ``id`` gets its line number as id. A repeated id is
@@ -39,7 +44,7 @@ def read_instances(path: str | Path) -> Iterator[Instance | InputError]:
             first = False
             yield InputError(name, line_no, None, _not_text(line))
         elif line.strip():
-            item = _read_line(name, line_no, line, seen)
+            item = _read_line(name, line_no, line, seen, systems)
             if first and isinstance(item, InputError):
                 _refuse_json_document(name, line_no, line)
             if isinstance(item, InputError) and item.record_id is not None:
@@ -107,7 +112,11 @@ def _refuse_json_document(path: str, line_no: int, line: str) -> None:
 
 
 def _read_line(
-    path: str, line_no: int, line: str, seen: dict[str, tuple[int, bool]]
+    path: str,
+    line_no: int,
+    line: str,
+    seen: dict[str, tuple[int, bool]],
+    systems: Sequence[str] | None = None,
 ) -> Instance | InputError:
     try:
         record = decode_json(line)
@@ -124,10 +133,15 @@ def _read_line(
     implicit = "id" not in record
     if implicit:
         record = {"id": str(line_no), **record}
+    given = systems is not None and record.get("systems") is None
+    if given:
+        record = {**record, "systems": list(systems or ())}
     try:
         instance = Instance.model_validate(record)
     except ValidationError as exc:
         field, problem = _describe(exc)
+        if given and field == "systems":
+            problem += ", as given for every instance that names no systems"
         return InputError(path, line_no, field, problem, record_id=record_id)
     if instance.id in seen:
         first, first_implicit = seen[instance.id]

@@ -9,6 +9,7 @@ Pointwise scores drop a pair where either score is None or NaN, reported in `Cor
 """
 
 from faceteval.metrics._agreement import AlphaLevel, average_pairwise_pearson, krippendorff_alpha
+from faceteval.metrics._intervals import STUDENT_T, WILSON, mean_interval, wilson_interval
 from faceteval.metrics._pairwise import (
     TIE,
     accuracy_order_avg,
@@ -48,7 +49,9 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_N_RESAMPLES",
     "DEFAULT_PENALTY",
+    "STUDENT_T",
     "TIE",
+    "WILSON",
     "AlphaLevel",
     "Correlation",
     "CorrelationMethod",
@@ -72,6 +75,7 @@ __all__ = [
     "correlation_with_ci",
     "krippendorff_alpha",
     "mcnemar_exact",
+    "mean_interval",
     "paired_bootstrap",
     "paired_correlation_test",
     "permutation_test",
@@ -82,5 +86,6 @@ __all__ = [
     "system_level_with_ci",
     "topk_kendall_distance",
     "vote_agreement",
+    "wilson_interval",
     "with_ci",
 ]

@@ -86,3 +86,27 @@ def test_the_content_hash_follows_what_a_judge_sees_and_nothing_else() -> None:
         assert base.model_copy(update=change).content_hash() != base.content_hash()
     criteria = Instance(id="q1", query="2+2?", candidates=("4", "5"), criteria=["Accuracy"])
     assert criteria.content_hash() != base.content_hash()
+
+
+def test_systems_name_each_candidate_follow_permutations_and_stay_out_of_the_json_when_not_given() -> None:
+    pair = Instance(id="1", query="q", candidates=("x", "y"), systems=("A", "B"))
+    assert pair.permuted((1, 0)).systems == ("B", "A")
+    assert '"systems":["A","B"]' in pair.model_dump_json()
+    plain = Instance(id="1", query="q", candidates=("x", "y"))
+    assert "systems" not in plain.model_dump_json()
+    assert plain.content_hash() == pair.content_hash()  # a judge never sees them
+
+
+@pytest.mark.parametrize(
+    ("systems", "problem"),
+    [
+        (["A"], "names 1 system for 2 candidates"),
+        (["A", "B", "C"], "names 3 systems for 2 candidates"),
+        (["A", "A"], "names the system 'A' twice"),
+        (["A", " "], "system 2 has no name"),
+    ],
+)
+def test_systems_must_name_each_candidate_once(systems: list[str], problem: str) -> None:
+    with pytest.raises(ValidationError, match=problem) as info:
+        Instance.model_validate({"id": "a", "query": "q", "candidates": ["x", "y"], "systems": systems})
+    assert info.value.errors()[0]["loc"] == ("systems",)

@@ -328,3 +328,26 @@ def test_an_instance_repeating_a_criterion_or_giving_a_score_that_is_no_number_i
     assert "criterion 2 repeats the name 'accuracy'" in errors[0][2]
     assert "finite number" in errors[1][2]
     assert isinstance(items[3], Instance) and items[3].scores == {"quality": 4.5}
+
+
+def test_systems_given_for_a_file_name_the_instances_that_name_none(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "pairs.jsonl",
+        [
+            good(1),
+            good(2, systems=["own-1", "own-2"]),
+            json.dumps({"id": "q3", "query": "Q?", "candidates": ["a", "b", "c"]}),
+        ],
+    )
+    first, second, third = read_instances(path, systems=["base", "new"])
+    assert isinstance(first, Instance) and first.systems == ("base", "new")
+    assert isinstance(second, Instance) and second.systems == ("own-1", "own-2")
+    assert isinstance(third, InputError)
+    assert (third.line, third.field) == (3, "systems")
+    assert "names 2 systems for 3 candidates" in str(third)
+    assert "as given for every instance that names no systems" in str(third)
+    assert [i.systems for i in read_instances(path) if isinstance(i, Instance)] == [
+        None,
+        ("own-1", "own-2"),
+        None,
+    ]

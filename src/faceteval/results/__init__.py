@@ -1,0 +1,55 @@
+"""The result of a judge run: win rates, rankings, swap consistency, facets, failures.
+
+`compute_result` reads judgments (and, for the systems behind the candidates, their instances)
+and returns a `JudgeResult`; `ResultBuilder` does the same as judgments come. `Threshold` is one
+``--fail-under`` check of a result.
+
+Every rate is a `Proportion` whose ``n`` is its denominator, every mean a `Mean` whose ``n`` is the
+number of scores averaged; failed judgments are counted beside them, never silently left out.
+"""
+
+from faceteval.results._build import ResultBuilder, compute_result
+from faceteval.results._model import (
+    RESULT_SCHEMA,
+    Consistency,
+    FacetDecisions,
+    FacetSummary,
+    JudgeResult,
+    Matchup,
+    Mean,
+    PairwiseResult,
+    PointwiseResult,
+    Proportion,
+    Ranking,
+    Standing,
+    Strength,
+    SystemMean,
+)
+from faceteval.results._options import DEFAULT_MAX_FACETS, DEFAULT_RESULT_OPTIONS, ResultOptions
+from faceteval.results._thresholds import METRICS, Threshold, did_you_mean, result_systems
+
+__all__ = [
+    "DEFAULT_MAX_FACETS",
+    "DEFAULT_RESULT_OPTIONS",
+    "METRICS",
+    "RESULT_SCHEMA",
+    "Consistency",
+    "FacetDecisions",
+    "FacetSummary",
+    "JudgeResult",
+    "Matchup",
+    "Mean",
+    "PairwiseResult",
+    "PointwiseResult",
+    "Proportion",
+    "Ranking",
+    "ResultBuilder",
+    "ResultOptions",
+    "Standing",
+    "Strength",
+    "SystemMean",
+    "Threshold",
+    "compute_result",
+    "did_you_mean",
+    "result_systems",
+]

@@ -1,0 +1,154 @@
+"""Building a run's result from its judgments, as they come or all at once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from faceteval.core import Instance, Judgment, failure_kind
+from faceteval.errors import ConfigError, InputError
+from faceteval.results._model import JudgeResult
+from faceteval.results._options import DEFAULT_RESULT_OPTIONS, ResultOptions
+from faceteval.results._sections import Pairwise, Pointwise
+from faceteval.results._tally import proportion
+from faceteval.results._verdicts import candidate_count
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What a result needs of an instance: its candidates' systems, and whether it named them."""
+
+    systems: tuple[str, ...]
+    named: bool
+
+
+class ResultBuilder:
+    """Counts judgments as they come (memory bounded by systems and facets), then makes the result.
+
+    Each judgment is matched with its instance (``add(judgment, instance)``, or by id with the
+    instances passed through `noting`) for its candidates' systems: the instance's own
+    (`Instance.systems`), else ``systems`` when given, else the candidate positions ``"1"``,
+    ``"2"`` ... A failed judgment with no instance counts in the run's failures alone.
+
+    Examples:
+        >>> from faceteval.core import Instance, Judgment
+        >>> pair = Instance(id="1", query="q", candidates=["x", "y"], systems=["A", "B"])
+        >>> builder = ResultBuilder()
+        >>> builder.add(Judgment(id="1", method="m", status="ok", verdict=2, scores=[3.0, 8.0]), pair)
+        >>> [(s.name, s.wins, s.losses) for s in builder.result().pairwise.systems]
+        [('B', 1, 0), ('A', 0, 1)]
+    """
+
+    def __init__(
+        self, *, systems: Sequence[str] | None = None, options: ResultOptions = DEFAULT_RESULT_OPTIONS
+    ) -> None:
+        self.options = options
+        self.systems = None if systems is None else tuple(systems)
+        self._pending: dict[str, _Shape] = {}
+        self._statuses: Counter[str] = Counter()
+        self._failures: Counter[str] = Counter()
+        self._pairwise = Pairwise()
+        self._pointwise = Pointwise()
+
+    def noting(self, items: Iterable[Instance | InputError]) -> Iterator[Instance | InputError]:
+        """``items`` as they are, each instance noted so that `add` finds it by its judgment's id.
+
+        An instance is forgotten once its judgment is added: memory stays bounded by the judgments
+        in flight.
+        """
+        for item in items:
+            if isinstance(item, Instance):
+                self._pending[item.id] = self._shape(item.id, item.n_candidates, item.systems)
+            yield item
+
+    def add(self, judgment: Judgment, instance: Instance | None = None) -> None:
+        """Count ``judgment`` (of ``instance``, or of the instance noted with its id)."""
+        if instance is not None:
+            shape: _Shape | None = self._shape(instance.id, instance.n_candidates, instance.systems)
+        else:
+            shape = self._pending.pop(judgment.id, None)
+        self._statuses[judgment.status] += 1
+        if (kind := failure_kind(judgment)) is not None:
+            self._failures[kind] += 1
+            if shape is not None:
+                self._fail(shape)
+            return
+        if shape is None:
+            n = candidate_count(judgment)
+            if n is None:
+                return
+            shape = self._shape(judgment.id, n, None)
+        if len(shape.systems) == 1:
+            self._pointwise.named |= shape.named
+            self._pointwise.add(judgment, shape.systems[0])
+        else:
+            self._pairwise.named |= shape.named
+            self._pairwise.add(judgment, shape.systems)
+
+    def _fail(self, shape: _Shape) -> None:
+        if len(shape.systems) == 1:
+            self._pointwise.named |= shape.named
+            self._pointwise.fail(shape.systems[0])
+        else:
+            self._pairwise.named |= shape.named
+            self._pairwise.fail(shape.systems)
+
+    def _shape(self, id_: str, n: int, own: tuple[str, ...] | None) -> _Shape:
+        if own is not None:
+            return _Shape(own, True)
+        if self.systems is None:
+            return _Shape(tuple(str(m) for m in range(1, n + 1)), False)
+        if len(self.systems) != n:
+            raise ConfigError(
+                f"systems names {len(self.systems)} systems, but instance {id_!r} has {n} candidates "
+                "(one name per candidate, in candidate order)"
+            )
+        return _Shape(self.systems, True)
+
+    def result(self) -> JudgeResult:
+        """The result of the judgments counted so far."""
+        judged = sum(self._statuses.values())
+        return JudgeResult(
+            level=self.options.level,
+            judgments=judged,
+            statuses=dict(sorted(self._statuses.items())),
+            failures=dict(sorted(self._failures.items())),
+            ok_rate=proportion(self._statuses["ok"], judged, self.options.level),
+            pairwise=self._pairwise.result(self.options) if self._pairwise.judgments else None,
+            pointwise=self._pointwise.result(self.options) if self._pointwise.judgments else None,
+        )
+
+
+def compute_result(
+    judgments: Iterable[Judgment],
+    instances: Iterable[Instance | InputError] | None = None,
+    *,
+    systems: Sequence[str] | None = None,
+    options: ResultOptions = DEFAULT_RESULT_OPTIONS,
+) -> JudgeResult:
+    """The result of a judge run: per system, per candidate position and per facet; and what failed.
+
+    ``instances`` (those judged, in any order; matched by id) name each candidate's system
+    (`Instance.systems`); ``systems`` names them for every instance that names none. Without
+    either, systems are the candidate positions ``"1"``, ``"2"`` ... Judgments are read once, as
+    they come; instances are read first, and only their ids and systems kept.
+
+    Raises:
+        ConfigError: ``systems`` has another number of names than an instance has candidates.
+
+    Examples:
+        >>> from faceteval.core import Instance, Judgment
+        >>> pairs = [Instance(id=str(i), query="q", candidates=["x", "y"]) for i in range(4)]
+        >>> judged = [Judgment(id=str(i), method="m", status="ok", verdict=2 if i else 1) for i in range(4)]
+        >>> result = compute_result(judged, pairs, systems=["A", "B"])
+        >>> [(s.name, s.win_rate.value) for s in result.pairwise.systems]
+        [('B', 0.75), ('A', 0.25)]
+    """
+    builder = ResultBuilder(systems=systems, options=options)
+    if instances is not None:
+        for _ in builder.noting(instances):
+            pass
+    for judgment in judgments:
+        builder.add(judgment)
+    return builder.result()
