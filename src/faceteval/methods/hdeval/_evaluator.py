@@ -18,7 +18,7 @@ import numpy as np
 
 from faceteval import store
 from faceteval._util.files import read_json_object, read_jsonl
-from faceteval._util.numbers import number
+from faceteval._util.numbers import number, rounded
 from faceteval._util.text import first_few
 from faceteval._version import __version__
 from faceteval.core import Instance
@@ -38,6 +38,9 @@ EVALUATOR, TREE, AGGREGATOR, FEATURES, SUMMARY = (
     "features.jsonl",
     "summary.json",
 )
+
+RECORDED_SOURCE = " (recorded criterion scores)"
+"""How ``evaluator.json``'s ``source`` ends when the evaluator learned from recorded scores, not an LLM's."""
 
 EXPERIMENTS_FILE = "experiments.json"
 STALE = (EXPERIMENTS_FILE, "report.md", "report.html")
@@ -120,6 +123,16 @@ class Evaluator:
         """The tree's nodes the aggregator reads, in column order."""
         return [self.tree.find(node_id) for node_id in self.features]
 
+    @property
+    def model(self) -> str | None:
+        """The model (``provider:model``) whose criterion scores the aggregator learned from; None when
+        it learned from recorded scores. (An evaluator written before ``evaluator.json`` named its
+        ``model`` has it as its ``source``.)"""
+        if "model" in self.info:
+            return self.info["model"]  # type: ignore[no-any-return]
+        source = self.info.get("source")
+        return source if isinstance(source, str) and source and not source.endswith(RECORDED_SOURCE) else None
+
 
 def save_evaluator(
     out: Path, trained: Trained, *, summary: Mapping[str, Any], info: Mapping[str, Any]
@@ -179,6 +192,8 @@ def load_evaluator(directory: Path) -> Evaluator:
             f"this faceteval reads up to {VERSION}"
         )
     targets, features = _names(record, "targets", path), _names(record, "features", path)
+    if (model := record.get("model")) is not None and not (isinstance(model, str) and model):
+        raise InputError(str(path), None, "model", "expected provider:model or null")
     background = record.get("background")
     if not isinstance(background, list) or not all(number(v) is not None for v in background):
         problem = "missing" if background is None else "expected a list of numbers, one per feature"
@@ -267,6 +282,9 @@ def score(
 ) -> list[dict[str, Any]]:
     """Scores per target, each criterion's contribution, and ranks among outputs of the same query.
 
+    Scores and contributions are rounded to 6 significant digits (`faceteval._util.numbers.rounded`), and
+    ranked as rounded: outputs shown with the same score share a rank.
+
     ``scores`` holds each instance's criterion scores (node id -> score); an instance missing any is
     returned with ``status`` ``incomplete``, the criteria it lacks and an ``error`` saying so, not scored.
     """
@@ -304,10 +322,10 @@ def _scored(
     return {
         "id": instance.id,
         "status": "ok",
-        "scores": {t: float(v) for t, v in zip(evaluator.targets, predicted, strict=True)},
+        "scores": {t: rounded(float(v)) for t, v in zip(evaluator.targets, predicted, strict=True)},
         "criteria": dict(zip(evaluator.features, criteria.tolist(), strict=True)),
         "contributions": {
-            target: dict(zip(evaluator.features, parts[t].tolist(), strict=True))
+            target: {f: rounded(v) for f, v in zip(evaluator.features, parts[t].tolist(), strict=True)}
             for t, target in enumerate(evaluator.targets)
         },
     }

@@ -99,11 +99,20 @@ def decompose(**flags: Any) -> None:
     "--features", "features_spec", metavar="SOURCE", help="Recorded criterion scores instead of an LLM."
 )
 @data_dir_option
-@force_option
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Score the criteria with a --model other than the evaluator's own, and write --out over files "
+    "that are not this command's own output (never over its inputs, the cache or a directory).",
+)
 @engine_options(exclude=HDEVAL_EXCLUDED)
 @handle_errors
 def apply(**flags: Any) -> None:
-    """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query."""
+    """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query.
+
+    The criteria are scored by the model the evaluator was trained with (its aggregator learned that
+    model's scores), unless --features gives recorded ones; another --model needs --force.
+    """
     from faceteval.methods.hdeval._evaluator import (
         criteria_folder,
         evaluator_files,
@@ -117,6 +126,7 @@ def apply(**flags: Any) -> None:
     inputs = [*evaluator_inputs, *source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
     check_command_outputs(flags, scored_files(flags["out"], by_llm=not flags["features_spec"]), inputs=inputs)
     evaluator = load_evaluator(flags["evaluator_dir"])
+    model = None if flags["features_spec"] else _judge_model(flags, evaluator.model)
     target = _input_target(flags["target_spec"], flags["data_dir"])
     instances = list(target.instances)
     if flags["features_spec"]:
@@ -133,7 +143,8 @@ def apply(**flags: Any) -> None:
     else:
         input_path = write_instances(criteria_folder(flags["out"]), instances)
         method = HierarchyAware.from_tree(evaluator.tree, evaluator.features)
-        node_scores = score_criteria(flags, method, input_path, input_path.with_name("judgments.jsonl"))
+        judgments = input_path.with_name("judgments.jsonl")
+        node_scores = score_criteria(flags | {"model": model}, method, input_path, judgments)
     rows = score(evaluator, instances, node_scores.scores)
     for row in rows:
         if row["id"] in node_scores.failed:
@@ -146,6 +157,39 @@ def apply(**flags: Any) -> None:
         console.print(f"{len(rows) - scored} could not be scored (see their status and error)")
     if rows and not scored:
         raise click.exceptions.Exit(1)
+
+
+def _judge_model(flags: dict[str, Any], own: str | None) -> str:
+    """The model that scores the criteria: the evaluator's ``own`` unless another is given, which
+    needs --force (or ``own`` is unknown: the evaluator learned from recorded scores)."""
+    given: str | None = flags["model"]
+    if given is None or given == own:
+        if own is None:
+            raise click.UsageError(
+                "the evaluator learned from recorded criterion scores, so it has no model of its own: "
+                "give --model to score the criteria, or --features with recorded ones"
+            )
+        return own
+    if own is None:
+        return given
+    if not flags["force"]:
+        raise click.UsageError(
+            f"{_as_given(given)} is not the evaluator's judge model {own}: its aggregator "
+            f"learned from {own}'s criterion scores. Leave --model out to use {own}, or give --force "
+            f"to score with {given} anyway"
+        )
+    console.print(f"[yellow]Scoring the criteria with {escape(given)}, not the evaluator's {escape(own)}[/]")
+    return given
+
+
+def _as_given(model: str) -> str:
+    """``model`` as it was given: by the flag, the environment or faceteval.toml."""
+    source = click.get_current_context().get_parameter_source("model")
+    if source == click.core.ParameterSource.ENVIRONMENT:
+        return f"FACETEVAL_MODEL={model}"
+    if source == click.core.ParameterSource.DEFAULT_MAP:
+        return f"faceteval.toml's model {model}"
+    return f"--model {model}"
 
 
 def _input_target(spec: str, data_dir: Path) -> Any:
