@@ -12,6 +12,8 @@ from faceteval.errors import FacetevalError
 
 DATA_DIR_ENV = "FACETEVAL_DATA_DIR"
 """The environment variable the command line reads the data directory from."""
+DEFAULT_DATA_DIR = Path("data")
+"""The data directory when neither ``--data-dir``, `DATA_DIR_ENV` nor faceteval.toml names one."""
 
 Kind = Literal["pairwise", "pointwise"]
 
@@ -114,6 +116,7 @@ class Benchmark:
     def _check_present(self, root: Path) -> None:
         if not (root / self.path).exists():
             raise FacetevalError(
-                f"{self.name}: {root / self.path} not found. Set {DATA_DIR_ENV} or --data-dir to the "
-                f"directory holding the benchmarks, or run `faceteval datasets fetch {self.name}`."
+                f"{self.name}: {root / self.path} not found. Set --data-dir, {DATA_DIR_ENV} or data-dir in "
+                "faceteval.toml to the directory holding the benchmarks, or run "
+                f"`faceteval datasets fetch {self.name}`."
             )
