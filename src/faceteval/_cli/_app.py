@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import sys
@@ -16,6 +15,7 @@ import click
 from faceteval._cli._console import err_console, escape, neutral_out
 from faceteval._cli._family_commands import family_commands, load_family_command
 from faceteval._util.documents import read_toml
+from faceteval._util.text import did_you_mean
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError
 
@@ -81,8 +81,7 @@ def _command_defaults(command: click.Command, table: dict[str, Any], where: str)
             value = _config_value(params[name], value, f"{where} {key}")
             defaults[name] = not value if negates else value
         else:
-            close = difflib.get_close_matches(key, [*options, *subcommands], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(key, [*options, *subcommands], limit=1)
             raise click.ClickException(f"{where} has no option {key!r}{hint}")
     return defaults
 

@@ -11,6 +11,7 @@ import click
 from click.core import ParameterSource
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._metaeval_display import show_results
@@ -57,7 +58,7 @@ from faceteval.store import check_outputs, record_path_for, same_file
     "or a run directory.",
 )
 @click.option(
-    "--method", type=click.Choice(method_names()), help="Judge now with this method (needs --model)."
+    "--method", type=NamedChoice(method_names()), help="Judge now with this method (needs --model)."
 )
 @click.option(
     "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Run directory to write."

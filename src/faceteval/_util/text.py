@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 def first_few(items: Sequence[str], limit: int = 5, separator: str = ", ") -> str:
@@ -20,6 +21,29 @@ def first_few(items: Sequence[str], limit: int = 5, separator: str = ", ") -> st
         return shown
     joiner = separator if "\n" in separator else " "
     return f"{shown}{joiner}and {len(items) - limit} more"
+
+
+def did_you_mean(name: str, known: Iterable[str], *, limit: int = 3) -> str:
+    """A hint naming the up to `limit` entries of `known` closest to `name` (case aside), for a message
+    about an unknown name; empty when none is close. An entry that holds the whole of `name` (``eli5`` in
+    ``coeval-eli5``) comes first.
+
+    >>> "unknown benchmark 'llmbar-adversrial'" + did_you_mean("llmbar-adversrial", ["llmbar-adversarial"])
+    "unknown benchmark 'llmbar-adversrial' (did you mean 'llmbar-adversarial'?)"
+    >>> did_you_mean("DNA", ["dna", "coeval-direct", "direct"]), did_you_mean("xyz", ["dna"])
+    (" (did you mean 'dna'?)", '')
+    >>> did_you_mean("eli5", ["coeval-eli5", "coeval-rocstories"])
+    " (did you mean 'coeval-eli5'?)"
+    """
+    by_folded = {entry.casefold(): entry for entry in known}
+    folded = name.casefold()
+    holding = [entry for entry in by_folded if len(folded) >= 3 and folded in entry]
+    close = [*holding, *difflib.get_close_matches(folded, list(by_folded), n=limit)]
+    quoted = [repr(by_folded[entry]) for entry in dict.fromkeys(close)][:limit]
+    if not quoted:
+        return ""
+    listed = f"{', '.join(quoted[:-1])} or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
+    return f" (did you mean {listed}?)"
 
 
 _UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from faceteval._util.text import did_you_mean
 from faceteval.core import Criterion, Instance, Judgment
 from faceteval.errors import FacetevalError
 
@@ -111,7 +112,8 @@ class Benchmark:
             if source.name == name:
                 return source
         known = ", ".join(f"recorded:{s.name}" for s in sources) or "none"
-        raise FacetevalError(f"{self.name} has no recorded judge {name!r}; available: {known}")
+        hint = did_you_mean(name, [s.name for s in sources])
+        raise FacetevalError(f"{self.name} has no recorded judge {name!r}{hint}; available: {known}")
 
     def _check_present(self, root: Path) -> None:
         if not (root / self.path).exists():

@@ -5,7 +5,7 @@ import unicodedata
 
 import pytest
 
-from faceteval._util.text import first_few, neutralise
+from faceteval._util.text import did_you_mean, first_few, neutralise
 
 
 @pytest.mark.parametrize(
@@ -19,6 +19,25 @@ from faceteval._util.text import first_few, neutralise
 )
 def test_first_few_lists_five_then_counts_the_rest(items: list[str], expected: str) -> None:
     assert first_few(items) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("fairevl", " (did you mean 'faireval' or 'llmbar-faireval'?)"),
+        ("SUMMEVAL", " (did you mean 'summeval'?)"),
+        (
+            "llmbar-adversarial-gpt",
+            " (did you mean 'llmbar-adversarial-gptinst', 'llmbar-adversarial-gptout' or "
+            "'llmbar-adversarial'?)",
+        ),
+        ("gsm8k", ""),
+    ],
+)
+def test_did_you_mean_names_up_to_three_close_names(name: str, expected: str) -> None:
+    known = ["faireval", "llmbar-faireval", "llmbar-natural", "llmbar-adversarial", "summeval"]
+    known += ["llmbar-adversarial-gptinst", "llmbar-adversarial-gptout"]
+    assert did_you_mean(name, known) == expected
 
 
 def test_first_few_on_lines_puts_the_count_on_a_line_of_its_own() -> None:

@@ -15,6 +15,7 @@ import click
 
 from faceteval._cli.kit import (
     Console,
+    NamedChoice,
     RunRequest,
     build_request,
     calls_line,
@@ -74,7 +75,7 @@ class BridgeRun:
 
 
 @click.command("bridge")
-@click.argument("benchmark", type=click.Choice(sorted(BRIDGEABLE)))
+@click.argument("benchmark", type=NamedChoice(sorted(BRIDGEABLE)))
 @click.option(
     "--judge",
     help="The recorded judge whose judgments are bridged (the part after recorded:); "
