@@ -123,3 +123,12 @@ def test_an_evaluator_of_recorded_scores_needs_a_model(
     assert accepted.exit_code == 0, accepted.output
     assert models_asked(server) == {"other"}
     assert "not the evaluator's" not in accepted.output
+
+
+def test_one_output_scored_is_said_so(server: LLMServer, trained: Path, tmp_path: Path) -> None:
+    one = write(tmp_path / "one.jsonl", outputs(1, "c"))
+    result = invoke("hdeval", "apply", trained, one, "--out", tmp_path / "one-scored.jsonl", "--base-url",
+                    server.base_url, "--no-cache", "-q")  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    assert "1 of 1 output scored" in result.output

@@ -58,7 +58,7 @@ def test_a_coeval_run_becomes_drafts_that_annotators_review(tmp_path: Path) -> N
     # The same ids for another task would put its drafts on these outputs: refused, nothing added.
     refused = CliRunner().invoke(cli, ["review", "import", str(project), str(judged), "--task", "snow"])
     assert refused.exit_code == 1
-    assert "4 output id(s) are already in the project for other outputs: 'good' (task 'rain')" in " ".join(
+    assert "4 output ids are already in the project for other outputs: 'good' (task 'rain')" in " ".join(
         refused.output.split()
     )
     assert [name for name, _ in store.tasks()] == ["rain"] and len(store.drafts()) == 12
@@ -156,10 +156,10 @@ def test_an_empty_file_or_an_id_judged_twice_is_refused_and_leaves_no_project(tm
         (empty, f"{empty}: no judgments (the file is empty)"),
         (
             twice,
-            f"{twice}: 2 judgment id(s) appear more than once: {first!r} (lines 1, {len(lines) + 3}), "
+            f"{twice}: 2 judgment ids appear more than once: {first!r} (lines 1, {len(lines) + 3}), "
             f"{second!r} (lines 2, {len(lines) + 2})",
         ),
-        (failed, f"{failed}: none of its 1 judgments is ok"),
+        (failed, f"{failed}: none of its 1 judgment is ok"),
     ):
         project = tmp_path / f"project-{path.stem}"
         result = CliRunner().invoke(cli, ["review", "import", str(project), str(path)])

@@ -24,6 +24,7 @@ from faceteval._cli._method_options import (
 from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
 from faceteval._cli._run import run_judge
 from faceteval._cli._sweeps import SWEEP_KEY, Variant, combine, runs_of
+from faceteval._util.text import plural
 from faceteval.datasets import parse_field_options, read_judgments
 from faceteval.errors import FacetevalError
 from faceteval.llm import ModelSpec
@@ -159,7 +160,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
             err_console.print(
                 f"{escape(source.name)}'s published numbers are for all of {escape(target.name)}: "
                 f"not shown beside these, measured on {len(instances):,} of its "
-                f"{len(target.instances):,} instances (--limit, --category, --turn)."
+                f"{plural(len(target.instances), 'instance')} (--limit, --category, --turn)."
             )
         summary = measure(
             out,
@@ -262,9 +263,9 @@ def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:
     name = target.name if target.benchmark is not None else target_spec
     whole = len(target.instances)
     sample = (
-        f"all {whole:,} instances"
+        (f"all {plural(whole, 'instance')}" if whole > 1 else plural(whole, "instance"))
         if len(instances) == whole
-        else f"{len(instances):,} of {whole:,} instances"
+        else f"{len(instances):,} of {plural(whole, 'instance')}"
     )
     return f"{name} ({sample})"
 

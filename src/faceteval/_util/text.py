@@ -1,4 +1,5 @@
-"""Small helpers for the wording of messages, and for printing text that came from outside."""
+"""Small helpers for the wording of messages (lists, counts, close names), and for printing text that
+came from outside."""
 
 from __future__ import annotations
 
@@ -21,6 +22,45 @@ def first_few(items: Sequence[str], limit: int = 5, separator: str = ", ") -> st
         return shown
     joiner = separator if "\n" in separator else " "
     return f"{shown}{joiner}and {len(items) - limit} more"
+
+
+_IRREGULAR = {"criterion": "criteria", "is": "are", "has": "have", "was": "were", "does": "do"}
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """`count` (with thousands separators) and `noun`, in the plural unless `count` is 1.
+
+    The plural of `noun`'s last word is `many` when given, else its irregular plural (criterion,
+    and the verbs is, has, was, does), else -ies for a -y after a consonant, -es after -s, -x, -ch or
+    -sh, else -s.
+
+    >>> plural(1, "instance"), plural(0, "instance"), plural(1200, "LLM call")
+    ('1 instance', '0 instances', '1,200 LLM calls')
+    >>> plural(1, "criterion"), plural(2, "criterion"), plural(2, "retry"), plural(2, "parse error")
+    ('1 criterion', '2 criteria', '2 retries', '2 parse errors')
+    >>> plural(1, "judgment id"), plural(3, "index", "indices")
+    ('1 judgment id', '3 indices')
+    """
+    return f"{count:,} {noun if count == 1 else plural_of(noun, many)}"
+
+
+def plural_of(noun: str, many: str | None = None) -> str:
+    """The plural of `noun` as `plural` makes it, without a count.
+
+    >>> plural_of("query"), plural_of("day"), plural_of("match"), plural_of("failed judgment")
+    ('queries', 'days', 'matches', 'failed judgments')
+    """
+    head, _, last = noun.rpartition(" ")
+    if many is None:
+        if last in _IRREGULAR:
+            many = _IRREGULAR[last]
+        elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u"):
+            many = f"{last[:-1]}ies"
+        elif last.endswith(("s", "x", "ch", "sh")):
+            many = f"{last}es"
+        else:
+            many = f"{last}s"
+    return f"{head} {many}" if head else many
 
 
 def did_you_mean(name: str, known: Iterable[str], *, limit: int = 3) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from faceteval._util.text import did_you_mean
+from faceteval._util.text import did_you_mean, plural
 from faceteval.core import Criterion, Instance, Judgment
 from faceteval.errors import FacetevalError
 
@@ -95,9 +95,9 @@ class Benchmark:
         instances = list(self.load(root))
         if len(instances) != self.size:
             raise FacetevalError(
-                f"{self.name}: {root / self.path} holds {len(instances):,} instances, but the benchmark has "
-                f"{self.size:,}; a file is cut short or edited. `faceteval datasets fetch {self.name}` "
-                "restores it, or see its SOURCE.md"
+                f"{self.name}: {root / self.path} holds {plural(len(instances), 'instance')}, but the "
+                f"benchmark has {self.size:,}; a file is cut short or edited. "
+                f"`faceteval datasets fetch {self.name}` restores it, or see its SOURCE.md"
             )
         return instances
 

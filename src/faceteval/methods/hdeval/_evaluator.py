@@ -19,7 +19,7 @@ import numpy as np
 from faceteval import store
 from faceteval._util.files import read_json_object, read_jsonl
 from faceteval._util.numbers import number, rounded
-from faceteval._util.text import first_few
+from faceteval._util.text import first_few, plural
 from faceteval._version import __version__
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError, InputError
@@ -206,14 +206,14 @@ def load_evaluator(directory: Path) -> Evaluator:
     expected = getattr(aggregator, "n_features_in_", len(features))
     if not expected == len(features) == len(background):
         raise FacetevalError(
-            f"{directory}: {AGGREGATOR} takes {expected} criterion scores, but {EVALUATOR} lists "
-            f"{len(features)} features (and {len(background)} background values): the files are "
-            "not of one evaluator"
+            f"{directory}: {AGGREGATOR} takes {plural(expected, 'criterion score')}, but {EVALUATOR} lists "
+            f"{plural(len(features), 'feature')} (and {plural(len(background), 'background value')}): the "
+            "files are not of one evaluator"
         )
     outputs = predict(aggregator, np.array([background], dtype=np.float64)).shape[1]
     if outputs != len(targets):
         raise FacetevalError(
-            f"{directory}: {AGGREGATOR} predicts {outputs} target(s), but {EVALUATOR} lists "
+            f"{directory}: {AGGREGATOR} predicts {plural(outputs, 'target')}, but {EVALUATOR} lists "
             f"{len(targets)} ({', '.join(targets)}): the files are not of one evaluator"
         )
     return Evaluator(
@@ -309,7 +309,8 @@ def score(
                     "id": instance.id,
                     "status": "incomplete",
                     "missing_criteria": lacking,
-                    "error": f"no score on {len(lacking)} of the {len(evaluator.features)} criteria: {shown}",
+                    "error": f"no score on {len(lacking)} of the "
+                    f"{plural(len(evaluator.features), 'criterion')}: {shown}",
                 }
             )
     return out

@@ -18,6 +18,7 @@ from faceteval._cli.kit import (
     handle_errors,
 )
 from faceteval._util.files import read_json_object
+from faceteval._util.text import plural
 from faceteval.core import Criterion
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
@@ -136,7 +137,7 @@ def apply(**flags: Any) -> None:
         if lacking := [node for node in evaluator.features if node not in found]:
             raise FacetevalError(
                 f"{source.name} scores none of the outputs on {len(lacking)} of the evaluator's "
-                f"{len(evaluator.features)} criteria ({', '.join(map(repr, lacking[:5]))}"
+                f"{plural(len(evaluator.features), 'criterion')} ({', '.join(map(repr, lacking[:5]))}"
                 f"{' ...' if len(lacking) > 5 else ''}): give features judged on the criteria it was "
                 "trained on, or leave out --features to score them with --model"
             )
@@ -152,9 +153,12 @@ def apply(**flags: Any) -> None:
             row["error"] = node_scores.failed[row["id"]]
     write_atomic(flags["out"], "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     scored = sum(row["status"] == "ok" for row in rows)
-    console.print(f"{scored} of {len(rows)} outputs scored; written to {escape(str(flags['out']))}")
+    console.print(
+        f"{scored:,} of {plural(len(rows), 'output')} scored; written to {escape(str(flags['out']))}"
+    )
     if scored < len(rows):
-        console.print(f"{len(rows) - scored} could not be scored (see their status and error)")
+        their = "its" if len(rows) - scored == 1 else "their"
+        console.print(f"{len(rows) - scored:,} could not be scored (see {their} status and error)")
     if rows and not scored:
         raise click.exceptions.Exit(1)
 

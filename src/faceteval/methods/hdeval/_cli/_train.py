@@ -16,6 +16,7 @@ from faceteval._cli.kit import (
     given_flags,
     handle_errors,
 )
+from faceteval._util.text import plural
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
@@ -116,7 +117,8 @@ def train_command(**flags: Any) -> None:
     labelled = [i for i in instances if i.scores and all(t in i.scores for t in targets)]
     if len(labelled) < len(instances):  # left out before any call: there is nothing to learn from them
         console.print(
-            f"[yellow]{len(instances) - len(labelled):,} of {len(instances):,} outputs have no human score "
+            f"[yellow]{len(instances) - len(labelled):,} of {plural(len(instances), 'output')} "
+            f"{'has' if len(instances) - len(labelled) == 1 else 'have'} no human score "
             f"for every target ({escape(', '.join(targets))}): left out[/]"
         )
         instances = labelled
