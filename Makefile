@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-DATA_DIR ?= $(or $(FACETEVAL_DATA_DIR),$(abspath ../shared/data))
+# The benchmarks: FACETEVAL_DATA_DIR, else the data-dir of faceteval.toml, which the faceteval command reads too.
+DATA_DIR ?= $(or $(FACETEVAL_DATA_DIR),$(abspath $(shell $(PYTHON) -c \
+	'import tomllib; print(tomllib.load(open("faceteval.toml", "rb")).get("data-dir", "data"))')))
 
 .PHONY: install demo test bench check lint typecheck clean
 

@@ -1,7 +1,8 @@
 """The offline demo behind `make demo`: real LLM judges measured against humans, published numbers reproduced.
 
-No LLM is called. The benchmarks in FACETEVAL_DATA_DIR ship recorded judgments of real LLMs (GPT-4,
-ChatGPT, LLaMA-2-70B, Auto-J-13B); this imports them and measures them like any faceteval run:
+No LLM is called. The benchmarks in the data directory (FACETEVAL_DATA_DIR, else faceteval.toml's
+data-dir, as the faceteval command finds it) ship recorded judgments of real LLMs (GPT-4, ChatGPT,
+LLaMA-2-70B, Auto-J-13B); this imports them and measures them like any faceteval run:
 
 1. three published results reproduced (Auto-J's leaderboard row, the MT-Bench paper's GPT-4 vs
    expert agreement, LLMBar's GPT-4 numbers);
@@ -16,12 +17,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tomllib
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from faceteval.datasets import DATA_DIR_ENV, get_benchmark
+from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR, get_benchmark
 from faceteval.metaeval import (
     Settings,
     join,
@@ -216,10 +218,24 @@ def _with_ci(levels: dict | None) -> str:
     return f"{entry['value']:.2f} [{low:.2f},{high:.2f}]"
 
 
+def find_data_dir() -> Path:
+    """Where the benchmarks are, found as the faceteval command finds them (short of its --data-dir flag):
+    FACETEVAL_DATA_DIR, else data-dir in faceteval.toml, else ./data."""
+    if value := os.environ.get(DATA_DIR_ENV):
+        return Path(value)
+    config = Path("faceteval.toml")
+    settings = tomllib.loads(config.read_text(encoding="utf-8")) if config.is_file() else {}
+    setting = settings.get("data-dir") or settings.get("data_dir")
+    return Path(setting) if setting else DEFAULT_DATA_DIR
+
+
 def main() -> int:
-    data_dir = Path(os.environ.get(DATA_DIR_ENV) or "data")
+    data_dir = find_data_dir()
     if not (data_dir / "llmbar").is_dir():
-        console.print(f"[red]No benchmarks in {data_dir}[/]: set {DATA_DIR_ENV} to the data directory.")
+        console.print(
+            f"[red]No benchmarks in {data_dir}[/]: set {DATA_DIR_ENV} (or data-dir in faceteval.toml) "
+            "to the data directory."
+        )
         return 1
     reproductions(data_dir)
     adversarial(data_dir)

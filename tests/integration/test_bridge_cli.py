@@ -135,7 +135,7 @@ def test_pandalm_with_its_recorded_reasons_and_its_repeats_written_once(
     assert [json.loads(line)["messages"][2]["content"] for line in lines] == [
         r["judgment"] for r in records[:2]
     ]
-    assert "2 training chats in" in result.output and "(1 repeated chats left out)" in result.output
+    assert "2 training chats in" in result.output and "(1 repeated chat left out)" in result.output
     summary = json.loads((out / "pandalm.run.json").read_text(encoding="utf-8"))["summary"]
     assert (summary["records"], summary["kept"], summary["duplicates"]) == (3, 3, 1)
     first_prompt = server.requests[0].body["messages"][1]["content"]

@@ -245,7 +245,7 @@ def test_strict_stops_before_any_call_for_an_instance_the_method_cannot_judge(
     assert result.exit_code == 1
     printed = " ".join(result.output.split())
     assert f"cannot judge: {path}: instance 'b': coeval evaluates criteria" in printed
-    assert "1 instance(s) coeval cannot judge as they are; nothing was judged (--strict)" in printed
+    assert "1 instance coeval cannot judge as it is; nothing was judged (--strict)" in printed
     assert server.requests == [] and not (tmp_path / "o").exists()
 
 

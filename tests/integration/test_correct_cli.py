@@ -229,7 +229,7 @@ def test_the_input_can_be_named_and_failed_judgments_are_skipped(
         ("b", "corrected"),
         ("b", "kept"),
     ]
-    assert "1 failed judgments skipped" in result.output
+    assert "1 failed judgment skipped" in result.output
     record = json.loads((tmp_path / "c.run.json").read_text())
     assert record["improvement"] is None and record["summary"]["skipped_judgments"] == 1
 
@@ -251,7 +251,7 @@ def test_a_malformed_input_line_does_not_stop_the_rest(
     out = tmp_path / "c.jsonl"
     result = invoke("correct", judged, *local(server), "--out", out, "--threshold", "1.5")
     assert result.exit_code == 0, result.output
-    assert "1 failed judgments skipped" in result.output and len(read_jsonl(out)) == 6
+    assert "1 failed judgment skipped" in result.output and len(read_jsonl(out)) == 6
     exported = invoke("export", "sft", judged, "--out", tmp_path / "sft")
     assert exported.exit_code == 0, exported.output
 

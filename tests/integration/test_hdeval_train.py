@@ -100,7 +100,7 @@ def test_train_prunes_applies_and_resumes_over_http(tmp_path: Path) -> None:
         calls = len(server.requests)
         # Layer 1: 2 aspects; layer 2: both decomposed into 2; layer 3: the top layer-2 criterion into 2.
         assert calls == 3 + 48 * (2 + 4 + 2)  # 3 decompositions, then one call per output and criterion
-        assert "1 of 49 outputs have no human score for every target (coherence, fluency): left out" in (
+        assert "1 of 49 outputs has no human score for every target (coherence, fluency): left out" in (
             " ".join(trained.output.split())
         )
         again = invoke(*args)
@@ -254,7 +254,7 @@ def test_apply_lists_every_bad_row_and_refuses_a_file_without_outputs(tmp_path: 
         (
             bad,
             [
-                "3 bad row(s)",
+                "3 bad rows",
                 "bad.jsonl:2: field 'query'",
                 "bad.jsonl:3: field 'id': duplicate",
                 "bad.jsonl:4",

@@ -221,9 +221,7 @@ def test_review_import_leaves_out_a_deep_line_of_the_judged_input_and_names_it(t
     project = tmp_path / "project"
     imported = faceteval("review", "import", project, judged, "--input", judged_input, "--task", "t")
     assert imported.returncode == 0, imported.stderr
-    assert (
-        "Imported 1 outputs (1 new)" in imported.stdout and "1 failed judgments left out" in imported.stdout
-    )
+    assert "Imported 1 output (1 new)" in imported.stdout and "1 failed judgment left out" in imported.stdout
 
     judged = write_jsonl(tmp_path / "j.jsonl", [*rows, {**rows[0], "id": "c"}])
     output = one_error_line(faceteval("review", "import", project, judged, "--input", judged_input))

@@ -501,8 +501,9 @@ def test_datasets_list_names_every_benchmark(data_dir: Path) -> None:
 def test_datasets_list_says_when_its_data_directory_is_not_there(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["datasets", "list", "--data-dir", str(tmp_path / "nowhere")])
     assert result.exit_code == 0
-    assert "nowhere is not a directory: set FACETEVAL_DATA_DIR or --data-dir" in " ".join(
-        result.output.split()
+    assert (
+        "nowhere is not a directory: set --data-dir, FACETEVAL_DATA_DIR or data-dir in faceteval.toml"
+        in " ".join(result.output.split())
     )
 
 

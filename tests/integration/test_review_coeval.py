@@ -204,7 +204,7 @@ def test_cli_import_coeval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     result = CliRunner().invoke(cli, ["review", "import-coeval", str(project), "--task", "eli5"])
     assert result.exit_code == 0, result.output
     assert "Imported 200 outputs" in result.output
-    assert "1 action lists do not line up" in result.output
+    assert "1 action list does not line up" in result.output
     assert "coeval-eli5:44:human / Accuracy / A05: 4 actions, 3 sentences" in result.output
     # CoEval's annotators scored every criterion but never overall: the home page says so, not just "0 / 200".
     with TestClient(create_app(project), base_url="http://127.0.0.1") as client:

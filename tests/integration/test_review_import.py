@@ -30,7 +30,9 @@ def test_a_coeval_run_becomes_drafts_that_annotators_review(tmp_path: Path) -> N
         )  # fmt: skip
     project = tmp_path / "review"
     printed = run("review", "import", project, judged, "--task", "rain")
-    assert "Imported 3 outputs (3 new)" in printed and "1 of them compare their responses" in printed
+    assert (
+        "Imported 3 outputs (3 new)" in printed and "Comparisons (every response side by side): 1." in printed
+    )
     store = ReviewStore.open(project, create=False)
     assert [c.name for c in store.criteria("rain")] == ["Comprehensibility", "Length"]
     assert [c.scale for c in store.criteria("rain")] == [(1.0, 5.0), (1.0, 3.0)]
@@ -76,7 +78,7 @@ def test_a_coeval_run_becomes_drafts_that_annotators_review(tmp_path: Path) -> N
     # The same ids for another task would put its drafts on these outputs: refused, nothing added.
     refused = CliRunner().invoke(cli, ["review", "import", str(project), str(judged), "--task", "snow"])
     assert refused.exit_code == 1
-    assert "3 output id(s) are already in the project for other outputs: 'good' (task 'rain')" in " ".join(
+    assert "3 output ids are already in the project for other outputs: 'good' (task 'rain')" in " ".join(
         refused.output.split()
     )
     assert [name for name, _ in store.tasks()] == ["rain"] and len(store.drafts()) == 9
@@ -174,10 +176,10 @@ def test_an_empty_file_or_an_id_judged_twice_is_refused_and_leaves_no_project(tm
         (empty, f"{empty}: no judgments (the file is empty)"),
         (
             twice,
-            f"{twice}: 2 judgment id(s) appear more than once: {first!r} (lines 1, {len(lines) + 3}), "
+            f"{twice}: 2 judgment ids appear more than once: {first!r} (lines 1, {len(lines) + 3}), "
             f"{second!r} (lines 2, {len(lines) + 2})",
         ),
-        (failed, f"{failed}: none of its 1 judgments is ok"),
+        (failed, f"{failed}: none of its 1 judgment is ok"),
     ):
         project = tmp_path / f"project-{path.stem}"
         result = CliRunner().invoke(cli, ["review", "import", str(project), str(path)])

@@ -33,7 +33,6 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import Any, Literal
 
 import uvicorn
@@ -610,12 +609,17 @@ def _load_responder(path: str) -> Responder:
     return responder
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+_STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT})
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Serve until interrupted; print the OpenAI base URL once listening."""
+    """Serve until SIGTERM or SIGINT; print the OpenAI base URL once listening.
+
+    A stop request is held pending from the start (the server thread inherits the blocked signals) and
+    taken by `signal.sigwait` once the URL is out, so one that arrives at any moment, even while the URL is
+    still being printed, ends the process cleanly. (A handler raising KeyboardInterrupt did not: a
+    SIGTERM sent the moment the URL was read could land before the wait began, outside any ``try``.)
+    """
     parser = argparse.ArgumentParser(
         prog="python -m tests.support.llm_server", description=__doc__.splitlines()[0]
     )
@@ -625,16 +629,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--responder", help="package.module:function returning the reply text for a body")
     parser.add_argument("--no-record", action="store_true", help="keep no request bodies (long benchmarks)")
     args = parser.parse_args(argv)
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    for stop in _STOP_SIGNALS:  # not ignored, even when started in the background (where SIGINT is)
+        signal.signal(stop, signal.SIG_DFL)
     responder = _load_responder(args.responder) if args.responder else None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGINT, _interrupt)  # also when started in the background, where SIGINT is ignored
     with LLMServer(
         responder, latency=args.latency, port=args.port, host=args.host, record=not args.no_record
     ) as server:
         print(server.base_url, flush=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            threading.Event().wait()
+        signal.sigwait(_STOP_SIGNALS)
     return 0
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -208,16 +209,14 @@ async def test_sixty_four_requests_with_latency_overlap() -> None:
     assert latency <= elapsed < latency * 8  # one after another would take latency * 64
 
 
+def start_process(*flags: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "tests.support.llm_server", *flags]
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 @pytest.mark.slow
 def test_runs_as_a_process(http: httpx2.Client) -> None:
-    command = [
-        sys.executable,
-        "-m",
-        "tests.support.llm_server",
-        "--responder",
-        "tests.support.llm_server:echo",
-    ]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = start_process("--responder", "tests.support.llm_server:echo")
     try:
         assert process.stdout is not None
         base_url = process.stdout.readline().strip()
@@ -229,3 +228,23 @@ def test_runs_as_a_process(http: httpx2.Client) -> None:
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=10)
     assert process.returncode == 0, stderr
+
+
+def stop_as_soon_as_announced(_: int) -> tuple[int, str]:
+    process = start_process()
+    assert process.stdout is not None
+    process.stdout.readline()
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    return process.returncode, stderr
+
+
+@pytest.mark.slow
+def test_a_stop_sent_the_moment_the_url_is_read_ends_it_cleanly() -> None:
+    # The URL line is a caller's only sign of readiness, so a stop may follow it at once. Before the
+    # server held stop signals pending, a SIGTERM that landed between its print and its wait ended it
+    # with a traceback: 5 to 12 of these 24 did, four servers at a time.
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(stop_as_soon_as_announced, range(24)))
+
+    assert outcomes == [(0, "")] * 24

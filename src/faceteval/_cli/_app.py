@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import sys
@@ -16,10 +15,13 @@ import click
 from faceteval._cli._console import err_console, escape, neutral_out
 from faceteval._cli._family_commands import family_commands, load_family_command
 from faceteval._util.documents import read_toml
+from faceteval._util.text import did_you_mean
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError
 
 CONFIG_FILE = "faceteval.toml"
+DATA_DIR_KEYS = ("data-dir", "data_dir")
+"""faceteval.toml's one top-level setting: the data directory of every command that reads benchmarks."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,7 +39,10 @@ def _default_map() -> dict[str, Any]:
     except FacetevalError as exc:  # read before any command runs: its one line, as click prints it
         raise click.ClickException(str(exc)) from exc
     defaults: dict[str, Any] = {}
+    _data_dir_setting(data, path)
     for name, table in data.items():
+        if name in DATA_DIR_KEYS:
+            continue
         if name == "prices":
             if not isinstance(table, dict):
                 raise click.ClickException(
@@ -76,8 +81,7 @@ def _command_defaults(command: click.Command, table: dict[str, Any], where: str)
             value = _config_value(params[name], value, f"{where} {key}")
             defaults[name] = not value if negates else value
         else:
-            close = difflib.get_close_matches(key, [*options, *subcommands], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(key, [*options, *subcommands], limit=1)
             raise click.ClickException(f"{where} has no option {key!r}{hint}")
     return defaults
 
@@ -116,6 +120,24 @@ def _toml(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
     except TypeError:
         return str(value)
+
+
+def _data_dir_setting(data: dict[str, Any], path: Path) -> Path | None:
+    """The top-level ``data-dir`` of faceteval.toml's ``data``, if it has one."""
+    for key in DATA_DIR_KEYS:
+        if key in data:
+            value = data[key]
+            if not isinstance(value, str) or not value:
+                raise click.ClickException(f"{path}: {key} = {_toml(value)}: expected a directory's path")
+            return Path(value)
+    return None
+
+
+def config_data_dir() -> Path | None:
+    """The ``data-dir`` of faceteval.toml, if any: where every command reads the benchmarks from,
+    unless ``--data-dir``, ``FACETEVAL_DATA_DIR`` or the command's own table says otherwise."""
+    path = Path(CONFIG_FILE)
+    return _data_dir_setting(read_toml(path), path) if path.is_file() else None
 
 
 def config_prices() -> dict[str, Any]:
@@ -188,7 +210,8 @@ def cli() -> None:
     """Judge LLM outputs with LLMs: decomposed into facets, scored separately, aggregated in code.
 
     Defaults for any command's options can be set in a faceteval.toml in the working directory,
-    one table per command (for example [judge] with model = "openai:gpt-4o-mini").
+    one table per command (for example [judge] with model = "openai:gpt-4o-mini"), and the data
+    directory of every command at its top (data-dir = "path/to/benchmarks").
     """
 
 

@@ -11,6 +11,7 @@ from rich.table import Table
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._options import force_flag
+from faceteval._util.text import plural
 from faceteval.metaeval import compare_runs, run_inputs
 from faceteval.store import COMPARISON, check_outputs, write_atomic
 
@@ -65,8 +66,8 @@ def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path
         if count := result["unjudged"][side]:
             console.print(
                 f"[yellow]{side.upper()} ({escape(str(result[side]['dir']))}) has no usable judgment of "
-                f"{count:,} of the {result['n']:,} instances[/] (missing or failed: wrong in agreement, "
-                "left out of correlations)"
+                f"{count:,} of the {plural(result['n'], 'instance')}[/] (missing or failed: wrong in "
+                "agreement, left out of correlations)"
             )
     if json_path is not None:
         write_atomic(json_path, json.dumps(result, indent=2) + "\n")

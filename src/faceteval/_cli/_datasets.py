@@ -36,8 +36,9 @@ def list_(data_dir: Path, verbose: bool) -> None:
     wide = console.width >= WIDE
     if not data_dir.is_dir():
         err_console.print(
-            f"[yellow]warning:[/] {escape(str(data_dir))} is not a directory: set {DATA_DIR_ENV} or "
-            "--data-dir to where the benchmarks are, or fetch them (faceteval datasets fetch NAME)",
+            f"[yellow]warning:[/] {escape(str(data_dir))} is not a directory: set --data-dir, "
+            f"{DATA_DIR_ENV} or data-dir in faceteval.toml to where the benchmarks are, or fetch them "
+            "(faceteval datasets fetch NAME)",
             highlight=False,
         )
     table = Table(title=f"Benchmarks in {escape(str(data_dir))}", title_justify="left")

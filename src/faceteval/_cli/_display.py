@@ -10,6 +10,7 @@ from rich.table import Table
 
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._runner import INVALID_INPUT, UNJUDGEABLE
+from faceteval._util.text import plural
 from faceteval.core import Judgment, Usage
 from faceteval.llm import CHARS_PER_TOKEN, Spend
 
@@ -65,14 +66,16 @@ def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = N
     instances = stats.judged - stats.invalid
     orders = " with --swap (a pair in both orders, more candidates in each rotation)" if request.swap else ""
     console.print(
-        f"{instances:,} instances{orders}; {stats.invalid:,} invalid input lines. No LLM was called. "
+        f"{plural(instances, 'instance')}{orders}; {plural(stats.invalid, 'invalid input line')}. "
+        "No LLM was called. "
         f"Tokens are estimated at ~{CHARS_PER_TOKEN:g} characters per token; replies are assumed "
         "readable (re-asks not counted); cached replies cost nothing."
     )
     if not stats.total.cost_known:
         console.print(f"No price is known for {escape(request.model)}: add one with --prices FILE.")
     if stats.unjudgeable:
-        console.print(f"[red]{stats.unjudgeable:,} instances cannot be judged as they are:[/]")
+        they = "it is" if stats.unjudgeable == 1 else "they are"
+        console.print(f"[red]{plural(stats.unjudgeable, 'instance')} cannot be judged as {they}:[/]")
         cannot = Counter({message: n for message, n in stats.errors.items() if UNJUDGEABLE in message})
         show_failures(cannot, stats.examples, console, failed=stats.unjudgeable)
 
@@ -88,14 +91,14 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     if result.interrupted:
         console.print(interrupted_note(request, reuses=request.out is not None))
     parse_errors, errors = stats.statuses.get("parse_error", 0), stats.statuses.get("error", 0)
-    notes = [f"{stats.invalid:,} invalid input lines"] if stats.invalid else []
+    notes = [plural(stats.invalid, "invalid input line")] if stats.invalid else []
     notes += [f"{stats.reused:,} reused from an earlier output"] if stats.reused else []
     invalid = f" ({'; '.join(notes)})" if notes else ""
     table = Table.grid(padding=(0, 2))
     table.add_row(
         "judged",
         f"{stats.judged:,} of {result.instances:,}: {stats.statuses.get('ok', 0):,} ok, "
-        f"{parse_errors:,} parse errors, {errors:,} errors{invalid}",
+        f"{plural(parse_errors, 'parse error')}, {plural(errors, 'error')}{invalid}",
     )
     if stats.consistency:
         agreed, both = stats.consistency.get(True, 0), sum(stats.consistency.values())
@@ -142,7 +145,7 @@ def interrupted_note(request: RunRequest, *, reuses: bool = False) -> str:
 def usage_rows(table: Table, model: str, spent: Spend) -> None:
     """The summary's rows on LLM use: calls, tokens, cost."""
     table.add_row(
-        "LLM calls", f"{spent.calls:,} made, {spent.cached:,} from cache, {spent.retries:,} retries"
+        "LLM calls", f"{spent.calls:,} made, {spent.cached:,} from cache, {plural(spent.retries, 'retry')}"
     )
     table.add_row("tokens", f"{spent.input_tokens:,} in, {spent.output_tokens:,} out (calls made)")
     cost = (

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._method_options import (
@@ -33,7 +34,7 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--method",
-    type=click.Choice(method_names()),
+    type=NamedChoice(method_names()),
     default=DEFAULT_METHOD,
     show_default=True,
     help="How to judge.",

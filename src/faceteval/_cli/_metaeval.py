@@ -11,6 +11,7 @@ import click
 from click.core import ParameterSource
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._metaeval_display import show_results
@@ -23,6 +24,7 @@ from faceteval._cli._method_options import (
 from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
 from faceteval._cli._run import run_judge
 from faceteval._cli._sweeps import SWEEP_KEY, Variant, combine, runs_of
+from faceteval._util.text import plural
 from faceteval.datasets import parse_field_options, read_judgments
 from faceteval.errors import FacetevalError
 from faceteval.llm import ModelSpec
@@ -57,7 +59,7 @@ from faceteval.store import check_outputs, record_path_for, same_file
     "or a run directory.",
 )
 @click.option(
-    "--method", type=click.Choice(method_names()), help="Judge now with this method (needs --model)."
+    "--method", type=NamedChoice(method_names()), help="Judge now with this method (needs --model)."
 )
 @click.option(
     "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Run directory to write."
@@ -158,7 +160,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
             err_console.print(
                 f"{escape(source.name)}'s published numbers are for all of {escape(target.name)}: "
                 f"not shown beside these, measured on {len(instances):,} of its "
-                f"{len(target.instances):,} instances (--limit, --category, --turn)."
+                f"{plural(len(target.instances), 'instance')} (--limit, --category, --turn)."
             )
         summary = measure(
             out,
@@ -261,9 +263,9 @@ def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:
     name = target.name if target.benchmark is not None else target_spec
     whole = len(target.instances)
     sample = (
-        f"all {whole:,} instances"
+        (f"all {plural(whole, 'instance')}" if whole > 1 else plural(whole, "instance"))
         if len(instances) == whole
-        else f"{len(instances):,} of {whole:,} instances"
+        else f"{len(instances):,} of {plural(whole, 'instance')}"
     )
     return f"{name} ({sample})"
 

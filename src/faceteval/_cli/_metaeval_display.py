@@ -8,6 +8,7 @@ from typing import Any
 from rich.table import Table
 
 from faceteval._cli._console import Console, err_console, escape
+from faceteval._util.text import plural
 from faceteval.metrics import CLOPPER_PEARSON
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -79,12 +80,14 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
     if unknown := rankings.get("unknown_ids"):
         shown = ", ".join(escape(repr(i)) for i in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
         console.print(
-            f"[yellow]{len(unknown):,} ids of the human weights are not among the instances:[/] {shown}"
+            f"[yellow]{plural(len(unknown), 'id')} of the human weights "
+            f"{'is' if len(unknown) == 1 else 'are'} not among the instances:[/] {shown}"
         )
     if unshared := rankings.get("no_shared_facets"):
         console.print(
-            f"[yellow]{unshared:,} human weightings name none of the judge's facets[/] (each counts as the "
-            "farthest ranking): check that they use the facet names of the judgments"
+            f"[yellow]{plural(unshared, 'human weighting')} {'names' if unshared == 1 else 'name'} none "
+            "of the judge's facets[/] (each counts as the farthest ranking): check that they use the facet "
+            "names of the judgments"
         )
     if rankings.get("judge_vs_human"):
         people = rankings.get("human_vs_human")
@@ -94,8 +97,9 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
             + (f", people vs people {_number(people['value'])}" if people else "")
         )
     console.print(
-        f"n = {summary.get('n', 0):,}: {status.get('ok', 0):,} judged, {status.get('parse_error', 0):,} "
-        f"parse errors, {status.get('error', 0):,} errors, {status.get('missing', 0):,} without a judgment"
+        f"n = {summary.get('n', 0):,}: {status.get('ok', 0):,} judged, "
+        f"{plural(status.get('parse_error', 0), 'parse error')}, {plural(status.get('error', 0), 'error')}, "
+        f"{status.get('missing', 0):,} without a judgment"
         + (" (counted as disagreements)" if failed and summary.get("kind") == "pairwise" else "")
     )
     _show_unused_judgments(summary)
@@ -108,15 +112,16 @@ def _show_unused_judgments(summary: dict[str, Any]) -> None:
     instance of the benchmark (a warning on stderr: the ids may not be this benchmark's)."""
     if outside := summary.get("judgments_outside_sample"):
         console.print(
-            f"{outside:,} judgments of instances outside the sample (--limit, --turn, --category) "
-            "were left out, as asked."
+            f"{plural(outside, 'judgment')} of instances outside the sample (--limit, --turn, --category) "
+            f"{'was' if outside == 1 else 'were'} left out, as asked."
         )
     if unmatched := summary.get("unmatched_judgments"):
         examples = summary.get("unmatched_examples") or []
         shown = ", ".join(escape(repr(i)) for i in examples) + (" ..." if unmatched > len(examples) else "")
         err_console.print(
-            f"[yellow]warning:[/] {unmatched:,} judgments match no instance of "
-            f"{escape(str(summary.get('benchmark')))} and are not measured"
+            f"[yellow]warning:[/] {plural(unmatched, 'judgment')} {'matches' if unmatched == 1 else 'match'} "
+            f"no instance of {escape(str(summary.get('benchmark')))} and {'is' if unmatched == 1 else 'are'} "
+            "not measured"
             + (f": ids such as {shown}" if examples else "")
             + " (judgments of another benchmark, or with other ids?)"
         )

@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 
 import click
 
-from faceteval._cli._app import config_prices
+from faceteval._cli._app import config_data_dir, config_prices
 from faceteval._cli._run import RunRequest, default_cache_path
-from faceteval.datasets import DATA_DIR_ENV
+from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
@@ -31,10 +31,12 @@ data_dir_option = click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
     envvar=DATA_DIR_ENV,
-    default=Path("data"),
-    help=f"Where the benchmarks are (default: ${DATA_DIR_ENV}, else ./data).",
+    default=lambda: config_data_dir() or DEFAULT_DATA_DIR,
+    help=f"Where the benchmarks are. Default: ${DATA_DIR_ENV}, else data-dir in faceteval.toml (the "
+    f"command's table, then the top level), else ./{DEFAULT_DATA_DIR}.",
 )
-"""``--data-dir``: where the benchmarks are read from."""
+"""``--data-dir``: where the benchmarks are read from (the flag, `DATA_DIR_ENV`, faceteval.toml, then
+`DEFAULT_DATA_DIR`; click resolves the first three, a command's table of faceteval.toml before its top)."""
 
 
 def force_flag(written: str = "--out") -> Callable[[F], F]:

@@ -14,6 +14,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._options import data_dir_option, force_flag
 from faceteval._cli._serving import listen_on, serve_on
+from faceteval._util.text import plural
 from faceteval._web import url_of
 from faceteval.report import Table as ReportTable
 from faceteval.store import (
@@ -82,7 +83,9 @@ def invite(project: Path, name: str, base_url: str | None, host: str, port: int,
         if name not in store.annotators():
             raise click.UsageError(f"{project} has no annotator {name!r}")
         revoked = store.revoke_invites(name)
-        console.print(f"Revoked {revoked} invite link(s) of {escape(name)} and the sessions they opened.")
+        console.print(
+            f"Revoked {plural(revoked, 'invite link')} of {escape(name)} and the sessions they opened."
+        )
         return
     if base_url is None:
         if is_wildcard(host):
@@ -113,12 +116,13 @@ def import_command(project: Path, judgments: Path, input_path: Path | None, task
         store = ReviewStore.open(project)
         summary = import_run(store, judgments, input_path=input_path, task=task)
     console.print(
-        f"Imported {summary.items} outputs ({summary.new} new) with {summary.drafts} criterion evaluations "
-        f"into {escape(str(project))}; tasks: {escape(', '.join(summary.tasks))}."
-        + (f" {summary.skipped} failed judgments left out." if summary.skipped else "")
+        f"Imported {plural(summary.items, 'output')} ({summary.new:,} new) with "
+        f"{plural(summary.drafts, 'criterion evaluation')} into {escape(str(project))}; "
+        f"tasks: {escape(', '.join(summary.tasks))}."
+        + (f" {plural(summary.skipped, 'failed judgment')} left out." if summary.skipped else "")
     )
     if summary.comparisons:
-        console.print(f"{summary.comparisons} of them compare their responses side by side.")
+        console.print(f"Comparisons (every response side by side): {summary.comparisons:,}.")
 
 
 @review.command("export")
@@ -143,7 +147,8 @@ def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
     _write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     _write(actions, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in log))
     console.print(
-        f"{len(rows)} reviewed outputs -> {escape(str(out))}\n{len(log)} actions -> {escape(str(actions))}"
+        f"{plural(len(rows), 'reviewed output')} -> {escape(str(out))}\n"
+        f"{plural(len(log), 'action')} -> {escape(str(actions))}"
     )
 
 
@@ -243,20 +248,21 @@ def import_coeval_command(project: Path, tasks: str, data_dir: Path) -> None:
     with _made_for(project):
         summary = import_coeval(ReviewStore.open(project), data_dir, names)
     console.print(
-        f"Imported {summary.items:,} outputs, {summary.drafts:,} ChatGPT evaluations, "
-        f"{summary.sentence_actions:,} sentence actions and {summary.scores:,} scores of "
-        f"{len(summary.annotators)} annotators into {escape(str(project))} "
+        f"Imported {plural(summary.items, 'output')}, {plural(summary.drafts, 'ChatGPT evaluation')}, "
+        f"{plural(summary.sentence_actions, 'sentence action')} and {plural(summary.scores, 'score')} of "
+        f"{plural(len(summary.annotators), 'annotator')} into {escape(str(project))} "
         f"(tasks {escape(', '.join(summary.tasks))})."
     )
     if summary.unaligned:
         console.print(
-            f"[yellow]{len(summary.unaligned)} action lists do not line up with their evaluation's sentences "
-            "(kept whole; listed in each item's metadata):[/]"
+            f"[yellow]{plural(len(summary.unaligned), 'action list')} "
+            f"{'does' if len(summary.unaligned) == 1 else 'do'} not line up with their evaluation's "
+            "sentences (kept whole; listed in each item's metadata):[/]"
         )
         for entry in summary.unaligned:
             console.print(
                 f"  {escape(entry.item_id)} / {escape(entry.criterion)} / {escape(entry.annotator)}: "
-                f"{entry.actions} actions, {entry.sentences} sentences"
+                f"{plural(entry.actions, 'action')}, {plural(entry.sentences, 'sentence')}"
             )
 
 

@@ -37,6 +37,7 @@ from faceteval._runner import (
     judge_each,
 )
 from faceteval._util.heap import settle
+from faceteval._util.text import plural
 from faceteval._version import __version__
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances
@@ -295,8 +296,9 @@ def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Itera
         err_console.print(f"[red]cannot judge:[/] {escape(problem)}", highlight=False)
     if problems or unjudgeable:
         found = [
-            f"{len(problems)} invalid line(s)" if problems else "",
-            f"{len(unjudgeable)} instance(s) {request.method.name} cannot judge as they are"
+            plural(len(problems), "invalid line") if problems else "",
+            f"{plural(len(unjudgeable), 'instance')} {request.method.name} cannot judge as "
+            + ("it is" if len(unjudgeable) == 1 else "they are")
             if unjudgeable
             else "",
         ]

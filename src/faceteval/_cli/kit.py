@@ -8,6 +8,7 @@ same way as the CLI's own commands.
 import os
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line, interrupted_note, show_failures, show_invalid, usage_rows
 from faceteval._cli._options import (
@@ -37,6 +38,7 @@ def hub_offline() -> None:
 
 __all__ = [
     "Console",
+    "NamedChoice",
     "RunRequest",
     "build_request",
     "cache_of",

@@ -6,8 +6,11 @@ them (the wording of messages, numbers as LLMs write them, reading LLM replies, 
 TOML, JSON and JSONL files and their records, setting checks, the lazy ``__getattr__`` of a package,
 the command's garbage-collector settings). A helper that only one package uses stays in that package.
 
-- `text`: message wording (`first_few`) and text made safe to print to a terminal (`neutralise`).
-- `numbers`: numbers as LLMs write them and as messages and reports show them (`fmt`, `number`).
+- `text`: message wording (`first_few`; `plural`, through which every printed count goes: "1 instance";
+  `did_you_mean`, the closest names to an unknown one) and text made safe to print to a terminal
+  (`neutralise`).
+- `numbers`: numbers as LLMs write them and as messages and reports show them (`fmt`, `number`,
+  `rounded`).
 - `replies`: markdown, code fences, embedded JSON and refusals in LLM replies.
 - `checks`: checks shared by settings objects (`whole_number`).
 - `documents`: YAML, TOML and UTF-8 text read so that no file can hang, crash or mislead.

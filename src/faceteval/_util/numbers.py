@@ -29,6 +29,17 @@ def fmt(value: float) -> str:
     return f"{value:.6g}"
 
 
+def rounded(value: float, digits: int = 6) -> float:
+    """``value`` to ``digits`` significant digits (as `fmt` shows it): a computed score without the
+    floating-point noise of its last digits.
+
+    Examples:
+        >>> rounded(4.923500379412065), rounded(-0.21612525316243048), rounded(3.0), rounded(1e-12 / 3)
+        (4.9235, -0.216125, 3.0, 3.33333e-13)
+    """
+    return float(f"{value:.{digits}g}")
+
+
 def number(value: Any) -> float | None:
     """``value`` as a finite float, or None when it is not a real number.
 

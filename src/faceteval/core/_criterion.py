@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from faceteval._util.text import plural
+
 
 class Criterion(BaseModel):
     """One criterion (a facet) to judge an output on; a tree for hierarchical methods.
@@ -85,7 +87,8 @@ def partial_weights(criteria: Sequence[Criterion]) -> str | None:
     given = [c.name for c in criteria if c.weight is not None]
     if given and len(given) < len(criteria):
         return (
-            f"{len(given)} of {len(criteria)} criteria have a weight ({', '.join(given[:3])}"
+            f"{len(given)} of {plural(len(criteria), 'criterion')} {'has' if len(given) == 1 else 'have'} a "
+            f"weight ({', '.join(given[:3])}"
             f"{', ...' if len(given) > 3 else ''}); give every criterion a weight, or none to have "
             "weights proposed per query"
         )

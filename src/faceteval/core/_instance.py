@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, ValidationInfo, field_validator
 
+from faceteval._util.text import plural
 from faceteval.core._criterion import Criterion, repeated_name, zero_weights
 
 
@@ -110,7 +111,8 @@ class Instance(BaseModel):
         candidates = info.data.get("candidates")
         if value is not None and candidates is not None and value > len(candidates):
             raise ValueError(
-                f"label {value} is out of range: there are {len(candidates)} candidates "
+                f"label {value} is out of range: there {'is' if len(candidates) == 1 else 'are'} "
+                f"{plural(len(candidates), 'candidate')} "
                 "(use 1..n for the better candidate, 0 for a tie)"
             )
         return value

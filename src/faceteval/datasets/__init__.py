@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from faceteval._util.lazy import lazy_attributes
 from faceteval.datasets._benchmark import (
     DATA_DIR_ENV,
+    DEFAULT_DATA_DIR,
     Benchmark,
     Kind,
     RecordedSource,
@@ -41,6 +42,7 @@ _LAZY = {
 
 __all__ = [
     "DATA_DIR_ENV",
+    "DEFAULT_DATA_DIR",
     "TASKS_BY_NAME",
     "Benchmark",
     "CoevalAction",

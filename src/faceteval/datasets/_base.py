@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from faceteval._util.records import Record
+from faceteval._util.text import plural
 from faceteval.datasets._benchmark import RemoteFile
 from faceteval.errors import InputError
 
@@ -50,7 +51,7 @@ def coded(record: Record, name: str, coding: Mapping[Any, int]) -> int:
 def same_count(count: int, expected: int, path: Path, what: str) -> None:
     """Raise an `InputError` on ``path`` unless it has ``expected`` records (``what`` says why)."""
     if count != expected:
-        raise InputError(str(path), None, None, f"{count} records, expected {expected} ({what})")
+        raise InputError(str(path), None, None, f"{plural(count, 'record')}, expected {expected:,} ({what})")
 
 
 def text_lines(path: Path) -> list[str]:

@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from faceteval._util.text import did_you_mean, plural
 from faceteval.core import Criterion, Instance, Judgment
 from faceteval.errors import FacetevalError
 
 DATA_DIR_ENV = "FACETEVAL_DATA_DIR"
 """The environment variable the command line reads the data directory from."""
+DEFAULT_DATA_DIR = Path("data")
+"""The data directory when neither ``--data-dir``, `DATA_DIR_ENV` nor faceteval.toml names one."""
 
 Kind = Literal["pairwise", "pointwise"]
 
@@ -92,9 +95,9 @@ class Benchmark:
         instances = list(self.load(root))
         if len(instances) != self.size:
             raise FacetevalError(
-                f"{self.name}: {root / self.path} holds {len(instances):,} instances, but the benchmark has "
-                f"{self.size:,}; a file is cut short or edited. `faceteval datasets fetch {self.name}` "
-                "restores it, or see its SOURCE.md"
+                f"{self.name}: {root / self.path} holds {plural(len(instances), 'instance')}, but the "
+                f"benchmark has {self.size:,}; a file is cut short or edited. "
+                f"`faceteval datasets fetch {self.name}` restores it, or see its SOURCE.md"
             )
         return instances
 
@@ -109,11 +112,13 @@ class Benchmark:
             if source.name == name:
                 return source
         known = ", ".join(f"recorded:{s.name}" for s in sources) or "none"
-        raise FacetevalError(f"{self.name} has no recorded judge {name!r}; available: {known}")
+        hint = did_you_mean(name, [s.name for s in sources])
+        raise FacetevalError(f"{self.name} has no recorded judge {name!r}{hint}; available: {known}")
 
     def _check_present(self, root: Path) -> None:
         if not (root / self.path).exists():
             raise FacetevalError(
-                f"{self.name}: {root / self.path} not found. Set {DATA_DIR_ENV} or --data-dir to the "
-                f"directory holding the benchmarks, or run `faceteval datasets fetch {self.name}`."
+                f"{self.name}: {root / self.path} not found. Set --data-dir, {DATA_DIR_ENV} or data-dir in "
+                "faceteval.toml to the directory holding the benchmarks, or run "
+                f"`faceteval datasets fetch {self.name}`."
             )

@@ -16,6 +16,7 @@ from typing import Any
 
 from faceteval._util.files import read_json_object
 from faceteval._util.records import Record
+from faceteval._util.text import did_you_mean
 from faceteval.core import FacetScore, Judgment, TraceEntry
 from faceteval.datasets._benchmark import RecordedSource
 from faceteval.datasets._coeval_tasks import (
@@ -161,7 +162,8 @@ def coeval_actions(data_dir: str | Path, task: str) -> list[CoevalAction]:
         InputError: A file is missing or malformed.
     """
     if task not in TASKS_BY_NAME:
-        raise FacetevalError(f"unknown CoEval task {task!r}; one of {', '.join(TASKS_BY_NAME)}")
+        hint = did_you_mean(task, TASKS_BY_NAME)
+        raise FacetevalError(f"unknown CoEval task {task!r}{hint}; one of {', '.join(TASKS_BY_NAME)}")
     spec, root = TASKS_BY_NAME[task], Path(data_dir)
     outputs = read_coeval(root, spec)
     path = root / spec.actions_file

@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
+from faceteval._util.text import plural
 from faceteval.datasets._benchmark import Benchmark, RemoteFile
 from faceteval.errors import ConfigError, FacetevalError
 
@@ -178,7 +179,7 @@ def _download_with_retries(
         except _Retryable as exc:
             if attempt == len(delays):
                 raise FacetevalError(
-                    f"cannot download {where}: {exc} (after {attempt + 1} attempts)"
+                    f"cannot download {where}: {exc} (after {plural(attempt + 1, 'attempt')})"
                 ) from exc.__cause__
             logger.warning("download of %s failed (%s); retrying in %.1f s", url, exc, delays[attempt])
             time.sleep(delays[attempt])

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from faceteval._util.files import UnreadableJSON, check_value, decode_json, read_json
+from faceteval._util.text import plural
 from faceteval.core import Instance
 from faceteval.datasets._field_map import (
     DEFAULT_FIELD_MAP,
@@ -189,7 +190,9 @@ def _load_csv(ctx: _Context, *, delimiter: str) -> Iterator[Instance | InputErro
             continue
         if len(values) != len(header):
             short = header[len(values)] if len(values) < len(header) else None
-            yield ctx.error(line, short, f"the row has {len(values)} fields, the header {len(header)}")
+            yield ctx.error(
+                line, short, f"the row has {plural(len(values), 'field')}, the header {len(header)}"
+            )
             continue
         yield _read_row(ctx, line, dict(zip(header, values, strict=True)), plan, cells=True)
 

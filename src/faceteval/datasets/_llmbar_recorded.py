@@ -25,6 +25,7 @@ from typing import Any
 
 from faceteval._util.files import read_json
 from faceteval._util.records import Record, field, json_records
+from faceteval._util.text import plural
 from faceteval.core import Judgment, OrderResult, TraceEntry
 from faceteval.datasets._benchmark import RecordedSource, RemoteFile
 from faceteval.errors import InputError
@@ -108,7 +109,7 @@ def _auxiliary(strategy: str, items: Sequence[Any], record: Record) -> list[Trac
     """The generations before the verdicts: LLM-written evaluation questions, then a reference output."""
     stages = ["metrics"] * ("Metrics" in strategy) + ["reference"] * ("Reference" in strategy)
     if len(items) != len(stages):
-        expected = f"{len(stages)} generations ({', '.join(stages) or 'none'})"
+        expected = f"{plural(len(stages), 'generation')} ({', '.join(stages) or 'none'})"
         raise record.error("results", f"expected {expected} before the verdicts, got {len(items)}")
     entries = []
     for i, (stage, item) in enumerate(zip(stages, items, strict=True)):
@@ -242,7 +243,7 @@ def _set_judgments(root: Path, spec: LlmbarSet, judge: str, strategy: str) -> It
     queries = [r.data.get("input") for r in json_records(root / spec.folder / "dataset.json")]
     if len(records) != len(queries):
         raise InputError(
-            str(path), None, None, f"{len(records)} records, but dataset.json has {len(queries)}"
+            str(path), None, None, f"{plural(len(records), 'record')}, but dataset.json has {len(queries):,}"
         )
     method = f"recorded:llmbar/{judge}/{strategy}"
     for pos, record in enumerate(records, start=1):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from faceteval._util.text import did_you_mean
 from faceteval.datasets._benchmark import Benchmark
 from faceteval.errors import FacetevalError
 
@@ -48,10 +49,15 @@ def benchmarks() -> list[Benchmark]:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """The built-in benchmark called ``name``."""
+    """The built-in benchmark called ``name``.
+
+    Raises:
+        FacetevalError: No benchmark is called that; the message names the closest ones.
+    """
     try:
         return _all()[name]
     except KeyError:
         raise FacetevalError(
-            f"unknown benchmark {name!r}; `faceteval datasets list` shows the built-in ones"
+            f"unknown benchmark {name!r}{did_you_mean(name, _all())}; `faceteval datasets list` shows "
+            "the built-in ones"
         ) from None

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from faceteval import metrics
+from faceteval._util.text import plural
 from faceteval.core import Instance, Judgment
 from faceteval.errors import FacetevalError
 from faceteval.metaeval._store import read_run
@@ -52,7 +53,7 @@ def compare_runs(
         )
     if len(a_runs) != len(b_runs):
         raise FacetevalError(
-            f"{a_dir} has {len(a_runs)} run(s) and {b_dir} {len(b_runs)}: they cannot be paired"
+            f"{a_dir} has {plural(len(a_runs), 'run')} and {b_dir} {len(b_runs):,}: they cannot be paired"
         )
     result: dict[str, Any] = {
         "a": {"dir": str(a_dir), "judge": a_summary.get("judge")},
@@ -69,7 +70,7 @@ def compare_runs(
     result["instances"] = measured
     if measured["shared"] < max(measured["a"], measured["b"]):
         result["note"] = (
-            f"compared on the {measured['shared']:,} instances both runs measured "
+            f"compared on the {plural(measured['shared'], 'instance')} both runs measured "
             f"(A has {measured['a']:,}, B has {measured['b']:,})"
         )
     result["unjudged"] = {

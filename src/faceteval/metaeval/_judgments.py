@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from faceteval._util.text import plural
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import RecordedSource, read_judgments
 from faceteval.errors import FacetevalError
@@ -122,7 +123,8 @@ def join(
     if listed and by_id and joined.missing == len(listed):
         if not unmatched:
             raise FacetevalError(
-                f"{source}: none of its {len(by_id):,} judgments is of the {len(listed):,} instances "
+                f"{source}: none of its {plural(len(by_id), 'judgment')} is of the "
+                f"{plural(len(listed), 'instance')} "
                 "measured: they judge instances the sample or filters left out"
             )
         raise FacetevalError(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from faceteval._util.text import first_few
+from faceteval._util.text import first_few, plural
 from faceteval.core import Instance
 from faceteval.datasets import Benchmark, FieldMap, Kind, get_benchmark, load_labelled
 from faceteval.errors import FacetevalError, InputError
@@ -74,7 +74,7 @@ def file_instances(path: Path, items: Iterable[Instance | InputError]) -> tuple[
     problems = [item for item in kept if isinstance(item, InputError)]
     if problems:
         shown = first_few([str(problem) for problem in problems], limit=10, separator="\n  ")
-        raise InputError(str(path), None, None, f"{len(problems)} bad row(s):\n  {shown}")
+        raise InputError(str(path), None, None, f"{plural(len(problems), 'bad row')}:\n  {shown}")
     instances = tuple(item for item in kept if isinstance(item, Instance))
     if not instances:
         raise InputError(str(path), None, None, "no instances")

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
+from faceteval._util.text import did_you_mean
 from faceteval.errors import ConfigError
 from faceteval.methods import baselines, coeval, dna, fennec, hdeval
 from faceteval.methods._base import Method
@@ -79,7 +80,8 @@ def method_spec(name: str) -> MethodSpec:
     try:
         return _SPECS[name]
     except KeyError:
-        raise ConfigError(f"unknown method {name!r}; known: {', '.join(_SPECS)}") from None
+        hint = did_you_mean(name, _SPECS)
+        raise ConfigError(f"unknown method {name!r}{hint}; known: {', '.join(_SPECS)}") from None
 
 
 def find_method_spec(name: object) -> MethodSpec | None:

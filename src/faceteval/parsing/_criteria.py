@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from faceteval._util.replies import find_json, plain
+from faceteval._util.text import plural
 from faceteval.core import Criterion
 from faceteval.errors import ParseError
 from faceteval.parsing._criteria_items import is_bare_head, split_item
@@ -83,7 +84,7 @@ class CriteriaParser:
     @property
     def instructions(self) -> str:
         """The reply format, in one or two sentences."""
-        how_many = f"exactly {self._count} criteria" if self._count else "the criteria"
+        how_many = f"exactly {plural(self._count, 'criterion')}" if self._count else "the criteria"
         return (
             f'List {how_many} as a numbered list ("1. ", "2. ", ...), one per line. Write each as a short '
             f'yes/no question about the output, such as "{_EXAMPLES[0]}"'
@@ -126,7 +127,7 @@ class CriteriaParser:
                 "the reply contains no criteria; list them as a numbered list, one per line", raw=text
             )
         if self._count is not None and len(pairs) != self._count:
-            raise ParseError(f"expected {self._count} criteria but found {len(pairs)}", raw=text)
+            raise ParseError(f"expected {plural(self._count, 'criterion')} but found {len(pairs)}", raw=text)
         seen: dict[str, int] = {}
         for k, (name, _) in enumerate(pairs):
             if not name:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from faceteval._util.numbers import fmt
 from faceteval._util.replies import find_json, plain, quote
+from faceteval._util.text import plural
 from faceteval.errors import ParseError
 from faceteval.parsing._weight_lines import (
     Weight,
@@ -189,7 +190,7 @@ class WeightParser:
         return [ordered[k] for k in range(n)]
 
     def _count_problem(self, found: int) -> str:
-        return f"expected {len(self._names)} weights (one per aspect) but found {found}"
+        return f"expected {plural(len(self._names), 'weight')} (one per aspect) but found {found}"
 
     def _normalised(self, weights: list[Weight], text: str) -> tuple[float, ...]:
         percent = any(w.percent for w in weights)

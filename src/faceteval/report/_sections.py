@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval._util.numbers import number
+from faceteval._util.text import plural
 from faceteval.methods import sweep_of
 from faceteval.report._confusion import read_confusion
 from faceteval.report._format import (
@@ -273,7 +274,7 @@ def facet_weights(summary: Mapping[str, Any], top: int) -> Section | None:
             rows.append((category, facet, percent(value_of_mean(entry)), count(mapping(entry).get("n"))))
     if not rows:
         return None
-    note = f"Up to {top} facets per category, most often used first; {ALL} covers every instance."
+    note = f"Up to {plural(top, 'facet')} per category, most often used first; {ALL} covers every instance."
     table = Table(
         ("Category", "Facet", "Mean weight", "n"), tuple(rows), note=note, numeric=numeric_columns(2, 2)
     )
@@ -348,7 +349,7 @@ def usage(summary: Mapping[str, Any]) -> Section | None:
         )
     judged = with_judgment(summary)
     over = (
-        f"Per instance: over the {count(int(judged))} instances with a judgment, failed ones included."
+        f"Per instance: over the {plural(int(judged), 'instance')} with a judgment, failed ones included."
         if per_instance and judged is not None and total.get("calls") != 0
         else None
     )

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from faceteval._util.files import read_json_object
+from faceteval._util.text import did_you_mean
 from faceteval.datasets import (
     TASKS_BY_NAME,
     CoevalAction,
@@ -170,7 +171,8 @@ def import_coeval(
 def _spec(task: str) -> CoevalTask:
     name = task if task.startswith("coeval-") else f"coeval-{task}"
     if name not in TASKS_BY_NAME:
-        raise ReviewError(f"unknown CoEval task {task!r}; one of {', '.join(COEVAL_TASKS)}")
+        hint = did_you_mean(task, COEVAL_TASKS)
+        raise ReviewError(f"unknown CoEval task {task!r}{hint}; one of {', '.join(COEVAL_TASKS)}")
     return TASKS_BY_NAME[name]
 
 

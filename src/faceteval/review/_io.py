@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from faceteval._util.text import first_few
+from faceteval._util.text import first_few, plural
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import (
     changed_since,
@@ -144,12 +144,13 @@ def _judgments(path: Path) -> list[Judgment]:
     repeated = [f"{i!r} (lines {', '.join(map(str, at))})" for i, at in lines.items() if len(at) > 1]
     if repeated:
         raise FacetevalError(
-            f"{path}: {len(repeated)} judgment id(s) appear more than once: {first_few(repeated)}; "
+            f"{path}: {plural(len(repeated), 'judgment id')} {'appears' if len(repeated) == 1 else 'appear'} "
+            f"more than once: {first_few(repeated)}; "
             "each output is judged once in a run: keep one line of each"
         )
     if not any(judgment.status == "ok" for judgment in judgments):
         raise FacetevalError(
-            f"{path}: none of its {len(judgments)} judgments is ok (all failed): nothing to review"
+            f"{path}: none of its {plural(len(judgments), 'judgment')} is ok (all failed): nothing to review"
         )
     return judgments
 

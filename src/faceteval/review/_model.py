@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from faceteval._util.text import first_few
+from faceteval._util.text import first_few, plural
 from faceteval.errors import FacetevalError
 
 __all__ = [
@@ -223,7 +223,8 @@ def describe_conflicts(clashes: Sequence[tuple[Item, Item]]) -> str:
     """What `ReviewStore.conflicts` found, for an error message."""
     shown = first_few([f"{new.id!r} (task {present.task!r})" for new, present in clashes])
     return (
-        f"{len(clashes)} output id(s) are already in the project for other outputs: {shown}. "
+        f"{plural(len(clashes), 'output id')} {'is' if len(clashes) == 1 else 'are'} already in the project "
+        f"for other outputs: {shown}. "
         "An id names one output in the whole project: import into another project, or give these "
         "instances ids of their own"
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from faceteval._util.text import plural
 from faceteval.errors import InputError, StoreError
 from faceteval.store._output import OutputFile
 
@@ -185,7 +186,7 @@ def check_written(record: Mapping[str, Any], record_path: Path) -> None:
         if found is None:
             problem = "is missing"
         elif found["sha256"] != entry.get("sha256"):
-            lines = f"{found['lines']} lines; it wrote {entry.get('lines')}"
+            lines = f"{plural(found['lines'], 'line')}; it wrote {entry.get('lines')}"
             problem = f"was changed since, or is another run's ({lines})"
         else:
             continue

@@ -94,7 +94,7 @@ def test_criteria_file_forms(tmp_path: Path) -> None:
         ),
         (
             "- name: A\n  weight: 2\n- B\n",
-            r"c\.yaml:1: field 'criteria': 1 of 2 criteria have a weight \(A\)",
+            r"c\.yaml:1: field 'criteria': 1 of 2 criteria has a weight \(A\)",
         ),
         (  # YAML keeps the last of two keys: the criteria listed first would silently go
             "criteria:\n  - a\n  - b\ncriteria:\n  - c\n",
@@ -201,7 +201,7 @@ def test_an_instance_whose_criteria_weigh_nothing_is_an_input_error(tmp_path: Pa
     rule = RuleJudge(quality={"a": 6, "b": 3})
     llm = LLM(ScriptedProvider(rule.for_provider()), ModelSpec("scripted", "j"))
     refused, judged = judge([partial, fine], DnA(), llm)  # ... and refused where weights are used
-    assert refused.status == "error" and "1 of 2 criteria have a weight (A)" in (refused.error or "")
+    assert refused.status == "error" and "1 of 2 criteria has a weight (A)" in (refused.error or "")
     assert refused.usage.calls == 0 and judged.status == "ok"
     assert judge([partial], DnA(aggregate="mean"), llm)[0].status == "ok"  # no weights used: no matter
 

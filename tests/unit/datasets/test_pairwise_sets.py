@@ -231,7 +231,7 @@ def test_an_autoj_output_file_cut_short_is_named(tmp_path: Path) -> None:
     path = root / "autoj/outputs/pairwise_example_output.jsonl"
     path.write_text("".join(path.read_text().splitlines(keepends=True)[:-5]))
     source = get_benchmark("autoj-pairwise").recorded_source("auto-j-13b", root)
-    with pytest.raises(InputError, match="1387 records, expected 1392") as caught:
+    with pytest.raises(InputError, match="1,387 records, expected 1,392") as caught:
         list(source.load(root))
     assert caught.value.path == str(path)  # the file cut short, not the one beside it
 

@@ -344,7 +344,10 @@ def test_coeval_actions_counts(name: str, records: int, counts: dict[str, int]) 
 
 
 def test_coeval_actions_unknown_task() -> None:
-    with pytest.raises(FacetevalError, match="unknown CoEval task 'eli5'; one of coeval-eli5"):
+    with pytest.raises(
+        FacetevalError,
+        match=r"unknown CoEval task 'eli5' \(did you mean 'coeval-eli5'\?\); one of coeval-eli5",
+    ):
         coeval_actions(data_dir(), "eli5")
 
 

@@ -155,3 +155,14 @@ def test_unknown_names_still_explain_themselves() -> None:
         get_benchmark("nope")
     with pytest.raises(FacetevalError, match=r"faireval has no recorded judge 'x'; available: none"):
         get_benchmark("faireval").recorded_source("x", data_dir())
+
+
+def test_a_misspelt_name_gets_the_closest_ones() -> None:
+    with pytest.raises(
+        FacetevalError, match=r"unknown benchmark 'LLMBar-adversrial' \(did you mean 'llmbar-adv"
+    ):
+        get_benchmark("LLMBar-adversrial")
+    with pytest.raises(
+        FacetevalError, match=r"no recorded judge 'gpt4-pari' \(did you mean 'gpt4-pair'\?\); available: rec"
+    ):
+        get_benchmark("mtbench-human").recorded_source("gpt4-pari", data_dir())

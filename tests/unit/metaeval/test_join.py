@@ -33,7 +33,7 @@ def test_without_the_benchmark_ids_every_judgment_left_over_matches_no_instance(
 
 
 def test_judgments_all_outside_the_sample_are_an_error_that_says_so() -> None:
-    with pytest.raises(FacetevalError, match="none of its 2 judgments is of the 1 instances measured"):
+    with pytest.raises(FacetevalError, match="none of its 2 judgments is of the 1 instance measured"):
         join([pair("b0")], [judged("b1"), judged("b2")], all_ids=["b0", "b1", "b2"])
     with pytest.raises(FacetevalError, match="judgment ids look like 'x'"):
         join([pair("b0")], [judged("x")], all_ids=["b0", "b1"])

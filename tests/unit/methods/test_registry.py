@@ -85,6 +85,8 @@ def test_sweeps_name_themselves_for_reports() -> None:
 def test_unknown_methods_are_config_errors_naming_the_known() -> None:
     with pytest.raises(ConfigError, match=r"unknown method 'nope'; known: direct, cot, dna"):
         create_method("nope")
+    with pytest.raises(ConfigError, match=r"unknown method 'coevl' \(did you mean 'coeval'"):
+        create_method("coevl")
 
 
 def test_registering_checks_the_spec(clean_registry: None) -> None:

@@ -163,7 +163,7 @@ def test_an_id_already_naming_another_output_is_refused_and_nothing_is_added(sto
     store.add_task("other", "", [("Tone", "", (1.0, 3.0))])
     foreign = [Item("q3", "other", "Why?", "Because."), Item("new", "other", "Hi?", "Hello.")]
     assert [(new.id, present.task) for new, present in store.conflicts(foreign)] == [("q3", "eli5")]
-    with pytest.raises(ReviewError, match=r"1 output id\(s\).*'q3' \(task 'eli5'\)"):
+    with pytest.raises(ReviewError, match=r"1 output id is already in the project.*'q3' \(task 'eli5'\)"):
         store.add_items(foreign, [Draft("q3", "Tone", 2), Draft("new", "Tone", 1)])
     assert [item.id for item in store.items("other")] == []
     assert {d.criterion for d in store.drafts("q3")} == {"Clarity", "Accuracy", ""}

@@ -82,7 +82,7 @@ def test_the_blocking_call_inside_an_event_loop_says_what_to_await() -> None:
         (lambda: Fennec(criteria_count=0), "criteria_count must be a whole number"),
         (lambda: DnA(criteria=[]), "criteria is empty"),
         (lambda: DnA(criteria=[Criterion(name="a", weight=0)]), "every weight is 0"),
-        (lambda: DnA(criteria=[{"name": "a", "weight": 2}, "b"]), r"1 of 2 criteria have a weight \(a\)"),
+        (lambda: DnA(criteria=[{"name": "a", "weight": 2}, "b"]), r"1 of 2 criteria has a weight \(a\)"),
         (lambda: CoEval(criteria=[{"name": " "}]), r"criteria\[0\]\.name: .*must not be blank"),
         (lambda: LLM(ScriptedProvider(lambda r: "x"), ModelSpec("s", "m"), concurrency=2.5), "concurrency"),
         (

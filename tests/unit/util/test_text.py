@@ -5,7 +5,7 @@ import unicodedata
 
 import pytest
 
-from faceteval._util.text import first_few, neutralise
+from faceteval._util.text import did_you_mean, first_few, neutralise, plural
 
 
 @pytest.mark.parametrize(
@@ -19,6 +19,42 @@ from faceteval._util.text import first_few, neutralise
 )
 def test_first_few_lists_five_then_counts_the_rest(items: list[str], expected: str) -> None:
     assert first_few(items) == expected
+
+
+@pytest.mark.parametrize(
+    ("count", "noun", "expected"),
+    [
+        (1, "instance", "1 instance"),
+        (0, "instance", "0 instances"),
+        (2, "criterion", "2 criteria"),
+        (1, "criterion", "1 criterion"),
+        (1, "retry", "1 retry"),
+        (3, "retry", "3 retries"),
+        (12345, "parse error", "12,345 parse errors"),
+        (2, "reference criterion", "2 reference criteria"),
+    ],
+)
+def test_plural_says_one_thing_in_the_singular(count: int, noun: str, expected: str) -> None:
+    assert plural(count, noun) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("fairevl", " (did you mean 'faireval' or 'llmbar-faireval'?)"),
+        ("SUMMEVAL", " (did you mean 'summeval'?)"),
+        (
+            "llmbar-adversarial-gpt",
+            " (did you mean 'llmbar-adversarial-gptinst', 'llmbar-adversarial-gptout' or "
+            "'llmbar-adversarial'?)",
+        ),
+        ("gsm8k", ""),
+    ],
+)
+def test_did_you_mean_names_up_to_three_close_names(name: str, expected: str) -> None:
+    known = ["faireval", "llmbar-faireval", "llmbar-natural", "llmbar-adversarial", "summeval"]
+    known += ["llmbar-adversarial-gptinst", "llmbar-adversarial-gptout"]
+    assert did_you_mean(name, known) == expected
 
 
 def test_first_few_on_lines_puts_the_count_on_a_line_of_its_own() -> None:

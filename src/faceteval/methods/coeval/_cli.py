@@ -23,6 +23,7 @@ from faceteval._cli.kit import (
     hub_offline,
     open_llm,
 )
+from faceteval._util.text import plural
 from faceteval.errors import FacetevalError
 from faceteval.llm import Spend
 from faceteval.methods.coeval._consistency import (
@@ -194,7 +195,8 @@ def consistency(directory: Path, embedding_model: str, json_path: Path | None, f
 def _show_consistency(report: ConsistencyReport) -> None:
     scores, sets = report.scores, report.sets
     table = Table(
-        title=f"Criteria consistency ({len(sets.samples)} samples, {len(sets.reference)} reference criteria; "
+        title=f"Criteria consistency ({plural(len(sets.samples), 'sample')}, "
+        f"{plural(len(sets.reference), 'reference criterion')}; "
         f"embeddings: {escape(report.model)})",
         title_justify="left",
     )

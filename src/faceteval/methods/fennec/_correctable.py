@@ -183,12 +183,17 @@ def _check_facets(path: str, line: int, facets: Sequence[FacetScore], n: int) ->
                 path,
                 line,
                 f"facets.{j}.explanations",
-                f"criterion {facet.name!r} lacks an explanation for each of the {n} responses",
+                f"criterion {facet.name!r} lacks an explanation for {_each_response(n)}",
             )
         if len(facet.scores) != n or any(s is None for s in facet.scores):
             raise InputError(
                 path,
                 line,
                 f"facets.{j}.scores",
-                f"criterion {facet.name!r} lacks a score for each of the {n} responses",
+                f"criterion {facet.name!r} lacks a score for {_each_response(n)}",
             )
+
+
+def _each_response(n: int) -> str:
+    """``each of the n responses``, or ``its response`` for one."""
+    return "its response" if n == 1 else f"each of the {n} responses"

@@ -31,6 +31,7 @@ from faceteval._util.numbers import (
     range_problem,
 )
 from faceteval._util.replies import is_refusal, plain, quote
+from faceteval._util.text import plural
 from faceteval.core import Criterion
 from faceteval.errors import ParseError
 from faceteval.parsing import CriteriaParser
@@ -57,8 +58,8 @@ class FennecCriteriaParser(CriteriaParser):
     def instructions(self) -> str:
         """The reply format, in one or two sentences."""
         return (
-            f'List exactly {self.count} evaluation criteria as a numbered list ("1. ", "2. ", ...), one per '
-            'line, each as "Name: what it evaluates".'
+            f'List exactly {plural(self.count, "evaluation criterion")} as a numbered list ("1. ", "2. ", '
+            '...), one per line, each as "Name: what it evaluates".'
         )
 
     def example(self) -> str:
@@ -361,5 +362,7 @@ class ReverseCriteriaParser:
             raise ParseError(f"the reply is a refusal, not criteria: {quote(text)}", raw=text)
         criteria = self._items.parse(text)
         if len(criteria) > self.limit:
-            raise ParseError(f"expected at most {self.limit} criteria but found {len(criteria)}", raw=text)
+            raise ParseError(
+                f"expected at most {plural(self.limit, 'criterion')} but found {len(criteria)}", raw=text
+            )
         return criteria

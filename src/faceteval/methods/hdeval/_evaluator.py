@@ -18,8 +18,8 @@ import numpy as np
 
 from faceteval import store
 from faceteval._util.files import read_json_object, read_jsonl
-from faceteval._util.numbers import number
-from faceteval._util.text import first_few
+from faceteval._util.numbers import number, rounded
+from faceteval._util.text import first_few, plural
 from faceteval._version import __version__
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError, InputError
@@ -38,6 +38,9 @@ EVALUATOR, TREE, AGGREGATOR, FEATURES, SUMMARY = (
     "features.jsonl",
     "summary.json",
 )
+
+RECORDED_SOURCE = " (recorded criterion scores)"
+"""How ``evaluator.json``'s ``source`` ends when the evaluator learned from recorded scores, not an LLM's."""
 
 EXPERIMENTS_FILE = "experiments.json"
 STALE = (EXPERIMENTS_FILE, "report.md", "report.html")
@@ -120,6 +123,16 @@ class Evaluator:
         """The tree's nodes the aggregator reads, in column order."""
         return [self.tree.find(node_id) for node_id in self.features]
 
+    @property
+    def model(self) -> str | None:
+        """The model (``provider:model``) whose criterion scores the aggregator learned from; None when
+        it learned from recorded scores. (An evaluator written before ``evaluator.json`` named its
+        ``model`` has it as its ``source``.)"""
+        if "model" in self.info:
+            return self.info["model"]  # type: ignore[no-any-return]
+        source = self.info.get("source")
+        return source if isinstance(source, str) and source and not source.endswith(RECORDED_SOURCE) else None
+
 
 def save_evaluator(
     out: Path, trained: Trained, *, summary: Mapping[str, Any], info: Mapping[str, Any]
@@ -179,6 +192,8 @@ def load_evaluator(directory: Path) -> Evaluator:
             f"this faceteval reads up to {VERSION}"
         )
     targets, features = _names(record, "targets", path), _names(record, "features", path)
+    if (model := record.get("model")) is not None and not (isinstance(model, str) and model):
+        raise InputError(str(path), None, "model", "expected provider:model or null")
     background = record.get("background")
     if not isinstance(background, list) or not all(number(v) is not None for v in background):
         problem = "missing" if background is None else "expected a list of numbers, one per feature"
@@ -191,14 +206,14 @@ def load_evaluator(directory: Path) -> Evaluator:
     expected = getattr(aggregator, "n_features_in_", len(features))
     if not expected == len(features) == len(background):
         raise FacetevalError(
-            f"{directory}: {AGGREGATOR} takes {expected} criterion scores, but {EVALUATOR} lists "
-            f"{len(features)} features (and {len(background)} background values): the files are "
-            "not of one evaluator"
+            f"{directory}: {AGGREGATOR} takes {plural(expected, 'criterion score')}, but {EVALUATOR} lists "
+            f"{plural(len(features), 'feature')} (and {plural(len(background), 'background value')}): the "
+            "files are not of one evaluator"
         )
     outputs = predict(aggregator, np.array([background], dtype=np.float64)).shape[1]
     if outputs != len(targets):
         raise FacetevalError(
-            f"{directory}: {AGGREGATOR} predicts {outputs} target(s), but {EVALUATOR} lists "
+            f"{directory}: {AGGREGATOR} predicts {plural(outputs, 'target')}, but {EVALUATOR} lists "
             f"{len(targets)} ({', '.join(targets)}): the files are not of one evaluator"
         )
     return Evaluator(
@@ -267,6 +282,9 @@ def score(
 ) -> list[dict[str, Any]]:
     """Scores per target, each criterion's contribution, and ranks among outputs of the same query.
 
+    Scores and contributions are rounded to 6 significant digits (`faceteval._util.numbers.rounded`), and
+    ranked as rounded: outputs shown with the same score share a rank.
+
     ``scores`` holds each instance's criterion scores (node id -> score); an instance missing any is
     returned with ``status`` ``incomplete``, the criteria it lacks and an ``error`` saying so, not scored.
     """
@@ -291,7 +309,8 @@ def score(
                     "id": instance.id,
                     "status": "incomplete",
                     "missing_criteria": lacking,
-                    "error": f"no score on {len(lacking)} of the {len(evaluator.features)} criteria: {shown}",
+                    "error": f"no score on {len(lacking)} of the "
+                    f"{plural(len(evaluator.features), 'criterion')}: {shown}",
                 }
             )
     return out
@@ -304,10 +323,10 @@ def _scored(
     return {
         "id": instance.id,
         "status": "ok",
-        "scores": {t: float(v) for t, v in zip(evaluator.targets, predicted, strict=True)},
+        "scores": {t: rounded(float(v)) for t, v in zip(evaluator.targets, predicted, strict=True)},
         "criteria": dict(zip(evaluator.features, criteria.tolist(), strict=True)),
         "contributions": {
-            target: dict(zip(evaluator.features, parts[t].tolist(), strict=True))
+            target: {f: rounded(v) for f, v in zip(evaluator.features, parts[t].tolist(), strict=True)}
             for t, target in enumerate(evaluator.targets)
         },
     }

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from faceteval._util.files import read_json_object
+from faceteval._util.text import plural, plural_of
 from faceteval._version import __version__
 from faceteval.methods.hdeval._evaluator import EXPERIMENTS_FILE, read_summary
 from faceteval.methods.hdeval._results import SCORERS
@@ -89,8 +90,9 @@ def held_out_section(summary: Mapping[str, Any]) -> Section:
             )
     split = summary.get("split", {})
     notes = (
-        f"Trained on {split.get('train', '?')} outputs, tested on {split.get('test', '?')} held-out outputs "
-        f"({level} level); {split.get('left_out', 0)} left out because a criterion score could not be read. "
+        f"Trained on {_outputs(split.get('train'))}, tested on "
+        f"{_outputs(split.get('test'), 'held-out output')} ({level} level); "
+        f"{split.get('left_out', 0):,} left out because a criterion score could not be read. "
         f"Criterion scores from {summary.get('criteria_scores_from', '?')}.",
     )
     columns = ("Target", "Scorer", "Pearson", "Spearman", "Kendall", "n")
@@ -198,10 +200,15 @@ def _comparison(key: str, heading: str, results: Mapping[str, Any], label: str) 
     return Section(key, heading, (), (table,))
 
 
+def _outputs(count: Any, noun: str = "output") -> str:
+    """``count`` outputs, as a summary gives the count (``?`` when it does not)."""
+    return plural(count, noun) if isinstance(count, int) else f"? {plural_of(noun)}"
+
+
 def _curve(key: str, heading: str, points: Sequence[Mapping[str, Any]], x: str, label: str) -> Section:
     rows = tuple(
         (
-            f"{100 * p[x]:.0f}% ({p['rows']:,} rows)"
+            f"{100 * p[x]:.0f}% ({plural(p['rows'], 'row')})"
             if x == "fraction" and "rows" in p
             else f"{100 * p[x]:.0f}%"
             if x == "fraction"
@@ -339,5 +346,5 @@ def _shap_plot(explained: Mapping[str, Any]) -> Plot:
     if image is not None:
         figure.colorbar(image, ax=list(panels), label="Criterion score")
     return encode_plot(
-        "shap", figure, f"SHAP values of the most influential criteria on {len(scores)} outputs"
+        "shap", figure, f"SHAP values of the most influential criteria on {plural(len(scores), 'output')}"
     )

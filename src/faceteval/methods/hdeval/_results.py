@@ -152,15 +152,18 @@ def evaluator_info(
     *,
     benchmark: str,
     origin: str,
+    model: str | None = None,
     group_by: str | None = None,
     system_by: str | None = None,
     level: str | None = None,
 ) -> dict[str, Any]:
-    """What ``evaluator.json`` records beside the model: task, data, how outputs are grouped, the level."""
+    """What ``evaluator.json`` records beside the aggregator: task, data, where the criterion scores came
+    from (and the ``model`` that gave them, None for recorded scores), how outputs are grouped, the level."""
     return {
         "task": trained.tree.task,
         "benchmark": benchmark,
         "source": origin,
+        "model": model,
         "group_by": group_by,
         "system_by": system_by,
         "level": headline_level(group_by, level),

@@ -22,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from faceteval._util.text import plural
 from faceteval.core import Criterion, Instance
 from faceteval.errors import FacetevalError
 from faceteval.methods.hdeval._aggregators import AGGREGATORS, make_aggregator
@@ -224,7 +225,8 @@ def check_trainable(
     labelled = [i for i in instances if i.scores and all(t in i.scores for t in config.targets)]
     if len(labelled) < 4:
         raise FacetevalError(
-            f"{len(labelled)} instance(s) have a human score for every target ({', '.join(config.targets)}); "
+            f"{plural(len(labelled), 'instance')} {'has' if len(labelled) == 1 else 'have'} a human score "
+            f"for every target ({', '.join(config.targets)}); "
             "at least 4 are needed"
         )
     if config.layers > 1 and not decomposes:
@@ -308,7 +310,8 @@ def _matrix(
     train = np.array([i.id in training for i in rows], dtype=bool)
     if train.sum() < 2 or (~train).sum() < 2:
         raise FacetevalError(
-            f"{len(rows)} of {len(instances)} instances have every criterion score "
+            f"{len(rows):,} of {plural(len(instances), 'instance')} {'has' if len(rows) == 1 else 'have'} "
+            "every criterion score "
             f"({len(failed)} could not be scored): too few to train and test on"
         )
     return _Data([i.id for i in rows], x, y, train)

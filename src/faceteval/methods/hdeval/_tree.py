@@ -17,7 +17,6 @@ by ``" / "`` (``"coherence / logical flow"``). `render_tree` shows a tree in the
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from pydantic import ValidationError
 
 from faceteval._util.documents import node_line
 from faceteval._util.files import read_document
+from faceteval._util.text import did_you_mean
 from faceteval.core import Criterion
 from faceteval.errors import ConfigError, InputError
 from faceteval.methods._base import as_criteria
@@ -119,9 +119,8 @@ class CriteriaTree:
         if matches:
             return matches[0]
         ids = [node.id for node in self._nodes]
-        close = difflib.get_close_matches(node_id, ids, n=3)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise ConfigError(f"no criterion {node_id!r} in the tree{hint} (ids are names joined by ' / ')")
+        hint = did_you_mean(node_id, ids)
+        raise ConfigError(f"no criterion {node_id!r} in the tree{hint}; ids are names joined by ' / '")
 
     def with_children(self, node_id: str, children: Sequence[Criterion]) -> CriteriaTree:
         """A new tree in which the node ``node_id`` has ``children`` instead of its own.

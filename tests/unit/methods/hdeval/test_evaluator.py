@@ -121,7 +121,7 @@ def test_a_newer_format_version_is_refused(directory: Path) -> None:
         ({"background": None}, r"evaluator.json: field 'background': missing"),
         ({"background": ["3.1"]}, r"evaluator.json: field 'background': expected a list of numbers"),
         ({"background": [float("nan")]}, r"evaluator.json: field 'background': expected a list of numbers"),
-        ({"targets": ["coherence", "fluency", "relevance"]}, r"aggregator.skops predicts 2 target\(s\), but"),
+        ({"targets": ["coherence", "fluency", "relevance"]}, r"aggregator.skops predicts 2 targets, but"),
     ],
 )
 def test_an_unreadable_evaluator_file_is_refused(
@@ -204,6 +204,35 @@ def test_saving_removes_analyses_of_an_earlier_evaluator(tmp_path: Path, trained
     ]
 
 
+def test_the_model_that_scored_the_criteria_is_read_back(tmp_path: Path, trained: Trained) -> None:
+    options: dict[str, Any] = {"benchmark": "synthetic", "origin": "openai:judge"}
+    summary = evaluator_summary(trained, **options, resamples=0)
+    info = evaluator_info(trained, **options, model="openai:judge")
+    save_evaluator(tmp_path, trained, summary=summary, info=info)
+
+    assert load_evaluator(tmp_path).model == "openai:judge"
+
+
+@pytest.mark.parametrize(
+    ("source", "model"),
+    [("openai:judge", "openai:judge"), ("chatgpt (recorded criterion scores)", None)],
+)
+def test_an_evaluator_written_before_it_named_its_model_has_it_as_its_source(
+    directory: Path, source: str, model: str | None
+) -> None:
+    record = json.loads((directory / EVALUATOR).read_text())
+    del record["model"]
+    (directory / EVALUATOR).write_text(json.dumps({**record, "source": source}))
+
+    assert load_evaluator(directory).model == model
+
+
+def test_a_model_that_is_not_a_name_is_refused(directory: Path) -> None:
+    rewrite(directory / EVALUATOR, model=3)
+    with pytest.raises(FacetevalError, match="field 'model': expected provider:model or null"):
+        load_evaluator(directory)
+
+
 # -- scoring new outputs ----------------------------------------------------------------------------
 
 
@@ -218,20 +247,30 @@ def test_score_gives_each_target_and_additive_contributions(directory: Path) -> 
     assert [row["id"] for row in rows] == [i.id for i in fresh]
     for row, expected, criteria in zip(rows, predicted, x, strict=True):
         assert row["status"] == "ok"
-        assert row["scores"] == {
-            "coherence": pytest.approx(expected[0]),
-            "fluency": pytest.approx(expected[1]),
+        assert row["scores"] == {  # as rounded to 6 significant digits
+            "coherence": pytest.approx(expected[0], rel=1e-5),
+            "fluency": pytest.approx(expected[1], rel=1e-5),
         }
         assert row["criteria"] == dict(zip(evaluator.features, criteria.tolist(), strict=True))
         for t, target in enumerate(TARGETS):
             parts = row["contributions"][target]
             assert list(parts) == list(evaluator.features)
-            assert sum(parts.values()) == pytest.approx(expected[t] - at_background[t], abs=1e-9)
+            assert sum(parts.values()) == pytest.approx(expected[t] - at_background[t], abs=1e-5)
         # Human coherence follows transitions: it moves coherence, and fluency hardly at all.
         transitions = "coherence / flow / transitions"
         assert abs(row["contributions"]["fluency"][transitions]) < 0.2 * max(
             1.0, abs(row["contributions"]["coherence"][transitions])
         )
+
+
+def test_scores_and_contributions_are_rounded_to_six_significant_digits(directory: Path) -> None:
+    evaluator = load_evaluator(directory)
+    fresh = synthetic.instances(8, prefix="new")
+    rows = score(evaluator, fresh, criterion_scores(evaluator, fresh))
+    numbers = [v for row in rows for v in row["scores"].values()]
+    numbers += [v for row in rows for parts in row["contributions"].values() for v in parts.values()]
+    assert all(value == float(f"{value:.6g}") for value in numbers)
+    assert any(value != float(f"{value:.5g}") for value in numbers)  # and no further
 
 
 def test_score_ranks_outputs_within_their_query(directory: Path) -> None:

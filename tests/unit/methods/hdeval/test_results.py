@@ -253,6 +253,7 @@ def test_evaluator_info(trained: Trained) -> None:
         "task": synthetic.TASK,
         "benchmark": "synthetic",
         "source": "rule judge",
+        "model": None,
         "group_by": "doc",
         "system_by": "system",
         "level": "summary",

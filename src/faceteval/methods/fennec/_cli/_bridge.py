@@ -15,6 +15,7 @@ import click
 
 from faceteval._cli.kit import (
     Console,
+    NamedChoice,
     RunRequest,
     build_request,
     calls_line,
@@ -31,6 +32,7 @@ from faceteval._cli.kit import (
     run_until_stopped,
     spent_fields,
 )
+from faceteval._util.text import plural
 from faceteval.errors import FacetevalError, StoreError
 from faceteval.llm import LLM, Spend
 from faceteval.methods.fennec._bridge import BridgeRecord, bridge_each
@@ -74,7 +76,7 @@ class BridgeRun:
 
 
 @click.command("bridge")
-@click.argument("benchmark", type=click.Choice(sorted(BRIDGEABLE)))
+@click.argument("benchmark", type=NamedChoice(sorted(BRIDGEABLE)))
 @click.option(
     "--judge",
     help="The recorded judge whose judgments are bridged (the part after recorded:); "
@@ -192,20 +194,25 @@ def _show(request: RunRequest, benchmark: str, judge: str, run: BridgeRun) -> No
         console.print(interrupted_note(request))
     for record in run.failures:
         err_console.print(f"[yellow]{escape(record.id)}: {record.status}:[/] {escape(record.error or '')}")
-    of = "" if summary.records == run.sources else f" of {run.sources}"
-    console.print(
-        f"Bridged {summary.records}{of} records of {escape(benchmark)} (recorded:{escape(judge)}): "
-        f"{summary.kept} kept, {summary.inconsistent} inconsistent, {summary.parse_errors} parse errors, "
-        f"{summary.errors} errors, {summary.skipped} skipped (no recorded verdict)."
+    records = (
+        plural(summary.records, "record")
+        if summary.records == run.sources
+        else f"{summary.records:,} of {plural(run.sources, 'record')}"
     )
-    repeats = f" ({summary.duplicates} repeated chats left out)" if summary.duplicates else ""
     console.print(
-        f"Records in {escape(str(files.records))}; {summary.chats} training chats in "
+        f"Bridged {records} of {escape(benchmark)} (recorded:{escape(judge)}): "
+        f"{summary.kept:,} kept, {summary.inconsistent:,} inconsistent, "
+        f"{plural(summary.parse_errors, 'parse error')}, {plural(summary.errors, 'error')}, "
+        f"{summary.skipped:,} skipped (no recorded verdict)."
+    )
+    repeats = f" ({plural(summary.duplicates, 'repeated chat')} left out)" if summary.duplicates else ""
+    console.print(
+        f"Records in {escape(str(files.records))}; {plural(summary.chats, 'training chat')} in "
         f"{escape(str(files.sft))}{repeats}; run in {escape(str(files.run))}"
     )
     console.print(calls_line(summary.usage, spent))
     if summary.records < run.sources:
         console.print(
             f"With the unfinished records' calls: {spent.calls:,} made, {spent.cached:,} from cache, "
-            f"{spent.retries:,} retries."
+            f"{plural(spent.retries, 'retry')}."
         )

@@ -30,6 +30,7 @@ from faceteval._cli.kit import (
     spent_fields,
     usage_rows,
 )
+from faceteval._util.text import plural
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError, StoreError
 from faceteval.llm import LLM, Spend
@@ -244,13 +245,14 @@ def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) 
     table = Table.grid(padding=(0, 2))
     table.add_row(
         "responses",
-        f"{stats.responses:,} of {run.responses:,} done, from {stats.judgments:,} of {run.judgments:,} "
-        f"judgments; {stats.skipped:,} failed judgments skipped",
+        f"{stats.responses:,} of {run.responses:,} done, from {stats.judgments:,} of "
+        f"{plural(run.judgments, 'judgment')}; {plural(stats.skipped, 'failed judgment')} skipped",
     )
     table.add_row(
         f"below {options.threshold:g}",
         f"{stats.below:,}: {stats.statuses.get('corrected', 0):,} corrected, "
-        f"{stats.statuses.get('parse_error', 0):,} parse errors, {stats.statuses.get('error', 0):,} errors",
+        f"{plural(stats.statuses.get('parse_error', 0), 'parse error')}, "
+        f"{plural(stats.statuses.get('error', 0), 'error')}",
     )
     table.add_row("kept", f"{stats.statuses.get('kept', 0):,}")
     if options.rejudge:

@@ -9,6 +9,7 @@ import click
 from rich.table import Table
 
 from faceteval._cli.kit import Console, escape, force_option, handle_errors
+from faceteval._util.text import plural
 from faceteval.datasets import judged_input
 from faceteval.errors import FacetevalError
 from faceteval.methods.fennec._sft import export_sft
@@ -121,8 +122,9 @@ def _show_stats(stats: SftStats) -> None:
     console.print(table)
     if stats.incomplete:
         console.print(
-            f"{stats.incomplete} judge samples left out for a missing score, explanation, comparison "
-            "or guideline."
+            f"{plural(stats.incomplete, 'judge sample')} left out for a missing score, explanation, "
+            "comparison or guideline."
         )
     if stats.failed:
-        console.print(f"{stats.failed} of {stats.judgments} judgments failed and were skipped.")
+        were = "was" if stats.failed == 1 else "were"
+        console.print(f"{stats.failed:,} of {plural(stats.judgments, 'judgment')} failed and {were} skipped.")

@@ -18,6 +18,7 @@ from faceteval._cli.kit import (
     handle_errors,
 )
 from faceteval._util.files import read_json_object
+from faceteval._util.text import plural
 from faceteval.core import Criterion
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
@@ -99,11 +100,20 @@ def decompose(**flags: Any) -> None:
     "--features", "features_spec", metavar="SOURCE", help="Recorded criterion scores instead of an LLM."
 )
 @data_dir_option
-@force_option
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Score the criteria with a --model other than the evaluator's own, and write --out over files "
+    "that are not this command's own output (never over its inputs, the cache or a directory).",
+)
 @engine_options(exclude=HDEVAL_EXCLUDED)
 @handle_errors
 def apply(**flags: Any) -> None:
-    """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query."""
+    """Score new outputs: a score per target aspect, each criterion's contribution, ranks per query.
+
+    The criteria are scored by the model the evaluator was trained with (its aggregator learned that
+    model's scores), unless --features gives recorded ones; another --model needs --force.
+    """
     from faceteval.methods.hdeval._evaluator import (
         criteria_folder,
         evaluator_files,
@@ -117,6 +127,7 @@ def apply(**flags: Any) -> None:
     inputs = [*evaluator_inputs, *source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
     check_command_outputs(flags, scored_files(flags["out"], by_llm=not flags["features_spec"]), inputs=inputs)
     evaluator = load_evaluator(flags["evaluator_dir"])
+    model = None if flags["features_spec"] else _judge_model(flags, evaluator.model)
     target = _input_target(flags["target_spec"], flags["data_dir"])
     instances = list(target.instances)
     if flags["features_spec"]:
@@ -126,14 +137,15 @@ def apply(**flags: Any) -> None:
         if lacking := [node for node in evaluator.features if node not in found]:
             raise FacetevalError(
                 f"{source.name} scores none of the outputs on {len(lacking)} of the evaluator's "
-                f"{len(evaluator.features)} criteria ({', '.join(map(repr, lacking[:5]))}"
+                f"{plural(len(evaluator.features), 'criterion')} ({', '.join(map(repr, lacking[:5]))}"
                 f"{' ...' if len(lacking) > 5 else ''}): give features judged on the criteria it was "
                 "trained on, or leave out --features to score them with --model"
             )
     else:
         input_path = write_instances(criteria_folder(flags["out"]), instances)
         method = HierarchyAware.from_tree(evaluator.tree, evaluator.features)
-        node_scores = score_criteria(flags, method, input_path, input_path.with_name("judgments.jsonl"))
+        judgments = input_path.with_name("judgments.jsonl")
+        node_scores = score_criteria(flags | {"model": model}, method, input_path, judgments)
     rows = score(evaluator, instances, node_scores.scores)
     for row in rows:
         if row["id"] in node_scores.failed:
@@ -141,11 +153,47 @@ def apply(**flags: Any) -> None:
             row["error"] = node_scores.failed[row["id"]]
     write_atomic(flags["out"], "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     scored = sum(row["status"] == "ok" for row in rows)
-    console.print(f"{scored} of {len(rows)} outputs scored; written to {escape(str(flags['out']))}")
+    console.print(
+        f"{scored:,} of {plural(len(rows), 'output')} scored; written to {escape(str(flags['out']))}"
+    )
     if scored < len(rows):
-        console.print(f"{len(rows) - scored} could not be scored (see their status and error)")
+        their = "its" if len(rows) - scored == 1 else "their"
+        console.print(f"{len(rows) - scored:,} could not be scored (see {their} status and error)")
     if rows and not scored:
         raise click.exceptions.Exit(1)
+
+
+def _judge_model(flags: dict[str, Any], own: str | None) -> str:
+    """The model that scores the criteria: the evaluator's ``own`` unless another is given, which
+    needs --force (or ``own`` is unknown: the evaluator learned from recorded scores)."""
+    given: str | None = flags["model"]
+    if given is None or given == own:
+        if own is None:
+            raise click.UsageError(
+                "the evaluator learned from recorded criterion scores, so it has no model of its own: "
+                "give --model to score the criteria, or --features with recorded ones"
+            )
+        return own
+    if own is None:
+        return given
+    if not flags["force"]:
+        raise click.UsageError(
+            f"{_as_given(given)} is not the evaluator's judge model {own}: its aggregator "
+            f"learned from {own}'s criterion scores. Leave --model out to use {own}, or give --force "
+            f"to score with {given} anyway"
+        )
+    console.print(f"[yellow]Scoring the criteria with {escape(given)}, not the evaluator's {escape(own)}[/]")
+    return given
+
+
+def _as_given(model: str) -> str:
+    """``model`` as it was given: by the flag, the environment or faceteval.toml."""
+    source = click.get_current_context().get_parameter_source("model")
+    if source == click.core.ParameterSource.ENVIRONMENT:
+        return f"FACETEVAL_MODEL={model}"
+    if source == click.core.ParameterSource.DEFAULT_MAP:
+        return f"faceteval.toml's model {model}"
+    return f"--model {model}"
 
 
 def _input_target(spec: str, data_dir: Path) -> Any:

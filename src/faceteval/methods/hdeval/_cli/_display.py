@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from faceteval._cli.kit import Console, escape
+from faceteval._util.text import plural
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -18,7 +19,7 @@ def show_held_out(summary: dict[str, Any]) -> None:
     level = summary["level"]
     table = Table(
         title=f"Held-out correlation with human scores ({level} level, "
-        f"{summary['split']['test']} test outputs)",
+        f"{plural(summary['split']['test'], 'test output')})",
         title_justify="left",
     )
     for column in ("target", "scorer", "pearson", "spearman", "kendall"):
@@ -34,7 +35,8 @@ def show_held_out(summary: dict[str, Any]) -> None:
     console.print(table)
     if summary["split"]["left_out"]:
         console.print(
-            f"{summary['split']['left_out']} instance(s) left out: a criterion score could not be read"
+            f"{plural(summary['split']['left_out'], 'instance')} left out: a criterion score could not be "
+            "read"
         )
 
 

@@ -16,6 +16,7 @@ from faceteval._cli.kit import (
     given_flags,
     handle_errors,
 )
+from faceteval._util.text import plural
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
@@ -96,7 +97,12 @@ def train_command(**flags: Any) -> None:
       faceteval hdeval train coeval-eli5 --features recorded:chatgpt --target Accuracy,Coherence \\
           --out evaluators/eli5
     """
-    from faceteval.methods.hdeval._evaluator import evaluator_files, layer_judgments, save_evaluator
+    from faceteval.methods.hdeval._evaluator import (
+        RECORDED_SOURCE,
+        evaluator_files,
+        layer_judgments,
+        save_evaluator,
+    )
     from faceteval.methods.hdeval._features import recorded_scorer
     from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary
     from faceteval.methods.hdeval._train import TrainConfig, check_trainable, initial_tree, train
@@ -111,7 +117,8 @@ def train_command(**flags: Any) -> None:
     labelled = [i for i in instances if i.scores and all(t in i.scores for t in targets)]
     if len(labelled) < len(instances):  # left out before any call: there is nothing to learn from them
         console.print(
-            f"[yellow]{len(instances) - len(labelled):,} of {len(instances):,} outputs have no human score "
+            f"[yellow]{len(instances) - len(labelled):,} of {plural(len(instances), 'output')} "
+            f"{'has' if len(instances) - len(labelled) == 1 else 'have'} no human score "
             f"for every target ({escape(', '.join(targets))}): left out[/]"
         )
         instances = labelled
@@ -140,6 +147,7 @@ def train_command(**flags: Any) -> None:
     check_command_outputs(
         flags, files, inputs=[*inputs, *([flags["tree_path"]] if flags["tree_path"] else [])]
     )
+    model: str | None
     if flags["features_spec"]:
         source = load_judgments(flags["features_spec"], target, flags["data_dir"])
         names = [c.name for c in (benchmark.criteria if benchmark else ())] or sorted(
@@ -147,7 +155,7 @@ def train_command(**flags: Any) -> None:
         )
         tree = load_tree(flags["tree_path"]) if flags["tree_path"] else initial_tree(task, names)
         trained = train(tree, instances, config, recorded_scorer(source.judgments))
-        origin = f"{source.name} (recorded criterion scores)"
+        origin, model = f"{source.name}{RECORDED_SOURCE}", None
     else:
         tree = (
             load_tree(flags["tree_path"])
@@ -166,7 +174,7 @@ def train_command(**flags: Any) -> None:
             return decompose_with_llm(flags, current, node_ids, k)
 
         trained = train(tree, instances, config, score_nodes, decompose_nodes)
-        origin = flags["model"]
+        origin = model = flags["model"]
     described: dict[str, Any] = {
         "benchmark": target.name,
         "origin": origin,
@@ -175,7 +183,7 @@ def train_command(**flags: Any) -> None:
         "level": benchmark.level if benchmark else None,
     }
     summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
-    info = evaluator_info(trained, **described)
+    info = evaluator_info(trained, model=model, **described)
     save_evaluator(out, trained, summary=summary, info=info)
     show_held_out(summary)
     console.print(
