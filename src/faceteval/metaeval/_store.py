@@ -99,7 +99,9 @@ def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgme
             run's, or changed since); a summary written before summaries described them is read as is.
     """
     summary = read_summary(run_dir)
-    store.check_written(summary, run_dir / SUMMARY)
+    store.check_written(
+        store.parse_record(summary, store.MetaEvalRecord, source=str(run_dir / SUMMARY)), run_dir / SUMMARY
+    )
     instances: list[Instance] = []
     if (run_dir / INSTANCES).is_file():
         for item in read_instances(run_dir / INSTANCES):

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from faceteval.core import Instance, Judgment
 from faceteval.errors import InputError
-from faceteval.store import check_written
+from faceteval.store import MetaEvalRecord, check_written, parse_record
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,9 @@ def load_run(run_dir: Path) -> Run:
             missing or not as it describes it (`faceteval.store.check_written`).
     """
     summary = read_summary(run_dir / SUMMARY_FILE)
-    check_written(summary, run_dir / SUMMARY_FILE)
+    check_written(
+        parse_record(summary, MetaEvalRecord, source=str(run_dir / SUMMARY_FILE)), run_dir / SUMMARY_FILE
+    )
     instances, bad_instances = _read_jsonl(run_dir / INSTANCES_FILE, Instance)
     judgments, bad_judgments = _read_jsonl(run_dir / JUDGMENTS_FILE, Judgment)
     return Run(summary, instances, judgments, bad_instances + bad_judgments)

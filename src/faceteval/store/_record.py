@@ -15,11 +15,13 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic_core import to_jsonable_python
 
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError, InputError
@@ -46,8 +48,8 @@ class FileEntry(RecordPart):
 class InputFile(RecordPart):
     """A file the run read."""
 
-    path: str
-    """As given (relative to the working directory then, or absolute)."""
+    path: str | None = None
+    """As given (relative to the working directory then, or absolute); None if not recorded."""
     absolute: str | None = None
     """Where it was: the absolute path (symlinks kept), None if not recorded."""
     sha256: str | None = None
@@ -59,6 +61,11 @@ class MethodRecord(RecordPart):
 
     name: str
     params: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, description: Mapping[str, Any]) -> MethodRecord:
+        """The record of a method's ``describe()`` (tuples as lists, as JSON holds them)."""
+        return cls.model_validate(to_jsonable_python(description))
 
 
 class LLMRecord(RecordPart):
@@ -73,6 +80,11 @@ class LLMRecord(RecordPart):
     concurrency: int | None = None
     timeout: float | None = None
     max_retries: int | None = None
+
+    @classmethod
+    def of(cls, description: Mapping[str, Any]) -> LLMRecord:
+        """The record of an LLM's ``describe()``."""
+        return cls.model_validate(to_jsonable_python(description))
 
 
 class SpendRecord(RecordPart):

@@ -27,6 +27,9 @@ class JudgeSummary(RecordSummary):
     orders_disagreed: int = 0
     start_seconds: float | None = None
     """Of the run's seconds, those spent opening the model (and the response cache)."""
+    result: dict[str, JsonValue] | None = None
+    """The run's result (`faceteval.results.JudgeResult`, as JSON), in a record that holds one (the
+    run viewer shows it); the ``judge`` command prints it and does not record it."""
 
 
 class JudgeRecord(RunRecord):
@@ -85,7 +88,7 @@ class CorrectRecord(RunRecord):
     summary: CorrectSummary = Field(default_factory=CorrectSummary)
 
 
-class BridgeSummary(RecordSummary):
+class BridgeRunSummary(RecordSummary):
     """What a ``bridge`` run did."""
 
     sources: int | None = None
@@ -106,12 +109,12 @@ class BridgeSummary(RecordSummary):
     """The file names: ``records`` and ``sft``."""
 
 
-class BridgeRecord(RunRecord):
+class BridgeRunRecord(RunRecord):
     """The record of a ``bridge`` run (``<benchmark>.run.json``). ``options``: ``benchmark``, ``judge``
     (``recorded:<name>``), ``limit``."""
 
     command: Literal["bridge"] = "bridge"
-    summary: BridgeSummary = Field(default_factory=BridgeSummary)
+    summary: BridgeRunSummary = Field(default_factory=BridgeRunSummary)
 
 
 class MetaEvalSummary(RecordSummary):
@@ -193,6 +196,9 @@ class TrainSummary(RecordSummary):
     benchmark: str | None = None
     source: str | None = None
     """Where the criterion scores came from: the model, or recorded scores."""
+    model: JsonValue = None
+    """The model (``provider:model``) whose criterion scores it learned; None for recorded scores (an
+    evaluator written before it named one has it as its ``source``)."""
     group_by: str | None = None
     system_by: str | None = None
     level: str | None = None
@@ -258,7 +264,7 @@ class GenerationRecord(RunRecord):
 
 
 AnyRunRecord = Annotated[
-    JudgeRecord | CorrectRecord | BridgeRecord | MetaEvalRecord | TrainRecord | GenerationRecord,
+    JudgeRecord | CorrectRecord | BridgeRunRecord | MetaEvalRecord | TrainRecord | GenerationRecord,
     Field(discriminator="command"),
 ]
 """Any command's run record, told apart by its ``command``."""

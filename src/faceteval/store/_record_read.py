@@ -7,18 +7,17 @@ current shape by one migration per command (`MIGRATIONS`), then validated by the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from faceteval._util.documents import read_text
+from faceteval._util.files import read_json_object
 from faceteval.errors import InputError
 from faceteval.store._record import RECORD_SCHEMA, RunRecord
 from faceteval.store._record_kinds import (
-    BridgeRecord,
+    BridgeRunRecord,
     CorrectRecord,
     GenerationRecord,
     JudgeRecord,
@@ -42,15 +41,7 @@ def read_record(path: Path, kind: type[R]) -> R:
         InputError: The file cannot be read, is not JSON, is another command's record, was written
             by a newer faceteval, or a field is not what the schema says (named).
     """
-    try:
-        data = json.loads(read_text(path))
-    except ValueError as exc:
-        raise InputError(str(path), None, None, f"not a run record: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(str(path), None, None, "not a run record: nested too deep") from None
-    if not isinstance(data, dict):
-        raise InputError(str(path), None, None, f"expected a JSON object, got {type(data).__name__}")
-    return parse_record(data, kind, source=str(path))
+    return parse_record(read_json_object(path), kind, source=str(path))
 
 
 def parse_record(data: Mapping[str, Any], kind: type[R], *, source: str) -> R:
@@ -140,9 +131,9 @@ def _judge(data: Data) -> Data:
     """A ``judge`` record of schema 1: its input as ``input``/``input_path``/``input_sha256``, and its LLM
     use in ``summary``."""
     out = _header(data, "judge") | _common(data)
-    if "input" in data:
-        where = {"absolute": data.get("input_path"), "sha256": data.get("input_sha256")}
-        out["inputs"] = {"input": {"path": data["input"], **where}}
+    given = {"path": "input", "absolute": "input_path", "sha256": "input_sha256"}
+    if any(key in data for key in given.values()):
+        out["inputs"] = {"input": {part: data.get(key) for part, key in given.items()}}
     if "method" in data:
         out["method"] = data["method"]
     summary = data.get("summary", {})
@@ -210,6 +201,7 @@ TRAIN_SUMMARY = (
     "task",
     "benchmark",
     "source",
+    "model",
     "group_by",
     "system_by",
     "level",
@@ -247,7 +239,7 @@ def _generation(data: Data) -> Data:
 MIGRATIONS: dict[str, Callable[[Data], Data]] = {
     command_of(JudgeRecord): _judge,
     command_of(CorrectRecord): _correct,
-    command_of(BridgeRecord): _bridge,
+    command_of(BridgeRunRecord): _bridge,
     command_of(MetaEvalRecord): _meta_eval,
     command_of(TrainRecord): _train,
     command_of(GenerationRecord): _generation,

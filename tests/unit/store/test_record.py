@@ -13,8 +13,8 @@ from faceteval.errors import FacetevalError, InputError
 from faceteval.store import (
     RECORD_SCHEMA,
     RUN_RECORDS,
-    BridgeRecord,
-    BridgeSummary,
+    BridgeRunRecord,
+    BridgeRunSummary,
     CorrectionGain,
     CorrectRecord,
     CorrectSummary,
@@ -75,10 +75,12 @@ RECORDS: list[RunRecord] = [
             improvement=CorrectionGain(responses=1, before=1.0, after=4.0, gain=3.0, wins=1),
         ),
     ),
-    BridgeRecord(
+    BridgeRunRecord(
         **common("bridge"),
         options={"benchmark": "pandalm", "judge": "recorded:pandalm-7b", "limit": None},
-        summary=BridgeSummary(sources=2, records=2, kept=1, usage=Usage(calls=4), files={"sft": "p.jsonl"}),
+        summary=BridgeRunSummary(
+            sources=2, records=2, kept=1, usage=Usage(calls=4), files={"sft": "p.jsonl"}
+        ),
     ),
     MetaEvalRecord(
         **common("meta-eval"),
@@ -196,7 +198,7 @@ def test_an_old_correct_record_moves_its_inputs_and_gain() -> None:
 @pytest.mark.parametrize("name", ["autoj-pairwise.run.json", "pandalm.run.json"])
 def test_old_bridge_records_move_what_was_bridged_into_options(name: str) -> None:
     old = json.loads((OLD / "bridge" / name).read_text())
-    record = read_record(OLD / "bridge" / name, BridgeRecord)
+    record = read_record(OLD / "bridge" / name, BridgeRunRecord)
     assert record.options == {key: old[key] for key in ("benchmark", "judge", "limit")}
     assert record.summary.files == old["files"] and record.summary.sources == old.get("sources")
     assert record.summary.usage == Usage.model_validate(old["summary"]["usage"])
