@@ -126,7 +126,7 @@ def judge(
         [(1, [9.0, 2.0])]
     """
     check_arguments(instances, method, llm, options)
-    if _running_loop():
+    if running_loop():
         raise ConfigError(
             "judge() cannot run inside a running event loop (a notebook cell, an async function): "
             "use `await judge_async(...)` there, and `await llm.aclose()` when done"
@@ -136,7 +136,8 @@ def judge(
     return anyio.run(llm.closing_after, judging)
 
 
-def _running_loop() -> bool:
+def running_loop() -> bool:
+    """Whether this thread runs an event loop (where a blocking call cannot block)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

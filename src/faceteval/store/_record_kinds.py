@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, JsonValue, TypeAdapter
+from pydantic import ConfigDict, Field, JsonValue, TypeAdapter
 
 from faceteval.core import Usage
 from faceteval.store._record import RecordPart, RecordSummary, RunRecord
@@ -121,8 +121,11 @@ class MetaEvalSummary(RecordSummary):
     """What a meta-evaluation measured: one judge on one benchmark, or the runs of a sweep or repeats.
 
     Every field may be absent (a report shows what is there). Metric entries are as
-    `faceteval.metrics` gives them: ``{value, n, ci, ...}``.
+    `faceteval.metrics` gives them: ``{value, n, ci, ...}``; one that is not a finite number is
+    refused when the record is written (`RunRecord.to_json`), not when it is made.
     """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=True)
 
     benchmark: str | None = None
     kind: str | None = None
@@ -134,10 +137,6 @@ class MetaEvalSummary(RecordSummary):
     """Instances measured."""
     status: dict[str, int] | None = None
     """Judgments by status, and ``missing`` ones."""
-    variant: dict[str, JsonValue] | None = None
-    """Its place in a sweep: the swept count (``aspects``, ``criteria_count`` ...) and the seed."""
-    reported: dict[str, JsonValue] | None = None
-    """The numbers the recorded judge's authors published, to compare."""
     unmatched_judgments: int | None = None
     unmatched_examples: list[str] | None = None
     judgments_outside_sample: int | None = None
@@ -166,6 +165,10 @@ class MetaEvalSummary(RecordSummary):
     weight_rankings: JsonValue = None
     usage: JsonValue = None
     """The judgments' calls, tokens and cost (cached calls at their price), and per instance."""
+    reported: dict[str, JsonValue] | None = None
+    """The numbers the recorded judge's authors published, to compare."""
+    variant: dict[str, JsonValue] | None = None
+    """Its place in a sweep: the swept count (``aspects``, ``criteria_count`` ...) and the seed."""
     runs: list[dict[str, JsonValue]] | None = None
     """A sweep's or repeats' runs: each one's directory, count, seed and headline numbers."""
     sweep: list[dict[str, JsonValue]] | None = None
