@@ -18,7 +18,7 @@ import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from pydantic_core import to_jsonable_python
@@ -168,6 +168,21 @@ class RunRecord(RecordPart):
     summary: RecordSummary | None = None
     written: dict[str, FileEntry] = Field(default_factory=dict)
     """The outputs put in place, by path relative to the record's folder (a name, mostly)."""
+
+    def finished(self, **update: Any) -> Self:
+        """This record with ``update``, as a run that ends now writes it: the header's versions,
+        command line and finish time (its start kept; now when it has none).
+
+        Examples:
+            >>> from faceteval.store import TrainRecord
+            >>> record = TrainRecord(started_at="2025-01-02T00:00:00+00:00").finished(options={"seed": 1})
+            >>> record.started_at, record.options, record.finished_at is not None
+            ('2025-01-02T00:00:00+00:00', {'seed': 1}, True)
+        """
+        ending = header(self.command, datetime.now(UTC))
+        if self.started_at is not None:
+            ending["started_at"] = self.started_at
+        return self.model_copy(update={**ending, **update})
 
     def to_json(self) -> str:
         """The record as its file holds it: indented JSON, the summary as it was given (its unset

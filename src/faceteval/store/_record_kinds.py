@@ -186,14 +186,20 @@ class MetaEvalRecord(RunRecord):
 
 
 class TrainSummary(RecordSummary):
-    """What ``hdeval train`` made: an evaluator, as `faceteval.methods.hdeval` loads it."""
+    """What ``hdeval train`` made: an evaluator, as `faceteval.methods.hdeval` loads it.
 
-    targets: list[str] = Field(default_factory=list)
-    """The human score aspects it predicts."""
-    features: list[str] = Field(default_factory=list)
-    """Tree node ids in the aggregator's column order."""
-    background: list[float] = Field(default_factory=list)
-    """Mean training score of each feature: the reference point of each contribution."""
+    Its targets, features and background are taken as they were written, and checked by the
+    evaluator that reads them against each other and its files (each problem named by its field).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=True)
+
+    targets: JsonValue = None
+    """The human score aspects it predicts: a non-empty list of distinct names."""
+    features: JsonValue = None
+    """Tree node ids in the aggregator's column order: a non-empty list of distinct names."""
+    background: JsonValue = None
+    """Mean training score of each feature (the reference point of each contribution): a number each."""
     aggregator: str | None = None
     task: str | None = None
     benchmark: str | None = None

@@ -11,6 +11,8 @@ import pytest
 from faceteval.core import Usage
 from faceteval.errors import FacetevalError, InputError
 from faceteval.store import (
+    EVALUATOR,
+    GENERATION,
     RECORD_SCHEMA,
     RUN_RECORDS,
     BridgeRunRecord,
@@ -256,3 +258,17 @@ def test_an_old_generation_summary_moves_its_model_and_template() -> None:
     assert record.prompts == {old["template"]["name"]: old["template"]["sha256"]}
     assert [s.model_dump() for s in record.summary.sets] == old["sets"]
     assert (record.summary.task, record.summary.samples) == (old["task"], old["samples"])
+
+
+def test_a_commands_record_file_is_of_its_output_kind_in_either_shape(tmp_path: Path) -> None:
+    """A file a command may replace: its record as written now, or in the shape written before it."""
+    kinds = {
+        "hdeval train": (EVALUATOR, "hdeval/evaluator.json"),
+        "criteria generate": (GENERATION, "criteria/generation.json"),
+    }
+    for record in RECORDS:
+        path = tmp_path / f"{record.command}.json"
+        path.write_text(record.to_json(), encoding="utf-8")
+        for command, (kind, old) in kinds.items():
+            assert kind.holds(path) == (record.command == command), (record.command, kind.what)
+            assert kind.holds(OLD / old)
