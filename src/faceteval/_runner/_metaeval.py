@@ -268,6 +268,7 @@ def measure_source(
     about = MetaEvalRecord(
         **header("meta-eval", datetime.now(UTC)),
         inputs={"judgments": input_file(path)} if source.recorded is None and path.is_file() else {},
+        output=str(out),
         options=options.recorded(),
     )
     record = measure(

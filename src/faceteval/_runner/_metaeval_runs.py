@@ -185,6 +185,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
     model = llm.describe()["model"]
     about = MetaEvalRecord(
         **header("meta-eval", started.at),
+        output=str(run_dir),
         method=MethodRecord.of(plan.method.describe()),
         llm=LLMRecord.of(llm.describe()),
         options={"swap": context.judging.swap, **context.options.recorded()},
@@ -243,6 +244,7 @@ def _compared(
     combined = first.model_copy(
         update={
             **header("meta-eval", started.at),
+            "output": str(context.out),
             "llm": LLMRecord.of(context.llm.describe()),
             "spend": _total(spends),
             "summary": combine([(plan.variant, record.summary) for plan, record in records]),

@@ -84,20 +84,10 @@ def measure(
         numbers = summarize(
             target, joined, judge=judge, settings=settings or Settings(), human_weights=human_weights
         ) | dict(extra or {})
-        record = (about or MetaEvalRecord()).model_copy(
-            update={**_times(about, started), "summary": MetaEvalSummary.model_validate(numbers)}
-        )
+        about = about or MetaEvalRecord(**store.header("meta-eval", started))
+        record = about.finished(summary=MetaEvalSummary.model_validate(numbers))
         run.finish(record)
     return record
-
-
-def _times(about: MetaEvalRecord | None, started: datetime) -> dict[str, Any]:
-    """The header of a record: ``about``'s start (``started`` if it has none), finished now."""
-    ending = store.header("meta-eval", started)
-    if about is not None and about.started_at is not None:
-        ending["started_at"] = about.started_at
-    keep = ("interrupted", "stopped_by")
-    return {key: value for key, value in ending.items() if about is None or key not in keep}
 
 
 def read_summary(run_dir: Path) -> MetaEvalRecord:
