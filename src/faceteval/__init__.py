@@ -16,8 +16,8 @@ Examples:
         summary = meta_evaluate("llmbar-natural", DnA(aspects=3), llm, out="runs/dna", data_dir="data")
         print(summary.agreement)
 
-The meta-evaluation (`meta_evaluate`, `meta_evaluate_async`, `MetaEvalOptions`) is imported on first
-use: importing faceteval loads no meta-evaluation or report.
+The meta-evaluation (`meta_evaluate`, `meta_evaluate_async`, `MetaEvalOptions`, `NothingJudged`) is
+imported on first use: importing faceteval loads no meta-evaluation or report.
 """
 
 from typing import TYPE_CHECKING
@@ -35,10 +35,10 @@ from faceteval.results import JudgeResult, compute_result
 from faceteval.store import SQLiteCache
 
 if TYPE_CHECKING:
-    from faceteval._runner import MetaEvalOptions, meta_evaluate, meta_evaluate_async
+    from faceteval._runner import MetaEvalOptions, NothingJudged, meta_evaluate, meta_evaluate_async
 
 __getattr__ = lazy_attributes(
-    __name__, {"_runner": ("MetaEvalOptions", "meta_evaluate", "meta_evaluate_async")}
+    __name__, {"_runner": ("MetaEvalOptions", "NothingJudged", "meta_evaluate", "meta_evaluate_async")}
 )
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "Judgment",
     "MetaEvalOptions",
     "Method",
+    "NothingJudged",
     "OrderResult",
     "RetryPolicy",
     "RunAborted",
