@@ -93,7 +93,7 @@ def measure_recorded(
         extra=extra,
     )
     write_report(OUT / name)
-    return summary
+    return summary.summary.model_dump(mode="json", exclude_unset=True)  # the record's numbers
 
 
 def lookup(summary: dict, key: str) -> dict:

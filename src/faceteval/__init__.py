@@ -3,14 +3,27 @@
 Examples:
     Judge pairs with DnA-Eval through any OpenAI-compatible server::
 
-        from faceteval import DnA, LLM, judge, read_instances
+        from faceteval import DnA, LLM, compute_result, judge, read_instances
 
         llm = LLM.from_spec("openai:gpt-4o-mini")
-        judgments = judge(read_instances("pairs.jsonl"), DnA(aspects=3), llm)
+        judgments = judge(read_instances("pairs.jsonl"), DnA(aspects=3), llm, out="judgments.jsonl")
         result = compute_result(judgments, read_instances("pairs.jsonl"))  # win rates, facets ...
+
+    Measure it against the human labels of a benchmark, as ``faceteval meta-eval`` does::
+
+        from faceteval import meta_evaluate
+
+        summary = meta_evaluate("llmbar-natural", DnA(aspects=3), llm, out="runs/dna", data_dir="data")
+        print(summary.agreement)
+
+The meta-evaluation (`meta_evaluate`, `meta_evaluate_async`, `MetaEvalOptions`, `NothingJudged`) is
+imported on first use: importing faceteval loads no meta-evaluation or report.
 """
 
+from typing import TYPE_CHECKING
+
 from faceteval._runner import JudgeOptions, RunAborted, RunStats, judge, judge_async, judge_each
+from faceteval._util.lazy import lazy_attributes
 from faceteval._version import __version__
 from faceteval.core import Criterion, FacetScore, Instance, Judgment, OrderResult, TraceEntry, Usage
 from faceteval.datasets import load_criteria, read_instances
@@ -20,6 +33,13 @@ from faceteval.methods.baselines import CoT, Direct
 from faceteval.methods.dna import DnA
 from faceteval.results import JudgeResult, compute_result
 from faceteval.store import SQLiteCache
+
+if TYPE_CHECKING:
+    from faceteval._runner import MetaEvalOptions, NothingJudged, meta_evaluate, meta_evaluate_async
+
+__getattr__ = lazy_attributes(
+    __name__, {"_runner": ("MetaEvalOptions", "NothingJudged", "meta_evaluate", "meta_evaluate_async")}
+)
 
 __all__ = [
     "LLM",
@@ -33,7 +53,9 @@ __all__ = [
     "JudgeOptions",
     "JudgeResult",
     "Judgment",
+    "MetaEvalOptions",
     "Method",
+    "NothingJudged",
     "OrderResult",
     "RetryPolicy",
     "RunAborted",
@@ -48,5 +70,7 @@ __all__ = [
     "judge_async",
     "judge_each",
     "load_criteria",
+    "meta_evaluate",
+    "meta_evaluate_async",
     "read_instances",
 ]

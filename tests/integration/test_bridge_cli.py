@@ -98,7 +98,12 @@ def test_autoj_pairs_are_bridged_filtered_written_and_rerun_from_the_cache(
     assert [[m["role"] for m in c["messages"]] for c in chats] == [["system", "user", "assistant"]] * 2
     assert [c["messages"][2]["content"] for c in chats] == [r["judgment"] for r in records[:2]]
     run = json.loads((out / "autoj-pairwise.run.json").read_text(encoding="utf-8"))
-    assert (run["benchmark"], run["judge"], run["limit"]) == ("autoj-pairwise", "recorded:auto-j-13b", 3)
+    options = run["options"]  # schema 2: what was bridged is among the options
+    assert (options["benchmark"], options["judge"], options["limit"]) == (
+        "autoj-pairwise",
+        "recorded:auto-j-13b",
+        3,
+    )
     assert run["llm"]["model"] == "openai:judge"
     summary = run["summary"]
     assert (summary["records"], summary["kept"], summary["inconsistent"], summary["parse_errors"]) == (
@@ -295,9 +300,9 @@ def test_an_interrupted_run_keeps_what_finished_and_a_rerun_finishes_from_the_ca
             assert "Bridged 4 of 6 records of autoj-pairwise" in stdout
             run = json.loads(run_path.read_text(encoding="utf-8"))
             assert run["interrupted"] is True and run["stopped_by"] is None
-            assert (run["sources"], run["summary"]["records"], run["summary"]["kept"]) == (6, 4, 4)
+            assert (run["summary"]["sources"], run["summary"]["records"], run["summary"]["kept"]) == (6, 4, 4)
             assert run["summary"]["usage"]["calls"] == 12
-            assert run["spent"]["calls"] == len(server.requests) == 12 + 2  # the two hung calls too
+            assert run["spend"]["calls"] == len(server.requests) == 12 + 2  # the two hung calls too
         responder.on = False
         before = len(server.requests)
         resumed = run_to_end(command)

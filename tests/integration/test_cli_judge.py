@@ -90,8 +90,8 @@ def test_dna_judges_pairs_and_writes_judgments_and_a_run_record(tmp_path: Path, 
     assert {r.body["model"] for r in server.requests} == {"judge"}
     record = json.loads((tmp_path / "out" / "judgments.run.json").read_text())
     assert record["method"]["name"] == "dna" and record["llm"]["model"] == "openai:judge"
-    assert record["input_path"] == os.path.abspath(tmp_path / "pairs.jsonl")
-    assert record["summary"]["calls"] == 13 and record["summary"]["judgments"] == {"ok": 3}
+    assert record["inputs"]["input"]["absolute"] == os.path.abspath(tmp_path / "pairs.jsonl")  # schema 2
+    assert record["spend"]["calls"] == 13 and record["summary"]["judgments"] == {"ok": 3}
     assert set(record["prompts"]) >= {"dna/aspects", "dna/weights", "dna/score"}
     assert "judged" in result.output and "13 made, 0 from cache" in result.output
 
@@ -541,7 +541,7 @@ def test_interrupted_run_resumes_from_cache(tmp_path: Path, stop: signal.Signals
             # Every reply received, and the calls still under way (sent, so likely billed): at most
             # --concurrency more, and at least every request the server saw.
             received = len(server.requests)
-            assert kept <= received <= record["summary"]["calls"] <= kept + 2
+            assert kept <= received <= record["spend"]["calls"] <= kept + 2
             assert record["summary"]["judgments"]["ok"] == len(read_jsonl(out)) <= kept
         before = len(server.requests)
         resumed = run_to_end(command)
@@ -577,7 +577,7 @@ def test_a_run_that_keeps_failing_stops_with_a_summary(tmp_path: Path) -> None:
     made = re.search(r"LLM calls\s+(\d+) made, 0 from cache, (\d+) retries", result.output)
     assert made is not None and 10 <= int(made[2]) <= int(made[1]) <= 25, result.output
     record = json.loads((tmp_path / "o.run.json").read_text())
-    assert (record["summary"]["calls"], record["summary"]["retries"]) == (int(made[1]), int(made[2]))
+    assert (record["spend"]["calls"], record["spend"]["retries"]) == (int(made[1]), int(made[2]))
     assert "(and 9 more): ProviderConnectionError" in result.output
     judgments = read_jsonl(out)
     assert [j["status"] for j in judgments] == ["error"] * 10
@@ -597,10 +597,11 @@ def test_the_run_record_counts_the_calls_and_tells_start_up_apart(tmp_path: Path
     result = invoke(pairs_file(tmp_path), *local(server), *flags, "--out", out)
     assert result.exit_code == 0, result.output
     calls = len(server.requests) - before
-    summary = json.loads((tmp_path / "dna.run.json").read_text())["summary"]
-    assert summary["calls"] == calls
+    record = json.loads((tmp_path / "dna.run.json").read_text())
+    summary = record["summary"]
+    assert record["spend"]["calls"] == calls  # schema 2: LLM use is the record's spend
     # the record tells start-up (opening the model) apart from the whole run
-    assert 0 <= summary["start_seconds"] < summary["seconds"]
+    assert 0 <= summary["start_seconds"] < record["spend"]["seconds"]
     assert calls == 2 + 2 + 3 * 3 * 2  # aspects and weights per query, facets x pairs x orders
 
 

@@ -123,9 +123,9 @@ def test_a_sweep_by_m_runs_as_by_its_flag(tmp_path: Path, server: LLMServer) -> 
         "--no-report",
     )
     assert result.exit_code == 0, result.output
-    summary = json.loads((out / "summary.json").read_text())
+    summary = json.loads((out / "summary.json").read_text())["summary"]  # schema 2: the record's summary
     assert [(row["dir"], row["aspects"]) for row in summary["sweep"]] == [("aspects-1", 1), ("aspects-2", 2)]
-    inner = json.loads((out / "aspects-2" / "summary.json").read_text())
+    inner = json.loads((out / "aspects-2" / "summary.json").read_text())["summary"]
     assert inner["variant"] == {"aspects": 2, "seed": None}
     refused = run("meta-eval", labels, "--method", "dna", "-M", "aspects=1,x", *local(server), "--out", out)
     assert refused.exit_code == 2 and "'1,x' is not a comma-separated list of integers" in refused.output

@@ -131,12 +131,13 @@ def test_correct_rejudge_then_rerun_from_the_cache(
     assert lines[0]["rejudge"] is None and lines[0]["correction"] is None and lines[0]["trace"] == []
 
     record = json.loads((tmp_path / "corrected.run.json").read_text(encoding="utf-8"))
-    assert (record["model"], record["threshold"], record["input"]) == (
+    # schema 2: the model is the LLM's, the threshold an option, the files read are inputs
+    assert (record["llm"]["model"], record["options"]["threshold"], record["inputs"]["input"]["path"]) == (
         "openai:judge",
         3.0,
         str(tmp_path / "pairs.jsonl"),
     )
-    assert record["judgments"] == str(judged) and record["interrupted"] is False
+    assert record["inputs"]["judgments"]["path"] == str(judged) and record["interrupted"] is False
     summary = record["summary"]
     assert (summary["responses"], summary["below_threshold"], summary["corrected"], summary["kept"]) == (
         6,
@@ -145,8 +146,8 @@ def test_correct_rejudge_then_rerun_from_the_cache(
         4,
     )
     assert (summary["parse_errors"], summary["errors"], summary["skipped_judgments"]) == (0, 0, 0)
-    assert (summary["calls"], summary["cached"]) == (22, 0)
-    gain = record["improvement"]
+    assert (record["spend"]["calls"], record["spend"]["cached"]) == (22, 0)
+    gain = summary["improvement"]
     assert (gain["responses"], gain["before"], gain["after"], gain["gain"]) == (2, 1.5, 4.5, 3.0)
     assert (gain["wins"], gain["ties"], gain["losses"]) == (2, 0, 0)
     assert gain["ci"][0] < 3.0 < gain["ci"][1]
@@ -179,7 +180,7 @@ def test_correct_rejudge_then_rerun_from_the_cache(
         (c["status"], c["correction"], c["rejudge"]) for c in lines
     ]
     assert rerun[1]["usage"]["cached_calls"] == 11
-    assert json.loads((tmp_path / "corrected.run.json").read_text())["summary"]["cached"] == 22
+    assert json.loads((tmp_path / "corrected.run.json").read_text())["spend"]["cached"] == 22
 
 
 def test_judgments_of_another_method_fail_with_the_file_and_line(
@@ -231,7 +232,7 @@ def test_the_input_can_be_named_and_failed_judgments_are_skipped(
     ]
     assert "1 failed judgment skipped" in result.output
     record = json.loads((tmp_path / "c.run.json").read_text())
-    assert record["improvement"] is None and record["summary"]["skipped_judgments"] == 1
+    assert record["summary"]["improvement"] is None and record["summary"]["skipped_judgments"] == 1
 
     judged.write_text(failed.model_dump_json() + "\n", encoding="utf-8")
     nothing = invoke("correct", judged, "--input", moved, *local(server), "--out", out)

@@ -106,8 +106,9 @@ def test_generate_over_http_then_rerun_from_cache_then_consistency(
         ("Simplicity", "Accuracy", "Engagement"),
         ("Clarity", "Truthfulness"),
     }
-    summary = json.loads((out / "generation.json").read_text())
-    assert (summary["model"], summary["samples"], summary["failures"]) == ("openai:judge", 3, [])
+    record = json.loads((out / "generation.json").read_text())
+    summary = record["summary"]  # schema 2: the generation is its run record's summary, the model its LLM's
+    assert (record["llm"]["model"], summary["samples"], summary["failures"]) == ("openai:judge", 3, [])
     assert summary["usage"]["calls"] == 5 and summary["usage"]["cached_calls"] == 5  # the last run's
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -148,7 +149,7 @@ def test_an_unreadable_reference_set_fails_the_command_and_keeps_the_replies(tmp
     assert "the temperature-0 set could not be generated" in result.output
     out = tmp_path / "eli5"
     assert not (out / "criteria.yaml").exists() and not list((out / "samples").glob("*.yaml"))
-    failures = json.loads((out / "generation.json").read_text())["failures"]
+    failures = json.loads((out / "generation.json").read_text())["summary"]["failures"]  # schema 2
     assert [(f["index"], f["status"]) for f in failures] == [(0, "parse_error"), (1, "parse_error")]
     assert failures[0]["replies"] == ["I cannot help with that.", "I cannot help with that."]
 

@@ -126,8 +126,14 @@ def test_method_flags_are_checked(tmp_path: Path, args: list[str], message: str)
     assert message in " ".join(result.output.split())
 
 
+def record_of(out: Path) -> dict[str, Any]:
+    """A run's summary.json: its run record (schema 2)."""
+    return dict(json.loads((out / "summary.json").read_text(encoding="utf-8")))
+
+
 def summary_of(out: Path) -> dict[str, Any]:
-    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    """The numbers of a run's summary.json (schema 2: its record's summary)."""
+    return dict(record_of(out)["summary"])
 
 
 def meta_eval(data_dir: Path, *args: str | Path) -> Result:
@@ -143,7 +149,8 @@ def test_meta_eval_autoj_pairwise_with_fennec_and_swap(
     assert result.exit_code == 0, result.output
     summary = summary_of(out)
     assert summary["n"] == 24 and summary["status"]["ok"] == 24
-    assert summary["method"]["name"] == "fennec" and summary["method"]["swap"] is True
+    record = record_of(out)  # schema 2: the method and the options are the record's
+    assert record["method"]["name"] == "fennec" and record["options"]["swap"] is True
     assert summary["consistency"]["value"] == 1.0  # this judge has no position bias
     judgments = {j.id: j for j in read_judgments(out / "judgments.jsonl")}
     instances = [json.loads(line) for line in (out / "instances.jsonl").read_text().splitlines()]

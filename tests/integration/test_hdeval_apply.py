@@ -51,7 +51,7 @@ def models_asked(server: LLMServer) -> set[str]:
 
 
 def test_the_evaluator_records_the_model_that_scored_its_criteria(trained: Path) -> None:
-    record = json.loads((trained / "evaluator.json").read_text())
+    record = json.loads((trained / "evaluator.json").read_text())["summary"]  # schema 2: the record's summary
     assert (record["model"], record["source"]) == ("openai:judge", "openai:judge")
 
 
@@ -110,7 +110,7 @@ def test_an_evaluator_of_recorded_scores_needs_a_model(
 ) -> None:
     recorded = shutil.copytree(trained, tmp_path / "recorded")
     record = json.loads((recorded / "evaluator.json").read_text())
-    record |= {"model": None, "source": "chatgpt (recorded criterion scores)"}
+    record["summary"] |= {"model": None, "source": "chatgpt (recorded criterion scores)"}  # schema 2
     (recorded / "evaluator.json").write_text(json.dumps(record))
     server.reset()
 

@@ -319,5 +319,5 @@ def test_a_cost_too_large_to_count_is_unknown_in_the_run_record_not_infinity(tmp
     assert done.returncode == 0, done.stderr
     assert "too large to count" in done.stdout + done.stderr
     text = out.with_name("o.run.json").read_text(encoding="utf-8")
-    assert "Infinity" not in text and json.loads(text)["summary"]["cost_usd"] is None
+    assert "Infinity" not in text and json.loads(text)["spend"]["cost_usd"] is None
     assert all(j["usage"]["cost_usd"] is None for j in read_jsonl(out))

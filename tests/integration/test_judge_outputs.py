@@ -128,7 +128,7 @@ def test_a_rerun_stopped_midway_keeps_every_earlier_ok_judgment_and_a_matching_r
         assert process.returncode == 130, stderr
         assert record["interrupted"] is True
         assert record["summary"]["judgments"] == {"ok": 25} and record["summary"]["reused"] == 25
-        assert record["summary"]["calls"] == 2  # the two hung calls: nothing else was asked
+        assert record["spend"]["calls"] == 2  # the two hung calls: nothing else was asked
         assert record["written"]["o.jsonl"] == {"lines": 25, "sha256": sha256(out)}
     assert describes(record, out)
     # Either way, no ok judgment is lost, and they are as they were, in input order.
@@ -158,7 +158,7 @@ def test_a_rerun_without_a_cache_reuses_the_earlier_ok_judgments(tmp_path: Path)
         kept = out.read_text().splitlines()
         assert [kept[i] for i in (0, 2, 4, 5)] == [earlier[i] for i in (0, 2, 4, 5)]  # as they were
         record = json.loads((tmp_path / "o.run.json").read_text())
-        assert (record["summary"]["reused"], record["summary"]["calls"]) == (4, 2)
+        assert (record["summary"]["reused"], record["spend"]["calls"]) == (4, 2)
 
         # Another job (both orders now) is judged again, as is an output changed since its record.
         swapped = invoke(*args, "--swap")

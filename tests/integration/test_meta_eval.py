@@ -35,8 +35,14 @@ def meta_eval(data_dir: Path, *args: str | Path) -> Result:
     return result
 
 
+def record_of(out: Path) -> dict[str, Any]:
+    """A run's summary.json: its run record (schema 2)."""
+    return dict(json.loads((out / "summary.json").read_text(encoding="utf-8")))
+
+
 def summary_of(out: Path) -> dict[str, Any]:
-    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    """The numbers of a run's summary.json (schema 2: its record's summary)."""
+    return dict(record_of(out)["summary"])
 
 
 # -- published numbers --------------------------------------------------------------------------------
@@ -220,7 +226,8 @@ def test_a_method_run_is_measured_reported_and_resumable(
     summary = summary_of(out)
     assert summary["agreement"] == summary["agreement"] | {"value": 1.0, "hits": 8, "n": 8}
     assert summary["consistency"]["value"] == 1.0
-    assert summary["method"]["name"] == "dna" and summary["method"]["swap"] is True
+    record = record_of(out)  # schema 2: the method and the options are the record's
+    assert record["method"]["name"] == "dna" and record["options"]["swap"] is True
     assert summary["usage"]["calls"] > 0
     assert set(summary["by_category"]) == {"even", "odd"}
     assert summary["facet_weights"]["(all)"]

@@ -20,6 +20,7 @@ from tests.integration.test_meta_eval import (
     local,
     meta_eval,
     pointwise_labels,
+    record_of,
     scored_judgments,
     summary_of,
 )
@@ -453,7 +454,7 @@ def test_a_summary_records_the_files_it_measured_and_reports_refuse_another_runs
         )
         result = meta_eval(data_dir, labels, "--judgments", judged, *MAPPING, "--out", tmp_path / name)
         assert result.exit_code == 0, result.output
-        assert summary_of(tmp_path / name)["written"] == described(tmp_path / name)
+        assert record_of(tmp_path / name)["written"] == described(tmp_path / name)
     a, b = tmp_path / "a", tmp_path / "b"
     shutil.copyfile(b / "judgments.jsonl", a / "judgments.jsonl")  # a's summary, b's judgments
     for command in (["report", str(a)], ["compare", str(a), str(b), "--resamples", "0"]):
@@ -487,6 +488,6 @@ def test_a_method_runs_summary_records_the_instances_and_judgments_it_wrote(
         *local(server, tmp_path),
     ]
     assert meta_eval(data_dir, *args).exit_code == 0
-    assert summary_of(out)["written"] == described(out)
+    assert record_of(out)["written"] == described(out)
     record = json.loads((out / "judgments.run.json").read_text(encoding="utf-8"))
     assert record["written"]["judgments.jsonl"] == described(out)["judgments.jsonl"]

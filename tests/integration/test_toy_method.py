@@ -95,14 +95,14 @@ def test_a_plugin_method_is_judged_measured_and_reported(tmp_path: Path, site: P
     assert "strictness 3 on a scale" in judgments[0]["trace"][0]["messages"][0]["content"]
 
     assert measured.returncode == 0, measured.stderr
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())["summary"]  # schema 2
     assert [(row["dir"], row["aspects"]) for row in summary["sweep"]] == [
         ("strictness-1", 1),
         ("strictness-2", 2),
     ]
     assert all(row["agreement"]["value"] == 1.0 for row in summary["sweep"])
     inner = json.loads((tmp_path / "run" / "strictness-2" / "summary.json").read_text())
-    assert inner["variant"] == {"strictness": 2, "seed": None}
+    assert inner["summary"]["variant"] == {"strictness": 2, "seed": None}  # schema 2: the record's summary
     assert inner["method"]["params"] == {"strictness": 2}
 
     assert by_m.returncode == 0, by_m.stderr

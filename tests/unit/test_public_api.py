@@ -25,3 +25,11 @@ def test_import_loads_no_provider_sdk() -> None:
     code = f"import sys, faceteval; print(sorted(m for m in {sdks} if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_the_meta_evaluation_is_imported_on_first_use() -> None:
+    heavy = ["faceteval.metaeval", "faceteval.report"]
+    loaded = f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    code = f"import sys, faceteval; {loaded}; faceteval.meta_evaluate; {loaded}"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines() == ["[]", str(heavy)]

@@ -14,7 +14,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._options import force_flag
 from faceteval.metaeval import read_summary, run_inputs
-from faceteval.report import cost_table, render_cost_table
+from faceteval.report import cost_table, render_cost_table, summary_view
 from faceteval.store import COST_TABLE, check_outputs, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -83,7 +83,7 @@ def cost(run_dirs: tuple[Path, ...], markdown_path: Path | None, force: bool) ->
 
 
 def _rows(run_dir: Path) -> list[tuple[str, Mapping[str, Any]]]:
-    summary = read_summary(run_dir)
+    summary = summary_view(read_summary(run_dir))
     name = str(summary.get("judge") or run_dir.name)
     runs = [row for row in summary.get("runs", []) if isinstance(row, Mapping) and row.get("dir")]
     if not runs:

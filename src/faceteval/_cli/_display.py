@@ -15,7 +15,8 @@ from faceteval.core import Judgment, Usage
 from faceteval.llm import CHARS_PER_TOKEN, Spend
 
 if TYPE_CHECKING:
-    from faceteval._cli._run import RunRequest, RunResult
+    from faceteval._cli._run import RunRequest
+    from faceteval._runner import RunResult
 
 
 SHOWN_ERROR_KINDS = 3

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import tempfile
-from dataclasses import replace
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,31 +24,41 @@ from faceteval._cli._method_options import (
     method_params,
 )
 from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
-from faceteval._cli._run import run_judge
-from faceteval._cli._sweeps import SWEEP_KEY, Variant, combine, runs_of
+from faceteval._cli._run import RunRequest, open_llm, progress_bar, run_until_stopped
+from faceteval._cli._sweeps import runs_of
+from faceteval._runner import (
+    FileJob,
+    JudgeOptions,
+    MetaEvalHooks,
+    MetaEvalOptions,
+    NothingJudged,
+    RunContext,
+    RunHooks,
+    RunPlan,
+    RunResult,
+    check_judgeable,
+    measure_source,
+    measured_instances,
+    run_meta_eval,
+)
 from faceteval._util.text import plural
-from faceteval.datasets import parse_field_options, read_judgments
+from faceteval.datasets import parse_field_options
 from faceteval.errors import FacetevalError
-from faceteval.llm import ModelSpec
 from faceteval.metaeval import (
     INSTANCES,
     JUDGMENTS,
     RECORDED,
-    SUMMARY,
-    Settings,
+    RESULT_FILES,
+    SWEEP_KEY,
     Target,
     load_human_weights,
     load_judgments,
     load_target,
-    measure,
     run_files,
-    select,
-    write_instances,
-    write_summary,
 )
 from faceteval.methods import method_names, method_spec
-from faceteval.report import write_report
-from faceteval.store import check_outputs, record_path_for, same_file
+from faceteval.report import summary_view
+from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same_file
 
 
 @click.command("meta-eval")
@@ -139,135 +151,114 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
         raise click.UsageError(
             f"--field and --label-map describe your own file; {target.name} is a built-in benchmark"
         )
-    instances = select(
-        target.instances,
-        limit=flags["limit"],
-        seed=flags["seed"],
-        turn=flags["turn"],
-        categories=flags["category"],
-        group_by=target.group_by,
-    )
-    if not instances:
-        raise FacetevalError(f"{target.name}: nothing to measure after --turn / --category / --limit")
-    settings = Settings(resamples=flags["resamples"], seed=flags["seed"])
-    human_weights = load_human_weights(flags["human_weights"]) if flags["human_weights"] else ()
-    flags["human_weights"] = human_weights
+    options = _options(flags)
+    instances = measured_instances(target, options)
     if flags["judgments_spec"]:
         source = load_judgments(flags["judgments_spec"], target, flags["data_dir"])
-        whole = len(instances) == len(target.instances)
-        extra = {"reported": source.reported} if source.reported and whole else {}
-        if source.reported and not whole:
+        if source.reported and len(instances) < len(target.instances):
             err_console.print(
                 f"{escape(source.name)}'s published numbers are for all of {escape(target.name)}: "
                 f"not shown beside these, measured on {len(instances):,} of its "
                 f"{plural(len(target.instances), 'instance')} (--limit, --category, --turn)."
             )
-        summary = measure(
-            out,
-            target,
-            instances,
-            source.judgments,
-            judge=source.name,
-            settings=settings,
-            extra=extra,
-            human_weights=human_weights,
-            source=source.name,
-        )
-        if flags["report"]:
-            write_report(out)
-        show_results(summary, out, reports=flags["report"])
+        record = measure_source(target, instances, source, out, options)
+        show_results(summary_view(record), out, reports=flags["report"])
         return
-    _run_method(ctx, flags, target, instances, settings)
+    _run_method(ctx, flags, target, instances, options)
+
+
+def _options(flags: dict[str, Any]) -> MetaEvalOptions:
+    """What the flags ask to measure, and how."""
+    return MetaEvalOptions(
+        limit=flags["limit"],
+        seed=flags["seed"],
+        turn=flags["turn"],
+        categories=tuple(flags["category"]),
+        resamples=flags["resamples"],
+        human_weights=tuple(load_human_weights(flags["human_weights"])) if flags["human_weights"] else (),
+        report=flags["report"],
+    )
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """How the runs ended, and the record of the run directory."""
+
+    interrupted: bool = False
+    stopped: FacetevalError | None = None
+    record: MetaEvalRecord | None = None
+    unjudgeable: int = 0
+    """Instances a dry run found the method cannot judge as they are."""
 
 
 def _run_method(
-    ctx: click.Context, flags: dict[str, Any], target: Target, instances: list[Any], settings: Settings
+    ctx: click.Context, flags: dict[str, Any], target: Target, instances: list[Any], options: MetaEvalOptions
 ) -> None:
-    if target.benchmark is not None and not target.benchmark.texts:
-        raise FacetevalError(
-            f"{target.name} ships labels only, not the outputs' texts: measure recorded judgments with "
-            "--judgments, or judge a benchmark that has the texts"
-        )
+    check_judgeable(target)
     check_method_flags(ctx, flags["method"])
+    plans = _plans(ctx, flags)
+    out: Path = flags["out"]
+    # one LLM for every run: a run of another provider seed (--seeds) asks a copy with that seed
+    engine = flags | {"seed": None}
+    request = build_request(engine, input_path=out / INSTANCES, out=out / JUDGMENTS, method=plans[0].method)
+    outcome = _Outcome()
+    subject = _sample_name(flags["target_spec"], target, instances)
+    hooks = MetaEvalHooks(
+        judging=partial(_judging, request), judged=partial(_judged, request, outcome, subject)
+    )
+    judging = JudgeOptions(swap=request.swap, trace=request.trace)
+    with ExitStack() as stack:
+        llm = open_llm(request, stack)
+        context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)
+
+        async def run() -> None:
+            outcome.record = await run_meta_eval(context, plans)
+
+        run_until_stopped(outcome, llm.closing_after, run)
+    if isinstance(outcome.stopped, NothingJudged):  # nothing to measure: the failures were shown
+        err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
+        ctx.exit(1)
+    if outcome.stopped is not None:
+        raise outcome.stopped
+    if outcome.interrupted:
+        ctx.exit(130)
+    if outcome.unjudgeable:  # a dry run found instances the method cannot judge, as `judge --dry-run` does
+        ctx.exit(1)
+    if outcome.record is not None:
+        show_results(summary_view(outcome.record), out, reports=flags["report"])
+
+
+def _plans(ctx: click.Context, flags: dict[str, Any]) -> list[RunPlan]:
+    """The method of each run the flags ask for: one per value of the swept option and per seed."""
     spec = method_spec(flags["method"])
-    variants = runs_of(ctx, flags)
     swept = spec.sweep[0].param if spec.sweep is not None else None
     params = method_params(ctx, spec, leave_out=[swept] if swept else [])
-    out: Path = flags["out"]
-    unjudgeable = 0
-    summaries: list[tuple[Variant, dict[str, Any]]] = []
-    for variant in variants:
-        run_dir = out / variant.name if len(variants) > 1 else out
+    plans = []
+    for variant in runs_of(ctx, flags):
         counted = {swept: variant.count} if swept else {}
         method = build_method(spec, params | counted, flags["criteria_path"])
-        request = build_request(
-            flags | {"seed": variant.seed},
-            input_path=run_dir / INSTANCES,
-            out=run_dir / JUDGMENTS,
-            method=method,
-        )
-        ModelSpec.parse(request.model)  # an unknown provider stops here, before anything is written
-        if request.dry_run:  # the run directory is left as it is
-            with tempfile.TemporaryDirectory() as scratch:
-                planned = replace(request, input_path=write_instances(Path(scratch), instances))
-                plan = run_judge(planned, on_invalid=show_invalid)
-                show_plan(planned, plan, subject=_sample_name(flags["target_spec"], target, instances))
-            unjudgeable += plan.stats.unjudgeable
-            continue
-        _forget_results(run_dir, out if len(variants) > 1 else None)
-        write_instances(run_dir, instances)
-        result = run_judge(request, on_invalid=show_invalid)
-        show_summary(request, result)
-        if result.stopped is not None:
-            raise result.stopped
-        if result.interrupted:
-            ctx.exit(130)
-        if not result.stats.statuses.get("ok"):  # nothing to measure: no summary of a run that did not judge
-            err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
-            ctx.exit(1)
-        judge = f"{method.name} ({flags['model']}{', swap' if flags['swap'] else ''})"
-        judgments = list(read_judgments(run_dir / "judgments.jsonl"))
-        extra = {
-            "method": {**method.describe(), "model": flags["model"], "swap": flags["swap"]},
-            "variant": {swept or SWEEP_KEY: variant.count, "seed": variant.seed},
-        }
-        summary = measure(
-            run_dir,
-            target,
-            instances,
-            judgments,
-            judge=judge,
-            settings=settings,
-            extra=extra,
-            in_place=True,
-            human_weights=flags["human_weights"],
-            source=str(run_dir / JUDGMENTS),
-        )
-        if flags["report"]:
-            write_report(run_dir)
-        summaries.append((variant, summary))
-    if unjudgeable:  # a dry run that found instances the method cannot judge, as `judge --dry-run` does
-        ctx.exit(1)
-    if len(summaries) > 1:
-        combined = combine(summaries)
-        write_summary(out, combined)
-        if flags["report"]:
-            write_report(out)
-        show_results(combined, out, reports=flags["report"])
-    elif summaries:
-        show_results(summaries[0][1], out, reports=flags["report"])
+        plans.append(RunPlan(method, variant, swept or SWEEP_KEY))
+    return plans
 
 
-def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:
-    """What a run measures: ``llmbar-natural (10 of 100 instances)``, or the file given and its sample."""
-    name = target.name if target.benchmark is not None else target_spec
-    whole = len(target.instances)
-    sample = (
-        (f"all {plural(whole, 'instance')}" if whole > 1 else plural(whole, "instance"))
-        if len(instances) == whole
-        else f"{len(instances):,} of {plural(whole, 'instance')}"
-    )
-    return f"{name} ({sample})"
+@contextmanager
+def _judging(request: RunRequest, plan: RunPlan, job: FileJob) -> Iterator[RunHooks]:
+    """A run's progress bar, and what its judging shows."""
+    with progress_bar(request) as progress:
+        task = progress.add_task("judging", total=job.instances or None)
+        yield RunHooks(judged=lambda _: progress.advance(task), invalid=show_invalid)
+
+
+def _judged(
+    request: RunRequest, outcome: _Outcome, subject: str, plan: RunPlan, run_dir: Path, result: RunResult
+) -> None:
+    """What a run's judging did, shown as ``judge`` shows it (a dry run: its plan)."""
+    shown = replace(request, method=plan.method, input_path=run_dir / INSTANCES, out=run_dir / JUDGMENTS)
+    if request.dry_run:
+        show_plan(shown, result, subject=subject)
+        outcome.unjudgeable += result.stats.unjudgeable
+    else:
+        show_summary(shown, result)
 
 
 MEASURE_FLAGS = frozenset(
@@ -292,9 +283,6 @@ MEASURE_FLAGS = frozenset(
 """The options that apply to recorded judgments (--judgments); the others judge with --method."""
 
 
-RESULT_FILES = (SUMMARY, "report.md", "report.html")
-
-
 def _check_measure_flags(ctx: click.Context) -> None:
     """A usage error for judging options given with --judgments (they would be silently unused)."""
     given = [
@@ -309,6 +297,18 @@ def _check_measure_flags(ctx: click.Context) -> None:
             f"{', '.join(given)} judge{'s' if len(given) == 1 else ''} with --method; --judgments "
             "measures the given judgments as they are"
         )
+
+
+def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:
+    """What a run measures: ``llmbar-natural (10 of 100 instances)``, or the file given and its sample."""
+    name = target.name if target.benchmark is not None else target_spec
+    whole = len(target.instances)
+    sample = (
+        (f"all {plural(whole, 'instance')}" if whole > 1 else plural(whole, "instance"))
+        if len(instances) == whole
+        else f"{len(instances):,} of {plural(whole, 'instance')}"
+    )
+    return f"{name} ({sample})"
 
 
 def _check_inputs_kept(out: Path, target_spec: str, judgments_spec: str | None) -> None:
@@ -327,14 +327,6 @@ def _check_inputs_kept(out: Path, target_spec: str, judgments_spec: str | None) 
                 raise click.UsageError(
                     f"--out {out} would overwrite the input {given}; write the run to another directory"
                 )
-
-
-def _forget_results(run_dir: Path, sweep_dir: Path | None) -> None:
-    """Remove the results of an earlier run here: until this one finishes, they would describe another."""
-    for directory in (run_dir, sweep_dir):
-        if directory is not None:
-            for name in RESULT_FILES:
-                (directory / name).unlink(missing_ok=True)
 
 
 add_method_options(meta_eval, after="human_weights", sweeps=True)

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import os
 import signal
 import sys
 import threading
-import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,33 +23,15 @@ from rich.progress import (
 )
 
 from faceteval._cli._console import err_console, escape, json_lines_out
-from faceteval._runner import (
-    INVALID_INPUT,
-    JudgeOptions,
-    JudgmentsOutput,
-    RunStats,
-    cannot_judge,
-    judge_each,
-)
+from faceteval._runner import FileJob, JudgeOptions, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._util.heap import settle
-from faceteval._util.text import plural
-from faceteval._version import __version__
-from faceteval.core import Instance, Judgment
+from faceteval.core import Judgment
 from faceteval.datasets import read_instances
-from faceteval.errors import FacetevalError, InputError, StoreError
-from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy, Spend
+from faceteval.errors import FacetevalError
+from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy
 from faceteval.methods import Method
-from faceteval.prompts import load_template
 from faceteval.results import JudgeResult, ResultBuilder
-from faceteval.store import (
-    JUDGMENTS,
-    RUN_RECORD,
-    SQLiteCache,
-    check_outputs,
-    record_path_for,
-)
-
-RUN_RECORD_SCHEMA = 1
+from faceteval.store import SQLiteCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,34 +63,21 @@ class RunRequest:
     """The systems behind the candidates of every instance that names none (``--systems``)."""
 
 
-@dataclass(slots=True)
-class RunResult:
-    """What happened."""
-
-    stats: RunStats = field(default_factory=RunStats)
-    interrupted: bool = False
-    stopped: FacetevalError | None = None
-    """The error that stopped the run early, if one did."""
-    elapsed: float = 0.0
-    start: float = 0.0
-    """Of ``elapsed``, the seconds spent opening the model."""
-    instances: int = 0
-    record_path: Path | None = None
-    kept: bool = False
-    """The run ended early with no ok judgment, and the earlier output was left as it was."""
-    spent: Spend = field(default_factory=Spend)
-    """Every call the run made, including those of judgments an interruption left unfinished."""
-    result: JudgeResult | None = None
-    """The result of the judgments handed on (None in a dry run)."""
-
-
 def default_cache_path(env: Mapping[str, str]) -> Path:
     """``$XDG_CACHE_HOME/faceteval/responses.sqlite``, else under ``~/.cache``."""
     base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "faceteval" / "responses.sqlite"
 
 
-def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) -> RunResult:
+@dataclass(slots=True)
+class JudgeRun(RunResult):
+    """What a ``judge`` command did: its run, and the result of the judgments it handed on."""
+
+    result: JudgeResult | None = None
+    """None in a dry run (a plan has no result)."""
+
+
+def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) -> JudgeRun:
     """Judge the input file as requested; Ctrl-C stops cleanly with everything so far kept.
 
     The output and its run record are put in place when the run ends, however it ends (a kill -9
@@ -122,75 +86,45 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
     """
     # Before anything is opened, and the output above all: a missing input or an output that would
     # overwrite it (or any file not ours) fails here, leaving every file as it was.
-    count, input_sha256 = _measure_input(request.input_path)
-    result = RunResult(instances=count)
-    out = None if request.dry_run else request.out
-    if out is not None:
-        check_outputs(
-            [(out, JUDGMENTS), (record_path_for(out), RUN_RECORD)],
-            given=out,
-            inputs=[request.input_path],
-            cache=request.cache_path,
-            force=request.force,
-        )
+    job = FileJob.check(
+        request.input_path,
+        None if request.dry_run else request.out,
+        cache=request.cache_path,
+        strict=request.strict,
+        force=request.force,
+    )
+    hooks = RunHooks(invalid=on_invalid, refused=_refused, stream=json_lines_out(sys.stdout))
+    instances = read_instances(request.input_path, systems=request.systems)
+    items = checked_items(job, instances, request.method, hooks)
     results = ResultBuilder()
-    items = _items(request, on_invalid)
     if not request.dry_run:  # a plan has no result
         items = results.noting(items)
-    started = datetime.now(UTC)
-    clock = time.perf_counter()
+    result = JudgeRun(instances=job.instances)
+    started = Started.now()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
-        result.spent = llm.spent
-        result.start = time.perf_counter() - clock
-        fields = _record_fields(request, llm, input_sha256)
-        output = stack.enter_context(
-            JudgmentsOutput(out, fields, reuse=request.cache_path is None, stream=json_lines_out(sys.stdout))
-        )
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("judging", total=result.instances or None)
 
-        def sink(judgment: Judgment) -> None:
-            if not request.dry_run:  # a plan's judgments are not written, not even to stdout
-                output.write(judgment)
+        def judged(judgment: Judgment) -> None:
+            if not request.dry_run:
                 results.add(judgment)
-            if judgment.error and judgment.error.startswith(INVALID_INPUT):
-                on_invalid(judgment)
             progress.advance(task)
 
+        hooks = replace(hooks, judged=judged)
         options = JudgeOptions(swap=request.swap, trace=request.trace)
-        failure: BaseException | None = None
-        try:
-            judging = partial(
-                judge_each, items, request.method, llm, options=options, sink=sink, stats=result.stats,
-                reuse=output.take,
-            )  # fmt: skip
-            run_until_stopped(result, llm.closing_after, judging)
-        except BaseException as exc:  # a bug (the record says so, and the traceback is shown)
-            failure = exc
-            raise
-        finally:
-            result.elapsed = time.perf_counter() - clock
-            if _keeps_earlier(request, result, failure):
-                result.kept = True  # the partial files are removed as the output closes
-            else:
-                try:
-                    result.record_path = output.finish(
-                        result.stats, lambda: _record(fields, result, started, failure)
-                    )
-                except StoreError as exc:
-                    result.stopped = result.stopped or exc
+        judging = partial(
+            judge_file, job, items, request.method, llm, options=options, result=result, hooks=hooks,
+            started=started.opened(),
+        )  # fmt: skip
+        run_until_stopped(result, llm.closing_after, judging)
     if not request.dry_run:
         result.result = results.result()
     return result
 
 
-def _keeps_earlier(request: RunRequest, result: RunResult, failure: BaseException | None) -> bool:
-    """Whether the run leaves an earlier output as it was: it ended early (a wrong endpoint, a
-    refused key, Ctrl-C before any reply) with no ok judgment to put in its place."""
-    ended_early = result.stopped is not None or result.interrupted or failure is not None
-    earlier = request.out is not None and not request.dry_run and request.out.exists()
-    return ended_early and earlier and not result.stats.statuses.get("ok", 0) and not result.stats.reused
+def _refused(kind: str, problem: str) -> None:
+    err_console.print(f"[red]{kind}:[/] {escape(problem)}", highlight=False)
 
 
 class Outcome(Protocol):
@@ -278,65 +212,6 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
     return llm
 
 
-def _items(request: RunRequest, on_invalid: Callable[[Judgment], None]) -> Iterator[Instance | InputError]:
-    if not request.strict:
-        stream = read_instances(request.input_path, systems=request.systems)
-        # The first line now, before anything is opened: it is where a file that is not JSON Lines fails.
-        return itertools.chain(list(itertools.islice(stream, 1)), stream)
-    items = list(read_instances(request.input_path, systems=request.systems))
-    problems = [str(item) for item in items if isinstance(item, InputError)]
-    unjudgeable = [
-        f"{request.input_path}: instance {item.id!r}: {error}"
-        for item in items
-        if isinstance(item, Instance) and (error := cannot_judge(request.method, item)) is not None
-    ]
-    for problem in problems:
-        err_console.print(f"[red]invalid:[/] {escape(problem)}", highlight=False)
-    for problem in unjudgeable:
-        err_console.print(f"[red]cannot judge:[/] {escape(problem)}", highlight=False)
-    if problems or unjudgeable:
-        found = [
-            plural(len(problems), "invalid line") if problems else "",
-            f"{plural(len(unjudgeable), 'instance')} {request.method.name} cannot judge as "
-            + ("it is" if len(unjudgeable) == 1 else "they are")
-            if unjudgeable
-            else "",
-        ]
-        raise InputError(
-            str(request.input_path),
-            None,
-            None,
-            f"{' and '.join(filter(None, found))}; nothing was judged (--strict)",
-        )
-    return iter(items)
-
-
-def _measure_input(path: Path) -> tuple[int, str]:
-    """The input's non-blank lines (for the progress bar) and its SHA-256 (for the run record); an
-    input that cannot be read fails here.
-
-    The input is read twice (measured, then judged) and again by later commands (``correct``,
-    ``export``, ``review import``), so it must be a file: not standard input, nor a pipe.
-    """
-    if str(path) == "-" or (path.exists() and not path.is_file()):
-        raise InputError(
-            str(path),
-            None,
-            None,
-            "not a file (standard input or a pipe?): the input is read more than once, by this "
-            "command and by later ones, so save it to a file and judge that",
-        )
-    count, digest = 0, hashlib.sha256()
-    try:
-        with path.open("rb") as handle:
-            for line in handle:
-                count += bool(line.strip())
-                digest.update(line)
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
-    return count, digest.hexdigest()
-
-
 def progress_bar(request: RunRequest) -> Progress:
     """A run's progress bar on stderr (off with ``--quiet``, in dry runs, and where stderr is not a
     terminal: a log file would get only a stray blank line from it)."""
@@ -350,69 +225,3 @@ def progress_bar(request: RunRequest) -> Progress:
         transient=True,
         disable=not request.progress or request.dry_run or not err_console.is_terminal,
     )
-
-
-def record_header(started: datetime, *, interrupted: bool, stopped: BaseException | None) -> dict[str, Any]:
-    """What every run record begins with: versions, times, how the run ended, the command."""
-    return {
-        "schema_version": RUN_RECORD_SCHEMA,
-        "faceteval_version": __version__,
-        "started_at": started.isoformat(timespec="seconds"),
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "interrupted": interrupted,
-        "stopped_by": None if stopped is None else _stop_reason(stopped),
-        "command": sys.argv,
-    }
-
-
-def _stop_reason(error: BaseException) -> str:
-    """What stopped a run, as its record says: a faceteval error's message, else its kind too."""
-    return str(error) if isinstance(error, FacetevalError) else f"{type(error).__name__}: {error}"
-
-
-def spent_fields(spent: Spend) -> dict[str, Any]:
-    """A run record's counts of LLM use: every call made (those of unfinished work too), tokens, cost."""
-    return {
-        "calls": spent.calls,
-        "cached": spent.cached,
-        "retries": spent.retries,
-        "input_tokens": spent.input_tokens,
-        "output_tokens": spent.output_tokens,
-        "cost_usd": spent.cost_usd if spent.cost_known else None,
-    }
-
-
-def _record_fields(request: RunRequest, llm: LLM, input_sha256: str) -> dict[str, Any]:
-    """What a run record says of the job: its input, output, method, LLM, options and prompts."""
-    return {
-        "input": str(request.input_path),
-        "input_path": os.path.abspath(request.input_path),  # symlinks kept: the typed path's own
-        "input_sha256": input_sha256,
-        "output": str(request.out),
-        "method": request.method.describe(),
-        "llm": llm.describe(),
-        "options": {"swap": request.swap, "strict": request.strict, "trace": request.trace},
-        "prompts": {name: load_template(name).sha256 for name in request.method.templates()},
-    }
-
-
-def _record(
-    fields: dict[str, Any], result: RunResult, started: datetime, failure: BaseException | None
-) -> dict[str, Any]:
-    stats = result.stats
-    interrupted = result.interrupted or isinstance(failure, KeyboardInterrupt)
-    stopped = result.stopped or (None if isinstance(failure, KeyboardInterrupt) else failure)
-    return {
-        **record_header(started, interrupted=interrupted, stopped=stopped),
-        **fields,
-        "summary": {
-            "judgments": dict(stats.statuses),
-            "reused": stats.reused,
-            "invalid_input": stats.invalid,
-            "orders_agreed": stats.consistency.get(True, 0),
-            "orders_disagreed": stats.consistency.get(False, 0),
-            **spent_fields(result.spent),
-            "seconds": round(result.elapsed, 3),
-            "start_seconds": round(result.start, 3),
-        },
-    }

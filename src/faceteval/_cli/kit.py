@@ -24,10 +24,8 @@ from faceteval._cli._run import (
     RunRequest,
     open_llm,
     progress_bar,
-    record_header,
     run_judge,
     run_until_stopped,
-    spent_fields,
 )
 
 
@@ -55,11 +53,9 @@ __all__ = [
     "interrupted_note",
     "open_llm",
     "progress_bar",
-    "record_header",
     "run_judge",
     "run_until_stopped",
     "show_failures",
     "show_invalid",
-    "spent_fields",
     "usage_rows",
 ]

@@ -1,6 +1,13 @@
-"""Orchestration behind the public `judge` functions."""
+"""Orchestration behind the public `judge` and `meta_evaluate` functions.
+
+The meta-evaluation's names are imported on first use: importing faceteval loads no metric or report.
+"""
+
+from typing import TYPE_CHECKING
 
 from faceteval._runner._api import judge, judge_async
+from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
+from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._judge import (
     DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,
@@ -17,30 +24,98 @@ from faceteval._runner._judge import (
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
-from faceteval._runner._stats import RunStats, StageStats, total_of
+from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of
+from faceteval._util.lazy import lazy_attributes
 from faceteval.core import INVALID_INPUT, UNJUDGEABLE
+
+if TYPE_CHECKING:
+    from faceteval._runner._metaeval import (
+        measure_source,
+        measured_instances,
+        meta_evaluate,
+        meta_evaluate_async,
+        plan_runs,
+    )
+    from faceteval._runner._metaeval_runs import (
+        DEFAULT_META_EVAL_OPTIONS,
+        MetaEvalHooks,
+        MetaEvalOptions,
+        NothingJudged,
+        RunContext,
+        RunPlan,
+        cache_file,
+        check_judgeable,
+        run_meta_eval,
+    )
+
+_LAZY = {
+    "_metaeval": (
+        "measure_source",
+        "measured_instances",
+        "meta_evaluate",
+        "meta_evaluate_async",
+        "plan_runs",
+    ),
+    "_metaeval_runs": (
+        "DEFAULT_META_EVAL_OPTIONS",
+        "MetaEvalHooks",
+        "MetaEvalOptions",
+        "NothingJudged",
+        "RunContext",
+        "RunPlan",
+        "cache_file",
+        "check_judgeable",
+        "run_meta_eval",
+    ),
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "DEFAULT_ABORT_AFTER",
     "DEFAULT_JUDGE_OPTIONS",
+    "DEFAULT_META_EVAL_OPTIONS",
     "INVALID_INPUT",
     "UNJUDGEABLE",
     "FailureStreak",
+    "FileJob",
     "JudgeOptions",
     "JudgmentsOutput",
+    "MetaEvalHooks",
+    "MetaEvalOptions",
+    "NothingJudged",
+    "Outcome",
     "PreviousJudgments",
     "RunAborted",
+    "RunContext",
+    "RunHooks",
+    "RunPlan",
+    "RunResult",
     "RunStats",
     "StageStats",
+    "Started",
+    "cache_file",
     "cannot_judge",
+    "check_judgeable",
+    "checked_items",
     "default_window",
+    "ending",
     "in_order",
     "job_of",
     "judge",
     "judge_async",
     "judge_each",
+    "judge_file",
     "judge_instance",
+    "measure_source",
+    "measured_instances",
+    "meta_evaluate",
+    "meta_evaluate_async",
+    "note_ending",
+    "plan_runs",
     "presentation_orders",
+    "put_in_place",
+    "run_meta_eval",
+    "spent_since",
     "total_of",
     "unwrap_group",
 ]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from functools import partial
+from pathlib import Path
 
 import anyio
 
+from faceteval._runner._file import FileJob, RunHooks, RunResult, checked_items, judge_file
 from faceteval._runner._judge import (
     DEFAULT_JUDGE_OPTIONS,
     JudgeOptions,
@@ -16,6 +18,7 @@ from faceteval._runner._judge import (
     judge_each,
 )
 from faceteval.core import Instance, Judgment
+from faceteval.datasets import InstanceFile
 from faceteval.errors import ConfigError, InputError
 from faceteval.llm import LLM
 from faceteval.methods import Method
@@ -27,8 +30,16 @@ async def judge_async(
     llm: LLM,
     *,
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
+    out: str | Path | None = None,
+    force: bool = False,
 ) -> list[Judgment]:
     """Judge ``instances`` with ``method`` and ``llm``; one judgment per instance, in input order.
+
+    With ``out``, the judgments are also written there, and its run record beside it
+    (``<out>.run.json``), as ``faceteval judge`` writes them: put in place when the run ends,
+    however it ends, naming the input file when ``instances`` are `read_instances` of one. Without
+    a response cache, the ok judgments of an earlier ``out`` of the same job are reused. ``out``
+    may replace only an earlier output (or, with ``force``, any file but the input or the cache).
 
     Connections stay open for further calls in the same event loop; ``await llm.aclose()`` in that
     loop when done (connections belong to the loop that opened them: one left open when its loop
@@ -53,11 +64,37 @@ async def judge_async(
     """
     judgments: list[Judgment] = []
     try:
-        await judge_each(instances, method, llm, options=options, sink=judgments.append)
+        if out is None:
+            await judge_each(instances, method, llm, options=options, sink=judgments.append)
+        else:
+            await _judge_into(instances, method, llm, options, Path(out), force=force, sink=judgments)
     except RunAborted as stopped:
         stopped.judgments = judgments
         raise
     return judgments
+
+
+async def _judge_into(
+    instances: Iterable[Instance | InputError],
+    method: Method,
+    llm: LLM,
+    options: JudgeOptions,
+    out: Path,
+    *,
+    force: bool,
+    sink: list[Judgment],
+) -> None:
+    """Judge into ``out`` with its run record, as the ``judge`` command does."""
+    check_arguments(instances, method, llm, options)
+    input_path = instances.path if isinstance(instances, InstanceFile) else None
+    cache = getattr(llm.cache, "path", None)
+    cache_file = Path(cache) if isinstance(cache, str) and cache != ":memory:" else None
+    job = FileJob.check(input_path, out, cache=cache_file, reuse=llm.cache is None, force=force)
+    items = checked_items(job, instances, method)
+    result = RunResult(instances=job.instances)
+    await judge_file(
+        job, items, method, llm, options=options, result=result, hooks=RunHooks(judged=sink.append)
+    )
 
 
 def judge(
@@ -66,6 +103,8 @@ def judge(
     llm: LLM,
     *,
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
+    out: str | Path | None = None,
+    force: bool = False,
 ) -> list[Judgment]:
     """Blocking form of `judge_async`; inside a running event loop, await that instead.
 
@@ -87,16 +126,18 @@ def judge(
         [(1, [9.0, 2.0])]
     """
     check_arguments(instances, method, llm, options)
-    if _running_loop():
+    if running_loop():
         raise ConfigError(
             "judge() cannot run inside a running event loop (a notebook cell, an async function): "
             "use `await judge_async(...)` there, and `await llm.aclose()` when done"
         )
 
-    return anyio.run(llm.closing_after, partial(judge_async, instances, method, llm, options=options))
+    judging = partial(judge_async, instances, method, llm, options=options, out=out, force=force)
+    return anyio.run(llm.closing_after, judging)
 
 
-def _running_loop() -> bool:
+def running_loop() -> bool:
+    """Whether this thread runs an event loop (where a blocking call cannot block)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

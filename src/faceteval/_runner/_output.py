@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO
 
 from faceteval._runner._reuse import PreviousJudgments
 from faceteval._runner._stats import RunStats
 from faceteval.core import Instance, Judgment
 from faceteval.errors import StoreError
-from faceteval.store import RunFiles, record_path_for
+from faceteval.store import JudgeRecord, RunFiles, record_path_for
 
 
 class JudgmentsOutput:
@@ -22,7 +22,7 @@ class JudgmentsOutput:
     ``out`` is written beside itself and put in place by `finish`, then its run record
     (`faceteval.store.RunFiles`); leaving the ``with`` block without `finish` leaves the earlier
     ones as they were. With ``reuse``, the ok judgments of an earlier ``out`` of the same job (its
-    run record's ``fields`` as those given: see `faceteval._runner.job_of`) are handed out by
+    run record's job as ``job``'s: see `faceteval._runner.job_of`) are handed out by
     `take`, and a run that stops early ends with those of the instances it did not reach: a re-run
     never ends with fewer ok judgments than the run before.
 
@@ -33,7 +33,7 @@ class JudgmentsOutput:
     """
 
     def __init__(
-        self, out: Path | None, fields: Mapping[str, Any], *, reuse: bool, stream: IO[str] | None = None
+        self, out: Path | None, job: JudgeRecord, *, reuse: bool, stream: IO[str] | None = None
     ) -> None:
         self._stream = stream
         self._stack = ExitStack()
@@ -45,7 +45,7 @@ class JudgmentsOutput:
             self._files = self._stack.enter_context(RunFiles([out], record_path_for(out)))
             self._output = self._files[out]
             if reuse:
-                found = PreviousJudgments.find(out, record_path_for(out), fields)
+                found = PreviousJudgments.find(out, record_path_for(out), job)
                 self._previous = None if found is None else self._stack.enter_context(found)
             self._stack = self._stack.pop_all()
 
@@ -66,7 +66,7 @@ class JudgmentsOutput:
         if self._previous is not None:
             self._previous.written(judgment)
 
-    def finish(self, stats: RunStats, record: Callable[[], Mapping[str, Any]]) -> Path | None:
+    def finish(self, stats: RunStats, record: Callable[[], JudgeRecord]) -> Path | None:
         """Put the judgments in place and write ``record()`` as their run record; its path (None
         for standard output).
 

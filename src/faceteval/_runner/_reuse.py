@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from faceteval.core import Instance, Judgment
-from faceteval.store import describes
+from faceteval.errors import InputError
+from faceteval.store import JudgeRecord, describes, parse_record, read_record
 
 LLM_FIELDS = ("model", "identity", "config")
 """What of a run record's ``llm`` makes the replies what they are (not its concurrency or timeout)."""
@@ -28,23 +29,25 @@ OPTION_FIELDS = ("swap", "trace")
 _Key = tuple[str, str | None]
 
 
-def job_of(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What of a ``judge`` run record makes two runs the same job (as JSON reads it back).
+def job_of(record: JudgeRecord | Mapping[str, Any]) -> dict[str, Any]:
+    """What of a ``judge`` run record makes two runs the same job (as JSON reads it back); a mapping
+    is read as a record file holds it (of any schema).
 
     Examples:
         >>> first = {"input_sha256": "ab", "llm": {"model": "openai:x", "timeout": 60}, "options": {}}
         >>> job_of(first) == job_of(first | {"llm": {"model": "openai:x", "timeout": 5}})
         True
     """
-    llm, options = record.get("llm"), record.get("options")
-    llm = llm if isinstance(llm, Mapping) else {}
-    options = options if isinstance(options, Mapping) else {}
+    if not isinstance(record, JudgeRecord):
+        record = parse_record(record, JudgeRecord, source="run record")
+    given = record.inputs.get("input")
+    llm = {} if record.llm is None else record.llm.model_dump(mode="json")
     job = {
-        "input_sha256": record.get("input_sha256"),
-        "method": record.get("method"),
+        "input_sha256": None if given is None else given.sha256,
+        "method": None if record.method is None else record.method.model_dump(mode="json"),
         "llm": {name: llm.get(name) for name in LLM_FIELDS},
-        "options": {name: options.get(name) for name in OPTION_FIELDS},
-        "prompts": record.get("prompts"),
+        "options": {name: record.options.get(name) for name in OPTION_FIELDS},
+        "prompts": record.prompts,
     }
     return dict(json.loads(json.dumps(job)))
 
@@ -73,13 +76,16 @@ class PreviousJudgments:
             offset += len(line)
 
     @classmethod
-    def find(cls, out: Path, record_path: Path, record: Mapping[str, Any]) -> PreviousJudgments | None:
-        """The judgments in ``out`` if its run record is of the same job as ``record``, else None."""
+    def find(
+        cls, out: Path, record_path: Path, record: JudgeRecord | Mapping[str, Any]
+    ) -> PreviousJudgments | None:
+        """The judgments in ``out`` if its run record (of any schema) is of the same job as ``record``
+        (the run's, before it starts), else None."""
         try:
-            earlier = json.loads(record_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            earlier = read_record(record_path, JudgeRecord)
+        except InputError:
             return None
-        if not isinstance(earlier, dict) or job_of(earlier) != job_of(record) or not describes(earlier, out):
+        if job_of(earlier) != job_of(record) or not describes(earlier, out):
             return None
         try:
             return cls(out)

@@ -103,3 +103,24 @@ def unjudgeable(judgment: Judgment) -> bool:
     they neither count toward ``abort_after`` nor reset its count.
     """
     return judgment.status == "error" and UNJUDGEABLE in (judgment.error or "")
+
+
+def spent_since(spent: Spend, before: Spend) -> Spend:
+    """What ``spent`` counted since it was ``before`` (a copy of it, taken earlier).
+
+    Examples:
+        >>> earlier = Spend(calls=2, cost_usd=0.5)
+        >>> since = spent_since(Spend(calls=5, cached=1, cost_usd=0.75), earlier)
+        >>> since.calls, since.cached, since.cost_usd
+        (3, 1, 0.25)
+    """
+    return Spend(
+        calls=spent.calls - before.calls,
+        cached=spent.cached - before.cached,
+        planned=spent.planned - before.planned,
+        retries=spent.retries - before.retries,
+        input_tokens=spent.input_tokens - before.input_tokens,
+        output_tokens=spent.output_tokens - before.output_tokens,
+        cost_usd=spent.cost_usd - before.cost_usd,
+        cost_known=spent.cost_known,
+    )

@@ -22,6 +22,7 @@ from faceteval.datasets._fetch import FetchReport, fetch
 from faceteval.datasets._field_map import FieldMap
 from faceteval.datasets._generic import load_labelled, parse_field_options
 from faceteval.datasets._jsonl import (
+    InstanceFile,
     instance_from_line,
     judgment_from_line,
     read_instances,
@@ -50,6 +51,7 @@ __all__ = [
     "CoevalTask",
     "FetchReport",
     "FieldMap",
+    "InstanceFile",
     "Kind",
     "RecordedSource",
     "RemoteFile",

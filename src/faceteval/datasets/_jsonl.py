@@ -17,9 +17,22 @@ from faceteval.errors import InputError
 MAX_PROBLEMS_PER_LINE = 3
 
 
-def read_instances(
-    path: str | Path, *, systems: Sequence[str] | None = None
-) -> Iterator[Instance | InputError]:
+class InstanceFile(Iterator[Instance | InputError]):
+    """The instances of a JSONL file, streamed (what `read_instances` returns); ``path`` names the
+    file, so that a run judging them can record it (``judge(read_instances(path), ..., out=...)``)."""
+
+    def __init__(self, path: str | Path, *, systems: Sequence[str] | None = None) -> None:
+        self.path = Path(path)
+        self._items = _instances(str(path), systems)
+
+    def __iter__(self) -> InstanceFile:
+        return self
+
+    def __next__(self) -> Instance | InputError:
+        return next(self._items)
+
+
+def read_instances(path: str | Path, *, systems: Sequence[str] | None = None) -> InstanceFile:
     """Instances from a JSONL file, streamed; a bad line yields an `InputError` in its place.
 
     ``systems`` names the system behind each candidate of the instances that do not name their own
@@ -32,9 +45,13 @@ def read_instances(
 
     Raises:
         InputError: The file cannot be opened, or its first line is neither UTF-8 nor the start of
-            a JSON object (the file is not JSON Lines: a spreadsheet, a compressed file).
+            a JSON object (the file is not JSON Lines: a spreadsheet, a compressed file), when the
+            first instance is read.
     """
-    name = str(path)
+    return InstanceFile(path, systems=systems)
+
+
+def _instances(name: str, systems: Sequence[str] | None) -> Iterator[Instance | InputError]:
     seen: dict[str, tuple[int, bool]] = {}  # id -> (line, whether it is the line number)
     first = True
     for line_no, line in _lines(name):

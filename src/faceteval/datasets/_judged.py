@@ -5,20 +5,24 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from faceteval._util.files import read_json_object
 from faceteval.core import Instance, Judgment
 from faceteval.datasets._jsonl import read_instances
 from faceteval.errors import FacetevalError, InputError
+from faceteval.store import JudgeRecord, read_record, record_path_for
 
 META_EVAL_INSTANCES = "instances.jsonl"
 
 
-def run_record(judgments_path: Path) -> dict[str, Any]:
-    """The run record `judge` wrote beside ``judgments_path`` (``<stem>.run.json``); empty when none."""
-    path = judgments_path.with_name(f"{judgments_path.stem}.run.json")
-    return read_json_object(path) if path.is_file() else {}
+def run_record(judgments_path: Path) -> JudgeRecord | None:
+    """The run record `judge` wrote beside ``judgments_path`` (``<stem>.run.json``, of any schema);
+    None when there is none.
+
+    Raises:
+        InputError: The record is not one (a field named).
+    """
+    path = record_path_for(judgments_path)
+    return read_record(path, JudgeRecord) if path.is_file() else None
 
 
 def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
@@ -37,15 +41,16 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
     if input_path is not None:
         return input_path
     record = run_record(judgments_path)
-    named = record.get("input")
+    given = None if record is None else record.inputs.get("input")
+    named = None if given is None else given.path
     candidates = []
-    if isinstance(record.get("input_path"), str):
-        candidates.append(Path(record["input_path"]))
-    if isinstance(named, str):
-        if (apart := _apart(record)) is not None:
+    if given is not None and given.absolute is not None:
+        candidates.append(Path(given.absolute))
+    if record is not None and given is not None and named is not None:
+        if (apart := _apart(named, record.output, given.absolute)) is not None:
             candidates.append(judgments_path.parent / apart)
         candidates += [judgments_path.parent / named, judgments_path.parent / Path(named).name]
-        if "input_path" not in record:
+        if given.absolute is None:
             candidates.append(Path(named))
     for candidate in candidates:
         if candidate.is_file():
@@ -53,8 +58,8 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
     beside = judgments_path.with_name(META_EVAL_INSTANCES)
     if beside.is_file():
         return beside
-    record_name = f"{judgments_path.stem}.run.json"
-    if record:
+    record_name = record_path_for(judgments_path).name
+    if record is not None:
         tried = ", ".join(dict.fromkeys(str(c) for c in candidates)) or "no path"
         raise FacetevalError(
             f"{judgments_path.with_name(record_name)}: its input {named!r} is not a file (looked for "
@@ -96,14 +101,14 @@ def why_missing(instances: Mapping[str, Instance], instance_id: str) -> str:
     return "it is not in the judged input"
 
 
-def _apart(record: Mapping[str, Any]) -> str | None:
-    """Where the input lay from the judgments' folder when it was judged, from the run record's paths.
+def _apart(named: str, output: str | None, absolute: str | None) -> str | None:
+    """Where the input lay from the judgments' folder when it was judged, from the run record's paths:
+    the input as typed (``named``), the output as typed, and the input's absolute path.
 
     The working directory then is the absolute input path less the input as typed; the output as
     typed was taken from there too.
     """
-    named, output, absolute = (record.get(key) for key in ("input", "output", "input_path"))
-    if not (isinstance(named, str) and isinstance(output, str) and isinstance(absolute, str)):
+    if output is None or absolute is None:
         return None
     typed, whole = Path(named).parts, Path(absolute).parts
     if Path(named).is_absolute() or ".." in typed or whole[len(whole) - len(typed) :] != typed:

@@ -5,7 +5,10 @@ from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join
 from faceteval.metaeval._store import (
     INSTANCES,
     JUDGMENTS,
+    REPORT_FILES,
+    RESULT_FILES,
     SUMMARY,
+    forget_results,
     measure,
     read_run,
     read_summary,
@@ -16,23 +19,32 @@ from faceteval.metaeval._store import (
     write_summary,
 )
 from faceteval.metaeval._summary import Settings, correlation_levels, summarize
-from faceteval.metaeval._target import Target, file_instances, load_target, select
+from faceteval.metaeval._sweeps import SWEEP_KEY, Variant, combine, headline, variants
+from faceteval.metaeval._target import Target, file_instances, labelled_target, load_target, select
 from faceteval.metaeval._weights import HumanWeights, load_human_weights, weight_rankings
 
 __all__ = [
     "INSTANCES",
     "JUDGMENTS",
     "RECORDED",
+    "REPORT_FILES",
+    "RESULT_FILES",
     "SUMMARY",
+    "SWEEP_KEY",
     "HumanWeights",
     "Joined",
     "JudgmentSource",
     "Settings",
     "Target",
+    "Variant",
+    "combine",
     "compare_runs",
     "correlation_levels",
     "file_instances",
+    "forget_results",
+    "headline",
     "join",
+    "labelled_target",
     "load_human_weights",
     "load_judgments",
     "load_target",
@@ -45,6 +57,7 @@ __all__ = [
     "significance",
     "source_files",
     "summarize",
+    "variants",
     "weight_rankings",
     "write_instances",
     "write_judgments",

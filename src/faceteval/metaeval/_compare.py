@@ -12,6 +12,7 @@ from faceteval.core import Instance, Judgment
 from faceteval.errors import FacetevalError
 from faceteval.metaeval._store import read_run
 from faceteval.metaeval._summary import METHODS, judge_score, verdict
+from faceteval.store import MetaEvalSummary
 
 STARS = ((0.01, "***"), (0.05, "**"), (0.1, "*"))
 
@@ -44,21 +45,19 @@ def compare_runs(
     a_dir, b_dir = Path(a_dir), Path(b_dir)
     a_summary, a_runs = _runs(a_dir)
     b_summary, b_runs = _runs(b_dir)
-    if a_summary.get("kind") != b_summary.get("kind") or a_summary.get("benchmark") != b_summary.get(
-        "benchmark"
-    ):
+    if a_summary.kind != b_summary.kind or a_summary.benchmark != b_summary.benchmark:
         raise FacetevalError(
-            f"{a_dir} measured {a_summary.get('benchmark')} ({a_summary.get('kind')}) but {b_dir} measured "
-            f"{b_summary.get('benchmark')} ({b_summary.get('kind')}): compare runs of the same benchmark"
+            f"{a_dir} measured {a_summary.benchmark} ({a_summary.kind}) but {b_dir} measured "
+            f"{b_summary.benchmark} ({b_summary.kind}): compare runs of the same benchmark"
         )
     if len(a_runs) != len(b_runs):
         raise FacetevalError(
             f"{a_dir} has {plural(len(a_runs), 'run')} and {b_dir} {len(b_runs):,}: they cannot be paired"
         )
     result: dict[str, Any] = {
-        "a": {"dir": str(a_dir), "judge": a_summary.get("judge")},
-        "b": {"dir": str(b_dir), "judge": b_summary.get("judge")},
-        "benchmark": a_summary.get("benchmark"),
+        "a": {"dir": str(a_dir), "judge": a_summary.judge},
+        "b": {"dir": str(b_dir), "judge": b_summary.judge},
+        "benchmark": a_summary.benchmark,
         "runs_paired": len(a_runs),
     }
     pairs = [_paired(a, b) for a, b in zip(a_runs, b_runs, strict=True)]
@@ -77,9 +76,9 @@ def compare_runs(
         "a": sum(unjudged(a) for run in pairs for _, a, _ in run),
         "b": sum(unjudged(b) for run in pairs for _, _, b in run),
     }
-    if a_summary.get("kind") != "pairwise" and not resamples:
+    if a_summary.kind != "pairwise" and not resamples:
         raise FacetevalError("comparing correlations takes a permutation test: give --resamples above 0")
-    if a_summary.get("kind") == "pairwise":
+    if a_summary.kind == "pairwise":
         result["metrics"] = {"agreement": _agreement(pairs, resamples, seed)}
     else:
         result["metrics"] = _correlations(pairs, resamples, seed)
@@ -90,9 +89,10 @@ def compare_runs(
 Pair = tuple[Instance, Judgment | None, Judgment | None]
 
 
-def _runs(run_dir: Path) -> tuple[dict[str, Any], list[tuple[list[Instance], list[Judgment]]]]:
-    summary, instances, judgments = read_run(run_dir)
-    subdirs = [row["dir"] for row in summary.get("runs", []) if row.get("dir")]
+def _runs(run_dir: Path) -> tuple[MetaEvalSummary, list[tuple[list[Instance], list[Judgment]]]]:
+    record, instances, judgments = read_run(run_dir)
+    summary = record.summary
+    subdirs = [str(row["dir"]) for row in summary.runs or () if row.get("dir")]
     if not subdirs:
         return summary, [(instances, judgments)]
     runs = []

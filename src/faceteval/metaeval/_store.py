@@ -6,13 +6,12 @@ The summary records the line count and SHA-256 of the instances and judgments it
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from faceteval import store
-from faceteval._util.files import read_json_object
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError, InputError
@@ -20,7 +19,7 @@ from faceteval.metaeval._judgments import join
 from faceteval.metaeval._summary import Settings, summarize
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights
-from faceteval.store import OutputKind
+from faceteval.store import MetaEvalRecord, MetaEvalSummary, OutputKind
 
 INSTANCES = "instances.jsonl"
 """The file of a run directory holding the instances measured."""
@@ -40,10 +39,13 @@ def write_judgments(out: Path, judgments: Iterable[Judgment]) -> Path:
     return _write_lines(out / JUDGMENTS, (j.model_dump_json() for j in judgments))
 
 
-def write_summary(out: Path, summary: dict[str, Any]) -> Path:
-    return store.write_atomic(
-        out / SUMMARY, json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    )
+def write_summary(out: Path, record: MetaEvalRecord) -> Path:
+    """``out/summary.json``: the record of a run that wrote no file of its own (a sweep's summary).
+
+    Raises:
+        ValueError: A number is not finite (no JSON reader could read it).
+    """
+    return store.write_atomic(out / SUMMARY, record.to_json())
 
 
 def measure(
@@ -55,20 +57,23 @@ def measure(
     judge: str,
     settings: Settings | None = None,
     extra: Mapping[str, Any] | None = None,
+    about: MetaEvalRecord | None = None,
     in_place: bool = False,
     human_weights: Sequence[HumanWeights] = (),
     source: str = "judgments",
-) -> dict[str, Any]:
-    """Summarise the judgments of ``instances`` and write the run directory ``out``.
+) -> MetaEvalRecord:
+    """Summarise the judgments of ``instances`` and write the run directory ``out``; its record.
 
     ``out`` gets instances.jsonl, judgments.jsonl with the judgment of each instance, and
-    summary.json (with ``extra`` merged in, and the two files' line counts and SHA-256s under
+    summary.json: the run's record (what ``about`` says of the method, LLM, options and spend, its
+    summary with ``extra`` merged in, and the two files' line counts and SHA-256s under
     ``written``), all put in place together when the summary is done. With ``in_place``, ``out``
     already holds the first two (a method run writes them as it judges) and only the summary is
-    written. ``source`` names the
-    judgments in errors (see `join`). A judgment of an instance of ``target`` that is not among
-    ``instances`` (a sample or filter left it out) is counted apart from one of no instance at all.
+    written. ``source`` names the judgments in errors (see `join`). A judgment of an instance of
+    ``target`` that is not among ``instances`` (a sample or filter left it out) is counted apart
+    from one of no instance at all.
     """
+    started = datetime.now(UTC)
     all_ids = (instance.id for instance in target.instances)
     joined = join(instances, judgments, source=source, all_ids=all_ids)
     files = [out / INSTANCES, out / JUDGMENTS]
@@ -76,23 +81,30 @@ def measure(
         if not in_place:
             run[out / INSTANCES].write_lines(i.model_dump_json(exclude_defaults=True) for i in instances)
             run[out / JUDGMENTS].write_lines(j.model_dump_json() for _, j in joined.pairs if j is not None)
-        summary = summarize(
+        numbers = summarize(
             target, joined, judge=judge, settings=settings or Settings(), human_weights=human_weights
         ) | dict(extra or {})
-        run.finish(summary)
-    return summary
+        about = about or MetaEvalRecord(**store.header("meta-eval", started))
+        record = about.finished(summary=MetaEvalSummary.model_validate(numbers))
+        run.finish(record)
+    return record
 
 
-def read_summary(run_dir: Path) -> dict[str, Any]:
-    """The summary of a run directory."""
+def read_summary(run_dir: Path) -> MetaEvalRecord:
+    """The record of a run directory: its ``summary.json``, of any schema.
+
+    Raises:
+        FacetevalError: The directory holds no summary.
+        InputError: The summary is not one (a field named).
+    """
     summary_path = run_dir / SUMMARY
     if not summary_path.is_file():
         raise FacetevalError(f"{run_dir}: not a meta-evaluation run (no {SUMMARY})")
-    return read_json_object(summary_path)
+    return store.read_record(summary_path, MetaEvalRecord)
 
 
-def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Instance], list[Judgment]]:
-    """The summary, instances and judgments of a run directory.
+def read_run(run_dir: Path) -> tuple[MetaEvalRecord, list[Instance], list[Judgment]]:
+    """The record, instances and judgments of a run directory.
 
     Raises:
         InputError: A file the summary describes is missing, or not as it describes it (another
@@ -120,6 +132,19 @@ def run_files(run_dir: Path) -> list[tuple[Path, OutputKind]]:
         (run_dir / REPORT_FILES[0], store.REPORT),
         (run_dir / REPORT_FILES[1], store.REPORT),
     ]
+
+
+RESULT_FILES = (SUMMARY, *REPORT_FILES)
+"""What a run directory holds of its results: they describe one run, and go when another begins."""
+
+
+def forget_results(run_dir: Path, sweep_dir: Path | None = None) -> None:
+    """Remove the results of an earlier run in ``run_dir`` (and of the sweep in ``sweep_dir``): until the
+    new one finishes, they would describe another."""
+    for directory in (run_dir, sweep_dir):
+        if directory is not None:
+            for name in RESULT_FILES:
+                (directory / name).unlink(missing_ok=True)
 
 
 def run_inputs(run_dir: Path) -> list[Path]:

@@ -19,7 +19,6 @@ from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
 
-SCHEMA_VERSION = 1
 ORIGINAL, SWAPPED = [1, 2], [2, 1]
 VOTE_KEYS = ("question_id", "model_a", "model_b", "turn")
 
@@ -43,7 +42,6 @@ def summarize(
 ) -> dict[str, Any]:
     """The summary of one judge on one target (with people's facet weightings, how close the judge's are)."""
     summary: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
         "benchmark": target.name,
         "kind": target.kind,
         "reference": target.reference,

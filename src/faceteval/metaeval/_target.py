@@ -84,16 +84,27 @@ def file_instances(path: Path, items: Iterable[Instance | InputError]) -> tuple[
 def _file_target(path: Path, fields: FieldMap | None) -> Target:
     if not path.is_file():
         raise FacetevalError(f"{path}: no such file (and not a benchmark name)")
-    instances = file_instances(path, load_labelled(path, fields))
-    kind: Kind = "pairwise" if any(i.label is not None for i in instances) else "pointwise"
-    if kind == "pointwise" and not any(i.scores for i in instances):
+    return labelled_target(
+        file_instances(path, load_labelled(path, fields)), name=path.stem, source=str(path)
+    )
+
+
+def labelled_target(instances: Iterable[Instance], *, name: str, source: str | None = None) -> Target:
+    """Labelled instances as a target: pairwise when they have labels, else pointwise (human scores).
+
+    Raises:
+        InputError: They have neither labels nor scores (``source`` names them; their ``name`` if None).
+    """
+    listed = tuple(instances)
+    kind: Kind = "pairwise" if any(i.label is not None for i in listed) else "pointwise"
+    if kind == "pointwise" and not any(i.scores for i in listed):
         raise InputError(
-            str(path),
+            source or name,
             None,
             "label",
             "no human labels: rows need a 'label' (pairwise) or 'scores' (pointwise)",
         )
-    return Target(name=path.stem, kind=kind, instances=instances)
+    return Target(name=name, kind=kind, instances=listed)
 
 
 def select(

@@ -20,7 +20,7 @@ from faceteval.report._html import render_html, render_page
 from faceteval.report._markdown import render_markdown, section_lines, table_lines
 from faceteval.report._model import Section, Table, numeric_columns
 from faceteval.report._plots import Plot, encode_plot, new_figure, plot_label
-from faceteval.report._run import Run, load_run
+from faceteval.report._run import Run, load_run, summary_view
 from faceteval.report._write import HTML_FILE, MARKDOWN_FILE, write_report
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "render_markdown",
     "render_page",
     "section_lines",
+    "summary_view",
     "table_lines",
     "write_report",
 ]

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from faceteval.core import Instance, Judgment
 from faceteval.errors import InputError
-from faceteval.store import check_written
+from faceteval.store import MetaEvalRecord, check_written, parse_record
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +28,7 @@ class Run:
     """What a report is made from. Only the summary is required."""
 
     summary: dict[str, Any]
+    """The run's numbers as the report reads them (`summary_view`)."""
     instances: tuple[Instance, ...] = ()
     judgments: tuple[Judgment, ...] = ()
     unreadable: int = field(default=0)
@@ -41,11 +42,29 @@ def load_run(run_dir: Path) -> Run:
         InputError: ``summary.json`` is missing or is not a JSON object, or a file it describes is
             missing or not as it describes it (`faceteval.store.check_written`).
     """
-    summary = read_summary(run_dir / SUMMARY_FILE)
-    check_written(summary, run_dir / SUMMARY_FILE)
+    path = run_dir / SUMMARY_FILE
+    record = parse_record(read_summary(path), MetaEvalRecord, source=str(path))
+    check_written(record, path)
     instances, bad_instances = _read_jsonl(run_dir / INSTANCES_FILE, Instance)
     judgments, bad_judgments = _read_jsonl(run_dir / JUDGMENTS_FILE, Judgment)
-    return Run(summary, instances, judgments, bad_instances + bad_judgments)
+    return Run(summary_view(record), instances, judgments, bad_instances + bad_judgments)
+
+
+def summary_view(record: MetaEvalRecord) -> dict[str, Any]:
+    """What a report reads of a run's record (``summary.json``, of any schema): the numbers of its
+    summary as they were written, the method that judged (which names a sweep's count) and the
+    record's schema version.
+
+    Examples:
+        >>> from faceteval.store import MetaEvalSummary, MethodRecord
+        >>> record = MetaEvalRecord(method=MethodRecord(name="dna"), summary=MetaEvalSummary(n=2))
+        >>> summary_view(record)
+        {'n': 2, 'method': {'name': 'dna', 'params': {}}, 'schema_version': 2}
+    """
+    view = record.summary.model_dump(mode="json", exclude_unset=True)
+    if record.method is not None:
+        view["method"] = record.method.model_dump(mode="json")
+    return view | {"schema_version": record.schema_version}
 
 
 def read_summary(path: Path) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from faceteval.methods import as_criteria, find_method_spec
 from faceteval.review._explain import explanation_parts, sentences_of
 from faceteval.review._model import DEFAULT_SCALE, OVERALL, Candidate, Draft, Item, describe_conflicts
 from faceteval.review._store import ReviewStore
+from faceteval.store import MethodRecord
 
 __all__ = ["ImportSummary", "import_run"]
 
@@ -66,7 +67,8 @@ def import_run(
     source = judged_input(judgments_path, input_path)
     judgments = _judgments(judgments_path)
     instances = judged_instances(judgments_path, source)
-    params = record.get("method", {}).get("params", {})
+    method = None if record is None else record.method
+    params: dict[str, Any] = {} if method is None else dict(method.params)
     judged_with = {c.name: c for c in as_criteria(params.get("criteria")) or ()}
     recorded_scale = _scale(params.get("scale"))
     method_scale = recorded_scale or DEFAULT_SCALE
@@ -112,7 +114,7 @@ def import_run(
             if score is not None
         ]
         ends = [*(end for _, scale in by_name.values() for end in scale), *overall]
-        summed = _overall_scale(record, facet_counts[name])
+        summed = _overall_scale(method, facet_counts[name])
         scale = recorded_scale or summed or (min(ends), max(ends))
         store.add_task(
             name,
@@ -168,14 +170,13 @@ def _scale(value: Any) -> tuple[float, float] | None:
     return None
 
 
-def _overall_scale(record: dict[str, Any], facets: list[int]) -> tuple[float, float] | None:
+def _overall_scale(method: MethodRecord | None, facets: list[int]) -> tuple[float, float] | None:
     """A run's overall scale as its method's spec gives it (Fennec's ``sum``: k criteria, 1 to 5k), if
     the spec gives one: from the method's params and each judgment's facet count."""
-    method = record.get("method", {})
-    spec = find_method_spec(method.get("name"))
-    if spec is None or spec.overall_scale is None:
+    spec = None if method is None else find_method_spec(method.name)
+    if method is None or spec is None or spec.overall_scale is None:
         return None
-    return spec.overall_scale(method.get("params", {}), facets)
+    return spec.overall_scale(dict(method.params), facets)
 
 
 def _output(instance: Instance, judgment: Judgment, task: str) -> tuple[Item, list[Draft]]:

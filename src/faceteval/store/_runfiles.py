@@ -15,13 +15,14 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import Any
 
 from faceteval._util.text import plural
 from faceteval.errors import InputError, StoreError
 from faceteval.store._output import OutputFile
+from faceteval.store._record import FileEntry, RunRecord
 
 RECORD_ROOM = 64 * 1024
 """Bytes claimed for a run record when its run starts."""
@@ -54,11 +55,12 @@ class RunFiles:
         StoreError: A partial file cannot be made (or the record's room claimed).
 
     Examples:
-        >>> import tempfile
+        >>> import json, tempfile
+        >>> from faceteval.store import JudgeRecord
         >>> folder = Path(tempfile.mkdtemp())
         >>> with RunFiles([folder / "out.jsonl"], folder / "out.run.json") as files:
         ...     files[folder / "out.jsonl"].write('{"id": "1"}\\n')
-        ...     _ = files.finish({"schema_version": 1})
+        ...     _ = files.finish(JudgeRecord())
         >>> json.loads((folder / "out.run.json").read_text())["written"]["out.jsonl"]["lines"]
         1
     """
@@ -83,26 +85,24 @@ class RunFiles:
         """The first error that stopped the writes of an output, if one did."""
         return next((out.failed for out in self._outputs.values() if out.failed is not None), None)
 
-    def finish(self, record: Mapping[str, Any]) -> Path:
-        """Put every output in place, then write ``record`` (with ``written``) as the run record.
+    def finish(self, record: RunRecord | Mapping[str, Any]) -> Path:
+        """Put every output in place, then write ``record`` (with ``written``) as the run record (or,
+        a mapping, as the document that describes them: ``export sft``'s statistics).
 
         Raises:
             StoreError: An output or the record could not be written. No record is left that
                 describes other outputs than those in place: an earlier one is removed if need be.
         """
-        written: dict[str, dict[str, Any]] = {}
+        written: dict[str, FileEntry] = {}
         try:
             for path, out in self._outputs.items():
                 out.commit()
-                written[path.name] = {"lines": out.lines, "sha256": out.sha256}
+                written[self._name(path)] = FileEntry(lines=out.lines, sha256=out.sha256)
             for path in self._described:
                 if (entry := file_entry(path)) is None:
                     raise StoreError(f"cannot read {path}, which {self.record.name} describes")
-                written[path.name] = entry
-            text = (
-                json.dumps({**record, WRITTEN: written}, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-            )
-            self._record.write(text)
+                written[self._name(path)] = entry
+            self._record.write(_document(record, written))
             return self._record.commit()
         except BaseException:  # a full disk, or Ctrl-C meanwhile
             self.discard()
@@ -110,6 +110,13 @@ class RunFiles:
                 with contextlib.suppress(OSError):
                     self.record.unlink()
             raise
+
+    def _name(self, path: Path) -> str:
+        """How ``written`` names ``path``: by its path from the record's folder (its name, mostly)."""
+        try:
+            return path.relative_to(self.record.parent).as_posix()
+        except ValueError:
+            return path.name
 
     def discard(self) -> None:
         """Remove the partial files not yet put in place."""
@@ -125,7 +132,14 @@ class RunFiles:
         self.discard()
 
 
-def file_entry(path: Path) -> dict[str, Any] | None:
+def _document(record: RunRecord | Mapping[str, Any], written: dict[str, FileEntry]) -> str:
+    if isinstance(record, RunRecord):
+        return record.model_copy(update={WRITTEN: written}).to_json()
+    entries = {name: entry.model_dump() for name, entry in written.items()}
+    return json.dumps({**record, WRITTEN: entries}, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def file_entry(path: Path) -> FileEntry | None:
     """The ``written`` entry of the file ``path`` as it is now: its line count and SHA-256 (None if it
     cannot be read).
 
@@ -133,7 +147,7 @@ def file_entry(path: Path) -> dict[str, Any] | None:
         >>> import tempfile
         >>> path = Path(tempfile.mkdtemp()) / "o.jsonl"
         >>> _ = path.write_text("x\\n")
-        >>> file_entry(path)["lines"], file_entry(path.with_name("missing"))
+        >>> file_entry(path).lines, file_entry(path.with_name("missing"))
         (1, None)
     """
     digest, lines = hashlib.sha256(), 0
@@ -144,11 +158,12 @@ def file_entry(path: Path) -> dict[str, Any] | None:
                 lines += chunk.count(b"\n")
     except OSError:
         return None
-    return {"lines": lines, "sha256": digest.hexdigest()}
+    return FileEntry(lines=lines, sha256=digest.hexdigest())
 
 
-def describes(record: Mapping[str, Any], path: Path) -> bool:
-    """Whether ``record`` was written with the file ``path`` as it is now (its SHA-256 matches).
+def describes(record: RunRecord | Mapping[str, Any], path: Path) -> bool:
+    """Whether ``record`` (or a record as its file holds it) was written with the file ``path`` beside
+    it as it is now (its SHA-256 matches).
 
     Examples:
         >>> import tempfile
@@ -158,35 +173,32 @@ def describes(record: Mapping[str, Any], path: Path) -> bool:
         >>> describes({"written": {"o.jsonl": {"sha256": digest}}}, path), describes({}, path)
         (True, False)
     """
-    written = record.get(WRITTEN)
-    entry = written.get(path.name) if isinstance(written, dict) else None
-    if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+    entry = _written(record).get(path.name)
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("sha256"), str):
         return False
     found = file_entry(path)
-    return found is not None and found["sha256"] == entry["sha256"]
+    return found is not None and found.sha256 == entry["sha256"]
 
 
-def check_written(record: Mapping[str, Any], record_path: Path) -> None:
-    """Refuse the files beside ``record_path`` that its ``record`` lists under ``written`` but that
-    are not as it describes them: missing, changed since, or another run's.
+def check_written(record: RunRecord | Mapping[str, Any], record_path: Path) -> None:
+    """Refuse the files beside ``record_path`` that its ``record`` (or the record as its file holds
+    it) lists under ``written`` but that are not as it describes them: missing, changed since, or
+    another run's.
 
     A record without ``written`` (written before records had it) is taken as it is.
 
     Raises:
         InputError: A file is not the one the record describes, naming it and the record.
     """
-    written = record.get(WRITTEN)
-    if not isinstance(written, dict):
-        return
-    for name, entry in written.items():
-        if not isinstance(name, str) or Path(name).name != name or not isinstance(entry, dict):
+    for name, entry in _written(record).items():
+        if not _beside(name) or not isinstance(entry, Mapping):
             raise InputError(str(record_path), None, WRITTEN, f"{name!r} is not a file name and its entry")
-        path = record_path.with_name(name)
+        path = record_path.parent.joinpath(*PurePosixPath(name).parts)
         found = file_entry(path)
         if found is None:
             problem = "is missing"
-        elif found["sha256"] != entry.get("sha256"):
-            lines = f"{plural(found['lines'], 'line')}; it wrote {entry.get('lines')}"
+        elif found.sha256 != entry.get("sha256"):
+            lines = f"{plural(found.lines, 'line')}; it wrote {entry.get('lines')}"
             problem = f"was changed since, or is another run's ({lines})"
         else:
             continue
@@ -197,3 +209,19 @@ def check_written(record: Mapping[str, Any], record_path: Path) -> None:
             f"not the file {record_path.name} describes: it {problem}; run the command again, or put "
             "back the file it wrote",
         )
+
+
+def _written(record: RunRecord | Mapping[str, Any]) -> dict[Any, Any]:
+    """A record's ``written``, each entry as a mapping (empty when it has none)."""
+    if isinstance(record, RunRecord):
+        return {name: entry.model_dump() for name, entry in record.written.items()}
+    written = record.get(WRITTEN)
+    return written if isinstance(written, dict) else {}
+
+
+def _beside(name: Any) -> bool:
+    """Whether ``name`` is a path in the record's folder: a name, or a relative path that stays below it."""
+    if not isinstance(name, str) or not name or "\\" in name:
+        return False
+    relative = PurePosixPath(name)
+    return not relative.is_absolute() and ".." not in relative.parts

@@ -40,12 +40,15 @@ class OutputKind:
             or ``zip`` (an archive).
         keys: Fields its (first) record has; for ``text``, words the file holds; for ``zip``, members.
         any_of: Fields of which its (first) record has one at least (records of two shapes).
+        command: A run record of this command (`faceteval.store.RunRecord`) is of the kind too: what
+            the command writes now, where ``keys`` tell the shape it wrote before the record.
     """
 
     what: str
     form: Literal["jsonl", "json", "yaml", "text", "zip"]
     keys: tuple[str, ...]
     any_of: tuple[str, ...] = ()
+    command: str | None = None
 
     def holds(self, path: Path) -> bool:
         """Whether the existing file ``path`` is of this kind (an empty file is of every kind).
@@ -76,6 +79,8 @@ class OutputKind:
         return isinstance(value, dict) and self._keyed(value)
 
     def _keyed(self, value: dict[Any, Any]) -> bool:
+        if self.command is not None and value.get("command") == self.command and "schema_version" in value:
+            return True
         return all(key in value for key in self.keys) and (
             not self.any_of or any(key in value for key in self.any_of)
         )
@@ -96,9 +101,13 @@ COST_TABLE = OutputKind(
 )
 TREE = OutputKind("a criteria tree", "yaml", ("task", "criteria"))
 CRITERIA_SET = OutputKind("a criteria file", "text", ("criteria",))
-GENERATION = OutputKind("a criteria generation summary", "json", ("schema_version", "task", "sets"))
+GENERATION = OutputKind(
+    "a criteria generation summary", "json", ("schema_version", "task", "sets"), command="criteria generate"
+)
 CONSISTENCY = OutputKind("criteria consistency scores", "json", ("cc", "icc", "per_sample"))
-EVALUATOR = OutputKind("an HD-Eval evaluator file", "json", ("format", "version", "features"))
+EVALUATOR = OutputKind(
+    "an HD-Eval evaluator file", "json", ("format", "version", "features"), command="hdeval train"
+)
 AGGREGATOR = OutputKind("a saved aggregator (skops)", "zip", ("schema.json",))
 CRITERION_SCORES = OutputKind("criterion scores JSONL", "jsonl", ("id", "split", "features", "targets"))
 EVALUATOR_SUMMARY = OutputKind("an HD-Eval evaluator summary", "json", ("held_out", "split", "tree"))

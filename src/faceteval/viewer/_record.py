@@ -1,11 +1,9 @@
 """Reading a run's record: the one place the viewer reads run records, of every command and schema.
 
-A record is read into the shape of the typed run record (one schema for every command: ``command``,
-``argv``, times, ``method``, ``llm``, ``options``, ``inputs``, ``spend``, ``summary``, ``written``), so
-that the pages read one shape whatever wrote it. Records of schema 1 (each command its own shape) and
-the files that stand for a record (a meta-evaluation's ``summary.json``, an HD-Eval ``evaluator.json``)
-are moved into it here. When `faceteval.store` reads typed records itself, `read_record` is the
-function to change.
+A record is read through the typed run record (`faceteval.store.read_record`: one schema for every
+command, ``command``, ``argv``, times, ``method``, ``llm``, ``options``, ``inputs``, ``spend``,
+``summary``, ``written``; an older record through its migration), so that the pages read one shape
+whatever wrote it. A record the store cannot read is shown with the reason, not raised.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from faceteval._util.files import read_json_object
+from faceteval import store
 from faceteval.errors import FacetevalError
 
 __all__ = ["COMMANDS", "Command", "RecordView", "read_record"]
@@ -113,12 +111,13 @@ def read_record(path: Path, command: Command) -> RecordView:
         True
     """
     try:
-        data = read_json_object(path)
+        record = store.read_record(path, _KINDS[command])
     except FacetevalError as exc:
         return RecordView(command, path, {}, str(exc))
-    if isinstance(data.get("command"), str):  # the typed record: already in shape
-        return RecordView(command, path, data)
-    return RecordView(command, path, _MOVES[command](data))
+    data = record.model_dump(mode="json", exclude_unset=True)  # what the file holds, in the record's shape
+    if data.get("method") is None and (method := _made_by(command, record)) is not None:
+        data["method"] = method
+    return RecordView(command, path, data)
 
 
 def _text(value: Any) -> str | None:
@@ -129,79 +128,23 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _header(data: Mapping[str, Any], command: Command) -> dict[str, Any]:
-    out: dict[str, Any] = {"schema_version": data.get("schema_version"), "command": command}
-    out |= {key: data[key] for key in _HEADER if key in data}
-    if isinstance(data.get("command"), list):
-        out["argv"] = data["command"]
-    return out | {key: data[key] for key in ("llm", "options", "prompts", "written", "output") if key in data}
-
-
-def _split_spend(summary: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A schema-1 summary without its LLM use, and that use."""
-    counts = dict(summary) if isinstance(summary, Mapping) else {}
-    return {k: v for k, v in counts.items() if k not in _SPEND}, {k: counts[k] for k in _SPEND if k in counts}
-
-
-def _judge(data: Mapping[str, Any]) -> dict[str, Any]:
-    out = _header(data, "judge")
-    out["inputs"] = {"input": {"path": data.get("input"), "absolute": data.get("input_path")}}
-    if "method" in data:
-        out["method"] = data["method"]
-    out["summary"], out["spend"] = _split_spend(data.get("summary"))
-    return out
-
-
-def _correct(data: Mapping[str, Any]) -> dict[str, Any]:
-    out = _header(data, "correct")
-    out["inputs"] = {role: {"path": data[role]} for role in ("judgments", "input") if role in data}
-    if "llm" not in data and isinstance(data.get("model"), str):
-        out["llm"] = {"model": data["model"]}
-    out["method"] = {"name": "fennec correction", "params": {"threshold": data.get("threshold")}}
-    out["summary"], out["spend"] = _split_spend(data.get("summary"))
-    if data.get("improvement") is not None:
-        out["summary"]["improvement"] = data["improvement"]
-    return out
-
-
-def _bridge(data: Mapping[str, Any]) -> dict[str, Any]:
-    out = _header(data, "bridge")
-    out["options"] = {key: data[key] for key in ("benchmark", "judge", "limit") if key in data}
-    out["method"] = {"name": "fennec bridging", "params": dict(out["options"])}
-    out["spend"] = _split_spend(data.get("spent"))[1]
-    summary = dict(_mapping(data.get("summary")))
-    out["summary"] = summary | {key: data[key] for key in ("sources", "files") if key in data}
-    return out
-
-
-def _meta_eval(data: Mapping[str, Any]) -> dict[str, Any]:
-    out = _header(data, "meta-eval")
-    method = data.get("method")
-    if isinstance(method, Mapping):
-        out["method"] = {key: method[key] for key in ("name", "params") if key in method}
-        if isinstance(method.get("model"), str):
-            out["llm"] = {"model": method["model"]}
-        if "swap" in method:
-            out["options"] = {"swap": method["swap"]}
-    out["summary"] = {k: v for k, v in data.items() if k not in ("schema_version", "method", "written")}
-    return out
-
-
-def _train(data: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"schema_version": None, "command": "hdeval train"}
-    if "faceteval" in data:
-        out["faceteval_version"] = data["faceteval"]
-    if isinstance(data.get("aggregator"), str):
-        out["method"] = {"name": "hdeval", "params": {"aggregator": data["aggregator"]}}
-    extra = [key for key in data if key not in (*_TRAIN, "format", "version", "faceteval")]
-    out["summary"] = {key: data[key] for key in (*_TRAIN, *extra) if key in data}
-    return out
-
-
-_MOVES = {
-    "judge": _judge,
-    "correct": _correct,
-    "bridge": _bridge,
-    "meta-eval": _meta_eval,
-    "hdeval train": _train,
+_KINDS: dict[Command, type[store.RunRecord]] = {
+    "judge": store.JudgeRecord,
+    "meta-eval": store.MetaEvalRecord,
+    "hdeval train": store.TrainRecord,
+    "correct": store.CorrectRecord,
+    "bridge": store.BridgeRunRecord,
 }
+
+
+def _made_by(command: Command, record: store.RunRecord) -> dict[str, Any] | None:
+    """What the list names as the method of a run whose record names none: Fennec's correction and
+    bridging, with what they were run with, and HD-Eval with its aggregator."""
+    if command == "correct":
+        return {"name": "fennec correction", "params": {"threshold": record.options.get("threshold")}}
+    if command == "bridge":
+        return {"name": "fennec bridging", "params": dict(record.options)}
+    summary = record.summary
+    if command == "hdeval train" and isinstance(summary, store.TrainSummary) and summary.aggregator:
+        return {"name": "hdeval", "params": {"aggregator": summary.aggregator}}
+    return None

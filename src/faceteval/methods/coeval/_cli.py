@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +50,15 @@ from faceteval.methods.coeval._generate import (
     save_generation,
 )
 from faceteval.methods.coeval._method import CoEvalDirect
-from faceteval.store import CONSISTENCY, check_outputs, write_atomic
+from faceteval.store import (
+    CONSISTENCY,
+    GenerationRecord,
+    LLMRecord,
+    check_outputs,
+    header,
+    spend_of,
+    write_atomic,
+)
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -125,12 +135,19 @@ def generate(**flags: Any) -> None:
     # The engine's request carries a method; generation uses only its LLM settings.
     request = build_request(engine, input_path=Path(), out=None, method=CoEvalDirect())
     example = Demonstration(flags["example_input"], flags["example_output"])
+    started, clock = datetime.now(UTC), time.perf_counter()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
         generation = generate_criteria(
             flags["task"], example, llm, samples=flags["samples"], temperature=flags["temperature"]
         )
-    save_generation(generation, out, model=flags["model"], force=force)
+    about = GenerationRecord(
+        **header("criteria generate", started),
+        output=str(out),
+        llm=LLMRecord.of(llm.describe()),
+        spend=spend_of(llm.spent, time.perf_counter() - clock),
+    )
+    save_generation(generation, out, model=flags["model"], force=force, about=about)
     _show_generation(generation, out, llm.spent)
     if generation.reference.status != "ok":
         raise FacetevalError(

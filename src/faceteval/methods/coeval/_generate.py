@@ -25,25 +25,24 @@ in the re-ask of a reply that could not be read.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import anyio
 import yaml
 
+from faceteval import store
 from faceteval._util.text import first_few, neutralise
-from faceteval._version import __version__
 from faceteval.core import Criterion, TraceEntry, Usage, usage_of
-from faceteval.errors import ConfigError, FacetevalError, ParseError, ProviderError
+from faceteval.errors import ConfigError, FacetevalError, InputError, ParseError, ProviderError
 from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods.coeval._parsers import TaskCriteriaParser
 from faceteval.prompts import load_template, render
-from faceteval.store import CRITERIA_SET, GENERATION, OutputKind, write_atomic
+from faceteval.store import CRITERIA_SET, GENERATION, GenerationRecord, OutputKind, write_atomic
 
 STAGE = "coeval.generate"
 TEMPLATE = "coeval/generate"
@@ -54,7 +53,6 @@ DEFAULT_TEMPERATURE = 0.7
 REFERENCE_FILE = "criteria.yaml"
 SAMPLES_DIR = "samples"
 GENERATION_FILE = "generation.json"
-GENERATION_SCHEMA = 1
 
 Status = Literal["ok", "parse_error", "error"]
 
@@ -229,21 +227,28 @@ def sample_path(directory: str | Path, index: int) -> Path:
 
 
 def save_generation(
-    generation: CriteriaGeneration, directory: str | Path, *, model: str, force: bool = False
-) -> dict[str, Any]:
+    generation: CriteriaGeneration,
+    directory: str | Path,
+    *,
+    model: str,
+    force: bool = False,
+    about: GenerationRecord | None = None,
+) -> GenerationRecord:
     """Write the sets as criteria files, and a summary of the generation, into ``directory``.
 
     ``criteria.yaml`` holds the reference set and ``samples/sample-NN.yaml`` each sampled set, in the
     criteria-file format ``judge --criteria`` reads (`faceteval.load_criteria`): edit them freely. A set
     that failed gets no file (an older file of the same name, or of a sample index beyond this run,
     is removed), and is listed with its raw replies in ``generation.json``, which also records each
-    file's SHA-256.
+    file's SHA-256. ``generation.json`` is the generation's run record
+    (`faceteval.store.GenerationRecord`): what ``about`` says of the run (its start, the LLM, what
+    it spent), the template's hash, and the generation as its summary.
 
     A file this would overwrite or remove that is not as the last generation here wrote it (edited
     since, or not written by it) is never touched unless ``force``: nothing is written at all.
 
     Returns:
-        The summary written to ``generation.json``.
+        The record written to ``generation.json``.
 
     Raises:
         EditedFilesError: Files were edited since they were generated (and ``force`` is False).
@@ -264,11 +269,10 @@ def save_generation(
     for stale in (out / SAMPLES_DIR).glob("sample-*.yaml"):
         if stale not in written.values():
             stale.unlink()
-    summary = _summary(generation, model, {k: p.relative_to(out).as_posix() for k, p in written.items()})
-    for entry in summary["sets"]:
-        entry["sha256"] = _sha256(out / entry["file"]) if entry["file"] else None
-    write_atomic(out / GENERATION_FILE, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    return summary
+    files = {k: (p.relative_to(out).as_posix(), _sha256(p)) for k, p in written.items()}
+    record = _record(generation, model, files, about)
+    write_atomic(out / GENERATION_FILE, record.to_json())
+    return record
 
 
 class EditedFilesError(FacetevalError):
@@ -318,16 +322,15 @@ def _set_path(out: Path, index: int) -> Path:
 
 
 def _hashes(out: Path) -> dict[Path, str]:
-    """The SHA-256 of each file the last generation in ``out`` wrote (none if it recorded none)."""
+    """The SHA-256 of each file the last generation in ``out`` wrote (none if it recorded none, or its
+    record cannot be read)."""
     try:
-        summary = json.loads((out / GENERATION_FILE).read_text(encoding="utf-8"))
-        return {
-            out / entry["file"]: entry["sha256"]
-            for entry in summary["sets"]
-            if isinstance(entry.get("file"), str) and isinstance(entry.get("sha256"), str)
-        }
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        record = store.read_record(out / GENERATION_FILE, GenerationRecord)
+    except InputError:
         return {}
+    return {
+        out / s.file: s.sha256 for s in record.summary.sets if s.file is not None and s.sha256 is not None
+    }
 
 
 def _sha256(path: Path) -> str:
@@ -348,31 +351,38 @@ def _write_criteria(
     write_atomic(path, header + body)
 
 
-def _summary(generation: CriteriaGeneration, model: str, files: Mapping[int, str]) -> dict[str, Any]:
+def _record(
+    generation: CriteriaGeneration,
+    model: str,
+    files: Mapping[int, tuple[str, str]],
+    about: GenerationRecord | None,
+) -> GenerationRecord:
+    """The generation's run record: ``about``'s (the model's, when it says nothing of it), with the
+    template's hash, the generation as its summary (each set's file, by its index, with the file's
+    SHA-256), and the time it finished."""
+    about = about or GenerationRecord(llm=store.LLMRecord(model=model))
     template = load_template(TEMPLATE)
-    return {
-        "schema_version": GENERATION_SCHEMA,
-        "faceteval_version": __version__,
-        "task": generation.task,
-        "example": {"input": generation.example.input, "output": generation.example.output},
-        "model": model,
-        "temperature": generation.temperature,
-        "samples": len(generation.samples),
-        "template": {"name": template.name, "sha256": template.sha256},
-        "sets": [
-            {
-                "index": s.index,
-                "temperature": s.temperature,
-                "status": s.status,
-                "file": files.get(s.index),
-                "criteria": len(s.criteria),
-                "usage": s.usage.model_dump(),
-            }
+    summary = store.GenerationSummary(
+        task=generation.task,
+        example=store.Demonstration(input=generation.example.input, output=generation.example.output),
+        temperature=generation.temperature,
+        samples=len(generation.samples),
+        sets=[
+            store.GeneratedSet(
+                index=s.index,
+                temperature=s.temperature,
+                status=s.status,
+                file=files[s.index][0] if s.index in files else None,
+                criteria=len(s.criteria),
+                usage=s.usage,
+                sha256=files[s.index][1] if s.index in files else None,
+            )
             for s in generation.sets
         ],
-        "usage": generation.usage.model_dump(),
-        "failures": [
-            {"index": s.index, "status": s.status, "error": s.error, "replies": s.replies}
+        usage=generation.usage,
+        failures=[
+            store.GenerationFailure(index=s.index, status=s.status, error=s.error, replies=s.replies)
             for s in generation.failures
         ],
-    }
+    )
+    return about.finished(prompts={template.name: template.sha256}, summary=summary)

@@ -3,8 +3,9 @@
 A run over ``<benchmark>`` writes ``<benchmark>.jsonl`` (every `BridgeRecord`, kept or not),
 ``<benchmark>.sft.jsonl`` (each kept record as a chat in TRL SFTTrainer format: the bridging prompt
 with the recovered criteria and guideline, answered by the recorded judgment; a chat already written
-is not written again) and ``<benchmark>.run.json`` (what was run, the prompts' hashes, the counts of
-`BridgeSummary` and the usage, and each file's line count and SHA-256). `BridgeWriter` writes the
+is not written again) and ``<benchmark>.run.json`` (its run record, `faceteval.store.BridgeRunRecord`:
+what was run, the prompts' hashes, the counts of `BridgeSummary` and the usage, and each file's line
+count and SHA-256). `BridgeWriter` writes the
 records and chats one by one as they finish, so a run stopped midway keeps what it finished; they are
 put in place when the run ends (a crash leaves the earlier files as they were).
 """
@@ -19,15 +20,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from faceteval._version import __version__
 from faceteval.core import Usage
 from faceteval.errors import StoreError
 from faceteval.methods.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
 from faceteval.methods.fennec._sft_model import Repeats, Sample
 from faceteval.prompts import load_template
-from faceteval.store import RunFiles
-
-RUN_SCHEMA = 1
+from faceteval.store import BridgeRunRecord, BridgeRunSummary, LLMRecord, RunFiles, header
 
 
 def sft_sample(record: BridgeRecord) -> Sample:
@@ -80,10 +78,6 @@ class BridgeSummary:
     def chats(self) -> int:
         """Training chats written: the kept records but the repeats."""
         return self.kept - self.duplicates
-
-    def to_dict(self) -> dict[str, Any]:
-        """As JSON-ready data."""
-        return {**{k: v for k, v in asdict(self).items() if k != "usage"}, "usage": self.usage.model_dump()}
 
 
 class BridgeTally:
@@ -198,7 +192,7 @@ class BridgeWriter:
         """What was written so far."""
         return self.tally.summary()
 
-    def finish(self, run: Mapping[str, Any]) -> Path:
+    def finish(self, run: BridgeRunRecord) -> Path:
         """Put the records and chats in place, then write ``run`` as the run record; returns its path.
 
         Raises:
@@ -211,7 +205,7 @@ class BridgeWriter:
         self._run.discard()
 
 
-def run_description(
+def bridge_record(
     summary: BridgeSummary,
     files: BridgeFiles,
     *,
@@ -219,17 +213,23 @@ def run_description(
     judge: str,
     llm: Mapping[str, Any],
     limit: int | None = None,
-) -> dict[str, Any]:
-    """What a run record of a bridging run holds after its header: what was run, its prompts and counts."""
-    return {
-        "benchmark": benchmark,
-        "judge": f"recorded:{judge}",
-        "limit": limit,
-        "llm": dict(llm),
-        "prompts": {name: load_template(name).sha256 for name in TEMPLATES},
-        "files": {"records": files.records.name, "sft": files.sft.name},
-        "summary": summary.to_dict(),
-    }
+    sources: int | None = None,
+) -> BridgeRunRecord:
+    """What the run record of a bridging run says but its header and spend: what was bridged, with
+    which LLM and prompts, and the counts (``sources``: what the run would have bridged)."""
+    counts = {k: v for k, v in asdict(summary).items() if k != "usage"}
+    return BridgeRunRecord(
+        output=str(files.records.parent),
+        llm=LLMRecord.of(dict(llm)),
+        options={"benchmark": benchmark, "judge": f"recorded:{judge}", "limit": limit},
+        prompts={name: load_template(name).sha256 for name in TEMPLATES},
+        summary=BridgeRunSummary(
+            **({} if sources is None else {"sources": sources}),
+            **counts,
+            usage=summary.usage,
+            files={"records": files.records.name, "sft": files.sft.name},
+        ),
+    )
 
 
 def save_bridge(
@@ -248,17 +248,11 @@ def save_bridge(
     Raises:
         StoreError: A file cannot be written.
     """
+    started = datetime.now(UTC)
     with BridgeWriter(out, benchmark) as writer:
         for record in records:
             writer.write(record)
         files = writer.files
-        run = {
-            "schema_version": RUN_SCHEMA,
-            "faceteval_version": __version__,
-            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            **run_description(
-                writer.summary(), files, benchmark=benchmark, judge=judge, llm=llm, limit=limit
-            ),
-        }
-        writer.finish(run)
+        run = bridge_record(writer.summary(), files, benchmark=benchmark, judge=judge, llm=llm, limit=limit)
+        writer.finish(run.model_copy(update=header("bridge", started)))
     return files

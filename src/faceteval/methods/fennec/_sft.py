@@ -48,7 +48,7 @@ from faceteval.methods.fennec._sft_model import (
     criterion_shown,
 )
 from faceteval.methods.fennec._sft_samples import SampleBuilder
-from faceteval.store import RunFiles
+from faceteval.store import JudgeRecord, RunFiles
 
 __all__ = ["build_sft", "export_sft", "read_corrections", "write_sft"]
 
@@ -139,22 +139,21 @@ def export_sft(
         judged_instances(judgments_path, input_path),
         read_corrections(corrections_path) if corrections_path is not None else (),
         criteria_given=params.get("criteria") is not None,
-        single=bool(params.get("single")) if record else None,
+        single=bool(params.get("single")) if record is not None else None,
         augment=augment,
     )
     write_sft(data, out)
     return data
 
 
-def _fennec_params(record: Mapping[str, Any], judgments_path: Path) -> dict[str, Any]:
+def _fennec_params(record: JudgeRecord | None, judgments_path: Path) -> dict[str, Any]:
     """The method parameters of a run record; empty without one."""
-    method = record.get("method")
-    if not isinstance(method, dict):
+    method = None if record is None else record.method
+    if method is None:
         return {}
-    if method.get("name") not in (methods := per_criterion_methods()):
-        raise FacetevalError(f"{judgments_path}: judged with {method.get('name')!r}, not {either(methods)}")
-    params = method.get("params")
-    return params if isinstance(params, dict) else {}
+    if method.name not in (methods := per_criterion_methods()):
+        raise FacetevalError(f"{judgments_path}: judged with {method.name!r}, not {either(methods)}")
+    return dict(method.params)
 
 
 def _correction(record: Mapping[str, Any], path: Path, line: int) -> Correction:

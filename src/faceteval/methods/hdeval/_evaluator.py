@@ -1,8 +1,9 @@
 """A trained evaluator on disk (tree + aggregator + what it was trained on), and applying it.
 
-An evaluator directory holds ``evaluator.json`` (format version, targets, the aggregator's feature
-order), ``tree.yaml``, ``aggregator.skops`` (a safe format: only allowlisted types are ever loaded),
-``features.jsonl`` (every criterion score it was trained and tested on) and ``summary.json``.
+An evaluator directory holds ``evaluator.json`` (the training's run record: targets, the aggregator's
+feature order, their background, how it was trained), ``tree.yaml``, ``aggregator.skops`` (a safe
+format: only allowlisted types are ever loaded), ``features.jsonl`` (every criterion score it was
+trained and tested on) and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -20,17 +21,20 @@ from faceteval import store
 from faceteval._util.files import read_json_object, read_jsonl
 from faceteval._util.numbers import number, rounded
 from faceteval._util.text import first_few, plural
-from faceteval._version import __version__
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods.hdeval._importance import contributions
 from faceteval.methods.hdeval._store import load_aggregator, save_aggregator
 from faceteval.methods.hdeval._train import Matrix, Trained, predict
 from faceteval.methods.hdeval._tree import CriteriaTree, load_tree, save_tree
-from faceteval.store import OutputKind, write_atomic
+from faceteval.store import (
+    OutputKind,
+    TrainRecord,
+    TrainSummary,
+    read_record,
+    write_atomic,
+)
 
-FORMAT = "faceteval-hdeval-evaluator"
-VERSION = 1
 EVALUATOR, TREE, AGGREGATOR, FEATURES, SUMMARY = (
     "evaluator.json",
     "tree.yaml",
@@ -135,26 +139,29 @@ class Evaluator:
 
 
 def save_evaluator(
-    out: Path, trained: Trained, *, summary: Mapping[str, Any], info: Mapping[str, Any]
-) -> None:
-    """Write the evaluator directory ``out``; analyses of an earlier evaluator there are removed."""
+    out: Path,
+    trained: Trained,
+    *,
+    summary: Mapping[str, Any],
+    info: Mapping[str, Any],
+    about: TrainRecord | None = None,
+) -> TrainRecord:
+    """Write the evaluator directory ``out``; analyses of an earlier evaluator there are removed.
+
+    ``evaluator.json`` is the training's run record (`faceteval.store.TrainRecord`): what ``about``
+    says of the run (its start, the LLM, the inputs), the training's options, and the evaluator's
+    targets, features, background and ``info`` (`faceteval.methods.hdeval.evaluator_info`).
+
+    Returns:
+        The record written to ``evaluator.json``.
+    """
     out.mkdir(parents=True, exist_ok=True)
     for stale in STALE:
         (out / stale).unlink(missing_ok=True)
     save_tree(trained.tree, out / TREE)
     save_aggregator(trained.aggregator, out / AGGREGATOR)
-    background = trained.x[trained.train].mean(axis=0)
-    record = {
-        "format": FORMAT,
-        "version": VERSION,
-        "faceteval": __version__,
-        "targets": list(trained.config.targets),
-        "features": trained.features,
-        "background": [float(v) for v in background],
-        "aggregator": trained.config.aggregator,
-        **info,
-    }
-    _write_json(out / EVALUATOR, record)
+    record = _record(trained, info, about)
+    write_atomic(out / EVALUATOR, record.to_json())
     lines = []
     for row, instance_id in enumerate(trained.ids):
         lines.append(
@@ -171,30 +178,53 @@ def save_evaluator(
         )
     write_atomic(out / FEATURES, "".join(f"{line}\n" for line in lines))
     _write_json(out / SUMMARY, dict(summary))
+    return record
+
+
+def _record(trained: Trained, info: Mapping[str, Any], about: TrainRecord | None) -> TrainRecord:
+    """The training's run record: ``about``'s, with its options, the evaluator as its summary, and the
+    time it finished."""
+    about = about or TrainRecord()
+    config = trained.config
+    options = {
+        "layers": config.layers,
+        "children": config.children,
+        "expand": config.expand,
+        "aggregator": config.aggregator,
+        "importance": config.importance,
+        "train_frac": config.train_frac,
+        "seed": config.seed,
+    }
+    summary = TrainSummary(
+        targets=list(config.targets),
+        features=list(trained.features),
+        background=[float(v) for v in trained.x[trained.train].mean(axis=0)],
+        aggregator=config.aggregator,
+        **info,
+    )
+    return about.finished(options={**options, **about.options}, summary=summary)
 
 
 def load_evaluator(directory: Path) -> Evaluator:
     """The evaluator in ``directory``.
 
+    ``evaluator.json`` is read through the run record (`faceteval.store.TrainRecord`); one in the
+    format written before it (``format``, ``version``) is read too.
+
     Raises:
         FacetevalError: Not an evaluator directory, a newer format, or a model file with types outside
             the allowlist (it is then not loaded at all).
+        InputError: ``evaluator.json`` is not an evaluator's record, or a field is not as it should
+            be (named).
     """
     path = directory / EVALUATOR
     if not path.is_file():
         raise FacetevalError(f"{directory}: not an HD-Eval evaluator (no {EVALUATOR})")
-    record = read_json_object(path)
-    if record.get("format") != FORMAT:
-        raise FacetevalError(f"{path}: not an HD-Eval evaluator file (format {record.get('format')!r})")
-    if not isinstance(record.get("version"), int) or record["version"] > VERSION:
-        raise FacetevalError(
-            f"{path}: evaluator format version {record.get('version')!r}; "
-            f"this faceteval reads up to {VERSION}"
-        )
-    targets, features = _names(record, "targets", path), _names(record, "features", path)
-    if (model := record.get("model")) is not None and not (isinstance(model, str) and model):
+    record = read_record(path, TrainRecord).summary
+    targets, features = _names(record.targets, "targets", path), _names(record.features, "features", path)
+    if (model := record.model) is not None and not (isinstance(model, str) and model):
         raise InputError(str(path), None, "model", "expected provider:model or null")
-    background = record.get("background")
+    background = record.background
     if not isinstance(background, list) or not all(number(v) is not None for v in background):
         problem = "missing" if background is None else "expected a list of numbers, one per feature"
         raise InputError(str(path), None, "background", problem)
@@ -221,14 +251,13 @@ def load_evaluator(directory: Path) -> Evaluator:
         targets=targets,
         features=features,
         aggregator=aggregator,
-        background=tuple(float(v) for v in background),
-        info={k: v for k, v in record.items() if k not in {"targets", "features", "background"}},
+        background=tuple(float(v) for v in background if isinstance(v, int | float)),
+        info=record.model_dump(exclude={"targets", "features", "background"}, exclude_unset=True),
     )
 
 
-def _names(record: Mapping[str, Any], key: str, path: Path) -> tuple[str, ...]:
-    """The non-empty list of distinct names ``record[key]``."""
-    value = record.get(key)
+def _names(value: Any, key: str, path: Path) -> tuple[str, ...]:
+    """The non-empty list of distinct names ``value`` (the record's ``key``)."""
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
         problem = "missing" if value is None else "expected a non-empty list of names"
         raise InputError(str(path), None, key, problem)

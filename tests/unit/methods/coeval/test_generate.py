@@ -206,10 +206,11 @@ def test_the_files_load_back_as_criteria_files_and_failures_are_listed(tmp_path:
     assert not sample_path(out, 2).exists()
     assert "Task: Answer Reddit questions" in (out / "criteria.yaml").read_text()
 
-    written = json.loads((out / "generation.json").read_text())
-    assert written == summary
+    record = json.loads((out / "generation.json").read_text())
+    assert record == json.loads(summary.to_json())
+    written = record["summary"]  # schema 2: the generation is its run record's summary
     assert (written["task"], written["example"]) == (TASK, {"input": EXAMPLE.input, "output": EXAMPLE.output})
-    assert (written["model"], written["temperature"], written["samples"]) == ("scripted:judge", 0.7, 3)
+    assert (record["llm"]["model"], written["temperature"], written["samples"]) == ("scripted:judge", 0.7, 3)
     assert [s["file"] for s in written["sets"]] == [
         "criteria.yaml",
         "samples/sample-01.yaml",
@@ -220,7 +221,7 @@ def test_the_files_load_back_as_criteria_files_and_failures_are_listed(tmp_path:
     (failure,) = written["failures"]
     assert failure["index"] == 2 and failure["status"] == "parse_error"
     assert failure["replies"] == ["No criteria here.", "No criteria here."]
-    assert written["template"]["name"] == "coeval/generate" and len(written["template"]["sha256"]) == 64
+    assert list(record["prompts"]) == ["coeval/generate"] and len(record["prompts"]["coeval/generate"]) == 64
 
 
 def test_a_new_run_in_the_same_directory_leaves_no_stale_sample(tmp_path: Path) -> None:
@@ -238,7 +239,7 @@ def test_edited_files_are_never_overwritten_or_removed_without_force(tmp_path: P
     out = tmp_path / "eli5"
     first = generate_criteria(TASK, EXAMPLE, llm_for(ScriptedProvider(by_sample)), samples=3)
     summary = save_generation(first, out, model="m")
-    assert all(len(s["sha256"]) == 64 for s in summary["sets"])
+    assert all(s.sha256 is not None and len(s.sha256) == 64 for s in summary.summary.sets)
     save_generation(first, out, model="m")  # unedited: written again, no complaint
     reference = out / "criteria.yaml"
     edited = reference.read_text() + "  - name: MyEdit\n"
@@ -250,7 +251,9 @@ def test_edited_files_are_never_overwritten_or_removed_without_force(tmp_path: P
         save_generation(fewer, out, model="m")
     assert "pass --force to overwrite them" in str(caught.value)
     assert reference.read_text() == edited and len(list((out / "samples").glob("*.yaml"))) == 4
-    assert json.loads((out / "generation.json").read_text()) == summary  # nothing written at all
+    assert json.loads((out / "generation.json").read_text()) == json.loads(
+        summary.to_json()
+    )  # nothing written
     with pytest.raises(EditedFilesError):
         check_edits(out, samples=0)  # what a caller checks before any call
     check_edits(tmp_path / "new", samples=3)
@@ -275,3 +278,19 @@ def test_the_generation_lists_its_sets_in_order() -> None:
     generation = generate_criteria(TASK, EXAMPLE, llm_for(ScriptedProvider(by_sample)), samples=2)
     assert isinstance(generation, CriteriaGeneration)
     assert [s.index for s in generation.sets] == [0, 1, 2]
+
+
+def test_the_file_hashes_a_generation_recorded_before_the_run_record_still_guard_edits(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "eli5"
+    record = save_generation(
+        generate_criteria(TASK, EXAMPLE, llm_for(ScriptedProvider(by_sample)), samples=1), out, model="m"
+    )
+    summary = record.summary.model_dump(mode="json")
+    old = {"schema_version": 1, "faceteval_version": record.faceteval_version, "model": "m", **summary}
+    (out / "generation.json").write_text(json.dumps(old))  # as the faceteval before the record wrote it
+    check_edits(out, samples=1)  # unedited: nothing to refuse
+    (out / "criteria.yaml").write_text((out / "criteria.yaml").read_text() + "  - name: MyEdit\n")
+    with pytest.raises(EditedFilesError, match=r"criteria\.yaml: changed since"):
+        check_edits(out, samples=1)

@@ -380,8 +380,9 @@ def test_the_sft_file_holds_valid_chats_of_the_kept_records(data_dir: Path, tmp_
     lines = files.records.read_text(encoding="utf-8").splitlines()
     assert [BridgeRecord.model_validate_json(line) for line in lines] == records
     run_info = json.loads(files.run.read_text(encoding="utf-8"))
-    assert (run_info["benchmark"], run_info["judge"], run_info["limit"]) == ("mixed", "recorded:various", 2)
-    assert run_info["summary"] | {"usage": None} == {
+    options = run_info["options"]  # schema 2: what was bridged is among the options
+    assert (options["benchmark"], options["judge"], options["limit"]) == ("mixed", "recorded:various", 2)
+    assert run_info["summary"] | {"usage": None, "files": None} == {
         "records": 6,
         "kept": 5,
         "inconsistent": 1,
@@ -390,6 +391,7 @@ def test_the_sft_file_holds_valid_chats_of_the_kept_records(data_dir: Path, tmp_
         "skipped": 0,
         "usage": None,
         "duplicates": 0,
+        "files": None,  # schema 2: the file names are in the summary
     }
     assert run_info["summary"]["usage"]["calls"] == 18
     assert set(run_info["prompts"]) >= {

@@ -23,6 +23,7 @@ from faceteval.methods.hdeval._evaluator import (
 )
 from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary
 from faceteval.methods.hdeval._train import TrainConfig, Trained, train
+from faceteval.store import RECORD_SCHEMA, TrainRecord, read_record
 from tests.support import hdeval_synthetic as synthetic
 
 TARGETS = ("coherence", "fluency")
@@ -59,9 +60,19 @@ def criterion_scores(evaluator: Evaluator, instances: list[Instance]) -> dict[st
     }
 
 
+OLD_FORMAT = {"format", "version"}
+"""What the evaluator file had before it was the training's run record (schema 2)."""
+
+
 def rewrite(path: Path, **changes: Any) -> None:
+    """Change the evaluator file's fields: those of its record's summary (targets, features ...); to
+    change ``format`` or ``version``, the file is first written in the format before the record."""
     record = json.loads(path.read_text())
-    path.write_text(json.dumps({**record, **changes}))
+    if OLD_FORMAT & changes.keys():
+        old = {"format": "faceteval-hdeval-evaluator", "version": 1, "faceteval": record["faceteval_version"]}
+        path.write_text(json.dumps({**old, **record["summary"], **changes}))
+    else:
+        path.write_text(json.dumps({**record, "summary": {**record["summary"], **changes}}))
 
 
 # -- saving and loading -----------------------------------------------------------------------------
@@ -81,7 +92,8 @@ def test_a_loaded_evaluator_predicts_identically(tmp_path: Path, kind: str) -> N
     assert loaded.tree == original.tree
     np.testing.assert_allclose(loaded.background, original.x[original.train].mean(axis=0))
     assert loaded.info["aggregator"] == kind
-    assert loaded.info["format"] == "faceteval-hdeval-evaluator" and loaded.info["version"] == 1
+    record = read_record(tmp_path / kind / EVALUATOR, TrainRecord)  # schema 2: the training's run record
+    assert (record.schema_version, record.command) == (RECORD_SCHEMA, "hdeval train")
     assert (loaded.info["group_by"], loaded.info["system_by"], loaded.info["level"]) == (
         "doc",
         "system",
@@ -100,6 +112,27 @@ def test_features_jsonl_holds_every_row_it_was_trained_and_tested_on(
     assert rows[5]["targets"] == {"coherence": trained.y[5, 0], "fluency": trained.y[5, 1]}
     assert rows[5]["metadata"] == {"doc": "d1", "system": "s1"}
     assert read_summary(directory)["split"] == {"train": 32, "test": 32, "left_out": 0}
+
+
+def test_an_evaluator_file_written_before_the_run_record_is_read(directory: Path, trained: Trained) -> None:
+    current = load_evaluator(directory)
+    rewrite(directory / EVALUATOR, version=1)
+    assert "schema_version" not in json.loads((directory / EVALUATOR).read_text())
+    old = load_evaluator(directory)
+    assert (old.targets, old.features, old.background, old.info) == (
+        current.targets,
+        current.features,
+        current.background,
+        current.info,
+    )
+    assert read_record(directory / EVALUATOR, TrainRecord).schema_version is None
+
+
+def test_the_evaluator_file_is_the_trainings_run_record(directory: Path, trained: Trained) -> None:
+    record = read_record(directory / EVALUATOR, TrainRecord)
+    assert record.options["layers"] == 3 and record.options["aggregator"] == "lr"
+    assert record.summary.targets == list(TARGETS) and record.summary.features == trained.features
+    assert record.summary.source == "rule judge" and record.started_at is not None
 
 
 def test_a_newer_format_version_is_refused(directory: Path) -> None:
@@ -133,7 +166,7 @@ def test_an_unreadable_evaluator_file_is_refused(
 
 
 def test_repeated_features_are_refused(directory: Path) -> None:
-    features = json.loads((directory / EVALUATOR).read_text())["features"]
+    features = json.loads((directory / EVALUATOR).read_text())["summary"]["features"]  # schema 2
     rewrite(directory / EVALUATOR, features=[features[0], *features[:-1]])
     with pytest.raises(FacetevalError, match=f"field 'features': repeats '{features[0]}'"):
         load_evaluator(directory)
@@ -221,8 +254,9 @@ def test_an_evaluator_written_before_it_named_its_model_has_it_as_its_source(
     directory: Path, source: str, model: str | None
 ) -> None:
     record = json.loads((directory / EVALUATOR).read_text())
-    del record["model"]
-    (directory / EVALUATOR).write_text(json.dumps({**record, "source": source}))
+    del record["summary"]["model"]  # schema 2: the evaluator's fields are its record's summary
+    record["summary"]["source"] = source
+    (directory / EVALUATOR).write_text(json.dumps(record))
 
     assert load_evaluator(directory).model == model
 

@@ -261,7 +261,8 @@ def test_an_aggregator_of_another_evaluator_is_refused_by_name(per_sample: Path,
 
     mixed = Path(shutil.copytree(per_sample, tmp_path / "mixed"))
     record = json.loads((mixed / "evaluator.json").read_text())
-    record["features"], record["background"] = record["features"][:-1], record["background"][:-1]
+    summary = record["summary"]  # schema 2: the evaluator's fields are its record's summary
+    summary["features"], summary["background"] = summary["features"][:-1], summary["background"][:-1]
     (mixed / "evaluator.json").write_text(json.dumps(record))
     with pytest.raises(
         FacetevalError, match=r"aggregator\.skops takes \d+ criterion scores, but evaluator\.json"

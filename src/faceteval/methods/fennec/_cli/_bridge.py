@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,25 +25,14 @@ from faceteval._cli.kit import (
     interrupted_note,
     open_llm,
     progress_bar,
-    record_header,
     run_until_stopped,
-    spent_fields,
 )
+from faceteval._runner import Started
 from faceteval._util.text import plural
-from faceteval.errors import FacetevalError, StoreError
-from faceteval.llm import LLM, Spend
-from faceteval.methods.fennec._bridge import BridgeRecord, bridge_each
-from faceteval.methods.fennec._bridge_files import (
-    BridgeFiles,
-    BridgeSummary,
-    BridgeWriter,
-    bridge_files,
-    run_description,
-    summarize,
-)
+from faceteval.methods.fennec._bridge import BridgeRecord
+from faceteval.methods.fennec._bridge_run import BridgeRun, bridge_into, check_bridge_outputs
 from faceteval.methods.fennec._bridge_sources import BRIDGEABLE, BridgeSource, load_sources
 from faceteval.methods.fennec._method import Fennec
-from faceteval.store import BRIDGE_RECORDS, CHATS, RUN_RECORD, check_outputs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -54,25 +40,6 @@ BRIDGE_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria")
 """Engine flags that do not apply: records are bridged in the recorded order, traces always kept."""
 SHOWN_FAILURES = 5
 """Failed records listed on the terminal; every one is in the records file."""
-
-
-@dataclass(slots=True)
-class BridgeRun:
-    """What a ``bridge`` command did."""
-
-    sources: int
-    """Recorded outputs to bridge (what the run would write if not stopped)."""
-    files: BridgeFiles
-    summary: BridgeSummary = field(default_factory=lambda: summarize(()))
-    """The records written, counted."""
-    failures: list[BridgeRecord] = field(default_factory=list)
-    """The first failed records, as the terminal lists them."""
-    interrupted: bool = False
-    stopped: FacetevalError | None = None
-    """The error that stopped the run early, if one did."""
-    elapsed: float = 0.0
-    spent: Spend = field(default_factory=Spend)
-    """Every call the run made, including those of records an interruption left unfinished."""
 
 
 @click.command("bridge")
@@ -120,8 +87,10 @@ def bridge(ctx: click.Context, /, **flags: Any) -> None:
     engine = flags | {"swap": False, "trace": True, "dry_run": False}
     # The engine's request carries a method; bridging uses only its LLM settings.
     request = build_request(engine, input_path=Path(), out=None, method=Fennec())
-    run = run_bridge(request, sources, flags["out"], benchmark=benchmark, judge=judge, limit=flags["limit"])
-    _show(request, benchmark, judge, run)
+    run, failures = run_bridge(
+        request, sources, flags["out"], benchmark=benchmark, judge=judge, limit=flags["limit"]
+    )
+    _show(request, benchmark, judge, run, failures)
     if run.stopped is not None:
         raise run.stopped
     if run.interrupted:
@@ -139,60 +108,41 @@ def run_bridge(
     benchmark: str,
     judge: str,
     limit: int | None,
-) -> BridgeRun:
-    """Bridge ``sources`` into ``out``, each record written as it finishes, in the recorded order.
+) -> tuple[BridgeRun, list[BridgeRecord]]:
+    """Bridge ``sources`` into ``out``, each record written as it finishes, in the recorded order; the
+    run, and its first failed records (as the terminal lists them).
 
     Ctrl-C and SIGTERM stop the run cleanly: what finished is written, with the run record.
     """
-    run = BridgeRun(sources=len(sources), files=bridge_files(out, benchmark))
-    targets = ((run.files.records, BRIDGE_RECORDS), (run.files.sft, CHATS), (run.files.run, RUN_RECORD))
-    check_outputs(targets, given=out, cache=request.cache_path, force=request.force)
-    started = datetime.now(UTC)
-    clock = time.perf_counter()
+    files = check_bridge_outputs(out, benchmark, cache=request.cache_path, force=request.force)
+    run = BridgeRun(sources=len(sources), files=files)
+    failures: list[BridgeRecord] = []
+    started = Started.now()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
-        run.spent = llm.spent
-        writer = stack.enter_context(BridgeWriter(out, benchmark))
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("bridging", total=len(sources) or None)
 
-        def sink(record: BridgeRecord) -> None:
-            writer.write(record)
-            if record.status in ("parse_error", "error") and len(run.failures) < SHOWN_FAILURES:
-                run.failures.append(record)
+        def bridged(record: BridgeRecord) -> None:
+            if record.status in ("parse_error", "error") and len(failures) < SHOWN_FAILURES:
+                failures.append(record)
             progress.advance(task)
 
-        try:
-            run_until_stopped(run, llm.closing_after, partial(bridge_each, sources, llm, sink=sink))
-        finally:
-            run.elapsed = time.perf_counter() - clock
-            run.summary = writer.summary()
-            try:
-                writer.finish(_record(run, llm, started, benchmark=benchmark, judge=judge, limit=limit))
-            except StoreError as exc:
-                run.stopped = run.stopped or exc
-    return run
+        bridging = partial(
+            bridge_into, sources, llm, run, benchmark=benchmark, judge=judge, limit=limit, bridged=bridged,
+            started=started,
+        )  # fmt: skip
+        run_until_stopped(run, llm.closing_after, bridging)
+    return run, failures
 
 
-def _record(
-    run: BridgeRun, llm: LLM, started: datetime, *, benchmark: str, judge: str, limit: int | None
-) -> dict[str, Any]:
-    description = run_description(
-        run.summary, run.files, benchmark=benchmark, judge=judge, llm=llm.describe(), limit=limit
-    )
-    return {
-        **record_header(started, interrupted=run.interrupted, stopped=run.stopped),
-        "sources": run.sources,
-        **description,
-        "spent": {**spent_fields(run.spent), "seconds": round(run.elapsed, 3)},
-    }
-
-
-def _show(request: RunRequest, benchmark: str, judge: str, run: BridgeRun) -> None:
+def _show(
+    request: RunRequest, benchmark: str, judge: str, run: BridgeRun, failures: list[BridgeRecord]
+) -> None:
     summary, files, spent = run.summary, run.files, run.spent
     if run.interrupted:
         console.print(interrupted_note(request))
-    for record in run.failures:
+    for record in failures:
         err_console.print(f"[yellow]{escape(record.id)}: {record.status}:[/] {escape(record.error or '')}")
     records = (
         plural(summary.records, "record")

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import time
 from contextlib import ExitStack
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,52 +21,28 @@ from faceteval._cli.kit import (
     interrupted_note,
     open_llm,
     progress_bar,
-    record_header,
     run_until_stopped,
     show_failures,
-    spent_fields,
     usage_rows,
 )
+from faceteval._runner import Started
 from faceteval._util.text import plural
 from faceteval.datasets import judged_input
-from faceteval.errors import FacetevalError, StoreError
-from faceteval.llm import LLM, Spend
 from faceteval.methods.fennec._correct import (
-    CORRECTION_TEMPLATE,
     DEFAULT_THRESHOLD,
-    Correction,
     CorrectionStats,
     CorrectOptions,
-    correct_each,
 )
+from faceteval.methods.fennec._correct_run import CorrectJob, CorrectRun, correct_file
 from faceteval.methods.fennec._correctable import Correctable, load_correctable
 from faceteval.methods.fennec._method import Fennec
 from faceteval.methods.fennec._rejudge import Improvement
-from faceteval.prompts import load_template
-from faceteval.store import CORRECTIONS, RUN_RECORD, RunFiles, check_outputs, record_path_for
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 CORRECT_EXCLUDED = ("--criteria", "--swap", "--dry-run")
 """Engine flags that do not apply: criteria, guidelines and weights are the judgments' own, and
 re-judging always judges both orders (the methods' own flags are judge's and meta-eval's only)."""
-
-
-@dataclass(slots=True)
-class CorrectRun:
-    """What a ``correct`` command did."""
-
-    responses: int
-    """Responses of the ok judgments read (what the run would consider if not stopped)."""
-    judgments: int = 0
-    """Judgments read, failed ones included."""
-    stats: CorrectionStats = field(default_factory=CorrectionStats)
-    interrupted: bool = False
-    stopped: FacetevalError | None = None
-    elapsed: float = 0.0
-    record_path: Path | None = None
-    spent: Spend = field(default_factory=Spend)
-    """Every call the run made, including those of corrections an interruption left unfinished."""
 
 
 @click.command()
@@ -158,83 +131,22 @@ def run_correct(
 ) -> CorrectRun:
     """Correct ``items`` into ``request.out``; Ctrl-C stops cleanly with everything so far kept."""
     assert request.out is not None
-    record_path = record_path_for(request.out)
-    check_outputs(
-        [(request.out, CORRECTIONS), (record_path, RUN_RECORD)],
-        given=request.out,
-        inputs=[judgments_path, input_path],
-        cache=request.cache_path,
-        force=request.force,
+    job = CorrectJob.check(
+        judgments_path, input_path, request.out, cache=request.cache_path, force=request.force
     )
     responses = sum(i.instance.n_candidates for i in items if i.judgment.status == "ok" and i.instance)
     run = CorrectRun(responses=responses, judgments=len(items))
-    started = datetime.now(UTC)
-    clock = time.perf_counter()
+    started = Started.now()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
-        run.spent = llm.spent
-        files = stack.enter_context(RunFiles([request.out], record_path))
-        out = files[request.out]
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("correcting", total=responses or None)
-
-        def sink(correction: Correction) -> None:
-            out.write(correction.model_dump_json() + "\n")
-            progress.advance(task)
-
-        try:
-            correcting = partial(correct_each, items, llm, options=options, sink=sink, stats=run.stats)
-            run_until_stopped(run, llm.closing_after, correcting)
-        finally:
-            run.elapsed = time.perf_counter() - clock
-            paths = {"judgments": judgments_path, "input": input_path, "output": request.out}
-            try:
-                run.record_path = files.finish(_record(request, llm, options, run, started, paths))
-            except StoreError as exc:
-                run.stopped = run.stopped or exc
+        correcting = partial(
+            correct_file, job, items, llm, options=options, run=run,
+            corrected=lambda _: progress.advance(task), started=started,
+        )  # fmt: skip
+        run_until_stopped(run, llm.closing_after, correcting)
     return run
-
-
-def _templates(options: CorrectOptions) -> tuple[str, ...]:
-    return (CORRECTION_TEMPLATE, "common/reask", *(Fennec().templates() if options.rejudge else ()))
-
-
-def _record(
-    request: RunRequest,
-    llm: LLM,
-    options: CorrectOptions,
-    run: CorrectRun,
-    started: datetime,
-    paths: dict[str, Path],
-) -> dict[str, Any]:
-    return {
-        **record_header(started, interrupted=run.interrupted, stopped=run.stopped),
-        **{name: str(path) for name, path in paths.items()},
-        "model": request.model,
-        "threshold": options.threshold,
-        "llm": llm.describe(),
-        "options": {"threshold": options.threshold, "rejudge": options.rejudge, "trace": options.trace},
-        "prompts": {name: load_template(name).sha256 for name in _templates(options)},
-        "summary": _summary(run),
-        "improvement": run.stats.improvement().to_dict() if options.rejudge else None,
-    }
-
-
-def _summary(run: CorrectRun) -> dict[str, Any]:
-    stats = run.stats
-    return {
-        "judgments": stats.judgments,
-        "skipped_judgments": stats.skipped,
-        "responses": stats.responses,
-        "below_threshold": stats.below,
-        "kept": stats.statuses.get("kept", 0),
-        "corrected": stats.statuses.get("corrected", 0),
-        "parse_errors": stats.statuses.get("parse_error", 0),
-        "errors": stats.statuses.get("error", 0),
-        "rejudged": dict(stats.rejudged),
-        **spent_fields(run.spent),
-        "seconds": round(run.elapsed, 3),
-    }
 
 
 def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from faceteval.methods.hdeval._cli._shared import (
 )
 from faceteval.methods.hdeval._method import EvalNode, HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree
+from faceteval.store import LLMRecord, TrainRecord, header, input_file
 
 if TYPE_CHECKING:
     from faceteval.methods.hdeval._train import NodeScores
@@ -107,6 +109,7 @@ def train_command(**flags: Any) -> None:
     from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary
     from faceteval.methods.hdeval._train import TrainConfig, check_trainable, initial_tree, train
 
+    started = datetime.now(UTC)
     target = load_target(flags["target_spec"], flags["data_dir"])
     if target.kind != "pointwise":
         raise FacetevalError(
@@ -184,11 +187,29 @@ def train_command(**flags: Any) -> None:
     }
     summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
     info = evaluator_info(trained, model=model, **described)
-    save_evaluator(out, trained, summary=summary, info=info)
+    save_evaluator(out, trained, summary=summary, info=info, about=_about(flags, started))
     show_held_out(summary)
     console.print(
         f"Evaluator written to {escape(str(out))}/ "
         "(evaluator.json, tree.yaml, aggregator.skops, summary.json)"
+    )
+
+
+def _about(flags: dict[str, Any], started: datetime) -> TrainRecord:
+    """What the training's record says of the run beside the evaluator: its start, the files it read,
+    the model that scored the criteria, and the options the training's own do not hold."""
+    read = [*source_files(flags["target_spec"])[:1], *source_files(flags["features_spec"])]
+    inputs = {"input": read[0]} if read and read[0].is_file() else {}
+    if flags["features_spec"] and (files := [path for path in read[1:] if path.is_file()]):
+        inputs["features"] = files[0]
+    if flags["tree_path"]:
+        inputs["tree"] = flags["tree_path"]
+    return TrainRecord(
+        **header("hdeval train", started),
+        inputs={role: input_file(path) for role, path in inputs.items()},
+        output=str(flags["out"]),
+        llm=None if flags["features_spec"] else LLMRecord(model=flags["model"]),
+        options={"limit": flags["limit"], "resamples": flags["resamples"]},
     )
 
 

@@ -1,0 +1,325 @@
+"""Judging into a file: the judgments, put in place with their run record however the run ends.
+
+`FileJob.check` measures the input and refuses outputs that are not ours before anything is opened;
+`judge_file` then judges the instances into the output and writes the run record
+(`faceteval.store.JudgeRecord`) beside it, whether the run finished, was interrupted (Ctrl-C, a
+cancelled task) or stopped by an error, which it raises again once the files are in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import IO
+
+from faceteval._runner._ending import ending, note_ending, put_in_place
+from faceteval._runner._judge import Item, JudgeOptions, cannot_judge, judge_each
+from faceteval._runner._output import JudgmentsOutput
+from faceteval._runner._stats import RunStats, spent_since
+from faceteval._util.text import plural
+from faceteval.core import INVALID_INPUT, Instance, Judgment
+from faceteval.errors import FacetevalError, InputError
+from faceteval.llm import LLM, Spend
+from faceteval.methods import Method
+from faceteval.prompts import load_template
+from faceteval.store import (
+    JUDGMENTS,
+    RUN_RECORD,
+    InputFile,
+    JudgeRecord,
+    JudgeSummary,
+    LLMRecord,
+    MethodRecord,
+    check_outputs,
+    record_path_for,
+    spend_of,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """When a run started: the time, the clock, and the seconds it spent opening the model."""
+
+    at: datetime
+    clock: float
+    opening: float = 0.0
+
+    @classmethod
+    def now(cls) -> Started:
+        """Now."""
+        return cls(datetime.now(UTC), time.perf_counter())
+
+    def opened(self) -> Started:
+        """The same start, with the model (and its cache) opened now."""
+        return replace(self, opening=time.perf_counter() - self.clock)
+
+    def elapsed(self) -> float:
+        """Seconds since the start."""
+        return time.perf_counter() - self.clock
+
+
+@dataclass(frozen=True, slots=True)
+class FileJob:
+    """What a judge run reads and writes: made by `check` before anything is opened.
+
+    Attributes:
+        input_path: The instances file (None: instances given in Python, not from a file).
+        out: The judgments file (None: standard output, or nowhere in a dry run).
+        instances: The input's non-blank lines (for a progress bar).
+        input_sha256: The input's SHA-256, for the run record.
+        strict: Check every line first, and judge nothing if one is bad.
+        reuse: Reuse the ok judgments of an earlier ``out`` of the same job (without a response cache).
+    """
+
+    input_path: Path | None
+    out: Path | None
+    instances: int = 0
+    input_sha256: str | None = None
+    strict: bool = False
+    reuse: bool = False
+
+    @classmethod
+    def check(
+        cls,
+        input_path: Path | None,
+        out: Path | None,
+        *,
+        cache: Path | None,
+        reuse: bool | None = None,
+        strict: bool = False,
+        force: bool = False,
+    ) -> FileJob:
+        """The job, once the input is measured and the outputs checked: ``out`` and its record may
+        replace only files of their kinds (but with ``force``), never the input or the response
+        ``cache`` file. Without a cache (``reuse``, by default when ``cache`` is None), the ok
+        judgments of an earlier ``out`` of the same job are reused.
+
+        Raises:
+            InputError: The input is not a readable file.
+            ConfigError: An output would overwrite the input, the cache, or a file not ours.
+        """
+        count, digest = _measure(input_path) if input_path is not None else (0, None)
+        if out is not None:
+            check_outputs(
+                [(out, JUDGMENTS), (record_path_for(out), RUN_RECORD)],
+                given=out,
+                inputs=[] if input_path is None else [input_path],
+                cache=cache,
+                force=force,
+            )
+        reuse = (cache is None if reuse is None else reuse) and input_path is not None
+        return cls(input_path, out, count, digest, strict, reuse)
+
+
+@dataclass(frozen=True, slots=True)
+class RunHooks:
+    """What a caller is told as a run goes (the CLI shows it)."""
+
+    judged: Callable[[Judgment], None] | None = None
+    """Each judgment handed on (written, or planned in a dry run)."""
+    invalid: Callable[[Judgment], None] | None = None
+    """The judgment of an input line that is not a valid instance."""
+    refused: Callable[[str, str], None] | None = None
+    """With ``strict``: each problem found, as ``("invalid" | "cannot judge", problem)``."""
+    stream: IO[str] | None = None
+    """Where judgments go without an ``out`` (standard output when None)."""
+
+
+@dataclass(slots=True)
+class RunResult:
+    """What a judge run did; filled in as it goes, so it is current however the run ends."""
+
+    stats: RunStats = field(default_factory=RunStats)
+    interrupted: bool = False
+    stopped: FacetevalError | None = None
+    """The error that stopped the run early, if one did."""
+    elapsed: float = 0.0
+    start: float = 0.0
+    """Of ``elapsed``, the seconds spent opening the model."""
+    instances: int = 0
+    record_path: Path | None = None
+    kept: bool = False
+    """The run ended early with no ok judgment, and the earlier output was left as it was."""
+    spent: Spend = field(default_factory=Spend)
+    """Every call the run made, including those of judgments an interruption left unfinished."""
+
+
+async def judge_file(
+    job: FileJob,
+    items: Iterable[Item],
+    method: Method,
+    llm: LLM,
+    *,
+    options: JudgeOptions,
+    result: RunResult,
+    hooks: RunHooks = RunHooks(),
+    started: Started | None = None,
+) -> None:
+    """Judge ``items`` (those of ``job.input_path``, from `checked_items`) into ``job.out``, then write
+    its run record.
+
+    The output and its record are put in place when the run ends, however it ends: ``result``
+    then says how. An interruption (a cancellation, Ctrl-C) or an error is raised again once they
+    are; a run that ends early with no ok judgment leaves an earlier output as it was. A dry run
+    (``llm.dry_run``) writes nothing.
+
+    Raises:
+        FacetevalError: What stopped the run (`RunAborted`, a refused key, an output that could not
+            be written ...), once the files are in place.
+    """
+    started = started or Started.now()
+    result.instances, result.start = job.instances, started.opening
+    before = replace(llm.spent)
+    job_record = _job_record(job, method, llm, options)
+    out = None if llm.dry_run else job.out
+    with JudgmentsOutput(out, job_record, reuse=job.reuse, stream=hooks.stream) as output:
+        failure: BaseException | None = None
+        try:
+            sink = _sink(output, hooks, write=not llm.dry_run)
+            stats, take = result.stats, output.take
+            await judge_each(items, method, llm, options=options, sink=sink, stats=stats, reuse=take)
+        except BaseException as exc:
+            failure = exc
+            note_ending(result, exc)
+            raise
+        finally:
+            result.elapsed = started.elapsed()
+            result.spent = spent_since(llm.spent, before)
+            if llm.dry_run:
+                pass
+            elif _keeps_earlier(job, result, failure):
+                result.kept = True  # the partial files are removed as the output closes
+            else:
+                finish = partial(
+                    output.finish, result.stats, lambda: _record(job_record, result, started, failure)
+                )
+                result.record_path = put_in_place(result, finish, failure)
+
+
+def _sink(output: JudgmentsOutput, hooks: RunHooks, *, write: bool) -> Callable[[Judgment], None]:
+    """Where each judgment goes: the output (not a plan's, not even to standard output), and the hooks."""
+
+    def sink(judgment: Judgment) -> None:
+        if write:
+            output.write(judgment)
+        if hooks.invalid is not None and judgment.error and judgment.error.startswith(INVALID_INPUT):
+            hooks.invalid(judgment)
+        if hooks.judged is not None:
+            hooks.judged(judgment)
+
+    return sink
+
+
+def _keeps_earlier(job: FileJob, result: RunResult, failure: BaseException | None) -> bool:
+    """Whether the run leaves an earlier output as it was: it ended early (a wrong endpoint, a
+    refused key, Ctrl-C before any reply) with no ok judgment to put in its place."""
+    ended_early = result.stopped is not None or result.interrupted or failure is not None
+    earlier = job.out is not None and job.out.exists()
+    return ended_early and earlier and not result.stats.statuses.get("ok", 0) and not result.stats.reused
+
+
+def _job_record(job: FileJob, method: Method, llm: LLM, options: JudgeOptions) -> JudgeRecord:
+    """What the run record says of the job before it starts: input, output, method, LLM, options, prompts."""
+    inputs = {}
+    if job.input_path is not None:
+        absolute = os.path.abspath(job.input_path)  # symlinks kept: the typed path's own
+        inputs["input"] = InputFile(path=str(job.input_path), absolute=absolute, sha256=job.input_sha256)
+    return JudgeRecord(
+        inputs=inputs,
+        output=str(job.out),
+        method=MethodRecord.of(method.describe()),
+        llm=LLMRecord.of(llm.describe()),
+        options={"swap": options.swap, "strict": job.strict, "trace": options.trace},
+        prompts={name: load_template(name).sha256 for name in method.templates()},
+    )
+
+
+def _record(
+    job: JudgeRecord, result: RunResult, started: Started, failure: BaseException | None
+) -> JudgeRecord:
+    stats = result.stats
+    header = ending("judge", result, started.at, failure)
+    summary = JudgeSummary(
+        judgments=dict(stats.statuses),
+        reused=stats.reused,
+        invalid_input=stats.invalid,
+        orders_agreed=stats.consistency.get(True, 0),
+        orders_disagreed=stats.consistency.get(False, 0),
+        start_seconds=round(result.start, 3),
+    )
+    spend = spend_of(result.spent, result.elapsed)
+    return job.model_copy(update={**header, "spend": spend, "summary": summary})
+
+
+def checked_items(
+    job: FileJob, items: Iterable[Item], method: Method, hooks: RunHooks = RunHooks()
+) -> Iterator[Item]:
+    """The items to judge, the first one read now (where a file that is not JSON Lines fails); with
+    ``job.strict``, all of them, checked: call it before opening anything.
+
+    Raises:
+        InputError: The input is not JSON Lines; with ``job.strict``, a line is invalid or an
+            instance cannot be judged as it is (each told to ``hooks.refused``).
+    """
+    if not job.strict:
+        stream = iter(items)
+        # The first line now, before anything is written: it is where a file that is not JSON Lines fails.
+        return itertools.chain(list(itertools.islice(stream, 1)), stream)
+    listed = list(items)
+    where = "" if job.input_path is None else f"{job.input_path}: "
+    problems = [str(item) for item in listed if isinstance(item, InputError)]
+    unjudgeable = [
+        f"{where}instance {item.id!r}: {error}"
+        for item in listed
+        if isinstance(item, Instance) and (error := cannot_judge(method, item)) is not None
+    ]
+    if hooks.refused is not None:
+        for problem in problems:
+            hooks.refused("invalid", problem)
+        for problem in unjudgeable:
+            hooks.refused("cannot judge", problem)
+    if problems or unjudgeable:
+        found = [
+            plural(len(problems), "invalid line") if problems else "",
+            f"{plural(len(unjudgeable), 'instance')} {method.name} cannot judge as "
+            + ("it is" if len(unjudgeable) == 1 else "they are")
+            if unjudgeable
+            else "",
+        ]
+        name = "instances" if job.input_path is None else str(job.input_path)
+        problem = f"{' and '.join(filter(None, found))}; nothing was judged (--strict)"
+        raise InputError(name, None, None, problem)
+    return iter(listed)
+
+
+def _measure(path: Path) -> tuple[int, str]:
+    """The input's non-blank lines (for the progress bar) and its SHA-256 (for the run record); an
+    input that cannot be read fails here.
+
+    The input is read twice (measured, then judged) and again by later commands (``correct``,
+    ``export``, ``review import``), so it must be a file: not standard input, nor a pipe.
+    """
+    if str(path) == "-" or (path.exists() and not path.is_file()):
+        raise InputError(
+            str(path),
+            None,
+            None,
+            "not a file (standard input or a pipe?): the input is read more than once, by this "
+            "command and by later ones, so save it to a file and judge that",
+        )
+    count, digest = 0, hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for line in handle:
+                count += bool(line.strip())
+                digest.update(line)
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
+    return count, digest.hexdigest()

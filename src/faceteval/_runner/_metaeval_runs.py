@@ -1,0 +1,300 @@
+"""The runs of a meta-evaluation: each judged into its run directory, measured against the humans,
+reported on; then, for a sweep or repeated seeds, the summary that compares them."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
+from faceteval._runner._judge import JudgeOptions
+from faceteval.core import Instance
+from faceteval.datasets import read_instances, read_judgments
+from faceteval.errors import FacetevalError
+from faceteval.llm import LLM
+from faceteval.metaeval import (
+    INSTANCES,
+    JUDGMENTS,
+    HumanWeights,
+    Settings,
+    Target,
+    Variant,
+    combine,
+    forget_results,
+    measure,
+    run_files,
+    write_instances,
+    write_summary,
+)
+from faceteval.methods import Method
+from faceteval.prompts import load_template
+from faceteval.report import write_report
+from faceteval.store import (
+    LLMRecord,
+    MetaEvalRecord,
+    MethodRecord,
+    SpendRecord,
+    check_outputs,
+    header,
+    spend_of,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MetaEvalOptions:
+    """What a meta-evaluation measures, and how (what the ``meta-eval`` flags set).
+
+    Attributes:
+        limit: Measure a stratified sample of this many instances (None: all of them).
+        seed: Seed of the sample and of the bootstrap.
+        turn: Only this turn (multi-turn benchmarks: MT-Bench).
+        categories: Only these categories.
+        resamples: Bootstrap resamples behind each 95% CI (0: none).
+        seeds: Repeat the run once per provider seed (empty: one run, with the LLM's own seed).
+        human_weights: People's weightings of the judge's facets (how close the judge's are).
+        report: Write ``report.md`` and ``report.html`` beside each summary.
+    """
+
+    limit: int | None = None
+    seed: int = 0
+    turn: int | None = None
+    categories: tuple[str, ...] = ()
+    resamples: int = 1000
+    seeds: tuple[int, ...] = ()
+    human_weights: tuple[HumanWeights, ...] = ()
+    report: bool = True
+
+    @property
+    def settings(self) -> Settings:
+        """How uncertainty is estimated."""
+        return Settings(resamples=self.resamples, seed=self.seed)
+
+    def recorded(self) -> dict[str, int | list[str] | None]:
+        """The options as a run record holds them (what changes the numbers)."""
+        return {
+            "limit": self.limit,
+            "seed": self.seed,
+            "turn": self.turn,
+            "categories": list(self.categories),
+            "resamples": self.resamples,
+        }
+
+
+DEFAULT_META_EVAL_OPTIONS = MetaEvalOptions()
+
+
+class NothingJudged(FacetevalError):
+    """A run of a meta-evaluation judged no instance: there is nothing to measure (its judgments file
+    holds the failures)."""
+
+    def __init__(self, judgments: Path) -> None:
+        super().__init__(f"no instance was judged; see the failures in {judgments}")
+        self.judgments = judgments
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    """One run of a meta-evaluation: the method it judges with, and its place in a sweep or repeats."""
+
+    method: Method
+    variant: Variant
+    """Its swept count, its provider seed and its directory's name ("" for a run alone)."""
+    key: str
+    """How its summary's ``variant`` names the swept count (the option's parameter, or ``aspects``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MetaEvalHooks:
+    """What a caller is told as a meta-evaluation goes (the CLI shows it)."""
+
+    judging: Callable[[RunPlan, FileJob], AbstractContextManager[RunHooks]] | None = None
+    """Entered around each run's judging: the hooks of that judging (a progress bar's, say)."""
+    judged: Callable[[RunPlan, Path, RunResult], None] | None = None
+    """Each run's judging once it ended, however it ended, with its run directory."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What every run of one meta-evaluation shares."""
+
+    target: Target
+    instances: Sequence[Instance]
+    llm: LLM
+    out: Path
+    options: MetaEvalOptions
+    judging: JudgeOptions
+    hooks: MetaEvalHooks
+    force: bool
+
+    def llm_for(self, plan: RunPlan) -> LLM:
+        """The LLM of a run: with its provider seed, when it repeats the others with another seed."""
+        seed = plan.variant.seed
+        return self.llm if seed is None else replace(self.llm, config=self.llm.config.merge(seed=seed))
+
+    def hooks_for(self, plan: RunPlan, job: FileJob) -> AbstractContextManager[RunHooks]:
+        return nullcontext(RunHooks()) if self.hooks.judging is None else self.hooks.judging(plan, job)
+
+
+async def run_meta_eval(
+    context: RunContext, plans: Sequence[RunPlan], *, inputs: Sequence[Path] = ()
+) -> MetaEvalRecord | None:
+    """Judge, measure and report each run of ``plans`` into ``context.out`` (each in its directory when
+    there are several, then their comparison); the record of ``context.out`` (None in a dry run,
+    which plans each run's judging and writes nothing).
+
+    Raises:
+        ConfigError: A file of a run directory is not ours (but with ``force``), or is one of ``inputs``.
+        NothingJudged: A run judged no instance (its files are in place).
+        FacetevalError: A benchmark without the outputs' texts; what stopped a run (each run's
+            files are in place first).
+    """
+    check_judgeable(context.target)
+    if context.llm.dry_run:
+        await _plan(context, plans)
+        return None
+    dirs = [context.out, *(context.out / plan.variant.name for plan in plans if plan.variant.name)]
+    files = [file for folder in dirs for file in run_files(folder)]
+    check_outputs(files, given=context.out, inputs=inputs, force=context.force)
+    started = Started.now()
+    records = [(plan, await _run(context, plan, alone=len(plans) == 1)) for plan in plans]
+    if len(records) == 1:
+        return records[0][1]
+    return _compared(context, records, started)
+
+
+async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRecord:
+    """One run: its instances and judgments, its summary, its reports."""
+    run_dir = context.out if alone else context.out / plan.variant.name
+    forget_results(run_dir, None if alone else context.out)
+    write_instances(run_dir, context.instances)
+    llm = context.llm_for(plan)
+    started = Started.now()
+    job = FileJob.check(
+        run_dir / INSTANCES,
+        run_dir / JUDGMENTS,
+        cache=cache_file(llm),
+        reuse=llm.cache is None,
+        force=context.force,
+    )
+    result = await _judge(context, plan, job, llm, started, run_dir)
+    if not result.stats.statuses.get("ok"):  # nothing to measure: no summary of a run that did not judge
+        raise NothingJudged(run_dir / JUDGMENTS)
+    model = llm.describe()["model"]
+    about = MetaEvalRecord(
+        **header("meta-eval", started.at),
+        output=str(run_dir),
+        method=MethodRecord.of(plan.method.describe()),
+        llm=LLMRecord.of(llm.describe()),
+        options={"swap": context.judging.swap, **context.options.recorded()},
+        prompts={name: load_template(name).sha256 for name in plan.method.templates()},
+        spend=spend_of(result.spent, result.elapsed),
+    )
+    record = measure(
+        run_dir,
+        context.target,
+        context.instances,
+        list(read_judgments(run_dir / JUDGMENTS)),
+        judge=f"{plan.method.name} ({model}{', swap' if context.judging.swap else ''})",
+        settings=context.options.settings,
+        extra={"variant": {plan.key: plan.variant.count, "seed": plan.variant.seed}},
+        about=about,
+        in_place=True,
+        human_weights=context.options.human_weights,
+        source=str(run_dir / JUDGMENTS),
+    )
+    if context.options.report:
+        write_report(run_dir)
+    return record
+
+
+async def _judge(
+    context: RunContext, plan: RunPlan, job: FileJob, llm: LLM, started: Started, run_dir: Path
+) -> RunResult:
+    """A run's judging, told to the hooks however it ends."""
+    assert job.input_path is not None
+    items = checked_items(job, read_instances(job.input_path), plan.method)
+    result = RunResult(instances=job.instances)
+    try:
+        with context.hooks_for(plan, job) as hooks:
+            await judge_file(
+                job,
+                items,
+                plan.method,
+                llm,
+                options=context.judging,
+                result=result,
+                hooks=hooks,
+                started=started,
+            )
+    finally:
+        if context.hooks.judged is not None:
+            context.hooks.judged(plan, run_dir, result)
+    return result
+
+
+def _compared(
+    context: RunContext, records: Sequence[tuple[RunPlan, MetaEvalRecord]], started: Started
+) -> MetaEvalRecord:
+    """The summary of a sweep or of repeats, written with its reports into ``context.out``."""
+    first = records[0][1]
+    spends = [record.spend for _, record in records if record.spend is not None]
+    combined = first.model_copy(
+        update={
+            **header("meta-eval", started.at),
+            "output": str(context.out),
+            "llm": LLMRecord.of(context.llm.describe()),
+            "spend": _total(spends),
+            "summary": combine([(plan.variant, record.summary) for plan, record in records]),
+            "written": {},
+        }
+    )
+    write_summary(context.out, combined)
+    if context.options.report:
+        write_report(context.out)
+    return combined
+
+
+def _total(spends: Sequence[SpendRecord]) -> SpendRecord:
+    """The LLM use of every run together."""
+    costs = [spend.cost_usd for spend in spends]
+    return SpendRecord(
+        calls=sum(spend.calls for spend in spends),
+        cached=sum(spend.cached for spend in spends),
+        retries=sum(spend.retries for spend in spends),
+        input_tokens=sum(spend.input_tokens for spend in spends),
+        output_tokens=sum(spend.output_tokens for spend in spends),
+        cost_usd=None if None in costs else sum(cost for cost in costs if cost is not None),
+        seconds=round(sum(spend.seconds or 0.0 for spend in spends), 3),
+    )
+
+
+async def _plan(context: RunContext, plans: Sequence[RunPlan]) -> None:
+    """A dry run: each run's calls and costs planned over the instances (written to a scratch folder)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        input_path = write_instances(Path(scratch), context.instances)
+        for plan in plans:
+            llm = context.llm_for(plan)
+            job = FileJob.check(input_path, None, cache=cache_file(llm), reuse=False)
+            await _judge(context, plan, job, llm, Started.now(), Path(scratch))
+
+
+def check_judgeable(target: Target) -> None:
+    """Refuse a benchmark that ships labels only: there is nothing for a method to judge.
+
+    Raises:
+        FacetevalError: The benchmark has no texts of its outputs.
+    """
+    if target.benchmark is not None and not target.benchmark.texts:
+        raise FacetevalError(
+            f"{target.name} ships labels only, not the outputs' texts: measure recorded judgments with "
+            "--judgments, or judge a benchmark that has the texts"
+        )
+
+
+def cache_file(llm: LLM) -> Path | None:
+    """The file of ``llm``'s response cache, when it has one on disk (an output may never replace it)."""
+    path = getattr(llm.cache, "path", None)
+    return Path(path) if isinstance(path, str) and path != ":memory:" else None

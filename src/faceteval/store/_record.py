@@ -1,0 +1,253 @@
+"""The run record: what a command did, in one versioned schema for every command that writes one.
+
+A record has a header (schema and faceteval versions, the command and its arguments, when it started
+and finished, whether it was interrupted or stopped by an error), what it read (``inputs``, each
+with its SHA-256) and wrote (``written``: each output's line count and SHA-256), the method
+(``{name, params}``), the LLM, the options that change the results, the prompts' hashes, what the
+LLM use cost (``spend``), and a ``summary`` of its own kind (`faceteval.store.JudgeSummary` ...).
+Each command's record is a subclass of `RunRecord` with its ``command`` and its summary's type;
+`AnyRunRecord` is their union, told apart by ``command``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol, Self
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic_core import to_jsonable_python
+
+from faceteval._version import __version__
+from faceteval.errors import FacetevalError, InputError
+
+RECORD_SCHEMA = 2
+"""The version of the run record schema this faceteval writes (1: each command's own shape)."""
+
+
+class RecordPart(BaseModel):
+    """A part of a run record: frozen, and no field it does not know."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class FileEntry(RecordPart):
+    """An output as the run wrote it."""
+
+    lines: int
+    """Its line count."""
+    sha256: str
+    """The SHA-256 of its bytes."""
+
+
+class InputFile(RecordPart):
+    """A file the run read."""
+
+    path: str | None = None
+    """As given (relative to the working directory then, or absolute); None if not recorded."""
+    absolute: str | None = None
+    """Where it was: the absolute path (symlinks kept), None if not recorded."""
+    sha256: str | None = None
+    """The SHA-256 of its bytes when it was read, None if not recorded."""
+
+
+class MethodRecord(RecordPart):
+    """A judging method as it rebuilds: its registry name and factory parameters (`Method.describe`)."""
+
+    name: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, description: Mapping[str, Any]) -> MethodRecord:
+        """The record of a method's ``describe()`` (tuples as lists, as JSON holds them)."""
+        return cls.model_validate(to_jsonable_python(description))
+
+
+class LLMRecord(RecordPart):
+    """The LLM a run asked (`faceteval.llm.LLM.describe`)."""
+
+    model: str
+    """``provider:model``."""
+    identity: str | None = None
+    """The endpoint's identity (provider and base URL), part of every cache key."""
+    config: dict[str, JsonValue] | None = None
+    """The generation parameters that change a reply (temperature, max tokens, seed ...)."""
+    concurrency: int | None = None
+    timeout: float | None = None
+    max_retries: int | None = None
+
+    @classmethod
+    def of(cls, description: Mapping[str, Any]) -> LLMRecord:
+        """The record of an LLM's ``describe()``."""
+        return cls.model_validate(to_jsonable_python(description))
+
+
+class SpendRecord(RecordPart):
+    """What a run's LLM use came to: every call made, unfinished work's included."""
+
+    calls: int = 0
+    """Calls made to the provider (answered, or failed after their retries)."""
+    cached: int = 0
+    """Exchanges answered from the response cache."""
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    """Dollars spent by the calls made; None when a model's price is not known."""
+    seconds: float | None = None
+    """The run's wall-clock time."""
+
+
+class Spent(Protocol):
+    """LLM use as `faceteval.llm.Spend` counts it."""
+
+    calls: int
+    cached: int
+    retries: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cost_known: bool
+
+
+def spend_of(spent: Spent, seconds: float | None = None) -> SpendRecord:
+    """The record of ``spent`` over ``seconds`` (rounded to milliseconds)."""
+    return SpendRecord(
+        calls=spent.calls,
+        cached=spent.cached,
+        retries=spent.retries,
+        input_tokens=spent.input_tokens,
+        output_tokens=spent.output_tokens,
+        cost_usd=spent.cost_usd if spent.cost_known else None,
+        seconds=None if seconds is None else round(seconds, 3),
+    )
+
+
+class RecordSummary(RecordPart):
+    """What a command did, in its own terms: each command's record has its own kind."""
+
+
+class RunRecord(RecordPart):
+    """The fields every run record has. A command's record (`JudgeRecord` ...) adds its ``summary``.
+
+    Fields an older record did not have are None (or empty) when it is read.
+    """
+
+    schema_version: int | None = RECORD_SCHEMA
+    """The schema the record was written in: 1 before one schema for every command, None when it named
+    none (an HD-Eval ``evaluator.json`` of its own format, a record written by hand)."""
+    faceteval_version: str | None = None
+    command: str
+    """The command that wrote it: ``judge``, ``meta-eval``, ``correct``, ``bridge``, ``hdeval train``,
+    ``criteria generate``."""
+    argv: list[str] | None = None
+    """The process's arguments (``sys.argv``): the command line, or the Python program."""
+    started_at: str | None = None
+    """ISO 8601, UTC, to the second."""
+    finished_at: str | None = None
+    interrupted: bool = False
+    """Ctrl-C or SIGTERM ended the run early; what was finished is written."""
+    stopped_by: str | None = None
+    """The error that ended the run early, if one did."""
+    inputs: dict[str, InputFile] = Field(default_factory=dict)
+    """The files read, by role (``input``, ``judgments`` ...)."""
+    output: str | None = None
+    """Where the command was told to write (a file or a directory), as given."""
+    method: MethodRecord | None = None
+    llm: LLMRecord | None = None
+    options: dict[str, JsonValue] = Field(default_factory=dict)
+    """The options that change what was done (``swap``, ``threshold`` ...), each command its own."""
+    prompts: dict[str, str] = Field(default_factory=dict)
+    """The SHA-256 of every template the run could render, by template name."""
+    spend: SpendRecord | None = None
+    summary: RecordSummary | None = None
+    written: dict[str, FileEntry] = Field(default_factory=dict)
+    """The outputs put in place, by path relative to the record's folder (a name, mostly)."""
+
+    def finished(self, **update: Any) -> Self:
+        """This record with ``update``, as a run that ends now writes it: the header's versions,
+        command line and finish time (its start kept; now when it has none).
+
+        Examples:
+            >>> from faceteval.store import TrainRecord
+            >>> record = TrainRecord(started_at="2025-01-02T00:00:00+00:00").finished(options={"seed": 1})
+            >>> record.started_at, record.options, record.finished_at is not None
+            ('2025-01-02T00:00:00+00:00', {'seed': 1}, True)
+        """
+        ending = header(self.command, datetime.now(UTC))
+        if self.started_at is not None:
+            ending["started_at"] = self.started_at
+        return self.model_copy(update={**ending, **update})
+
+    def to_json(self) -> str:
+        """The record as its file holds it: indented JSON, the summary as it was given (its unset
+        fields left out), no NaN or infinity.
+
+        Raises:
+            ValueError: A number is not finite.
+        """
+        data = self.model_dump(mode="json", exclude={"summary", "written"})
+        summary = self.summary
+        data["summary"] = None if summary is None else summary.model_dump(mode="json", exclude_unset=True)
+        data["written"] = {name: entry.model_dump(mode="json") for name, entry in self.written.items()}
+        return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def header(
+    command: str, started: datetime, *, interrupted: bool = False, stopped: BaseException | None = None
+) -> dict[str, Any]:
+    """What every record begins with: versions, the command and its arguments, times, how it ended."""
+    return {
+        "schema_version": RECORD_SCHEMA,
+        "faceteval_version": __version__,
+        "command": command,
+        "argv": list(sys.argv),
+        "started_at": _second(started),
+        "finished_at": _second(datetime.now(UTC)),
+        "interrupted": interrupted,
+        "stopped_by": None if stopped is None else stop_reason(stopped),
+    }
+
+
+def _second(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+def stop_reason(error: BaseException) -> str:
+    """What stopped a run, as its record says: a faceteval error's message, else its kind too.
+
+    Examples:
+        >>> stop_reason(FacetevalError("no space left")), stop_reason(ValueError("bug"))
+        ('no space left', 'ValueError: bug')
+    """
+    return str(error) if isinstance(error, FacetevalError) else f"{type(error).__name__}: {error}"
+
+
+def input_file(path: Path, sha256: str | None = None) -> InputFile:
+    """A file read: as given, where it was, and its SHA-256 (computed now unless given).
+
+    Raises:
+        InputError: The file cannot be read.
+    """
+    return InputFile(path=str(path), absolute=os.path.abspath(path), sha256=sha256 or file_sha256(path))
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of the file ``path``.
+
+    Raises:
+        InputError: It cannot be read.
+    """
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
+    return digest.hexdigest()

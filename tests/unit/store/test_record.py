@@ -1,0 +1,274 @@
+"""The run record: one schema for every command, written and read back, old records included."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from faceteval.core import Usage
+from faceteval.errors import FacetevalError, InputError
+from faceteval.store import (
+    EVALUATOR,
+    GENERATION,
+    RECORD_SCHEMA,
+    RUN_RECORDS,
+    BridgeRunRecord,
+    BridgeRunSummary,
+    CorrectionGain,
+    CorrectRecord,
+    CorrectSummary,
+    Demonstration,
+    FileEntry,
+    GeneratedSet,
+    GenerationFailure,
+    GenerationRecord,
+    GenerationSummary,
+    InputFile,
+    JudgeRecord,
+    JudgeSummary,
+    LLMRecord,
+    MetaEvalRecord,
+    MetaEvalSummary,
+    MethodRecord,
+    RunRecord,
+    SpendRecord,
+    TrainRecord,
+    TrainSummary,
+    header,
+    read_record,
+)
+
+OLD = Path(__file__).parents[2] / "fixtures" / "records" / "v1"
+LLM = LLMRecord(model="openai:judge", identity="openai@http://x/v1", config={"temperature": 0.0})
+SPEND = SpendRecord(calls=3, cached=1, input_tokens=10, output_tokens=2, cost_usd=None, seconds=0.5)
+
+
+def common(command: str) -> dict[str, object]:
+    return header(command, datetime(2025, 1, 2, tzinfo=UTC)) | {
+        "llm": LLM,
+        "spend": SPEND,
+        "prompts": {"dna/score": "ab" * 32},
+        "written": {"o.jsonl": FileEntry(lines=2, sha256="cd" * 32)},
+    }
+
+
+RECORDS: list[RunRecord] = [
+    JudgeRecord(
+        **common("judge"),
+        inputs={"input": InputFile(path="p.jsonl", absolute="/w/p.jsonl", sha256="ef" * 32)},
+        output="o.jsonl",
+        method=MethodRecord(name="dna", params={"aspects": 3, "scale": [1.0, 10.0]}),
+        options={"swap": True, "strict": False, "trace": True},
+        summary=JudgeSummary(judgments={"ok": 2}, reused=1, orders_agreed=2, start_seconds=0.1),
+    ),
+    CorrectRecord(
+        **common("correct"),
+        inputs={"judgments": InputFile(path="j.jsonl"), "input": InputFile(path="p.jsonl")},
+        options={"threshold": 3.0, "rejudge": True, "trace": True},
+        summary=CorrectSummary(
+            judgments=2,
+            responses=4,
+            kept=3,
+            corrected=1,
+            rejudged={"ok": 1},
+            improvement=CorrectionGain(responses=1, before=1.0, after=4.0, gain=3.0, wins=1),
+        ),
+    ),
+    BridgeRunRecord(
+        **common("bridge"),
+        options={"benchmark": "pandalm", "judge": "recorded:pandalm-7b", "limit": None},
+        summary=BridgeRunSummary(
+            sources=2, records=2, kept=1, usage=Usage(calls=4), files={"sft": "p.jsonl"}
+        ),
+    ),
+    MetaEvalRecord(
+        **common("meta-eval"),
+        method=MethodRecord(name="direct", params={}),
+        options={"swap": False},
+        summary=MetaEvalSummary(
+            benchmark="b",
+            kind="pairwise",
+            reference=None,
+            judge="direct (openai:judge)",
+            n=2,
+            agreement={"value": 0.5, "n": 2, "ci": [0.0, 1.0]},
+            variant={"aspects": None, "seed": None},
+        ),
+    ),
+    TrainRecord(
+        **common("hdeval train"),
+        options={"layers": 1},
+        summary=TrainSummary(targets=["t"], features=["a"], background=[3.0], aggregator="lr"),
+    ),
+    GenerationRecord(
+        **common("criteria generate"),
+        summary=GenerationSummary(
+            task="Explain.",
+            example=Demonstration(input="x", output="y"),
+            temperature=0.7,
+            samples=1,
+            sets=[GeneratedSet(index=0, temperature=0.0, status="ok", file="criteria.yaml", criteria=2)],
+            failures=[GenerationFailure(index=1, status="parse_error", error="no list", replies=["no"])],
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.command)
+def test_every_commands_record_round_trips_through_its_file(record: RunRecord, tmp_path: Path) -> None:
+    path = tmp_path / "r.run.json"
+    path.write_text(record.to_json(), encoding="utf-8")
+    assert read_record(path, type(record)) == record
+    assert RUN_RECORDS.validate_json(path.read_bytes()) == record  # told apart by its command
+    data = json.loads(path.read_text())
+    assert (data["schema_version"], data["command"]) == (RECORD_SCHEMA, record.command)
+    assert list(data)[:3] == ["schema_version", "faceteval_version", "command"]
+
+
+def test_a_summary_is_written_as_it_was_given() -> None:
+    record = MetaEvalRecord(summary=MetaEvalSummary(benchmark="b", reference=None))
+    assert json.loads(record.to_json())["summary"] == {"benchmark": "b", "reference": None}
+    with pytest.raises(ValueError, match=r"Out of range float values are not JSON compliant"):
+        JudgeRecord(summary=JudgeSummary(start_seconds=0.1)).model_copy(
+            update={"spend": SpendRecord.model_construct(cost_usd=float("nan"))}
+        ).to_json()
+
+
+def test_another_commands_record_a_newer_one_and_a_wrong_field_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "r.run.json"
+    path.write_text(RECORDS[0].to_json(), encoding="utf-8")
+    with pytest.raises(InputError, match=r"field 'command': a run record of 'judge', not of 'correct'"):
+        read_record(path, CorrectRecord)
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(data | {"schema_version": RECORD_SCHEMA + 1}), encoding="utf-8")
+    with pytest.raises(InputError, match=rf"written by a newer faceteval \(schema {RECORD_SCHEMA + 1}\)"):
+        read_record(path, JudgeRecord)
+    data["summary"]["reused"] = "many"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match=rf"{path}: field 'summary.reused': Input should be a valid integer"):
+        read_record(path, JudgeRecord)
+    data["summary"]["reused"] = 1
+    path.write_text(json.dumps(data | {"colour": "red"}), encoding="utf-8")
+    with pytest.raises(InputError, match="field 'colour': Extra inputs are not permitted"):
+        read_record(path, JudgeRecord)
+    path.write_text("[1]", encoding="utf-8")
+    with pytest.raises(InputError, match="expected a JSON object, got list"):
+        read_record(path, JudgeRecord)
+    with pytest.raises(FacetevalError, match=r"missing\.run\.json: cannot read: No such file"):
+        read_record(tmp_path / "missing.run.json", JudgeRecord)
+
+
+# -- records of schema 1, and unversioned ones, as the faceteval before this schema wrote them ----------
+
+
+def test_an_old_judge_record_moves_its_input_and_llm_use() -> None:
+    old = json.loads((OLD / "judge" / "j.run.json").read_text())
+    record = read_record(OLD / "judge" / "j.run.json", JudgeRecord)
+    assert (record.schema_version, record.command, record.argv) == (1, "judge", old["command"])
+    assert record.inputs["input"] == InputFile(
+        path=old["input"], absolute=old["input_path"], sha256=old["input_sha256"]
+    )
+    assert record.output == "j.jsonl" and record.method == MethodRecord.model_validate(old["method"])
+    assert record.llm is not None and record.llm.model_dump() == old["llm"]
+    assert record.options == old["options"] and record.prompts == old["prompts"]
+    spend = {key: old["summary"][key] for key in SpendRecord.model_fields}
+    assert record.spend == SpendRecord(**spend)
+    assert record.summary == JudgeSummary(
+        judgments={"ok": 4}, reused=0, invalid_input=0, orders_agreed=4, orders_disagreed=0,
+        start_seconds=old["summary"]["start_seconds"],
+    )  # fmt: skip
+    assert record.written["j.jsonl"].lines == 4
+
+
+def test_an_old_correct_record_moves_its_inputs_and_gain() -> None:
+    old = json.loads((OLD / "correct" / "corrected.run.json").read_text())
+    record = read_record(OLD / "correct" / "corrected.run.json", CorrectRecord)
+    assert {role: given.path for role, given in record.inputs.items()} == {
+        "judgments": old["judgments"],
+        "input": old["input"],
+    }
+    assert record.llm is not None and record.llm.model == old["model"]
+    assert record.options["threshold"] == old["threshold"]
+    assert record.summary.improvement == CorrectionGain.model_validate(old["improvement"])
+    assert (record.summary.corrected, record.summary.rejudged) == (3, {"ok": 3})
+    assert record.spend is not None and record.spend.calls == old["summary"]["calls"]
+
+
+@pytest.mark.parametrize("name", ["autoj-pairwise.run.json", "pandalm.run.json"])
+def test_old_bridge_records_move_what_was_bridged_into_options(name: str) -> None:
+    old = json.loads((OLD / "bridge" / name).read_text())
+    record = read_record(OLD / "bridge" / name, BridgeRunRecord)
+    assert record.options == {key: old[key] for key in ("benchmark", "judge", "limit")}
+    assert record.summary.files == old["files"] and record.summary.sources == old.get("sources")
+    assert record.summary.usage == Usage.model_validate(old["summary"]["usage"])
+    assert (record.spend is None) == ("spent" not in old)
+    if record.spend is not None:
+        assert record.spend.model_dump() == old["spent"]
+
+
+SUMMARIES = [
+    "sweep/summary.json",
+    "sweep/aspects-2/summary.json",
+    "measured/summary.json",
+    "pointwise/summary.json",
+]
+
+
+@pytest.mark.parametrize("name", [*SUMMARIES, "pointwise/summary.json"])
+def test_old_meta_evaluation_summaries_keep_their_numbers_in_the_summary(name: str) -> None:
+    old = json.loads((OLD / "meta-eval" / name).read_text())
+    record = read_record(OLD / "meta-eval" / name, MetaEvalRecord)
+    numbers = {k: v for k, v in old.items() if k not in ("schema_version", "method", "written")}
+    assert record.summary.model_dump(exclude_unset=True) == numbers
+    if "method" in old:
+        assert record.method == MethodRecord(name=old["method"]["name"], params=old["method"]["params"])
+        assert record.llm == LLMRecord(model=old["method"]["model"])
+        assert record.options == {"swap": old["method"]["swap"]}
+    else:
+        assert record.method is None and record.llm is None
+    assert {name: entry.model_dump() for name, entry in record.written.items()} == old.get("written", {})
+
+
+def test_an_old_evaluator_file_is_a_training_record() -> None:
+    old = json.loads((OLD / "hdeval" / "evaluator.json").read_text())
+    record = read_record(OLD / "hdeval" / "evaluator.json", TrainRecord)
+    assert (record.schema_version, record.faceteval_version) == (None, old["faceteval"])
+    kept = {k: v for k, v in old.items() if k not in ("format", "version", "faceteval")}
+    assert record.summary.model_dump(exclude_unset=True) == kept
+
+
+def test_an_old_evaluator_file_of_another_format_or_a_newer_version_is_refused(tmp_path: Path) -> None:
+    old = json.loads((OLD / "hdeval" / "evaluator.json").read_text())
+    path = tmp_path / "evaluator.json"
+    path.write_text(json.dumps(old | {"version": 2}))
+    with pytest.raises(InputError, match="field 'version': evaluator format version 2"):
+        read_record(path, TrainRecord)
+    path.write_text(json.dumps(old | {"format": "other"}))
+    with pytest.raises(InputError, match="field 'format': not an HD-Eval evaluator file"):
+        read_record(path, TrainRecord)
+
+
+def test_an_old_generation_summary_moves_its_model_and_template() -> None:
+    old = json.loads((OLD / "criteria" / "generation.json").read_text())
+    record = read_record(OLD / "criteria" / "generation.json", GenerationRecord)
+    assert record.llm == LLMRecord(model=old["model"])
+    assert record.prompts == {old["template"]["name"]: old["template"]["sha256"]}
+    assert [s.model_dump() for s in record.summary.sets] == old["sets"]
+    assert (record.summary.task, record.summary.samples) == (old["task"], old["samples"])
+
+
+def test_a_commands_record_file_is_of_its_output_kind_in_either_shape(tmp_path: Path) -> None:
+    """A file a command may replace: its record as written now, or in the shape written before it."""
+    kinds = {
+        "hdeval train": (EVALUATOR, "hdeval/evaluator.json"),
+        "criteria generate": (GENERATION, "criteria/generation.json"),
+    }
+    for record in RECORDS:
+        path = tmp_path / f"{record.command}.json"
+        path.write_text(record.to_json(), encoding="utf-8")
+        for command, (kind, old) in kinds.items():
+            assert kind.holds(path) == (record.command == command), (record.command, kind.what)
+            assert kind.holds(OLD / old)
