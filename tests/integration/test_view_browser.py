@@ -99,39 +99,48 @@ def test_the_list_of_runs_shows_every_run_with_what_it_did(page: Page, shots: Pa
     screenshot(page, shots / "runs.png")
 
 
+def apply_filters(page: Page) -> None:
+    """Submits the filter form and waits for the page it loads, so rows read after are the new page's."""
+    with page.expect_navigation():
+        page.click("#filters button[type=submit]")
+
+
 def test_the_filters_of_a_judge_run_keep_the_rows_they_name(page: Page, shots: Path) -> None:
     open_judge_run(page)
     assert row_ids(page) == ["p1", "p2", "p3", "p4", "p5"]
     expect(page.locator("#summary")).to_contain_text("orders_disagreed")
 
     page.select_option("select[name=verdict]", "2")
-    page.click("#filters button[type=submit]")
+    apply_filters(page)
     expect(page.locator("#count")).to_have_text("2 items match the filters.")
     assert row_ids(page) == ["p2", "p5"] and "verdict=2" in page.url
 
     page.select_option("select[name=agreement]", "disagree")
-    page.click("#filters button[type=submit]")
+    apply_filters(page)
     expect(page.locator("#count")).to_have_text("1 item matches the filters.")
     assert row_ids(page) == ["p5"]
     expect(page.locator("#rows tr.row td.verdict")).to_have_text("2 (A)")
     expect(page.locator("select[name=verdict]")).to_have_value("2")  # the form shows what is applied
     screenshot(page, shots / "filtered-verdict-disagree.png")
 
-    page.click("text=clear")
+    with page.expect_navigation():
+        page.click("text=clear")
     page.select_option("select[name=consistent]", "no")
-    page.click("#filters button[type=submit]")
+    apply_filters(page)
     assert row_ids(page) == ["p3"]
 
-    page.click("text=clear")
+    with page.expect_navigation():
+        page.click("text=clear")
     page.select_option("select[name=status]", "parse_error")
-    page.click("#filters button[type=submit]")
+    apply_filters(page)
     assert row_ids(page) == ["p4"]
     expect(page.locator("#rows tr.row td .status")).to_have_text("parse_error")
 
-    page.click("text=clear")
+    with page.expect_navigation():
+        page.click("text=clear")
     page.select_option("select[name=winner]", "A")
     page.fill("input[name=facet]", "Is the output correct?")
-    page.click("#filters button[type=submit]")
+    apply_filters(page)
     assert row_ids(page) == ["p1", "p5"]
     expect(page.locator("#rows thead th", has_text="Is the output correct?")).to_have_count(1)
     screenshot(page, shots / "filtered-winner-facet.png")
@@ -142,7 +151,7 @@ def test_an_item_shows_its_candidates_side_by_side_its_facets_and_every_prompt(
 ) -> None:
     open_judge_run(page)
     page.select_option("select[name=winner]", "A")
-    page.click("#filters button[type=submit]")
+    apply_filters(page)
     page.locator("#rows td.id a", has_text="p1").click()
 
     expect(page.locator("#item-title")).to_contain_text("p1")
@@ -210,7 +219,7 @@ def test_a_meta_evaluation_filters_by_agreement_with_the_human_label(page: Page,
 
     page.select_option("select[name=agreement]", "disagree")
     page.select_option("select[name=system]", "gpt-4")
-    page.click("#filters button[type=submit]")
+    apply_filters(page)
 
     rows = page.locator("#rows tr.row")
     assert rows.count() > 0
