@@ -3,11 +3,12 @@
 Examples:
     Judge pairs with DnA-Eval through any OpenAI-compatible server::
 
-        from faceteval import DnA, LLM, compute_result, judge, read_instances
+        from faceteval import DnA, LLM, compute_result, judge, read_instances, read_run
 
         llm = LLM.from_spec("openai:gpt-4o-mini")
         judgments = judge(read_instances("pairs.jsonl"), DnA(aspects=3), llm, out="judgments.jsonl")
-        result = compute_result(judgments, read_instances("pairs.jsonl"))  # win rates, facets ...
+        result = read_run("judgments.jsonl").summary.result  # win rates, facets ... as recorded
+        # or, from any judgments: compute_result(judgments, read_instances("pairs.jsonl"))
 
     Measure it against the human labels of a benchmark, as ``faceteval meta-eval`` does::
 
@@ -32,7 +33,7 @@ from faceteval.methods import Method, create_method
 from faceteval.methods.baselines import CoT, Direct
 from faceteval.methods.dna import DnA
 from faceteval.results import JudgeResult, compute_result
-from faceteval.store import SQLiteCache
+from faceteval.store import SQLiteCache, read_run
 
 if TYPE_CHECKING:
     from faceteval._runner import MetaEvalOptions, NothingJudged, meta_evaluate, meta_evaluate_async
@@ -73,4 +74,5 @@ __all__ = [
     "meta_evaluate",
     "meta_evaluate_async",
     "read_instances",
+    "read_run",
 ]

@@ -1,4 +1,5 @@
-"""`faceteval judge` prints the run's result, and `--fail-under` gates on it: over a local server."""
+"""`faceteval judge` prints the run's result and stores it in the run record, and `--fail-under` gates
+on it; `faceteval.judge(..., out=)` stores the same: over a local server."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+import faceteval
+from faceteval import LLM, Direct, JudgeOptions
 from faceteval._cli._app import cli
 from faceteval._cli._console import err_console
 from faceteval.datasets import read_instances, read_judgments
-from faceteval.results import compute_result
+from faceteval.results import JudgeResult, Standing, compute_result
 from tests.support.files import write_jsonl
 from tests.support.llm_server import LLMServer
 from tests.support.rule_judge import RuleJudge
@@ -80,6 +83,18 @@ def printed_row(output: str, name: str) -> tuple[int, int, int, float, float, fl
     return won, tied, lost, float(found[4]), float(found[5]), float(found[6])
 
 
+def stored_result(out: Path) -> JudgeResult:
+    """The result in the run record beside ``out``, read through its model."""
+    result = faceteval.read_run(out).summary.result
+    assert result is not None
+    return result
+
+
+def system(result: JudgeResult, name: str) -> Standing:
+    assert result.pairwise is not None
+    return next(s for s in result.pairwise.systems if s.name == name)
+
+
 def test_a_judge_preferring_b_on_70_percent_of_items_gets_a_win_rate_whose_ci_covers_it(
     tmp_path: Path, server: LLMServer
 ) -> None:
@@ -97,13 +112,56 @@ def test_a_judge_preferring_b_on_70_percent_of_items_gets_a_win_rate_whose_ci_co
     assert "Swap consistency: 400 of 400 agreed" in run.output
     assert re.search(r"By position \(win %, ties ½\): 1 \d", run.output)
 
-    # stored: the judgments written give the same result, with its interval
-    stored = compute_result(read_judgments(out), read_instances(data))
-    assert stored.pairwise is not None
-    b = next(s for s in stored.pairwise.systems if s.name == "B")
+    # stored in the run record: the win rate printed, with its interval covering the true rate
+    stored = stored_result(out)
+    b = system(stored, "B")
+    assert (b.wins, b.ties, b.losses) == (won, tied, lost)
     assert b.win_rate.ci is not None and b.win_rate.ci[0] < TRUE_RATE < b.win_rate.ci[1]
     assert b.win_rate.value == pytest.approx(preferred / ITEMS)
-    assert (round(100 * b.win_rate.ci[0], 1), round(100 * b.win_rate.ci[1], 1)) == (low, high)
+    assert (round(100 * b.win_rate.value, 1), round(100 * b.win_rate.ci[0], 1)) == (rate, low)
+    assert round(100 * b.win_rate.ci[1], 1) == high
+    assert stored.pairwise is not None and stored.pairwise.consistency is not None
+    assert stored.pairwise.consistency.agreed == ITEMS
+    # the judgments written give the same result
+    assert stored == compute_result(read_judgments(out), read_instances(data))
+
+
+def test_judge_from_python_with_out_stores_the_result_the_command_stores(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    data = pairs(tmp_path / "pairs.jsonl")
+    command = tmp_path / "command.jsonl"
+    run = invoke(data, "--method", "direct", "--systems", "A,B", *local(server, tmp_path), "--out", command)
+    assert run.exit_code == 0, run.output
+
+    llm = LLM.from_spec("openai:judge", base_url=server.base_url)
+    python = tmp_path / "python.jsonl"
+    faceteval.judge(
+        read_instances(data, systems=["A", "B"]), Direct(), llm, options=JudgeOptions(), out=python
+    )
+
+    assert stored_result(python) == stored_result(command)
+    assert system(stored_result(python), "B").wins == sum(prefers_b())
+    assert faceteval.read_run(python).options["systems"] == ["A", "B"]
+
+
+def test_systems_are_recorded_but_judgments_made_under_other_names_are_reused(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    data, out = pairs(tmp_path / "pairs.jsonl"), tmp_path / "j.jsonl"
+    flags = [data, "--method", "direct", *local(server, tmp_path)[:4], "--no-cache", "--out", out]
+    first = invoke(*flags, "--systems", "A,B")
+    assert first.exit_code == 0, first.output
+    asked = server.request_count
+
+    again = invoke(*flags, "--systems", "base,tuned")
+
+    assert again.exit_code == 0, again.output
+    assert server.request_count == asked  # every judgment reused: names change no judgment
+    record = faceteval.read_run(out)
+    assert record.summary.reused == ITEMS and record.options["systems"] == ["base", "tuned"]
+    assert system(stored_result(out), "tuned").wins == sum(prefers_b())
+    assert printed_row(again.output, "tuned")[:3] == (sum(prefers_b()), 0, ITEMS - sum(prefers_b()))
 
 
 def test_fail_under_exits_3_below_the_threshold_and_0_above_it(tmp_path: Path, server: LLMServer) -> None:

@@ -172,6 +172,8 @@ def test_meta_evaluate_from_python_writes_the_run_directory_the_command_writes(
     inner = json.loads((tmp_path / "py" / "run" / "aspects-2_seed-1" / "summary.json").read_text())
     assert inner["summary"]["variant"] == {"aspects": 2, "seed": 1} and inner["llm"]["config"]["seed"] == 1
     assert summary == read_record(tmp_path / "py" / "run" / "summary.json", MetaEvalRecord).summary
+    judged = faceteval.read_run(tmp_path / "py" / "run" / "aspects-2_seed-1" / "judgments.jsonl")
+    assert judged.summary.result is not None and judged.summary.result.judgments == len(PAIRS)
 
 
 def test_meta_evaluate_of_recorded_judgments_writes_the_run_directory_the_command_writes(

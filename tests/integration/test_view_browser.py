@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+import faceteval
+from faceteval.results import Proportion
 from tests.support.view_runs import HOSTILE, UNREADABLE, Runs, data_dir, make_runs, view
 
 CHROMIUM = os.environ.get("FACETEVAL_CHROMIUM", "/usr/bin/chromium")
@@ -144,6 +146,50 @@ def test_the_filters_of_a_judge_run_keep_the_rows_they_name(page: Page, shots: P
     assert row_ids(page) == ["p1", "p5"]
     expect(page.locator("#rows thead th", has_text="Is the output correct?")).to_have_count(1)
     screenshot(page, shots / "filtered-winner-facet.png")
+
+
+def shown_rate(rate: Proportion) -> tuple[str, str, str]:
+    """A rate as the result's tables show it: its value, its interval, its denominator."""
+    assert rate.value is not None and rate.ci is not None
+    ci = f"[{100 * rate.ci[0]:.1f}, {100 * rate.ci[1]:.1f}]"
+    return f"{100 * rate.value:.1f}%", ci, f"n = {rate.n}"
+
+
+def test_a_judge_runs_page_shows_its_stored_result_whatever_its_items_are_filtered_to(
+    page: Page, shots: Path, runs: Runs
+) -> None:
+    stored = faceteval.read_run(runs.judge).summary.result
+    assert stored is not None and stored.pairwise is not None
+    page.goto("/")
+    with page.expect_navigation():
+        page.locator("#runs a", has_text="j.jsonl").first.click()
+
+    for _ in range(2):  # the run's page, then the same run with its items filtered
+        for table, standings in (
+            ("systems", stored.pairwise.systems),
+            ("positions", stored.pairwise.positions),
+        ):
+            for standing in standings:
+                row = page.locator(f"#result-{table} tr[data-name='{standing.name}']")
+                for cell, rate in (
+                    ("win-rate", standing.win_rate),
+                    ("win-rate-without-ties", standing.win_rate_without_ties),
+                ):
+                    value, ci, n = shown_rate(rate)
+                    expect(row.locator(f"td.{cell} .value")).to_have_text(value)
+                    expect(row.locator(f"td.{cell} .ci")).to_have_text(ci)
+                    expect(row.locator(f"td.{cell} .over")).to_have_text(n)
+                expect(row.locator("td.wins")).to_have_text(str(standing.wins))
+                expect(row.locator("td.failed")).to_have_text(str(standing.failed))
+        a = page.locator("#result-systems tr[data-name='A']")
+        expect(a.locator("td.win-rate .value")).to_have_text("62.5%")  # won 2, tied 1, lost 1 of 4
+        expect(page.locator("#result-failures tr[data-name='parse_error']")).to_contain_text("20.0% of 5")
+        expect(page.locator("#result-consistency")).to_contain_text("75.0%")  # 3 of 4 orders agreed
+        expect(page.locator("#result-facets tbody tr")).to_have_count(len(stored.pairwise.facets))
+        screenshot(page, shots / "judge-result.png")
+        page.select_option("select[name=verdict]", "2")
+        apply_filters(page)
+        expect(page.locator("#count")).to_have_text("2 items match the filters.")
 
 
 def test_an_item_shows_its_candidates_side_by_side_its_facets_and_every_prompt(

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from markupsafe import escape
 
+import faceteval
 from faceteval._cli._app import cli
 from tests.support.view_runs import HOSTILE, UNREADABLE, Runs, data_dir, judge_run, make_runs, view
 
@@ -90,10 +91,33 @@ def test_the_list_says_what_each_run_is_and_did(base: str) -> None:
     assert "bridge run fennec bridging" in rows["bridged/autoj-pairwise.jsonl"]
 
 
-def test_each_run_page_shows_its_result(base: str) -> None:
+def test_each_run_page_shows_its_result(base: str, runs: Runs) -> None:
     _, judge, _ = get(base, run_link(base, "j.jsonl"))
     assert 'id="summary"' in judge and 'id="spend"' in judge
-    assert "orders_disagreed" in text_of(judge)
+    assert "orders_disagreed" in text_of(judge) and "<dt>result</dt>" not in judge  # not again in the summary
+    # the typed result stored in the record: won/tied/lost and win rates with their intervals, per system
+    stored = faceteval.read_run(runs.judge).summary.result
+    assert stored is not None and stored.pairwise is not None
+    for standing in stored.pairwise.systems:
+        row = re.search(
+            rf'<tr data-name="{standing.name}">(.*?)</tr>', judge[judge.index('id="result-systems"') :]
+        )
+        assert row is not None, standing.name
+        rate = standing.win_rate
+        assert rate.value is not None and rate.ci is not None
+        cells = text_of(row[1]).split()
+        assert cells[:5] == [
+            standing.name,
+            *map(str, (standing.wins, standing.ties, standing.losses, standing.failed)),
+        ]
+        assert (
+            f"{100 * rate.value:.1f}% [{100 * rate.ci[0]:.1f}, {100 * rate.ci[1]:.1f}] n = {rate.n}"
+            in text_of(row[1])
+        )
+    assert text_of(judge).count("Swap consistency (the orders agreed on the verdict): 75.0%") == 1
+    assert (
+        'id="result-positions"' in judge and 'id="result-facets"' in judge and 'id="result-failures"' in judge
+    )
     _, measured, _ = get(base, run_link(base, "mtbench"))
     assert 'id="agreement"' in measured and "Agreement with the human labels" in measured
     _, trained, _ = get(base, run_link(base, "evaluator"))

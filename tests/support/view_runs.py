@@ -1,9 +1,10 @@
 """Runs of every kind, made by the real commands, and a real `faceteval view` process, for the viewer's tests.
 
-The judge run judges five pairs of two systems (A and B) with DnA-Eval in both orders, against the
-local LLM server answering by rule: one pair is judged inconsistently (a first-position bias breaks
-its tie), two disagree with their human label, and one (a candidate the judge will not score) is a
-parse error. Its input holds a candidate with HTML and script, to be shown as text.
+The judge run judges five pairs of two systems (A and B, named by each pair) with DnA-Eval in both
+orders, against the local LLM server answering by rule: one pair is judged inconsistently (a
+first-position bias breaks its tie), two disagree with their human label, and one (a candidate the
+judge will not score) is a parse error. Its input holds a candidate with HTML and script, to be shown
+as text. Its result: A won 2, tied 1, lost 1 (62.5% with ties counted half); B the reverse.
 """
 
 from __future__ import annotations
@@ -67,15 +68,26 @@ def run_cli(*args: str | Path) -> str:
     return result.output
 
 
-def write_pairs(path: Path, pairs: Sequence[Mapping[str, Any]] = PAIRS) -> Path:
-    lines = [json.dumps({**p, "metadata": {"systems": SYSTEMS[p["id"]]}}) for p in pairs]
+def write_pairs(path: Path, pairs: Sequence[Mapping[str, Any]] = PAIRS, *, named: bool = False) -> Path:
+    """The pairs, their systems in their metadata (and, ``named``, in their ``systems`` too: the run's
+    result is then per system)."""
+    lines = [
+        json.dumps(
+            {
+                **p,
+                **({"systems": SYSTEMS[p["id"]]} if named else {}),
+                "metadata": {"systems": SYSTEMS[p["id"]]},
+            }
+        )
+        for p in pairs
+    ]
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return path
 
 
 def judge_run(folder: Path) -> Path:
     """``faceteval judge pairs.jsonl --method dna --swap --out j.jsonl`` in ``folder``; the judgments."""
-    pairs = write_pairs(folder / "pairs.jsonl")
+    pairs = write_pairs(folder / "pairs.jsonl", named=True)
     out = folder / "j.jsonl"
     with LLMServer(respond) as server:
         run_cli(

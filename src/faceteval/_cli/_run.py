@@ -30,7 +30,6 @@ from faceteval.datasets import read_instances
 from faceteval.errors import FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy
 from faceteval.methods import Method
-from faceteval.results import JudgeResult, ResultBuilder
 from faceteval.store import SQLiteCache
 
 
@@ -69,20 +68,13 @@ def default_cache_path(env: Mapping[str, str]) -> Path:
     return Path(base) / "faceteval" / "responses.sqlite"
 
 
-@dataclass(slots=True)
-class JudgeRun(RunResult):
-    """What a ``judge`` command did: its run, and the result of the judgments it handed on."""
-
-    result: JudgeResult | None = None
-    """None in a dry run (a plan has no result)."""
-
-
-def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) -> JudgeRun:
+def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) -> RunResult:
     """Judge the input file as requested; Ctrl-C stops cleanly with everything so far kept.
 
-    The output and its run record are put in place when the run ends, however it ends (a kill -9
-    leaves the earlier ones as they were). Without a response cache, the ok judgments of an earlier
-    output of the same job are reused rather than asked again.
+    The output and its run record (with the run's result, also in the `RunResult`) are put in place
+    when the run ends, however it ends (a kill -9 leaves the earlier ones as they were). Without a
+    response cache, the ok judgments of an earlier output of the same job are reused rather than
+    asked again.
     """
     # Before anything is opened, and the output above all: a missing input or an output that would
     # overwrite it (or any file not ours) fails here, leaving every file as it was.
@@ -92,34 +84,25 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
         cache=request.cache_path,
         strict=request.strict,
         force=request.force,
+        systems=request.systems,
     )
     hooks = RunHooks(invalid=on_invalid, refused=_refused, stream=json_lines_out(sys.stdout))
     instances = read_instances(request.input_path, systems=request.systems)
     items = checked_items(job, instances, request.method, hooks)
-    results = ResultBuilder()
-    if not request.dry_run:  # a plan has no result
-        items = results.noting(items)
-    result = JudgeRun(instances=job.instances)
+    result = RunResult(instances=job.instances)
     started = Started.now()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("judging", total=result.instances or None)
 
-        def judged(judgment: Judgment) -> None:
-            if not request.dry_run:
-                results.add(judgment)
-            progress.advance(task)
-
-        hooks = replace(hooks, judged=judged)
+        hooks = replace(hooks, judged=lambda _: progress.advance(task))
         options = JudgeOptions(swap=request.swap, trace=request.trace)
         judging = partial(
             judge_file, job, items, request.method, llm, options=options, result=result, hooks=hooks,
             started=started.opened(),
         )  # fmt: skip
         run_until_stopped(result, llm.closing_after, judging)
-    if not request.dry_run:
-        result.result = results.result()
     return result
 
 

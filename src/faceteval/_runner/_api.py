@@ -37,7 +37,8 @@ async def judge_async(
 
     With ``out``, the judgments are also written there, and its run record beside it
     (``<out>.run.json``), as ``faceteval judge`` writes them: put in place when the run ends,
-    however it ends, naming the input file when ``instances`` are `read_instances` of one. Without
+    however it ends, naming the input file when ``instances`` are `read_instances` of one; the
+    record holds the run's result (`faceteval.read_run(out).summary.result`). Without
     a response cache, the ok judgments of an earlier ``out`` of the same job are reused. ``out``
     may replace only an earlier output (or, with ``force``, any file but the input or the cache).
 
@@ -89,7 +90,10 @@ async def _judge_into(
     input_path = instances.path if isinstance(instances, InstanceFile) else None
     cache = getattr(llm.cache, "path", None)
     cache_file = Path(cache) if isinstance(cache, str) and cache != ":memory:" else None
-    job = FileJob.check(input_path, out, cache=cache_file, reuse=llm.cache is None, force=force)
+    systems = instances.systems if isinstance(instances, InstanceFile) else None
+    job = FileJob.check(
+        input_path, out, cache=cache_file, reuse=llm.cache is None, force=force, systems=systems
+    )
     items = checked_items(job, instances, method)
     result = RunResult(instances=job.instances)
     await judge_file(

@@ -3,16 +3,19 @@
 `FileJob.check` measures the input and refuses outputs that are not ours before anything is opened;
 `judge_file` then judges the instances into the output and writes the run record
 (`faceteval.store.JudgeRecord`) beside it, whether the run finished, was interrupted (Ctrl-C, a
-cancelled task) or stopped by an error, which it raises again once the files are in place.
+cancelled task) or stopped by an error, which it raises again once the files are in place. The
+run's result (`faceteval.results.JudgeResult`) is counted as the judgments are written, stored in
+the record and returned.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -23,12 +26,14 @@ from faceteval._runner._ending import ending, note_ending, put_in_place
 from faceteval._runner._judge import Item, JudgeOptions, cannot_judge, judge_each
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since
+from faceteval._runner._tally import ResultTally
 from faceteval._util.text import plural
 from faceteval.core import INVALID_INPUT, Instance, Judgment
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import LLM, Spend
 from faceteval.methods import Method
 from faceteval.prompts import load_template
+from faceteval.results import JudgeResult
 from faceteval.store import (
     JUDGMENTS,
     RUN_RECORD,
@@ -41,6 +46,8 @@ from faceteval.store import (
     record_path_for,
     spend_of,
 )
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +83,9 @@ class FileJob:
         input_sha256: The input's SHA-256, for the run record.
         strict: Check every line first, and judge nothing if one is bad.
         reuse: Reuse the ok judgments of an earlier ``out`` of the same job (without a response cache).
+        systems: The systems named for the candidates of every instance that names none (``--systems``),
+            for the run record (the instances carry them); they change no judgment, so an earlier
+            output judged with others is reused all the same.
     """
 
     input_path: Path | None
@@ -84,6 +94,7 @@ class FileJob:
     input_sha256: str | None = None
     strict: bool = False
     reuse: bool = False
+    systems: tuple[str, ...] | None = None
 
     @classmethod
     def check(
@@ -95,6 +106,7 @@ class FileJob:
         reuse: bool | None = None,
         strict: bool = False,
         force: bool = False,
+        systems: Sequence[str] | None = None,
     ) -> FileJob:
         """The job, once the input is measured and the outputs checked: ``out`` and its record may
         replace only files of their kinds (but with ``force``), never the input or the response
@@ -115,7 +127,8 @@ class FileJob:
                 force=force,
             )
         reuse = (cache is None if reuse is None else reuse) and input_path is not None
-        return cls(input_path, out, count, digest, strict, reuse)
+        named = None if systems is None else tuple(systems)
+        return cls(input_path, out, count, digest, strict, reuse, named)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +162,9 @@ class RunResult:
     """The run ended early with no ok judgment, and the earlier output was left as it was."""
     spent: Spend = field(default_factory=Spend)
     """Every call the run made, including those of judgments an interruption left unfinished."""
+    result: JudgeResult | None = None
+    """The result of the judgments handed on (and of the earlier ones the output kept), as the run
+    record stores it; None in a dry run (a plan has no result)."""
 
 
 async def judge_file(
@@ -166,9 +182,10 @@ async def judge_file(
     its run record.
 
     The output and its record are put in place when the run ends, however it ends: ``result``
-    then says how. An interruption (a cancellation, Ctrl-C) or an error is raised again once they
-    are; a run that ends early with no ok judgment leaves an earlier output as it was. A dry run
-    (``llm.dry_run``) writes nothing.
+    then says how, and holds the run's result (`RunResult.result`, stored in the record too). An
+    interruption (a cancellation, Ctrl-C) or an error is raised again once they are; a run that
+    ends early with no ok judgment leaves an earlier output as it was. A dry run (``llm.dry_run``)
+    writes nothing and has no result.
 
     Raises:
         FacetevalError: What stopped the run (`RunAborted`, a refused key, an output that could not
@@ -178,13 +195,14 @@ async def judge_file(
     result.instances, result.start = job.instances, started.opening
     before = replace(llm.spent)
     job_record = _job_record(job, method, llm, options)
-    out = None if llm.dry_run else job.out
+    out, tally = (None, None) if llm.dry_run else (job.out, ResultTally(items))
     with JudgmentsOutput(out, job_record, reuse=job.reuse, stream=hooks.stream) as output:
         failure: BaseException | None = None
         try:
-            sink = _sink(output, hooks, write=not llm.dry_run)
+            sink = _sink(output, hooks, tally)
             stats, take = result.stats, output.take
-            await judge_each(items, method, llm, options=options, sink=sink, stats=stats, reuse=take)
+            judged = items if tally is None else tally.items
+            await judge_each(judged, method, llm, options=options, sink=sink, stats=stats, reuse=take)
         except BaseException as exc:
             failure = exc
             note_ending(result, exc)
@@ -192,23 +210,51 @@ async def judge_file(
         finally:
             result.elapsed = started.elapsed()
             result.spent = spent_since(llm.spent, before)
-            if llm.dry_run:
-                pass
-            elif _keeps_earlier(job, result, failure):
-                result.kept = True  # the partial files are removed as the output closes
-            else:
-                finish = partial(
-                    output.finish, result.stats, lambda: _record(job_record, result, started, failure)
-                )
-                result.record_path = put_in_place(result, finish, failure)
+            if tally is not None:
+                record = partial(_record, job_record, result, started, failure)
+                _finish(job, output, result, tally, record, failure)
 
 
-def _sink(output: JudgmentsOutput, hooks: RunHooks, *, write: bool) -> Callable[[Judgment], None]:
-    """Where each judgment goes: the output (not a plan's, not even to standard output), and the hooks."""
+def _finish(
+    job: FileJob,
+    output: JudgmentsOutput,
+    result: RunResult,
+    tally: ResultTally,
+    record_of: Callable[[], JudgeRecord],
+    failure: BaseException | None,
+) -> None:
+    """Put the output in place with its record (``record_of()``), which holds the result, unless the
+    earlier output is kept; ``result.result`` is then the run's. A fault in counting the result is
+    raised once the judgments are in place, with a record that has no result."""
+    fault: list[Exception] = []
+
+    def record() -> JudgeRecord:
+        try:
+            result.result = tally.result()
+        except Exception as exc:  # a bug: never at the cost of the judgments
+            fault.append(exc)
+            logger.error("the run's result could not be counted", exc_info=exc)
+        return record_of()
+
+    if _keeps_earlier(job, result, failure):
+        result.kept = True  # the partial files are removed as the output closes
+    else:
+        finish = partial(output.finish, result.stats, record, carried=tally.carry)
+        result.record_path = put_in_place(result, finish, failure)
+    if result.result is None and not fault:  # nothing written (standard output), or the earlier kept
+        result.result = tally.result()
+    if fault and failure is None:
+        raise fault[0]
+
+
+def _sink(output: JudgmentsOutput, hooks: RunHooks, tally: ResultTally | None) -> Callable[[Judgment], None]:
+    """Where each judgment goes: the output and the result (not a plan's: nowhere, not even to standard
+    output), and the hooks."""
 
     def sink(judgment: Judgment) -> None:
-        if write:
+        if tally is not None:
             output.write(judgment)
+            tally.add(judgment)
         if hooks.invalid is not None and judgment.error and judgment.error.startswith(INVALID_INPUT):
             hooks.invalid(judgment)
         if hooks.judged is not None:
@@ -236,7 +282,8 @@ def _job_record(job: FileJob, method: Method, llm: LLM, options: JudgeOptions) -
         output=str(job.out),
         method=MethodRecord.of(method.describe()),
         llm=LLMRecord.of(llm.describe()),
-        options={"swap": options.swap, "strict": job.strict, "trace": options.trace},
+        options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
+        | ({} if job.systems is None else {"systems": list(job.systems)}),
         prompts={name: load_template(name).sha256 for name in method.templates()},
     )
 
@@ -253,6 +300,7 @@ def _record(
         orders_agreed=stats.consistency.get(True, 0),
         orders_disagreed=stats.consistency.get(False, 0),
         start_seconds=round(result.start, 3),
+        result=result.result,
     )
     spend = spend_of(result.spent, result.elapsed)
     return job.model_copy(update={**header, "spend": spend, "summary": summary})

@@ -66,12 +66,18 @@ class JudgmentsOutput:
         if self._previous is not None:
             self._previous.written(judgment)
 
-    def finish(self, stats: RunStats, record: Callable[[], JudgeRecord]) -> Path | None:
+    def finish(
+        self,
+        stats: RunStats,
+        record: Callable[[], JudgeRecord],
+        *,
+        carried: Callable[[Judgment], None] | None = None,
+    ) -> Path | None:
         """Put the judgments in place and write ``record()`` as their run record; its path (None
         for standard output).
 
-        First, the earlier ok judgments of the instances the run did not reach are written, and
-        counted in ``stats`` as reused.
+        First, the earlier ok judgments of the instances the run did not reach are written, counted
+        in ``stats`` as reused, and handed to ``carried``.
 
         Raises:
             StoreError: The output or its record could not be written (what was put in place is
@@ -81,7 +87,7 @@ class JudgmentsOutput:
             return None
         failure: StoreError | None = None
         try:
-            self._carry_over(stats)
+            self._carry_over(stats, carried)
         except StoreError as exc:
             failure = exc
         path = self._files.finish(record())
@@ -89,13 +95,15 @@ class JudgmentsOutput:
             raise failure
         return path
 
-    def _carry_over(self, stats: RunStats) -> None:
+    def _carry_over(self, stats: RunStats, carried: Callable[[Judgment], None] | None) -> None:
         if self._previous is None:
             return
         try:
             for judgment in self._previous.rest():
                 self._output.write(judgment.model_dump_json() + "\n")
                 stats.add(judgment, [], reused=True)
+                if carried is not None:
+                    carried(judgment)
         finally:
             self._previous.close()
 

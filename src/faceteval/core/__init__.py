@@ -2,7 +2,8 @@
 
 `partial_weights`, `repeated_name` and `zero_weights` say what is wrong with a list of criteria
 (where criteria are given and where their weights are used); `usage_of` is the usage of a trace;
-`failure_kind` says why a judgment failed.
+`failure_kind` says why a judgment failed. `JudgeResult` and its parts are the result of a judge run
+(computed by `faceteval.results`, which exports them too).
 """
 
 from faceteval.core._criterion import Criterion, partial_weights, repeated_name, zero_weights
@@ -21,18 +22,48 @@ from faceteval.core._judgment import (
     failure_kind,
     usage_of,
 )
+from faceteval.core._result import (
+    RESULT_SCHEMA,
+    Consistency,
+    FacetDecisions,
+    FacetSummary,
+    JudgeResult,
+    Matchup,
+    Mean,
+    PairwiseResult,
+    PointwiseResult,
+    Proportion,
+    Ranking,
+    Standing,
+    Strength,
+    SystemMean,
+)
 
 __all__ = [
     "INVALID_INPUT",
     "PLANNED",
+    "RESULT_SCHEMA",
     "UNJUDGEABLE",
+    "Consistency",
     "Criterion",
+    "FacetDecisions",
     "FacetScore",
+    "FacetSummary",
     "FailureKind",
     "Instance",
+    "JudgeResult",
     "Judgment",
+    "Matchup",
+    "Mean",
     "OrderResult",
+    "PairwiseResult",
+    "PointwiseResult",
+    "Proportion",
+    "Ranking",
+    "Standing",
     "Status",
+    "Strength",
+    "SystemMean",
     "TraceEntry",
     "Usage",
     "failure_kind",

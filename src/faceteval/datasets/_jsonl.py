@@ -23,6 +23,8 @@ class InstanceFile(Iterator[Instance | InputError]):
 
     def __init__(self, path: str | Path, *, systems: Sequence[str] | None = None) -> None:
         self.path = Path(path)
+        self.systems = None if systems is None else tuple(systems)
+        """The systems named for the instances that name none (`read_instances`'s ``systems``)."""
         self._items = _instances(str(path), systems)
 
     def __iter__(self) -> InstanceFile:

@@ -8,8 +8,7 @@ Every rate is a `Proportion` whose ``n`` is its denominator, every mean a `Mean`
 number of scores averaged; failed judgments are counted beside them, never silently left out.
 """
 
-from faceteval.results._build import ResultBuilder, compute_result
-from faceteval.results._model import (
+from faceteval.core import (
     RESULT_SCHEMA,
     Consistency,
     FacetDecisions,
@@ -25,6 +24,7 @@ from faceteval.results._model import (
     Strength,
     SystemMean,
 )
+from faceteval.results._build import ResultBuilder, compute_result
 from faceteval.results._options import DEFAULT_MAX_FACETS, DEFAULT_RESULT_OPTIONS, ResultOptions
 from faceteval.results._thresholds import METRICS, Threshold, did_you_mean, result_systems
 

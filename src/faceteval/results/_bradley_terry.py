@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from faceteval.results._model import Ranking, Strength
+from faceteval.core import Ranking, Strength
 from faceteval.results._tally import Tally
 
 DEFAULT_PENALTY = 1.0

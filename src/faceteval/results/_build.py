@@ -6,9 +6,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from faceteval.core import Instance, Judgment, failure_kind
+from faceteval.core import RESULT_SCHEMA, Instance, JudgeResult, Judgment, failure_kind
 from faceteval.errors import ConfigError, InputError
-from faceteval.results._model import JudgeResult
 from faceteval.results._options import DEFAULT_RESULT_OPTIONS, ResultOptions
 from faceteval.results._sections import Pairwise, Pointwise
 from faceteval.results._tally import proportion
@@ -62,6 +61,10 @@ class ResultBuilder:
                 self._pending[item.id] = self._shape(item.id, item.n_candidates, item.systems)
             yield item
 
+    def noted(self, judgment_id: str) -> bool:
+        """Whether an instance of id ``judgment_id`` was noted (`noting`) and its judgment not yet added."""
+        return judgment_id in self._pending
+
     def add(self, judgment: Judgment, instance: Instance | None = None) -> None:
         """Count ``judgment`` (of ``instance``, or of the instance noted with its id)."""
         if instance is not None:
@@ -110,6 +113,7 @@ class ResultBuilder:
         """The result of the judgments counted so far."""
         judged = sum(self._statuses.values())
         return JudgeResult(
+            schema_version=RESULT_SCHEMA,  # given, so that a record that stores the result names it
             level=self.options.level,
             judgments=judged,
             statuses=dict(sorted(self._statuses.items())),

@@ -6,12 +6,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from faceteval.core import FacetScore, Judgment
-from faceteval.results._bradley_terry import bradley_terry
-from faceteval.results._model import (
+from faceteval.core import (
     Consistency,
     FacetDecisions,
+    FacetScore,
     FacetSummary,
+    Judgment,
     Matchup,
     PairwiseResult,
     PointwiseResult,
@@ -19,6 +19,7 @@ from faceteval.results._model import (
     Standing,
     SystemMean,
 )
+from faceteval.results._bradley_terry import bradley_terry
 from faceteval.results._options import ResultOptions
 from faceteval.results._tally import FacetTally, Running, Tally, proportion
 from faceteval.results._verdicts import comparisons, facet_verdicts

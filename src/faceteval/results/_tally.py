@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from faceteval.core import Mean, Proportion
 from faceteval.metrics import mean_interval, wilson_interval
-from faceteval.results._model import Mean, Proportion
 
 
 @dataclass(slots=True)

@@ -7,8 +7,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from faceteval.core import JudgeResult, Standing
 from faceteval.errors import ConfigError
-from faceteval.results._model import JudgeResult, Standing
 
 _Reading = Callable[[JudgeResult, str | None], float | None]
 

@@ -1,7 +1,8 @@
 """Storage: the SQLite response cache (runs resume from it), the typed run record of every command
-(`RunRecord` and its kinds, read back whatever version wrote them: `read_record`), and the output
-files and run records of runs, written whole (`OutputFile`, `RunFiles`) and never over a file that is
-not ours (`check_outputs`, with an `OutputKind` for each kind of file a command writes)."""
+(`RunRecord` and its kinds, read back whatever version wrote them: `read_record`; a judge run's, with
+its result, `read_run`), and the output files and run records of runs, written whole (`OutputFile`,
+`RunFiles`) and never over a file that is not ours (`check_outputs`, with an `OutputKind` for each
+kind of file a command writes)."""
 
 from faceteval.store._cache import SQLiteCache
 from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
@@ -40,7 +41,7 @@ from faceteval.store._record_kinds import (
     TrainRecord,
     TrainSummary,
 )
-from faceteval.store._record_read import MIGRATIONS, command_of, parse_record, read_record
+from faceteval.store._record_read import MIGRATIONS, command_of, parse_record, read_record, read_run
 from faceteval.store._runfiles import (
     RECORD_ROOM,
     WRITTEN,
@@ -155,6 +156,7 @@ __all__ = [
     "parse_record",
     "partial_files",
     "read_record",
+    "read_run",
     "record_path_for",
     "same_file",
     "spend_of",

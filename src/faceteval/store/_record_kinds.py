@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, JsonValue, TypeAdapter
 
-from faceteval.core import Usage
+from faceteval.core import JudgeResult, Usage
 from faceteval.store._record import RecordPart, RecordSummary, RunRecord
 
 
@@ -27,15 +27,18 @@ class JudgeSummary(RecordSummary):
     orders_disagreed: int = 0
     start_seconds: float | None = None
     """Of the run's seconds, those spent opening the model (and the response cache)."""
-    result: dict[str, JsonValue] | None = None
-    """The run's result (`faceteval.results.JudgeResult`, as JSON), in a record that holds one (the
-    run viewer shows it); the ``judge`` command prints it and does not record it."""
+    result: JudgeResult | None = None
+    """The run's result (`faceteval.results.JudgeResult`): win rates with their intervals per system
+    and position, the ranking, swap consistency, the facets, the failures; computed as the judgments
+    were written (those an earlier run left and this one kept included). None in a record written
+    before results were recorded, and in a dry run's."""
 
 
 class JudgeRecord(RunRecord):
     """The record of a ``judge`` run (``<out>.run.json``), and of the judging of a meta-evaluation or
     of HD-Eval's criterion scoring. ``inputs.input`` is the instances file; ``options`` are
-    ``swap``, ``strict`` and ``trace``."""
+    ``swap``, ``strict``, ``trace`` and ``systems`` (``--systems``: the systems named for instances
+    that name none, or None)."""
 
     command: Literal["judge"] = "judge"
     summary: JudgeSummary = Field(default_factory=JudgeSummary)

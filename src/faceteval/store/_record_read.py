@@ -24,6 +24,7 @@ from faceteval.store._record_kinds import (
     MetaEvalRecord,
     TrainRecord,
 )
+from faceteval.store._runfiles import record_path_for
 
 R = TypeVar("R", bound=RunRecord)
 Data = dict[str, Any]
@@ -42,6 +43,30 @@ def read_record(path: Path, kind: type[R]) -> R:
             by a newer faceteval, or a field is not what the schema says (named).
     """
     return parse_record(read_json_object(path), kind, source=str(path))
+
+
+def read_run(path: str | Path) -> JudgeRecord:
+    """The run record of a ``judge`` run (or of the judging of a meta-evaluation), with its result
+    (``.summary.result``, a `faceteval.results.JudgeResult`; None in a record written before results
+    were recorded). ``path`` is the judgments file (``j.jsonl``, whose record ``j.run.json`` is beside
+    it) or the record itself (``*.run.json``).
+
+    Raises:
+        InputError: There is no record beside the judgments, or it cannot be read (a field named).
+
+    Examples:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "j.run.json").write_text(JudgeRecord(output="j.jsonl").to_json())
+        >>> read_run(folder / "j.jsonl").output, read_run(folder / "j.run.json").summary.result
+        ('j.jsonl', None)
+    """
+    path = Path(path)
+    record = path if path.name.endswith(".run.json") else record_path_for(path)
+    if record != path and not record.is_file() and path.exists():
+        problem = f"no run record beside it ({record.name}): was it written by faceteval judge --out?"
+        raise InputError(str(path), None, None, problem)
+    return read_record(record, JudgeRecord)
 
 
 def parse_record(data: Mapping[str, Any], kind: type[R], *, source: str) -> R:

@@ -1,9 +1,10 @@
 """What a run's page shows of its result: the sections made from its record.
 
-This is the seam for a typed result: a judge run's result (win rates with confidence intervals, a
-Bradley-Terry ranking, each facet's means and how often it decided the verdict) is stored in its
-record, and shown here. Until a result has a view of its own, every result and summary is shown as it
-is (`block_of`), so a page shows whatever its record holds.
+A judge run's result (`faceteval.results.JudgeResult`, stored in its record: win rates with
+confidence intervals, a Bradley-Terry ranking, each facet's means and how often it decided the
+verdict) has a view of its own (`result_view`, shown by ``_result.html``). Everything else, and a
+result that is not of that model, is shown as it is (`block_of`), so a page shows whatever its record
+holds.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from faceteval._util.files import read_json_object
 from faceteval.errors import FacetevalError
+from faceteval.viewer._judge_result import ResultView, result_view
 from faceteval.viewer._record import RecordView
 from faceteval.viewer._runs import EVALUATOR_SUMMARY
 from faceteval.viewer._summary import Block, Text, block_of
@@ -27,18 +29,21 @@ _METRICS = ("agreement", "agreement_without_ties", "cohen_kappa", "consistency",
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """A titled part of a run's page."""
+    """A titled part of a run's page: a block shown as it is, or a judge run's result (``view``)."""
 
     title: str
     block: Block
     id: str
+    view: ResultView | None = None
 
 
 def result_sections(record: RecordView) -> list[Section]:
     """The sections of ``record``: its result, its summary, and its LLM use."""
     sections = []
     if record.result is not None:
-        sections.append(Section("Result", block_of(record.result), "result"))
+        view = result_view(record.result)
+        block = Text("") if view is not None else block_of(record.result)
+        sections.append(Section("Result", block, "result", view))
     summary = dict(record.summary)
     if record.command == "meta-eval":
         first = {key: summary.pop(key) for key in _METRICS if summary.get(key) is not None}

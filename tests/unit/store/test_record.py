@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.core import Usage
+from faceteval.core import Instance, JudgeResult, Judgment, Usage
 from faceteval.errors import FacetevalError, InputError
+from faceteval.results import compute_result
 from faceteval.store import (
     EVALUATOR,
     GENERATION,
@@ -39,9 +40,23 @@ from faceteval.store import (
     TrainSummary,
     header,
     read_record,
+    read_run,
 )
 
 OLD = Path(__file__).parents[2] / "fixtures" / "records" / "v1"
+THREE = ("A", "B", "C")
+PAIRS = [
+    Instance(id=str(k), query="q", candidates=["x", "y"], systems=[THREE[k % 3], THREE[(k + 1) % 3]])
+    for k in range(9)
+]
+RESULT = compute_result(
+    [
+        Judgment(id=p.id, method="dna", status="ok", verdict=1 + k % 2, scores=[4, 6])
+        for k, p in enumerate(PAIRS)
+    ],
+    PAIRS,
+)
+"""A result with every part: systems, positions, a matrix and a Bradley-Terry ranking."""
 LLM = LLMRecord(model="openai:judge", identity="openai@http://x/v1", config={"temperature": 0.0})
 SPEND = SpendRecord(calls=3, cached=1, input_tokens=10, output_tokens=2, cost_usd=None, seconds=0.5)
 
@@ -62,7 +77,9 @@ RECORDS: list[RunRecord] = [
         output="o.jsonl",
         method=MethodRecord(name="dna", params={"aspects": 3, "scale": [1.0, 10.0]}),
         options={"swap": True, "strict": False, "trace": True},
-        summary=JudgeSummary(judgments={"ok": 2}, reused=1, orders_agreed=2, start_seconds=0.1),
+        summary=JudgeSummary(
+            judgments={"ok": 9}, reused=1, orders_agreed=2, start_seconds=0.1, result=RESULT
+        ),
     ),
     CorrectRecord(
         **common("correct"),
@@ -161,6 +178,36 @@ def test_another_commands_record_a_newer_one_and_a_wrong_field_are_named(tmp_pat
         read_record(tmp_path / "missing.run.json", JudgeRecord)
 
 
+def test_a_judge_records_result_is_written_whole_and_read_back_as_its_model(tmp_path: Path) -> None:
+    assert RESULT.pairwise is not None and RESULT.pairwise.ranking is not None
+    path = tmp_path / "j.run.json"
+    path.write_text(RECORDS[0].to_json(), encoding="utf-8")
+    stored = json.loads(path.read_text())["summary"]["result"]
+    assert stored["schema_version"] == 1 and stored["level"] == 0.95  # named in the file, not left out
+    record = read_run(path)
+    assert isinstance(record.summary.result, JudgeResult) and record.summary.result == RESULT
+    assert read_run(tmp_path / "j.jsonl") == record  # by its judgments file, the record beside it
+
+
+def test_a_result_not_of_its_model_is_named_by_its_field(tmp_path: Path) -> None:
+    path = tmp_path / "j.run.json"
+    data = json.loads(RECORDS[0].to_json())
+    data["summary"]["result"]["pairwise"]["systems"][0]["wins"] = "many"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r"j\.run\.json: field 'summary\.result\.pairwise\.systems\.0\.wins'"
+    ):
+        read_run(path)
+
+
+def test_judgments_without_a_record_beside_them_are_named(tmp_path: Path) -> None:
+    (tmp_path / "j.jsonl").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"j\.jsonl: no run record beside it \(j\.run\.json\)"):
+        read_run(tmp_path / "j.jsonl")
+    with pytest.raises(InputError, match=r"missing\.run\.json: cannot"):
+        read_run(tmp_path / "missing.jsonl")
+
+
 # -- records of schema 1, and unversioned ones, as the faceteval before this schema wrote them ----------
 
 
@@ -181,6 +228,7 @@ def test_an_old_judge_record_moves_its_input_and_llm_use() -> None:
         start_seconds=old["summary"]["start_seconds"],
     )  # fmt: skip
     assert record.written["j.jsonl"].lines == 4
+    assert read_run(OLD / "judge" / "j.jsonl") == record and record.summary.result is None  # none recorded
 
 
 def test_an_old_correct_record_moves_its_inputs_and_gain() -> None:

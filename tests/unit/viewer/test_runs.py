@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from faceteval.core import Instance, Judgment
+from faceteval.results import compute_result
 from faceteval.viewer import find_runs, read_record, run_at
 from tests.support.view_runs import Runs
 
@@ -67,6 +69,8 @@ def test_the_records_of_every_command_are_read_in_one_shape(made_runs: Runs) -> 
 
 
 def test_a_typed_record_is_read_as_it_is(tmp_path: Path) -> None:
+    pair = Instance(id="1", query="q", candidates=["x", "y"], systems=["A", "B"])
+    result = compute_result([Judgment(id="1", method="dna", status="ok", verdict=2)], [pair])
     record = {
         "schema_version": 2,
         "command": "judge",
@@ -74,7 +78,7 @@ def test_a_typed_record_is_read_as_it_is(tmp_path: Path) -> None:
         "method": {"name": "dna", "params": {"aspects": 3}},
         "llm": {"model": "openai:m"},
         "spend": {"calls": 3},
-        "summary": {"judgments": {"ok": 1}, "result": {"systems": {"A": {"win_rate": 0.7}}}},
+        "summary": {"judgments": {"ok": 1}, "result": result.model_dump(mode="json")},
     }
     path = tmp_path / "j.run.json"
     path.write_text(json.dumps(record), encoding="utf-8")
@@ -87,7 +91,18 @@ def test_a_typed_record_is_read_as_it_is(tmp_path: Path) -> None:
         "openai:m",
         {"calls": 3},
     )
-    assert view.result == {"systems": {"A": {"win_rate": 0.7}}}
+    assert view.result == result.model_dump(mode="json")
+
+
+def test_a_result_not_of_its_model_makes_the_record_a_problem_named_by_its_field(tmp_path: Path) -> None:
+    record = {"schema_version": 2, "command": "judge", "summary": {"result": {"systems": {"A": 0.7}}}}
+    path = tmp_path / "j.run.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+
+    view = read_record(path, "judge")
+
+    assert view.problem is not None and "summary.result" in view.problem
+    assert view.result is None
 
 
 def test_an_unreadable_record_is_named_not_raised(tmp_path: Path) -> None:

@@ -1,5 +1,8 @@
 """The result of a judge run: what each number is, and over what it is counted.
 
+`faceteval.results` computes it (and exports these models); it lives in the data model so that a
+run record (`faceteval.store.JudgeSummary`) can hold it as it is.
+
 Every rate is a `Proportion`, whose ``n`` is its denominator; every mean is a `Mean`, whose ``n``
 is the number of values averaged. Failed judgments are never in a win rate's or a mean's ``n``:
 they are counted beside it (``failed``, `JudgeResult.failures`), and `JudgeResult.ok_rate` is over
