@@ -324,6 +324,7 @@ def test_cost_takes_every_kind_of_run_with_a_record(runs: Runs, tmp_path: Path) 
 def test_what_is_no_run_gets_a_clear_error(runs: Runs, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     shutil.copy(runs.pairs, tmp_path / "alone.jsonl")  # judgments without their record
+    shutil.copy(runs.pairs.with_suffix(".run.json"), tmp_path / "lone.run.json")  # a record without them
 
     for args, message in (
         (["report", tmp_path / "empty"], f"{tmp_path / 'empty'}: not a meta-evaluation run (no "
@@ -333,6 +334,8 @@ def test_what_is_no_run_gets_a_clear_error(runs: Runs, tmp_path: Path) -> None:
         (["cost", tmp_path / "alone.jsonl"], f"{tmp_path / 'alone.jsonl'}: no run record (alone.run.json "
          "is not beside it)"),
         (["cost", tmp_path / "empty"], "not a meta-evaluation run (no summary.json)"),
+        (["report", tmp_path / "lone.run.json"], "lone.run.json: not the record of a run whose output is "
+         "beside it (lone.jsonl)"),
     ):  # fmt: skip
         result = invoke(*args)
         assert result.exit_code == 1, result.output

@@ -15,6 +15,7 @@ from faceteval.methods import RunReport, method_specs
 from faceteval.report import HTML_FILE, MARKDOWN_FILE, judge_report_paths
 from faceteval.viewer import Run, run_at
 
+RECORD_SUFFIX = ".run.json"
 EXPECTED = (
     "give a judge output (its JSONL, or its .run.json record), a meta-eval run directory, an HD-Eval "
     "evaluator directory, or a correct or bridge output"
@@ -41,6 +42,11 @@ def find_run(path: Path) -> Run:
         raise FacetevalError(
             f"{path}: not a meta-evaluation run (no {SUMMARY}), nor an HD-Eval evaluator (no "
             f"evaluator.json); {EXPECTED}"
+        )
+    if path.name.endswith(RECORD_SUFFIX):
+        output = path.with_name(path.name.removesuffix(RECORD_SUFFIX) + ".jsonl")
+        raise FacetevalError(
+            f"{path}: not the record of a run whose output is beside it ({output.name}); {EXPECTED}"
         )
     raise FacetevalError(f"{path}: not a run (no judgments, corrections or bridged records); {EXPECTED}")
 

@@ -165,10 +165,8 @@ def _instance_rows(instance: Instance | None) -> list[tuple[str, str]]:
         return [("Query", "(the judged input was not found)")]
     rows = [("Query", truncate(instance.query, QUERY_CHARS))]
     for k, text in enumerate(instance.candidates[:MAX_CANDIDATES], start=1):
-        label = candidate(k, instance) if instance.n_candidates > 1 else "Output"
-        rows.append(
-            (f"Candidate {label}" if instance.n_candidates > 1 else label, truncate(text, CANDIDATE_CHARS))
-        )
+        label = f"Candidate {candidate(k, instance)}" if instance.n_candidates > 1 else "Output"
+        rows.append((label, truncate(text, CANDIDATE_CHARS)))
     if instance.n_candidates > MAX_CANDIDATES:
         rows.append(("More candidates", count(instance.n_candidates - MAX_CANDIDATES)))
     return rows

@@ -145,8 +145,8 @@ def _inputs(path: Path, record: JudgeRecord | None) -> tuple[Path | None, str | 
     try:
         return judged_input(path), None
     except FacetevalError as exc:
-        found = str(exc).split("; name it with --input")[0]
-        return None, f"the candidates are not shown and systems are candidate positions: {found}"
+        found = str(exc).split("; name ")[0]  # (its advice, --input, is for the commands that take one)
+        return None, f"The candidates are not shown, and systems are candidate positions: {found}."
 
 
 def _stored_result(record: JudgeRecord | None) -> tuple[JudgeResult | None, bool]:

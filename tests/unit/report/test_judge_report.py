@@ -104,7 +104,7 @@ def test_without_a_record_or_input_the_report_still_shows_what_the_judgments_say
 
     markdown = markdown_path.read_text(encoding="utf-8")
     assert "j.run.json is not beside it: the run's method, model and spend are not known" in markdown
-    assert "the candidates are not shown and systems are candidate positions" in markdown
+    assert "The candidates are not shown, and systems are candidate positions: " in markdown
     assert "2 lines of the judgments could not be read and are left out (the first: " in markdown
     assert "| Position | Won |" in markdown and "| 1 | 2 | 0 | 0 | 0 | 100.0% |" in markdown
     assert (html_path.name, markdown_path.name) == ("j.report.html", "j.report.md")
