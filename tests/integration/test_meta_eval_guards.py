@@ -184,7 +184,7 @@ def test_a_stopped_run_leaves_no_summary_of_an_earlier_one(
     (finished / "report.md").unlink()
     both = CliRunner().invoke(cli, ["report", str(out), str(finished)])  # the broken one first
     assert both.exit_code == 1 and (finished / "report.md").exists()
-    assert "1 of 2 run directories have no report" in flat(both.output)
+    assert "1 of 2 runs have no report" in flat(both.output)
 
 
 def test_sweeps_show_a_row_per_run_and_repeated_seeds_are_refused(

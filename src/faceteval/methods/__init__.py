@@ -37,6 +37,7 @@ from faceteval.methods._spec import (
     EvaluationStages,
     MethodOption,
     MethodSpec,
+    RunReport,
     Sweep,
     TemplateFolder,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "MethodSpec",
     "OrderOutcome",
     "QueryMemo",
+    "RunReport",
     "Sweep",
     "TemplateFolder",
     "as_criteria",

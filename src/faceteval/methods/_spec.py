@@ -144,6 +144,25 @@ class Command:
 
 
 @dataclass(frozen=True, slots=True)
+class RunReport:
+    """How ``faceteval report`` writes the report of the runs a family's command makes.
+
+    Attributes:
+        command: The command whose runs it reports, as their run records name it (``hdeval train``).
+        target: The function that writes it, ``"package.module:function"``, imported when a report is
+            asked for; it is called as ``function(run, markdown_path=..., html_path=...)`` with the
+            run's directory or JSONL, and replaces the two files whole.
+    """
+
+    command: str
+    target: str
+
+    def __post_init__(self) -> None:
+        if not _TARGET.fullmatch(self.target):
+            raise ConfigError(f"report of {self.command!r}: target {self.target!r} is 'module:function'")
+
+
+@dataclass(frozen=True, slots=True)
 class TemplateFolder:
     """A folder of prompt templates, named ``<prefix>/<stage>`` (see `faceteval.prompts.add_templates`)."""
 
@@ -182,6 +201,7 @@ class MethodSpec:
             scores) are on by default.
         templates: The folders of its family's prompt templates.
         commands: Its family's commands.
+        reports: How ``faceteval report`` reports the runs of its family's commands.
         per_criterion_judgments: Its judgments carry, per criterion, a guideline and each response's
             score and explanation (what ``correct`` and ``export sft`` read).
         evaluations: The trace stages the review app's import reads evaluations from.
@@ -197,6 +217,7 @@ class MethodSpec:
     criteria: CriteriaUse | None = field(default_factory=CriteriaUse)
     templates: tuple[TemplateFolder, ...] = ()
     commands: tuple[Command, ...] = ()
+    reports: tuple[RunReport, ...] = ()
     per_criterion_judgments: bool = False
     evaluations: EvaluationStages | None = None
     overall_scale: OverallScale | None = None

@@ -54,18 +54,35 @@ def section_lines(section: Section) -> list[str]:
 
 
 def table_lines(table: Table) -> list[str]:
-    """A GitHub-flavoured Markdown table, with its title and note when it has them."""
-    lines = [f"### {escape_markdown(table.title)}", ""] if table.title else []
+    r"""A GitHub-flavoured Markdown table, with its title, anchor, links and note when it has them.
+
+    Examples:
+        >>> table = Table(("Item", "Why"), (("a]b", "x"),), title="T", anchor="t", links=("item-1",))
+        >>> print("\n".join(table_lines(table)[:5]))
+        ### <a id="t"></a>T
+        <BLANKLINE>
+        | Item | Why |
+        |---|---|
+        | [a\]b](#item-1) | x |
+    """
+    anchor = f'<a id="{table.anchor}"></a>' if table.anchor else ""
+    lines = [f"### {anchor}{escape_markdown(table.title)}", ""] if table.title else []
+    if anchor and not table.title:
+        lines += [anchor, ""]
     lines.append(_row(table.columns))
     lines.append(
         "|" + "|".join("--:" if table.is_numeric(i) else "---" for i in range(len(table.columns))) + "|"
     )
-    lines += [_row(row) for row in table.rows]
+    lines += [_row(row, table.link(index)) for index, row in enumerate(table.rows)]
     lines.append("")
     if table.note:
         lines += [f"*{escape_markdown(table.note)}*", ""]
     return lines
 
 
-def _row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(escape_markdown(cell) or " " for cell in cells) + " |"
+def _row(cells: Sequence[str], link: str | None = None) -> str:
+    shown = [escape_markdown(cell) or " " for cell in cells]
+    if link is not None and shown:
+        text = shown[0].replace("[", "\\[").replace("]", "\\]")
+        shown[0] = f"[{text}](#{link})"
+    return "| " + " | ".join(shown) + " |"

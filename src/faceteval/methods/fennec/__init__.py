@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faceteval._util.lazy import lazy_attributes
-from faceteval.methods._spec import Command, MethodOption, MethodSpec, Sweep, TemplateFolder
+from faceteval.methods._spec import Command, MethodOption, MethodSpec, RunReport, Sweep, TemplateFolder
 from faceteval.methods.fennec._method import (
     DEFAULT_CRITERIA_COUNT,
     FENNEC_AGGREGATES,
@@ -96,6 +96,10 @@ SPEC = MethodSpec(
         Command("correct", f"{__name__}._cli._correct:correct"),
         Command("bridge", f"{__name__}._cli._bridge:bridge"),
         Command("export", f"{__name__}._cli._export:export"),
+    ),
+    reports=(
+        RunReport("correct", f"{__name__}._run_reports:write_correct_report"),
+        RunReport("bridge", f"{__name__}._run_reports:write_bridge_report"),
     ),
     per_criterion_judgments=True,
     overall_scale=overall_scale,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faceteval._util.lazy import lazy_attributes
-from faceteval.methods._spec import Command, CriteriaUse, MethodOption, MethodSpec, TemplateFolder
+from faceteval.methods._spec import Command, CriteriaUse, MethodOption, MethodSpec, RunReport, TemplateFolder
 from faceteval.methods.hdeval._method import HDEVAL_SCALE, EvalNode, HierarchyAware, tree_params
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 
@@ -59,6 +59,7 @@ SPEC = MethodSpec(
         Command("hdeval", f"{__name__}._cli._commands:hdeval"),
         Command("criteria show", f"{__name__}._cli._commands:show"),
     ),
+    reports=(RunReport("hdeval train", f"{__name__}._report:write_evaluator_report"),),
 )
 SPECS = (SPEC,)
 """The family's methods, as the registry holds them."""

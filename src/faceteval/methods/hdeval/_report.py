@@ -36,8 +36,11 @@ SHAP_ROWS = 10
 MAX_SHAP_PANELS = 4
 
 
-def write_evaluator_report(directory: Path) -> tuple[Path, Path]:
-    """Write ``report.md`` and ``report.html`` into the evaluator directory."""
+def write_evaluator_report(
+    directory: Path, *, markdown_path: Path | None = None, html_path: Path | None = None
+) -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.html`` into the evaluator directory (or to ``markdown_path`` and
+    ``html_path``)."""
     summary = read_summary(directory)
     experiments_path = directory / EXPERIMENTS_FILE
     experiments = read_json_object(experiments_path) if experiments_path.is_file() else {}
@@ -48,7 +51,8 @@ def write_evaluator_report(directory: Path) -> tuple[Path, Path]:
     for section in sections:
         lines += section_lines(section)
     lines.append(f"*{escape_markdown(footer)}*")
-    markdown_path, html_path = directory / "report.md", directory / "report.html"
+    markdown_path = markdown_path or directory / "report.md"
+    html_path = html_path or directory / "report.html"
     write_atomic(markdown_path, "\n".join(lines) + "\n")
     html = render_page(title, sections, build_plots(summary, experiments), footer)
     write_atomic(html_path, html)
