@@ -11,8 +11,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import judged_input, judgment_from_line, read_instances
 from faceteval.errors import FacetevalError, InputError
@@ -150,13 +148,9 @@ def _inputs(path: Path, record: JudgeRecord | None) -> tuple[Path | None, str | 
 
 
 def _stored_result(record: JudgeRecord | None) -> tuple[JudgeResult | None, bool]:
+    """The result the record holds (read through its model), and whether there is one."""
     stored = None if record is None else record.summary.result
-    if stored is None:
-        return None, False
-    try:
-        return JudgeResult.model_validate(stored), True
-    except ValidationError:  # another version's shape: computed again from the judgments
-        return None, False
+    return stored, stored is not None
 
 
 def _instances(inputs: Path, systems: Sequence[str] | None) -> Iterator[Instance | InputError]:

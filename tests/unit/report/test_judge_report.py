@@ -110,17 +110,20 @@ def test_without_a_record_or_input_the_report_still_shows_what_the_judgments_say
     assert (html_path.name, markdown_path.name) == ("j.report.html", "j.report.md")
 
 
-def test_a_stored_result_of_another_shape_is_computed_again(tmp_path: Path) -> None:
+def test_a_stored_result_that_cannot_be_read_is_named_and_the_result_computed_again(tmp_path: Path) -> None:
     record = JudgeRecord(
         method=MethodRecord(name="dna"),
         inputs={"input": {"path": str(pairs(tmp_path, 2))}},
-        summary={"judgments": {"ok": 2}, "result": {"schema_version": 99, "winner": "B"}},  # type: ignore[arg-type]
+        summary={"judgments": {"ok": 2}},  # type: ignore[arg-type]
     )
     judgments = write(tmp_path, [split(0), split(1)], record=record)
+    data = json.loads((tmp_path / "j.run.json").read_text(encoding="utf-8"))
+    data["summary"]["result"] = {"schema_version": 99, "winner": "B"}  # not a result this version reads
+    (tmp_path / "j.run.json").write_text(json.dumps(data), encoding="utf-8")
 
     markdown = write_judge_report(judgments)[0].read_text(encoding="utf-8")
 
-    assert "computed from the judgments" in markdown
+    assert "computed from the judgments" in markdown and "summary.result" in markdown
     result = compute_result(
         [split(0), split(1)], [Instance(id=f"q{i}", query="q", candidates=["x", "y"]) for i in range(2)]
     )
