@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from faceteval.report._model import Section, Table
 from faceteval.report._spend import SPEND_COLUMNS, method_of, spend_cells
-from faceteval.store import RunRecord
+from faceteval.store import RunRecord, redacted
 
 _SHOWN_CONFIG = ("temperature", "max_tokens", "seed", "top_p", "sample")
-SECRET_FLAGS = frozenset({"--api-key"})
-"""Flags whose values a report never shows."""
 
 
 def record_section(
@@ -69,24 +67,6 @@ def _header(record: RunRecord) -> list[tuple[str, str]]:
     version = record.faceteval_version or "unknown"
     rows.append(("Written by", f"faceteval {version}, run record schema {record.schema_version or 'none'}"))
     return rows
-
-
-def redacted(argv: Sequence[str]) -> list[str]:
-    """A command line with the value of every secret flag (``--api-key``) hidden.
-
-    Examples:
-        >>> redacted(["faceteval", "judge", "--api-key", "sk-1", "--api-key=sk-2", "--out", "j.jsonl"])
-        ['faceteval', 'judge', '--api-key', '***', '--api-key=***', '--out', 'j.jsonl']
-    """
-    shown = []
-    for before, arg in zip(["", *argv], argv, strict=False):
-        flag = arg.split("=", 1)[0]
-        if flag in SECRET_FLAGS and "=" in arg:
-            arg = f"{flag}=***"
-        elif before in SECRET_FLAGS:
-            arg = "***"
-        shown.append(arg)
-    return shown
 
 
 def _pairs(values: Mapping[str, Any]) -> str:

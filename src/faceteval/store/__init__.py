@@ -18,6 +18,7 @@ from faceteval.store._record import (
     file_sha256,
     header,
     input_file,
+    redacted,
     spend_of,
     stop_reason,
 )
@@ -158,6 +159,7 @@ __all__ = [
     "read_record",
     "read_run",
     "record_path_for",
+    "redacted",
     "same_file",
     "spend_of",
     "stop_reason",

@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, Self
@@ -198,6 +198,28 @@ class RunRecord(RecordPart):
         return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+SECRET_FLAGS = frozenset({"--api-key"})
+"""Flags whose values no record (nor a report of one) keeps."""
+
+
+def redacted(argv: Sequence[str]) -> list[str]:
+    """A command line with the value of every secret flag (``--api-key``) hidden, as records keep it.
+
+    Examples:
+        >>> redacted(["faceteval", "judge", "--api-key", "sk-1", "--api-key=sk-2", "--out", "j.jsonl"])
+        ['faceteval', 'judge', '--api-key', '***', '--api-key=***', '--out', 'j.jsonl']
+    """
+    shown = []
+    for before, arg in zip(["", *argv], argv, strict=False):
+        flag = arg.split("=", 1)[0]
+        if flag in SECRET_FLAGS and "=" in arg:
+            arg = f"{flag}=***"
+        elif before in SECRET_FLAGS:
+            arg = "***"
+        shown.append(arg)
+    return shown
+
+
 def header(
     command: str, started: datetime, *, interrupted: bool = False, stopped: BaseException | None = None
 ) -> dict[str, Any]:
@@ -206,7 +228,7 @@ def header(
         "schema_version": RECORD_SCHEMA,
         "faceteval_version": __version__,
         "command": command,
-        "argv": list(sys.argv),
+        "argv": redacted(sys.argv),
         "started_at": _second(started),
         "finished_at": _second(datetime.now(UTC)),
         "interrupted": interrupted,

@@ -91,7 +91,10 @@ class RecordView:
     def header(self) -> dict[str, Any]:
         """The rest of the record worth a line each: versions, command line, times, how it ended."""
         shown = ("faceteval_version", "argv", "started_at", "finished_at", "interrupted", "stopped_by")
-        return {key: self.data[key] for key in shown if self.data.get(key) not in (None, [], {})}
+        header = {key: self.data[key] for key in shown if self.data.get(key) not in (None, [], {})}
+        if isinstance(header.get("argv"), list):  # an older record may hold an --api-key's value
+            header["argv"] = store.redacted([str(arg) for arg in header["argv"]])
+        return header
 
 
 def read_record(path: Path, command: Command) -> RecordView:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -320,3 +321,25 @@ def test_a_commands_record_file_is_of_its_output_kind_in_either_shape(tmp_path: 
         for command, (kind, old) in kinds.items():
             assert kind.holds(path) == (record.command == command), (record.command, kind.what)
             assert kind.holds(OLD / old)
+
+
+def test_no_record_keeps_the_value_of_an_api_key_given_on_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    argv = ["faceteval", "judge", "in.jsonl", "--api-key", "sk-secret-1", "--api-key=sk-secret-2", "--swap"]
+    monkeypatch.setattr(sys, "argv", argv)
+    record = JudgeRecord(**header("judge", datetime.now(UTC)))
+    path = tmp_path / "j.run.json"
+    path.write_text(record.to_json(), encoding="utf-8")
+
+    text = path.read_text(encoding="utf-8")
+    assert "sk-secret" not in text
+    assert read_record(path, JudgeRecord).argv == [
+        "faceteval",
+        "judge",
+        "in.jsonl",
+        "--api-key",
+        "***",
+        "--api-key=***",
+        "--swap",
+    ]

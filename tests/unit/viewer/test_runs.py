@@ -113,3 +113,11 @@ def test_an_unreadable_record_is_named_not_raised(tmp_path: Path) -> None:
 
     assert view.problem is not None and view.problem.startswith(f"{path}:1: not valid JSON")
     assert view.summary == {} and view.method is None
+
+
+def test_an_older_records_api_key_is_not_shown(tmp_path: Path) -> None:
+    path = tmp_path / "j.run.json"
+    record = {"schema_version": 1, "command": ["faceteval", "judge", "--api-key", "sk-9"]}  # its argv
+    path.write_text(json.dumps(record), encoding="utf-8")
+
+    assert read_record(path, "judge").header["argv"] == ["faceteval", "judge", "--api-key", "***"]
