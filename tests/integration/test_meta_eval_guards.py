@@ -179,12 +179,13 @@ def test_a_stopped_run_leaves_no_summary_of_an_earlier_one(
     assert not (out / "summary.json").exists() and not (out / "report.md").exists()
     report = CliRunner().invoke(cli, ["report", str(out)])
     assert report.exit_code == 1 and "not a meta-evaluation run (no summary.json)" in flat(report.output)
+    assert "error: no report written (see above)" in flat(report.output)
     finished = tmp_path / "finished"
     assert meta_eval(data_dir, *base, "--out", finished, *local(server, tmp_path)).exit_code == 0
     (finished / "report.md").unlink()
     both = CliRunner().invoke(cli, ["report", str(out), str(finished)])  # the broken one first
     assert both.exit_code == 1 and (finished / "report.md").exists()
-    assert "1 of 2 runs have no report" in flat(both.output)
+    assert "1 of 2 runs has no report" in flat(both.output)
 
 
 def test_sweeps_show_a_row_per_run_and_repeated_seeds_are_refused(

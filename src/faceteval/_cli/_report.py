@@ -65,7 +65,11 @@ def report(runs: tuple[Path, ...], out: Path | None, systems: tuple[str, ...] | 
             continue
         console.print(f"{escape(str(markdown))}\n{escape(str(html))}")
     if failed:
-        raise FacetevalError(f"{len(failed)} of {len(runs)} runs have no report (see above)")
+        if len(runs) == 1:
+            raise FacetevalError("no report written (see above)")
+        raise FacetevalError(
+            f"{len(failed)} of {len(runs)} runs {'has' if len(failed) == 1 else 'have'} no report (see above)"
+        )
 
 
 def _write(run: Run, out: Path | None, systems: tuple[str, ...] | None, force: bool) -> tuple[Path, Path]:
