@@ -6,7 +6,6 @@ Each test acts as an annotator would (clicks, types) and checks what the page's 
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import urllib.parse
@@ -20,20 +19,10 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from faceteval._cli._app import cli
 from faceteval.review import ReviewStore
 from tests.integration.test_coeval_http import inputs, responder
+from tests.support.chromium import CHROMIUM, FLAGS
 from tests.support.llm_server import LLMServer
 from tests.support.processes import run_to_end
 from tests.support.review_project import build_project, serve
-
-CHROMIUM = os.environ.get("FACETEVAL_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="module")

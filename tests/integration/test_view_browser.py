@@ -7,7 +7,6 @@ kept under pytest's temporary directory (``screenshots/``), to look at when a te
 from __future__ import annotations
 
 import json
-import os
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,18 +16,9 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 import faceteval
 from faceteval.results import Proportion
+from tests.support.chromium import CHROMIUM, FLAGS
 from tests.support.view_runs import HOSTILE, UNREADABLE, Runs, data_dir, make_runs, view
 
-CHROMIUM = os.environ.get("FACETEVAL_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WIDTH, HEIGHT = 1280, 900
 
 

@@ -6,6 +6,8 @@ import os
 import signal
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -102,3 +104,20 @@ def wait_until(condition: Callable[[], bool], what: str, *, timeout: float = 180
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not after {timeout:g} s")
         time.sleep(0.05)
+
+
+def wait_until_answering(
+    process: subprocess.Popen[bytes], base: str, what: str, *, timeout: float = 120
+) -> None:
+    """Waits until the web app ``process`` serves answers at ``base`` (a busy machine starts it slowly);
+    raises with its output if it exits first or does not answer within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(base + "/", timeout=5.0).close()
+            return
+        except (urllib.error.URLError, ConnectionError):
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = process.stdout.read().decode() if process.stdout else ""
+                raise RuntimeError(f"{what} did not start:\n{output}") from None
+            time.sleep(0.1)

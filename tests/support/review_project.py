@@ -8,16 +8,13 @@ import re
 import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from faceteval.review import OVERALL, Draft, Item, ReviewStore
-from tests.support.processes import SRC
+from tests.support.processes import SRC, wait_until_answering
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> Bees make honey.'
 
@@ -95,16 +92,7 @@ def serving(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120  # ends once it answers: a busy machine starts it slowly
-        while True:
-            try:
-                urllib.request.urlopen(base + "/", timeout=1.0).close()
-                break
-            except (urllib.error.URLError, ConnectionError):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = process.stdout.read().decode() if process.stdout else ""
-                    raise RuntimeError(f"the review server did not start:\n{output}") from None
-                time.sleep(0.1)
+        wait_until_answering(process, base, "the review server")
         yield base, process
     finally:
         process.terminate()

@@ -13,9 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,7 +25,7 @@ from faceteval._cli._app import cli
 from tests.support.bridge_judge import BridgeJudge
 from tests.support.fennec_judge import FennecJudge
 from tests.support.llm_server import LLMServer
-from tests.support.processes import SRC
+from tests.support.processes import SRC, wait_until_answering
 from tests.support.review_project import free_port
 from tests.support.rule_judge import RuleJudge, stage_of
 
@@ -161,16 +158,7 @@ def view(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120  # ends once it answers: a busy machine starts it slowly
-        while True:
-            try:
-                urllib.request.urlopen(base + "/", timeout=5.0).close()
-                break
-            except (urllib.error.URLError, ConnectionError):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = process.stdout.read().decode() if process.stdout else ""
-                    raise RuntimeError(f"the viewer did not start:\n{output}") from None
-                time.sleep(0.1)
+        wait_until_answering(process, base, "the viewer")
         yield base
     finally:
         process.terminate()
