@@ -18,7 +18,7 @@ import click
 
 from faceteval.methods import Method, MethodOption, MethodSpec, method_spec, method_specs
 
-ParamType = click.ParamType[Any, Any]
+ParamType = click.ParamType
 """What reads a flag's value."""
 
 logger = logging.getLogger(__name__)
