@@ -424,7 +424,7 @@ def test_an_unreadable_input_leaves_an_earlier_output_as_it_was(tmp_path: Path, 
         == 0
     )
     kept, record = out.read_text(), (tmp_path / "j.run.json").read_text()
-    array = tmp_path / "dataset.json"
+    array = tmp_path / "dataset.jsonl"  # a .json file may hold an array: it is read
     array.write_text(json.dumps([{"query": "Q", "candidates": ["a", "b"]}], indent=2))
     for dry in ([], ["--dry-run"]):
         result = invoke(tmp_path / "typo.jsonl", "--method", "direct", *local(server), "--out", out, *dry)
@@ -432,7 +432,7 @@ def test_an_unreadable_input_leaves_an_earlier_output_as_it_was(tmp_path: Path, 
         assert "typo.jsonl: cannot open" in result.output and "judged" not in result.output
         result = invoke(array, "--method", "direct", *local(server), "--out", out, *dry)
         assert result.exit_code == 1
-        assert "dataset.json:1: the file is a JSON array, not JSON Lines" in result.output
+        assert "dataset.jsonl:1: the file is a JSON array, not JSON Lines" in result.output
     assert (out.read_text(), (tmp_path / "j.run.json").read_text()) == (kept, record)
 
 

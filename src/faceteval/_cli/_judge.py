@@ -12,6 +12,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
+from faceteval._cli._inputs import input_options, input_path, input_reading
 from faceteval._cli._method_options import (
     add_method_options,
     build_method,
@@ -31,7 +32,7 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 
 
 @click.command()
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("input_path", metavar="INPUT", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--method",
     type=NamedChoice(method_names()),
@@ -46,13 +47,18 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 @click.option(
     "--strict", is_flag=True, help="Check the whole input first; stop before any call if a line is bad."
 )
+@input_options()
 @systems_option
 @fail_under_option
 @engine_options()
 @click.pass_context
 @handle_errors
 def judge(ctx: click.Context, /, **flags: Any) -> None:
-    """Judge the instances in INPUT (canonical JSONL) and write one judgment per line.
+    """Judge the instances in INPUT and write one judgment per line.
+
+    INPUT is canonical JSONL, or any JSONL, JSON, CSV, TSV or Parquet file read with --field / --preset
+    (common column names are found without: prompt, output_1/output_2, output_a/output_b, winner...);
+    --hf-dataset reads a Hugging Face dataset instead (docs/inputs.md).
 
     \b
     Examples:
@@ -64,6 +70,9 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
       faceteval judge pairs.jsonl --method fennec --criteria-count 5 --swap --model openai:gpt-4o --out j
       faceteval judge outputs.jsonl --method fennec --single --model openai:gpt-4o --out s.jsonl
       faceteval judge pairs.jsonl --systems base,tuned --fail-under win_rate:tuned=0.5 --model ... --out j
+      faceteval judge pairs.csv --field query=prompt --field candidates=output_a,output_b --model ... --out j
+      faceteval judge annotations.json --preset alpacaeval --model ... --out j.jsonl
+      faceteval judge --hf-dataset ./arena --split train --preset chatbot-arena --model ... --out j.jsonl
 
     The result (win rates with CIs per system and position, a Bradley-Terry ranking of 3+ systems,
     swap consistency, the facets that decided the verdicts; mean scores of single outputs) is printed
@@ -77,10 +86,10 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     check_method_flags(ctx, flags["method"])
     spec = method_spec(flags["method"])
     method = build_method(spec, method_params(ctx, spec), flags["criteria_path"])
-    request = build_request(
-        flags, input_path=flags["input_path"], out=flags["out"], method=method, strict=flags["strict"]
-    )
-    request = dataclasses.replace(request, systems=flags["systems"])
+    source = input_path(flags, "input_path")
+    reading = input_reading(flags)
+    request = build_request(flags, input_path=source, out=flags["out"], method=method, strict=flags["strict"])
+    request = dataclasses.replace(request, systems=flags["systems"], reading=reading)
     check_before_run(flags)
     result = run_judge(request, on_invalid=show_invalid)
     if request.dry_run:

@@ -26,7 +26,7 @@ from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._runner import FileJob, JudgeOptions, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._util.heap import settle
 from faceteval.core import Judgment
-from faceteval.datasets import read_instances
+from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy
 from faceteval.methods import Method
@@ -60,6 +60,8 @@ class RunRequest:
     """Overwrite an output (or its run record) that is not one of ours."""
     systems: tuple[str, ...] | None = None
     """The systems behind the candidates of every instance that names none (``--systems``)."""
+    reading: Reading = PLAIN_READING
+    """How the input is read (``--field``, ``--preset``, ``--format``, ``--hf-dataset``)."""
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -85,9 +87,10 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
         strict=request.strict,
         force=request.force,
         systems=request.systems,
+        reading=request.reading,
     )
     hooks = RunHooks(invalid=on_invalid, refused=_refused, stream=json_lines_out(sys.stdout))
-    instances = read_instances(request.input_path, systems=request.systems)
+    instances = InstanceFile(request.input_path, systems=request.systems, reading=request.reading)
     items = checked_items(job, instances, request.method, hooks)
     result = RunResult(instances=job.instances)
     started = Started.now()

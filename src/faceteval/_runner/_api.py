@@ -18,7 +18,7 @@ from faceteval._runner._judge import (
     judge_each,
 )
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import InstanceFile
+from faceteval.datasets import PLAIN_READING, InstanceFile
 from faceteval.errors import ConfigError, InputError
 from faceteval.llm import LLM
 from faceteval.methods import Method
@@ -91,8 +91,15 @@ async def _judge_into(
     cache = getattr(llm.cache, "path", None)
     cache_file = Path(cache) if isinstance(cache, str) and cache != ":memory:" else None
     systems = instances.systems if isinstance(instances, InstanceFile) else None
+    reading = instances.reading if isinstance(instances, InstanceFile) else PLAIN_READING
     job = FileJob.check(
-        input_path, out, cache=cache_file, reuse=llm.cache is None, force=force, systems=systems
+        input_path,
+        out,
+        cache=cache_file,
+        reuse=llm.cache is None,
+        force=force,
+        systems=systems,
+        reading=reading,
     )
     items = checked_items(job, instances, method)
     result = RunResult(instances=job.instances)

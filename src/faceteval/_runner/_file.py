@@ -10,7 +10,6 @@ the record and returned.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import logging
 import os
@@ -29,6 +28,8 @@ from faceteval._runner._stats import RunStats, spent_since
 from faceteval._runner._tally import ResultTally
 from faceteval._util.text import plural
 from faceteval.core import INVALID_INPUT, Instance, Judgment
+from faceteval.datasets import PLAIN_READING as PLAIN
+from faceteval.datasets import Reading, measure_input
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import LLM, Spend
 from faceteval.methods import Method
@@ -86,6 +87,7 @@ class FileJob:
         systems: The systems named for the candidates of every instance that names none (``--systems``),
             for the run record (the instances carry them); they change no judgment, so an earlier
             output judged with others is reused all the same.
+        reading: How the input is read (its format, preset, field map), for the run record.
     """
 
     input_path: Path | None
@@ -95,6 +97,7 @@ class FileJob:
     strict: bool = False
     reuse: bool = False
     systems: tuple[str, ...] | None = None
+    reading: Reading = PLAIN
 
     @classmethod
     def check(
@@ -107,6 +110,7 @@ class FileJob:
         strict: bool = False,
         force: bool = False,
         systems: Sequence[str] | None = None,
+        reading: Reading = PLAIN,
     ) -> FileJob:
         """The job, once the input is measured and the outputs checked: ``out`` and its record may
         replace only files of their kinds (but with ``force``), never the input or the response
@@ -117,7 +121,7 @@ class FileJob:
             InputError: The input is not a readable file.
             ConfigError: An output would overwrite the input, the cache, or a file not ours.
         """
-        count, digest = _measure(input_path) if input_path is not None else (0, None)
+        count, digest = measure_input(input_path, reading) if input_path is not None else (0, None)
         if out is not None:
             check_outputs(
                 [(out, JUDGMENTS), (record_path_for(out), RUN_RECORD)],
@@ -128,7 +132,7 @@ class FileJob:
             )
         reuse = (cache is None if reuse is None else reuse) and input_path is not None
         named = None if systems is None else tuple(systems)
-        return cls(input_path, out, count, digest, strict, reuse, named)
+        return cls(input_path, out, count, digest, strict, reuse, named, reading)
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +280,10 @@ def _job_record(job: FileJob, method: Method, llm: LLM, options: JudgeOptions) -
     inputs = {}
     if job.input_path is not None:
         absolute = os.path.abspath(job.input_path)  # symlinks kept: the typed path's own
-        inputs["input"] = InputFile(path=str(job.input_path), absolute=absolute, sha256=job.input_sha256)
+        read_as = None if job.reading.plain else job.reading.model_dump(mode="json", exclude_none=True)
+        inputs["input"] = InputFile(
+            path=str(job.input_path), absolute=absolute, sha256=job.input_sha256, read_as=read_as
+        )
     return JudgeRecord(
         inputs=inputs,
         output=str(job.out),
@@ -345,29 +352,3 @@ def checked_items(
         problem = f"{' and '.join(filter(None, found))}; nothing was judged (--strict)"
         raise InputError(name, None, None, problem)
     return iter(listed)
-
-
-def _measure(path: Path) -> tuple[int, str]:
-    """The input's non-blank lines (for the progress bar) and its SHA-256 (for the run record); an
-    input that cannot be read fails here.
-
-    The input is read twice (measured, then judged) and again by later commands (``correct``,
-    ``export``, ``review import``), so it must be a file: not standard input, nor a pipe.
-    """
-    if str(path) == "-" or (path.exists() and not path.is_file()):
-        raise InputError(
-            str(path),
-            None,
-            None,
-            "not a file (standard input or a pipe?): the input is read more than once, by this "
-            "command and by later ones, so save it to a file and judge that",
-        )
-    count, digest = 0, hashlib.sha256()
-    try:
-        with path.open("rb") as handle:
-            for line in handle:
-                count += bool(line.strip())
-                digest.update(line)
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
-    return count, digest.hexdigest()

@@ -1,4 +1,6 @@
-"""Reading inputs: canonical instance JSONL, criteria files, and the built-in benchmarks.
+"""Reading inputs: instances from canonical JSONL, JSON, CSV/TSV, Parquet, Hugging Face datasets,
+DataFrames and iterables of dicts (`read_instances`, with field maps and presets), criteria files,
+and the built-in benchmarks.
 
 CoEval's released review data (`read_coeval`: a task's outputs with every score; `coeval_actions`: the
 annotators' review of ChatGPT's evaluations; `chatgpt_texts`) is read on first use of those names.
@@ -22,14 +24,30 @@ from faceteval.datasets._fetch import FetchReport, fetch
 from faceteval.datasets._field_map import FieldMap
 from faceteval.datasets._generic import load_labelled, parse_field_options
 from faceteval.datasets._jsonl import (
-    InstanceFile,
     instance_from_line,
     judgment_from_line,
-    read_instances,
     read_judgments,
     read_numbered_judgments,
 )
-from faceteval.datasets._judged import changed_since, judged_input, judged_instances, run_record, why_missing
+from faceteval.datasets._judged import (
+    changed_since,
+    judged_input,
+    judged_instances,
+    judged_reading,
+    run_record,
+    why_missing,
+)
+from faceteval.datasets._presets import PRESET_NAMES, PRESETS, Preset, get_preset
+from faceteval.datasets._reader import (
+    FORMATS,
+    InputFormat,
+    InstanceFile,
+    Reading,
+    measure_input,
+    read_instances,
+    reading_of,
+)
+from faceteval.datasets._reader import PLAIN as PLAIN_READING
 from faceteval.datasets._registry import benchmarks, get_benchmark
 
 if TYPE_CHECKING:
@@ -44,6 +62,10 @@ _LAZY = {
 __all__ = [
     "DATA_DIR_ENV",
     "DEFAULT_DATA_DIR",
+    "FORMATS",
+    "PLAIN_READING",
+    "PRESETS",
+    "PRESET_NAMES",
     "TASKS_BY_NAME",
     "Benchmark",
     "CoevalAction",
@@ -51,8 +73,11 @@ __all__ = [
     "CoevalTask",
     "FetchReport",
     "FieldMap",
+    "InputFormat",
     "InstanceFile",
     "Kind",
+    "Preset",
+    "Reading",
     "RecordedSource",
     "RemoteFile",
     "benchmarks",
@@ -61,17 +86,21 @@ __all__ = [
     "coeval_actions",
     "fetch",
     "get_benchmark",
+    "get_preset",
     "instance_from_line",
     "judged_input",
     "judged_instances",
+    "judged_reading",
     "judgment_from_line",
     "load_criteria",
     "load_labelled",
+    "measure_input",
     "parse_field_options",
     "read_coeval",
     "read_instances",
     "read_judgments",
     "read_numbered_judgments",
+    "reading_of",
     "run_record",
     "why_missing",
 ]

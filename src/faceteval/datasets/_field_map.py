@@ -5,14 +5,15 @@ A `FieldMap` says which source column (CSV) or key (JSON) feeds each `Instance` 
 unmapped takes its canonical name when the file has it, else one of these aliases when exactly one of
 them is present (two or more is an error that asks for a mapping):
 
-| field          | aliases                                                                     |
-|----------------|-----------------------------------------------------------------------------|
-| ``query``      | ``instruction``, ``input``, ``question``, ``prompt``                        |
-| ``candidates`` | ``output_1``, ``output_2`` (+ ``output_3``...); ``response_a``, ``response_b`` |
-| ``label``      | ``winner``, ``preference``                                                  |
+| field          | aliases                                                                       |
+|----------------|-------------------------------------------------------------------------------|
+| ``query``      | ``instruction``, ``input``, ``question``, ``prompt``                          |
+| ``candidates`` | ``output_1``, ``output_2`` (+ ``output_3``...); ``response_a``, ``response_b``; |
+|                | ``output_a``, ``output_b``                                                    |
+| ``label``      | ``winner``, ``preference``                                                    |
 
-``id``, ``reference``, ``criteria``, ``task``, ``category`` and ``scores`` (an object column) are read
-under their canonical names only. Columns no field uses are carried into ``metadata`` unless
+``id``, ``reference``, ``criteria``, ``task``, ``category``, ``systems`` and ``scores`` (an object column)
+are read under their canonical names only. Columns no field uses are carried into ``metadata`` unless
 ``metadata`` lists the columns to carry; a ``metadata`` column holding an object is merged into it.
 
 Labels: with a label map, exactly its values (as text) are accepted. Without one, numbers count
@@ -30,10 +31,20 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 QUERY_ALIASES = ("instruction", "input", "question", "prompt")
-CANDIDATE_ALIASES = (("output_1", "output_2"), ("response_a", "response_b"))
+CANDIDATE_ALIASES = (("output_1", "output_2"), ("response_a", "response_b"), ("output_a", "output_b"))
 LABEL_ALIASES = ("winner", "preference")
 DEFAULT_LABEL_WORDS: Mapping[str, int] = dict(
-    a=1, b=2, model_a=1, model_b=2, response_a=1, response_b=2, output_1=1, output_2=2, tie=0
+    a=1,
+    b=2,
+    model_a=1,
+    model_b=2,
+    response_a=1,
+    response_b=2,
+    output_1=1,
+    output_2=2,
+    output_a=1,
+    output_b=2,
+    tie=0,
 )
 """Label words understood without a label map (case-insensitive)."""
 
@@ -41,7 +52,9 @@ ALL_ASPECTS = "*"
 """The ``scores`` key naming one column that holds an ``{aspect: score}`` object."""
 
 TEXT_FIELDS = ("reference", "task", "category")
-FIELDS = ("id", "query", "candidates", "reference", "criteria", "category", "task", "label", "scores")
+FIELDS = (
+    "id", "query", "candidates", "reference", "criteria", "category", "task", "label", "scores", "systems"
+)  # fmt: skip
 
 
 class FieldMap(BaseModel):
@@ -73,13 +86,16 @@ class FieldMap(BaseModel):
     """Numbering of numeric labels read without a label map: 1 (0 = tie) or 0 (first candidate = 0)."""
     metadata: tuple[str, ...] | None = None
     """The columns to carry into ``metadata``; None carries every column no field uses."""
+    systems: tuple[str, ...] | None = None
+    """The system behind each candidate: one column each (``model_a,model_b``), or one column holding a
+    list (CSV: a JSON list); `Instance.systems`."""
 
-    @field_validator("candidates", "metadata", mode="before")
+    @field_validator("candidates", "metadata", "systems", mode="before")
     @classmethod
     def _one_as_tuple(cls, value: Any) -> Any:
         return (value,) if isinstance(value, str) else value
 
-    @field_validator("candidates")
+    @field_validator("candidates", "systems")
     @classmethod
     def _some_candidates(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if value is not None and not value:
@@ -113,6 +129,8 @@ class Plan:
     metadata: tuple[str, ...]
     explicit: tuple[str, ...]
     """Columns the field map names: they must be present."""
+    systems: tuple[str, ...] = ()
+    """The columns naming the systems behind the candidates (none: the instances name none)."""
 
     def source(self, field: str | None) -> str | None:
         """The source column behind an Instance field's dotted path (for error messages)."""
@@ -123,6 +141,8 @@ class Plan:
             return self.candidates[int(rest)]
         if head == "candidates":
             return self.candidates[0]
+        if head == "systems" and self.systems:
+            return self.systems[int(rest)] if rest.isdigit() and len(self.systems) > 1 else self.systems[0]
         if head == "scores":
             return self.scores.get(rest) or self.scores.get(ALL_ASPECTS) or field
         return self.columns.get(head) or field
@@ -142,12 +162,15 @@ def resolve(fields: FieldMap, columns: Sequence[str]) -> Plan:
         scores: Mapping[str, str] = fields.scores
     else:
         scores = {ALL_ASPECTS: "scores"} if "scores" in present else {}
-    used = {c for c in mapped.values() if c} | set(candidates) | set(scores.values())
+    systems = fields.systems or (("systems",) if "systems" in present else ())
+    used = {c for c in mapped.values() if c} | set(candidates) | set(scores.values()) | set(systems)
     metadata = tuple(c for c in columns if c not in used) if fields.metadata is None else fields.metadata
-    named = [getattr(fields, name) for name in FIELDS if name not in ("candidates", "scores")]
+    lists = ("candidates", "scores", "systems")
+    named = [getattr(fields, name) for name in FIELDS if name not in lists]
     named += [*(fields.candidates or ()), *(fields.scores or {}).values(), *(fields.metadata or ())]
+    named += [*(fields.systems or ())]
     explicit = tuple(dict.fromkeys(c for c in named if c is not None))
-    return Plan(mapped, candidates, scores, metadata, explicit)
+    return Plan(mapped, candidates, scores, metadata, explicit, systems)
 
 
 def _default(field: str, aliases: Sequence[str], present: set[str], *, required: bool) -> str | None:

@@ -41,6 +41,8 @@ def row_fields(
         "scores": _scores(plan.scores, row, cells=cells),
         "metadata": _metadata(plan.metadata, row),
     }
+    if plan.systems and (systems := _systems(plan.systems, row, cells=cells)) is not None:
+        record["systems"] = systems
     for name in TEXT_FIELDS:
         source = columns[name]
         record[name] = _optional_text(source, row[source]) if source else None
@@ -83,6 +85,20 @@ def _candidates(columns: tuple[str, ...], row: Mapping[str, Any], *, cells: bool
     for position, item in enumerate(items, start=1):
         if not isinstance(item, str):
             raise FieldProblem(column, f"item {position}: expected text, got {_kind(item)}")
+    return items
+
+
+def _systems(columns: tuple[str, ...], row: Mapping[str, Any], *, cells: bool) -> list[str] | None:
+    """The systems behind the candidates; None when the row names none (empty cells, null)."""
+    values = [row[column] for column in columns]
+    if all(value is None or value == "" for value in values):
+        return None
+    if len(columns) > 1:
+        return [_text(column, value) for column, value in zip(columns, values, strict=True)]
+    items = _as_list(columns[0], values[0], cells=cells)
+    for position, item in enumerate(items, start=1):
+        if not isinstance(item, str):
+            raise FieldProblem(columns[0], f"item {position}: expected text, got {_kind(item)}")
     return items
 
 

@@ -7,10 +7,10 @@ row, and `parse_field_options` builds one from command-line options.
 
 from __future__ import annotations
 
+import _csv
 import csv
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,24 +20,29 @@ from faceteval._util.files import UnreadableJSON, check_value, decode_json, read
 from faceteval._util.text import plural
 from faceteval.core import Instance
 from faceteval.datasets._field_map import (
+    CANDIDATE_ALIASES,
     DEFAULT_FIELD_MAP,
     FIELDS,
+    LABEL_ALIASES,
+    QUERY_ALIASES,
     FieldMap,
-    FieldProblem,
-    Plan,
-    resolve,
 )
-from faceteval.datasets._field_values import raw_id, row_fields
-from faceteval.datasets._jsonl import _describe, read_instances
+from faceteval.datasets._jsonl import _describe, canonical_instances
+from faceteval.datasets._rows import RowContext, column_problem, read_rows
 from faceteval.errors import ConfigError, InputError
 
-Format = Literal["jsonl", "csv", "tsv"]
+TextFormat = Literal["jsonl", "json", "csv", "tsv"]
+"""The text formats: JSON Lines, JSON (an array of objects, or JSON Lines), CSV, TSV."""
 
-_SUFFIXES: Mapping[str, Format] = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "tsv"}
+TEXT_SUFFIXES: Mapping[str, TextFormat] = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv"}
+CANONICAL_KEYS = frozenset({"query", "candidates"})
+ALIAS_KEYS = frozenset(
+    {*QUERY_ALIASES, *LABEL_ALIASES, *(column for group in CANDIDATE_ALIASES for column in group)}
+)
 
 
 def load_labelled(
-    path: str | Path, fields: FieldMap | None = None, *, format: Format | None = None
+    path: str | Path, fields: FieldMap | None = None, *, format: TextFormat | None = None
 ) -> Iterator[Instance | InputError]:
     """Instances from a JSONL, JSON-array, CSV or TSV file, streamed; a bad row yields an `InputError`.
 
@@ -52,20 +57,40 @@ def load_labelled(
         InputError: The file cannot be read, is not UTF-8, or its header lacks a mapped column.
     """
     name = str(path)
-    fmt = format or _SUFFIXES.get(Path(path).suffix.lower())
+    fmt = format or TEXT_SUFFIXES.get(Path(path).suffix.lower())
     if fmt is None:
         raise InputError(name, None, None, "unknown format: use a .jsonl, .json, .csv or .tsv file")
     fields = fields or DEFAULT_FIELD_MAP
-    if fmt != "jsonl":
-        yield from _load_csv(_Context(name, fields), delimiter="\t" if fmt == "tsv" else ",")
+    canonical = fields == DEFAULT_FIELD_MAP
+    yield from load_text(RowContext(name, fields), fmt, strict_jsonl=False, canonical=canonical)
+
+
+def load_text(
+    ctx: RowContext, fmt: TextFormat, *, strict_jsonl: bool, canonical: bool
+) -> Iterator[Instance | InputError]:
+    """The instances of the text file ``ctx.name`` in ``fmt``, read as ``ctx`` maps its rows.
+
+    ``canonical``: a JSON Lines file whose first record has a canonical key (``query``,
+    ``candidates``) and no alias of one (``instruction``, ``output_1``...) is read as canonical instance
+    JSONL (`faceteval.datasets._jsonl`: its own errors, messages and refusals). ``strict_jsonl``: a
+    JSON array in a ``jsonl`` file is refused, not read.
+    """
+    if fmt in ("csv", "tsv"):
+        yield from _load_csv(ctx, delimiter="\t" if fmt == "tsv" else ",")
         return
-    first = _peek(name)
-    if first == "array":
-        yield from _load_json(_Context(name, fields, positions=True), _array_records(name))
-    elif fields == DEFAULT_FIELD_MAP and isinstance(first, dict) and {"query", "candidates"} <= first.keys():
-        yield from read_instances(path)
+    first = _peek(ctx.name)
+    if first == "array" and not (strict_jsonl and fmt == "jsonl"):
+        ctx.unit = "record"
+        yield from read_rows(ctx, _array_records(ctx.name))
+    elif canonical and (first is None or first == "array" or _canonical(first)):
+        yield from canonical_instances(ctx.name, ctx.systems)
     else:
-        yield from _load_json(_Context(name, fields), _jsonl_records(name))
+        yield from read_rows(ctx, _jsonl_records(ctx.name))
+
+
+def _canonical(record: Mapping[str, Any]) -> bool:
+    """Whether a record is canonical: a ``query`` or ``candidates`` key, and no alias of a field."""
+    return bool(CANONICAL_KEYS & record.keys()) and not ALIAS_KEYS & record.keys()
 
 
 def parse_field_options(
@@ -73,9 +98,9 @@ def parse_field_options(
 ) -> FieldMap:
     """A `FieldMap` from command-line options such as ``query=instruction`` or ``scores.coherence=coh``.
 
-    ``candidates=a,b`` and ``metadata=a,b`` take column lists; ``scores=x,y`` takes columns named after
-    their aspects, ``scores.ASPECT=COLUMN`` one aspect, ``scores.*=COLUMN`` a column holding all of
-    them. ``label_map`` is ``value=label,...`` (e.g. ``model_a=1,model_b=2,tie=0``).
+    ``candidates=a,b``, ``systems=a,b`` and ``metadata=a,b`` take column lists; ``scores=x,y`` takes
+    columns named after their aspects, ``scores.ASPECT=COLUMN`` one aspect, ``scores.*=COLUMN`` a
+    column holding all of them. ``label_map`` is ``value=label,...`` (e.g. ``model_a=1,model_b=2,tie=0``).
 
     Raises:
         ConfigError: A malformed option, an unknown field, or a field mapped twice.
@@ -108,7 +133,7 @@ def parse_field_options(
             if key == "metadata" and value == ",":
                 mapped[key] = ()
             else:
-                lists = key in ("candidates", "metadata")
+                lists = key in ("candidates", "metadata", "systems")
                 mapped[key] = _column_list(value, option) if lists else value
     if label_base not in (0, 1):
         raise ConfigError(f"label base must be 0 or 1, got {label_base!r}")
@@ -152,32 +177,17 @@ def _parse_label_map(text: str) -> dict[str, int]:
 # --- reading rows -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Context:
-    """One file being read: its name, the field map, and the ids seen so far."""
-
-    name: str
-    fields: FieldMap
-    positions: bool = False
-    """True for a JSON array: "line" numbers are record positions, and messages say so."""
-    seen: dict[str, int] = field(default_factory=dict)
-
-    def error(self, line: int, column: str | None, problem: str, record_id: str | None = None) -> InputError:
-        """An `InputError` at ``line`` (a record position, said in words, for a JSON array)."""
-        text = f"record {line}: {problem}" if self.positions else problem
-        return InputError(self.name, line, column, text, record_id=record_id)
-
-
-def _load_csv(ctx: _Context, *, delimiter: str) -> Iterator[Instance | InputError]:
+def _load_csv(ctx: RowContext, *, delimiter: str) -> Iterator[Instance | InputError]:
     reader = csv.reader(_lines(ctx.name), delimiter=delimiter)
     header = _header(ctx, reader)
-    try:
-        plan = resolve(ctx.fields, header)
-    except FieldProblem as problem:
-        raise ctx.error(1, problem.column, problem.problem) from None
-    for column in plan.explicit:
-        if column not in header:
-            raise ctx.error(1, column, f"no such column; the header has: {', '.join(header)}")
+    if (problem := column_problem(ctx, header, line=1)) is not None:
+        raise problem
+    yield from read_rows(ctx, _csv_records(ctx, reader, header), cells=True)
+
+
+def _csv_records(
+    ctx: RowContext, reader: _csv.Reader, header: list[str]
+) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     while True:
         line = reader.line_num + 1
         try:
@@ -190,14 +200,17 @@ def _load_csv(ctx: _Context, *, delimiter: str) -> Iterator[Instance | InputErro
             continue
         if len(values) != len(header):
             short = header[len(values)] if len(values) < len(header) else None
-            yield ctx.error(
-                line, short, f"the row has {plural(len(values), 'field')}, the header {len(header)}"
+            yield (
+                line,
+                ctx.error(
+                    line, short, f"the row has {plural(len(values), 'field')}, the header {len(header)}"
+                ),
             )
             continue
-        yield _read_row(ctx, line, dict(zip(header, values, strict=True)), plan, cells=True)
+        yield line, dict(zip(header, values, strict=True))
 
 
-def _header(ctx: _Context, reader: Iterator[list[str]]) -> list[str]:
+def _header(ctx: RowContext, reader: _csv.Reader) -> list[str]:
     try:
         header = [column.strip() for column in next(reader)]
     except StopIteration:
@@ -208,29 +221,6 @@ def _header(ctx: _Context, reader: Iterator[list[str]]) -> list[str]:
         if header.count(column) > 1:
             raise ctx.error(1, column, "the column appears twice in the header")
     return header
-
-
-def _load_json(
-    ctx: _Context, records: Iterator[tuple[int, dict[str, Any] | InputError]]
-) -> Iterator[Instance | InputError]:
-    plans: dict[tuple[str, ...], Plan | FieldProblem] = {}
-    for line, record in records:
-        if isinstance(record, InputError):
-            yield record
-            continue
-        key = tuple(record)
-        if key not in plans:
-            if len(plans) > 256:
-                plans.clear()
-            try:
-                plans[key] = resolve(ctx.fields, key)
-            except FieldProblem as problem:
-                plans[key] = problem
-        plan = plans[key]
-        if isinstance(plan, FieldProblem):
-            yield ctx.error(line, plan.column, plan.problem, raw_id(record, None))
-        else:
-            yield _read_row(ctx, line, record, plan, cells=False)
 
 
 def _jsonl_records(name: str) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
@@ -301,25 +291,3 @@ def _peek(name: str) -> Literal["array"] | dict[str, Any] | None:
     except (OSError, UnicodeDecodeError):
         return None
     return None
-
-
-def _read_row(
-    ctx: _Context, line: int, row: Mapping[str, Any], plan: Plan, *, cells: bool
-) -> Instance | InputError:
-    """One row as an Instance; ``cells`` says values are CSV text (empty = absent)."""
-    record_id = raw_id(row, plan.columns["id"])
-    try:
-        instance = Instance.model_validate(row_fields(row, plan, ctx.fields, line, cells=cells))
-    except FieldProblem as problem:
-        return ctx.error(line, problem.column, problem.problem, record_id)
-    except ValidationError as exc:
-        field_path, problem_text = _describe(exc)
-        return ctx.error(line, plan.source(field_path), problem_text, record_id)
-    if instance.id in ctx.seen:
-        first = ctx.seen[instance.id]
-        problem_text = (
-            f"duplicate id {instance.id!r} (first on {'record' if ctx.positions else 'line'} {first})"
-        )
-        return ctx.error(line, plan.columns["id"] or "id", problem_text, record_id)
-    ctx.seen[instance.id] = line
-    return instance

@@ -17,25 +17,9 @@ from faceteval.errors import InputError
 MAX_PROBLEMS_PER_LINE = 3
 
 
-class InstanceFile(Iterator[Instance | InputError]):
-    """The instances of a JSONL file, streamed (what `read_instances` returns); ``path`` names the
-    file, so that a run judging them can record it (``judge(read_instances(path), ..., out=...)``)."""
-
-    def __init__(self, path: str | Path, *, systems: Sequence[str] | None = None) -> None:
-        self.path = Path(path)
-        self.systems = None if systems is None else tuple(systems)
-        """The systems named for the instances that name none (`read_instances`'s ``systems``)."""
-        self._items = _instances(str(path), systems)
-
-    def __iter__(self) -> InstanceFile:
-        return self
-
-    def __next__(self) -> Instance | InputError:
-        return next(self._items)
-
-
-def read_instances(path: str | Path, *, systems: Sequence[str] | None = None) -> InstanceFile:
-    """Instances from a JSONL file, streamed; a bad line yields an `InputError` in its place.
+def canonical_instances(name: str, systems: Sequence[str] | None) -> Iterator[Instance | InputError]:
+    """The instances of the canonical instance JSONL file ``name``, streamed; a bad line yields an
+    `InputError` in its place.
 
     ``systems`` names the system behind each candidate of the instances that do not name their own
     (`Instance.systems`); an instance with another number of candidates is an error on its line.
@@ -50,7 +34,7 @@ def read_instances(path: str | Path, *, systems: Sequence[str] | None = None) ->
             a JSON object (the file is not JSON Lines: a spreadsheet, a compressed file), when the
             first instance is read.
     """
-    return InstanceFile(path, systems=systems)
+    return _instances(name, systems)
 
 
 def _instances(name: str, systems: Sequence[str] | None) -> Iterator[Instance | InputError]:
@@ -125,8 +109,7 @@ def _refuse_json_document(path: str, line_no: int, line: str) -> None:
         line_no,
         None,
         f"the file is {what}, not JSON Lines (one instance object per line); convert it "
-        f"(an array: jq -c '.[]' {path}), or run `faceteval meta-eval FILE --field ...`, "
-        "which reads JSON, JSONL and CSV files under their own field names",
+        f"(an array: jq -c '.[]' {path}), or name it .json: a .json file may hold an array",
     )
 
 

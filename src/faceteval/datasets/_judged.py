@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from faceteval.core import Instance, Judgment
-from faceteval.datasets._jsonl import read_instances
+from faceteval.datasets._reader import PLAIN, InstanceFile, Reading
 from faceteval.errors import FacetevalError, InputError
 from faceteval.store import JudgeRecord, read_record, record_path_for
 
@@ -43,6 +43,10 @@ def judged_input(judgments_path: Path, input_path: Path | None = None) -> Path:
     record = run_record(judgments_path)
     given = None if record is None else record.inputs.get("input")
     named = None if given is None else given.path
+    if given is not None and named is not None and _recorded(given.read_as).format == "hf":
+        # a dataset: a saved directory where it was, else a name datasets.load_dataset loads
+        absolute = Path(given.absolute) if given.absolute else None
+        return absolute if absolute is not None and absolute.is_dir() else Path(named)
     candidates = []
     if given is not None and given.absolute is not None:
         candidates.append(Path(given.absolute))
@@ -101,6 +105,27 @@ def why_missing(instances: Mapping[str, Instance], instance_id: str) -> str:
     return "it is not in the judged input"
 
 
+def judged_reading(judgments_path: Path) -> Reading:
+    """How the input of ``judgments_path`` was read (its run record's ``read_as``): as it is when the
+    record says nothing of it, or there is no record.
+
+    Raises:
+        InputError: The record is not one, or its ``read_as`` is not a reading.
+    """
+    record = run_record(judgments_path)
+    given = None if record is None else record.inputs.get("input")
+    return PLAIN if given is None else _recorded(given.read_as, record_path_for(judgments_path))
+
+
+def _recorded(read_as: Mapping[str, object] | None, source: Path | None = None) -> Reading:
+    if read_as is None:
+        return PLAIN
+    try:
+        return Reading.model_validate(read_as)
+    except ValueError as exc:
+        raise InputError(str(source), None, "inputs.input.read_as", f"not a reading: {exc}") from exc
+
+
 def _apart(named: str, output: str | None, absolute: str | None) -> str | None:
     """Where the input lay from the judgments' folder when it was judged, from the run record's paths:
     the input as typed (``named``), the output as typed, and the input's absolute path.
@@ -117,8 +142,11 @@ def _apart(named: str, output: str | None, absolute: str | None) -> str | None:
     return os.path.relpath(absolute, (workdir / output).parent)
 
 
-def judged_instances(judgments_path: Path, input_path: Path | None = None) -> JudgedInstances:
-    """The instances ``judgments_path`` was judged from, by id (see `judged_input`).
+def judged_instances(
+    judgments_path: Path, input_path: Path | None = None, reading: Reading | None = None
+) -> JudgedInstances:
+    """The instances ``judgments_path`` was judged from, by id (see `judged_input`), read as ``reading``
+    says, else as the run read them (`judged_reading`).
 
     A malformed line of the input is left out (`judge` wrote it as an ``error`` judgment, which
     there is nothing to read of) and kept in ``invalid``: a judgment that did succeed and has no
@@ -128,7 +156,8 @@ def judged_instances(judgments_path: Path, input_path: Path | None = None) -> Ju
         FacetevalError: The input cannot be found.
     """
     out = JudgedInstances()
-    for entry in read_instances(judged_input(judgments_path, input_path)):
+    reading = reading or judged_reading(judgments_path)
+    for entry in InstanceFile(judged_input(judgments_path, input_path), reading=reading):
         if isinstance(entry, InputError):
             # keyed by the ids a judgment of it has: the record's; else its line number, as an
             # id-less line judged when it was valid, or line-N, as the error judgment `judge` wrote

@@ -54,6 +54,10 @@ class InputFile(RecordPart):
     """Where it was: the absolute path (symlinks kept), None if not recorded."""
     sha256: str | None = None
     """The SHA-256 of its bytes when it was read, None if not recorded."""
+    read_as: dict[str, JsonValue] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """How it was read when not as canonical instance JSONL (`faceteval.datasets.Reading`: its
+    ``format``, ``preset``, ``fields`` and ``split``), so that later commands read it the same way;
+    left out of the record when it was read as it is."""
 
 
 class MethodRecord(RecordPart):

@@ -153,7 +153,8 @@ def test_half_a_character_is_refused_with_its_field_and_a_whole_one_is_kept(tmp_
     ],
 )
 def test_a_json_document_is_one_error_not_one_per_line(tmp_path: Path, text: str, what: str) -> None:
-    path = tmp_path / "dataset.json"
+    # A .jsonl file must be JSON Lines; a .json file may hold an array (tests/unit/datasets/test_reader.py)
+    path = tmp_path / "dataset.jsonl"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError) as caught:
         list(read_instances(path))

@@ -1,0 +1,98 @@
+"""The options saying how an input is read, shared by every command that reads instances: ``--field``,
+``--label-map``, ``--preset``, ``--format``, ``--hf-dataset`` and ``--split``
+(`faceteval.datasets.read_instances` reads by them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from faceteval._cli._choices import NamedChoice
+from faceteval.datasets import FORMATS, PRESET_NAMES, InputFormat, Reading, reading_of
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+FIELD_HELP = (
+    "Where a field comes from in your input, e.g. query=prompt, candidates=output_a,output_b, label=winner, "
+    "systems=model_a,model_b, scores.coherence=coh (repeatable)."
+)
+
+
+def input_options(*, hf: bool = True, what: str = "your input") -> Callable[[F], F]:
+    """Add the reading options to a command; ``hf``: with ``--hf-dataset`` and ``--split`` too."""
+    options = [
+        click.option("--field", "fields", multiple=True, metavar="FIELD=COLUMN", help=FIELD_HELP),
+        click.option(
+            "--label-map",
+            metavar="VALUE=LABEL,...",
+            help=f"How {what}'s label values read: the better candidate (1-based), 0 a tie, "
+            "e.g. a=1,b=2,tie=0.",
+        ),
+        click.option(
+            "--preset",
+            type=NamedChoice(PRESET_NAMES),
+            help=f"{what[0].upper()}{what[1:]} is in a published layout: "
+            + ", ".join(PRESET_NAMES)
+            + " (see docs/inputs.md).",
+        ),
+        click.option(
+            "--format",
+            "input_format",
+            type=NamedChoice(FORMATS),
+            help="The input's format (default: by its suffix; a directory is a Hugging Face dataset).",
+        ),
+    ]
+    if hf:
+        options += [
+            click.option(
+                "--hf-dataset",
+                metavar="NAME_OR_PATH",
+                help="Read a Hugging Face dataset instead of a file: a directory written by save_to_disk, "
+                "a folder of data files, or a dataset name (from the Hub, where there is a network).",
+            ),
+            click.option("--split", help="The split of --hf-dataset (default: its only one)."),
+        ]
+
+    def decorate(command: F) -> F:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def input_reading(flags: dict[str, Any]) -> Reading:
+    """How the flags say to read the input.
+
+    Raises:
+        click.UsageError: ``--split`` without a dataset to split.
+        ConfigError: A malformed ``--field`` or ``--label-map``.
+    """
+    hf = bool(flags.get("hf_dataset"))
+    fmt: InputFormat | None = "hf" if hf else flags.get("input_format")
+    if flags.get("split") and fmt != "hf":
+        raise click.UsageError("--split chooses a split of --hf-dataset (or of --format hf)")
+    return reading_of(
+        fields=list(flags.get("fields") or ()) or None,
+        preset=flags.get("preset"),
+        label_map=flags.get("label_map"),
+        format=fmt,
+        split=flags.get("split"),
+    )
+
+
+def input_path(flags: dict[str, Any], argument: str, metavar: str = "INPUT") -> Path:
+    """The input the flags name: the ``argument`` or ``--hf-dataset``, exactly one of them.
+
+    Raises:
+        click.UsageError: Both or neither.
+    """
+    given, dataset = flags.get(argument), flags.get("hf_dataset")
+    if given is not None and dataset:
+        raise click.UsageError(f"give {metavar} or --hf-dataset, not both")
+    if given is None and not dataset:
+        raise click.UsageError(f"give {metavar} (a file), or --hf-dataset NAME_OR_PATH")
+    return Path(given) if given is not None else Path(str(dataset))
