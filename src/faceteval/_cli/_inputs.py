@@ -84,7 +84,7 @@ def input_reading(flags: dict[str, Any]) -> Reading:
     )
 
 
-def input_path(flags: dict[str, Any], argument: str, metavar: str = "INPUT") -> Path:
+def input_source(flags: dict[str, Any], argument: str, metavar: str = "INPUT") -> Path:
     """The input the flags name: the ``argument`` or ``--hf-dataset``, exactly one of them.
 
     Raises:

@@ -12,7 +12,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
-from faceteval._cli._inputs import input_options, input_path, input_reading
+from faceteval._cli._inputs import input_options, input_reading, input_source
 from faceteval._cli._method_options import (
     add_method_options,
     build_method,
@@ -86,7 +86,7 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     check_method_flags(ctx, flags["method"])
     spec = method_spec(flags["method"])
     method = build_method(spec, method_params(ctx, spec), flags["criteria_path"])
-    source = input_path(flags, "input_path")
+    source = input_source(flags, "input_path")
     reading = input_reading(flags)
     request = build_request(flags, input_path=source, out=flags["out"], method=method, strict=flags["strict"])
     request = dataclasses.replace(request, systems=flags["systems"], reading=reading)

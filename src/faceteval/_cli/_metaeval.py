@@ -16,6 +16,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
+from faceteval._cli._inputs import input_options, input_reading, input_source
 from faceteval._cli._metaeval_display import show_results
 from faceteval._cli._method_options import (
     add_method_options,
@@ -42,7 +43,6 @@ from faceteval._runner import (
     run_meta_eval,
 )
 from faceteval._util.text import plural
-from faceteval.datasets import parse_field_options
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import (
     INSTANCES,
@@ -62,7 +62,7 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
 
 
 @click.command("meta-eval")
-@click.argument("target_spec", metavar="BENCHMARK|FILE")
+@click.argument("target_spec", metavar="BENCHMARK|FILE", required=False)
 @click.option(
     "--judgments",
     "judgments_spec",
@@ -81,17 +81,7 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sample and the bootstrap.")
 @click.option("--turn", type=click.IntRange(1), help="Only this turn (multi-turn benchmarks: MT-Bench).")
 @click.option("--category", multiple=True, help="Only these categories (repeatable).")
-@click.option(
-    "--field",
-    "fields",
-    multiple=True,
-    metavar="FIELD=COLUMN",
-    help="For your own file: where each field comes from, e.g. query=instruction, "
-    "candidates=output_1,output_2, label=winner, scores.coherence=coh (repeatable).",
-)
-@click.option(
-    "--label-map", metavar="VALUE=LABEL,...", help="For your own file: e.g. model_a=1,model_b=2,tie=0."
-)
+@input_options(what="your file")
 @click.option(
     "--human-weights",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -128,10 +118,14 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
       faceteval meta-eval mtbench-human --judgments recorded:gpt4-pair --turn 1 --out runs/mtb
       faceteval meta-eval llmbar-natural --judgments recorded:llmbar/GPT-4/Vanilla --out runs/nat
       faceteval meta-eval my_labels.jsonl --judgments runs/dna/judgments.jsonl --out runs/x
+      faceteval meta-eval votes.csv --field label=winner --label-map a=1,b=2,tie=0 --method dna ...
+      faceteval meta-eval --hf-dataset ./mtb --split human --preset mt-bench --method dna --model ...
 
     Writes OUT/summary.json, OUT/judgments.jsonl, OUT/instances.jsonl, OUT/report.md, OUT/report.html.
     A run with --method is resumable: re-running it finishes from the response cache.
     """
+    flags["target_spec"] = str(input_source(flags, "target_spec", "BENCHMARK|FILE"))
+    reading = input_reading(flags)
     if bool(flags["judgments_spec"]) == bool(flags["method"]):
         raise click.UsageError("give either --judgments SOURCE or --method METHOD")
     if flags["judgments_spec"]:
@@ -141,15 +135,11 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     if not flags["dry_run"]:  # a dry run writes nothing
         run_dirs = [out, *(out / v.name for v in runs_of(ctx, flags) if v.name)] if flags["method"] else [out]
         check_outputs([f for d in run_dirs for f in run_files(d)], given=out, force=flags["force"])
-    fields = (
-        parse_field_options(list(flags["fields"]), label_map=flags["label_map"])
-        if flags["fields"] or flags["label_map"]
-        else None
-    )
-    target = load_target(flags["target_spec"], flags["data_dir"], fields=fields)
-    if fields is not None and target.benchmark is not None:
+    target = load_target(flags["target_spec"], flags["data_dir"], reading=reading)
+    if not reading.plain and target.benchmark is not None:
         raise click.UsageError(
-            f"--field and --label-map describe your own file; {target.name} is a built-in benchmark"
+            f"--field, --label-map, --preset and --format describe your own file; {target.name} is a "
+            "built-in benchmark"
         )
     options = _options(flags)
     instances = measured_instances(target, options)
@@ -273,6 +263,10 @@ MEASURE_FLAGS = frozenset(
         "category",
         "fields",
         "label_map",
+        "preset",
+        "input_format",
+        "hf_dataset",
+        "split",
         "human_weights",
         "resamples",
         "report",

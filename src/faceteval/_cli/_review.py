@@ -6,12 +6,14 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table as RichTable
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
+from faceteval._cli._inputs import input_options, input_reading
 from faceteval._cli._options import data_dir_option, force_flag
 from faceteval._cli._serving import listen_on, serve_on
 from faceteval._util.text import plural
@@ -103,18 +105,27 @@ def invite(project: Path, name: str, base_url: str | None, host: str, port: int,
 @click.option(
     "--input",
     "input_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The instances judged (default: the input named in the run record next to JUDGMENTS).",
+    type=click.Path(exists=True, path_type=Path),
+    help="The instances judged (default: the input named in the run record next to JUDGMENTS, read as "
+    "the run read it).",
 )
 @click.option("--task", help="Task name (default: each instance's task, else the input file's name).")
+@input_options(what="the input")
 @handle_errors
-def import_command(project: Path, judgments: Path, input_path: Path | None, task: str | None) -> None:
+def import_command(
+    project: Path, judgments: Path, input_path: Path | None, task: str | None, **flags: Any
+) -> None:
     """Import a `judge` run's LLM evaluations into PROJECT as drafts to review."""
     from faceteval.review import ReviewStore, import_run
 
+    if input_path is not None and flags["hf_dataset"]:
+        raise click.UsageError("give --input or --hf-dataset, not both")
+    source = Path(flags["hf_dataset"]) if flags["hf_dataset"] else input_path
+    reading = input_reading(flags)
+    given = reading if not reading.plain or source is not None else None
     with _made_for(project):
         store = ReviewStore.open(project)
-        summary = import_run(store, judgments, input_path=input_path, task=task)
+        summary = import_run(store, judgments, input_path=source, task=task, reading=given)
     console.print(
         f"Imported {plural(summary.items, 'output')} ({summary.new:,} new) with "
         f"{plural(summary.drafts, 'criterion evaluation')} into {escape(str(project))}; "

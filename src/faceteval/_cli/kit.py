@@ -11,6 +11,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line, interrupted_note, show_failures, show_invalid, usage_rows
+from faceteval._cli._inputs import input_options, input_reading, input_source
 from faceteval._cli._options import (
     build_request,
     cache_of,
@@ -50,6 +51,9 @@ __all__ = [
     "given_flags",
     "handle_errors",
     "hub_offline",
+    "input_options",
+    "input_reading",
+    "input_source",
     "interrupted_note",
     "open_llm",
     "progress_bar",

@@ -34,12 +34,14 @@ from faceteval.datasets._judged import (
     judged_input,
     judged_instances,
     judged_reading,
+    recorded_reading,
     run_record,
     why_missing,
 )
 from faceteval.datasets._presets import PRESET_NAMES, PRESETS, Preset, get_preset
 from faceteval.datasets._reader import (
     FORMATS,
+    SUFFIXES,
     InputFormat,
     InstanceFile,
     Reading,
@@ -66,6 +68,7 @@ __all__ = [
     "PLAIN_READING",
     "PRESETS",
     "PRESET_NAMES",
+    "SUFFIXES",
     "TASKS_BY_NAME",
     "Benchmark",
     "CoevalAction",
@@ -101,6 +104,7 @@ __all__ = [
     "read_judgments",
     "read_numbered_judgments",
     "reading_of",
+    "recorded_reading",
     "run_record",
     "why_missing",
 ]

@@ -165,12 +165,16 @@ def resolve(fields: FieldMap, columns: Sequence[str]) -> Plan:
     systems = fields.systems or (("systems",) if "systems" in present else ())
     used = {c for c in mapped.values() if c} | set(candidates) | set(scores.values()) | set(systems)
     metadata = tuple(c for c in columns if c not in used) if fields.metadata is None else fields.metadata
+    return Plan(mapped, candidates, scores, metadata, named_columns(fields), systems)
+
+
+def named_columns(fields: FieldMap) -> tuple[str, ...]:
+    """The columns ``fields`` names (a file must have them)."""
     lists = ("candidates", "scores", "systems")
     named = [getattr(fields, name) for name in FIELDS if name not in lists]
     named += [*(fields.candidates or ()), *(fields.scores or {}).values(), *(fields.metadata or ())]
     named += [*(fields.systems or ())]
-    explicit = tuple(dict.fromkeys(c for c in named if c is not None))
-    return Plan(mapped, candidates, scores, metadata, explicit, systems)
+    return tuple(dict.fromkeys(c for c in named if c is not None))
 
 
 def _default(field: str, aliases: Sequence[str], present: set[str], *, required: bool) -> str | None:

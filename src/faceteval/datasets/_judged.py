@@ -112,9 +112,17 @@ def judged_reading(judgments_path: Path) -> Reading:
     Raises:
         InputError: The record is not one, or its ``read_as`` is not a reading.
     """
-    record = run_record(judgments_path)
+    return recorded_reading(run_record(judgments_path), record_path_for(judgments_path))
+
+
+def recorded_reading(record: JudgeRecord | None, source: Path | None = None) -> Reading:
+    """How the input of the run ``record`` is of was read (as it is, when it says nothing of it).
+
+    Raises:
+        InputError: Its ``read_as`` is not a reading (``source`` names the record).
+    """
     given = None if record is None else record.inputs.get("input")
-    return PLAIN if given is None else _recorded(given.read_as, record_path_for(judgments_path))
+    return PLAIN if given is None else _recorded(given.read_as, source)
 
 
 def _recorded(read_as: Mapping[str, object] | None, source: Path | None = None) -> Reading:

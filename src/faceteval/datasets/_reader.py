@@ -19,7 +19,7 @@ from typing import Any, Literal, overload
 from pydantic import BaseModel, ConfigDict
 
 from faceteval.core import Instance
-from faceteval.datasets._field_map import DEFAULT_FIELD_MAP, FieldMap
+from faceteval.datasets._field_map import DEFAULT_FIELD_MAP, FieldMap, named_columns
 from faceteval.datasets._generic import TEXT_SUFFIXES, load_text, parse_field_options
 from faceteval.datasets._presets import get_preset
 from faceteval.datasets._rows import RowContext, Unit, column_problem, read_rows
@@ -251,14 +251,12 @@ def read_path(
 
 def _context(name: str, reading: Reading, systems: Sequence[str] | None, unit: Unit) -> RowContext:
     fields = reading.fields or DEFAULT_FIELD_MAP
-    prepare = None
-    if reading.preset is not None:
-        preset = get_preset(reading.preset)
-        prepare = preset.prepare
-        if fields.metadata is None:
-            fields = fields.model_copy(update={"metadata": preset.keep})
     named = None if systems is None else tuple(systems)
-    return RowContext(name, fields, unit=unit, prepare=prepare, systems=named)
+    if reading.preset is None:
+        return RowContext(name, fields, unit=unit, systems=named)
+    preset = get_preset(reading.preset)
+    keep = frozenset((*preset.keep, *named_columns(fields)))
+    return RowContext(name, fields, unit=unit, prepare=preset.prepare, keep=keep, systems=named)
 
 
 def _read_table(

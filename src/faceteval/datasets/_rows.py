@@ -40,6 +40,8 @@ class RowContext:
     unit: Unit = "line"
     prepare: Prepare | None = None
     """The preset's preparation of each row, before the field map reads it."""
+    keep: frozenset[str] = frozenset()
+    """With a preset: the raw columns kept beside its fields (the rest of the raw row is left out)."""
     systems: tuple[str, ...] | None = None
     """The systems behind the candidates of every instance that names none."""
     seen: dict[str, int] = field(default_factory=dict)
@@ -63,7 +65,8 @@ def read_rows(
             continue
         if ctx.prepare is not None:
             try:
-                record = {**record, **ctx.prepare(record, cells)}
+                prepared = ctx.prepare(record, cells)
+                record = {**{k: v for k, v in record.items() if k in ctx.keep}, **prepared}
             except FieldProblem as problem:
                 yield ctx.error(number, problem.column, problem.problem, raw_id(record, None))
                 continue

@@ -12,7 +12,17 @@ from typing import Any
 
 from faceteval._util.text import first_few, plural
 from faceteval.core import Instance
-from faceteval.datasets import Benchmark, FieldMap, Kind, get_benchmark, load_labelled
+from faceteval.datasets import (
+    PLAIN_READING,
+    SUFFIXES,
+    Benchmark,
+    FieldMap,
+    InstanceFile,
+    Kind,
+    Reading,
+    get_benchmark,
+    load_labelled,
+)
 from faceteval.errors import FacetevalError, InputError
 
 
@@ -49,16 +59,21 @@ class Target:
         return self.benchmark.system_by if self.benchmark else None
 
 
-def load_target(spec: str, data_dir: Path, *, fields: FieldMap | None = None) -> Target:
-    """The benchmark called ``spec``, or the labelled JSONL / CSV file at that path.
+def load_target(
+    spec: str, data_dir: Path, *, fields: FieldMap | None = None, reading: Reading | None = None
+) -> Target:
+    """The benchmark called ``spec``, or the labelled file (JSONL, JSON, CSV, TSV, Parquet) or Hugging
+    Face dataset at that path, read as ``reading`` says (or by the field map ``fields``).
 
     Raises:
         InputError: A row of a user's file is bad (every bad row is listed; nothing is judged).
         FacetevalError: ``spec`` is neither a benchmark name nor a file.
     """
     path = Path(spec)
-    if path.suffix in {".jsonl", ".json", ".csv", ".tsv"} or path.is_file():
-        return _file_target(path, fields)
+    if reading is None:
+        reading = Reading(fields=fields) if fields is not None else PLAIN_READING
+    if reading.format == "hf" or path.suffix.lower() in SUFFIXES or path.is_file() or path.is_dir():
+        return _file_target(path, reading)
     benchmark = get_benchmark(spec)
     instances = tuple(benchmark.instances(data_dir))
     return Target(name=benchmark.name, kind=benchmark.kind, instances=instances, benchmark=benchmark)
@@ -81,12 +96,13 @@ def file_instances(path: Path, items: Iterable[Instance | InputError]) -> tuple[
     return instances
 
 
-def _file_target(path: Path, fields: FieldMap | None) -> Target:
-    if not path.is_file():
+def _file_target(path: Path, reading: Reading) -> Target:
+    hf = reading.format_of(path) == "hf"
+    if not hf and not path.is_file():
         raise FacetevalError(f"{path}: no such file (and not a benchmark name)")
-    return labelled_target(
-        file_instances(path, load_labelled(path, fields)), name=path.stem, source=str(path)
-    )
+    items = InstanceFile(path, reading=reading) if hf or not reading.plain else load_labelled(path)
+    name = path.name if hf else path.stem
+    return labelled_target(file_instances(path, items), name=name, source=str(path))
 
 
 def labelled_target(instances: Iterable[Instance], *, name: str, source: str | None = None) -> Target:

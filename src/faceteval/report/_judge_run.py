@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import judged_input, judgment_from_line, read_instances
+from faceteval.datasets import (
+    PLAIN_READING,
+    InstanceFile,
+    Reading,
+    judged_input,
+    judgment_from_line,
+    recorded_reading,
+)
 from faceteval.errors import FacetevalError, InputError
 from faceteval.report._judge_evidence import Evidence, collect_evidence
 from faceteval.results import JudgeResult, compute_result
@@ -79,16 +86,17 @@ def load_judge_run(
     """
     record, record_problem = _record(path)
     inputs, input_problem = _inputs(path, record)
+    reading = _reading(record)
     result, stored = _stored_result(record) if systems is None else (None, False)
     systems = record_systems(record) if systems is None else tuple(systems)
     if result is None:
-        instances = _instances(inputs, systems) if inputs is not None else None
+        instances = _instances(inputs, systems, reading) if inputs is not None else None
         result = compute_result(judgments(path, Unreadable()), instances)  # (counted by the pass below)
     unreadable = Unreadable()
-    shapes = _systems_by_id(inputs, systems) if inputs is not None else {}
+    shapes = _systems_by_id(inputs, systems, reading) if inputs is not None else {}
     evidence = collect_evidence(judgments(path, unreadable), shapes, result, limit=limit)
     if inputs is not None and evidence.listed_ids:
-        evidence.instances.update(_listed(inputs, systems, evidence.listed_ids))
+        evidence.instances.update(_listed(inputs, systems, evidence.listed_ids, reading))
     return JudgeRun(
         path, record, record_problem, inputs, input_problem, systems, result, stored, evidence, unreadable
     )
@@ -153,25 +161,41 @@ def _stored_result(record: JudgeRecord | None) -> tuple[JudgeResult | None, bool
     return stored, stored is not None
 
 
-def _instances(inputs: Path, systems: Sequence[str] | None) -> Iterator[Instance | InputError]:
+def _reading(record: JudgeRecord | None) -> Reading:
+    """How the run read its input; as it is when the record cannot say (its problem is shown apart)."""
+    try:
+        return recorded_reading(record)
+    except InputError:
+        return PLAIN_READING
+
+
+def _instances(
+    inputs: Path, systems: Sequence[str] | None, reading: Reading
+) -> Iterator[Instance | InputError]:
     """The instances of ``inputs``, as the run read them; one that cannot be opened gives none."""
     try:
-        yield from read_instances(inputs, systems=systems)
+        yield from InstanceFile(inputs, systems=systems, reading=reading)
     except InputError:
         return
 
 
-def _systems_by_id(inputs: Path, systems: Sequence[str] | None) -> dict[str, tuple[str, ...]]:
+def _systems_by_id(
+    inputs: Path, systems: Sequence[str] | None, reading: Reading
+) -> dict[str, tuple[str, ...]]:
     """The system behind each candidate of each instance, by id (positions when none are named)."""
     shapes = {}
-    for item in _instances(inputs, systems):
+    for item in _instances(inputs, systems, reading):
         if isinstance(item, Instance):
             own = item.systems or tuple(str(m) for m in range(1, item.n_candidates + 1))
             shapes[item.id] = tuple(own)
     return shapes
 
 
-def _listed(inputs: Path, systems: Sequence[str] | None, ids: Mapping[str, object]) -> dict[str, Instance]:
+def _listed(
+    inputs: Path, systems: Sequence[str] | None, ids: Mapping[str, object], reading: Reading
+) -> dict[str, Instance]:
     return {
-        item.id: item for item in _instances(inputs, systems) if isinstance(item, Instance) and item.id in ids
+        item.id: item
+        for item in _instances(inputs, systems, reading)
+        if isinstance(item, Instance) and item.id in ids
     }

@@ -14,6 +14,7 @@ from typing import Any
 from faceteval._util.text import first_few, plural
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import (
+    Reading,
     changed_since,
     judged_input,
     judged_instances,
@@ -45,7 +46,12 @@ class ImportSummary:
 
 
 def import_run(
-    store: ReviewStore, judgments_path: Path, *, input_path: Path | None = None, task: str | None = None
+    store: ReviewStore,
+    judgments_path: Path,
+    *,
+    input_path: Path | None = None,
+    task: str | None = None,
+    reading: Reading | None = None,
 ) -> ImportSummary:
     """Add the outputs of a `judge` run and the LLM's per-criterion evaluations of them as drafts.
 
@@ -56,7 +62,8 @@ def import_run(
     Explanations are split into the sentences annotators act on, their headings and score lines
     kept apart (`explanation_parts`); a criterion's conclusion and evidence are kept too. Judgments
     that failed (``parse_error``, ``error``) are left out and counted: there is nothing of the LLM's
-    to review in them.
+    to review in them. The input is read as ``reading`` says (`faceteval.datasets.read_instances`:
+    a format, preset or field map), else as the run read it.
 
     Raises:
         FacetevalError: The run's input cannot be found, the judgments file holds no judgment, none
@@ -66,7 +73,7 @@ def import_run(
     record = run_record(judgments_path)
     source = judged_input(judgments_path, input_path)
     judgments = _judgments(judgments_path)
-    instances = judged_instances(judgments_path, source)
+    instances = judged_instances(judgments_path, source, reading)
     method = None if record is None else record.method
     params: dict[str, Any] = {} if method is None else dict(method.params)
     judged_with = {c.name: c for c in as_criteria(params.get("criteria")) or ()}

@@ -16,10 +16,14 @@ from faceteval._cli.kit import (
     force_flag,
     force_option,
     handle_errors,
+    input_options,
+    input_reading,
+    input_source,
 )
 from faceteval._util.files import read_json_object
 from faceteval._util.text import plural
 from faceteval.core import Criterion
+from faceteval.datasets import Reading
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
 from faceteval.methods.hdeval._cli._shared import (
@@ -92,7 +96,7 @@ def decompose(**flags: Any) -> None:
 
 @hdeval.command("apply")
 @click.argument("evaluator_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.argument("target_spec", metavar="BENCHMARK|FILE")
+@click.argument("target_spec", metavar="BENCHMARK|FILE", required=False)
 @click.option(
     "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Scored JSONL to write."
 )
@@ -100,6 +104,7 @@ def decompose(**flags: Any) -> None:
     "--features", "features_spec", metavar="SOURCE", help="Recorded criterion scores instead of an LLM."
 )
 @data_dir_option
+@input_options(what="your file")
 @click.option(
     "--force",
     is_flag=True,
@@ -123,12 +128,13 @@ def apply(**flags: Any) -> None:
     )
     from faceteval.methods.hdeval._features import scores_from_judgments
 
+    flags["target_spec"] = str(input_source(flags, "target_spec", "BENCHMARK|FILE"))
     evaluator_inputs = [path for path, _ in evaluator_files(flags["evaluator_dir"])]
     inputs = [*evaluator_inputs, *source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
     check_command_outputs(flags, scored_files(flags["out"], by_llm=not flags["features_spec"]), inputs=inputs)
     evaluator = load_evaluator(flags["evaluator_dir"])
     model = None if flags["features_spec"] else _judge_model(flags, evaluator.model)
-    target = _input_target(flags["target_spec"], flags["data_dir"])
+    target = _input_target(flags["target_spec"], flags["data_dir"], input_reading(flags))
     instances = list(target.instances)
     if flags["features_spec"]:
         source = load_judgments(flags["features_spec"], target, flags["data_dir"])
@@ -196,16 +202,20 @@ def _as_given(model: str) -> str:
     return f"--model {model}"
 
 
-def _input_target(spec: str, data_dir: Path) -> Any:
-    """A benchmark, or a file of outputs to score (human scores not needed): the canonical JSONL, or
-    JSON / CSV read as `meta-eval` reads a user's file."""
-    from faceteval.datasets import load_labelled, read_instances
+def _input_target(spec: str, data_dir: Path, reading: Reading) -> Any:
+    """A benchmark, or outputs to score (human scores not needed): a file (canonical JSONL, or JSON /
+    CSV read as `meta-eval` reads a user's file; any format read by ``reading``), or a Hugging Face
+    dataset."""
+    from faceteval.datasets import InstanceFile, load_labelled
     from faceteval.metaeval import Target, file_instances
 
     path = Path(spec)
-    if path.is_file():
-        items = read_instances(path) if path.suffix == ".jsonl" else load_labelled(path, None)
+    if path.is_file() or path.is_dir() or reading.format == "hf":
+        lenient = reading.plain and path.suffix.lower() in (".json", ".csv", ".tsv")
+        items = load_labelled(path, None) if lenient else InstanceFile(path, reading=reading)
         return Target(name=path.stem, kind="pointwise", instances=file_instances(path, items))
+    if not reading.plain:
+        raise click.UsageError(f"--field, --preset and --format describe your own file, and {spec} is none")
     return load_target(spec, data_dir)
 
 

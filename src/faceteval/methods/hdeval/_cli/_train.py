@@ -16,6 +16,9 @@ from faceteval._cli.kit import (
     force_option,
     given_flags,
     handle_errors,
+    input_options,
+    input_reading,
+    input_source,
 )
 from faceteval._util.text import plural
 from faceteval.core import Instance
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
 
 
 @click.command("train")
-@click.argument("target_spec", metavar="BENCHMARK|FILE")
+@click.argument("target_spec", metavar="BENCHMARK|FILE", required=False)
 @click.option("--target", "targets", required=True, help="Human score aspects to predict, comma-separated.")
 @click.option(
     "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Evaluator directory."
@@ -86,6 +89,7 @@ if TYPE_CHECKING:
     "--resamples", type=click.IntRange(0), default=1000, show_default=True, help="Bootstrap resamples per CI."
 )
 @data_dir_option
+@input_options(what="your file")
 @force_option
 @engine_options(exclude=("--seed", *HDEVAL_EXCLUDED))
 @handle_errors
@@ -110,7 +114,13 @@ def train_command(**flags: Any) -> None:
     from faceteval.methods.hdeval._train import TrainConfig, check_trainable, initial_tree, train
 
     started = datetime.now(UTC)
-    target = load_target(flags["target_spec"], flags["data_dir"])
+    flags["target_spec"] = str(input_source(flags, "target_spec", "BENCHMARK|FILE"))
+    reading = input_reading(flags)
+    target = load_target(flags["target_spec"], flags["data_dir"], reading=reading)
+    if not reading.plain and target.benchmark is not None:
+        raise click.UsageError(
+            f"--field, --preset and --format describe your own file; {target.name} is built in"
+        )
     if target.kind != "pointwise":
         raise FacetevalError(
             f"{target.name} has pairwise labels; HD-Eval learns from human scores (pointwise)"
