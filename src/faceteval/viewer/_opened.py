@@ -48,7 +48,7 @@ def open_run(run: Run, index_folder: Path) -> OpenedRun:
         StoreError: The index cannot be kept in ``index_folder``.
     """
     record = run.read_record()
-    inputs, problem = _inputs(run)
+    inputs, problem = _inputs(run, record)
     systems = _run_systems(record.options.get("systems"))
     index = None
     if run.lines is not None:
@@ -56,13 +56,21 @@ def open_run(run: Run, index_folder: Path) -> OpenedRun:
     return OpenedRun(run, record, index, inputs, problem, systems)
 
 
-def _inputs(run: Run) -> tuple[Path | None, str | None]:
-    """The instances ``run`` judged, or why they cannot be shown."""
+def _inputs(run: Run, record: RecordView) -> tuple[Path | None, str | None]:
+    """The instances ``run`` judged, or why they cannot be shown (the index reads canonical JSONL: an
+    input read another way, a CSV or a dataset, is not shown)."""
     if run.command == "meta-eval" and run.lines is not None:
         found = run.instances
         return (found, None) if found is not None else (None, f"{run.path} has no instances.jsonl")
     if run.command != "judge" or run.lines is None:  # a sweep has no lines of its own
         return None, None  # corrections and bridged records hold their own texts
+    given = record.data.get("inputs", {}).get("input")
+    if isinstance(given, dict) and given.get("read_as"):
+        how = ", ".join(f"{key} {value}" for key, value in given["read_as"].items() if key != "fields")
+        return None, (
+            f"the candidates are not shown: the input was read as {how or 'mapped fields'}, and the viewer "
+            "shows inputs in faceteval's own JSON Lines (`faceteval report` shows the run's items)"
+        )
     try:
         return judged_input(run.lines), None
     except FacetevalError as exc:  # its advice (--input) is for other commands: the viewer finds none

@@ -23,7 +23,7 @@ from faceteval._cli.kit import (
 from faceteval._util.files import read_json_object
 from faceteval._util.text import plural
 from faceteval.core import Criterion
-from faceteval.datasets import Reading
+from faceteval.datasets import PLAIN_READING, Reading
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
 from faceteval.methods.hdeval._cli._shared import (
@@ -202,7 +202,7 @@ def _as_given(model: str) -> str:
     return f"--model {model}"
 
 
-def _input_target(spec: str, data_dir: Path, reading: Reading) -> Any:
+def _input_target(spec: str, data_dir: Path, reading: Reading = PLAIN_READING) -> Any:
     """A benchmark, or outputs to score (human scores not needed): a file (canonical JSONL, or JSON /
     CSV read as `meta-eval` reads a user's file; any format read by ``reading``), or a Hugging Face
     dataset."""
