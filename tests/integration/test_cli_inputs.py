@@ -261,8 +261,8 @@ def test_meta_eval_reads_a_preset_file_and_a_hugging_face_dataset(tmp_path: Path
 def test_hdeval_trains_and_applies_on_csv_files_read_by_field_maps(tmp_path: Path) -> None:
     def as_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
         flat = [
-            {"uid": r["id"], "prompt": r["query"], "text": r["candidates"][0], "coh": r["scores"]["coherence"],
-             "flu": r["scores"]["fluency"], "task": r["task"]}
+            {"uid": r["id"], "prompt": r["query"], "text": r["candidates"][0], "task": r["task"],
+             "coh": r["scores"]["coherence"], "flu": r["scores"]["fluency"]}
             for r in rows
         ]  # fmt: skip
         return write_csv(path, flat)
