@@ -24,7 +24,12 @@ EXAMPLES = ROOT / "examples"
 SHOWN_URL = "http://127.0.0.1:8000/v1"
 """The server address the README and the examples show (vLLM's default); the tests' server is elsewhere."""
 MODEL = "openai:Qwen/Qwen2.5-7B-Instruct"
-TESTED = {"demo.py": "tests/integration/test_demo.py", "judge_pairs.py": __file__, "python_api.py": __file__}
+TESTED = {
+    "demo.py": "tests/integration/test_demo.py",
+    "judge_pairs.py": __file__,
+    "judge_table.py": __file__,
+    "python_api.py": __file__,
+}
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +120,26 @@ def test_judge_pairs_judges_the_example_pairs_and_a_second_run_makes_no_call(
     again = run(argv, workdir, environment(workdir))
     assert again.returncode == 0 and again.stdout == first.stdout
     assert len(server.requests) == calls  # every reply came from responses.sqlite
+
+
+def test_judge_table_judges_a_csv_by_its_columns_and_alpacaeval_annotations_by_preset(
+    server: LLMServer, tmp_path: Path
+) -> None:
+    done = run(
+        [sys.executable, str(EXAMPLES / "judge_table.py"), server.base_url, MODEL],
+        tmp_path,
+        environment(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert sum(": ok: verdict" in line and "human label" in line for line in out) == 8
+    assert (  # line 12 of the file: the haiku's quoted line breaks are lines too
+        f"pairs.csv line-12: error: invalid input: {EXAMPLES / 'data' / 'pairs.csv'}:12: field 'winner'"
+        in done.stdout
+    )
+    systems = [line for line in out if line.startswith("alpacaeval.json system ")]
+    assert sorted(line.split()[2] for line in systems) == ["base:", "tuned:"]
+    assert "DataFrame: 8 of 9 rows read as instances" in out
 
 
 def test_judge_pairs_names_a_server_that_is_not_there_in_one_line(workdir: Path) -> None:
