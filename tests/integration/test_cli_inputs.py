@@ -294,6 +294,8 @@ def test_hdeval_trains_and_applies_on_csv_files_read_by_field_maps(tmp_path: Pat
         ]
         result = invoke(*train, "--aggregator", "lr", "--resamples", "0", "--out", tmp_path / "ev", *engine)
         assert result.exit_code == 0, result.output
+        record = json.loads((tmp_path / "ev" / "evaluator.json").read_text())
+        assert record["inputs"]["input"]["read_as"]["fields"]["query"] == "prompt"
         result = invoke(
             "hdeval", "apply", tmp_path / "ev", fresh, *fields, "--out", tmp_path / "s.jsonl", *engine
         )

@@ -34,9 +34,7 @@ def input_options(*, hf: bool = True, what: str = "your input") -> Callable[[F],
         click.option(
             "--preset",
             type=NamedChoice(PRESET_NAMES),
-            help=f"{what[0].upper()}{what[1:]} is in a published layout: "
-            + ", ".join(PRESET_NAMES)
-            + " (see docs/inputs.md).",
+            help=f"{what[0].upper()}{what[1:]} is in a published layout (docs/inputs.md has the table).",
         ),
         click.option(
             "--format",

@@ -280,3 +280,49 @@ def test_a_field_map_object_and_the_reading_recorded() -> None:
     assert reading.model_dump(mode="json", exclude_none=True) == {
         "fields": {"query": "prompt", "label_map": {"a": 1}, "label_base": 1}
     }
+
+
+# --- optional extras ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("blocked", "source", "keywords", "extra"),
+    [
+        (("pyarrow", "pyarrow.parquet"), "x.parquet", {}, "pandas"),
+        (("datasets",), "some/dataset", {"format": "hf"}, "datasets"),
+    ],
+)
+def test_a_missing_extra_is_named_with_its_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+    blocked: tuple[str, ...],
+    source: str,
+    keywords: dict[str, Any],
+    extra: str,
+) -> None:
+    import sys
+
+    from faceteval.errors import MissingDependencyError
+
+    for name in blocked:
+        monkeypatch.setitem(sys.modules, name, None)  # import raises ModuleNotFoundError
+    with pytest.raises(MissingDependencyError, match=rf"pip install 'faceteval\[{extra}\]'"):
+        list(read_instances(source, **keywords))
+
+
+def test_faceteval_imports_and_reads_jsonl_without_pandas_pyarrow_or_datasets(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = write_jsonl(tmp_path / "p.jsonl", ROWS[:2])
+    code = (
+        "import sys\n"
+        "for name in ('pandas', 'pyarrow', 'datasets'): sys.modules[name] = None\n"
+        "import faceteval\n"
+        f"items = list(faceteval.read_instances({str(path)!r}))\n"
+        "print(len(items), sorted(m for m in ('pandas', 'pyarrow', 'datasets') if sys.modules.get(m)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2 []"

@@ -214,9 +214,13 @@ def _about(flags: dict[str, Any], started: datetime) -> TrainRecord:
         inputs["features"] = files[0]
     if flags["tree_path"]:
         inputs["tree"] = flags["tree_path"]
+    recorded = {role: input_file(path) for role, path in inputs.items()}
+    if "input" in recorded and not (reading := input_reading(flags)).plain:  # how the file was read
+        read_as = reading.model_dump(mode="json", exclude_none=True)
+        recorded["input"] = recorded["input"].model_copy(update={"read_as": read_as})
     return TrainRecord(
         **header("hdeval train", started),
-        inputs={role: input_file(path) for role, path in inputs.items()},
+        inputs=recorded,
         output=str(flags["out"]),
         llm=None if flags["features_spec"] else LLMRecord(model=flags["model"]),
         options={"limit": flags["limit"], "resamples": flags["resamples"]},
