@@ -269,7 +269,8 @@ def _read_table(
 
 def measure_input(path: Path, reading: Reading = PLAIN) -> tuple[int, str | None]:
     """How many instances the input at ``path`` holds, about (for a progress bar: non-blank lines; a
-    CSV's less its header; a Parquet file's rows; 0 when not known, as for a dataset), and the SHA-256
+    CSV's less its header; a Parquet file's rows; 0 when not known, as for a JSON array or a dataset),
+    and the SHA-256
     of its bytes (None for a dataset directory or name).
 
     The input is read more than once (measured, then judged, and again by later commands), so it must
@@ -301,7 +302,14 @@ def measure_input(path: Path, reading: Reading = PLAIN) -> tuple[int, str | None
         count = _parquet_rows(path)
     elif fmt in ("csv", "tsv"):
         count = max(count - 1, 0)
+    elif fmt == "json" and _starts_an_array(path):
+        count = 0  # its records are not its lines
     return count, digest.hexdigest()
+
+
+def _starts_an_array(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
 
 
 def _parquet_rows(path: Path) -> int:

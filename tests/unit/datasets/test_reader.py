@@ -77,6 +77,7 @@ def test_a_json_array_is_read_and_its_errors_name_the_record(tmp_path: Path) -> 
     path.write_text(json.dumps(ROWS, indent=2), encoding="utf-8")
     good, bad = split(read_instances(path, fields=FIELDS, label_map=LABELS))
     assert len(good) == 3 and [i.id for i in good] == ["1", "2", "4"]
+    assert measure_input(path, Reading())[0] == 0  # not known before reading: no record is a line
     assert (bad[0].line, bad[0].field) == (3, "prompt") and bad[0].problem.startswith("record 3: ")
 
 
