@@ -17,7 +17,7 @@ import pytest
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.scorer import Score
 
-from tests.support import inspect_tasks
+from tests.support import example_judge, inspect_tasks
 from tests.support.inspect_tasks import ANSWERS, BASELINES, QUESTIONS, REFUSED, TARGETS, UNREAD_REPLY
 from tests.support.llm_server import LLMServer
 from tests.support.markdown import ROOT
@@ -188,3 +188,49 @@ def test_against_the_target_a_loss_scores_0(logs: tuple[dict[str, EvalLog], LLMS
     assert capital.metadata["verdict"] == "loss" and capital.metadata["scores"] == [9.0, 10.0]
     assert capital.metadata["method"]["params"]["aspects"] == 2
     assert capital.metadata["weights"] == {ASPECTS[0]: 0.625, ASPECTS[1]: 0.375}
+
+
+EXAMPLE = ROOT / "examples" / "inspect_task.py"
+EXAMPLE_MODEL = "openai-api/local/Qwen/Qwen2.5-7B-Instruct"
+
+
+@pytest.fixture(scope="module")
+def example_server() -> Iterator[LLMServer]:
+    with LLMServer(example_judge.respond) as running:
+        yield running
+
+
+def test_the_example_runs_its_eval_and_prints_each_score_and_its_facets(
+    example_server: LLMServer, tmp_path: Path
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC), "INSPECT_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), example_server.base_url, EXAMPLE_MODEL],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "facet_scorer: mean 1.000, stderr 0.000 (8 scored, 0 unscored)", done.stdout
+    assert sum(line.endswith(": 1.0 (win)") for line in lines) == 8
+    assert sum("Is the output correct?" in line for line in lines) == 8
+    (log,) = [read_eval_log(path) for path in (tmp_path / "logs").iterdir()]
+    assert log.eval.task == "answers_against_recorded" and log.status == "success"
+
+
+def test_the_example_task_runs_in_inspect_eval_scoring_each_answer_alone(
+    example_server: LLMServer, tmp_path: Path
+) -> None:
+    done = run_eval(example_server, tmp_path, "examples/inspect_task.py", "-T", "against=none")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (log,) = [read_eval_log(path) for path in (tmp_path / "logs").glob("*.json")]
+    assert log.results is not None and log.samples is not None
+    assert log.results.scores[0].scored_samples == 8
+    for each in log.samples:
+        score = (each.scores or {})["facet_scorer"]
+        assert isinstance(score.value, float) and 1 <= score.value <= 10
+        assert score.metadata is not None and len(score.metadata["facets"]) == 3
