@@ -124,18 +124,19 @@ def _instance(
         candidates.append(other)
     elif against == "baseline":
         if (other := _baseline_text(state, baseline)) is None:
-            where = (
-                f"its metadata field {baseline!r}" if isinstance(baseline, str) else "the baseline function"
-            )
-            return f"the sample has no baseline text to judge the output against (none from {where})"
+            if isinstance(baseline, str):
+                return f"the sample has no baseline text in its metadata field {baseline!r}"
+            return "the baseline function gave no text for the sample"
         candidates.append(other)
-    reference = "\n".join(target.target) if target_as_reference and len(target) else None
+    given = [text for text in target.target if text.strip()]
+    reference = "\n".join(given) if target_as_reference and given else None
     return Instance(id=str(state.sample_id), query=query, candidates=tuple(candidates), reference=reference)
 
 
 def _target_text(target: Target) -> str | None:
-    """The first of a sample's targets (a sample may list several acceptable ones)."""
-    return target[0] if len(target) else None
+    """The first of a sample's targets (it may list several acceptable ones); None when it has none."""
+    given = [text for text in target.target if text.strip()]
+    return given[0] if given else None
 
 
 def _baseline_text(state: TaskState, baseline: Baseline) -> str | None:
