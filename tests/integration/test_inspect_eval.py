@@ -28,6 +28,8 @@ TASKS = "tests/support/inspect_tasks.py"
 MODEL = "openai-api/local/judge"
 """Inspect's provider for any OpenAI-compatible server: its key and URL come from LOCAL_API_KEY and
 LOCAL_BASE_URL."""
+GRADER = "openai-api/grader/judge-b"
+"""The model bound to the ``grader`` role in the tasks' run: the same server, under another name."""
 ASPECTS = ("Does the output follow the instruction?", "Is the output correct?", "Is the output concise?")
 
 
@@ -45,6 +47,8 @@ def run_eval(server: LLMServer, log_dir: Path, *args: str) -> subprocess.Complet
         "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT)]),
         "LOCAL_API_KEY": "test",
         "LOCAL_BASE_URL": server.base_url,
+        "GRADER_API_KEY": "test",
+        "GRADER_BASE_URL": server.base_url,
         "INSPECT_CACHE_DIR": str(log_dir / "cache"),
         "XDG_DATA_HOME": str(log_dir / "data"),
     }
@@ -57,10 +61,11 @@ def run_eval(server: LLMServer, log_dir: Path, *args: str) -> subprocess.Complet
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, EvalLog], LLMServer]]:
-    """The three tasks run by one ``inspect eval`` (every task of the file), their logs by task name."""
+    """The three tasks run by one ``inspect eval`` (every task of the file), their logs by task name; the
+    judge is the model bound to the ``grader`` role."""
     log_dir = tmp_path_factory.mktemp("inspect")
     with LLMServer(inspect_tasks.respond) as server:
-        done = run_eval(server, log_dir, TASKS)
+        done = run_eval(server, log_dir, TASKS, "--model-role", f"grader={GRADER}")
         assert done.returncode == 0, done.stdout + done.stderr
         read = [read_eval_log(path) for path in sorted((log_dir / "logs").glob("*.json"))]
         yield {log.eval.task: log for log in read}, server
@@ -117,14 +122,19 @@ def test_a_pointwise_score_is_the_overall_score_with_its_facets_in_the_metadata(
     assert score_of(log, "prime").value == 6.0
 
 
-def test_the_judge_calls_go_through_inspects_model_api(logs: tuple[dict[str, EvalLog], LLMServer]) -> None:
+def test_the_judge_calls_go_through_inspects_model_api_to_the_grader(
+    logs: tuple[dict[str, EvalLog], LLMServer],
+) -> None:
     by_task, server = logs
     capital = sample_of(by_task["pointwise"], "capital")
     model_events = [e for e in capital.events if e.event == "model"]
-    assert len(model_events) == 1 + 5  # the answer, then the judge's five calls, in the sample's transcript
-    assert all(e.model == MODEL for e in model_events)
-    usage = by_task["pointwise"].stats.model_usage[MODEL]
-    assert usage.input_tokens > 0 and usage.output_tokens > 0
+    # the answer, then the judge's five calls, in the sample's transcript
+    assert [e.model for e in model_events] == [MODEL] + [GRADER] * 5
+    usage = by_task["pointwise"].stats.model_usage
+    assert usage[MODEL].output_tokens > 0 and usage[GRADER].input_tokens > usage[MODEL].input_tokens
+    answered = {r.body["model"] for r in server.requests if r.body["messages"][-1]["content"] in ANSWERS}
+    judged = {r.body["model"] for r in server.requests if r.body["messages"][-1]["content"] not in ANSWERS}
+    assert (answered, judged) == ({"judge"}, {"judge-b"})
     prompts = [str(r.body["messages"][-1]["content"]) for r in server.requests]
     referenced = [p for p in prompts if "[The Start of Reference Answer]" in p]
     capital_scored = [p for p in referenced if ANSWERS[QUESTIONS["capital"]] in p]
