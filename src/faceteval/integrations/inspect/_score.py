@@ -58,7 +58,12 @@ def _value(judgment: Judgment, against: Against | None) -> float | None:
         return None
     if against is None:
         return judgment.scores[0] if judgment.scores else None
-    return OUTCOMES[judgment.verdict][1] if judgment.verdict in OUTCOMES else None
+    return None if judgment.verdict is None else OUTCOMES[judgment.verdict][1]
+
+
+def _outcome(judgment: Judgment) -> str | None:
+    """``win``, ``tie`` or ``loss`` for the sample's output; None when there is no verdict."""
+    return None if judgment.verdict is None else OUTCOMES[judgment.verdict][0]
 
 
 def _provider_failed(judgment: Judgment) -> bool:
@@ -78,7 +83,7 @@ def _metadata(judgment: Judgment, against: Against | None) -> dict[str, Any]:
         "usage": judgment.usage.model_dump(),
     }
     if against is not None:
-        metadata["verdict"] = OUTCOMES[judgment.verdict][0] if judgment.verdict in OUTCOMES else None
+        metadata["verdict"] = _outcome(judgment)
         metadata["consistent"] = judgment.consistent
         if judgment.scores is not None and len(judgment.scores) == 2:
             metadata["margin"] = round(judgment.scores[0] - judgment.scores[1], 9)
@@ -98,11 +103,10 @@ def _explanation(judgment: Judgment, against: Against | None) -> str:
     """The verdict in words, then one line per facet: weight, scores and the judge's explanation."""
     lines = []
     if against is not None:
-        outcome = OUTCOMES[judgment.verdict][0] if judgment.verdict in OUTCOMES else "no verdict"
         agreed = (
             "" if judgment.consistent is None else f" (orders {'agree' if judgment.consistent else 'differ'})"
         )
-        lines.append(f"The output against the {against}: {outcome}{agreed}.")
+        lines.append(f"The output against the {against}: {_outcome(judgment) or 'no verdict'}{agreed}.")
     if judgment.explanation:
         lines.append(judgment.explanation)
     names = ("output",) if against is None else ("output", against)
