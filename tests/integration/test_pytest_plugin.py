@@ -5,6 +5,8 @@ entry point and stays out with ``-p no:faceteval``."""
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import tomllib
 from collections.abc import Iterator
 
@@ -18,6 +20,7 @@ pytest_plugins = ["pytester"]
 
 ROOT = SRC.parent
 PLUGIN = "faceteval.testing.plugin"
+EXAMPLE = ROOT / "examples" / "test_release_gate.py"
 TIMEOUT = 240
 MODEL = "openai:judge"
 CLEAR = "Canberra is the capital of Australia."
@@ -216,3 +219,28 @@ def test_with_autoloading_off_p_faceteval_loads_it_by_its_entry_point(
     )
 
     result.assert_outcomes(passed=2, failed=1)
+
+
+def example_cases() -> list[tuple[str, str, str]]:
+    """The example's (query, released answer, changed answer) cases."""
+    spec = importlib.util.spec_from_file_location("release_gate_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return [tuple(case.values) for case in module.CASES]
+
+
+def test_the_example_gate_passes_when_the_changes_are_better_and_ci_replays_it_offline(
+    child: pytest.Pytester,
+) -> None:
+    cases = example_cases()
+    quality = {released: 3 for _, released, _ in cases} | {changed: 8 for _, _, changed in cases}
+    judge = RuleJudge(quality=quality)
+    shutil.copy(EXAMPLE, child.path)
+    with LLMServer(judge.for_server()) as server:
+        args = [EXAMPLE.name, "--faceteval-model", MODEL, "--faceteval-base-url", server.base_url]
+        judged = run(child, *args, "--faceteval-cache", ".faceteval/responses.sqlite")
+    replayed = run(child, *args, "--faceteval-cache", ".faceteval/responses.sqlite")
+
+    judged.assert_outcomes(passed=2 * len(cases))
+    replayed.assert_outcomes(passed=2 * len(cases))
