@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from faceteval import LLM, Instance, JudgeOptions, Judgment, Method, create_method, judge, judge_async
 from faceteval._util.numbers import fmt, number
 from faceteval.errors import ConfigError
@@ -54,7 +56,7 @@ def _ask(
     options: Mapping[str, Any],
 ) -> _Ask:
     if isinstance(method, str):
-        judging = create_method(method, **options)
+        judging = _create(method, options)
     elif options:
         raise ConfigError(
             f"method options ({', '.join(sorted(options))}) go with a method name, such as "
@@ -62,11 +64,25 @@ def _ask(
         )
     else:
         judging = method
-    instance = Instance.model_validate(
-        {"id": INSTANCE_ID, "query": query, "candidates": list(outputs), "reference": reference}
-        | ({} if criteria is None else {"criteria": list(criteria)})
-    )
+    fields = {"id": INSTANCE_ID, "query": query, "candidates": list(outputs), "reference": reference}
+    try:
+        instance = Instance.model_validate(
+            fields | ({} if criteria is None else {"criteria": list(criteria)})
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(
+            f"the outputs, query and reference to judge must be text, and the criteria names or "
+            f"{{name, description}} mappings: {problems}"
+        ) from exc
     return _Ask(instance, judging, JudgeOptions(swap=swap))
+
+
+def _create(name: str, options: Mapping[str, Any]) -> Method:
+    try:
+        return create_method(name, **options)
+    except TypeError as exc:  # an option the method does not take
+        raise ConfigError(f"method {name!r}: {exc}") from exc
 
 
 def _threshold(name: str, value: float, *, least: float | None = None) -> float:

@@ -19,6 +19,7 @@ from faceteval.testing import (
     assert_score_async,
 )
 from faceteval.testing._settings import NO_MODEL, Settings, open_llm
+from tests.support import example_judge
 from tests.support.rule_judge import RuleJudge, stage_of
 
 CLEAR = "Canberra is the capital of Australia."
@@ -204,3 +205,24 @@ def test_no_model_is_an_error_that_says_how_to_name_one() -> None:
 
     assert str(caught.value) == NO_MODEL
     assert "--faceteval-model" in NO_MODEL and "FACETEVAL_MODEL" in NO_MODEL and "faceteval_model" in NO_MODEL
+
+
+def test_an_option_the_method_does_not_take_and_outputs_that_are_not_text_are_config_errors() -> None:
+    llm = judged_by({})
+
+    with pytest.raises(ConfigError, match=r"method 'dna': .*unexpected keyword argument 'aspect'"):
+        assert_prefers(CLEAR, over=VAGUE, query=QUERY, llm=llm, aspect=3)
+    with pytest.raises(ConfigError, match=r"must be text.*: candidates\.1: Input should be a valid string"):
+        assert_prefers(CLEAR, over=None, query=QUERY, llm=llm)  # type: ignore[arg-type]
+
+
+def test_criteria_given_are_the_facets_judged() -> None:
+    def script(request: CompletionRequest) -> str:
+        return example_judge.respond({"messages": [m.to_dict() for m in request.messages]})
+
+    llm = LLM(ScriptedProvider(script), ModelSpec("scripted", "examples"))
+    criteria = ["Accuracy", {"name": "Brevity", "description": "Says it in few words."}]
+
+    judgment = assert_score(CLEAR, query=QUERY, llm=llm, at_least=1, method="coeval", criteria=criteria)
+
+    assert [facet.name for facet in judgment.facets] == ["Accuracy", "Brevity"]
