@@ -29,6 +29,7 @@ TESTED = {
     "inspect_task.py": "tests/integration/test_inspect_eval.py",
     "judge_pairs.py": __file__,
     "python_api.py": __file__,
+    "test_release_gate.py": "tests/integration/test_pytest_plugin.py",
 }
 
 
