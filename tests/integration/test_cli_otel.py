@@ -10,7 +10,7 @@ from click.testing import CliRunner, Result
 
 from faceteval import tracing
 from faceteval._cli._app import cli
-from tests.support.files import write_jsonl
+from tests.support.files import read_jsonl, write_jsonl
 from tests.support.llm_server import LLMServer
 from tests.support.otlp_collector import Collector, running_collector
 from tests.support.rule_judge import RuleJudge
@@ -124,3 +124,15 @@ def test_an_exporter_there_is_not_is_a_one_line_error(
     assert result.exit_code != 0
     assert "OTEL_TRACES_EXPORTER names zipkin" in result.output
     assert "Traceback" not in result.output
+
+
+def test_an_endpoint_that_is_not_there_costs_the_run_nothing_but_a_warning(
+    tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    with running_collector() as gone:
+        url = gone.url
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
+    judge_command(tmp_path, server, "--otel")
+    assert read_jsonl(tmp_path / "out.jsonl")[0]["status"] == "ok"
+    assert any("Failed to export spans" in r.getMessage() for r in caplog.records), caplog.text
