@@ -9,6 +9,7 @@ Examples:
         judgments = judge(read_instances("pairs.jsonl"), DnA(aspects=3), llm, out="judgments.jsonl")
         result = read_run("judgments.jsonl").summary.result  # win rates, facets ... as recorded
         # or, from any judgments: compute_result(judgments, read_instances("pairs.jsonl"))
+        table = judgments_to_pandas("judgments.jsonl")  # a DataFrame, one row per judgment
 
     Measure it against the human labels of a benchmark, as ``faceteval meta-eval`` does::
 
@@ -28,6 +29,7 @@ from faceteval._util.lazy import lazy_attributes
 from faceteval._version import __version__
 from faceteval.core import Criterion, FacetScore, Instance, Judgment, OrderResult, TraceEntry, Usage
 from faceteval.datasets import load_criteria, read_instances
+from faceteval.frames import judgments_to_pandas
 from faceteval.llm import LLM, GenerateConfig, RetryPolicy
 from faceteval.methods import Method, create_method
 from faceteval.methods.baselines import CoT, Direct
@@ -70,6 +72,7 @@ __all__ = [
     "judge",
     "judge_async",
     "judge_each",
+    "judgments_to_pandas",
     "load_criteria",
     "meta_evaluate",
     "meta_evaluate_async",
