@@ -158,7 +158,7 @@ def reason(judgment: Judgment, scale: Scale, score: float, *, against: str | Non
         - Correctness (weight 0.6): 8. Right.
     """
     scale_words = f"on a scale of {fmt(scale[0])} to {fmt(scale[1])}"
-    overall = " to ".join(fmt(s) for s in judgment.scores) if judgment.scores else None
+    overall = " to ".join(fmt(round(s, 2)) for s in judgment.scores) if judgment.scores else None
     if against is None:
         head = f"{judgment.method}: overall {overall} {scale_words} (score {score:.2f})."
     else:
@@ -172,7 +172,7 @@ def reason(judgment: Judgment, scale: Scale, score: float, *, against: str | Non
 
 def _facet_line(facet: FacetScore) -> str:
     weight = "" if facet.weight is None else f" (weight {fmt(round(facet.weight, 3))})"
-    scores = " to ".join("unscored" if s is None else fmt(s) for s in facet.scores)
+    scores = " to ".join("unscored" if s is None else fmt(round(s, 2)) for s in facet.scores)
     explanation = facet.explanation or _first(facet.explanations)
     return f"- {facet.name}{weight}: {scores}." + (f" {_short(explanation)}" if explanation else "")
 
