@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 
 from faceteval.errors import ConfigError, MissingDependencyError, ParseError
+from tests.support import example_judge
 from tests.support.llm_server import LLMServer
 from tests.support.processes import SRC
 from tests.support.rule_judge import DEFAULT_ASPECTS, RuleJudge
@@ -348,3 +350,24 @@ def test_faceteval_never_imports_deepeval_itself() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert len(modules) > 150 and done.stdout.split(" ", 1)[1].strip() == "[]", done.stdout
+
+
+def test_the_example_runs_evaluate_and_assert_test_and_a_second_run_makes_no_call(
+    deepeval: ModuleType, tmp_path: Path
+) -> None:
+    """examples/deepeval_metric.py, as a user runs it, against the stand-in for a local model."""
+    argv = [sys.executable, str(ROOT / "examples" / "deepeval_metric.py")]
+    env = {**os.environ, "PYTHONPATH": str(SRC)}  # with the root conftest.py's DeepEval settings
+    with LLMServer(example_judge.respond) as running:
+        argv += [running.base_url, "openai:Qwen/Qwen2.5-7B-Instruct"]
+        first = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        calls = len(running.requests)
+        again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert len(running.requests) == calls
+    assert first.returncode == 0, first.stderr
+    scored = [line for line in first.stdout.splitlines() if line.startswith(("rain:", "prime:", "haiku:"))]
+    assert len(scored) == 6 and all(re.fullmatch(r"\w+: score \d\.\d\d, (passed|failed)", s) for s in scored)
+    assert "the actual output wins against the expected output" in first.stdout
+    assert re.search(r"^assert_test: (passed|Metrics: dna \[faceteval\] \(score: )", first.stdout, re.M)
+    assert again.returncode == 0 and scored == [s for s in again.stdout.splitlines() if s in scored]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["responses.sqlite"]

@@ -24,7 +24,12 @@ EXAMPLES = ROOT / "examples"
 SHOWN_URL = "http://127.0.0.1:8000/v1"
 """The server address the README and the examples show (vLLM's default); the tests' server is elsewhere."""
 MODEL = "openai:Qwen/Qwen2.5-7B-Instruct"
-TESTED = {"demo.py": "tests/integration/test_demo.py", "judge_pairs.py": __file__, "python_api.py": __file__}
+TESTED = {
+    "demo.py": "tests/integration/test_demo.py",
+    "judge_pairs.py": __file__,
+    "python_api.py": __file__,
+    "deepeval_metric.py": "tests/integration/test_deepeval.py",
+}
 
 
 @pytest.fixture(scope="module")
