@@ -287,7 +287,12 @@ def test_deepevals_copies_of_the_metric_keep_its_llm_and_method(
     original = metric(server, method="dna", method_options={"aspects": 2}, baseline="x", threshold=0.7)
     (copy,) = copy_metrics([original])
     assert copy is not original and copy.llm is original.llm and copy.method is original.method
-    assert (copy.baseline, copy.pairwise, copy.threshold, copy.name) == ("x", True, 0.7, "dna [faceteval]")
+    assert (copy.baseline, copy.pairwise, copy.threshold, copy.name) == (
+        "x",
+        True,
+        0.7,
+        "dna pairwise [faceteval]",
+    )
 
 
 def test_a_server_that_is_not_there_is_the_metrics_error(deepeval: ModuleType) -> None:

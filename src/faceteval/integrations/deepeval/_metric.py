@@ -64,7 +64,8 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         pairwise_score: ``verdict`` (win 1, tie 0.5, loss 0) or ``margin`` (the overall scores' difference).
         scale: The method's overall score range, when its spec cannot say (a method of your own).
         threshold: The least score that passes (1 in strict mode).
-        name: The metric's name in DeepEval's reports (default ``"<method> [faceteval]"``).
+        name: The metric's name in DeepEval's reports (default ``"<method> [faceteval]"``, or
+            ``"<method> pairwise [faceteval]"``); DeepEval's ``use_cache`` tells metrics apart by it.
         base_url: The API root for a model spec (any OpenAI-compatible server).
         api_key: The key for a model spec (else the provider's usual environment variable).
         cache: A response cache for a model spec: a SQLite file's path, or a `ResponseCache`.
@@ -113,7 +114,8 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         self.pairwise_score: PairwiseScore = pairwise_score
         self.scale: Scale | None = None if scale is None else checked_scale(scale)
         self.threshold = 1.0 if strict_mode else _threshold(threshold)
-        self.name = name or f"{self.method.name} [faceteval]"
+        # DeepEval's own cache (use_cache=True) tells metrics apart by name, threshold and model alone.
+        self.name = name or f"{self.method.name}{' pairwise' if self.pairwise else ''} [faceteval]"
         self.swap = swap
         self.include_reason = include_reason
         self.strict_mode = strict_mode
