@@ -26,6 +26,7 @@ SHOWN_URL = "http://127.0.0.1:8000/v1"
 MODEL = "openai:Qwen/Qwen2.5-7B-Instruct"
 TESTED = {
     "dataframes.py": "tests/integration/test_frames.py",
+    "deepeval_metric.py": "tests/integration/test_deepeval.py",
     "demo.py": "tests/integration/test_demo.py",
     "inspect_task.py": "tests/integration/test_inspect_eval.py",
     "judge_pairs.py": __file__,
