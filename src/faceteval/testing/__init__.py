@@ -16,13 +16,32 @@ reply that could not be read fails, never passes. Installing faceteval installs 
 ``faceteval_cache``); with a cache, a second run replays every judgment from it.
 """
 
-from faceteval.testing._assert import (
-    DEFAULT_METHOD,
-    JudgmentAssertionError,
-    assert_prefers,
-    assert_prefers_async,
-    assert_score,
-    assert_score_async,
+from typing import TYPE_CHECKING
+
+from faceteval._util.lazy import lazy_attributes
+
+if TYPE_CHECKING:  # imported on first use: the pytest plugin loads this package in every test run
+    from faceteval.testing._assert import (
+        DEFAULT_METHOD,
+        JudgmentAssertionError,
+        assert_prefers,
+        assert_prefers_async,
+        assert_score,
+        assert_score_async,
+    )
+
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "_assert": (
+            "DEFAULT_METHOD",
+            "JudgmentAssertionError",
+            "assert_prefers",
+            "assert_prefers_async",
+            "assert_score",
+            "assert_score_async",
+        )
+    },
 )
 
 __all__ = [

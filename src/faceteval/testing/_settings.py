@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from faceteval import LLM, SQLiteCache
 from faceteval.errors import ConfigError
+
+if TYPE_CHECKING:
+    from faceteval import LLM, SQLiteCache
 
 MODEL_ENV = "FACETEVAL_MODEL"
 BASE_URL_ENV = "FACETEVAL_BASE_URL"
@@ -76,6 +79,8 @@ def open_llm(settings: Settings) -> tuple[LLM, SQLiteCache | None]:
     """
     if settings.model is None:
         raise ConfigError(NO_MODEL)
+    from faceteval import LLM, SQLiteCache
+
     cache = SQLiteCache(settings.cache) if settings.cache is not None else None
     try:
         return LLM.from_spec(settings.model, base_url=settings.base_url, cache=cache), cache

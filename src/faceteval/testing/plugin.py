@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from faceteval import LLM, SQLiteCache
 from faceteval.errors import FacetevalError
 from faceteval.testing._settings import BASE_URL_ENV, CACHE_ENV, MODEL_ENV, Settings, open_llm
+
+if TYPE_CHECKING:  # loaded when a test asks for the fixture: a run that does not, pays nothing for them
+    from faceteval import LLM, SQLiteCache
 
 _SETTINGS = {
     "model": ("SPEC", MODEL_ENV, "The model to judge with, provider:model (openai:gpt-4o-mini)."),
