@@ -9,6 +9,7 @@ Examples:
         judgments = judge(read_instances("pairs.jsonl"), DnA(aspects=3), llm, out="judgments.jsonl")
         result = read_run("judgments.jsonl").summary.result  # win rates, facets ... as recorded
         # or, from any judgments: compute_result(judgments, read_instances("pairs.jsonl"))
+        table = judgments_to_pandas("judgments.jsonl")  # a DataFrame, one row per judgment
 
     Measure it against the human labels of a benchmark, as ``faceteval meta-eval`` does::
 
@@ -17,29 +18,63 @@ Examples:
         summary = meta_evaluate("llmbar-natural", DnA(aspects=3), llm, out="runs/dna", data_dir="data")
         print(summary.agreement)
 
-The meta-evaluation (`meta_evaluate`, `meta_evaluate_async`, `MetaEvalOptions`, `NothingJudged`) is
-imported on first use: importing faceteval loads no meta-evaluation or report.
+Every name is imported on first use: importing faceteval loads none of the modules behind them, so
+that a process that only needs a part of it (the pytest plugin, the command line) pays for that part.
 """
 
 from typing import TYPE_CHECKING
 
-from faceteval._runner import JudgeOptions, RunAborted, RunStats, judge, judge_async, judge_each
 from faceteval._util.lazy import lazy_attributes
 from faceteval._version import __version__
-from faceteval.core import Criterion, FacetScore, Instance, Judgment, OrderResult, TraceEntry, Usage
-from faceteval.datasets import load_criteria, read_instances
-from faceteval.llm import LLM, GenerateConfig, RetryPolicy
-from faceteval.methods import Method, create_method
-from faceteval.methods.baselines import CoT, Direct
-from faceteval.methods.dna import DnA
-from faceteval.results import JudgeResult, compute_result
-from faceteval.store import SQLiteCache, read_run
 
 if TYPE_CHECKING:
-    from faceteval._runner import MetaEvalOptions, NothingJudged, meta_evaluate, meta_evaluate_async
+    from faceteval._runner import (
+        JudgeOptions,
+        MetaEvalOptions,
+        NothingJudged,
+        RunAborted,
+        RunStats,
+        judge,
+        judge_async,
+        judge_each,
+        meta_evaluate,
+        meta_evaluate_async,
+    )
+    from faceteval.core import Criterion, FacetScore, Instance, Judgment, OrderResult, TraceEntry, Usage
+    from faceteval.datasets import load_criteria, read_instances
+    from faceteval.frames import judgments_to_pandas
+    from faceteval.llm import LLM, GenerateConfig, RetryPolicy
+    from faceteval.methods import Method, create_method
+    from faceteval.methods.baselines import CoT, Direct
+    from faceteval.methods.dna import DnA
+    from faceteval.results import JudgeResult, compute_result
+    from faceteval.store import SQLiteCache, read_run
 
 __getattr__ = lazy_attributes(
-    __name__, {"_runner": ("MetaEvalOptions", "NothingJudged", "meta_evaluate", "meta_evaluate_async")}
+    __name__,
+    {
+        "_runner": (
+            "JudgeOptions",
+            "MetaEvalOptions",
+            "NothingJudged",
+            "RunAborted",
+            "RunStats",
+            "judge",
+            "judge_async",
+            "judge_each",
+            "meta_evaluate",
+            "meta_evaluate_async",
+        ),
+        "core": ("Criterion", "FacetScore", "Instance", "Judgment", "OrderResult", "TraceEntry", "Usage"),
+        "datasets": ("load_criteria", "read_instances"),
+        "frames": ("judgments_to_pandas",),
+        "llm": ("LLM", "GenerateConfig", "RetryPolicy"),
+        "methods": ("Method", "create_method"),
+        "methods.baselines": ("CoT", "Direct"),
+        "methods.dna": ("DnA",),
+        "results": ("JudgeResult", "compute_result"),
+        "store": ("SQLiteCache", "read_run"),
+    },
 )
 
 __all__ = [
@@ -70,6 +105,7 @@ __all__ = [
     "judge",
     "judge_async",
     "judge_each",
+    "judgments_to_pandas",
     "load_criteria",
     "meta_evaluate",
     "meta_evaluate_async",

@@ -25,10 +25,15 @@ SHOWN_URL = "http://127.0.0.1:8000/v1"
 """The server address the README and the examples show (vLLM's default); the tests' server is elsewhere."""
 MODEL = "openai:Qwen/Qwen2.5-7B-Instruct"
 TESTED = {
+    "dataframes.py": "tests/integration/test_frames.py",
+    "deepeval_metric.py": "tests/integration/test_deepeval.py",
     "demo.py": "tests/integration/test_demo.py",
+    "inspect_task.py": "tests/integration/test_inspect_eval.py",
     "judge_pairs.py": __file__,
     "judge_table.py": __file__,
     "python_api.py": __file__,
+    "test_release_gate.py": "tests/integration/test_pytest_plugin.py",
+    "tracing.py": "tests/integration/test_tracing.py",
 }
 
 

@@ -38,6 +38,7 @@ MODEL_OPTIONS = frozenset(
         "--trace",
         "--no-trace",
         "--quiet",
+        "--otel",
     }
 )
 """The flags docs/cli.md describes once, under "Model options", for every command that calls an LLM."""

@@ -148,6 +148,13 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         help="Keep every prompt and raw reply in the judgments.",
     ),
     "--quiet": click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+    "--otel": click.option(
+        "--otel",
+        is_flag=True,
+        envvar="FACETEVAL_OTEL",
+        help="Send OpenTelemetry spans of the run, its instances and LLM calls to the OTLP endpoint "
+        "of OTEL_EXPORTER_OTLP_ENDPOINT (needs faceteval[otel]; docs/tracing.md).",
+    ),
 }
 
 
@@ -205,6 +212,7 @@ def build_request(
         retry_unreadable=flags["retry_unreadable"],
         trace=flags["trace"],
         progress=not flags["quiet"],
+        otel=bool(flags.get("otel")),
         force=bool(flags.get("force")),
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -23,6 +24,7 @@ from rich.progress import (
 )
 
 from faceteval._cli._console import err_console, escape, json_lines_out
+from faceteval._cli._tracing import otel_tracing
 from faceteval._runner import FileJob, JudgeOptions, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._util.heap import settle
 from faceteval.core import Judgment
@@ -62,6 +64,8 @@ class RunRequest:
     """The systems behind the candidates of every instance that names none (``--systems``)."""
     reading: Reading = PLAIN_READING
     """How the input is read (``--field``, ``--preset``, ``--format``, ``--hf-dataset``)."""
+    otel: bool = False
+    """Send OpenTelemetry spans of the work (``--otel``)."""
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -179,7 +183,8 @@ def settle_heap() -> None:
 
 
 def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
-    """The LLM a run asks, with its response cache open until ``stack`` closes."""
+    """The LLM a run asks, with its response cache open, and its spans exported, until ``stack`` closes."""
+    stack.enter_context(otel_tracing(request.otel, os.environ))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
     llm = LLM.from_spec(
         request.model,

@@ -11,7 +11,9 @@ from typing import Any, TypeVar
 
 import anyio
 
+from faceteval import tracing
 from faceteval._runner._stats import RunStats, unjudgeable
+from faceteval._runner._tracing import instance_span, record_judgment, record_run, run_span
 from faceteval._util.checks import whole_number
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import (
@@ -169,7 +171,15 @@ async def judge_each(
         judgment, entries = await judge_instance(item, method, llm, memo, options)
         return judgment, entries, False, False
 
-    await in_order(_instances(items), work, emitter.emit, window=options.window or default_window(llm))
+    window = options.window or default_window(llm)
+    if (tracer := tracing.tracer()) is None:
+        await in_order(_instances(items), work, emitter.emit, window=window)
+        return emitter.stats
+    with run_span(tracer, method.name, llm) as span:
+        try:
+            await in_order(_instances(items), work, emitter.emit, window=window)
+        finally:
+            record_run(span, emitter.stats)
     return emitter.stats
 
 
@@ -294,7 +304,21 @@ def unwrap_group(failure: BaseExceptionGroup[BaseException]) -> BaseException:
 async def judge_instance(
     instance: Instance, method: Method, llm: LLM, memo: QueryMemo, options: JudgeOptions
 ) -> tuple[Judgment, list[TraceEntry]]:
-    """Judge one instance in every order asked for; returns the judgment and its full trace."""
+    """Judge one instance in every order asked for; returns the judgment and its full trace.
+
+    While tracing is on, the instance is a span, the parent of its LLM calls' spans.
+    """
+    if (tracer := tracing.tracer()) is None:
+        return await _judge_instance(instance, method, llm, memo, options)
+    with instance_span(tracer, instance.id, method.name) as span:
+        judgment, trace = await _judge_instance(instance, method, llm, memo, options)
+        record_judgment(span, judgment)
+    return judgment, trace
+
+
+async def _judge_instance(
+    instance: Instance, method: Method, llm: LLM, memo: QueryMemo, options: JudgeOptions
+) -> tuple[Judgment, list[TraceEntry]]:
     if (unjudgeable := cannot_judge(method, instance)) is not None:
         failed = Judgment(id=instance.id, method=method.name, status="error", error=_describe(unjudgeable))
         return failed.model_copy(update={"input_hash": instance.content_hash()}), []

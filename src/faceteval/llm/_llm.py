@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import anyio
 
+from faceteval import tracing
 from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError, ProviderError, ProviderTimeout
 from faceteval.llm._cache import ResponseCache, cache_key
@@ -20,6 +21,7 @@ from faceteval.llm._provider import Provider
 from faceteval.llm._registry import ModelSpec, create_provider
 from faceteval.llm._retry import DEFAULT_RETRY, RetryPolicy, final_error
 from faceteval.llm._tokens import estimate_prompt_tokens, estimate_tokens
+from faceteval.llm._tracing import call_span, record, retrying
 from faceteval.llm._types import (
     DEFAULT_GENERATE_CONFIG,
     Completion,
@@ -274,11 +276,24 @@ class LLM:
         answered as from the cache, as it would be had the first call finished before it was made:
         identical requests cost one call whatever their timing. If that call fails, it asks itself.
         With ``retry_unreadable``, a cached reply from an earlier run that ``readable`` refuses is
-        treated as a miss.
+        treated as a miss. While tracing is on (`faceteval.tracing`), the call is a span.
         """
         request = CompletionRequest(
             model=self.spec.model, messages=tuple(messages), config=config or self.config
         )
+        if (tracer := tracing.tracer()) is None:
+            return await self._generate(request, example, readable)
+        with call_span(tracer, self.spec, request) as span:
+            exchange = await self._generate(request, example, readable)
+            record(span, exchange)
+        return exchange
+
+    async def _generate(
+        self,
+        request: CompletionRequest,
+        example: Callable[[], str] | None,
+        readable: Callable[[str], bool] | None,
+    ) -> Exchange:
         key = cache_key(self.identity, request)
         hit = None
         if self.cache is not None:
@@ -288,7 +303,7 @@ class LLM:
             if hit is None and (under_way := self._in_flight.get(key)) is not None:
                 await under_way.done.wait()
                 if under_way.completion is None:  # it failed: ask again, or wait for whoever does
-                    return await self.generate(messages, config=config, example=example, readable=readable)
+                    return await self._generate(request, example, readable)
                 hit = under_way.completion
         if hit is not None:
             exchange = Exchange(request.messages, hit, cached=True, cost_usd=self._cost(hit))
@@ -377,6 +392,8 @@ class LLM:
                 delay = self.retry.delay(attempt, error)
                 log = logger.warning if delay >= LOUD_WAIT else logger.info
                 log("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)
+                if tracing.enabled():
+                    retrying(attempt, error, delay)
                 await anyio.sleep(delay)
         except BaseException as stopped:
             if sent and not isinstance(stopped, ProviderError):  # cancelled (Ctrl-C, a fatal stop)

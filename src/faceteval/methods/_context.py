@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import anyio
 from pydantic import BaseModel
 
+from faceteval import tracing
 from faceteval.core import TraceEntry
 from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
@@ -90,14 +91,18 @@ class JudgeContext:
         stage: str,
         config: GenerateConfig | None = None,
         sees_candidates: bool = True,
+        facet: str | None = None,
     ) -> T:
         """Ask, read the reply with ``parser``, and re-ask once with the problem stated if it fails.
+
+        ``stage`` names the step in the trace; it and ``facet`` (the facet asked about, when one
+        is) label the call's span while tracing is on (`faceteval.tracing`).
 
         Raises:
             ParseError: The reply and the one re-ask could not be read; both are in the trace.
         """
         order = [i + 1 for i in self.order] if sees_candidates and self.order is not None else None
-        exchange = await self._generate(stage, messages, parser, config, order)
+        exchange = await self._generate(stage, messages, parser, config, order, facet)
         try:
             value = parser.parse(exchange.completion.text)
         except ParseError as first:
@@ -107,7 +112,7 @@ class JudgeContext:
                 assistant(exchange.completion.text),
                 *render("common/reask", problem=first.problem.rstrip("."), instructions=parser.instructions),
             ]
-            exchange = await self._generate(stage, retry, parser, config, order)
+            exchange = await self._generate(stage, retry, parser, config, order, facet)
             try:
                 value = parser.parse(exchange.completion.text)
             except ParseError as second:
@@ -146,12 +151,15 @@ class JudgeContext:
         parser: Parser[Any],
         config: GenerateConfig | None,
         order: list[int] | None,
+        facet: str | None,
     ) -> Exchange:
         """One exchange; a call that failed for good is traced (with its attempts), then raised."""
+        readable = functools.partial(_readable, parser)
         try:
-            return await self.llm.generate(
-                messages, config=config, example=parser.example, readable=functools.partial(_readable, parser)
-            )
+            with tracing.labelled(stage=stage, facet=facet):
+                return await self.llm.generate(
+                    messages, config=config, example=parser.example, readable=readable
+                )
         except ProviderError as error:
             self.trace.append(
                 TraceEntry(

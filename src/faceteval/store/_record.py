@@ -15,16 +15,25 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 from pydantic_core import to_jsonable_python
 
 from faceteval._version import __version__
+from faceteval.core import Instance
 from faceteval.errors import FacetevalError, InputError
+from faceteval.frames import judgments_to_pandas, summary_to_pandas
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RECORD_SUFFIX = ".run.json"
+JUDGMENTS_NAME = "judgments.jsonl"
+"""The judgments of a meta-evaluation run directory, beside its ``summary.json``."""
 
 RECORD_SCHEMA = 2
 """The version of the run record schema this faceteval writes (1: each command's own shape)."""
@@ -172,6 +181,59 @@ class RunRecord(RecordPart):
     summary: RecordSummary | None = None
     written: dict[str, FileEntry] = Field(default_factory=dict)
     """The outputs put in place, by path relative to the record's folder (a name, mostly)."""
+    _location: Path | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        """Records are equal when what they hold is, wherever they were read from."""
+        if not isinstance(other, RunRecord):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # as before: a record holds dicts
+
+    @property
+    def location(self) -> Path | None:
+        """The file the record was read from (`read_record`, `read_run`); None for one made in memory."""
+        return self._location
+
+    def located(self, path: Path) -> Self:
+        """This record, as read from ``path`` (where its outputs are looked for)."""
+        self._location = path
+        return self
+
+    def to_pandas(
+        self,
+        table: Literal["judgments", "summary"] = "judgments",
+        *,
+        facets: bool = False,
+        instances: Iterable[Instance | InputError] | None = None,
+    ) -> pd.DataFrame:
+        """The run's judgments (read from the file beside the record) or its summary, as a DataFrame.
+
+        ``judgments``: `faceteval.judgments_to_pandas` of the judgments the run wrote (``facets``
+        and ``instances`` as there; the systems named by ``--systems`` are used when ``instances``
+        name none). ``summary``: a judge run's result per system (`faceteval.frames.result_to_pandas`),
+        a sweep's runs one a row, or any other summary as one row.
+
+        Raises:
+            MissingDependencyError: pandas is not installed (``pip install 'faceteval[pandas]'``).
+            InputError: The record was not read from a file, or its judgments file is not there.
+        """
+        if table == "summary":
+            return self.summary_table()
+        if table != "judgments":
+            raise ValueError(f"table is 'judgments' or 'summary', got {table!r}")
+        systems = self.options.get("systems")
+        named = [str(s) for s in systems] if isinstance(systems, list) else None
+        path = judgments_beside(self)
+        return judgments_to_pandas(path, instances=instances, systems=named, facets=facets)
+
+    def summary_table(self) -> pd.DataFrame:
+        """The summary as a DataFrame of one row (nested fields as dotted columns); kinds refine it."""
+        summary = self.summary
+        return summary_to_pandas(
+            [{} if summary is None else summary.model_dump(mode="json", exclude_unset=True)]
+        )
 
     def finished(self, **update: Any) -> Self:
         """This record with ``update``, as a run that ends now writes it: the header's versions,
@@ -200,6 +262,29 @@ class RunRecord(RecordPart):
         data["summary"] = None if summary is None else summary.model_dump(mode="json", exclude_unset=True)
         data["written"] = {name: entry.model_dump(mode="json") for name, entry in self.written.items()}
         return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def judgments_beside(record: RunRecord) -> Path:
+    """The judgments file a record's run wrote: ``j.jsonl`` beside ``j.run.json``, or the
+    ``judgments.jsonl`` of the run directory whose ``summary.json`` it is.
+
+    Raises:
+        InputError: The record was not read from a file, or there is no such file.
+    """
+    where = record.location
+    if where is None:
+        raise InputError(
+            "run record", None, None, "made in memory, not read from a file: read it with read_run(path)"
+        )
+    stem = where.name.removesuffix(RECORD_SUFFIX)
+    if stem != where.name:
+        suffix = Path(record.output).suffix if record.output else ""
+        path = where.with_name(stem + (suffix or ".jsonl"))
+    else:
+        path = where.with_name(JUDGMENTS_NAME)
+    if not path.is_file():
+        raise InputError(str(path), None, None, f"no judgments file beside the run record {where.name}")
+    return path
 
 
 SECRET_FLAGS = frozenset({"--api-key"})

@@ -5,12 +5,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import ConfigDict, Field, JsonValue, TypeAdapter
 
 from faceteval.core import JudgeResult, Usage
+from faceteval.frames import result_to_pandas, summary_to_pandas
 from faceteval.store._record import RecordPart, RecordSummary, RunRecord
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class JudgeSummary(RecordSummary):
@@ -42,6 +46,11 @@ class JudgeRecord(RunRecord):
 
     command: Literal["judge"] = "judge"
     summary: JudgeSummary = Field(default_factory=JudgeSummary)
+
+    def summary_table(self) -> pd.DataFrame:
+        """The run's result per system (`faceteval.frames.result_to_pandas`), when it has one."""
+        result = self.summary.result
+        return super().summary_table() if result is None else result_to_pandas(result)
 
 
 class CorrectionGain(RecordPart):
@@ -186,6 +195,11 @@ class MetaEvalRecord(RunRecord):
 
     command: Literal["meta-eval"] = "meta-eval"
     summary: MetaEvalSummary = Field(default_factory=MetaEvalSummary)
+
+    def summary_table(self) -> pd.DataFrame:
+        """A sweep's or repeats' runs, one a row; a single run's summary as one row."""
+        runs = self.summary.runs
+        return super().summary_table() if not runs else summary_to_pandas(runs)
 
 
 class TrainSummary(RecordSummary):

@@ -42,7 +42,7 @@ def read_record(path: Path, kind: type[R]) -> R:
         InputError: The file cannot be read, is not JSON, is another command's record, was written
             by a newer faceteval, or a field is not what the schema says (named).
     """
-    return parse_record(read_json_object(path), kind, source=str(path))
+    return parse_record(read_json_object(path), kind, source=str(path)).located(path)
 
 
 def read_run(path: str | Path) -> JudgeRecord:

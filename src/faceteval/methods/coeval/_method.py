@@ -176,6 +176,7 @@ class CoEval:
                 prompt,
                 CriterionParser(c.name, number, c.scale or self.scale),
                 stage="coeval.criterion",
+                facet=c.name,
             )
             for prompt, c in zip(prompts, criteria, strict=True)
         ]

@@ -184,4 +184,4 @@ async def _score_facet(
 ) -> Scores:
     messages = render("dna/score", **shown(instance), aspect=facet.describe(), scale=method.scale)
     parser = ScoreParser(labels, scale=method.scale, explained=True)
-    return await ctx.ask(messages, parser, stage="dna.score")
+    return await ctx.ask(messages, parser, stage="dna.score", facet=facet.name)

@@ -216,7 +216,8 @@ class Fennec:
             letters=[label.rsplit(" ", 1)[-1] for label in labels],
             reference=instance.reference,
         )
-        return await ctx.ask(messages, JudgeResultParser(labels, FENNEC_SCALE), stage="fennec.pairwise")
+        parser = JudgeResultParser(labels, FENNEC_SCALE)
+        return await ctx.ask(messages, parser, stage="fennec.pairwise", facet=criterion.name)
 
     async def _single(self, instance: Instance, criterion: Criterion, text: str, ctx: JudgeContext) -> Judged:
         shown = criterion.describe()
@@ -231,7 +232,9 @@ class Fennec:
                 reference=instance.reference,
             )
             parser = JudgeResultParser(["Response"], FENNEC_SCALE)
-            return await sub.ask(messages, parser, stage="fennec.single", sees_candidates=False)
+            return await sub.ask(
+                messages, parser, stage="fennec.single", sees_candidates=False, facet=criterion.name
+            )
 
         key = ("fennec.single", instance.query, shown, criterion.guideline, text, instance.reference)
         return await ctx.shared(key, judge)

@@ -230,7 +230,7 @@ class HierarchyAware:
             scale=self.scale,
         )
         parser = ScoreParser(candidate_labels(1), scale=self.scale, position="first", explained=True)
-        return await ctx.ask(messages, parser, stage=STAGE)
+        return await ctx.ask(messages, parser, stage=STAGE, facet=node.id)
 
 
 def _nodes(criteria: Sequence[EvalNode | Node | Mapping[str, Any]]) -> tuple[EvalNode, ...]:

@@ -1,0 +1,82 @@
+"""The spans of a judge run and of each instance in it (made only while tracing is on).
+
+The LLM calls an instance makes are spans under its span (`faceteval.llm`); the instances are
+spans under the run's. OpenTelemetry is imported here only inside functions, which run only while
+tracing is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from faceteval import tracing
+from faceteval._runner._stats import RunStats
+from faceteval.core import Judgment
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span, Tracer
+
+    from faceteval.llm import LLM
+
+
+@contextmanager
+def run_span(tracer: Tracer, method: str, llm: LLM) -> Iterator[Span]:
+    """The span ``judge {method}`` of a whole run; an error that stops the run is recorded on it."""
+    attributes = {
+        "faceteval.method": method,
+        "gen_ai.request.model": llm.spec.model,
+        "gen_ai.provider.name": llm.spec.provider,
+    }
+    with tracer.start_as_current_span(f"judge {method}", attributes=attributes) as span:
+        yield span
+
+
+def record_run(span: Span, stats: RunStats) -> None:
+    """Put the run's counts on its span."""
+    total = stats.total
+    attributes: dict[str, Any] = {
+        "faceteval.judgments": stats.judged,
+        "faceteval.reused": stats.reused,
+        "faceteval.calls": total.calls,
+        "faceteval.cached_calls": total.cached,
+        "faceteval.retries": total.retries,
+        "gen_ai.usage.input_tokens": total.input_tokens,
+        "gen_ai.usage.output_tokens": total.output_tokens,
+        **{f"faceteval.status.{status}": count for status, count in stats.statuses.items()},
+    }
+    if total.cost_known:
+        attributes["faceteval.cost_usd"] = total.cost_usd
+    span.set_attributes(attributes)
+
+
+@contextmanager
+def instance_span(tracer: Tracer, instance_id: str, method: str) -> Iterator[Span]:
+    """The span ``judge_instance {method}`` of one instance, its LLM calls labelled with its id."""
+    attributes = {"faceteval.instance_id": instance_id, "faceteval.method": method}
+    with (
+        tracer.start_as_current_span(f"judge_instance {method}", attributes=attributes) as span,
+        tracing.labelled(instance_id=instance_id),
+    ):
+        yield span
+
+
+def record_judgment(span: Span, judgment: Judgment) -> None:
+    """Put the judgment's outcome and usage on its instance's span; a failed one marks it an error."""
+    from opentelemetry.trace import Status, StatusCode
+
+    usage = judgment.usage
+    attributes: dict[str, Any] = {"faceteval.status": judgment.status}
+    if judgment.verdict is not None:
+        attributes["faceteval.verdict"] = judgment.verdict
+    if judgment.scores is not None:
+        attributes["faceteval.scores"] = list(judgment.scores)
+    if judgment.consistent is not None:
+        attributes["faceteval.consistent"] = judgment.consistent
+    attributes |= {"faceteval.calls": usage.calls, "faceteval.cached_calls": usage.cached_calls}
+    if usage.cost_usd is not None:
+        attributes["faceteval.cost_usd"] = usage.cost_usd
+    span.set_attributes(attributes)
+    if judgment.status != "ok":
+        span.set_status(Status(StatusCode.ERROR, judgment.error or judgment.status))

@@ -1,0 +1,246 @@
+"""`facet_scorer` in a real ``inspect eval``: the tasks of `tests.support.inspect_tasks` are run by Inspect's
+own command against the local OpenAI-compatible server (Inspect's ``openai-api`` provider), and their logs,
+read back with `inspect_ai.log.read_eval_log`, hold our scores, facets and unscored samples."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+from inspect_ai.scorer import Score
+
+from tests.support import example_judge, inspect_tasks
+from tests.support.inspect_tasks import ANSWERS, BASELINES, QUESTIONS, REFUSED, TARGETS, UNREAD_REPLY
+from tests.support.llm_server import LLMServer
+from tests.support.markdown import ROOT
+from tests.support.processes import SRC
+
+TASKS = "tests/support/inspect_tasks.py"
+"""The task file, relative to the checkout (where the command runs: Inspect takes no absolute path)."""
+MODEL = "openai-api/local/judge"
+"""Inspect's provider for any OpenAI-compatible server: its key and URL come from LOCAL_API_KEY and
+LOCAL_BASE_URL."""
+GRADER = "openai-api/grader/judge-b"
+"""The model bound to the ``grader`` role in the tasks' run: the same server, under another name."""
+ASPECTS = ("Does the output follow the instruction?", "Is the output correct?", "Is the output concise?")
+
+
+def inspect_command() -> str:
+    """The ``inspect`` command of the Python running the tests."""
+    found = shutil.which("inspect", path=str(Path(sys.executable).parent))
+    if found is None:
+        pytest.fail(f"no inspect command beside {sys.executable}: install the inspect extra")
+    return found
+
+
+def run_eval(server: LLMServer, log_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT)]),
+        "LOCAL_API_KEY": "test",
+        "LOCAL_BASE_URL": server.base_url,
+        "GRADER_API_KEY": "test",
+        "GRADER_BASE_URL": server.base_url,
+        "INSPECT_CACHE_DIR": str(log_dir / "cache"),
+        "XDG_DATA_HOME": str(log_dir / "data"),
+    }
+    command = [inspect_command(), "eval", *args, "--model", MODEL, "--log-dir", str(log_dir / "logs")]
+    command += ["--display", "none", "--log-format", "json"]
+    return subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, EvalLog], LLMServer]]:
+    """The three tasks run by one ``inspect eval`` (every task of the file), their logs by task name; the
+    judge is the model bound to the ``grader`` role."""
+    log_dir = tmp_path_factory.mktemp("inspect")
+    with LLMServer(inspect_tasks.respond) as server:
+        done = run_eval(server, log_dir, TASKS, "--model-role", f"grader={GRADER}")
+        assert done.returncode == 0, done.stdout + done.stderr
+        read = [read_eval_log(path) for path in sorted((log_dir / "logs").glob("*.json"))]
+        yield {log.eval.task: log for log in read}, server
+
+
+def score_of(log: EvalLog, sample_id: str) -> Score:
+    assert log.samples is not None
+    (sample,) = [s for s in log.samples if s.id == sample_id]
+    assert sample.scores is not None
+    return sample.scores["facet_scorer"]
+
+
+def sample_of(log: EvalLog, sample_id: str) -> EvalSample:
+    assert log.samples is not None
+    (sample,) = [s for s in log.samples if s.id == sample_id]
+    return sample
+
+
+def test_every_task_ran_and_its_metrics_leave_out_the_unscored_samples(
+    logs: tuple[dict[str, EvalLog], LLMServer],
+) -> None:
+    by_task, _ = logs
+    assert set(by_task) == {"pointwise", "against_baseline", "against_target"}
+    expected = {"pointwise": 7.5, "against_baseline": 0.75, "against_target": 0.25}
+    for name, log in by_task.items():
+        assert log.status == "success", name
+        assert log.results is not None
+        (scores,) = log.results.scores
+        assert (scores.scorer, scores.scored_samples, scores.unscored_samples) == ("facet_scorer", 2, 2)
+        assert scores.metrics["mean"].value == pytest.approx(expected[name]), name
+        assert "stderr" in scores.metrics
+
+
+def test_a_pointwise_score_is_the_overall_score_with_its_facets_in_the_metadata(
+    logs: tuple[dict[str, EvalLog], LLMServer],
+) -> None:
+    log = logs[0]["pointwise"]
+    capital = score_of(log, "capital")
+    assert capital.value == 9.0 and capital.answer == ANSWERS[QUESTIONS["capital"]]
+    metadata = capital.metadata
+    assert metadata is not None
+    assert metadata["method"] == {
+        "name": "dna",
+        "params": {"aspects": 3, "criteria": None, "aggregate": "weighted", "scale": [1.0, 10.0]},
+    }
+    assert (metadata["status"], metadata["against"], metadata["scores"]) == ("ok", None, [9.0])
+    assert [f["name"] for f in metadata["facets"]] == list(ASPECTS)
+    assert [f["scores"] for f in metadata["facets"]] == [[9.0]] * 3
+    assert all(f["explanation"].startswith("Scored by rule") for f in metadata["facets"])
+    assert metadata["weights"] == dict(zip(ASPECTS, (0.5, 0.3, 0.2), strict=True))
+    assert metadata["usage"]["calls"] == 5  # aspects, weights, a score per aspect
+    assert capital.explanation is not None
+    assert f"- {ASPECTS[0]} (output 9, weight 0.50): Scored by rule" in capital.explanation
+    assert score_of(log, "prime").value == 6.0
+
+
+def test_the_judge_calls_go_through_inspects_model_api_to_the_grader(
+    logs: tuple[dict[str, EvalLog], LLMServer],
+) -> None:
+    by_task, server = logs
+    capital = sample_of(by_task["pointwise"], "capital")
+    model_events = [e for e in capital.events if e.event == "model"]
+    # the answer, then the judge's five calls, in the sample's transcript
+    assert [e.model for e in model_events] == [MODEL] + [GRADER] * 5
+    usage = by_task["pointwise"].stats.model_usage
+    assert usage[MODEL].output_tokens > 0 and usage[GRADER].input_tokens > usage[MODEL].input_tokens
+    answered = {r.body["model"] for r in server.requests if r.body["messages"][-1]["content"] in ANSWERS}
+    judged = {r.body["model"] for r in server.requests if r.body["messages"][-1]["content"] not in ANSWERS}
+    assert (answered, judged) == ({"judge"}, {"judge-b"})
+    prompts = [str(r.body["messages"][-1]["content"]) for r in server.requests]
+    referenced = [p for p in prompts if "[The Start of Reference Answer]" in p]
+    capital_scored = [p for p in referenced if ANSWERS[QUESTIONS["capital"]] in p]
+    assert len(capital_scored) == 3 and all(TARGETS["capital"] in p for p in capital_scored)
+
+
+def test_a_reply_that_cannot_be_read_leaves_its_sample_unscored_with_the_raw_reply(
+    logs: tuple[dict[str, EvalLog], LLMServer],
+) -> None:
+    for name, log in logs[0].items():
+        boil = score_of(log, "boil")
+        assert isinstance(boil.value, float) and math.isnan(boil.value), name
+        assert boil.reason == "grader_failed" and boil.answer == ANSWERS[QUESTIONS["boil"]]
+        assert boil.explanation is not None and "dna.score: the reply contains no scores" in boil.explanation
+        metadata = boil.metadata
+        assert metadata is not None
+        assert metadata["status"] == "parse_error" and metadata["scores"] is None
+        assert metadata["replies"] and all(r["raw"] == UNREAD_REPLY for r in metadata["replies"])
+        assert all(r["problem"] == "the reply contains no scores" for r in metadata["replies"])
+
+
+def test_a_judge_call_that_fails_leaves_its_sample_unscored_with_the_error(
+    logs: tuple[dict[str, EvalLog], LLMServer],
+) -> None:
+    for name, log in logs[0].items():
+        translate = score_of(log, "translate")
+        assert isinstance(translate.value, float) and math.isnan(translate.value), name
+        assert translate.reason == "grader_failed" and translate.answer == REFUSED
+        assert translate.explanation is not None and "HTTP 400" in translate.explanation
+        metadata = translate.metadata
+        assert metadata is not None and metadata["status"] == "error"
+        assert metadata["replies"] and "HTTP 400" in metadata["replies"][0]["error"]
+        assert sample_of(log, "translate").error is None  # scored as unscored, not an errored sample
+
+
+def test_against_the_baseline_a_win_scores_1_and_a_tie_one_half(
+    logs: tuple[dict[str, EvalLog], LLMServer],
+) -> None:
+    log = logs[0]["against_baseline"]
+    capital, prime = score_of(log, "capital"), score_of(log, "prime")
+    assert (capital.value, prime.value) == (1.0, 0.5)
+    assert capital.metadata is not None and prime.metadata is not None
+    assert capital.metadata["verdict"] == "win" and prime.metadata["verdict"] == "tie"
+    assert capital.metadata["scores"] == [9.0, 2.0] and capital.metadata["margin"] == 7.0
+    assert capital.metadata["consistent"] is True and capital.metadata["against"] == "baseline"
+    orders = capital.metadata["orders"]
+    assert [o["order"] for o in orders] == [[1, 2], [2, 1]] and all(o["verdict"] == 1 for o in orders)
+    assert [f["scores"] for f in orders[1]["facets"]] == [[9.0, 2.0]] * 3  # in the original order
+    assert capital.explanation is not None
+    assert capital.explanation.startswith("The output against the baseline: win (orders agree).")
+    assert f"- {ASPECTS[1]} (output 9, baseline 2, weight 0.30)" in capital.explanation
+    baseline_seen = [r for r in logs[1].requests if BASELINES["capital"] in json.dumps(r.body)]
+    assert baseline_seen
+
+
+def test_against_the_target_a_loss_scores_0(logs: tuple[dict[str, EvalLog], LLMServer]) -> None:
+    log = logs[0]["against_target"]
+    capital, prime = score_of(log, "capital"), score_of(log, "prime")
+    assert (capital.value, prime.value) == (0.0, 0.5)
+    assert capital.metadata is not None
+    assert capital.metadata["verdict"] == "loss" and capital.metadata["scores"] == [9.0, 10.0]
+    assert capital.metadata["method"]["params"]["aspects"] == 2
+    assert capital.metadata["weights"] == {ASPECTS[0]: 0.625, ASPECTS[1]: 0.375}
+
+
+EXAMPLE = ROOT / "examples" / "inspect_task.py"
+EXAMPLE_MODEL = "openai-api/local/Qwen/Qwen2.5-7B-Instruct"
+
+
+@pytest.fixture(scope="module")
+def example_server() -> Iterator[LLMServer]:
+    with LLMServer(example_judge.respond) as running:
+        yield running
+
+
+def test_the_example_runs_its_eval_and_prints_each_score_and_its_facets(
+    example_server: LLMServer, tmp_path: Path
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC), "INSPECT_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), example_server.base_url, EXAMPLE_MODEL],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "facet_scorer: mean 1.000, stderr 0.000 (8 scored, 0 unscored)", done.stdout
+    assert sum(line.endswith(": 1.0 (win)") for line in lines) == 8
+    assert sum("Is the output correct?" in line for line in lines) == 8
+    (log,) = [read_eval_log(path) for path in (tmp_path / "logs").iterdir()]
+    assert log.eval.task == "answers_against_recorded" and log.status == "success"
+
+
+def test_the_example_task_runs_in_inspect_eval_scoring_each_answer_alone(
+    example_server: LLMServer, tmp_path: Path
+) -> None:
+    done = run_eval(example_server, tmp_path, "examples/inspect_task.py", "-T", "against=none")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (log,) = [read_eval_log(path) for path in (tmp_path / "logs").glob("*.json")]
+    assert log.results is not None and log.samples is not None
+    assert log.results.scores[0].scored_samples == 8
+    for each in log.samples:
+        score = (each.scores or {})["facet_scorer"]
+        assert isinstance(score.value, float) and 1 <= score.value <= 10
+        assert score.metadata is not None and len(score.metadata["facets"]) == 3
