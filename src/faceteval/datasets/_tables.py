@@ -132,7 +132,8 @@ def hf_records(name_or_path: str | Path, split: str | None) -> tuple[list[str] |
         else:
             loaded = datasets.load_dataset(str(name_or_path), split=split, streaming=True)
     except Exception as exc:  # the library raises many kinds (not found, no network, bad files)
-        raise InputError(name, None, None, f"cannot load the dataset: {exc}") from exc
+        hint = "" if path.exists() else " (no such directory here; a dataset on the Hub needs a network)"
+        raise InputError(name, None, None, f"cannot load the dataset{hint}: {exc}") from exc
     loaded = _one_split(name, loaded, split)
     columns = getattr(loaded, "column_names", None)
     return (list(columns) if columns else None), dict_records(name, loaded)

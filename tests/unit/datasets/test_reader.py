@@ -257,7 +257,9 @@ def test_a_folder_of_data_files_is_loaded_by_load_dataset_and_bad_rows_named(tmp
 
 
 def test_a_dataset_that_cannot_be_loaded_is_one_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="cannot load the dataset"):
+    with pytest.raises(
+        InputError, match=r"cannot load the dataset \(no such directory here; a dataset on the Hub"
+    ):
         list(read_instances(tmp_path / "nothing-here", format="hf"))
 
 
