@@ -5,6 +5,7 @@ UltraFeedback and its binarized form), and a bad row of each is named by row and
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -351,3 +352,30 @@ def test_a_row_missing_what_the_preset_reads_names_the_column(tmp_path: Path, pr
     (error,) = read(tmp_path, [{"something": "else"}], preset)
     assert isinstance(error, InputError) and error.field in ("instruction", "chosen")
     assert error.problem.startswith("record 1: missing")
+
+
+# --- the staged data -----------------------------------------------------------------------------
+
+
+def staged() -> Path:
+    value = os.environ.get("FACETEVAL_DATA_DIR")
+    if not value:
+        pytest.fail("FACETEVAL_DATA_DIR must point at the staged data (../shared/data); these tests need it")
+    return Path(value)
+
+
+def test_a_published_json_array_is_read_by_its_own_names() -> None:
+    # LLMBar's processed MT-Bench pairs: a JSON array of {input, output_1, output_2, label}
+    path = staged() / "llmbar" / "Processed" / "MT-Bench" / "dataset.json"
+    items = list(read_instances(path))
+    assert len(items) == 200 and all(isinstance(i, Instance) for i in items)
+    assert items[0].candidates and items[0].label in (1, 2)
+
+
+def test_the_staged_mt_bench_votes_lack_the_conversations_and_each_row_says_so() -> None:
+    # The staged copy of lmsys/mt_bench_human_judgments kept six columns and dropped the texts.
+    path = staged() / "mt_bench" / "human_judgments" / "mt_bench_human.csv"
+    items = list(read_instances(path, preset="mt-bench"))
+    assert len(items) == 3355 and all(isinstance(i, InputError) for i in items)
+    first = items[0]
+    assert str(first) == f"{path}:2: field 'conversation_a': missing (the preset reads this column)"
