@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
     }
     try:
         show("alone", FacetMetric(model, threshold=0.6, **judge))
-        show("against the expected output", FacetMetric(model, pairwise=True, swap=True, **judge))
+        show("against the expected output", FacetMetric(model, pairwise=True, **judge))
         try:
             assert_test(CASES[0], [FacetMetric(model, threshold=0.6, **judge)])
             print("assert_test: passed")

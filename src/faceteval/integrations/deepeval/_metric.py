@@ -69,7 +69,7 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         base_url: The API root for a model spec (any OpenAI-compatible server).
         api_key: The key for a model spec (else the provider's usual environment variable).
         cache: A response cache for a model spec: a SQLite file's path, or a `ResponseCache`.
-        swap: Judge both presentation orders; a verdict they disagree on is a tie.
+        swap: Judge both presentation orders (the default); a verdict they disagree on is a tie.
         include_reason: Build the ``reason``.
         strict_mode: Pass only a full score: the score is 1 or 0.
         async_mode: Accepted as DeepEval's metrics accept it; faceteval's calls are concurrent either way.
@@ -92,7 +92,7 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         base_url: str | None = None,
         api_key: str | None = None,
         cache: str | Path | ResponseCache | None = None,
-        swap: bool = False,
+        swap: bool = True,
         include_reason: bool = True,
         strict_mode: bool = False,
         async_mode: bool = True,
