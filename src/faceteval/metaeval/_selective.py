@@ -53,7 +53,7 @@ def abstention_order(instances: Sequence[Instance], values: Sequence[float | Non
     """
     return sorted(
         range(len(values)),
-        key=lambda k: (-1.0 if values[k] is None else -float(values[k] or 0.0), _id_hash(instances[k].id)),
+        key=lambda k: (math.inf if (value := values[k]) is None else -value, _id_hash(instances[k].id)),
     )
 
 
