@@ -8,7 +8,8 @@ The confidence of a judgment is the mean of the *components* it carries evidence
 - ``facets``: the share of facet weight whose facet agrees with the verdict: the winner scores
   strictly highest on it (for a tie verdict, its best candidates tie). Facets without a weight
   count equally; a facet missing a score is left out.
-- ``orders``: the share of presentation orders (``--swap``, rotations) whose verdict is the verdict.
+- ``orders``: the share of presentation orders (``--swap``, rotations) whose verdict is the verdict
+  (only ``consistent`` recorded: 1 when the orders agreed, 0 when they disagreed into a tie).
 - ``panel``: the share of a judge panel's members whose verdict is the verdict (given by the caller).
 - ``logprobs``: a certainty in [0, 1] from the score tokens' probabilities (given by the caller:
   e.g. 1 minus the normalised spread of the expected score).
@@ -110,6 +111,10 @@ def _favours(facet: FacetScore, verdict: int) -> bool:
 
 
 def _orders(judgment: Judgment) -> float | None:
-    if len(judgment.orders) < 2:
-        return None
-    return sum(order.verdict == judgment.verdict for order in judgment.orders) / len(judgment.orders)
+    """Orders agreeing with the verdict; with only ``consistent`` recorded (a recorded judge that did not
+    keep each order's verdict), 1 when they agreed and 0 when they disagreed into a tie."""
+    if len(judgment.orders) >= 2:
+        return sum(order.verdict == judgment.verdict for order in judgment.orders) / len(judgment.orders)
+    if judgment.consistent is True:
+        return 1.0
+    return 0.0 if judgment.consistent is False and judgment.verdict == 0 else None

@@ -6,7 +6,8 @@ candidate in question. A tie (0) prefers neither, so ties are left out of the ra
 (a tie included; failed and missing judgments left out), the humans' label read the same way (a human
 tie left out).
 
-- ``position``: per presentation order the judge saw (``1,2`` is the original order, ``2,1`` swapped),
+- ``position``: per presentation order the judge saw (``1,2`` is the original order, ``2,1`` swapped;
+  a judgment in one order is in the original, one that kept no verdict per order is left out),
   the rate of choosing the candidate shown first; the humans' rate is that of the same candidate
   (their label never depends on the order shown). An unbiased judge matches the humans in each order.
 - ``length``: the rate of choosing the longer candidate (in characters; pairs of equal length are left
@@ -59,11 +60,12 @@ def bias(pairs: Pairs, rate: Rater, *, judge_models: Iterable[str] = ()) -> dict
 
 
 def order_verdicts(judgment: Judgment | None) -> dict[tuple[int, ...], int | None]:
-    """The verdict in each order an ok judgment was judged in (one order: the original)."""
+    """The verdict in each order an ok judgment was judged in (one order: the original). A judgment
+    judged in several orders that kept only whether they agreed (``consistent``) has none."""
     if judgment is None or judgment.status != "ok":
         return {}
     if not judgment.orders:
-        return {(1, 2): judgment.verdict}
+        return {(1, 2): judgment.verdict} if judgment.consistent is None else {}
     return {tuple(result.order): result.verdict for result in judgment.orders}
 
 

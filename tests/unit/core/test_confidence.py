@@ -52,6 +52,10 @@ def test_order_agreement_is_the_share_of_orders_giving_the_verdict() -> None:
     assert confidence(ok(verdict=0, orders=split, consistent=False)) == 0.0
     rotations = [OrderResult(order=o, verdict=v) for o, v in (([1, 2, 3], 3), ([2, 3, 1], 3), ([3, 1, 2], 1))]
     assert confidence(ok(verdict=3, orders=rotations)) == pytest.approx(2 / 3)
+    # a recorded judge that kept only whether its orders agreed (MT-Bench's GPT-4 pair judgments)
+    assert confidence(ok(verdict=1, consistent=True)) == 1.0
+    assert confidence(ok(verdict=0, consistent=False)) == 0.0
+    assert confidence(ok(verdict=1, consistent=False)) is None  # which order gave it is not known
 
 
 def test_the_confidence_is_the_mean_of_the_components_present() -> None:

@@ -54,7 +54,10 @@ def test_one_order_is_the_original_and_failed_judgments_are_left_out() -> None:
         Judgment(id="0", method="toy", status="ok", verdict=1),
         Judgment(id="1", method="toy", status="ok", verdict=2),
         Judgment(id="2", method="toy", status="error", error="down"),
+        # judged in both orders, but only whether they agreed was kept: in no order
+        Judgment(id="3", method="toy", status="ok", verdict=1, consistent=True),
     ]
+    instances.append(Instance(id="3", query="q", candidates=("a", "b"), label=1))
     position = bias_of(instances, judgments)["position"]
     assert list(position) == ["1,2"]
     assert counts(position["1,2"]["judge"]) == (1, 2, 0)
