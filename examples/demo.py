@@ -7,9 +7,11 @@ LLaMA-2-70B, Auto-J-13B); this imports them and measures them like any faceteval
 1. three published results reproduced (Auto-J's leaderboard row, the MT-Bench paper's GPT-4 vs
    expert agreement, LLMBar's GPT-4 numbers);
 2. the agreement of every recorded judge and prompting strategy on LLMBar-Adversarial, with 95% CIs;
-3. HD-Eval on CoEval's recorded ChatGPT criterion scores: a learned aggregator of the criteria,
+3. position and length bias of recorded judges on LLMBar-Adversarial next to the humans' rates, and
+   their agreement when abstaining on their least confident half (selective accuracy);
+4. HD-Eval on CoEval's recorded ChatGPT criterion scores: a learned aggregator of the criteria,
    tested on held-out outputs against people's scores, next to the plain mean and ChatGPT's own score;
-4. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
+5. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
 """
 
 from __future__ import annotations
@@ -164,6 +166,57 @@ def adversarial(data_dir: Path) -> None:
     )
 
 
+# -- bias diagnostics and selective accuracy (issue 26, items 8-9) -------------------------------------
+BIAS_JUDGES = (
+    "GPT-4/Vanilla",
+    "GPT-4/CoT",
+    "GPT-4/Metrics_Reference",
+    "GPT-4/Swap",
+    "GPT-4/Rating",
+    "ChatGPT/Vanilla",
+    "ChatGPT/Rating",
+    "LLaMA2/Vanilla",
+    "LLaMA2/CoT",
+)
+
+
+def biases(data_dir: Path) -> None:
+    """Position and length bias of recorded judges on LLMBar-Adversarial next to the humans' rates, and
+    their agreement when they abstain on their least confident half."""
+    target = load_target("llmbar-adversarial", data_dir)
+    table = Table(
+        title="Biases and selective accuracy on LLMBar-Adversarial (both orders)",
+        title_justify="left",
+        caption="shown first / longer: the share of decisive verdicts choosing the candidate shown first "
+        "(both orders pooled) / the longer one (characters); agree@50%: agreement on the most confident "
+        "half, agree@100%: on all",
+        caption_justify="left",
+    )
+    table.add_column("judge / strategy", no_wrap=True)
+    for column in ("shown first", "longer", "agree@50%", "agree@100%"):
+        table.add_column(column, justify="right")
+    for name in BIAS_JUDGES:
+        loaded = load_judgments(f"recorded:llmbar/{name}", target, data_dir)
+        summary = summarize(
+            target, join(target.instances, loaded.judgments), judge=name, settings=Settings(0)
+        )
+        position, length = summary["bias"]["position"]["pooled"], summary["bias"]["length"]
+        selective = {row["coverage"]: row["agreement"] for row in summary["selective_accuracy"]["coverages"]}
+        table.add_row(
+            name,
+            *(f"{100 * rate['value']:.1f}%" for rate in (position["judge"], length["judge"])),
+            *(f"{100 * selective[c]['value']:.1f}%" for c in (0.5, 1.0)),
+        )
+    # The humans, over every pair: each candidate is shown first in one of the two orders (50%); the
+    # longer one is the better in a minority of pairs (the benchmark is built against length preference).
+    pairs = [(i.label, len(i.candidates[0]), len(i.candidates[1])) for i in target.instances if i.label]
+    uneven = [(label, a > b) for label, a, b in pairs if a != b]
+    longer = sum((label == 1) == first_longer for label, first_longer in uneven) / len(uneven)
+    table.add_row("humans", "50.0%", f"{100 * longer:.1f}%", "", "", style="italic")
+    console.print()
+    console.print(table)
+
+
 def learned_aggregators(data_dir: Path) -> None:
     """HD-Eval's aggregator learned from CoEval's recorded ChatGPT criterion scores (no LLM call)."""
     for benchmark in ("coeval-eli5", "coeval-rocstories", "coeval-selfinstruct"):
@@ -239,6 +292,7 @@ def main() -> int:
         return 1
     reproductions(data_dir)
     adversarial(data_dir)
+    biases(data_dir)
     learned_aggregators(data_dir)
     reports = sorted(str(p) for p in OUT.glob("*/report.html"))
     console.print("Reports (Markdown and HTML with plots):\n  " + "\n  ".join(reports))

@@ -47,6 +47,10 @@ def test_the_demo_reproduces_published_numbers_and_trains_hdeval(
         "consistency",
     ):
         assert name in out, name
+    # the bias table: recorded judges next to the humans (who prefer the longer output in 17.9% of pairs)
+    assert "Biases and selective accuracy on LLMBar-Adversarial" in out
+    humans = next(line for line in out.splitlines() if line.startswith("│ humans "))
+    assert humans.split("│")[2:4] == [f"{'50.0%':>12} ", f"{'17.9%':>7} "]
     for task, aspect in (("eli5", "Accuracy"), ("rocstories", "Coherence"), ("selfinstruct", "Correctness")):
         evaluator = tmp_path / f"hdeval-coeval-{task}"
         summary = json.loads((evaluator / "summary.json").read_text())

@@ -8,6 +8,7 @@ from typing import Any
 from rich.table import Table
 
 from faceteval._cli._console import Console, err_console, escape
+from faceteval._cli._diagnostics_display import show_diagnostics
 from faceteval._util.text import plural
 from faceteval.metrics import CLOPPER_PEARSON
 
@@ -54,6 +55,7 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
     else:
         table = _pairwise_table(summary, title)
     console.print(table)
+    show_diagnostics(summary)
     rates = [summary[key] for key, _ in PAIRWISE_ROWS if isinstance(summary.get(key), dict)]
     if any(rate.get("ci_method") == CLOPPER_PEARSON for rate in rates):
         console.print(

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import anyio
 
 from faceteval import tracing
+from faceteval._runner._confidence import with_confidence
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import instance_span, record_judgment, record_run, run_span
 from faceteval._util.checks import whole_number
@@ -329,7 +330,7 @@ async def _judge_instance(
     if any(entry.planned for entry in trace):  # a dry run's stand-in replies: a plan, not a judgment
         judgment = Judgment(id=instance.id, method=method.name, status="error", error=PLANNED, trace=kept)
     else:
-        judgment = _assemble(instance, method.name, runs, kept)
+        judgment = with_confidence(_assemble(instance, method.name, runs, kept), method)
     recorded = {"usage": usage_of(trace), "input_hash": instance.content_hash()}
     return judgment.model_copy(update=recorded), trace
 

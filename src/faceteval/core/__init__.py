@@ -2,10 +2,11 @@
 
 `partial_weights`, `repeated_name` and `zero_weights` say what is wrong with a list of criteria
 (where criteria are given and where their weights are used); `usage_of` is the usage of a trace;
-`failure_kind` says why a judgment failed. `JudgeResult` and its parts are the result of a judge run
-(computed by `faceteval.results`, which exports them too).
+`failure_kind` says why a judgment failed; `confidence` is how far to trust a verdict. `JudgeResult`
+and its parts are the result of a judge run (computed by `faceteval.results`, which exports them too).
 """
 
+from faceteval.core._confidence import ConfidenceInputs, confidence, confidence_components
 from faceteval.core._criterion import Criterion, partial_weights, repeated_name, zero_weights
 from faceteval.core._instance import Instance
 from faceteval.core._judgment import (
@@ -44,6 +45,7 @@ __all__ = [
     "PLANNED",
     "RESULT_SCHEMA",
     "UNJUDGEABLE",
+    "ConfidenceInputs",
     "Consistency",
     "Criterion",
     "FacetDecisions",
@@ -66,6 +68,8 @@ __all__ = [
     "SystemMean",
     "TraceEntry",
     "Usage",
+    "confidence",
+    "confidence_components",
     "failure_kind",
     "partial_weights",
     "repeated_name",

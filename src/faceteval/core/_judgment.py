@@ -156,6 +156,10 @@ class Judgment(BaseModel):
     orders: list[OrderResult] = Field(default_factory=list)
     """Per-order results, when judged in several orders."""
     usage: Usage = Field(default_factory=Usage)
+    confidence: float | None = Field(default=None, ge=0, le=1, exclude_if=lambda value: value is None)
+    """How far to trust the verdict, in [0, 1] (`faceteval.core.confidence`: the margin, facet, order
+    and panel agreement behind it); None when not computed (older files) or without evidence. Left out
+    of the judgment's JSON when None."""
     input_hash: str | None = None
     """`Instance.content_hash` of the instance as judged: later commands tell an edited input by it."""
     trace: list[TraceEntry] = Field(default_factory=list)

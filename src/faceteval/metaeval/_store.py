@@ -81,8 +81,14 @@ def measure(
         if not in_place:
             run[out / INSTANCES].write_lines(i.model_dump_json(exclude_defaults=True) for i in instances)
             run[out / JUDGMENTS].write_lines(j.model_dump_json() for _, j in joined.pairs if j is not None)
+        models = [about.llm.model] if about is not None and about.llm is not None else []
         numbers = summarize(
-            target, joined, judge=judge, settings=settings or Settings(), human_weights=human_weights
+            target,
+            joined,
+            judge=judge,
+            settings=settings or Settings(),
+            human_weights=human_weights,
+            judge_models=models,
         ) | dict(extra or {})
         about = about or MetaEvalRecord(**store.header("meta-eval", started))
         record = about.finished(summary=MetaEvalSummary.model_validate(numbers))

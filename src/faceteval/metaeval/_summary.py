@@ -15,7 +15,9 @@ from typing import Any
 from faceteval import metrics
 from faceteval.aggregation import ranks
 from faceteval.core import Instance, Judgment, Usage, usage_of
+from faceteval.metaeval._bias import bias
 from faceteval.metaeval._judgments import Joined
+from faceteval.metaeval._selective import selective_accuracy
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
 
@@ -39,8 +41,13 @@ def summarize(
     judge: str,
     settings: Settings = Settings(),
     human_weights: Sequence[HumanWeights] = (),
+    judge_models: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The summary of one judge on one target (with people's facet weightings, how close the judge's are)."""
+    """The summary of one judge on one target (with people's facet weightings, how close the judge's are).
+
+    ``judge_models`` name the judge's models (besides those its judgments' traces name), for
+    self-preference when the instances name their systems.
+    """
     summary: dict[str, Any] = {
         "benchmark": target.name,
         "kind": target.kind,
@@ -54,6 +61,9 @@ def summarize(
     }
     if target.kind == "pairwise":
         summary.update(_pairwise(joined, settings))
+        summary["bias"] = bias(joined.pairs, _ci(settings), judge_models=judge_models)
+        if (selective := selective_accuracy(joined.pairs, _ci(settings))) is not None:
+            summary["selective_accuracy"] = selective
     else:
         summary.update(_pointwise(target, joined, settings))
     summary["facet_weights"] = facet_weights(joined)

@@ -9,8 +9,9 @@ spent, from their records.
 `write_report` reads a meta-evaluation run directory (``summary.json``, and ``instances.jsonl`` /
 ``judgments.jsonl`` when present) and writes ``report.md`` and ``report.html`` beside them.
 `render_markdown` and `render_html` are the pure functions behind it; `render_comparison` and
-`render_cost_table` write Markdown across runs. Every key of a summary is optional: a report
-shows what is there.
+`render_cost_table` write Markdown across runs; `bias_rows` lists a summary's bias rates (judge and
+humans) as reports and the command line show them, under `BIAS_NOTE`. Every key of a summary is
+optional: a report shows what is there.
 
 A report of another kind (HD-Eval's evaluator report, the review statistics) is built from the same
 parts: a `Section` holds `Table` objects (`numeric_columns` aligns their columns), written as Markdown
@@ -22,6 +23,7 @@ text are shown as a report shows them (`decimal`, `percent`, `count`, `DASH`, `e
 
 from faceteval.report._build import DEFAULT_EXAMPLES, DEFAULT_TOP_FACETS
 from faceteval.report._compare import cost_table, render_comparison, render_cost_table
+from faceteval.report._diagnostics import BIAS_NOTE, bias_rows
 from faceteval.report._format import DASH, count, decimal, escape_markdown, percent
 from faceteval.report._html import render_html, render_page
 from faceteval.report._judge import judge_report_paths, write_judge_report
@@ -35,6 +37,7 @@ from faceteval.report._spend import method_of, render_spend_table, spend_table
 from faceteval.report._write import HTML_FILE, MARKDOWN_FILE, markdown_page, write_pages, write_report
 
 __all__ = [
+    "BIAS_NOTE",
     "DASH",
     "DEFAULT_EXAMPLES",
     "DEFAULT_ITEMS",
@@ -45,6 +48,7 @@ __all__ = [
     "Run",
     "Section",
     "Table",
+    "bias_rows",
     "cost_table",
     "count",
     "decimal",

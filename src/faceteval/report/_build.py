@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval.core import Instance, Judgment
-from faceteval.report import _examples, _pointwise, _sections
+from faceteval.report import _diagnostics, _examples, _pointwise, _sections
 from faceteval.report._evidence import Paired
 from faceteval.report._model import Section
 
@@ -46,6 +46,8 @@ def build_sections(
         _sections.reported(summary),
         _sections.categories(summary),
         _sections.confusion(summary),
+        _diagnostics.bias(summary),
+        _diagnostics.selective(summary),
         _pointwise.correlations(summary),
         _pointwise.systems(summary),
         _pointwise.alpha(summary),

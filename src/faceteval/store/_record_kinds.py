@@ -169,6 +169,10 @@ class MetaEvalSummary(RecordSummary):
     confusion: JsonValue = None
     by_category: JsonValue = None
     votes: JsonValue = None
+    bias: JsonValue = None
+    """Position, length and self-preference rates of the judge and the humans (pairwise)."""
+    selective_accuracy: JsonValue = None
+    """Agreement at 50/75/90/100% coverage, abstaining on the least confident verdicts (pairwise)."""
     correlations: JsonValue = None
     unjudged: JsonValue = None
     systems: JsonValue = None

@@ -148,3 +148,23 @@ def test_trace_can_be_left_out_without_losing_usage() -> None:
         options=JudgeOptions(trace=False),
     )
     assert judgment.trace == [] and judgment.usage.calls == 5
+
+
+def test_a_judgment_carries_its_confidence_from_the_method_scale_and_the_orders() -> None:
+    rule = RuleJudge(quality={"strong": 8, "weak": 4})
+    (swapped,) = judge(
+        [Instance(id="1", query="Q", candidates=("weak", "strong"))],
+        Direct(),
+        llm_for(rule),
+        options=JudgeOptions(swap=True),
+    )
+    # margin (8 - 4) / (10 - 1) on Direct's 1-10 scale, and both orders agreeing
+    assert swapped.confidence == pytest.approx((4 / 9 + 1.0) / 2)
+    biased = RuleJudge(quality={"a": 6, "b": 5}, first_bias=3)
+    (split,) = judge(
+        [Instance(id="1", query="Q", candidates=("a", "b"))],
+        Direct(),
+        llm_for(biased),
+        options=JudgeOptions(swap=True),
+    )
+    assert split.verdict == 0 and split.confidence == 0.0  # a tie, and the orders disagreed

@@ -1,0 +1,116 @@
+"""The bias diagnostics and selective accuracy of a pairwise summary (``bias``, ``selective_accuracy``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from faceteval.report._format import DASH, count, hits, interval_note, metric_interval, percent, value_of
+from faceteval.report._model import Section, Table, numeric_columns
+
+BIAS_NOTE = (
+    "Preference rates count decisive verdicts only: a tie prefers neither candidate and is left out; "
+    "both rates are over the instances the judge gave a verdict on (a tie included, failed judgments "
+    "left out). An unbiased judge is close to the humans' rate."
+)
+_ORDER_NAMES = {
+    "1,2": "shown first, original order",
+    "2,1": "shown first, swapped order",
+    "pooled": "shown first, both orders",
+}
+
+
+def bias_rows(bias: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """``(what, judge rate, humans' rate)`` for each bias rate of a summary's ``bias``."""
+    rows: list[tuple[str, Any, Any]] = []
+    for order, rates in _mapping(bias.get("position")).items():
+        rates = _mapping(rates)
+        rows.append((f"Position: {_ORDER_NAMES.get(order, order)}", rates.get("judge"), rates.get("human")))
+    length = _mapping(bias.get("length"))
+    if length:
+        rows.append(
+            (f"Length: the longer ({length.get('unit', 'characters')})", length["judge"], length["human"])
+        )
+    own = _mapping(bias.get("self_preference"))
+    if own:
+        names = ", ".join(str(name) for name in own.get("systems") or ())
+        rows.append((f"Self-preference: its own output ({names})", own.get("judge"), own.get("human")))
+    return rows
+
+
+def bias(summary: Mapping[str, Any]) -> Section | None:
+    """Position, length and self-preference rates of the judge next to the humans'."""
+    diagnostics = _mapping(summary.get("bias"))
+    rows = bias_rows(diagnostics)
+    if not rows:
+        return None
+    columns = ("Preference for", "Judge", "95% CI", "Judge hits / n", "Humans", "Humans hits / n")
+    cells = tuple(
+        (
+            name,
+            percent(value_of(judge)),
+            metric_interval("rate", judge),
+            hits(judge),
+            percent(value_of(human)),
+            hits(human),
+        )
+        for name, judge, human in rows
+    )
+    note = " ".join(filter(None, (BIAS_NOTE, interval_note(judge for _, judge, _ in rows))))
+    tables = [Table(columns, cells, note=note, numeric=numeric_columns(1, len(columns) - 1))]
+    bins = _mapping(diagnostics.get("length")).get("bins") or []
+    if bins:
+        bin_rows = tuple(
+            (
+                f"{count(entry.get('low'))}-{count(entry.get('high'))}",
+                percent(value_of(entry.get("agreement"))),
+                metric_interval("rate", entry.get("agreement")),
+                hits(entry.get("agreement")),
+            )
+            for entry in map(_mapping, bins)
+        )
+        tables.append(
+            Table(
+                ("Length gap", "Agreement", "95% CI", "Hits / n"),
+                bin_rows,
+                title="Agreement by length difference (quartiles of |len a - len b|, characters)",
+                numeric=numeric_columns(1, 3),
+            )
+        )
+    return Section("bias", "Bias diagnostics", (), tuple(tables))
+
+
+def selective(summary: Mapping[str, Any]) -> Section | None:
+    """Agreement when abstaining on the least confident verdicts, at each coverage."""
+    selective = _mapping(summary.get("selective_accuracy"))
+    rows = [_mapping(row) for row in selective.get("coverages") or ()]
+    if not rows:
+        return None
+    cells = tuple(
+        (
+            percent(row.get("coverage"), 0),
+            count(row.get("kept")),
+            DASH if row.get("min_confidence") is None else f"{float(row['min_confidence']):.3f}",
+            percent(value_of(row.get("agreement"))),
+            metric_interval("rate", row.get("agreement")),
+            hits(row.get("agreement")),
+        )
+        for row in rows
+    )
+    columns = ("Coverage", "Kept", "Lowest confidence kept", "Agreement", "95% CI", "Hits / n")
+    notes = (
+        f"{count(selective.get('with_confidence'))} of {count(selective.get('n'))} labelled verdicts have a "
+        "confidence (failed judgments have none and are abstained on first); equal confidences are "
+        "ordered by the SHA-256 of the instance id.",
+    )
+    table = Table(
+        columns,
+        cells,
+        note=interval_note(row.get("agreement") for row in rows),
+        numeric=numeric_columns(1, 5),
+    )
+    return Section("selective", "Selective accuracy", notes, (table,))
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
