@@ -10,6 +10,8 @@ messages are sent as they are, with ``max_tokens``. Nothing else from `GenerateC
 - ``seed`` and ``json_mode``: the API has neither (prompts that want JSON ask for it).
 - ``response_schema`` (structured output) is sent as tool use: one tool whose ``input_schema`` is the
   schema, and ``tool_choice`` forcing it; the reply's text is that ``tool_use`` block's input, as JSON.
+  The tool is not marked ``strict``: Anthropic's strict tools take no numeric bounds (the SDK moves
+  them into descriptions), and the reply is validated against the whole schema by the caller anyway.
 - ``logprobs``: the API has none, and a method that needs them cannot work, so asking is a `ConfigError`.
 
 Failures are mapped like the OpenAI adapter's: 429 → `RateLimitError`, 408 → `ProviderTimeout`, 5xx (and
