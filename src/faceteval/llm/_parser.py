@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -59,7 +61,19 @@ class JsonReply(Generic[T]):
     def schema(self) -> dict[str, Any]:
         """The model's JSON schema as strict structured output takes it: every property required, no
         other allowed, no titles (`strict_schema`)."""
-        return strict_schema(self.model.model_json_schema())
+        return reply_schema(self.model)
+
+
+def reply_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of ``model`` as strict structured output takes it (`strict_schema`), a fresh copy."""
+    schema: dict[str, Any] = json.loads(_schema_text(model))
+    return schema
+
+
+@functools.lru_cache(maxsize=1024)
+def _schema_text(model: type[BaseModel]) -> str:
+    """The strict schema of ``model`` as JSON text, made once per model (it takes milliseconds)."""
+    return json.dumps(strict_schema(model.model_json_schema()))
 
 
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,15 +11,16 @@ gives. An invalid reply is a `ParseError` like any other: re-asked once, then th
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar, cast
+from typing import Generic, TypeVar, cast
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from faceteval.errors import ConfigError, ParseError
-from faceteval.llm import GenerateConfig, JsonReply, Message, Parser, ResponseSchema
+from faceteval.llm import GenerateConfig, JsonReply, Message, Parser, ResponseSchema, reply_schema
 from faceteval.prompts import render
 
 T = TypeVar("T")
@@ -84,16 +85,18 @@ def structured(
             "(json_reply); run it without structured output (--structured)"
         )
     reply = cast(JsonReply[T], make())
-    schema = reply.schema()
-    described = ResponseSchema.of(reply.name, schema, _describe(reply))
-    shown = json.dumps(schema, ensure_ascii=False)
-    note = render("common/structured", schema=shown)[0].content
+    described, note = _request_parts(reply.name, reply.model)
     return _appended(messages, note), StructuredParser(reply), config.merge(response_schema=described)
 
 
-def _describe(reply: JsonReply[Any]) -> str:
-    doc = (reply.model.__doc__ or "").strip()
-    return doc.splitlines()[0] if doc else ""
+@functools.lru_cache(maxsize=1024)
+def _request_parts(name: str, model: type[BaseModel]) -> tuple[ResponseSchema, str]:
+    """The schema sent for ``model`` and the paragraph that shows it (made once per model)."""
+    schema = reply_schema(model)
+    doc = (model.__doc__ or "").strip()
+    described = ResponseSchema.of(name, schema, doc.splitlines()[0] if doc else "")
+    note = render("common/structured", schema=json.dumps(schema, ensure_ascii=False))[0].content
+    return described, note
 
 
 def _appended(messages: Sequence[Message], note: str) -> tuple[Message, ...]:

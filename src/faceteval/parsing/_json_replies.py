@@ -9,6 +9,7 @@ input (an aspect's name, say): that stays fenced in the prompt.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -60,13 +61,7 @@ def scores_reply(
     """`faceteval.parsing.ScoreParser`'s reply: ``scores``, and an ``explanation`` after them
     (``position="first"``) or before them (``"last"``: the reasoning first), as its free-text form
     orders them; ``make`` builds the value from the scores and the explanation."""
-    fields: dict[str, Any] = {"scores": scores_field(labels, scale)}
-    if explained:
-        said = text_field("Why the scores are what they are.")
-        fields = {"scores": fields["scores"], "explanation": said}
-        if position == "last":
-            fields = {"explanation": said, "scores": fields["scores"]}
-    model = reply_model("ScoresReply", "The scores of the candidates.", **fields)
+    model = _scores_model(tuple(labels), float(scale[0]), float(scale[1]), position, explained)
 
     def read(reply: Any, text: str) -> T:
         why = reply.explanation.strip() if explained else ""
@@ -78,13 +73,37 @@ def scores_reply(
     return JsonReply("scores", model, read, shown)
 
 
+@functools.cache
+def _scores_model(
+    labels: tuple[str, ...], low: float, high: float, position: Literal["first", "last"], explained: bool
+) -> type[BaseModel]:
+    """The model of a scores reply (built once per shape: building a model costs milliseconds)."""
+    fields: dict[str, Any] = {"scores": scores_field(labels, (low, high))}
+    if explained:
+        said = text_field("Why the scores are what they are.")
+        fields = {"scores": fields["scores"], "explanation": said}
+        if position == "last":
+            fields = {"explanation": said, "scores": fields["scores"]}
+    return reply_model("ScoresReply", "The scores of the candidates.", **fields)
+
+
 def weights_reply(
     count: int, normalised: Callable[[list[Weight], str], tuple[float, ...]], example: Sequence[float]
 ) -> JsonReply[tuple[float, ...]]:
     """`faceteval.parsing.WeightParser`'s reply: one percentage per aspect, read as its free-text percentages
     are (normalised to sum to 1, with the same checks on the sum)."""
+    model = _weights_model(count)
+
+    def read(reply: Any, text: str) -> tuple[float, ...]:
+        return normalised([Weight(float(v), True, f"{fmt(float(v))}%") for v in reply.weights], text)
+
+    return JsonReply("weights", model, read, {"weights": list(example)})
+
+
+@functools.cache
+def _weights_model(count: int) -> type[BaseModel]:
     weight = Annotated[float, Field(ge=0)]
-    model = reply_model(
+    return reply_model(
         "WeightsReply",
         "The weight of each aspect.",
         weights=(
@@ -98,11 +117,6 @@ def weights_reply(
         ),
     )
 
-    def read(reply: Any, text: str) -> tuple[float, ...]:
-        return normalised([Weight(float(v), True, f"{fmt(float(v))}%") for v in reply.weights], text)
-
-    return JsonReply("weights", model, read, {"weights": list(example)})
-
 
 def criteria_reply(
     count: int | None,
@@ -114,21 +128,7 @@ def criteria_reply(
     """A criteria list's reply: ``criteria``, each a ``name`` and a ``description``, ``count`` of them
     (any number from 1 when None, at most ``limit``), read through ``checked`` (the free-text parser's
     check of the list)."""
-    item = reply_model(
-        "Criterion",
-        "One criterion.",
-        name=text_field("The criterion: a short name, or a yes/no question about the output."),
-        description=text_field("What the criterion checks (may be empty)."),
-    )
-    most = count if count is not None else limit
-    model = reply_model(
-        "CriteriaReply",
-        "A list of evaluation criteria.",
-        criteria=(
-            list[item],  # type: ignore[valid-type]
-            Field(min_length=count or 1, max_length=most, description="The criteria, in order."),
-        ),
-    )
+    model = _criteria_model(count, count if count is not None else limit)
 
     def read(reply: Any, text: str) -> tuple[Criterion, ...]:
         pairs = [(c.name.strip(), c.description.strip()) for c in reply.criteria]
@@ -136,3 +136,21 @@ def criteria_reply(
 
     shown = {"criteria": [{"name": n, "description": d} for n, d in example]}
     return JsonReply("criteria", model, read, shown)
+
+
+@functools.cache
+def _criteria_model(count: int | None, most: int | None) -> type[BaseModel]:
+    item = reply_model(
+        "Criterion",
+        "One criterion.",
+        name=text_field("The criterion: a short name, or a yes/no question about the output."),
+        description=text_field("What the criterion checks (may be empty)."),
+    )
+    return reply_model(
+        "CriteriaReply",
+        "A list of evaluation criteria.",
+        criteria=(
+            list[item],  # type: ignore[valid-type]
+            Field(min_length=count or 1, max_length=most, description="The criteria, in order."),
+        ),
+    )

@@ -6,10 +6,11 @@ the value that parser gives for a free-text reply (its ``explanation``, the whol
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from faceteval._util.numbers import fmt
 from faceteval.llm import JsonReply
@@ -31,13 +32,7 @@ def example_score(scale: tuple[float, float]) -> float:
 def criterion_reply(scale: tuple[float, float], make: Callable[..., Any]) -> JsonReply[Any]:
     """A criterion evaluation: conclusion, score and evidence (Appendix A's three parts, in order);
     ``make(score, conclusion, evidence, text)`` builds the value."""
-    model = reply_model(
-        "CriterionEvaluationReply",
-        "An evaluation of the output on one criterion.",
-        conclusion=text_field("Whether the output satisfies the criterion, with explanations."),
-        score=_score(scale),
-        evidence=(list[str], Field(description="Sentences quoted from the output, one per item.")),
-    )
+    model = _criterion_model(float(scale[0]), float(scale[1]))
 
     def read(reply: Any, text: str) -> Any:
         evidence = tuple(item.strip() for item in reply.evidence if item.strip())
@@ -51,14 +46,21 @@ def criterion_reply(scale: tuple[float, float], make: Callable[..., Any]) -> Jso
     return JsonReply("criterion_evaluation", model, read, shown)
 
 
+@functools.cache
+def _criterion_model(low: float, high: float) -> type[BaseModel]:
+    return reply_model(
+        "CriterionEvaluationReply",
+        "An evaluation of the output on one criterion.",
+        conclusion=text_field("Whether the output satisfies the criterion, with explanations."),
+        score=_score((low, high)),
+        evidence=(list[str], Field(description="Sentences quoted from the output, one per item.")),
+    )
+
+
 def overall_reply(scale: tuple[float, float], *, direct: bool, make: Callable[..., Any]) -> JsonReply[Any]:
     """An overall evaluation: an explanation then the score (only the score, ``direct``);
     ``make(score, reasoning, text)`` builds the value."""
-    fields: dict[str, Any] = (
-        {} if direct else {"explanation": text_field("The overall quality of the output.")}
-    )
-    fields["score"] = _score(scale)
-    model = reply_model("OverallEvaluationReply", "The overall score of the output.", **fields)
+    model = _overall_model(float(scale[0]), float(scale[1]), direct)
 
     def read(reply: Any, text: str) -> Any:
         return make(float(reply.score), "" if direct else reply.explanation.strip(), text.strip())
@@ -66,3 +68,12 @@ def overall_reply(scale: tuple[float, float], *, direct: bool, make: Callable[..
     shown: dict[str, Any] = {} if direct else {"explanation": "The output meets most of the criteria."}
     shown["score"] = example_score(scale)
     return JsonReply("overall_evaluation", model, read, shown)
+
+
+@functools.cache
+def _overall_model(low: float, high: float, direct: bool) -> type[BaseModel]:
+    fields: dict[str, Any] = (
+        {} if direct else {"explanation": text_field("The overall quality of the output.")}
+    )
+    fields["score"] = _score((low, high))
+    return reply_model("OverallEvaluationReply", "The overall score of the output.", **fields)

@@ -6,10 +6,11 @@ into the value that parser gives for a free-text reply.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from faceteval._util.numbers import fmt
 from faceteval.errors import ParseError
@@ -23,7 +24,21 @@ _DECISIONS = {"Response 1": 1, "Response 2": 2, "Tie": 0}
 def guideline_reply(check: Callable[[str], str], example: str) -> JsonReply[str]:
     """A 1-5 guideline: five descriptions, one per score, written as the free-text form's numbered list
     and checked by ``check`` (the free-text parser)."""
-    model = reply_model(
+    model = _guideline_model()
+
+    def read(reply: Any, text: str) -> str:
+        for k, level in enumerate(reply.levels, start=1):
+            if not level.strip():
+                raise ParseError(f"the description of score {k} is empty", raw=text)
+        return check("\n".join(f"{k}. {level.strip()}" for k, level in enumerate(reply.levels, start=1)))
+
+    levels = [line.partition(". ")[2] for line in example.splitlines()]
+    return JsonReply("guideline", model, read, {"levels": levels})
+
+
+@functools.cache
+def _guideline_model() -> type[BaseModel]:
+    return reply_model(
         "GuidelineReply",
         "A scoring guideline from 1 to 5.",
         levels=(
@@ -37,15 +52,6 @@ def guideline_reply(check: Callable[[str], str], example: str) -> JsonReply[str]
         ),
     )
 
-    def read(reply: Any, text: str) -> str:
-        for k, level in enumerate(reply.levels, start=1):
-            if not level.strip():
-                raise ParseError(f"the description of score {k} is empty", raw=text)
-        return check("\n".join(f"{k}. {level.strip()}" for k, level in enumerate(reply.levels, start=1)))
-
-    levels = [line.partition(". ")[2] for line in example.splitlines()]
-    return JsonReply("guideline", model, read, {"levels": levels})
-
 
 def judge_result_reply(
     labels: Sequence[str], scale: tuple[float, float], make: Callable[..., Any], example: str
@@ -53,28 +59,7 @@ def judge_result_reply(
     """A judge result: per response (in label order) a score and its explanation, then a comparison
     when there are several; ``make(values, explanations, comparison)`` builds the value."""
     low, high = scale
-    judgment = reply_model(
-        "Judgment",
-        "One response's judgment.",
-        score=(
-            Annotated[float, Field(ge=low, le=high)],
-            Field(description=f"From {fmt(low)} to {fmt(high)}."),
-        ),
-        explanation=text_field("Why the response gets this score, following the scoring guideline."),
-    )
-    fields: dict[str, Any] = {
-        "judgments": (
-            list[judgment],  # type: ignore[valid-type]
-            Field(
-                min_length=len(labels),
-                max_length=len(labels),
-                description=f"One judgment per response, in this order: {', '.join(labels)}.",
-            ),
-        )
-    }
-    if len(labels) > 1:
-        fields["comparison"] = text_field("How the responses compare.")
-    model = reply_model("JudgeResultReply", "The judge result of the responses.", **fields)
+    model = _judge_result_model(tuple(labels), float(low), float(high))
 
     def read(reply: Any, text: str) -> Any:
         values = tuple(float(j.score) for j in reply.judgments)
@@ -96,21 +81,62 @@ def judge_result_reply(
     return JsonReply("judge_result", model, read, shown)
 
 
+@functools.cache
+def _judge_result_model(labels: tuple[str, ...], low: float, high: float) -> type[BaseModel]:
+    judgment = reply_model(
+        "Judgment",
+        "One response's judgment.",
+        score=(
+            Annotated[float, Field(ge=low, le=high)],
+            Field(description=f"From {fmt(low)} to {fmt(high)}."),
+        ),
+        explanation=text_field("Why the response gets this score, following the scoring guideline."),
+    )
+    fields: dict[str, Any] = {
+        "judgments": (
+            list[judgment],  # type: ignore[valid-type]
+            Field(
+                min_length=len(labels),
+                max_length=len(labels),
+                description=f"One judgment per response, in this order: {', '.join(labels)}.",
+            ),
+        )
+    }
+    if len(labels) > 1:
+        fields["comparison"] = text_field("How the responses compare.")
+    return reply_model("JudgeResultReply", "The judge result of the responses.", **fields)
+
+
 def rewrite_reply(check: Callable[[str], str], example: str) -> JsonReply[str]:
     """A rewritten response, checked by ``check`` (the free-text parser: empty, a refusal)."""
-    model = reply_model(
+    return JsonReply(
+        "rewrite",
+        _rewrite_model(),
+        lambda reply, text: check(reply.modified_response),
+        {"modified_response": example},
+    )
+
+
+@functools.cache
+def _rewrite_model() -> type[BaseModel]:
+    return reply_model(
         "RewriteReply",
         "The modified response.",
         modified_response=text_field("The modified response itself."),
-    )
-    return JsonReply(
-        "rewrite", model, lambda reply, text: check(reply.modified_response), {"modified_response": example}
     )
 
 
 def decision_reply(example: str) -> JsonReply[int]:
     """A final decision (1, 2, or 0 for a tie), after its explanation."""
-    model = reply_model(
+    shown = {"explanation": example.partition(" So, ")[0], "final_decision": "Response 1"}
+    return JsonReply(
+        "decision", _decision_model(), lambda reply, text: _DECISIONS[reply.final_decision], shown
+    )
+
+
+@functools.cache
+def _decision_model() -> type[BaseModel]:
+    return reply_model(
         "DecisionReply",
         "A pairwise judgment and its final decision.",
         explanation=text_field("The judgment of the two responses."),
@@ -119,5 +145,3 @@ def decision_reply(example: str) -> JsonReply[int]:
             Field(description="The better response, or Tie."),
         ),
     )
-    shown = {"explanation": example.partition(" So, ")[0], "final_decision": "Response 1"}
-    return JsonReply("decision", model, lambda reply, text: _DECISIONS[reply.final_decision], shown)
