@@ -12,6 +12,10 @@ with LLMServer(lambda body: "Score: 4", latency=0.05) as server:
     assert server.requests[0].body["model"] == "m"
 ```
 
+Structured output: a request's ``response_format`` (OpenAI) and forced tool (Anthropic) are recorded
+(`RecordedRequest.response_format`, `RecordedRequest.forced_tool`); a JSON object replied to a request
+that forces a tool is sent as that tool's ``tool_use`` block, with stop reason ``tool_use``.
+
 As a process (prints its OpenAI base URL on stdout once listening; SIGINT or SIGTERM stops it):
 ``python -m tests.support.llm_server --port 8123 --latency 0.1 --responder package.module:function``.
 """
@@ -145,6 +149,21 @@ class RecordedRequest:
     body: Any
     headers: Mapping[str, str]
     received_at: float
+
+    @property
+    def response_format(self) -> Any:
+        """The ``response_format`` an OpenAI request asked for (structured output), None if none."""
+        return self.body.get("response_format") if isinstance(self.body, dict) else None
+
+    @property
+    def forced_tool(self) -> dict[str, Any] | None:
+        """The tool an Anthropic request forces (``tool_choice`` of type ``tool``), as declared in its
+        ``tools``; None if it forces none."""
+        body = self.body if isinstance(self.body, dict) else {}
+        choice = body.get("tool_choice") or {}
+        if choice.get("type") != "tool":
+            return None
+        return next((t for t in body.get("tools") or () if t.get("name") == choice.get("name")), None)
 
 
 class LLMServer:
@@ -526,15 +545,40 @@ _ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens"}
 
 def _anthropic_reply(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     prompt, completion = _usage(reply, body)
+    content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}]
+    stop = _ANTHROPIC_STOP.get(reply.finish_reason, reply.finish_reason)
+    if (tool_use := _tool_use(reply.text, body)) is not None:
+        content, stop = [tool_use], "tool_use"
     return {
         "id": f"msg_{time.monotonic_ns()}",
         "type": "message",
         "role": "assistant",
         "model": body.get("model", "test-model"),
-        "content": [{"type": "text", "text": reply.text}],
-        "stop_reason": _ANTHROPIC_STOP.get(reply.finish_reason, reply.finish_reason),
+        "content": content,
+        "stop_reason": stop,
         "stop_sequence": None,
         "usage": {"input_tokens": prompt, "output_tokens": completion},
+    }
+
+
+def _tool_use(text: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    """When the request forces a tool (``tool_choice`` of type ``tool``) and the reply text is a JSON object,
+    the ``tool_use`` block calling it with that object as its input, as the Messages API answers; else None
+    (the text is sent as a text block, as a server that ignores the tool would)."""
+    choice = body.get("tool_choice")
+    if not isinstance(choice, dict) or choice.get("type") != "tool":
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    return {
+        "type": "tool_use",
+        "id": f"toolu_{time.monotonic_ns()}",
+        "name": choice.get("name"),
+        "input": value,
     }
 
 

@@ -8,6 +8,7 @@ says otherwise). Its replies are test fixtures, never judgments of anything.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ class RuleJudge:
 
     def respond(self, messages: Sequence[Mapping[str, Any]]) -> str:
         """The reply to a chat request given as ``[{"role", "content"}, ...]``."""
-        prompt = "\n".join(str(m["content"]) for m in messages if m["role"] != "assistant")
+        prompt = _prompt(messages)
         stage = stage_of(prompt)
         if self.record:
             self.calls.append(stage)
@@ -89,8 +90,38 @@ class RuleJudge:
         return lambda request: self.respond([m.to_dict() for m in request.messages])
 
     def for_server(self) -> Any:
-        """A responder for `LLMServer`."""
-        return lambda body: self.respond(body["messages"])
+        """A responder for `LLMServer`: free text, or JSON under the schema a request asks for."""
+        return lambda body: self.respond_json(body) if schema_name(body) else self.respond(body["messages"])
+
+    def respond_json(self, body: Mapping[str, Any]) -> str:
+        """The reply to a structured-output request: the free-text reply written as the JSON its schema
+        (``scores``, ``weights`` or ``criteria``) asks for."""
+        text = self.respond(body["messages"])
+        name = schema_name(body)
+        if name == "criteria":
+            questions = [line.split(". ", 1)[1] for line in text.splitlines()]
+            return json.dumps({"criteria": [{"name": q, "description": ""} for q in questions]})
+        if name == "weights":
+            return json.dumps({"weights": [float(w.rstrip("%")) for w in text.split()]})
+        lines = text.splitlines()
+        line, why = (
+            (lines[-1], lines[:-1]) if stage_of(_prompt(body["messages"])) == "cot" else (lines[0], lines[1:])
+        )
+        return json.dumps({"scores": [float(v) for v in line.split()], "explanation": "\n".join(why)})
+
+
+def schema_name(body: Mapping[str, Any]) -> str | None:
+    """The name of the schema a request asks its reply to follow (OpenAI's ``response_format``, or the tool
+    an Anthropic request forces), None for a free-text request."""
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        return str(response_format["json_schema"]["name"])
+    choice = body.get("tool_choice") or {}
+    return str(choice["name"]) if choice.get("type") == "tool" else None
+
+
+def _prompt(messages: Sequence[Mapping[str, Any]]) -> str:
+    return "\n".join(str(m["content"]) for m in messages if m["role"] != "assistant")
 
 
 def stage_of(prompt: str) -> str:

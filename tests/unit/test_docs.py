@@ -31,6 +31,7 @@ MODEL_OPTIONS = frozenset(
         "--temperature",
         "--max-tokens",
         "--seed",
+        "--structured",
         "--cache",
         "--no-cache",
         "--retry-unreadable",

@@ -115,6 +115,13 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     ),
     "--max-tokens": click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True),
     "--seed": click.option("--seed", type=int, default=None, help="Sent to providers that honour a seed."),
+    "--structured": click.option(
+        "--structured",
+        is_flag=True,
+        help="Ask for every stage's reply as JSON under its schema (response_format json_schema for "
+        "OpenAI-compatible servers, tool use for Anthropic), validated, re-asked once if invalid. "
+        "Default: the papers' free-text prompts.",
+    ),
     "--cache": click.option(
         "--cache",
         "cache_path",
@@ -205,7 +212,10 @@ def build_request(
         retry=RetryPolicy(max_retries=flags["retries"]),
         max_reply_bytes=flags["max_reply_bytes"],
         config=GenerateConfig(
-            temperature=flags["temperature"], max_tokens=flags["max_tokens"], seed=flags["seed"]
+            temperature=flags["temperature"],
+            max_tokens=flags["max_tokens"],
+            seed=flags["seed"],
+            structured=bool(flags.get("structured")),
         ),
         cache_path=cache_of(flags),
         prices=_prices(flags["prices_path"]),

@@ -291,8 +291,14 @@ def _job_record(job: FileJob, method: Method, llm: LLM, options: JudgeOptions) -
         llm=LLMRecord.of(llm.describe()),
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | ({} if job.systems is None else {"systems": list(job.systems)}),
-        prompts={name: load_template(name).sha256 for name in method.templates()},
+        prompts=prompt_hashes(method, llm),
     )
+
+
+def prompt_hashes(method: Method, llm: LLM) -> dict[str, str]:
+    """Each template the run renders, with its hash: the method's, and in structured mode the schema note."""
+    names = (*method.templates(), *(("common/structured",) if llm.config.structured else ()))
+    return {name: load_template(name).sha256 for name in names}
 
 
 def _record(

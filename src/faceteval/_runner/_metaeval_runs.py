@@ -9,7 +9,15 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
+from faceteval._runner._file import (
+    FileJob,
+    RunHooks,
+    RunResult,
+    Started,
+    checked_items,
+    judge_file,
+    prompt_hashes,
+)
 from faceteval._runner._judge import JudgeOptions
 from faceteval.core import Instance
 from faceteval.datasets import read_instances, read_judgments
@@ -30,7 +38,6 @@ from faceteval.metaeval import (
     write_summary,
 )
 from faceteval.methods import Method
-from faceteval.prompts import load_template
 from faceteval.report import write_report
 from faceteval.store import (
     LLMRecord,
@@ -189,7 +196,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         method=MethodRecord.of(plan.method.describe()),
         llm=LLMRecord.of(llm.describe()),
         options={"swap": context.judging.swap, **context.options.recorded()},
-        prompts={name: load_template(name).sha256 for name in plan.method.templates()},
+        prompts=prompt_hashes(plan.method, llm),
         spend=spend_of(result.spent, result.elapsed),
     )
     record = measure(

@@ -8,7 +8,7 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
 from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend
-from faceteval.llm._parser import Parser
+from faceteval.llm._parser import JsonReply, Parser, reply_schema
 from faceteval.llm._pricing import Price, PriceTable
 from faceteval.llm._provider import Provider
 from faceteval.llm._registry import ModelSpec, create_provider
@@ -21,6 +21,7 @@ from faceteval.llm._types import (
     CompletionRequest,
     GenerateConfig,
     Message,
+    ResponseSchema,
     Role,
     TokenLogprob,
     assistant,
@@ -40,6 +41,7 @@ __all__ = [
     "CompletionRequest",
     "Exchange",
     "GenerateConfig",
+    "JsonReply",
     "Message",
     "ModelSpec",
     "Parser",
@@ -47,6 +49,7 @@ __all__ = [
     "PriceTable",
     "Provider",
     "ResponseCache",
+    "ResponseSchema",
     "RetryPolicy",
     "Role",
     "ScriptedProvider",
@@ -57,6 +60,7 @@ __all__ = [
     "create_provider",
     "estimate_prompt_tokens",
     "estimate_tokens",
+    "reply_schema",
     "system",
     "user",
 ]

@@ -8,6 +8,10 @@ messages are sent as they are, with ``max_tokens``. Nothing else from `GenerateC
   API versions too). They stay in the cache key, so replies asked for at different temperatures are still
   kept apart.
 - ``seed`` and ``json_mode``: the API has neither (prompts that want JSON ask for it).
+- ``response_schema`` (structured output) is sent as tool use: one tool whose ``input_schema`` is the
+  schema, and ``tool_choice`` forcing it; the reply's text is that ``tool_use`` block's input, as JSON.
+  The tool is not marked ``strict``: Anthropic's strict tools take no numeric bounds (the SDK moves
+  them into descriptions), and the reply is validated against the whole schema by the caller anyway.
 - ``logprobs``: the API has none, and a method that needs them cannot work, so asking is a `ConfigError`.
 
 Failures are mapped like the OpenAI adapter's: 429 → `RateLimitError`, 408 → `ProviderTimeout`, 5xx (and
@@ -27,6 +31,7 @@ Finish reasons use OpenAI's words, so callers can test one vocabulary: ``end_tur
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
@@ -203,6 +208,12 @@ def _params(request: CompletionRequest) -> dict[str, Any]:
     system = "\n\n".join(message.content for message in request.messages if message.role == "system")
     if system:
         params["system"] = system
+    if (schema := request.config.response_schema) is not None:
+        tool: dict[str, Any] = {"name": schema.name, "input_schema": schema.schema}
+        if schema.description:
+            tool["description"] = schema.description
+        params["tools"] = [tool]
+        params["tool_choice"] = {"type": "tool", "name": schema.name}
     return params
 
 
@@ -213,7 +224,14 @@ def _completion(reply: object, request: CompletionRequest, where: str) -> Comple
         )
     if not isinstance(reply.content, list):
         raise BadResponseError(f"{where} sent a message without content: content={reply.content!r}")
-    texts = [text for block in reply.content if (text := _block_text(block)) is not None]
+    schema = request.config.response_schema
+    inputs = (
+        [] if schema is None else [i for b in reply.content if (i := _tool_input(b, schema.name)) is not None]
+    )
+    if inputs:  # structured output: the forced tool's input is the reply
+        texts = [json.dumps(inputs[0], ensure_ascii=False)]
+    else:
+        texts = [text for block in reply.content if (text := _block_text(block)) is not None]
     stop = reply.stop_reason if isinstance(reply.stop_reason, str) else None
     if not texts and stop not in _SILENT_STOPS:
         raise BadResponseError(f"{where} sent a message with no text (stop_reason={stop!r})")
@@ -225,6 +243,14 @@ def _completion(reply: object, request: CompletionRequest, where: str) -> Comple
         finish_reason=_FINISH_REASONS.get(stop, stop) if stop else None,
         model=reply.model if isinstance(reply.model, str) and reply.model else request.model,
     )
+
+
+def _tool_input(block: object, name: str) -> dict[str, Any] | None:
+    """The input of a ``tool_use`` block that calls the tool ``name``; None for any other block."""
+    value = getattr(block, "input", None)
+    if getattr(block, "type", None) != "tool_use" or getattr(block, "name", None) != name:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _block_text(block: object) -> str | None:

@@ -258,7 +258,13 @@ def _params(request: CompletionRequest) -> dict[str, Any]:
         params["seed"] = config.seed
     if config.top_p is not None:
         params["top_p"] = config.top_p
-    if config.json_mode:
+    if config.response_schema is not None:  # structured output: vLLM, llama.cpp and Ollama enforce it
+        schema = config.response_schema
+        json_schema: dict[str, Any] = {"name": schema.name, "schema": schema.schema, "strict": True}
+        if schema.description:
+            json_schema["description"] = schema.description
+        params["response_format"] = {"type": "json_schema", "json_schema": json_schema}
+    elif config.json_mode:
         params["response_format"] = {"type": "json_object"}
     if config.logprobs:
         params["logprobs"] = True

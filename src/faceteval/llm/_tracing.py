@@ -99,7 +99,7 @@ def _request_attributes(spec: ModelSpec, request: CompletionRequest) -> dict[str
         attributes["gen_ai.request.seed"] = config.seed
     if config.top_p is not None:
         attributes["gen_ai.request.top_p"] = config.top_p
-    if config.json_mode:
+    if config.json_mode or config.response_schema is not None:
         attributes["gen_ai.output.type"] = "json"
     attributes.update({f"faceteval.{name}": value for name, value in tracing.labels().items()})
     return attributes

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -37,6 +40,40 @@ def assistant(content: str) -> Message:
 
 
 @dataclass(frozen=True, slots=True)
+class ResponseSchema:
+    """A JSON schema a reply must follow (structured output).
+
+    Attributes:
+        name: The schema's name: letters, digits, ``_`` and ``-``, at most 64 (OpenAI's rule for
+            ``json_schema.name``, and Anthropic's for a tool name).
+        schema_json: The JSON schema as compact JSON text (hashable, and the cache key's form). Its keys
+            keep their order: a server that enforces the schema generates the properties in it.
+        description: What the reply is, for the provider (a tool's description).
+    """
+
+    name: str
+    schema_json: str
+    description: str = ""
+
+    @classmethod
+    def of(cls, name: str, schema: Mapping[str, Any], description: str = "") -> ResponseSchema:
+        """The schema ``schema`` (a JSON schema object) under ``name``."""
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
+            raise ValueError(f"a response schema's name is 1-64 letters, digits, _ or -, got {name!r}")
+        return cls(name, json.dumps(schema, separators=(",", ":"), ensure_ascii=False), description)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema as an object."""
+        value: dict[str, Any] = json.loads(self.schema_json)
+        return value
+
+    def cache_fields(self) -> dict[str, Any]:
+        """What identifies the schema in a cache key."""
+        return {"name": self.name, "schema": self.schema_json, "description": self.description}
+
+
+@dataclass(frozen=True, slots=True)
 class GenerateConfig:
     """Generation parameters. Every field here changes the output, so every field is in the cache key.
 
@@ -50,6 +87,11 @@ class GenerateConfig:
         logprobs: Ask for token log-probabilities, where the provider supports them.
         top_logprobs: How many alternatives per token, with ``logprobs``.
         json_mode: Ask for a JSON object reply, where the provider supports it.
+        structured: Structured-output mode: every stage asks for its reply as JSON under the stage's
+            schema (`faceteval.llm.JsonReply`), sent as ``response_schema``. Off by default: the
+            free-text prompts are the papers'.
+        response_schema: The JSON schema this request's reply must follow: OpenAI-compatible servers
+            get it as ``response_format`` (``json_schema``, strict), Anthropic as a forced tool.
     """
 
     temperature: float = 0.0
@@ -60,6 +102,8 @@ class GenerateConfig:
     logprobs: bool = False
     top_logprobs: int | None = None
     json_mode: bool = False
+    structured: bool = False
+    response_schema: ResponseSchema | None = None
 
     def merge(self, **changes: Any) -> GenerateConfig:
         """A copy with ``changes`` applied."""
@@ -76,7 +120,16 @@ class GenerateConfig:
             "logprobs": self.logprobs,
             "top_logprobs": self.top_logprobs,
             "json_mode": self.json_mode,
-        }
+        } | self._structured_fields()
+
+    def _structured_fields(self) -> dict[str, Any]:
+        """Structured output's fields, only when set: the keys of free-text requests stay as they were."""
+        fields: dict[str, Any] = {}
+        if self.structured:
+            fields["structured"] = True
+        if self.response_schema is not None:
+            fields["response_schema"] = self.response_schema.cache_fields()
+        return fields
 
 
 DEFAULT_GENERATE_CONFIG = GenerateConfig()

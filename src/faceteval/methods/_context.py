@@ -16,6 +16,7 @@ from faceteval import tracing
 from faceteval.core import TraceEntry
 from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
+from faceteval.methods._structured import structured
 from faceteval.prompts import render
 
 T = TypeVar("T")
@@ -95,6 +96,9 @@ class JudgeContext:
     ) -> T:
         """Ask, read the reply with ``parser``, and re-ask once with the problem stated if it fails.
 
+        In structured mode (``config.structured``, else the LLM's) the reply is asked for as JSON under
+        the parser's schema (`faceteval.methods._structured`), and read into the same value.
+
         ``stage`` names the step in the trace; it and ``facet`` (the facet asked about, when one
         is) label the call's span while tracing is on (`faceteval.tracing`).
 
@@ -102,6 +106,8 @@ class JudgeContext:
             ParseError: The reply and the one re-ask could not be read; both are in the trace.
         """
         order = [i + 1 for i in self.order] if sees_candidates and self.order is not None else None
+        if (config or self.llm.config).structured:
+            messages, parser, config = structured(messages, parser, config or self.llm.config, stage=stage)
         exchange = await self._generate(stage, messages, parser, config, order, facet)
         try:
             value = parser.parse(exchange.completion.text)

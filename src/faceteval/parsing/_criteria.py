@@ -22,7 +22,9 @@ from faceteval._util.replies import find_json, plain
 from faceteval._util.text import plural
 from faceteval.core import Criterion
 from faceteval.errors import ParseError
+from faceteval.llm import JsonReply
 from faceteval.parsing._criteria_items import is_bare_head, split_item
+from faceteval.parsing._json_replies import criteria_reply
 
 _NUMBERED = re.compile(
     r"^(?:\(?\d+[.):]|\(\d+\)|(?i:aspect|criterion|criteria|question|facet|dimension|q)\s*#?\s*\d+\s*[:.)-]?)"
@@ -100,6 +102,12 @@ class CriteriaParser:
             for k in range(count)
         ]
         return "\n".join(f"{k + 1}. {q}" for k, q in enumerate(questions))
+
+    def json_reply(self, *, limit: int | None = None) -> JsonReply[tuple[Criterion, ...]]:
+        """The reply as JSON (structured output): ``criteria``, each a name and a description, as many
+        as ``count`` asks (at most ``limit`` when given), checked as the free-text list is."""
+        example = [(c.name, c.description) for c in self.parse(self.example())]
+        return criteria_reply(self._count, self._checked, example, limit=limit)
 
     def parse(self, text: str) -> tuple[Criterion, ...]:
         """Read the criteria from ``text``.

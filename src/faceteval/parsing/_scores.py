@@ -31,6 +31,8 @@ from typing import Literal
 from faceteval._util.numbers import NUMBER, describe_range, fmt
 from faceteval._util.replies import find_json, is_refusal, quote, without_span
 from faceteval.errors import ParseError
+from faceteval.llm import JsonReply
+from faceteval.parsing._json_replies import scores_reply
 from faceteval.parsing._mentions import mentions_for
 from faceteval.parsing._score_rest import cut, explanation_for, json_explanation, lines_without, without_lines
 from faceteval.parsing._score_text import (
@@ -141,6 +143,18 @@ class ScoreParser:
             raw = self._low + span * _EXAMPLE_FRACTIONS[k % len(_EXAMPLE_FRACTIONS)]
             values.append(float(round(raw)) if span >= 4 else round(raw, 2))
         return values
+
+    def json_reply(self) -> JsonReply[Scores]:
+        """The reply as JSON (structured output): ``scores`` in label order, and the explanation."""
+        return scores_reply(
+            self._labels,
+            (self._low, self._high),
+            position=self._position,
+            explained=self._explained,
+            example=self._example_values(),
+            explanation=explanation_for(self._labels),
+            make=Scores,
+        )
 
     def parse(self, text: str) -> Scores:
         """Read the scores from ``text``.

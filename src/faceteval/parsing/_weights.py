@@ -27,6 +27,8 @@ from faceteval._util.numbers import fmt
 from faceteval._util.replies import find_json, plain, quote
 from faceteval._util.text import plural
 from faceteval.errors import ParseError
+from faceteval.llm import JsonReply
+from faceteval.parsing._json_replies import weights_reply
 from faceteval.parsing._weight_lines import (
     Weight,
     WeightLine,
@@ -85,6 +87,11 @@ class WeightParser:
         for k in by_remainder[: 100 - sum(whole)]:
             whole[k] += 1
         return " ".join(f"{w}%" for w in whole)
+
+    def json_reply(self) -> JsonReply[tuple[float, ...]]:
+        """The reply as JSON (structured output): one percentage per facet, in ``names`` order."""
+        example = [float(w.rstrip("%")) for w in self.example().split()]
+        return weights_reply(len(self._names), self._normalised, example)
 
     def parse(self, text: str) -> tuple[float, ...]:
         """Read the weights from ``text``, in ``names`` order, summing to 1.

@@ -27,6 +27,7 @@ TEMPLATE_SHA256 = {
     "coeval/generate": "51e002d901171556643dba68a8139916d57a26ec8a82ebe055d9642aae28501b",
     "coeval/overall": "4ddea30468911b5073dab8b3863230626daf1c8111db380b9c786361680c9be4",
     "common/reask": "6296bbef6d908c3f0733146417fb8a2530aebe8421bf052845c9ff7a6060a45e",
+    "common/structured": "47f3cc4d646507169c50cc0d12eb9add16690fd2ec22cd30b82d7a5961a5a641",
     "cot/score": "2e2877e48c99e1d0ac20f436af514455aaa1e78bce7c8ee829bad6b6746cf8c2",
     "direct/score": "ee289323078bc9d05cf89fef2e744e35291f77ac861d7cbd58a375e997db91d0",
     "dna/aggregate": "291234b2c549b3ef6a72d406ba31d30dd98c0ed27f27d146a20719093c6ca840",

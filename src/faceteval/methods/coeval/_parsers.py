@@ -11,12 +11,14 @@ score off the scale is a parse failure (re-asked once), never repaired.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from faceteval._util.numbers import OUT_OF, RANGE_END, denominator_problem, describe_range, fmt, range_problem
 from faceteval._util.replies import quote
 from faceteval.core import Criterion
 from faceteval.errors import ParseError
+from faceteval.llm import JsonReply
+from faceteval.methods.coeval._replies import criterion_reply, overall_reply
 from faceteval.parsing import CriteriaParser, ScoreParser
 
 _CRITERION_FORM = ("conclusion", "score", "evidence")
@@ -221,6 +223,17 @@ class CriterionParser:
             "from the output, one per line."
         )
 
+    def json_reply(self) -> JsonReply[CriterionEvaluation]:
+        """The evaluation as JSON (structured output): conclusion, score, evidence."""
+
+        def make(score: float, conclusion: str, evidence: tuple[str, ...], text: str) -> CriterionEvaluation:
+            return CriterionEvaluation(
+                self.criterion, self.candidate, score, conclusion, fmt(score), evidence, text
+            )
+
+        reply: JsonReply[CriterionEvaluation] = criterion_reply(self.scale, make)
+        return reply
+
     def parse(self, text: str) -> CriterionEvaluation:
         """Read ``text``; raises `ParseError`."""
         reading = _Form(_CRITERION_FORM, self.scale).read(text)
@@ -266,6 +279,15 @@ class OverallParser:
             "Reply in two numbered parts: 1. your explanation of the overall quality of the output; "
             f"2. Score: {_scale_words(self.scale)}."
         )
+
+    def json_reply(self) -> JsonReply[OverallEvaluation]:
+        """The evaluation as JSON (structured output): the explanation (unless ``direct``), then the score."""
+
+        def make(score: float, reasoning: str, text: str) -> OverallEvaluation:
+            return OverallEvaluation(self.candidate, score, reasoning, text)
+
+        reply: JsonReply[OverallEvaluation] = overall_reply(self.scale, direct=self.direct, make=make)
+        return reply
 
     def parse(self, text: str) -> OverallEvaluation:
         """Read ``text``; raises `ParseError`."""
@@ -319,6 +341,13 @@ class TaskCriteriaParser:
     def example(self) -> str:
         """A well-formed reply: the paper's ELI5 criteria."""
         return "\n".join(f"{k}. {name}: {text}" for k, (name, text) in enumerate(_EXAMPLES, 1))
+
+    def json_reply(self) -> JsonReply[tuple[Criterion, ...]]:
+        """The criteria as JSON (structured output): names and descriptions, each name once."""
+        return replace(
+            self._items.json_reply(),
+            example={"criteria": [{"name": n, "description": d} for n, d in _EXAMPLES]},
+        )
 
     def parse(self, text: str) -> tuple[Criterion, ...]:
         """The criteria in ``text``.

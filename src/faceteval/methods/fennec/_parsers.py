@@ -34,6 +34,13 @@ from faceteval._util.replies import is_refusal, plain, quote
 from faceteval._util.text import plural
 from faceteval.core import Criterion
 from faceteval.errors import ParseError
+from faceteval.llm import JsonReply
+from faceteval.methods.fennec._replies import (
+    decision_reply,
+    guideline_reply,
+    judge_result_reply,
+    rewrite_reply,
+)
 from faceteval.parsing import CriteriaParser
 
 FENNEC_SCALE = (1.0, 5.0)
@@ -88,6 +95,10 @@ class GuidelineParser:
         '("1. Not at all satisfactory: ...", ..., "5. Extremely satisfactory: ..."), each saying what a '
         "response with that score is like."
     )
+
+    def json_reply(self) -> JsonReply[str]:
+        """The guideline as JSON (structured output): five descriptions, one per score."""
+        return guideline_reply(self.parse, self.example())
 
     def parse(self, text: str) -> str:
         """The guideline text (a leading ``[Scoring Guideline]:`` label removed).
@@ -178,6 +189,11 @@ class JudgeResultParser:
             parts.append(f"Comparison: {self.labels[0]} is more complete than {self.labels[1]}.")
         return "\n".join(parts)
 
+    def json_reply(self) -> JsonReply[Judged]:
+        """The judge result as JSON (structured output): scores, explanations, a comparison."""
+        reply: JsonReply[Judged] = judge_result_reply(self.labels, self.scale, Judged, self.example())
+        return reply
+
     def parse(self, text: str) -> Judged:
         """The scores, explanations and comparison.
 
@@ -256,6 +272,10 @@ class RewriteParser:
 
     instructions = "Reply with the modified response itself, and nothing else."
 
+    def json_reply(self) -> JsonReply[str]:
+        """The rewrite as JSON (structured output)."""
+        return rewrite_reply(self.parse, self.example())
+
     def parse(self, text: str) -> str:
         """The rewrite.
 
@@ -301,6 +321,10 @@ class DecisionParser:
         'End with your final decision as one of "So, the final decision is Response 1", '
         '"So, the final decision is Response 2" or "So, the final decision is Tie".'
     )
+
+    def json_reply(self) -> JsonReply[int]:
+        """The decision as JSON (structured output): the judgment, then Response 1, Response 2 or Tie."""
+        return decision_reply(self.example())
 
     def parse(self, text: str) -> int:
         """1 or 2 for the better response, 0 for a tie.
@@ -351,6 +375,10 @@ class ReverseCriteriaParser:
     def example(self) -> str:
         """A well-formed reply of three criteria."""
         return FennecCriteriaParser(3).example()
+
+    def json_reply(self) -> JsonReply[tuple[Criterion, ...]]:
+        """The criteria as JSON (structured output): one to ``limit`` of them."""
+        return self._items.json_reply(limit=self.limit)
 
     def parse(self, text: str) -> tuple[Criterion, ...]:
         """The criteria.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from difflib import SequenceMatcher
 from functools import partial
 
@@ -20,7 +21,7 @@ import anyio
 
 from faceteval.core import Criterion, TraceEntry, Usage, usage_of
 from faceteval.errors import ConfigError, ParseError
-from faceteval.llm import LLM
+from faceteval.llm import LLM, JsonReply
 from faceteval.methods._base import gather
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods.hdeval._tree import SEPARATOR, CriteriaTree, Node
@@ -127,13 +128,24 @@ class ChildrenParser:
         chosen = _EXAMPLES[: self._k]
         return "\n".join(f"{j}. {name}: {definition}" for j, (name, definition) in enumerate(chosen, 1))
 
+    def json_reply(self) -> JsonReply[tuple[Criterion, ...]]:
+        """The children as JSON (structured output): names and definitions, near-duplicates merged."""
+        items = self._items.json_reply()
+        example = {"criteria": [{"name": n, "description": d} for n, d in _EXAMPLES[: self._k]]}
+        return replace(
+            items, read=lambda reply, text: self._merged(items.read(reply, text), text), example=example
+        )
+
     def parse(self, text: str) -> tuple[Criterion, ...]:
         """The children in ``text``, near-duplicates merged.
 
         Raises:
             ParseError: The reply lists no criteria, or only copies of the criterion decomposed.
         """
-        children = merge_similar(self._items.parse(text), parent=self._parent)
+        return self._merged(self._items.parse(text), text)
+
+    def _merged(self, items: tuple[Criterion, ...], text: str) -> tuple[Criterion, ...]:
+        children = merge_similar(items, parent=self._parent)
         if not children:
             assert self._parent is not None  # the item parser found at least one criterion
             raise ParseError(

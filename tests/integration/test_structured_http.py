@@ -1,0 +1,163 @@
+"""Structured output end to end: `faceteval judge --structured` against the local server, through the
+official openai and anthropic SDKs, with the server replying JSON under the schema each request sends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from faceteval._cli._app import cli
+from tests.support.files import read_jsonl
+from tests.support.llm_server import LLMServer, RecordedRequest
+from tests.support.rule_judge import RuleJudge
+
+PAIRS = [
+    {"id": "a", "query": "Explain rain.", "candidates": ["good", "poor"], "label": 1},
+    {"id": "b", "query": "Explain rain.", "candidates": ["poor", "good"], "label": 2},
+    {"id": "c", "query": "Name a prime.", "candidates": ["good", "fair"]},
+]
+
+
+def pairs_file(tmp_path: Path) -> Path:
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in PAIRS), encoding="utf-8")
+    return path
+
+
+def invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, ["judge", *map(str, args)], catch_exceptions=False)
+
+
+@pytest.fixture
+def rule() -> RuleJudge:
+    return RuleJudge(quality={"good": 9, "fair": 6, "poor": 3})
+
+
+def schema_sent(request: RecordedRequest) -> dict[str, Any]:
+    response_format = request.response_format
+    assert response_format["type"] == "json_schema" and response_format["json_schema"]["strict"] is True
+    return dict(response_format["json_schema"])
+
+
+def test_dna_runs_structured_end_to_end_with_the_verdicts_of_free_text(
+    tmp_path: Path, rule: RuleJudge
+) -> None:
+    cache = tmp_path / "c.sqlite"
+    with LLMServer(rule.for_server()) as server:
+        base = [
+            pairs_file(tmp_path),
+            "--method",
+            "dna",
+            "--model",
+            "openai:judge",
+            "--base-url",
+            server.base_url,
+        ]
+        structured = invoke(*base, "--structured", "--cache", cache, "--out", tmp_path / "s.jsonl")
+        assert structured.exit_code == 0, structured.output
+        sent = list(server.requests)
+        again = invoke(*base, "--structured", "--cache", cache, "--out", tmp_path / "again.jsonl")
+        after_again = len(server.requests)
+        free = invoke(*base, "--cache", cache, "--out", tmp_path / "f.jsonl")
+        assert again.exit_code == free.exit_code == 0, free.output
+
+    # every stage asked for its schema: aspects (criteria), weights, per-facet scores
+    names = {schema_sent(r)["name"] for r in sent}
+    assert names == {"criteria", "weights", "scores"}
+    scores = next(schema_sent(r)["schema"] for r in sent if schema_sent(r)["name"] == "scores")
+    assert list(scores["properties"]) == ["scores", "explanation"]  # the score line first, as in Fig. 2
+    assert scores["properties"]["scores"]["minItems"] == scores["properties"]["scores"]["maxItems"] == 2
+    assert scores["properties"]["scores"]["items"] == {"type": "number", "minimum": 1.0, "maximum": 10.0}
+    assert scores["additionalProperties"] is False
+    # the reply read as the free-text reply is: the same verdicts, scores and facets
+    shaped, plain = read_jsonl(tmp_path / "s.jsonl"), read_jsonl(tmp_path / "f.jsonl")
+    assert [(j["id"], j["status"], j["verdict"]) for j in shaped] == [
+        ("a", "ok", 1),
+        ("b", "ok", 2),
+        ("c", "ok", 1),
+    ]
+    assert [(j["verdict"], j["scores"]) for j in shaped] == [(j["verdict"], j["scores"]) for j in plain]
+    assert [[f["scores"] for f in j["facets"]] for j in shaped] == [
+        [f["scores"] for f in j["facets"]] for j in plain
+    ]
+    # the trace keeps the JSON replies; the record says the run was structured
+    assert all(json.loads(e["raw"]) for j in shaped for e in j["trace"])
+    record = json.loads((tmp_path / "s.run.json").read_text())
+    assert record["llm"]["config"]["structured"] is True
+    assert "structured" not in json.loads((tmp_path / "f.run.json").read_text())["llm"]["config"]
+    assert set(record["prompts"]) >= {"dna/aspects", "dna/weights", "dna/score", "common/structured"}
+    assert "common/structured" not in json.loads((tmp_path / "f.run.json").read_text())["prompts"]
+    # a structured re-run is answered by the cache; a free-text run asks anew (its keys differ)
+    assert after_again == len(sent) == 13
+    assert json.loads((tmp_path / "again.run.json").read_text())["spend"]["calls"] == 0
+    assert json.loads((tmp_path / "f.run.json").read_text())["spend"]["calls"] == 13
+
+
+@pytest.mark.parametrize(
+    ("method", "order"), [("direct", ["scores", "explanation"]), ("cot", ["explanation", "scores"])]
+)
+def test_a_baseline_runs_structured_end_to_end(
+    tmp_path: Path, rule: RuleJudge, method: str, order: list[str]
+) -> None:
+    out = tmp_path / "o.jsonl"
+    with LLMServer(rule.for_server()) as server:
+        result = invoke(
+            pairs_file(tmp_path), "--method", method, "--model", "openai:judge",
+            "--base-url", server.base_url, "--structured", "--no-cache", "--out", out,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        (schema,) = {json.dumps(schema_sent(r)) for r in server.requests}
+    assert list(json.loads(schema)["schema"]["properties"]) == order  # chain of thought: reasoning first
+    judgments = read_jsonl(out)
+    assert [(j["status"], j["verdict"]) for j in judgments] == [("ok", 1), ("ok", 2), ("ok", 1)]
+    assert judgments[0]["scores"] == [9.0, 3.0] and judgments[0]["explanation"]
+
+
+def test_an_invalid_json_reply_is_reasked_then_a_parse_error_counted_in_the_record(tmp_path: Path) -> None:
+    out = tmp_path / "o.jsonl"
+    replies = ['{"scores": [8, 6], "explanation": "fine"}', "8 6\nThe first is better.", '{"scores": [8]}']
+
+    def responder(body: dict[str, Any]) -> str:
+        text = body["messages"][-1]["content"]
+        if "Name a prime." in text:
+            return replies[0]
+        return replies[1] if not any(m["role"] == "assistant" for m in body["messages"]) else replies[2]
+
+    with LLMServer(responder) as server:
+        result = invoke(
+            pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge",
+            "--base-url", server.base_url, "--structured", "--no-cache", "--out", out,
+        )  # fmt: skip
+        assert all(r.response_format is not None for r in server.requests)
+        assert len(server.requests) == 5  # one re-ask for each of the two unreadable instances
+    assert result.exit_code == 0, result.output
+    judgments = {j["id"]: j for j in read_jsonl(out)}
+    assert judgments["c"]["status"] == "ok" and judgments["c"]["verdict"] == 1
+    failed = judgments["a"]
+    assert failed["status"] == "parse_error" and failed["verdict"] is None
+    assert "List should have at least 2 items" in failed["error"]
+    assert [e["raw"] for e in failed["trace"]] == [replies[1], replies[2]]
+    assert "not valid JSON" in failed["trace"][0]["problem"]
+    assert "Reply with a JSON object only" in failed["trace"][1]["messages"][-1]["content"]
+    record = json.loads((tmp_path / "o.run.json").read_text())
+    assert record["summary"]["judgments"] == {"ok": 1, "parse_error": 2}
+    assert "2 parse errors" in result.output
+
+
+def test_anthropic_runs_structured_through_a_forced_tool(tmp_path: Path, rule: RuleJudge) -> None:
+    out = tmp_path / "o.jsonl"
+    with LLMServer(rule.for_server()) as server:
+        result = invoke(
+            pairs_file(tmp_path), "--method", "dna", "--model", "anthropic:claude-test",
+            "--base-url", server.root_url, "--structured", "--no-cache", "--out", out,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        tools = {r.forced_tool["name"] for r in server.requests if r.forced_tool is not None}
+        assert len(tools) == 3 and len(server.requests) == 13
+        assert all(r.body["tool_choice"]["type"] == "tool" for r in server.requests)
+    assert tools == {"criteria", "weights", "scores"}
+    assert [(j["status"], j["verdict"]) for j in read_jsonl(out)] == [("ok", 1), ("ok", 2), ("ok", 1)]
