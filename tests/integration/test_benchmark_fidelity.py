@@ -54,9 +54,15 @@ def test_dna_scores_the_predefined_criteria_and_generates_no_aspects(
                     "--limit", "3", "--out", tmp_path / "dry")  # fmt: skip
     assert dry.exit_code == 0, dry.output
     assert "dna.score" in dry.output and "dna.weights" in dry.output and "dna.aspects" not in dry.output
+    names = ", ".join(c.name for c in criteria)
+    assert f"Criteria (the benchmark's predefined): {names}." in " ".join(dry.output.split())
     generated = meta_eval(data_dir, "llmbar-adversarial", "--method", "dna", "--model", "openai:x",
                           "--dry-run", "--limit", "3", "--out", tmp_path / "dry")  # fmt: skip
     assert "dna.aspects" in generated.output  # LLMBar has no predefined criteria (Table 1)
+    assert "Criteria (generated per query)." in generated.output
+    baseline = meta_eval(data_dir, benchmark, "--method", "direct", "--model", "openai:x", "--dry-run",
+                         "--limit", "3", "--out", tmp_path / "dry")  # fmt: skip
+    assert f"Templates: direct/{benchmark.removeprefix('llmbar-')}." in baseline.output
 
 
 def test_a_real_run_scores_faireval_perspectives_and_records_their_source(
