@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
@@ -38,6 +38,7 @@ from faceteval._runner import (
     RunPlan,
     RunResult,
     check_judgeable,
+    criteria_use,
     measure_source,
     measured_instances,
     run_meta_eval,
@@ -194,7 +195,8 @@ def _run_method(
     outcome = _Outcome()
     subject = _sample_name(flags["target_spec"], target, instances)
     hooks = MetaEvalHooks(
-        judging=partial(_judging, request), judged=partial(_judged, request, outcome, subject)
+        judging=partial(_judging, request),
+        judged=partial(_judged, request, outcome, subject, partial(_judged_with, target, instances)),
     )
     judging = JudgeOptions(swap=request.swap, trace=request.trace)
     with ExitStack() as stack:
@@ -240,12 +242,19 @@ def _judging(request: RunRequest, plan: RunPlan, job: FileJob) -> Iterator[RunHo
 
 
 def _judged(
-    request: RunRequest, outcome: _Outcome, subject: str, plan: RunPlan, run_dir: Path, result: RunResult
+    request: RunRequest,
+    outcome: _Outcome,
+    subject: str,
+    judged_with: Callable[[RunPlan], str],
+    plan: RunPlan,
+    run_dir: Path,
+    result: RunResult,
 ) -> None:
-    """What a run's judging did, shown as ``judge`` shows it (a dry run: its plan)."""
+    """What a run's judging did, shown as ``judge`` shows it (a dry run: its plan, what it judges with)."""
     shown = replace(request, method=plan.method, input_path=run_dir / INSTANCES, out=run_dir / JUDGMENTS)
     if request.dry_run:
         show_plan(shown, result, subject=subject)
+        err_console.print(judged_with(plan))
         outcome.unjudgeable += result.stats.unjudgeable
     else:
         show_summary(shown, result)
@@ -291,6 +300,27 @@ def _check_measure_flags(ctx: click.Context) -> None:
             f"{', '.join(given)} judge{'s' if len(given) == 1 else ''} with --method; --judgments "
             "measures the given judgments as they are"
         )
+
+
+def _judged_with(target: Target, instances: list[Any], plan: RunPlan) -> str:
+    """The criteria a run judges with and their source, and its templates (as its record will name them)."""
+    use = criteria_use(plan.method, instances, benchmark=target.benchmark is not None)
+    templates = ", ".join(name for name in plan.method.templates() if name != "common/reask")
+    if use is None:
+        return f"Templates: {escape(templates)}."
+    source = _SOURCES.get(use["source"], use["source"])
+    names = f": {escape(', '.join(use['names']))}" if use["names"] else ""
+    return f"Criteria ({source}){names}. Templates: {escape(templates)}."
+
+
+_SOURCES = {
+    "benchmark": "the benchmark's predefined",
+    "given": "given with --criteria",
+    "instances": "the instances' own",
+    "generated": "generated per query",
+    "template": "named by the prompt template",
+}
+"""How a dry run names where the criteria come from (the record's ``options.criteria.source``)."""
 
 
 def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:

@@ -29,6 +29,7 @@ from faceteval._util.lazy import lazy_attributes
 from faceteval.core import INVALID_INPUT, UNJUDGEABLE
 
 if TYPE_CHECKING:
+    from faceteval._runner._criteria_use import criteria_use
     from faceteval._runner._metaeval import (
         measure_source,
         measured_instances,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
+    "_criteria_use": ("criteria_use",),
     "_metaeval": (
         "measure_source",
         "measured_instances",
@@ -97,6 +99,7 @@ __all__ = [
     "cannot_judge",
     "check_judgeable",
     "checked_items",
+    "criteria_use",
     "default_window",
     "ending",
     "in_order",

@@ -8,7 +8,9 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from faceteval._runner._criteria_use import criteria_use
 from faceteval._runner._file import (
     FileJob,
     RunHooks,
@@ -37,7 +39,7 @@ from faceteval.metaeval import (
     write_instances,
     write_summary,
 )
-from faceteval.methods import Method
+from faceteval.methods import Method, for_benchmark
 from faceteval.report import write_report
 from faceteval.store import (
     LLMRecord,
@@ -159,6 +161,7 @@ async def run_meta_eval(
             files are in place first).
     """
     check_judgeable(context.target)
+    plans = [replace(plan, method=for_benchmark(plan.method, context.target.benchmark)) for plan in plans]
     if context.llm.dry_run:
         await _plan(context, plans)
         return None
@@ -195,7 +198,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         output=str(run_dir),
         method=MethodRecord.of(plan.method.describe()),
         llm=LLMRecord.of(llm.describe()),
-        options={"swap": context.judging.swap, **context.options.recorded()},
+        options={"swap": context.judging.swap, **context.options.recorded()} | _criteria(context, plan),
         prompts=prompt_hashes(plan.method, llm),
         spend=spend_of(result.spent, result.elapsed),
     )
@@ -262,6 +265,12 @@ def _compared(
     if context.options.report:
         write_report(context.out)
     return combined
+
+
+def _criteria(context: RunContext, plan: RunPlan) -> dict[str, Any]:
+    """The criteria the run judged with and their source, when its method names criteria."""
+    use = criteria_use(plan.method, context.instances, benchmark=context.target.benchmark is not None)
+    return {} if use is None else {"criteria": use}
 
 
 def _total(spends: Sequence[SpendRecord]) -> SpendRecord:

@@ -65,7 +65,11 @@ class Benchmark:
     url: str
     """The public source."""
     criteria: tuple[Criterion, ...] = ()
-    """Predefined criteria of the benchmark, when it has them."""
+    """Predefined criteria of the benchmark, when it has them. The benchmarks whose human annotators were
+    given them (FairEval's four perspectives, MT-Bench's six factors) also attach them to every instance."""
+    prompt_style: str | None = None
+    """The family of its own judging prompts (``llmbar``, ``faireval``, ``mtbench``): the baselines
+    (``direct``, ``cot``) judge with the templates of that name when ``meta-eval`` runs on the benchmark."""
     aspects: tuple[str, ...] = ()
     """Human score aspects (keys of ``Instance.scores``) of a pointwise benchmark."""
     group_by: str | None = None

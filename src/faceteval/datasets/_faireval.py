@@ -19,14 +19,16 @@ _FAIREVAL_LABELS = {"CHATGPT": 1, "VICUNA13B": 2, "TIE": 0}
 """Candidate 1 is ``answer_gpt35`` and candidate 2 ``answer_vicuna-13b``: FairEval's own order (m1=gpt35,
 m2=vicuna-13b in its README) and the order of ``llmbar/Processed/FairEval``."""
 
-_FAIREVAL_CRITERIA = (
+FAIREVAL_CRITERIA = (
     Criterion(name="helpfulness", description="How much the answer helps the user with their question."),
     Criterion(name="relevance", description="How closely the answer keeps to the question asked."),
     Criterion(name="accuracy", description="Whether what the answer states is correct."),
     Criterion(name="level of details", description="How thorough and detailed the answer is."),
 )
 """The four aspects FairEval's review prompt names ("Please rate the helpfulness, relevance, accuracy, level
-of details of their responses"); the DnA-Eval paper lists the same four as FairEval's predefined criteria."""
+of details of their responses"); the DnA-Eval paper lists the same four as FairEval's predefined criteria
+(Table 1, Section 4: the human annotators were given them), so every instance carries them and DnA-Eval scores
+them instead of generating aspects."""
 
 
 def _load_faireval(root: Path) -> Iterator[Instance]:
@@ -58,6 +60,7 @@ def _load_faireval(root: Path) -> Iterator[Instance]:
             candidates=tuple(texts),
             category=question.get("category", str),
             label=_FAIREVAL_LABELS[raw],
+            criteria=FAIREVAL_CRITERIA,
             metadata={"question_id": qid, "models": models, "human": raw},
         )
 
@@ -72,7 +75,8 @@ _FAIREVAL = Benchmark(
     load=_load_faireval,
     size=80,
     url="https://github.com/i-Eval/FairEval",
-    criteria=_FAIREVAL_CRITERIA,
+    criteria=FAIREVAL_CRITERIA,
+    prompt_style="faireval",
     fetch=github_files(
         "i-Eval/FairEval",
         "453c117a69159fd7b7de2f4e0519bac57bee21f4",

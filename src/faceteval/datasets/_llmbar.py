@@ -16,6 +16,7 @@ from typing import Any
 from faceteval._util.records import Record, json_records
 from faceteval.core import Criterion, Instance
 from faceteval.datasets._benchmark import Benchmark, RemoteFile
+from faceteval.datasets._faireval import FAIREVAL_CRITERIA
 from faceteval.datasets._llmbar_recorded import LlmbarSet, discover
 from faceteval.datasets._mtbench import MTBENCH_CRITERIA, QUESTIONS_FILE, read_questions
 
@@ -97,7 +98,13 @@ Annotate = Callable[[Record, str], tuple[str | None, dict[str, Any]]]
 """``(dataset record, input) -> (category, extra metadata)`` for one record."""
 
 
-def _set_instances(root: Path, spec: LlmbarSet, annotate: Annotate | None = None) -> Iterator[Instance]:
+def _set_instances(
+    root: Path,
+    spec: LlmbarSet,
+    annotate: Annotate | None = None,
+    criteria: tuple[Criterion, ...] | None = None,
+) -> Iterator[Instance]:
+    """The set's instances; with ``criteria``, each carries them (its source benchmark's predefined ones)."""
     path = root / spec.folder / "dataset.json"
     for record in json_records(path):
         pos = record.position
@@ -112,6 +119,7 @@ def _set_instances(root: Path, spec: LlmbarSet, annotate: Annotate | None = None
             candidates=(record.get("output_1", str), record.get("output_2", str)),
             label=label,
             category=category,
+            criteria=criteria,
             metadata={"llmbar_set": spec.folder.removeprefix("llmbar/"), "position": pos, **extra},
         )
 
@@ -126,7 +134,7 @@ def _mtbench_instances(root: Path) -> Iterator[Instance]:
             raise record.error("input", f"not the turn-1 text of a question in {QUESTIONS_FILE.path}")
         return question.category, {"question_id": question.question_id, "category": question.category}
 
-    return _set_instances(root, _MTBENCH, annotate)
+    return _set_instances(root, _MTBENCH, annotate, MTBENCH_CRITERIA)
 
 
 # ----- the benchmarks ----------------------------------------------------------------------------------
@@ -140,6 +148,7 @@ def _benchmark(
     name: str | None = None,
     folder: str | None = None,
     criteria: tuple[Criterion, ...] = LLMBAR_CRITERIA,
+    prompt_style: str | None = "llmbar",
     load: Callable[[Path], Iterator[Instance]] | None = None,
     license: str = "MIT License (LLMBar)",
     also_fetch: tuple[RemoteFile, ...] = (),
@@ -156,6 +165,7 @@ def _benchmark(
         size=size,
         url=_URL,
         criteria=criteria,
+        prompt_style=prompt_style,
         recorded=discover(sets),
         fetch=(*(s.file for s in sets), *also_fetch),
         notes=notes,
@@ -192,14 +202,18 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         [_FAIREVAL],
         "FairEval as processed by LLMBar: the 66 non-tie ChatGPT vs Vicuna-13B questions",
         66,
-        criteria=(),
+        criteria=FAIREVAL_CRITERIA,
+        prompt_style="faireval",
+        load=lambda root: _set_instances(root, _FAIREVAL, criteria=FAIREVAL_CRITERIA),
         license=_PROCESSED.format("FairEval"),
+        notes="Every instance carries FairEval's four perspectives, as faireval's do.",
     ),
     _benchmark(
         [_LLMEVAL2],
         "LLMEval^2 as processed by LLMBar: 200 non-tie English items",
         200,
         criteria=(),
+        prompt_style=None,
         license=_PROCESSED.format("LLMEval^2"),
         notes="One record has identical outputs and one has an empty field (kept as is).",
     ),
@@ -208,6 +222,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "MT-Bench as processed by LLMBar: 200 non-tie turn-1 pairs, majority human vote",
         200,
         criteria=MTBENCH_CRITERIA,
+        prompt_style="mtbench",
         load=_mtbench_instances,
         license=_PROCESSED.format("MT-Bench") + "; questions Apache-2.0 (FastChat)",
         also_fetch=(QUESTIONS_FILE,),

@@ -81,7 +81,8 @@ MTBENCH_CRITERIA = (
 )
 """The six factors MT-Bench's ``pair-v2`` judge prompt names ("Your evaluation should consider factors
 such as the helpfulness, relevance, accuracy, depth, creativity, and level of detail of their
-responses"), the same six the human judges were asked to weigh."""
+responses"), the same six the human judges were asked to weigh: the DnA-Eval paper's predefined criteria
+of MT-Bench (Table 1, Section 4), which every instance carries."""
 
 _LABELS = {"model_a": 1, "model_b": 2, "tie": 0}
 _GPT4_VERDICTS = {"model_a": 1, "model_b": 2, "tie": 0, "tie (inconsistent)": 0}
@@ -213,6 +214,7 @@ def _instance(vote: _Vote, question: Question, reference: tuple[str, str] | None
         reference=ref,
         category=question.category,
         label=_LABELS[vote.winner],
+        criteria=MTBENCH_CRITERIA,
         metadata={
             "question_id": vote.question_id,
             "model_a": vote.model_a,
@@ -310,6 +312,7 @@ def _benchmark(name: str, *, experts_only: bool, size: int) -> Benchmark:
         size=size,
         url="https://huggingface.co/datasets/lmsys/mt_bench_human_judgments",
         criteria=MTBENCH_CRITERIA,
+        prompt_style="mtbench",
         texts=False,
         recorded=lambda _root: _recorded(experts_only=experts_only),
         fetch=_FETCH,

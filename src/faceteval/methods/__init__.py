@@ -15,6 +15,7 @@ from faceteval.methods._base import (
     OrderOutcome,
     as_criteria,
     candidate_labels,
+    for_benchmark,
     gather,
     severity,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "candidate_labels",
     "create_method",
     "find_method_spec",
+    "for_benchmark",
     "gather",
     "method_names",
     "method_spec",

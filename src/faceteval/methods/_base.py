@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from faceteval._util.checks import whole_number
 from faceteval.core import Criterion, FacetScore, Instance, partial_weights, repeated_name, zero_weights
+from faceteval.datasets import Benchmark
 from faceteval.errors import (
     AuthenticationError,
     ConfigError,
@@ -53,7 +54,9 @@ class Method(Protocol):
 
     A method may also define ``check(instance) -> None``, raising `InstanceError` for an instance it
     cannot judge as it is: the engine calls it before any call for the instance (and ``--strict``
-    before the run), and writes such an instance as an ``error`` judgment.
+    before the run), and writes such an instance as an ``error`` judgment. And it may define
+    ``for_benchmark(benchmark) -> Method``: itself as it judges a built-in benchmark (the baselines take
+    the benchmark's own template there); meta-evaluation calls it (`for_benchmark`).
     """
 
     name: ClassVar[str]
@@ -172,6 +175,12 @@ def positive_count(value: Any, name: str) -> int:
 def describe_criteria(criteria: Sequence[Criterion] | None) -> list[dict[str, Any]] | None:
     """Criteria as a run record holds them (`as_criteria` reads them back)."""
     return None if criteria is None else [c.model_dump(exclude_defaults=True) for c in criteria]
+
+
+def for_benchmark(method: Method, benchmark: Benchmark | None) -> Method:
+    """``method`` as it judges ``benchmark`` (its ``for_benchmark``, if it has one); else as it is."""
+    adapt: Callable[[Benchmark], Method] | None = getattr(method, "for_benchmark", None)
+    return method if benchmark is None or adapt is None else adapt(benchmark)
 
 
 def shown(instance: Instance) -> dict[str, Any]:

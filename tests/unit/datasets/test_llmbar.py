@@ -16,6 +16,7 @@ import pytest
 
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import Benchmark, get_benchmark
+from faceteval.datasets._faireval import FAIREVAL_CRITERIA
 from faceteval.datasets._llmbar import BENCHMARKS, LLMBAR_CRITERIA
 from faceteval.datasets._mtbench import MTBENCH_CRITERIA
 from faceteval.errors import FacetevalError, InputError
@@ -92,8 +93,10 @@ def test_ids_and_categories(instances: dict[str, list[Instance]]) -> None:
 
 def test_criteria_are_llmbar_rules_quoted_from_the_data(root: Path) -> None:
     for bench in BENCHMARKS:
-        if bench.name in ("llmbar-faireval", "llmbar-llmeval2"):
+        if bench.name == "llmbar-llmeval2":
             assert bench.criteria == ()
+        elif bench.name == "llmbar-faireval":
+            assert bench.criteria == FAIREVAL_CRITERIA
         elif bench.name == "llmbar-mtbench":
             assert bench.criteria == MTBENCH_CRITERIA
         else:

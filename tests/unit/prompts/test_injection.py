@@ -100,6 +100,12 @@ SLOTS: dict[str, dict[str, Any]] = {
     "common/structured": {"schema": '{"type": "object"}'},
     "cot/score": {**FOUR_CANDIDATES, "criteria": [T, T], "scale": (1, 10)},
     "direct/score": {**FOUR_CANDIDATES, "criteria": [T, T], "scale": (1, 10)},
+    **{f"{m}/llmbar": {"query": T, "candidates": [T, T], "reference": T} for m in ("direct", "cot")},
+    **{
+        f"{m}/{b}": {**FOUR_CANDIDATES, "scale": (1, 10)}
+        for m in ("direct", "cot")
+        for b in ("faireval", "mtbench")
+    },
     "dna/aggregate": {**FOUR_CANDIDATES, "facets": [{"name": T, "scores": [8, 6]}] * 2, "scale": (1, 10)},
     "dna/aspects": {"query": T, "k": 3},
     "dna/score": {**FOUR_CANDIDATES, "aspect": T, "scale": (1, 10)},
@@ -181,6 +187,7 @@ SLOTS: dict[str, dict[str, Any]] = {
 JUDGING = {
     "cot/score",
     "direct/score",
+    *(f"{m}/{b}" for m in ("direct", "cot") for b in ("llmbar", "faireval", "mtbench")),
     "dna/aggregate",
     "dna/score",
     "coeval/criterion",
