@@ -23,6 +23,7 @@ import jinja2
 import jinja2.meta
 import pytest
 
+import faceteval.methods  # noqa: F401  (each method family registers its templates' folder on import)
 from faceteval.llm import Message
 from faceteval.prompts import load_template, render, template_names
 from tests.support.quoted import QUOTED_STRING
