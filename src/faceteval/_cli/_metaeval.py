@@ -43,11 +43,11 @@ from faceteval._runner import (
     run_meta_eval,
 )
 from faceteval._util.text import plural
+from faceteval.aggregation import DEFAULT_PANEL_VOTE, PANEL_VOTES
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import (
     INSTANCES,
     JUDGMENTS,
-    RECORDED,
     RESULT_FILES,
     SWEEP_KEY,
     Target,
@@ -55,6 +55,7 @@ from faceteval.metaeval import (
     load_judgments,
     load_target,
     run_files,
+    source_files,
 )
 from faceteval.methods import method_names, method_spec
 from faceteval.report import summary_view
@@ -68,7 +69,15 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
     "judgments_spec",
     metavar="SOURCE",
     help="Judgments to measure: recorded:<name> (see `faceteval datasets list -v`), a judgments JSONL, "
-    "or a run directory.",
+    "or a run directory; several, comma-separated, are a judge panel (see --panel-vote).",
+)
+@click.option(
+    "--panel-vote",
+    type=click.Choice(PANEL_VOTES),
+    default=DEFAULT_PANEL_VOTE,
+    show_default=True,
+    help="How a panel's judges are combined: the verdict most judges gave (no single one: a tie), or "
+    "the mean / median of their scores (verdict-only judges: of their votes).",
 )
 @click.option(
     "--method", type=NamedChoice(method_names()), help="Judge now with this method (needs --model)."
@@ -144,7 +153,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     options = _options(flags)
     instances = measured_instances(target, options)
     if flags["judgments_spec"]:
-        source = load_judgments(flags["judgments_spec"], target, flags["data_dir"])
+        source = load_judgments(flags["judgments_spec"], target, flags["data_dir"], vote=flags["panel_vote"])
         if source.reported and len(instances) < len(target.instances):
             err_console.print(
                 f"{escape(source.name)}'s published numbers are for all of {escape(target.name)}: "
@@ -167,6 +176,7 @@ def _options(flags: dict[str, Any]) -> MetaEvalOptions:
         resamples=flags["resamples"],
         human_weights=tuple(load_human_weights(flags["human_weights"])) if flags["human_weights"] else (),
         report=flags["report"],
+        panel_vote=flags["panel_vote"],
     )
 
 
@@ -270,6 +280,7 @@ MEASURE_FLAGS = frozenset(
         "human_weights",
         "resamples",
         "report",
+        "panel_vote",
         "quiet",
         "force",
     }
@@ -307,9 +318,7 @@ def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:
 
 def _check_inputs_kept(out: Path, target_spec: str, judgments_spec: str | None) -> None:
     """A usage error when the run directory's files would overwrite the benchmark file or the judgments."""
-    inputs = [Path(target_spec)]
-    if judgments_spec and not judgments_spec.startswith(RECORDED):
-        inputs += [Path(judgments_spec), Path(judgments_spec) / JUDGMENTS]
+    inputs = [Path(target_spec), *source_files(judgments_spec)]
     for written in (
         out / INSTANCES,
         out / JUDGMENTS,

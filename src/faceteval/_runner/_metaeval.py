@@ -170,7 +170,7 @@ def _measure_judgments(
         named = str(judgments)
         inputs = [*_files(target), *source_files(named)]
         check_outputs(run_files(out), given=out, inputs=inputs, force=force)
-        source = load_judgments(named, target, Path(data_dir))
+        source = load_judgments(named, target, Path(data_dir), vote=options.panel_vote)
     else:
         check_outputs(run_files(out), given=out, inputs=_files(target), force=force)
         source = JudgmentSource("judgments", tuple(judgments))

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._judge import JudgeOptions
-from faceteval.core import Instance
+from faceteval.aggregation import DEFAULT_PANEL_VOTE
+from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError
 from faceteval.llm import LLM
@@ -56,6 +57,8 @@ class MetaEvalOptions:
         seeds: Repeat the run once per provider seed (empty: one run, with the LLM's own seed).
         human_weights: People's weightings of the judge's facets (how close the judge's are).
         report: Write ``report.md`` and ``report.html`` beside each summary.
+        panel_vote: How recorded judges given together (``recorded:a,recorded:b``) are combined
+            into a panel's verdict: ``majority``, ``mean`` or ``median``.
     """
 
     limit: int | None = None
@@ -66,6 +69,7 @@ class MetaEvalOptions:
     seeds: tuple[int, ...] = ()
     human_weights: tuple[HumanWeights, ...] = ()
     report: bool = True
+    panel_vote: PanelVote = DEFAULT_PANEL_VOTE
 
     @property
     def settings(self) -> Settings:

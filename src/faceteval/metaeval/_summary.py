@@ -16,6 +16,7 @@ from faceteval import metrics
 from faceteval.aggregation import ranks
 from faceteval.core import Instance, Judgment, Usage, usage_of
 from faceteval.metaeval._judgments import Joined
+from faceteval.metaeval._panel import panel_summary
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
 
@@ -54,6 +55,8 @@ def summarize(
     }
     if target.kind == "pairwise":
         summary.update(_pairwise(joined, settings))
+        if (panel := panel_summary(joined, _ci(settings))) is not None:
+            summary["panel"] = panel
     else:
         summary.update(_pointwise(target, joined, settings))
     summary["facet_weights"] = facet_weights(joined)
