@@ -54,5 +54,7 @@ def test_summary_of_each_judge_and_of_their_agreement() -> None:
     assert summary["judges"][0]["agreement_without_ties"]["n"] == 3
     assert summary["unanimous"] == {"value": 0.5, "hits": 2, "n": 4}
     assert summary["alpha"]["n"] == 4
-    assert agreement([j.verdict for j in combined], [1, 2, 1, 0]).hits == 2  # 1, tie, 2, tie: the first and last agree
+    assert (
+        agreement([j.verdict for j in combined], [1, 2, 1, 0]).hits == 2
+    )  # 1, tie, 2, tie: the first and last agree
     assert panel_summary(join(instances, a), lambda metric, *columns: metric(*columns).as_dict()) is None
