@@ -25,7 +25,8 @@ from faceteval._cli._method_options import (
     method_params,
 )
 from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
-from faceteval._cli._run import RunRequest, open_llm, progress_bar, run_until_stopped
+from faceteval._cli._panel import panel_flags
+from faceteval._cli._run import RunRequest, open_judge, progress_bar, run_until_stopped
 from faceteval._cli._sweeps import runs_of
 from faceteval._runner import (
     FileJob,
@@ -43,7 +44,6 @@ from faceteval._runner import (
     run_meta_eval,
 )
 from faceteval._util.text import plural
-from faceteval.aggregation import DEFAULT_PANEL_VOTE, PANEL_VOTES
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import (
     INSTANCES,
@@ -70,14 +70,6 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
     metavar="SOURCE",
     help="Judgments to measure: recorded:<name> (see `faceteval datasets list -v`), a judgments JSONL, "
     "or a run directory; several, comma-separated, are a judge panel (see --panel-vote).",
-)
-@click.option(
-    "--panel-vote",
-    type=click.Choice(PANEL_VOTES),
-    default=DEFAULT_PANEL_VOTE,
-    show_default=True,
-    help="How a panel's judges are combined: the verdict most judges gave (no single one: a tie), or "
-    "the mean / median of their scores (verdict-only judges: of their votes).",
 )
 @click.option(
     "--method", type=NamedChoice(method_names()), help="Judge now with this method (needs --model)."
@@ -113,7 +105,7 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
     "--report/--no-report", default=True, show_default=True, help="Write report.md and report.html."
 )
 @force_option
-@engine_options(exclude=("--seed",))
+@engine_options(exclude=("--seed",), panel=True)
 @click.pass_context
 @handle_errors
 def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
@@ -126,6 +118,9 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
       faceteval meta-eval autoj-pairwise --judgments recorded:auto-j-13b --out runs/autoj
       faceteval meta-eval mtbench-human --judgments recorded:gpt4-pair --turn 1 --out runs/mtb
       faceteval meta-eval llmbar-natural --judgments recorded:llmbar/GPT-4/Vanilla --out runs/nat
+      faceteval meta-eval llmbar-adversarial --panel-vote majority --out runs/panel \\
+          --judgments recorded:llmbar/GPT-4/CoT,recorded:llmbar/ChatGPT/CoT,recorded:llmbar/LLaMA2/CoT
+      faceteval meta-eval llmbar-natural --method direct --model openai:gpt-4o --model openai:gpt-4o-mini ...
       faceteval meta-eval my_labels.jsonl --judgments runs/dna/judgments.jsonl --out runs/x
       faceteval meta-eval votes.csv --field label=winner --label-map a=1,b=2,tie=0 --method dna ...
       faceteval meta-eval --hf-dataset ./mtb --split human --preset mt-bench --method dna --model ...
@@ -163,7 +158,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
         record = measure_source(target, instances, source, out, options)
         show_results(summary_view(record), out, reports=flags["report"])
         return
-    _run_method(ctx, flags, target, instances, options)
+    _run_method(ctx, panel_flags(ctx, flags), target, instances, options)
 
 
 def _options(flags: dict[str, Any]) -> MetaEvalOptions:
@@ -208,7 +203,7 @@ def _run_method(
     )
     judging = JudgeOptions(swap=request.swap, trace=request.trace)
     with ExitStack() as stack:
-        llm = open_llm(request, stack)
+        llm = open_judge(request, stack)
         context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)
 
         async def run() -> None:
