@@ -107,11 +107,8 @@ def test_three_judges_each_run_every_stage_and_the_majority_decides(
         assert judgment["usage"]["calls"] == sum(m["usage"]["calls"] for m in judgment["panel"])
     record = json.loads(out.with_name("j.run.json").read_text())
     assert record["llm"]["model"] == "panel (majority): openai:judge-a, openai:judge-b, openai:judge-c"
-    assert [m["model"] for m in record["llm"]["members"]] == [
-        "openai:judge-a",
-        "openai:judge-b",
-        "openai:judge-c",
-    ]
+    endpoints = [one.base_url, one.base_url, two.base_url]
+    assert record["llm"]["identity"] == " | ".join(f"openai@{url}" for url in endpoints)
 
     # the same run again is answered from the cache: each judge's replies under its own model
     before = len(one.requests) + len(two.requests)
@@ -165,3 +162,35 @@ def test_a_panel_from_python_with_the_median(servers: tuple[LLMServer, LLMServer
     assert judgment.verdict == 1
     with pytest.raises(ConfigError, match="two or more"):
         Panel(judges[:1])
+
+
+def test_meta_eval_measures_a_live_panel_and_each_judge(
+    tmp_path: Path, servers: tuple[LLMServer, LLMServer]
+) -> None:
+    one, two = servers
+    labels = tmp_path / "labels.jsonl"
+    rows = [
+        {"id": "a", "query": "Explain rain.", "candidates": ["good", "poor"], "label": 1},
+        {"id": "b", "query": "Explain rain.", "candidates": ["poor", "good"], "label": 2},
+    ]
+    labels.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "run"
+    panel = f"openai:judge-a,openai:judge-b,openai:judge-c@{two.base_url}"
+    args = ["meta-eval", str(labels), "--method", "direct", "--panel", panel, "--base-url", one.base_url]
+    result = CliRunner().invoke(
+        cli,
+        [*args, "--out", str(out), "--cache", str(tmp_path / "c.sqlite"), "--resamples", "0"],
+        catch_exceptions=False,
+        terminal_width=200,
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())["summary"]
+    assert summary["judge"].startswith("direct (panel (majority): openai:judge-a")
+    assert summary["agreement"]["hits"] == 2
+    assert [(m["judge"], m["agreement"]["hits"]) for m in summary["panel"]["judges"]] == [
+        ("openai:judge-a", 2),
+        ("openai:judge-b", 0),
+        ("openai:judge-c", 2),
+    ]
+    assert summary["panel"]["unanimous"] == {"value": 0.0, "hits": 0, "n": 2}
+    assert "panel members (combined by majority)" in result.output

@@ -183,10 +183,11 @@ class Judgment(BaseModel):
     """With several orders: whether they agreed on the verdict. None when judged in one order."""
     orders: list[OrderResult] = Field(default_factory=list)
     """Per-order results, when judged in several orders."""
-    panel: list[PanelMember] = Field(default_factory=list)
-    """A judge panel's members, each with its own verdict, scores and facets (empty for one judge)."""
-    panel_vote: PanelVote | None = None
-    """How the panel's verdict was combined from its members' (None for one judge)."""
+    panel: list[PanelMember] = Field(default_factory=list, exclude_if=lambda members: not members)
+    """A judge panel's members, each with its own verdict, scores and facets (empty for one judge,
+    and then not written: one judge's judgment is written as before panels existed)."""
+    panel_vote: PanelVote | None = Field(default=None, exclude_if=lambda vote: vote is None)
+    """How the panel's verdict was combined from its members' (None for one judge; not written then)."""
     usage: Usage = Field(default_factory=Usage)
     """LLM use behind the judgment; a panel's: the sum of its members'."""
     input_hash: str | None = None

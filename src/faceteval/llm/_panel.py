@@ -105,14 +105,16 @@ class Panel:
         return Panel(judges, self.vote)
 
     def describe(self) -> dict[str, Any]:
-        """What rebuilds the panel (for run records): its name, and each judge's description."""
+        """What rebuilds the panel (for run records), as one LLM's: ``model`` names the panel and its
+        judges in order, ``identity`` each judge's endpoint (`` | ``-separated), ``config`` theirs."""
         members = [judge.describe() for judge in self.judges]
         return {
             "model": self.name,
             "identity": " | ".join(str(member["identity"]) for member in members),
             "config": members[0]["config"],
             "concurrency": self.concurrency,
-            "members": members,
+            "timeout": max(judge.timeout for judge in self.judges),
+            "max_retries": max(judge.retry.max_retries for judge in self.judges),
         }
 
     async def aclose(self) -> None:

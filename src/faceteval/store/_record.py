@@ -93,8 +93,6 @@ class LLMRecord(RecordPart):
     concurrency: int | None = None
     timeout: float | None = None
     max_retries: int | None = None
-    members: list[dict[str, JsonValue]] | None = None
-    """A judge panel's judges, each as one LLM is recorded (``model`` then names the panel)."""
 
     @classmethod
     def of(cls, description: Mapping[str, Any]) -> LLMRecord:
