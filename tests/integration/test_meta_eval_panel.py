@@ -102,6 +102,10 @@ def test_a_recorded_panel_against_an_independent_computation(data_dir: Path, tmp
     assert {len(j["panel"]) for j in judgments} == {3}
     assert "panel members (combined by majority)" in result.output
     assert "Krippendorff's alpha (nominal, verdicts)" in result.output
+    report = (out / "report.md").read_text()
+    assert "## Judge panel" in report
+    assert f"| recorded:llmbar/GPT-4/{STRATEGY} | {100 * (table[0] == labels).mean():.1f}% |" in report
+    assert f"Krippendorff's α (nominal, on verdicts) {expected_alpha:.3f}" in report
 
 
 def test_the_panel_beside_its_members_run_alone(data_dir: Path, tmp_path: Path) -> None:
