@@ -9,9 +9,11 @@ LLaMA-2-70B, Auto-J-13B); this imports them and measures them like any faceteval
 2. the agreement of every recorded judge and prompting strategy on LLMBar-Adversarial, with 95% CIs;
 3. position and length bias of recorded judges on LLMBar-Adversarial next to the humans' rates, and
    their agreement when abstaining on their least confident half (selective accuracy);
-4. HD-Eval on CoEval's recorded ChatGPT criterion scores: a learned aggregator of the criteria,
+4. judge panels of recorded judges on LLMBar-Adversarial, next to their members: their majority
+   verdict's agreement with the humans, and how far the judges agree (Krippendorff's alpha);
+5. HD-Eval on CoEval's recorded ChatGPT criterion scores: a learned aggregator of the criteria,
    tested on held-out outputs against people's scores, next to the plain mean and ChatGPT's own score;
-5. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
+6. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
 """
 
 from __future__ import annotations
@@ -166,7 +168,7 @@ def adversarial(data_dir: Path) -> None:
     )
 
 
-# -- bias diagnostics and selective accuracy (issue 26, items 8-9) -------------------------------------
+# -- bias diagnostics and selective accuracy ---------------------------------------------------------------
 BIAS_JUDGES = (
     "GPT-4/Vanilla",
     "GPT-4/CoT",
@@ -215,6 +217,59 @@ def biases(data_dir: Path) -> None:
     table.add_row("humans", "50.0%", f"{100 * longer:.1f}%", "", "", style="italic")
     console.print()
     console.print(table)
+
+
+# -- judge panels of recorded judges -------------------------------------------------------------------
+
+PANELS = [
+    ("three LLMs, one strategy", ["GPT-4/CoT", "ChatGPT/CoT", "LLaMA2/CoT"]),
+    ("GPT-4, three strategies", ["GPT-4/CoT", "GPT-4/Metrics_Reference", "GPT-4/Swap_CoT"]),
+]
+"""Panels to show: recorded LLMBar judges (``recorded:llmbar/<judge>/<strategy>``) voting by majority."""
+
+
+def recorded_panels(data_dir: Path) -> None:
+    """Each panel's majority verdict beside its members' own, against the humans' labels."""
+    target = load_target("llmbar-adversarial", data_dir)
+    for title, members in PANELS:
+        spec = ",".join(f"recorded:llmbar/{member}" for member in members)
+        panel = load_judgments(spec, target, data_dir, vote="majority")
+        summary = summarize(target, join(target.instances, panel.judgments), judge=panel.name,
+                            settings=Settings(resamples=500))  # fmt: skip
+        console.print()
+        table = Table(
+            title=f"A judge panel on LLMBar-Adversarial: {title}",
+            title_justify="left",
+            caption="agreement: the verdict (both orders; disagreeing orders are a tie) is the human "
+            "label; majority: the verdict most judges gave, a tie when none has the most",
+            caption_justify="left",
+        )
+        table.add_column("judge", no_wrap=True)
+        for column in ("agreement", "95% CI", "ties"):
+            table.add_column(column, justify="right")
+        for member, entry in zip(members, summary["panel"]["judges"], strict=True):
+            table.add_row(
+                member, *_agreement_cells(entry["agreement"], _tie_rate(panel.judgments, entry["judge"]))
+            )
+        ties = sum(j.verdict == 0 for j in panel.judgments) / len(panel.judgments)
+        table.add_row("[bold]panel (majority)[/]", *_agreement_cells(summary["agreement"], ties))
+        console.print(table)
+        alpha, unanimous = summary["panel"]["alpha"], summary["panel"]["unanimous"]
+        console.print(
+            f"Agreement among the judges: Krippendorff's alpha (nominal) {alpha['value']:.3f}; "
+            f"unanimous on {100 * unanimous['value']:.1f}% of {unanimous['n']} pairs"
+        )
+
+
+def _agreement_cells(rate: dict, ties: float) -> tuple[str, str, str]:
+    low, high = rate["ci"]
+    return f"{100 * rate['value']:.1f}%", f"{100 * low:.1f}-{100 * high:.1f}", f"{100 * ties:.1f}%"
+
+
+def _tie_rate(judgments: tuple, judge: str) -> float:
+    """How often ``judge`` (a member of the panel) gave a tie."""
+    verdicts = [m.verdict for j in judgments for m in j.panel if m.judge == judge]
+    return sum(v == 0 for v in verdicts) / len(verdicts)
 
 
 def learned_aggregators(data_dir: Path) -> None:
@@ -293,6 +348,7 @@ def main() -> int:
     reproductions(data_dir)
     adversarial(data_dir)
     biases(data_dir)
+    recorded_panels(data_dir)
     learned_aggregators(data_dir)
     reports = sorted(str(p) for p in OUT.glob("*/report.html"))
     console.print("Reports (Markdown and HTML with plots):\n  " + "\n  ".join(reports))

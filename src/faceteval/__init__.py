@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from faceteval.core import Criterion, FacetScore, Instance, Judgment, OrderResult, TraceEntry, Usage
     from faceteval.datasets import load_criteria, read_instances
     from faceteval.frames import judgments_to_pandas
-    from faceteval.llm import LLM, GenerateConfig, RetryPolicy
+    from faceteval.llm import LLM, GenerateConfig, Panel, RetryPolicy
     from faceteval.methods import Method, create_method
     from faceteval.methods.baselines import CoT, Direct
     from faceteval.methods.dna import DnA
@@ -68,7 +68,7 @@ __getattr__ = lazy_attributes(
         "core": ("Criterion", "FacetScore", "Instance", "Judgment", "OrderResult", "TraceEntry", "Usage"),
         "datasets": ("load_criteria", "read_instances"),
         "frames": ("judgments_to_pandas",),
-        "llm": ("LLM", "GenerateConfig", "RetryPolicy"),
+        "llm": ("LLM", "GenerateConfig", "Panel", "RetryPolicy"),
         "methods": ("Method", "create_method"),
         "methods.baselines": ("CoT", "Direct"),
         "methods.dna": ("DnA",),
@@ -93,6 +93,7 @@ __all__ = [
     "Method",
     "NothingJudged",
     "OrderResult",
+    "Panel",
     "RetryPolicy",
     "RunAborted",
     "RunStats",

@@ -73,7 +73,8 @@ def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = N
         "readable (re-asks not counted); cached replies cost nothing."
     )
     if not stats.total.cost_known:
-        console.print(f"No price is known for {escape(request.model)}: add one with --prices FILE.")
+        model = " or ".join(spec for spec, _ in request.judges) if request.judges else request.model
+        console.print(f"No price is known for {escape(model)}: add one with --prices FILE.")
     if stats.unjudgeable:
         they = "it is" if stats.unjudgeable == 1 else "they are"
         console.print(f"[red]{plural(stats.unjudgeable, 'instance')} cannot be judged as {they}:[/]")
@@ -104,7 +105,9 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     if stats.consistency:
         agreed, both = stats.consistency.get(True, 0), sum(stats.consistency.values())
         table.add_row("orders agreed", f"{agreed:,} of {both:,} ({agreed / both:.1%})")
-    usage_rows(table, request.model, result.spent)
+    usage_rows(
+        table, " or ".join(s for s, _ in request.judges) if request.judges else request.model, result.spent
+    )
     table.add_row("time", f"{result.elapsed:,.1f} s")
     if request.out is not None and result.kept:
         table.add_row("written", escape(f"nothing: no ok judgment; {request.out} is left as it was"))

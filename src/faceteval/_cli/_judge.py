@@ -20,6 +20,7 @@ from faceteval._cli._method_options import (
     method_params,
 )
 from faceteval._cli._options import build_request, engine_options, force_option
+from faceteval._cli._panel import panel_flags
 from faceteval._cli._results import (
     check_before_run,
     check_thresholds,
@@ -50,7 +51,7 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 @input_options()
 @systems_option
 @fail_under_option
-@engine_options()
+@engine_options(panel=True)
 @click.pass_context
 @handle_errors
 def judge(ctx: click.Context, /, **flags: Any) -> None:
@@ -67,6 +68,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
       faceteval judge pairs.jsonl --model ollama:qwen2.5:7b --aspects 5 --swap --out j.jsonl
       faceteval judge pairs.jsonl --criteria criteria.yaml --aggregate mean --model ... --out j.jsonl
       faceteval judge pairs.jsonl --method cot --model openai:gpt-4o --dry-run
+      faceteval judge pairs.jsonl --model openai:gpt-4o --model anthropic:claude-sonnet-4-5 \\
+          --model openai:qwen@http://127.0.0.1:8000/v1 --panel-vote majority --out j.jsonl
       faceteval judge pairs.jsonl --method fennec --criteria-count 5 --swap --model openai:gpt-4o --out j
       faceteval judge outputs.jsonl --method fennec --single --model openai:gpt-4o --out s.jsonl
       faceteval judge pairs.jsonl --systems base,tuned --fail-under win_rate:tuned=0.5 --model ... --out j
@@ -86,6 +89,7 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     check_method_flags(ctx, flags["method"])
     spec = method_spec(flags["method"])
     method = build_method(spec, method_params(ctx, spec), flags["criteria_path"])
+    flags = panel_flags(ctx, flags)
     source = input_source(flags, "input_path")
     reading = input_reading(flags)
     request = build_request(flags, input_path=source, out=flags["out"], method=method, strict=flags["strict"])

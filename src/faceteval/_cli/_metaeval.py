@@ -25,7 +25,8 @@ from faceteval._cli._method_options import (
     method_params,
 )
 from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
-from faceteval._cli._run import RunRequest, open_llm, progress_bar, run_until_stopped
+from faceteval._cli._panel import panel_flags
+from faceteval._cli._run import RunRequest, open_judge, progress_bar, run_until_stopped
 from faceteval._cli._sweeps import runs_of
 from faceteval._runner import (
     FileJob,
@@ -48,7 +49,6 @@ from faceteval.errors import FacetevalError
 from faceteval.metaeval import (
     INSTANCES,
     JUDGMENTS,
-    RECORDED,
     RESULT_FILES,
     SWEEP_KEY,
     Target,
@@ -56,6 +56,7 @@ from faceteval.metaeval import (
     load_judgments,
     load_target,
     run_files,
+    source_files,
 )
 from faceteval.methods import method_names, method_spec
 from faceteval.report import summary_view
@@ -69,7 +70,7 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
     "judgments_spec",
     metavar="SOURCE",
     help="Judgments to measure: recorded:<name> (see `faceteval datasets list -v`), a judgments JSONL, "
-    "or a run directory.",
+    "or a run directory; several, comma-separated, are a judge panel (see --panel-vote).",
 )
 @click.option(
     "--method", type=NamedChoice(method_names()), help="Judge now with this method (needs --model)."
@@ -105,7 +106,7 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
     "--report/--no-report", default=True, show_default=True, help="Write report.md and report.html."
 )
 @force_option
-@engine_options(exclude=("--seed",))
+@engine_options(exclude=("--seed",), panel=True)
 @click.pass_context
 @handle_errors
 def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
@@ -118,6 +119,9 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
       faceteval meta-eval autoj-pairwise --judgments recorded:auto-j-13b --out runs/autoj
       faceteval meta-eval mtbench-human --judgments recorded:gpt4-pair --turn 1 --out runs/mtb
       faceteval meta-eval llmbar-natural --judgments recorded:llmbar/GPT-4/Vanilla --out runs/nat
+      faceteval meta-eval llmbar-adversarial --panel-vote majority --out runs/panel \\
+          --judgments recorded:llmbar/GPT-4/CoT,recorded:llmbar/ChatGPT/CoT,recorded:llmbar/LLaMA2/CoT
+      faceteval meta-eval llmbar-natural --method direct --model openai:gpt-4o --model openai:gpt-4o-mini ...
       faceteval meta-eval my_labels.jsonl --judgments runs/dna/judgments.jsonl --out runs/x
       faceteval meta-eval votes.csv --field label=winner --label-map a=1,b=2,tie=0 --method dna ...
       faceteval meta-eval --hf-dataset ./mtb --split human --preset mt-bench --method dna --model ...
@@ -145,7 +149,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     options = _options(flags)
     instances = measured_instances(target, options)
     if flags["judgments_spec"]:
-        source = load_judgments(flags["judgments_spec"], target, flags["data_dir"])
+        source = load_judgments(flags["judgments_spec"], target, flags["data_dir"], vote=flags["panel_vote"])
         if source.reported and len(instances) < len(target.instances):
             err_console.print(
                 f"{escape(source.name)}'s published numbers are for all of {escape(target.name)}: "
@@ -155,7 +159,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
         record = measure_source(target, instances, source, out, options)
         show_results(summary_view(record), out, reports=flags["report"])
         return
-    _run_method(ctx, flags, target, instances, options)
+    _run_method(ctx, panel_flags(ctx, flags), target, instances, options)
 
 
 def _options(flags: dict[str, Any]) -> MetaEvalOptions:
@@ -168,6 +172,7 @@ def _options(flags: dict[str, Any]) -> MetaEvalOptions:
         resamples=flags["resamples"],
         human_weights=tuple(load_human_weights(flags["human_weights"])) if flags["human_weights"] else (),
         report=flags["report"],
+        panel_vote=flags["panel_vote"],
     )
 
 
@@ -200,7 +205,7 @@ def _run_method(
     )
     judging = JudgeOptions(swap=request.swap, trace=request.trace)
     with ExitStack() as stack:
-        llm = open_llm(request, stack)
+        llm = open_judge(request, stack)
         context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)
 
         async def run() -> None:
@@ -279,6 +284,7 @@ MEASURE_FLAGS = frozenset(
         "human_weights",
         "resamples",
         "report",
+        "panel_vote",
         "quiet",
         "force",
     }
@@ -337,9 +343,7 @@ def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:
 
 def _check_inputs_kept(out: Path, target_spec: str, judgments_spec: str | None) -> None:
     """A usage error when the run directory's files would overwrite the benchmark file or the judgments."""
-    inputs = [Path(target_spec)]
-    if judgments_spec and not judgments_spec.startswith(RECORDED):
-        inputs += [Path(judgments_spec), Path(judgments_spec) / JUDGMENTS]
+    inputs = [Path(target_spec), *source_files(judgments_spec)]
     for written in (
         out / INSTANCES,
         out / JUDGMENTS,

@@ -56,6 +56,8 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
         table = _pairwise_table(summary, title)
     console.print(table)
     show_diagnostics(summary)
+    if isinstance(panel := summary.get("panel"), dict):
+        show_panel(panel)
     rates = [summary[key] for key, _ in PAIRWISE_ROWS if isinstance(summary.get(key), dict)]
     if any(rate.get("ci_method") == CLOPPER_PEARSON for rate in rates):
         console.print(
@@ -107,6 +109,25 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
     _show_unused_judgments(summary)
     files = "summary.json, report.md, report.html" if reports else "summary.json"
     console.print(f"Written to {escape(str(out))}/ (instances.jsonl, judgments.jsonl, {files})")
+
+
+def show_panel(panel: dict[str, Any]) -> None:
+    """A judge panel's members beside each other (agreement with the humans), and how far they agree."""
+    table = Table(title=f"panel members (combined by {escape(str(panel.get('vote')))})", title_justify="left")
+    table.add_column("judge")
+    for column in ("agreement", "95% CI", "count"):
+        table.add_column(column, justify="right")
+    for member in panel.get("judges", []):
+        rate = member.get("agreement") or {}
+        count = f"{rate.get('hits', 0):,} / {rate.get('n', 0):,}"
+        table.add_row(escape(str(member.get("judge"))), percent(rate.get("value")), _ci(rate), count)
+    console.print(table)
+    alpha = panel.get("alpha") or {}
+    unanimous = panel.get("unanimous") or {}
+    console.print(
+        f"Agreement among the judges: Krippendorff's alpha (nominal, verdicts) {_number(alpha.get('value'))} "
+        f"over {alpha.get('n', 0):,} instances; unanimous on {percent(unanimous.get('value'))}"
+    )
 
 
 def _show_unused_judgments(summary: dict[str, Any]) -> None:

@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 import click
 
 from faceteval._cli._app import config_data_dir, config_prices
+from faceteval._cli._panel import panel_options
 from faceteval._cli._run import RunRequest, default_cache_path
+from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
@@ -165,15 +167,28 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def engine_options(*, exclude: tuple[str, ...] = ()) -> Callable[[F], F]:
+PANEL_MODEL_OPTION = click.option(
+    "--model",
+    multiple=True,
+    envvar="FACETEVAL_MODEL",
+    help="provider:model, e.g. openai:gpt-4o-mini, ollama:qwen2.5:7b. Repeat it for a judge panel; "
+    "MODEL@URL gives a judge its own endpoint (openai:qwen@http://127.0.0.1:8001/v1).",
+)
+"""``--model`` of the commands that judge with a panel too (``judge``, ``meta-eval``): repeatable."""
+
+
+def engine_options(*, exclude: tuple[str, ...] = (), panel: bool = False) -> Callable[[F], F]:
     """Add the model, endpoint, concurrency, retry, cache and trace flags to a command.
 
-    ``exclude`` names flags (``"--seed"``) a command defines differently.
+    ``exclude`` names flags (``"--seed"``) a command defines differently; with ``panel``, ``--model``
+    is repeatable and ``--panel`` and ``--panel-vote`` are added (`faceteval._cli._panel`).
     """
 
     def decorate(command: F) -> F:
         for name, option in reversed(_ENGINE_OPTIONS.items()):
-            if name not in exclude:
+            if name == "--model" and panel:
+                command = panel_options(PANEL_MODEL_OPTION(command))
+            elif name not in exclude:
                 command = option(command)
         return command
 
@@ -197,11 +212,16 @@ def build_request(
         raise click.UsageError("--model is required (or set FACETEVAL_MODEL, or model in faceteval.toml)")
     if flags["retry_unreadable"] and flags["no_cache"]:
         raise click.UsageError("--retry-unreadable asks again replies in the cache; --no-cache keeps none")
+    judges = tuple(flags.get("judges") or ())
+    panel = tuple((spec, url or flags["base_url"]) for spec, url in judges) if len(judges) > 1 else ()
+    vote = flags.get("panel_vote") or DEFAULT_PANEL_VOTE
     return RunRequest(
         input_path=input_path,
         method=method,
-        model=flags["model"],
+        model=f"panel ({vote}): {', '.join(spec for spec, _ in judges)}" if panel else flags["model"],
         base_url=flags["base_url"],
+        judges=panel,
+        panel_vote=vote,
         api_key=flags["api_key"],
         out=out,
         swap=flags["swap"],

@@ -27,10 +27,10 @@ from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
 from faceteval._runner import FileJob, JudgeOptions, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._util.heap import settle
-from faceteval.core import Judgment
+from faceteval.core import Judgment, PanelVote
 from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import FacetevalError
-from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy
+from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, Judge, Panel, PriceTable, RetryPolicy
 from faceteval.methods import Method
 from faceteval.store import SQLiteCache
 
@@ -66,6 +66,10 @@ class RunRequest:
     """How the input is read (``--field``, ``--preset``, ``--format``, ``--hf-dataset``)."""
     otel: bool = False
     """Send OpenTelemetry spans of the work (``--otel``)."""
+    judges: tuple[tuple[str, str | None], ...] = ()
+    """A judge panel's judges, each a model spec and its endpoint (``model`` then names the panel)."""
+    panel_vote: PanelVote = "majority"
+    """How a panel's verdicts are combined (``--panel-vote``)."""
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -99,7 +103,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
     result = RunResult(instances=job.instances)
     started = Started.now()
     with ExitStack() as stack:
-        llm = open_llm(request, stack)
+        llm = open_judge(request, stack)
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("judging", total=result.instances or None)
 
@@ -182,10 +186,25 @@ def settle_heap() -> None:
         settle()
 
 
+def open_judge(request: RunRequest, stack: ExitStack) -> Judge:
+    """The LLM a run asks, or its judge panel (``request.judges``), as `open_llm` opens one."""
+    if not request.judges:
+        return open_llm(request, stack)
+    stack.enter_context(otel_tracing(request.otel, os.environ))
+    cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
+    llms = [_llm(replace(request, model=spec, base_url=url), cache) for spec, url in request.judges]
+    return Panel(llms, request.panel_vote)
+
+
 def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
     """The LLM a run asks, with its response cache open, and its spans exported, until ``stack`` closes."""
     stack.enter_context(otel_tracing(request.otel, os.environ))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
+    return _llm(request, cache)
+
+
+def _llm(request: RunRequest, cache: SQLiteCache | None) -> LLM:
+    """The LLM of ``request.model`` at ``request.base_url``, with the run's settings and ``cache``."""
     llm = LLM.from_spec(
         request.model,
         base_url=request.base_url,

@@ -20,14 +20,14 @@ from faceteval._runner._judge import (
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import PLAIN_READING, InstanceFile
 from faceteval.errors import ConfigError, InputError
-from faceteval.llm import LLM
+from faceteval.llm import Judge
 from faceteval.methods import Method
 
 
 async def judge_async(
     instances: Iterable[Instance | InputError],
     method: Method,
-    llm: LLM,
+    llm: Judge,
     *,
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
     out: str | Path | None = None,
@@ -78,7 +78,7 @@ async def judge_async(
 async def _judge_into(
     instances: Iterable[Instance | InputError],
     method: Method,
-    llm: LLM,
+    llm: Judge,
     options: JudgeOptions,
     out: Path,
     *,
@@ -111,7 +111,7 @@ async def _judge_into(
 def judge(
     instances: Iterable[Instance | InputError],
     method: Method,
-    llm: LLM,
+    llm: Judge,
     *,
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
     out: str | Path | None = None,

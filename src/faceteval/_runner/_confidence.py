@@ -11,8 +11,7 @@ from faceteval.methods import Method
 def with_confidence(judgment: Judgment, method: Method) -> Judgment:
     """``judgment`` with its confidence, its margin measured on the method's ``scale`` when it has one.
 
-    Extension point: a judge panel's agreement and the scores' logprob certainty go into
-    `ConfidenceInputs` (``panel``, ``logprobs``) here, where the judgment is made.
+    A judge panel's judgment takes its members' agreement from its ``panel`` (`faceteval.core.confidence`).
     """
     if judgment.status != "ok":
         return judgment

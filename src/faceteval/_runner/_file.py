@@ -31,7 +31,7 @@ from faceteval.core import INVALID_INPUT, Instance, Judgment
 from faceteval.datasets import PLAIN_READING as PLAIN
 from faceteval.datasets import Reading, measure_input
 from faceteval.errors import FacetevalError, InputError
-from faceteval.llm import LLM, Spend
+from faceteval.llm import Judge, Panel, Spend
 from faceteval.methods import Method
 from faceteval.prompts import load_template
 from faceteval.results import JudgeResult
@@ -175,7 +175,7 @@ async def judge_file(
     job: FileJob,
     items: Iterable[Item],
     method: Method,
-    llm: LLM,
+    llm: Judge,
     *,
     options: JudgeOptions,
     result: RunResult,
@@ -275,7 +275,7 @@ def _keeps_earlier(job: FileJob, result: RunResult, failure: BaseException | Non
     return ended_early and earlier and not result.stats.statuses.get("ok", 0) and not result.stats.reused
 
 
-def _job_record(job: FileJob, method: Method, llm: LLM, options: JudgeOptions) -> JudgeRecord:
+def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions) -> JudgeRecord:
     """What the run record says of the job before it starts: input, output, method, LLM, options, prompts."""
     inputs = {}
     if job.input_path is not None:
@@ -295,9 +295,11 @@ def _job_record(job: FileJob, method: Method, llm: LLM, options: JudgeOptions) -
     )
 
 
-def prompt_hashes(method: Method, llm: LLM) -> dict[str, str]:
+def prompt_hashes(method: Method, llm: Judge) -> dict[str, str]:
     """Each template the run renders, with its hash: the method's, and in structured mode the schema note."""
-    names = (*method.templates(), *(("common/structured",) if llm.config.structured else ()))
+    judges = llm.judges if isinstance(llm, Panel) else (llm,)
+    structured = any(judge.config.structured for judge in judges)
+    names = (*method.templates(), *(("common/structured",) if structured else ()))
     return {name: load_template(name).sha256 for name in names}
 
 

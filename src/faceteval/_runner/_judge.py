@@ -13,6 +13,7 @@ import anyio
 
 from faceteval import tracing
 from faceteval._runner._confidence import with_confidence
+from faceteval._runner._panel import judge_with_panel, panel_memos
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import instance_span, record_judgment, record_run, run_span
 from faceteval._util.checks import whole_number
@@ -28,7 +29,7 @@ from faceteval.core import (
     usage_of,
 )
 from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
-from faceteval.llm import LLM
+from faceteval.llm import LLM, Judge, Panel
 from faceteval.methods import (
     DEFAULT_MEMO_SIZE,
     JudgeContext,
@@ -139,7 +140,7 @@ def presentation_orders(n: int, *, swap: bool) -> list[tuple[int, ...]]:
 async def judge_each(
     items: Iterable[Item],
     method: Method,
-    llm: LLM,
+    llm: Judge,
     *,
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
     sink: Sink | None = None,
@@ -152,7 +153,8 @@ async def judge_each(
     ``stats``, when given, is filled as judgments finish (so it is current even if the run is
     interrupted) and returned. ``reuse``, when given, is asked first for each instance: a judgment
     it returns (an earlier run's) is handed on as it is, counted in ``stats.reused``, and no LLM
-    is called for that instance.
+    is called for that instance. With a `Panel` for ``llm``, each judge judges every instance (the
+    whole method, with its own facets and weights) and the judgments are combined by its vote.
 
     Raises:
         TypeError: An argument is not of its kind (a path or one instance for ``items``, a method
@@ -162,6 +164,7 @@ async def judge_each(
     """
     check_arguments(items, method, llm, options)
     memo = QueryMemo(options.memo_size)
+    memos = panel_memos(llm, options.memo_size) if isinstance(llm, Panel) else []
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 
     async def work(item: Item) -> _Done:
@@ -169,7 +172,12 @@ async def judge_each(
             return _invalid(item, method.name), [], True, False
         if reuse is not None and (earlier := reuse(item)) is not None:
             return earlier, [], False, True
-        judgment, entries = await judge_instance(item, method, llm, memo, options)
+        if isinstance(llm, Panel):
+            one = partial(_judge_by, item, method, options)
+            judgment, entries = await judge_with_panel(item, llm, memos, one)
+            judgment = with_confidence(judgment, method)
+        else:
+            judgment, entries = await judge_instance(item, method, llm, memo, options)
         return judgment, entries, False, False
 
     window = options.window or default_window(llm)
@@ -182,6 +190,13 @@ async def judge_each(
         finally:
             record_run(span, emitter.stats)
     return emitter.stats
+
+
+async def _judge_by(
+    instance: Instance, method: Method, options: JudgeOptions, llm: LLM, memo: QueryMemo
+) -> tuple[Judgment, list[TraceEntry]]:
+    """`judge_instance` with one judge of a panel."""
+    return await judge_instance(instance, method, llm, memo, options)
 
 
 def check_arguments(items: object, method: object, llm: object, options: object) -> None:
@@ -201,8 +216,11 @@ def check_arguments(items: object, method: object, llm: object, options: object)
             f"method must be a method object such as DnA() (create_method(name) builds one by name), "
             f"got {type(method).__name__} {method!r}"
         )
-    if not isinstance(llm, LLM):
-        raise TypeError(f"llm must be an LLM (LLM.from_spec('openai:gpt-4o-mini')), got {type(llm).__name__}")
+    if not isinstance(llm, LLM | Panel):
+        raise TypeError(
+            "llm must be an LLM (LLM.from_spec('openai:gpt-4o-mini')) or a Panel of them, "
+            f"got {type(llm).__name__}"
+        )
     if not isinstance(options, JudgeOptions):
         raise TypeError(f"options must be JudgeOptions(...), got {type(options).__name__}")
 
@@ -218,7 +236,7 @@ def _instances(items: Iterable[object]) -> Iterator[Item]:
         yield item
 
 
-def default_window(llm: LLM) -> int:
+def default_window(llm: Judge) -> int:
     """Items in flight at once when a run does not say: four times the LLM's concurrency, at least 32."""
     return max(4 * llm.concurrency, 32)
 

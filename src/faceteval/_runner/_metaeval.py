@@ -23,7 +23,7 @@ from faceteval._runner._metaeval_runs import (
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import DEFAULT_DATA_DIR
 from faceteval.errors import ConfigError, FacetevalError, InputError
-from faceteval.llm import LLM
+from faceteval.llm import Judge
 from faceteval.metaeval import (
     SWEEP_KEY,
     JudgmentSource,
@@ -51,7 +51,7 @@ JudgmentsLike = str | Path | Iterable[Judgment]
 async def meta_evaluate_async(
     target: TargetLike,
     method: Method | Sequence[Method] | None = None,
-    llm: LLM | None = None,
+    llm: Judge | None = None,
     *,
     judgments: JudgmentsLike | None = None,
     out: str | Path,
@@ -109,7 +109,7 @@ async def meta_evaluate_async(
 def meta_evaluate(
     target: TargetLike,
     method: Method | Sequence[Method] | None = None,
-    llm: LLM | None = None,
+    llm: Judge | None = None,
     *,
     judgments: JudgmentsLike | None = None,
     out: str | Path,
@@ -142,7 +142,7 @@ def meta_evaluate(
     return anyio.run(llm.closing_after, evaluating)
 
 
-def _check_recorded(llm: LLM | None, options: MetaEvalOptions, judging: JudgeOptions) -> None:
+def _check_recorded(llm: Judge | None, options: MetaEvalOptions, judging: JudgeOptions) -> None:
     """Refuse what judges (an LLM, seeds, judging options) beside recorded judgments: it would go unused."""
     if llm is not None:
         raise ConfigError("recorded judgments are measured as they are: no LLM is asked")
@@ -170,7 +170,7 @@ def _measure_judgments(
         named = str(judgments)
         inputs = [*_files(target), *source_files(named)]
         check_outputs(run_files(out), given=out, inputs=inputs, force=force)
-        source = load_judgments(named, target, Path(data_dir))
+        source = load_judgments(named, target, Path(data_dir), vote=options.panel_vote)
     else:
         check_outputs(run_files(out), given=out, inputs=_files(target), force=force)
         source = JudgmentSource("judgments", tuple(judgments))

@@ -21,10 +21,11 @@ from faceteval._runner._file import (
     prompt_hashes,
 )
 from faceteval._runner._judge import JudgeOptions
-from faceteval.core import Instance
+from faceteval.aggregation import DEFAULT_PANEL_VOTE
+from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError
-from faceteval.llm import LLM
+from faceteval.llm import Judge, Panel
 from faceteval.metaeval import (
     INSTANCES,
     JUDGMENTS,
@@ -65,6 +66,8 @@ class MetaEvalOptions:
         seeds: Repeat the run once per provider seed (empty: one run, with the LLM's own seed).
         human_weights: People's weightings of the judge's facets (how close the judge's are).
         report: Write ``report.md`` and ``report.html`` beside each summary.
+        panel_vote: How recorded judges given together (``recorded:a,recorded:b``) are combined
+            into a panel's verdict: ``majority``, ``mean`` or ``median``.
     """
 
     limit: int | None = None
@@ -75,6 +78,7 @@ class MetaEvalOptions:
     seeds: tuple[int, ...] = ()
     human_weights: tuple[HumanWeights, ...] = ()
     report: bool = True
+    panel_vote: PanelVote = DEFAULT_PANEL_VOTE
 
     @property
     def settings(self) -> Settings:
@@ -131,17 +135,22 @@ class RunContext:
 
     target: Target
     instances: Sequence[Instance]
-    llm: LLM
+    llm: Judge
     out: Path
     options: MetaEvalOptions
     judging: JudgeOptions
     hooks: MetaEvalHooks
     force: bool
 
-    def llm_for(self, plan: RunPlan) -> LLM:
-        """The LLM of a run: with its provider seed, when it repeats the others with another seed."""
+    def llm_for(self, plan: RunPlan) -> Judge:
+        """The LLM (or panel) of a run: with its provider seed, when it repeats the others with another
+        seed."""
         seed = plan.variant.seed
-        return self.llm if seed is None else replace(self.llm, config=self.llm.config.merge(seed=seed))
+        if seed is None:
+            return self.llm
+        if isinstance(self.llm, Panel):
+            return self.llm.with_seed(seed)
+        return replace(self.llm, config=self.llm.config.merge(seed=seed))
 
     def hooks_for(self, plan: RunPlan, job: FileJob) -> AbstractContextManager[RunHooks]:
         return nullcontext(RunHooks()) if self.hooks.judging is None else self.hooks.judging(plan, job)
@@ -221,7 +230,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
 
 
 async def _judge(
-    context: RunContext, plan: RunPlan, job: FileJob, llm: LLM, started: Started, run_dir: Path
+    context: RunContext, plan: RunPlan, job: FileJob, llm: Judge, started: Started, run_dir: Path
 ) -> RunResult:
     """A run's judging, told to the hooks however it ends."""
     assert job.input_path is not None
@@ -310,7 +319,7 @@ def check_judgeable(target: Target) -> None:
         )
 
 
-def cache_file(llm: LLM) -> Path | None:
+def cache_file(llm: Judge) -> Path | None:
     """The file of ``llm``'s response cache, when it has one on disk (an output may never replace it)."""
     path = getattr(llm.cache, "path", None)
     return Path(path) if isinstance(path, str) and path != ":memory:" else None

@@ -14,21 +14,25 @@ from typing import TYPE_CHECKING, Any
 from faceteval import tracing
 from faceteval._runner._stats import RunStats
 from faceteval.core import Judgment
+from faceteval.llm import LLM
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
 
-    from faceteval.llm import LLM
+    from faceteval.llm import Judge
 
 
 @contextmanager
-def run_span(tracer: Tracer, method: str, llm: LLM) -> Iterator[Span]:
-    """The span ``judge {method}`` of a whole run; an error that stops the run is recorded on it."""
-    attributes = {
-        "faceteval.method": method,
-        "gen_ai.request.model": llm.spec.model,
-        "gen_ai.provider.name": llm.spec.provider,
-    }
+def run_span(tracer: Tracer, method: str, llm: Judge) -> Iterator[Span]:
+    """The span ``judge {method}`` of a whole run; an error that stops the run is recorded on it.
+
+    A panel's run names the panel; its judges' calls name their own models.
+    """
+    attributes = {"faceteval.method": method}
+    if isinstance(llm, LLM):
+        attributes |= {"gen_ai.request.model": llm.spec.model, "gen_ai.provider.name": llm.spec.provider}
+    else:
+        attributes["faceteval.panel"] = llm.name
     with tracer.start_as_current_span(f"judge {method}", attributes=attributes) as span:
         yield span
 

@@ -10,7 +10,8 @@ The confidence of a judgment is the mean of the *components* it carries evidence
   count equally; a facet missing a score is left out.
 - ``orders``: the share of presentation orders (``--swap``, rotations) whose verdict is the verdict
   (only ``consistent`` recorded: 1 when the orders agreed, 0 when they disagreed into a tie).
-- ``panel``: the share of a judge panel's members whose verdict is the verdict (given by the caller).
+- ``panel``: the share of a judge panel's members whose verdict is the verdict (from the judgment's
+  ``panel``, or given by the caller); members that failed count against it.
 - ``logprobs``: a certainty in [0, 1] from the score tokens' probabilities (given by the caller:
   e.g. 1 minus the normalised spread of the expected score).
 
@@ -63,7 +64,7 @@ def confidence_components(judgment: Judgment, inputs: ConfidenceInputs = NO_INPU
         "margin": _margin(judgment.verdict, judgment.scores, inputs.scale),
         "facets": _facets(judgment.verdict, judgment.facets),
         "orders": _orders(judgment),
-        "panel": inputs.panel,
+        "panel": inputs.panel if inputs.panel is not None else _panel(judgment),
         "logprobs": inputs.logprobs,
     }
     return {name: min(max(value, 0.0), 1.0) for name, value in found.items() if value is not None}
@@ -108,6 +109,13 @@ def _favours(facet: FacetScore, verdict: int) -> bool:
     scores = [s for s in facet.scores if s is not None]
     best = [index + 1 for index, score in enumerate(scores) if score == max(scores)]
     return best == [verdict] if verdict else len(best) > 1
+
+
+def _panel(judgment: Judgment) -> float | None:
+    """The share of the panel's members whose verdict is the panel's; None for one judge."""
+    if not judgment.panel:
+        return None
+    return sum(member.verdict == judgment.verdict for member in judgment.panel) / len(judgment.panel)
 
 
 def _orders(judgment: Judgment) -> float | None:

@@ -128,6 +128,34 @@ class OrderResult(BaseModel):
         return _not_boolean(value)
 
 
+PanelVote = Literal["majority", "mean", "median"]
+"""How a judge panel combines its judges (`faceteval.aggregation.combine_panel`)."""
+
+
+class PanelMember(BaseModel):
+    """One judge's own result inside a panel's judgment: what it said before the vote."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    judge: str
+    """Who judged: the model (``openai:gpt-4o``) or the recorded judge (``recorded:llmbar/GPT-4/CoT``)."""
+    status: Status
+    error: str | None = None
+    verdict: int | None = None
+    """Its winner (1-based), 0 for a tie; None unless its status is ok."""
+    scores: list[float] | None = None
+    """Its overall score per candidate; None for verdict-only judges."""
+    facets: list[FacetScore] = Field(default_factory=list)
+    consistent: bool | None = None
+    """With several orders: whether its orders agreed."""
+    usage: Usage = Field(default_factory=Usage)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict_is_a_number(cls, value: Any) -> Any:
+        return _not_boolean(value)
+
+
 class Judgment(BaseModel):
     """The judgment of one instance (one line of a judgments JSONL file).
 
@@ -155,7 +183,13 @@ class Judgment(BaseModel):
     """With several orders: whether they agreed on the verdict. None when judged in one order."""
     orders: list[OrderResult] = Field(default_factory=list)
     """Per-order results, when judged in several orders."""
+    panel: list[PanelMember] = Field(default_factory=list, exclude_if=lambda members: not members)
+    """A judge panel's members, each with its own verdict, scores and facets (empty for one judge,
+    and then not written: one judge's judgment is written as before panels existed)."""
+    panel_vote: PanelVote | None = Field(default=None, exclude_if=lambda vote: vote is None)
+    """How the panel's verdict was combined from its members' (None for one judge; not written then)."""
     usage: Usage = Field(default_factory=Usage)
+    """LLM use behind the judgment; a panel's: the sum of its members'."""
     confidence: float | None = Field(default=None, ge=0, le=1, exclude_if=lambda value: value is None)
     """How far to trust the verdict, in [0, 1] (`faceteval.core.confidence`: the margin, facet, order
     and panel agreement behind it); None when not computed (older files) or without evidence. Left out

@@ -8,6 +8,7 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
 from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend
+from faceteval.llm._panel import Judge, Panel
 from faceteval.llm._parser import JsonReply, Parser, reply_schema
 from faceteval.llm._pricing import Price, PriceTable
 from faceteval.llm._provider import Provider
@@ -42,8 +43,10 @@ __all__ = [
     "Exchange",
     "GenerateConfig",
     "JsonReply",
+    "Judge",
     "Message",
     "ModelSpec",
+    "Panel",
     "Parser",
     "Price",
     "PriceTable",

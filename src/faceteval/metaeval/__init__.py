@@ -2,6 +2,7 @@
 
 from faceteval.metaeval._compare import compare_runs, significance
 from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join, load_judgments, source_files
+from faceteval.metaeval._panel import PANEL_SEPARATOR, panel_judgments, panel_specs, panel_summary
 from faceteval.metaeval._store import (
     INSTANCES,
     JUDGMENTS,
@@ -26,6 +27,7 @@ from faceteval.metaeval._weights import HumanWeights, load_human_weights, weight
 __all__ = [
     "INSTANCES",
     "JUDGMENTS",
+    "PANEL_SEPARATOR",
     "RECORDED",
     "REPORT_FILES",
     "RESULT_FILES",
@@ -49,6 +51,9 @@ __all__ = [
     "load_judgments",
     "load_target",
     "measure",
+    "panel_judgments",
+    "panel_specs",
+    "panel_summary",
     "read_run",
     "read_summary",
     "run_files",

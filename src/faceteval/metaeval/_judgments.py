@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faceteval._util.text import plural
-from faceteval.core import Instance, Judgment
+from faceteval.aggregation import DEFAULT_PANEL_VOTE
+from faceteval.core import Instance, Judgment, PanelVote
 from faceteval.datasets import RecordedSource, read_judgments
 from faceteval.errors import FacetevalError
+from faceteval.metaeval._panel import panel_judgments, panel_name, panel_specs
 from faceteval.metaeval._target import Target
 
 RECORDED = "recorded:"
@@ -27,6 +29,8 @@ class JudgmentSource:
     recorded: RecordedSource | None = None
     reported: dict[str, float] = field(default_factory=dict)
     """Numbers the source itself published, when it is a recorded judge that ships them."""
+    judges: tuple[str, ...] = ()
+    """A panel's judges (its judgments combine theirs); empty for one judge."""
 
 
 def source_files(spec: str | None) -> list[Path]:
@@ -37,13 +41,26 @@ def source_files(spec: str | None) -> list[Path]:
         >>> [path.as_posix() for path in source_files("runs/dna")], source_files("recorded:gpt4")
         (['runs/dna', 'runs/dna/judgments.jsonl'], [])
     """
+    parts = panel_specs(spec or "")
+    if len(parts) > 1:
+        return [path for part in parts for path in source_files(part)]
     if not spec or spec.startswith(RECORDED):
         return []
     return [Path(spec), Path(spec) / "judgments.jsonl"]
 
 
-def load_judgments(spec: str, target: Target, data_dir: Path) -> JudgmentSource:
-    """The judgments named by ``spec``: ``recorded:<name>`` of the target benchmark, or a JSONL path."""
+def load_judgments(
+    spec: str, target: Target, data_dir: Path, *, vote: PanelVote = DEFAULT_PANEL_VOTE
+) -> JudgmentSource:
+    """The judgments named by ``spec``: ``recorded:<name>`` of the target benchmark, or a JSONL path;
+    several of them, comma-separated, are a judge panel combined by ``vote`` (`panel_judgments`)."""
+    if len(parts := panel_specs(spec)) > 1:
+        sources = [load_judgments(part, target, data_dir) for part in parts]
+        candidates = {instance.id: instance.n_candidates for instance in target.instances}
+        members = [(source.name, source.judgments) for source in sources]
+        combined = panel_judgments(members, candidates, vote)
+        names = tuple(source.name for source in sources)
+        return JudgmentSource(panel_name(names, vote), tuple(combined), judges=names)
     if spec.startswith(RECORDED):
         if target.benchmark is None:
             raise FacetevalError(

@@ -17,6 +17,7 @@ from faceteval.aggregation import ranks
 from faceteval.core import Instance, Judgment, Usage, usage_of
 from faceteval.metaeval._bias import bias
 from faceteval.metaeval._judgments import Joined
+from faceteval.metaeval._panel import panel_summary
 from faceteval.metaeval._selective import selective_accuracy
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
@@ -64,6 +65,8 @@ def summarize(
         summary["bias"] = bias(joined.pairs, _ci(settings), judge_models=judge_models)
         if (selective := selective_accuracy(joined.pairs, _ci(settings))) is not None:
             summary["selective_accuracy"] = selective
+        if (panel := panel_summary(joined, _ci(settings))) is not None:
+            summary["panel"] = panel
     else:
         summary.update(_pointwise(target, joined, settings))
     summary["facet_weights"] = facet_weights(joined)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval.core import Instance, Judgment
-from faceteval.report import _diagnostics, _examples, _pointwise, _sections
+from faceteval.report import _diagnostics, _examples, _panel, _pointwise, _sections
 from faceteval.report._evidence import Paired
 from faceteval.report._model import Section
 
@@ -44,6 +44,7 @@ def build_sections(
         _sections.status(summary),
         _examples.failures(paired, kind),
         _sections.reported(summary),
+        _panel.panel(summary),
         _sections.categories(summary),
         _sections.confusion(summary),
         _diagnostics.bias(summary),

@@ -181,6 +181,8 @@ class MetaEvalSummary(RecordSummary):
     weight_rankings: JsonValue = None
     usage: JsonValue = None
     """The judgments' calls, tokens and cost (cached calls at their price), and per instance."""
+    panel: JsonValue = None
+    """A judge panel's: each judge's agreement, the vote, and the judges' agreement (Krippendorff's alpha)."""
     reported: dict[str, JsonValue] | None = None
     """The numbers the recorded judge's authors published, to compare."""
     variant: dict[str, JsonValue] | None = None

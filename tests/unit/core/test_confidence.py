@@ -8,6 +8,7 @@ from faceteval.core import (
     FacetScore,
     Judgment,
     OrderResult,
+    PanelMember,
     confidence,
     confidence_components,
 )
@@ -87,3 +88,15 @@ def test_the_field_is_optional_bounded_and_left_out_of_the_json_when_absent() ->
     assert Judgment.model_validate_json(made.model_dump_json()).confidence == 0.75
     with pytest.raises(ValidationError, match="confidence"):
         ok(verdict=1, confidence=1.5)
+
+
+def test_a_panel_s_confidence_takes_the_share_of_its_members_agreeing() -> None:
+    members = [
+        PanelMember(judge="a", status="ok", verdict=1),
+        PanelMember(judge="b", status="ok", verdict=1),
+        PanelMember(judge="c", status="ok", verdict=2),
+        PanelMember(judge="d", status="error"),
+    ]
+    judged = Judgment(id="1", method="m", status="ok", verdict=1, panel=members)
+    assert confidence_components(judged) == {"panel": 0.5}
+    assert confidence(judged, ConfidenceInputs(panel=0.9)) == 0.9  # a caller's figure wins

@@ -1,0 +1,135 @@
+"""A judge panel: several LLMs that each judge every instance, and how their verdicts are combined.
+
+A `Panel` goes where an `LLM` goes in `faceteval.judge` and `faceteval.meta_evaluate`: every stage
+of the method runs once per judge (each with its own facets, weights and cache entries: a reply is
+cached under its own model and endpoint), and the judgments are combined by ``vote``
+(`faceteval.aggregation.combine_panel`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar, get_args
+
+import anyio
+
+from faceteval.core import PanelVote
+from faceteval.errors import ConfigError
+from faceteval.llm._cache import ResponseCache
+from faceteval.llm._llm import LLM, Spend
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Panel:
+    """Two or more LLM judges whose judgments are combined into one per instance.
+
+    Attributes:
+        judges: The LLMs, each a judge (two of the same model need different endpoints).
+        vote: ``majority`` (the verdict most judges gave; no single one: a tie), ``mean`` or
+            ``median`` (of each candidate's overall score; verdict-only judges: of their votes).
+
+    Examples:
+        >>> from faceteval.llm import ModelSpec, ScriptedProvider
+        >>> a = LLM(ScriptedProvider.sequence([]), ModelSpec("scripted", "a"))
+        >>> b = LLM(ScriptedProvider.sequence([]), ModelSpec("scripted", "b"))
+        >>> Panel([a, b]).names
+        ('scripted:a', 'scripted:b')
+    """
+
+    judges: Sequence[LLM]
+    vote: PanelVote = "majority"
+
+    def __post_init__(self) -> None:
+        judges = tuple(self.judges)
+        object.__setattr__(self, "judges", judges)
+        if self.vote not in get_args(PanelVote):
+            raise ConfigError(f"unknown panel vote {self.vote!r}: one of {', '.join(get_args(PanelVote))}")
+        if len(judges) < 2 or not all(isinstance(judge, LLM) for judge in judges):
+            raise ConfigError(
+                "a panel takes two or more LLMs: Panel([LLM.from_spec(...), LLM.from_spec(...)])"
+            )
+        names = self.names
+        if len(set(names)) < len(names):
+            raise ConfigError(f"a panel's judges are different models or endpoints, got {', '.join(names)}")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Each judge's name: its model spec, with its endpoint when two judges share a model."""
+        specs = [str(judge.spec) for judge in self.judges]
+        return tuple(
+            spec if specs.count(spec) == 1 else f"{spec}@{judge.identity}"
+            for spec, judge in zip(specs, self.judges, strict=True)
+        )
+
+    @property
+    def name(self) -> str:
+        """How runs name the panel: ``panel (majority): openai:a, openai:b``."""
+        return f"panel ({self.vote}): {', '.join(self.names)}"
+
+    @property
+    def concurrency(self) -> int:
+        """Calls in flight at once over every judge (each has its own limit)."""
+        return sum(judge.concurrency for judge in self.judges)
+
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The first judge's response cache (judges built by the command share one)."""
+        return self.judges[0].cache
+
+    @property
+    def dry_run(self) -> bool:
+        return any(judge.dry_run for judge in self.judges)
+
+    @property
+    def spent(self) -> Spend:
+        """Everything asked of the judges so far, summed."""
+        total = Spend()
+        for judge in self.judges:
+            spent = judge.spent
+            total.calls += spent.calls
+            total.cached += spent.cached
+            total.planned += spent.planned
+            total.retries += spent.retries
+            total.input_tokens += spent.input_tokens
+            total.output_tokens += spent.output_tokens
+            total.cost_usd += spent.cost_usd
+            total.cost_known = total.cost_known and spent.cost_known
+        return total
+
+    def with_seed(self, seed: int) -> Panel:
+        """The same panel, each judge asked with provider seed ``seed``."""
+        judges = [replace(judge, config=judge.config.merge(seed=seed)) for judge in self.judges]
+        return Panel(judges, self.vote)
+
+    def describe(self) -> dict[str, Any]:
+        """What rebuilds the panel (for run records), as one LLM's: ``model`` names the panel and its
+        judges in order, ``identity`` each judge's endpoint (`` | ``-separated), ``config`` theirs."""
+        members = [judge.describe() for judge in self.judges]
+        return {
+            "model": self.name,
+            "identity": " | ".join(str(member["identity"]) for member in members),
+            "config": members[0]["config"],
+            "concurrency": self.concurrency,
+            "timeout": max(judge.timeout for judge in self.judges),
+            "max_retries": max(judge.retry.max_retries for judge in self.judges),
+        }
+
+    async def aclose(self) -> None:
+        """Close every judge's connections in the running event loop."""
+        for judge in self.judges:
+            await judge.aclose()
+
+    async def closing_after(self, work: Callable[[], Awaitable[T]]) -> T:
+        """``await work()``, then close every judge's connections however it ended."""
+        try:
+            return await work()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.aclose()
+
+
+Judge = LLM | Panel
+"""What judges a run: one LLM, or a panel of them."""
