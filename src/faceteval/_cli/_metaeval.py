@@ -24,12 +24,17 @@ from faceteval._cli._method_options import (
     check_method_flags,
     method_params,
 )
-from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
+from faceteval._cli._options import (
+    build_request,
+    data_dir_option,
+    engine_options,
+    force_option,
+    scoring_options,
+)
 from faceteval._cli._run import RunRequest, open_llm, progress_bar, run_until_stopped
 from faceteval._cli._sweeps import runs_of
 from faceteval._runner import (
     FileJob,
-    JudgeOptions,
     MetaEvalHooks,
     MetaEvalOptions,
     NothingJudged,
@@ -105,6 +110,7 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
 )
 @force_option
 @engine_options(exclude=("--seed",))
+@scoring_options
 @click.pass_context
 @handle_errors
 def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
@@ -196,7 +202,7 @@ def _run_method(
     hooks = MetaEvalHooks(
         judging=partial(_judging, request), judged=partial(_judged, request, outcome, subject)
     )
-    judging = JudgeOptions(swap=request.swap, trace=request.trace)
+    judging = request.judge_options()
     with ExitStack() as stack:
         llm = open_llm(request, stack)
         context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)

@@ -31,7 +31,7 @@ from faceteval.core import Judgment
 from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy
-from faceteval.methods import Method
+from faceteval.methods import DEFAULT_TOP_LOGPROBS, Method, ScoreModeOption
 from faceteval.store import SQLiteCache
 
 
@@ -66,6 +66,16 @@ class RunRequest:
     """How the input is read (``--field``, ``--preset``, ``--format``, ``--hf-dataset``)."""
     otel: bool = False
     """Send OpenTelemetry spans of the work (``--otel``)."""
+    score_mode: ScoreModeOption = "parse"
+    """How scoring stages obtain their scores (``--score-mode``)."""
+    top_logprobs: int = DEFAULT_TOP_LOGPROBS
+    """Alternatives per token with ``--score-mode logprobs`` (``--top-logprobs``)."""
+
+    def judge_options(self) -> JudgeOptions:
+        """How the engine carries the run out."""
+        return JudgeOptions(
+            swap=self.swap, trace=self.trace, score_mode=self.score_mode, top_logprobs=self.top_logprobs
+        )
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -104,7 +114,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
         task = progress.add_task("judging", total=result.instances or None)
 
         hooks = replace(hooks, judged=lambda _: progress.advance(task))
-        options = JudgeOptions(swap=request.swap, trace=request.trace)
+        options = request.judge_options()
         judging = partial(
             judge_file, job, items, request.method, llm, options=options, result=result, hooks=hooks,
             started=started.opened(),

@@ -23,22 +23,29 @@ from faceteval.core import (
     Instance,
     Judgment,
     OrderResult,
+    RecordedMode,
     TraceEntry,
+    merged_modes,
     usage_of,
 )
 from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM
 from faceteval.methods import (
     DEFAULT_MEMO_SIZE,
+    DEFAULT_TOP_LOGPROBS,
+    SCORE_MODES,
     JudgeContext,
     Method,
     OrderOutcome,
     QueryMemo,
+    ScoreModeOption,
     gather,
     severity,
 )
 
 DEFAULT_ABORT_AFTER = 10
+MAX_TOP_LOGPROBS = 20
+"""The most alternatives per token OpenAI's API (and vLLM by default) return."""
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -62,6 +69,11 @@ class JudgeOptions:
         abort_after: Stop the run when this many instances in a row fail with errors (a wrong
             endpoint, an exhausted quota), rather than failing every remaining instance. Invalid
             input lines and instances the method cannot judge (`InstanceError`) do not count.
+        score_mode: How scoring stages obtain their scores: ``parse`` the number written (the
+            default), or ``logprobs``, the expected score over the top log-probabilities of the
+            score's tokens (G-Eval), falling back to the number where the server sends none. Needs a
+            provider that returns log-probabilities (OpenAI-compatible; not Anthropic).
+        top_logprobs: Alternatives asked for per token with ``score_mode="logprobs"`` (1-20).
     """
 
     swap: bool = False
@@ -69,8 +81,16 @@ class JudgeOptions:
     memo_size: int = DEFAULT_MEMO_SIZE
     trace: bool = True
     abort_after: int = DEFAULT_ABORT_AFTER
+    score_mode: ScoreModeOption = "parse"
+    top_logprobs: int = DEFAULT_TOP_LOGPROBS
 
     def __post_init__(self) -> None:
+        if self.score_mode not in SCORE_MODES:
+            raise ConfigError(f"score_mode must be one of {', '.join(SCORE_MODES)}, got {self.score_mode!r}")
+        if not whole_number(self.top_logprobs, 1) or self.top_logprobs > MAX_TOP_LOGPROBS:
+            raise ConfigError(
+                f"top_logprobs must be a whole number from 1 to {MAX_TOP_LOGPROBS}, got {self.top_logprobs!r}"
+            )
         for name, least in (("window", 1), ("memo_size", 1), ("abort_after", 0)):
             value = getattr(self, name)
             if value is None and name == "window":
@@ -160,6 +180,7 @@ async def judge_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     check_arguments(items, method, llm, options)
+    check_score_mode(llm, options)
     memo = QueryMemo(options.memo_size)
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 
@@ -204,6 +225,24 @@ def check_arguments(items: object, method: object, llm: object, options: object)
         raise TypeError(f"llm must be an LLM (LLM.from_spec('openai:gpt-4o-mini')), got {type(llm).__name__}")
     if not isinstance(options, JudgeOptions):
         raise TypeError(f"options must be JudgeOptions(...), got {type(options).__name__}")
+
+
+def scoring_options(options: JudgeOptions) -> dict[str, Any]:
+    """What a run record's ``options`` say of the score mode: nothing for the default (``parse``), so
+    that records of runs that parsed scores read as before."""
+    if options.score_mode == "parse":
+        return {}
+    return {"score_mode": options.score_mode, "top_logprobs": options.top_logprobs}
+
+
+def check_score_mode(llm: LLM, options: JudgeOptions) -> None:
+    """ConfigError, before any call, when ``options`` ask for log-probabilities the provider cannot give."""
+    if options.score_mode == "logprobs" and not llm.returns_logprobs:
+        raise ConfigError(
+            f"--score-mode logprobs (score_mode='logprobs') is not available with {llm.spec}: the "
+            f"{llm.spec.provider} API returns no token log-probabilities. Use --score-mode parse, or an "
+            "OpenAI-compatible provider (OpenAI, vLLM, llama.cpp) for expected scores"
+        )
 
 
 def _instances(items: Iterable[object]) -> Iterator[Item]:
@@ -323,7 +362,9 @@ async def _judge_instance(
         failed = Judgment(id=instance.id, method=method.name, status="error", error=_describe(unjudgeable))
         return failed.model_copy(update={"input_hash": instance.content_hash()}), []
     orders = presentation_orders(instance.n_candidates, swap=options.swap)
-    runs = await gather([partial(_judge_order, instance, order, method, llm, memo) for order in orders])
+    runs = await gather(
+        [partial(_judge_order, instance, order, method, llm, memo, options) for order in orders]
+    )
     trace = [entry for _, _, entries in runs for entry in entries]
     kept = trace if options.trace else []
     if any(entry.planned for entry in trace):  # a dry run's stand-in replies: a plan, not a judgment
@@ -349,9 +390,16 @@ def cannot_judge(method: Method, instance: Instance) -> InstanceError | None:
 
 
 async def _judge_order(
-    instance: Instance, order: tuple[int, ...], method: Method, llm: LLM, memo: QueryMemo
+    instance: Instance,
+    order: tuple[int, ...],
+    method: Method,
+    llm: LLM,
+    memo: QueryMemo,
+    options: JudgeOptions,
 ) -> _Run:
-    ctx = JudgeContext(llm, memo, order=order)
+    ctx = JudgeContext(
+        llm, memo, order=order, score_mode=options.score_mode, top_logprobs=options.top_logprobs
+    )
     try:
         outcome: OrderOutcome | FacetevalError = await method.judge_order(instance.permuted(order), ctx)
     except (ParseError, ProviderError, InstanceError) as exc:
@@ -388,6 +436,7 @@ def _assemble(instance: Instance, method: str, runs: list[_Run], trace: list[Tra
             ranks=ranks(only.scores) if only.scores is not None else None,
             facets=only.facets,
             explanation=only.explanation,
+            score_modes=only.score_modes,
             trace=trace,
         )
     verdicts = {r.verdict for r in results}
@@ -404,6 +453,7 @@ def _assemble(instance: Instance, method: str, runs: list[_Run], trace: list[Tra
         ranks=ranks(scores),
         facets=_mean_facets(results),
         explanation=results[0].explanation,  # the original order's: orders run from it
+        score_modes=merged_modes([r.score_modes for r in results]),
         consistent=len({r.verdict for r in results}) == 1,
         orders=results,
         trace=trace,
@@ -424,6 +474,8 @@ def _order_result(instance: Instance, order: tuple[int, ...], outcome: OrderOutc
         for shown, original in enumerate(order):
             values[original] = facet.scores[shown]
         update: dict[str, Any] = {"scores": values}
+        if facet.score_modes is not None:
+            update["score_modes"] = _in_original(facet.score_modes, order)
         if facet.explanations is not None:
             explanations: list[str | None] = [None] * n
             for shown, original in enumerate(order):
@@ -436,7 +488,16 @@ def _order_result(instance: Instance, order: tuple[int, ...], outcome: OrderOutc
         scores=scores,
         facets=facets,
         explanation=outcome.explanation,
+        score_modes=None if outcome.score_modes is None else _in_original(outcome.score_modes, order),
     )
+
+
+def _in_original(modes: list[RecordedMode | None], order: tuple[int, ...]) -> list[RecordedMode | None]:
+    """Per-candidate modes listed as presented, put in the original candidate order."""
+    original: list[RecordedMode | None] = [None] * len(order)
+    for shown, index in enumerate(order):
+        original[index] = modes[shown]
+    return original
 
 
 def _mean_facets(results: list[OrderResult]) -> list[FacetScore]:
@@ -447,7 +508,8 @@ def _mean_facets(results: list[OrderResult]) -> list[FacetScore]:
         for m in range(len(first.scores)):
             known = [score for r in results if (score := r.facets[j].scores[m]) is not None]
             means.append(round(fmean(known), 9) if len(known) == len(results) else None)
-        merged.append(first.model_copy(update={"scores": means}))
+        modes = merged_modes([r.facets[j].score_modes for r in results])
+        merged.append(first.model_copy(update={"scores": means, "score_modes": modes}))
     return merged
 
 

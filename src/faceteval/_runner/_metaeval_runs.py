@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
-from faceteval._runner._judge import JudgeOptions
+from faceteval._runner._judge import JudgeOptions, scoring_options
 from faceteval.core import Instance
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError
@@ -188,7 +188,11 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         output=str(run_dir),
         method=MethodRecord.of(plan.method.describe()),
         llm=LLMRecord.of(llm.describe()),
-        options={"swap": context.judging.swap, **context.options.recorded()},
+        options={
+            "swap": context.judging.swap,
+            **scoring_options(context.judging),
+            **context.options.recorded(),
+        },
         prompts={name: load_template(name).sha256 for name in plan.method.templates()},
         spend=spend_of(result.spent, result.elapsed),
     )

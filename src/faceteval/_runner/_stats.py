@@ -46,6 +46,10 @@ class RunStats:
     """Instances the method cannot judge as they are (`InstanceError`; counted in ``statuses["error"]``)."""
     reused: int = 0
     """Judgments taken as they were from an earlier run's output (counted in ``statuses`` too)."""
+    score_modes: Counter[str] = field(default_factory=Counter)
+    """With ``--score-mode logprobs``: the scores of ok judgments (facet scores, and overall scores a
+    call gave) by how they were obtained: ``logprobs``, ``parse`` (the fallback), ``mixed`` (orders
+    differed)."""
 
     def add(
         self,
@@ -66,6 +70,7 @@ class RunStats:
             self.examples.setdefault(error, judgment.id)
         if judgment.consistent is not None:
             self.consistency[judgment.consistent] += 1
+        self.score_modes.update(modes_of(judgment))
         for entry in entries:
             if not entry.reused:
                 self.stages.setdefault(entry.stage, StageStats()).add(entry)
@@ -79,6 +84,12 @@ class RunStats:
     def total(self) -> StageStats:
         """All stages together."""
         return total_of(self.stages.values())
+
+
+def modes_of(judgment: Judgment) -> list[str]:
+    """How each score of ``judgment`` was obtained, where it says (``--score-mode logprobs`` runs)."""
+    lists = [facet.score_modes for facet in judgment.facets] + [judgment.score_modes]
+    return [mode for modes in lists if modes is not None for mode in modes if mode is not None]
 
 
 def total_of(stages: Iterable[StageStats]) -> StageStats:

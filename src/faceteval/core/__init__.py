@@ -38,6 +38,7 @@ from faceteval.core._result import (
     Strength,
     SystemMean,
 )
+from faceteval.core._scoring import RecordedMode, ScoreMode, ScoreSource, merged_modes, recorded_modes
 
 __all__ = [
     "INVALID_INPUT",
@@ -60,6 +61,9 @@ __all__ = [
     "PointwiseResult",
     "Proportion",
     "Ranking",
+    "RecordedMode",
+    "ScoreMode",
+    "ScoreSource",
     "Standing",
     "Status",
     "Strength",
@@ -67,7 +71,9 @@ __all__ = [
     "TraceEntry",
     "Usage",
     "failure_kind",
+    "merged_modes",
     "partial_weights",
+    "recorded_modes",
     "repeated_name",
     "usage_of",
     "zero_weights",

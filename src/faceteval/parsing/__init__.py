@@ -7,7 +7,16 @@ are read by the parsers of its package (``faceteval.methods.fennec``'s, say).
 """
 
 from faceteval.parsing._criteria import CriteriaParser
+from faceteval.parsing._expected import NO_LOGPROBS, ScoreReader, score_sources
 from faceteval.parsing._scores import ScoreParser, Scores
 from faceteval.parsing._weights import WeightParser
 
-__all__ = ["CriteriaParser", "ScoreParser", "Scores", "WeightParser"]
+__all__ = [
+    "NO_LOGPROBS",
+    "CriteriaParser",
+    "ScoreParser",
+    "ScoreReader",
+    "Scores",
+    "WeightParser",
+    "score_sources",
+]

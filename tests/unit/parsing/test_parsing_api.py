@@ -16,10 +16,13 @@ from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
 def test_all_lists_exactly_the_public_names() -> None:
     public = {name for name in dir(faceteval.parsing) if not name.startswith("_")}
     assert set(faceteval.parsing.__all__) == {
+        "NO_LOGPROBS",
         "CriteriaParser",
         "ScoreParser",
+        "ScoreReader",
         "Scores",
         "WeightParser",
+        "score_sources",
     }
     assert set(faceteval.parsing.__all__) <= public
     for name in faceteval.parsing.__all__:

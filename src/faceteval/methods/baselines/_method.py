@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from faceteval.core import Criterion, Instance
+from faceteval.core import Criterion, Instance, recorded_modes
 from faceteval.methods._base import (
     DEFAULT_SCALE,
     CriterionLike,
@@ -60,7 +60,11 @@ class _Holistic:
         messages = render(self._template, **shown(instance), criteria=names, scale=self.scale)
         parser = ScoreParser(labels, scale=self.scale, position=self._position, explained=True)
         scores = await ctx.ask(messages, parser, stage=self.name)
-        return OrderOutcome(scores=scores.values, explanation=scores.explanation or None)
+        return OrderOutcome(
+            scores=scores.values,
+            explanation=scores.explanation or None,
+            score_modes=recorded_modes(scores.sources),
+        )
 
 
 @dataclass(frozen=True, slots=True, init=False)
