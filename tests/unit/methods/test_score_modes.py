@@ -1,0 +1,102 @@
+"""Every family's scoring stages under ``score_mode="logprobs"``: expected scores, and the mode recorded.
+
+The scripted judge writes its usual replies; with log-probabilities asked for, every digit comes with
+the alternative one lower at a quarter of the mass (P d = .75, d - 1 = .25), so each score ``s`` from 2
+up becomes ``s - 0.25``, and any other number (an item's "2.", a label) must be left alone.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+import pytest
+
+from faceteval import Instance, JudgeOptions, Judgment, judge
+from faceteval.core import Criterion
+from faceteval.llm import LLM, Completion, CompletionRequest, ModelSpec, ScriptedProvider, TokenLogprob
+from faceteval.methods.coeval import CoEval, CoEvalDirect
+from faceteval.methods.fennec import Fennec
+from faceteval.methods.hdeval import HierarchyAware
+from tests.support.fennec_judge import FennecJudge
+
+Script = Callable[[CompletionRequest], str]
+LOGPROBS = JudgeOptions(score_mode="logprobs", top_logprobs=5)
+
+
+def digit_tokens(text: str) -> tuple[TokenLogprob, ...]:
+    tokens = []
+    for piece in re.findall(r"\d|\D+", text):
+        if piece.isdigit() and int(piece) >= 2:
+            top = ((piece, math.log(0.75)), (str(int(piece) - 1), math.log(0.25)))
+            tokens.append(TokenLogprob(piece, math.log(0.75), top))
+        else:
+            tokens.append(TokenLogprob(piece, 0.0, ((piece, 0.0),)))
+    return tuple(tokens)
+
+
+def with_logprobs(script: Script) -> Script:
+    def answer(request: CompletionRequest) -> str | Completion:  # type: ignore[return]
+        text = script(request)
+        if not request.config.logprobs:
+            return text
+        assert request.config.top_logprobs == 5
+        return Completion(text=text, logprobs=digit_tokens(text))
+
+    return answer  # type: ignore[return-value]
+
+
+def run(instance: Instance, method: object, script: Script, options: JudgeOptions = LOGPROBS) -> Judgment:
+    llm = LLM(ScriptedProvider(with_logprobs(script)), ModelSpec("scripted", "judge"))  # type: ignore[arg-type]
+    (judgment,) = judge([instance], method, llm, options=options)  # type: ignore[arg-type]
+    assert judgment.status == "ok", judgment.error
+    return judgment
+
+
+def coeval_script(request: CompletionRequest) -> str:
+    if request.messages[-1].content.startswith("Based on the provided input"):
+        return "1. Weighing both criteria.\n\n2. Score: 4"
+    return '1. Conclusion: It does.\n\n2. Score: 3\n\n3. Evidence:\n- "Drops join up." Plain words.'
+
+
+CLARITY = Criterion(name="Clarity", description="The answer uses simple words.")
+
+
+def test_coeval_criterion_and_overall_scores() -> None:
+    instance = Instance(
+        id="q", query="Why does it rain?", candidates=("Drops join up.",), criteria=(CLARITY,)
+    )
+    parsed = run(instance, CoEval(), coeval_script, JudgeOptions())
+    judgment = run(instance, CoEval(), coeval_script)
+    assert (parsed.facets[0].scores, parsed.scores, parsed.score_modes) == ([3.0], [4.0], None)
+    assert judgment.facets[0].scores == [2.75]
+    assert judgment.facets[0].score_modes == ["logprobs"]
+    assert (judgment.scores, judgment.score_modes) == ([3.75], ["logprobs"])
+
+
+def test_coeval_direct() -> None:
+    instance = Instance(id="q", query="Why does it rain?", candidates=("Drops join up.", "Rain."))
+    judgment = run(instance, CoEvalDirect(), lambda request: "4\nClear enough.")
+    assert (judgment.scores, judgment.score_modes) == ([3.75, 3.75], ["logprobs", "logprobs"])
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_fennec_pairwise_and_single(single: bool) -> None:
+    rule = FennecJudge(quality={"a": 4, "b": 2})
+    instance = Instance(id="1", query="Summarise The Great Gatsby.", candidates=("a", "b"))
+    parsed = run(instance, Fennec(criteria_count=2, single=single), rule.for_provider(), JudgeOptions())
+    judgment = run(instance, Fennec(criteria_count=2, single=single), rule.for_provider())
+    for before, after in zip(parsed.facets, judgment.facets, strict=True):
+        assert after.scores == [s - 0.25 for s in before.scores if s is not None]  # type: ignore[operator]
+        assert after.score_modes == ["logprobs", "logprobs"]
+    assert judgment.score_modes is None  # the overall scores are the facets' sum
+
+
+def test_hdeval_scores_each_node() -> None:
+    nodes = [{"id": "fluency", "name": "fluency", "description": "Sentences read naturally."}]
+    method = HierarchyAware(task="summaries of news articles", criteria=nodes)
+    instance = Instance(id="1", query="Summarise the article.", candidates=("A short summary.",))
+    judgment = run(instance, method, lambda request: "5\nThe response was read for fluency.")
+    assert judgment.facets[0].scores == [4.75]
+    assert judgment.facets[0].score_modes == ["logprobs"]
