@@ -166,6 +166,7 @@ def test_the_command_refuses_anthropic_in_one_line(llm_server: LLMServer, tmp_pa
     assert "the anthropic API returns no token log-probabilities" in result.stderr
     assert "Traceback" not in result.stderr
     assert llm_server.requests == []
+    assert not list(tmp_path.glob("j.*"))  # neither an output nor a run record
 
 
 def test_top_logprobs_without_the_logprobs_mode_is_a_usage_error(server: LLMServer, tmp_path: Path) -> None:
@@ -174,3 +175,32 @@ def test_top_logprobs_without_the_logprobs_mode_is_a_usage_error(server: LLMServ
     )
     assert result.exit_code == 2
     assert "--top-logprobs is used with --score-mode logprobs" in result.stderr
+
+
+def test_meta_eval_records_and_reports_the_modes(server: LLMServer, tmp_path: Path) -> None:
+    labelled = tmp_path / "labelled.jsonl"
+    line = PAIR.model_dump(exclude_defaults=True) | {"label": 2}
+    labelled.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    flags = ["--model", "openai:judge", "--base-url", server.base_url, "--no-cache", "--resamples", "0"]
+    result = CliRunner().invoke(
+        cli,
+        [
+            "meta-eval",
+            str(labelled),
+            "--method",
+            "dna",
+            "--score-mode",
+            "logprobs",
+            "--out",
+            str(out),
+            *flags,
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output + result.stderr
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["options"]["score_mode"] == "logprobs"
+    assert summary["summary"]["score_modes"] == {"logprobs": 4}
+    assert summary["summary"]["agreement"]["value"] == 1.0  # parsed, the tie would disagree with the label
+    assert "4 scores expected from log-probabilities" in (out / "report.md").read_text(encoding="utf-8")

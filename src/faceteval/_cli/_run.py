@@ -25,7 +25,16 @@ from rich.progress import (
 
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
-from faceteval._runner import FileJob, JudgeOptions, RunHooks, RunResult, Started, checked_items, judge_file
+from faceteval._runner import (
+    FileJob,
+    JudgeOptions,
+    RunHooks,
+    RunResult,
+    Started,
+    check_score_mode,
+    checked_items,
+    judge_file,
+)
 from faceteval._util.heap import settle
 from faceteval.core import Judgment
 from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
@@ -210,6 +219,7 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
         retry_unreadable=request.retry_unreadable,
         max_reply_bytes=request.max_reply_bytes,
     )
+    check_score_mode(llm, request.judge_options())  # before any output is opened
     return llm
 
 

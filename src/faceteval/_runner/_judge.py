@@ -180,7 +180,6 @@ async def judge_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     check_arguments(items, method, llm, options)
-    check_score_mode(llm, options)
     memo = QueryMemo(options.memo_size)
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 
@@ -205,7 +204,8 @@ async def judge_each(
 
 
 def check_arguments(items: object, method: object, llm: object, options: object) -> None:
-    """TypeError, saying what to pass, for arguments of `judge_each` (and its callers) of the wrong kind."""
+    """TypeError, saying what to pass, for arguments of `judge_each` (and its callers) of the wrong kind;
+    ConfigError for options the LLM cannot serve (`check_score_mode`). Before anything is opened."""
     if isinstance(items, str | bytes | os.PathLike):
         raise TypeError(
             f"instances must be Instance objects, not a path: read the file with read_instances({items!r})"
@@ -225,6 +225,7 @@ def check_arguments(items: object, method: object, llm: object, options: object)
         raise TypeError(f"llm must be an LLM (LLM.from_spec('openai:gpt-4o-mini')), got {type(llm).__name__}")
     if not isinstance(options, JudgeOptions):
         raise TypeError(f"options must be JudgeOptions(...), got {type(options).__name__}")
+    check_score_mode(llm, options)
 
 
 def scoring_options(options: JudgeOptions) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from faceteval.core import UNJUDGEABLE, Judgment, TraceEntry
+from faceteval.core import UNJUDGEABLE, Judgment, TraceEntry, mode_counts
 from faceteval.llm import Spend
 
 MAX_ERROR_KINDS = 20
@@ -70,7 +70,7 @@ class RunStats:
             self.examples.setdefault(error, judgment.id)
         if judgment.consistent is not None:
             self.consistency[judgment.consistent] += 1
-        self.score_modes.update(modes_of(judgment))
+        self.score_modes.update(mode_counts([judgment]))
         for entry in entries:
             if not entry.reused:
                 self.stages.setdefault(entry.stage, StageStats()).add(entry)
@@ -84,12 +84,6 @@ class RunStats:
     def total(self) -> StageStats:
         """All stages together."""
         return total_of(self.stages.values())
-
-
-def modes_of(judgment: Judgment) -> list[str]:
-    """How each score of ``judgment`` was obtained, where it says (``--score-mode logprobs`` runs)."""
-    lists = [facet.score_modes for facet in judgment.facets] + [judgment.score_modes]
-    return [mode for modes in lists if modes is not None for mode in modes if mode is not None]
 
 
 def total_of(stages: Iterable[StageStats]) -> StageStats:

@@ -38,7 +38,14 @@ from faceteval.core._result import (
     Strength,
     SystemMean,
 )
-from faceteval.core._scoring import RecordedMode, ScoreMode, ScoreSource, merged_modes, recorded_modes
+from faceteval.core._scoring import (
+    RecordedMode,
+    ScoreMode,
+    ScoreSource,
+    merged_modes,
+    mode_counts,
+    recorded_modes,
+)
 
 __all__ = [
     "INVALID_INPUT",
@@ -72,6 +79,7 @@ __all__ = [
     "Usage",
     "failure_kind",
     "merged_modes",
+    "mode_counts",
     "partial_weights",
     "recorded_modes",
     "repeated_name",

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from faceteval.core._judgment import Judgment
 
 ScoreMode = Literal["logprobs", "parse"]
 """How a score was obtained: ``logprobs`` (the probability-weighted mean of the score tokens),
@@ -67,3 +71,15 @@ def merged_modes(
         seen = {modes[m] for modes in known}
         merged.append(seen.pop() if len(seen) == 1 else "mixed")
     return merged
+
+
+def mode_counts(judgments: Iterable[Judgment | None]) -> dict[str, int]:
+    """How many scores of ``judgments`` each mode gave (facet scores, and overall scores one call gave);
+    empty unless the judgments were made with ``--score-mode logprobs``."""
+    counts: Counter[str] = Counter()
+    for judgment in judgments:
+        if judgment is None:
+            continue
+        for modes in [facet.score_modes for facet in judgment.facets] + [judgment.score_modes]:
+            counts.update(mode for mode in modes or () if mode is not None)
+    return dict(counts)

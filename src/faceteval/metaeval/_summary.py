@@ -14,7 +14,7 @@ from typing import Any
 
 from faceteval import metrics
 from faceteval.aggregation import ranks
-from faceteval.core import Instance, Judgment, Usage, usage_of
+from faceteval.core import Instance, Judgment, Usage, mode_counts, usage_of
 from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
@@ -62,6 +62,8 @@ def summarize(
             joined, human_weights, resamples=settings.resamples, seed=settings.seed
         )
     summary["usage"] = _usage(joined)
+    if modes := mode_counts(judgment for _, judgment in joined.pairs):
+        summary["score_modes"] = modes
     return summary
 
 

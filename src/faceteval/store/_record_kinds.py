@@ -180,6 +180,9 @@ class MetaEvalSummary(RecordSummary):
     weight_rankings: JsonValue = None
     usage: JsonValue = None
     """The judgments' calls, tokens and cost (cached calls at their price), and per instance."""
+    score_modes: dict[str, int] | None = None
+    """With ``--score-mode logprobs``: the judgments' scores by how they were obtained (``logprobs``,
+    ``parse`` where the fallback was used, ``mixed``)."""
     reported: dict[str, JsonValue] | None = None
     """The numbers the recorded judge's authors published, to compare."""
     variant: dict[str, JsonValue] | None = None
