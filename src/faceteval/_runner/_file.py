@@ -308,7 +308,7 @@ def _record(
         orders_agreed=stats.consistency.get(True, 0),
         orders_disagreed=stats.consistency.get(False, 0),
         start_seconds=round(result.start, 3),
-        score_modes=dict(stats.score_modes) or None,
+        **({"score_modes": dict(stats.score_modes)} if stats.score_modes else {}),
         result=result.result,
     )
     spend = spend_of(result.spent, result.elapsed)

@@ -40,6 +40,12 @@ class ScoreSource(BaseModel):
     """With ``parse`` in a run that asked for log-probabilities: why they could not be used."""
 
 
+def unset(value: object) -> bool:
+    """Whether an optional field of the score modes is unset (None): it is then left out of the JSON,
+    so that a judgment made without ``--score-mode logprobs`` is written exactly as before."""
+    return value is None
+
+
 def recorded_modes(sources: Sequence[ScoreSource | None] | None) -> list[RecordedMode | None] | None:
     """The modes a judgment records for ``sources`` (one per candidate); None when none was asked for.
 
