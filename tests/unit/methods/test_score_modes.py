@@ -15,6 +15,7 @@ import pytest
 
 from faceteval import Instance, JudgeOptions, Judgment, judge
 from faceteval.core import Criterion
+from faceteval.errors import ConfigError
 from faceteval.llm import LLM, Completion, CompletionRequest, ModelSpec, ScriptedProvider, TokenLogprob
 from faceteval.methods.coeval import CoEval, CoEvalDirect
 from faceteval.methods.fennec import Fennec
@@ -100,3 +101,22 @@ def test_hdeval_scores_each_node() -> None:
     judgment = run(instance, method, lambda request: "5\nThe response was read for fluency.")
     assert judgment.facets[0].scores == [4.75]
     assert judgment.facets[0].score_modes == ["logprobs"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"score_mode": "expected"}, {"top_logprobs": 0}, {"top_logprobs": 21}, {"top_logprobs": True}],
+)
+def test_bad_score_options_are_refused(options: dict[str, object]) -> None:
+    with pytest.raises(ConfigError, match=r"score_mode|top_logprobs"):
+        JudgeOptions(**options)  # type: ignore[arg-type]
+
+
+def test_a_dry_run_plans_the_calls_with_the_fallback() -> None:
+    instance = Instance(
+        id="q", query="Why does it rain?", candidates=("Drops join up.",), criteria=(CLARITY,)
+    )
+    llm = LLM(None, ModelSpec("scripted", "judge"), dry_run=True)
+    (judgment,) = judge([instance], CoEval(), llm, options=LOGPROBS)
+    assert judgment.status == "error" and llm.spent.planned == 2
+    assert {s.mode for e in judgment.trace for s in e.scoring or ()} == {"parse"}
