@@ -28,6 +28,7 @@ import contextlib
 import importlib
 import json
 import logging
+import math
 import re
 import signal
 import socket
@@ -59,6 +60,7 @@ __all__ = [
     "Reply",
     "Responder",
     "Status",
+    "Token",
     "echo",
 ]
 
@@ -68,13 +70,32 @@ Api = Literal["openai", "anthropic"]
 
 
 @dataclass(frozen=True, slots=True)
+class Token:
+    """One generated token and, optionally, its top alternatives as probabilities (``{"8": 0.6, "7": 0.3}``).
+
+    The token's own probability is its entry in ``top``, else 0.9. The server sends the alternatives
+    as OpenAI does: log-probabilities, most likely first, cut to the request's ``top_logprobs``.
+    """
+
+    text: str
+    top: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
-    """A normal completion; token counts are estimated from the text when not given."""
+    """A normal completion; token counts are estimated from the text when not given.
+
+    When the request asks for ``logprobs``, ``tokens`` (whose texts must spell ``text``) are sent with
+    their alternatives; without them, every whitespace-led word is a token with made-up alternatives.
+    ``logprobs=False`` sends none even when asked (a server that does not support them).
+    """
 
     text: str
     finish_reason: str = "stop"
     input_tokens: int | None = None
     output_tokens: int | None = None
+    tokens: tuple[Token, ...] | None = None
+    logprobs: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,7 +525,7 @@ def _openai_reply(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         "index": 0,
         "message": {"role": "assistant", "content": reply.text},
         "finish_reason": reply.finish_reason,
-        "logprobs": _openai_logprobs(reply.text, body) if body.get("logprobs") else None,
+        "logprobs": _openai_logprobs(reply, body) if body.get("logprobs") and reply.logprobs else None,
     }
     prompt, completion = _usage(reply, body)
     return {
@@ -521,7 +542,10 @@ def _openai_reply(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _openai_logprobs(text: str, body: dict[str, Any]) -> dict[str, Any]:
+def _openai_logprobs(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    if reply.tokens is not None:
+        return {"content": [_scripted_token(t, body) for t in reply.tokens], "refusal": None}
+    text = reply.text
     alternatives = int(body.get("top_logprobs") or 0)
     content = []
     for index, token in enumerate(re.findall(r"\s*\S+", text) or [text]):
@@ -538,6 +562,20 @@ def _openai_logprobs(text: str, body: dict[str, Any]) -> dict[str, Any]:
             }
         )
     return {"content": content, "refusal": None}
+
+
+def _scripted_token(token: Token, body: dict[str, Any]) -> dict[str, Any]:
+    """A scripted token as OpenAI's chat completions send it: ``{token, logprob, bytes, top_logprobs}``."""
+    alternatives = int(body.get("top_logprobs") or 0)
+    ranked = sorted(token.top.items(), key=lambda item: -item[1])[:alternatives]
+    return {
+        "token": token.text,
+        "logprob": math.log(token.top.get(token.text, 0.9)),
+        "bytes": list(token.text.encode()),
+        "top_logprobs": [
+            {"token": text, "logprob": math.log(p), "bytes": list(text.encode())} for text, p in ranked
+        ],
+    }
 
 
 _ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens"}

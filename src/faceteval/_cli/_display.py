@@ -105,6 +105,8 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
     if stats.consistency:
         agreed, both = stats.consistency.get(True, 0), sum(stats.consistency.values())
         table.add_row("orders agreed", f"{agreed:,} of {both:,} ({agreed / both:.1%})")
+    if stats.score_modes:
+        table.add_row("scores", modes_line(stats.score_modes))
     usage_rows(
         table, " or ".join(s for s, _ in request.judges) if request.judges else request.model, result.spent
     )
@@ -116,6 +118,21 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
         table.add_row("written", escape(f"{request.out}{record}"))
     console.print(table)
     show_failures(stats.errors, stats.examples, failed=parse_errors + errors)
+
+
+def modes_line(modes: Mapping[str, int]) -> str:
+    """How a ``--score-mode logprobs`` run's scores were obtained, in one line.
+
+    Examples:
+        >>> modes_line({"logprobs": 40, "parse": 2})
+        '40 expected from log-probabilities, 2 parsed (the fallback)'
+    """
+    parts = [f"{modes.get('logprobs', 0):,} expected from log-probabilities"]
+    if modes.get("parse"):
+        parts.append(f"{modes['parse']:,} parsed (the fallback)")
+    if modes.get("mixed"):
+        parts.append(f"{modes['mixed']:,} mixed over the orders")
+    return ", ".join(parts)
 
 
 def calls_line(usage: Usage, spent: Spend) -> str:

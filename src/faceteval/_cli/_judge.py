@@ -19,7 +19,7 @@ from faceteval._cli._method_options import (
     check_method_flags,
     method_params,
 )
-from faceteval._cli._options import build_request, engine_options, force_option
+from faceteval._cli._options import build_request, engine_options, force_option, scoring_options
 from faceteval._cli._panel import panel_flags
 from faceteval._cli._results import (
     check_before_run,
@@ -52,6 +52,7 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 @systems_option
 @fail_under_option
 @engine_options(panel=True)
+@scoring_options
 @click.pass_context
 @handle_errors
 def judge(ctx: click.Context, /, **flags: Any) -> None:

@@ -24,13 +24,18 @@ from faceteval._cli._method_options import (
     check_method_flags,
     method_params,
 )
-from faceteval._cli._options import build_request, data_dir_option, engine_options, force_option
+from faceteval._cli._options import (
+    build_request,
+    data_dir_option,
+    engine_options,
+    force_option,
+    scoring_options,
+)
 from faceteval._cli._panel import panel_flags
 from faceteval._cli._run import RunRequest, open_judge, progress_bar, run_until_stopped
 from faceteval._cli._sweeps import runs_of
 from faceteval._runner import (
     FileJob,
-    JudgeOptions,
     MetaEvalHooks,
     MetaEvalOptions,
     NothingJudged,
@@ -107,6 +112,7 @@ from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same
 )
 @force_option
 @engine_options(exclude=("--seed",), panel=True)
+@scoring_options
 @click.pass_context
 @handle_errors
 def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
@@ -203,7 +209,7 @@ def _run_method(
         judging=partial(_judging, request),
         judged=partial(_judged, request, outcome, subject, partial(_judged_with, target, instances)),
     )
-    judging = JudgeOptions(swap=request.swap, trace=request.trace)
+    judging = request.judge_options()
     with ExitStack() as stack:
         llm = open_judge(request, stack)
         context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)

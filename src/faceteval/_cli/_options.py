@@ -25,7 +25,7 @@ from faceteval.llm import (
     PriceTable,
     RetryPolicy,
 )
-from faceteval.methods import Method
+from faceteval.methods import DEFAULT_TOP_LOGPROBS, SCORE_MODES, Method
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -177,6 +177,26 @@ PANEL_MODEL_OPTION = click.option(
 """``--model`` of the commands that judge with a panel too (``judge``, ``meta-eval``): repeatable."""
 
 
+def scoring_options(command: F) -> F:
+    """Add ``--score-mode`` and ``--top-logprobs``: how the scoring stages obtain their scores."""
+    command = click.option(
+        "--top-logprobs",
+        type=click.IntRange(1, 20),
+        default=DEFAULT_TOP_LOGPROBS,
+        show_default=True,
+        help="With --score-mode logprobs: alternatives asked for per token.",
+    )(command)
+    return click.option(
+        "--score-mode",
+        type=click.Choice(SCORE_MODES),
+        default="parse",
+        show_default=True,
+        help="How scoring stages get their scores: parse the number written, or logprobs: the expected "
+        "score over the score tokens' top log-probabilities (G-Eval), falling back to the number where "
+        "the server sends none. OpenAI-compatible servers only (not Anthropic).",
+    )(command)
+
+
 def engine_options(*, exclude: tuple[str, ...] = (), panel: bool = False) -> Callable[[F], F]:
     """Add the model, endpoint, concurrency, retry, cache and trace flags to a command.
 
@@ -215,6 +235,10 @@ def build_request(
     judges = tuple(flags.get("judges") or ())
     panel = tuple((spec, url or flags["base_url"]) for spec, url in judges) if len(judges) > 1 else ()
     vote = flags.get("panel_vote") or DEFAULT_PANEL_VOTE
+    score_mode = flags.get("score_mode", "parse")
+    top_logprobs = flags.get("top_logprobs", DEFAULT_TOP_LOGPROBS)
+    if score_mode == "parse" and top_logprobs != DEFAULT_TOP_LOGPROBS:
+        raise click.UsageError("--top-logprobs is used with --score-mode logprobs")
     return RunRequest(
         input_path=input_path,
         method=method,
@@ -244,6 +268,8 @@ def build_request(
         progress=not flags["quiet"],
         otel=bool(flags.get("otel")),
         force=bool(flags.get("force")),
+        score_mode=score_mode,
+        top_logprobs=top_logprobs,
     )
 
 

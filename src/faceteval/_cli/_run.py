@@ -25,13 +25,22 @@ from rich.progress import (
 
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
-from faceteval._runner import FileJob, JudgeOptions, RunHooks, RunResult, Started, checked_items, judge_file
+from faceteval._runner import (
+    FileJob,
+    JudgeOptions,
+    RunHooks,
+    RunResult,
+    Started,
+    check_score_mode,
+    checked_items,
+    judge_file,
+)
 from faceteval._util.heap import settle
 from faceteval.core import Judgment, PanelVote
 from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, Judge, Panel, PriceTable, RetryPolicy
-from faceteval.methods import Method
+from faceteval.methods import DEFAULT_TOP_LOGPROBS, Method, ScoreModeOption
 from faceteval.store import SQLiteCache
 
 
@@ -70,6 +79,16 @@ class RunRequest:
     """A judge panel's judges, each a model spec and its endpoint (``model`` then names the panel)."""
     panel_vote: PanelVote = "majority"
     """How a panel's verdicts are combined (``--panel-vote``)."""
+    score_mode: ScoreModeOption = "parse"
+    """How scoring stages obtain their scores (``--score-mode``)."""
+    top_logprobs: int = DEFAULT_TOP_LOGPROBS
+    """Alternatives per token with ``--score-mode logprobs`` (``--top-logprobs``)."""
+
+    def judge_options(self) -> JudgeOptions:
+        """How the engine carries the run out."""
+        return JudgeOptions(
+            swap=self.swap, trace=self.trace, score_mode=self.score_mode, top_logprobs=self.top_logprobs
+        )
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -108,7 +127,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
         task = progress.add_task("judging", total=result.instances or None)
 
         hooks = replace(hooks, judged=lambda _: progress.advance(task))
-        options = JudgeOptions(swap=request.swap, trace=request.trace)
+        options = request.judge_options()
         judging = partial(
             judge_file, job, items, request.method, llm, options=options, result=result, hooks=hooks,
             started=started.opened(),
@@ -219,6 +238,7 @@ def _llm(request: RunRequest, cache: SQLiteCache | None) -> LLM:
         retry_unreadable=request.retry_unreadable,
         max_reply_bytes=request.max_reply_bytes,
     )
+    check_score_mode(llm, request.judge_options())  # before any output is opened
     return llm
 
 

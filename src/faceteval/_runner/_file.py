@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO
 
 from faceteval._runner._ending import ending, note_ending, put_in_place
-from faceteval._runner._judge import Item, JudgeOptions, cannot_judge, judge_each
+from faceteval._runner._judge import Item, JudgeOptions, cannot_judge, judge_each, scoring_options
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since
 from faceteval._runner._tally import ResultTally
@@ -290,6 +290,7 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         method=MethodRecord.of(method.describe()),
         llm=LLMRecord.of(llm.describe()),
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
+        | scoring_options(options)
         | ({} if job.systems is None else {"systems": list(job.systems)}),
         prompts=prompt_hashes(method, llm),
     )
@@ -315,6 +316,7 @@ def _record(
         orders_agreed=stats.consistency.get(True, 0),
         orders_disagreed=stats.consistency.get(False, 0),
         start_seconds=round(result.start, 3),
+        **({"score_modes": dict(stats.score_modes)} if stats.score_modes else {}),
         result=result.result,
     )
     spend = spend_of(result.spent, result.elapsed)

@@ -25,22 +25,29 @@ from faceteval.core import (
     Instance,
     Judgment,
     OrderResult,
+    RecordedMode,
     TraceEntry,
+    merged_modes,
     usage_of,
 )
 from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM, Judge, Panel
 from faceteval.methods import (
     DEFAULT_MEMO_SIZE,
+    DEFAULT_TOP_LOGPROBS,
+    SCORE_MODES,
     JudgeContext,
     Method,
     OrderOutcome,
     QueryMemo,
+    ScoreModeOption,
     gather,
     severity,
 )
 
 DEFAULT_ABORT_AFTER = 10
+MAX_TOP_LOGPROBS = 20
+"""The most alternatives per token OpenAI's API (and vLLM by default) return."""
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -64,6 +71,11 @@ class JudgeOptions:
         abort_after: Stop the run when this many instances in a row fail with errors (a wrong
             endpoint, an exhausted quota), rather than failing every remaining instance. Invalid
             input lines and instances the method cannot judge (`InstanceError`) do not count.
+        score_mode: How scoring stages obtain their scores: ``parse`` the number written (the
+            default), or ``logprobs``, the expected score over the top log-probabilities of the
+            score's tokens (G-Eval), falling back to the number where the server sends none. Needs a
+            provider that returns log-probabilities (OpenAI-compatible; not Anthropic).
+        top_logprobs: Alternatives asked for per token with ``score_mode="logprobs"`` (1-20).
     """
 
     swap: bool = False
@@ -71,8 +83,16 @@ class JudgeOptions:
     memo_size: int = DEFAULT_MEMO_SIZE
     trace: bool = True
     abort_after: int = DEFAULT_ABORT_AFTER
+    score_mode: ScoreModeOption = "parse"
+    top_logprobs: int = DEFAULT_TOP_LOGPROBS
 
     def __post_init__(self) -> None:
+        if self.score_mode not in SCORE_MODES:
+            raise ConfigError(f"score_mode must be one of {', '.join(SCORE_MODES)}, got {self.score_mode!r}")
+        if not whole_number(self.top_logprobs, 1) or self.top_logprobs > MAX_TOP_LOGPROBS:
+            raise ConfigError(
+                f"top_logprobs must be a whole number from 1 to {MAX_TOP_LOGPROBS}, got {self.top_logprobs!r}"
+            )
         for name, least in (("window", 1), ("memo_size", 1), ("abort_after", 0)):
             value = getattr(self, name)
             if value is None and name == "window":
@@ -200,7 +220,8 @@ async def _judge_by(
 
 
 def check_arguments(items: object, method: object, llm: object, options: object) -> None:
-    """TypeError, saying what to pass, for arguments of `judge_each` (and its callers) of the wrong kind."""
+    """TypeError, saying what to pass, for arguments of `judge_each` (and its callers) of the wrong kind;
+    ConfigError for options the LLM cannot serve (`check_score_mode`). Before anything is opened."""
     if isinstance(items, str | bytes | os.PathLike):
         raise TypeError(
             f"instances must be Instance objects, not a path: read the file with read_instances({items!r})"
@@ -223,6 +244,35 @@ def check_arguments(items: object, method: object, llm: object, options: object)
         )
     if not isinstance(options, JudgeOptions):
         raise TypeError(f"options must be JudgeOptions(...), got {type(options).__name__}")
+    check_score_mode(llm, options)
+
+
+def scoring_options(options: JudgeOptions) -> dict[str, Any]:
+    """What a run record's ``options`` say of the score mode: nothing for the default (``parse``), so
+    that records of runs that parsed scores read as before."""
+    if options.score_mode == "parse":
+        return {}
+    return {"score_mode": options.score_mode, "top_logprobs": options.top_logprobs}
+
+
+def check_score_mode(llm: Judge, options: JudgeOptions) -> None:
+    """ConfigError, before any call, when ``options`` ask for log-probabilities a judge cannot give: its
+    provider returns none, or its replies are structured (JSON under a schema, whose score tokens the
+    expected score is not read from)."""
+    if options.score_mode != "logprobs":
+        return
+    for judge in llm.judges if isinstance(llm, Panel) else (llm,):
+        if not judge.returns_logprobs:
+            raise ConfigError(
+                f"--score-mode logprobs (score_mode='logprobs') is not available with {judge.spec}: the "
+                f"{judge.spec.provider} API returns no token log-probabilities. Use --score-mode parse, or "
+                "an OpenAI-compatible provider (OpenAI, vLLM, llama.cpp) for expected scores"
+            )
+        if judge.config.structured:
+            raise ConfigError(
+                "--score-mode logprobs reads the scores' tokens in free-text replies, and --structured "
+                "(GenerateConfig(structured=True)) asks for JSON replies: use one of them"
+            )
 
 
 def _instances(items: Iterable[object]) -> Iterator[Item]:
@@ -342,13 +392,15 @@ async def _judge_instance(
         failed = Judgment(id=instance.id, method=method.name, status="error", error=_describe(unjudgeable))
         return failed.model_copy(update={"input_hash": instance.content_hash()}), []
     orders = presentation_orders(instance.n_candidates, swap=options.swap)
-    runs = await gather([partial(_judge_order, instance, order, method, llm, memo) for order in orders])
+    runs = await gather(
+        [partial(_judge_order, instance, order, method, llm, memo, options) for order in orders]
+    )
     trace = [entry for _, _, entries in runs for entry in entries]
     kept = trace if options.trace else []
     if any(entry.planned for entry in trace):  # a dry run's stand-in replies: a plan, not a judgment
         judgment = Judgment(id=instance.id, method=method.name, status="error", error=PLANNED, trace=kept)
     else:
-        judgment = with_confidence(_assemble(instance, method.name, runs, kept), method)
+        judgment = with_confidence(_assemble(instance, method.name, runs, kept), method, trace)
     recorded = {"usage": usage_of(trace), "input_hash": instance.content_hash()}
     return judgment.model_copy(update=recorded), trace
 
@@ -368,9 +420,16 @@ def cannot_judge(method: Method, instance: Instance) -> InstanceError | None:
 
 
 async def _judge_order(
-    instance: Instance, order: tuple[int, ...], method: Method, llm: LLM, memo: QueryMemo
+    instance: Instance,
+    order: tuple[int, ...],
+    method: Method,
+    llm: LLM,
+    memo: QueryMemo,
+    options: JudgeOptions,
 ) -> _Run:
-    ctx = JudgeContext(llm, memo, order=order)
+    ctx = JudgeContext(
+        llm, memo, order=order, score_mode=options.score_mode, top_logprobs=options.top_logprobs
+    )
     try:
         outcome: OrderOutcome | FacetevalError = await method.judge_order(instance.permuted(order), ctx)
     except (ParseError, ProviderError, InstanceError) as exc:
@@ -407,6 +466,7 @@ def _assemble(instance: Instance, method: str, runs: list[_Run], trace: list[Tra
             ranks=ranks(only.scores) if only.scores is not None else None,
             facets=only.facets,
             explanation=only.explanation,
+            score_modes=only.score_modes,
             trace=trace,
         )
     verdicts = {r.verdict for r in results}
@@ -423,6 +483,7 @@ def _assemble(instance: Instance, method: str, runs: list[_Run], trace: list[Tra
         ranks=ranks(scores),
         facets=_mean_facets(results),
         explanation=results[0].explanation,  # the original order's: orders run from it
+        score_modes=merged_modes([r.score_modes for r in results]),
         consistent=len({r.verdict for r in results}) == 1,
         orders=results,
         trace=trace,
@@ -443,6 +504,8 @@ def _order_result(instance: Instance, order: tuple[int, ...], outcome: OrderOutc
         for shown, original in enumerate(order):
             values[original] = facet.scores[shown]
         update: dict[str, Any] = {"scores": values}
+        if facet.score_modes is not None:
+            update["score_modes"] = _in_original(facet.score_modes, order)
         if facet.explanations is not None:
             explanations: list[str | None] = [None] * n
             for shown, original in enumerate(order):
@@ -455,7 +518,16 @@ def _order_result(instance: Instance, order: tuple[int, ...], outcome: OrderOutc
         scores=scores,
         facets=facets,
         explanation=outcome.explanation,
+        score_modes=None if outcome.score_modes is None else _in_original(outcome.score_modes, order),
     )
+
+
+def _in_original(modes: list[RecordedMode | None], order: tuple[int, ...]) -> list[RecordedMode | None]:
+    """Per-candidate modes listed as presented, put in the original candidate order."""
+    original: list[RecordedMode | None] = [None] * len(order)
+    for shown, index in enumerate(order):
+        original[index] = modes[shown]
+    return original
 
 
 def _mean_facets(results: list[OrderResult]) -> list[FacetScore]:
@@ -466,7 +538,8 @@ def _mean_facets(results: list[OrderResult]) -> list[FacetScore]:
         for m in range(len(first.scores)):
             known = [score for r in results if (score := r.facets[j].scores[m]) is not None]
             means.append(round(fmean(known), 9) if len(known) == len(results) else None)
-        merged.append(first.model_copy(update={"scores": means}))
+        modes = merged_modes([r.facets[j].score_modes for r in results])
+        merged.append(first.model_copy(update={"scores": means, "score_modes": modes}))
     return merged
 
 

@@ -20,7 +20,7 @@ from faceteval._runner._file import (
     judge_file,
     prompt_hashes,
 )
-from faceteval._runner._judge import JudgeOptions
+from faceteval._runner._judge import JudgeOptions, scoring_options
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances, read_judgments
@@ -207,7 +207,12 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         output=str(run_dir),
         method=MethodRecord.of(plan.method.describe()),
         llm=LLMRecord.of(llm.describe()),
-        options={"swap": context.judging.swap, **context.options.recorded()} | _criteria(context, plan),
+        options={
+            "swap": context.judging.swap,
+            **scoring_options(context.judging),
+            **context.options.recorded(),
+        }
+        | _criteria(context, plan),
         prompts=prompt_hashes(plan.method, llm),
         spend=spend_of(result.spent, result.elapsed),
     )

@@ -23,7 +23,7 @@ from faceteval.store import JudgeRecord, describes, parse_record, read_record
 
 LLM_FIELDS = ("model", "identity", "config")
 """What of a run record's ``llm`` makes the replies what they are (not its concurrency or timeout)."""
-OPTION_FIELDS = ("swap", "trace")
+OPTION_FIELDS = ("swap", "trace", "score_mode", "top_logprobs")
 """What of a run record's ``options`` changes the judgments."""
 
 _Key = tuple[str, str | None]

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from faceteval.core import UNJUDGEABLE, Judgment, TraceEntry
+from faceteval.core import UNJUDGEABLE, Judgment, TraceEntry, mode_counts
 from faceteval.llm import Spend
 
 MAX_ERROR_KINDS = 20
@@ -46,6 +46,10 @@ class RunStats:
     """Instances the method cannot judge as they are (`InstanceError`; counted in ``statuses["error"]``)."""
     reused: int = 0
     """Judgments taken as they were from an earlier run's output (counted in ``statuses`` too)."""
+    score_modes: Counter[str] = field(default_factory=Counter)
+    """With ``--score-mode logprobs``: the scores of ok judgments (facet scores, and overall scores a
+    call gave) by how they were obtained: ``logprobs``, ``parse`` (the fallback), ``mixed`` (orders
+    differed)."""
 
     def add(
         self,
@@ -66,6 +70,7 @@ class RunStats:
             self.examples.setdefault(error, judgment.id)
         if judgment.consistent is not None:
             self.consistency[judgment.consistent] += 1
+        self.score_modes.update(mode_counts([judgment]))
         for entry in entries:
             if not entry.reused:
                 self.stages.setdefault(entry.stage, StageStats()).add(entry)

@@ -41,6 +41,14 @@ from faceteval.core._result import (
     Strength,
     SystemMean,
 )
+from faceteval.core._scoring import (
+    RecordedMode,
+    ScoreMode,
+    ScoreSource,
+    merged_modes,
+    mode_counts,
+    recorded_modes,
+)
 
 __all__ = [
     "INVALID_INPUT",
@@ -66,6 +74,9 @@ __all__ = [
     "PointwiseResult",
     "Proportion",
     "Ranking",
+    "RecordedMode",
+    "ScoreMode",
+    "ScoreSource",
     "Standing",
     "Status",
     "Strength",
@@ -75,7 +86,10 @@ __all__ = [
     "confidence",
     "confidence_components",
     "failure_kind",
+    "merged_modes",
+    "mode_counts",
     "partial_weights",
+    "recorded_modes",
     "repeated_name",
     "usage_of",
     "zero_weights",

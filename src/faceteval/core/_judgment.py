@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from faceteval.core._scoring import RecordedMode, ScoreSource, unset
 from faceteval.errors import InstanceError
 
 Status = Literal["ok", "parse_error", "error"]
@@ -72,6 +73,9 @@ class FacetScore(BaseModel):
     """The scoring guideline the scores follow (what each score means), when there is one."""
     explanations: list[str | None] | None = None
     """The judge's explanation of each candidate's score, in candidate order, when it wrote one each."""
+    score_modes: list[RecordedMode | None] | None = Field(default=None, exclude_if=unset)
+    """How each score was obtained (``--score-mode logprobs`` runs): ``logprobs`` or ``parse`` (the
+    fallback); None in a run that parsed scores (the default)."""
 
 
 class TraceEntry(BaseModel):
@@ -105,6 +109,8 @@ class TraceEntry(BaseModel):
     cost_usd: float | None = 0.0
     finish_reason: str | None = None
     model: str | None = None
+    scoring: list[ScoreSource] | None = Field(default=None, exclude_if=unset)
+    """With ``--score-mode logprobs``, each score read from the reply and how it was obtained."""
 
 
 class OrderResult(BaseModel):
@@ -121,6 +127,8 @@ class OrderResult(BaseModel):
     facets: list[FacetScore] = Field(default_factory=list)
     explanation: str | None = None
     """The judge's overall explanation in this order, as written (naming candidates as shown)."""
+    score_modes: list[RecordedMode | None] | None = Field(default=None, exclude_if=unset)
+    """How each overall score was obtained, when a scoring stage gave it (see `Judgment.score_modes`)."""
 
     @field_validator("verdict", mode="before")
     @classmethod
@@ -194,6 +202,10 @@ class Judgment(BaseModel):
     """How far to trust the verdict, in [0, 1] (`faceteval.core.confidence`: the margin, facet, order
     and panel agreement behind it); None when not computed (older files) or without evidence. Left out
     of the judgment's JSON when None."""
+    score_modes: list[RecordedMode | None] | None = Field(default=None, exclude_if=unset)
+    """With ``--score-mode logprobs``: how each overall score was obtained, when one call gave it
+    (``direct``, ``cot``, ``coeval``'s overall call, DnA's ``prompted`` aggregate); None when the overall
+    scores are computed from the facets (whose ``score_modes`` say) or were parsed (the default)."""
     input_hash: str | None = None
     """`Instance.content_hash` of the instance as judged: later commands tell an edited input by it."""
     trace: list[TraceEntry] = Field(default_factory=list)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import anthropic
 from anthropic.types import Message as AnthropicMessage
@@ -89,6 +89,9 @@ class AnthropicProvider:
             only a client the provider created. The reply size limit is added to its event hooks.
         max_reply_bytes: The most bytes of a reply body read; a larger reply is `ReplyTooLargeError`.
     """
+
+    returns_logprobs: ClassVar[bool] = False
+    """The API has no token log-probabilities (`faceteval.llm.LLM.returns_logprobs`)."""
 
     def __init__(
         self,

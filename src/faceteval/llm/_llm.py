@@ -251,6 +251,12 @@ class LLM:
         )
         return cls(provider=provider, spec=parsed, dry_run=dry_run, **options)
 
+    @property
+    def returns_logprobs(self) -> bool:
+        """Whether the provider can return token log-probabilities: every one but those that say they
+        cannot with a ``returns_logprobs = False`` attribute (Anthropic's)."""
+        return bool(getattr(self.provider, "returns_logprobs", True))
+
     def describe(self) -> dict[str, Any]:
         """What rebuilds this LLM (for run records): spec, endpoint identity and parameters."""
         return {

@@ -14,7 +14,7 @@ from typing import Any
 
 from faceteval import metrics
 from faceteval.aggregation import ranks
-from faceteval.core import Instance, Judgment, Usage, usage_of
+from faceteval.core import Instance, Judgment, Usage, mode_counts, usage_of
 from faceteval.metaeval._bias import bias
 from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._panel import panel_summary
@@ -75,6 +75,8 @@ def summarize(
             joined, human_weights, resamples=settings.resamples, seed=settings.seed
         )
     summary["usage"] = _usage(joined)
+    if modes := mode_counts(judgment for _, judgment in joined.pairs):
+        summary["score_modes"] = modes
     return summary
 
 

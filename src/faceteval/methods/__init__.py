@@ -19,7 +19,14 @@ from faceteval.methods._base import (
     gather,
     severity,
 )
-from faceteval.methods._context import DEFAULT_MEMO_SIZE, JudgeContext, QueryMemo
+from faceteval.methods._context import (
+    DEFAULT_MEMO_SIZE,
+    DEFAULT_TOP_LOGPROBS,
+    SCORE_MODES,
+    JudgeContext,
+    QueryMemo,
+    ScoreModeOption,
+)
 from faceteval.methods._registry import (
     DEFAULT_METHOD,
     ENTRY_POINT_GROUP,
@@ -48,7 +55,9 @@ __all__ = [
     "DEFAULT_METHOD",
     "DEFAULT_SCALE",
     "DEFAULT_SWEEP",
+    "DEFAULT_TOP_LOGPROBS",
     "ENTRY_POINT_GROUP",
+    "SCORE_MODES",
     "Command",
     "CriteriaUse",
     "CriterionLike",
@@ -60,6 +69,7 @@ __all__ = [
     "OrderOutcome",
     "QueryMemo",
     "RunReport",
+    "ScoreModeOption",
     "Sweep",
     "TemplateFolder",
     "as_criteria",

@@ -12,7 +12,15 @@ import anyio
 from pydantic import ValidationError
 
 from faceteval._util.checks import whole_number
-from faceteval.core import Criterion, FacetScore, Instance, partial_weights, repeated_name, zero_weights
+from faceteval.core import (
+    Criterion,
+    FacetScore,
+    Instance,
+    RecordedMode,
+    partial_weights,
+    repeated_name,
+    zero_weights,
+)
 from faceteval.datasets import Benchmark
 from faceteval.errors import (
     AuthenticationError,
@@ -42,11 +50,14 @@ class OrderOutcome:
         scores: Overall score per candidate, in the order presented.
         facets: Facet scores, each listing candidates in the order presented.
         explanation: The judge's overall explanation, when there is one.
+        score_modes: How each overall score was obtained, when one scoring call gave it and the
+            run asked for log-probabilities (`faceteval.core.recorded_modes`); else None.
     """
 
     scores: tuple[float, ...]
     facets: tuple[FacetScore, ...] = ()
     explanation: str | None = None
+    score_modes: list[RecordedMode | None] | None = None
 
 
 class Method(Protocol):

@@ -7,19 +7,27 @@ import functools
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 from pydantic import BaseModel
 
 from faceteval import tracing
-from faceteval.core import TraceEntry
+from faceteval.core import ScoreSource, TraceEntry
 from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
 from faceteval.methods._structured import structured
+from faceteval.parsing import ScoreReader, score_sources
 from faceteval.prompts import render
 
 T = TypeVar("T")
+
+ScoreModeOption = Literal["parse", "logprobs"]
+"""How scoring stages obtain their scores: ``parse`` the number written (the default), or
+``logprobs``, the expected score over the score tokens' top log-probabilities (G-Eval)."""
+SCORE_MODES: tuple[ScoreModeOption, ...] = ("parse", "logprobs")
+DEFAULT_TOP_LOGPROBS = 20
+"""Alternatives asked for per token with ``logprobs`` (OpenAI's and vLLM's default maximum)."""
 
 DEFAULT_MEMO_SIZE = 4096
 """How many queries' shared work a `QueryMemo` keeps by default."""
@@ -77,12 +85,18 @@ class JudgeContext:
         memo: Shared per-query work for this run.
         order: The presented candidate order as 0-based indices into the original candidates.
         trace: Every exchange this order made or reused, appended as it happens.
+        score_mode: How the scoring stages (those whose parser is a `faceteval.parsing.ScoreReader`)
+            obtain scores: ``parse``, or ``logprobs`` (their calls ask for ``top_logprobs``
+            alternatives per token, and each score becomes its expected score).
+        top_logprobs: Alternatives asked for per token with ``logprobs``.
     """
 
     llm: LLM
     memo: QueryMemo
     order: tuple[int, ...] | None = None
     trace: list[TraceEntry] = field(default_factory=list)
+    score_mode: ScoreModeOption = "parse"
+    top_logprobs: int = DEFAULT_TOP_LOGPROBS
 
     async def ask(
         self,
@@ -102,10 +116,17 @@ class JudgeContext:
         ``stage`` names the step in the trace; it and ``facet`` (the facet asked about, when one
         is) label the call's span while tracing is on (`faceteval.tracing`).
 
+        With ``score_mode="logprobs"`` and a parser that reads scores (`faceteval.parsing.ScoreReader`),
+        the call asks for log-probabilities and the value's scores are the expected scores where they
+        can be computed (`faceteval.parsing.score_sources`); the trace entry keeps how each was obtained.
+
         Raises:
             ParseError: The reply and the one re-ask could not be read; both are in the trace.
         """
         order = [i + 1 for i in self.order] if sees_candidates and self.order is not None else None
+        scoring = self.score_mode == "logprobs" and isinstance(parser, ScoreReader)
+        if scoring:
+            config = (config or self.llm.config).merge(logprobs=True, top_logprobs=self.top_logprobs)
         if (config or self.llm.config).structured:
             messages, parser, config = structured(messages, parser, config or self.llm.config, stage=stage)
         exchange = await self._generate(stage, messages, parser, config, order, facet)
@@ -128,7 +149,10 @@ class JudgeContext:
                     raw=exchange.completion.text,
                     stage=stage,
                 ) from second
-        self._record(stage, exchange, value, None, order)
+        sources = None
+        if scoring:
+            value, sources = _rescored(parser, value, exchange)
+        self._record(stage, exchange, value, None, order, sources)
         return value
 
     async def shared(self, key: Hashable, compute: Callable[[JudgeContext], Awaitable[T]]) -> T:
@@ -138,7 +162,9 @@ class JudgeContext:
         """
 
         async def run() -> _Shared:
-            sub = JudgeContext(self.llm, self.memo)
+            sub = JudgeContext(
+                self.llm, self.memo, score_mode=self.score_mode, top_logprobs=self.top_logprobs
+            )
             try:
                 return _Shared(await compute(sub), None, sub.trace)
             except Exception as exc:
@@ -180,7 +206,13 @@ class JudgeContext:
             raise
 
     def _record(
-        self, stage: str, exchange: Exchange, value: Any, problem: str | None, order: list[int] | None
+        self,
+        stage: str,
+        exchange: Exchange,
+        value: Any,
+        problem: str | None,
+        order: list[int] | None,
+        scoring: tuple[ScoreSource, ...] | None = None,
     ) -> None:
         completion = exchange.completion
         self.trace.append(
@@ -199,8 +231,21 @@ class JudgeContext:
                 finish_reason=completion.finish_reason,
                 model=completion.model,
                 attempts=exchange.attempts,
+                scoring=None if scoring is None else list(scoring),
             )
         )
+
+
+def _rescored(parser: Any, value: T, exchange: Exchange) -> tuple[T, tuple[ScoreSource, ...]]:
+    """``value`` with its scores obtained from the reply's log-probabilities where they allow."""
+    reader: ScoreReader[Any] = parser
+    completion = exchange.completion
+
+    def read(text: str) -> tuple[float, ...]:
+        return reader.scores_of(parser.parse(text))
+
+    sources = score_sources(completion.text, completion.logprobs, read, reader.scale)
+    return reader.rescored(value, sources), sources
 
 
 def _readable(parser: Parser[Any], text: str) -> bool:
@@ -215,6 +260,11 @@ def _reused(entries: list[TraceEntry]) -> list[TraceEntry]:
     return [entry.model_copy(update={"reused": True}) for entry in entries]
 
 
+_NOT_TRACED = frozenset({"explanation", "sources", "source"})
+"""Fields of a parsed value left out of a trace entry's ``parsed``: the reply itself, and how the
+scores were obtained (the entry's ``scoring``)."""
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(exclude_defaults=True)
@@ -222,7 +272,7 @@ def _jsonable(value: Any) -> Any:
         return {
             f.name: _jsonable(getattr(value, f.name))
             for f in dataclasses.fields(value)
-            if f.name != "explanation"
+            if f.name not in _NOT_TRACED
         }
     if isinstance(value, tuple | list):
         return [_jsonable(item) for item in value]

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from faceteval._util.numbers import NUMBER, describe_range, fmt
 from faceteval._util.replies import find_json, is_refusal, quote, without_span
+from faceteval.core import ScoreSource
 from faceteval.errors import ParseError
 from faceteval.llm import JsonReply
 from faceteval.parsing._json_replies import scores_reply
@@ -60,10 +61,13 @@ class Scores:
     Attributes:
         values: One score per label, in label order.
         explanation: The reply without the score line or labelled scores, stripped ("" if nothing is left).
+        sources: With ``--score-mode logprobs``, how each value was obtained (``values`` are then the
+            expected scores where log-probabilities allowed); None when the scores were parsed.
     """
 
     values: tuple[float, ...]
     explanation: str
+    sources: tuple[ScoreSource, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +116,19 @@ class ScoreParser:
         self._position = position
         self._explained = explained
         self._mentions = mentions_for(self._labels)
+
+    @property
+    def scale(self) -> tuple[float, float]:
+        """The lowest and highest allowed score."""
+        return self._low, self._high
+
+    def scores_of(self, value: Scores) -> tuple[float, ...]:
+        """The scores read (`faceteval.parsing.ScoreReader`)."""
+        return value.values
+
+    def rescored(self, value: Scores, sources: Sequence[ScoreSource]) -> Scores:
+        """``value`` with the sources' scores (`faceteval.parsing.ScoreReader`)."""
+        return replace(value, values=tuple(s.score for s in sources), sources=tuple(sources))
 
     @property
     def instructions(self) -> str:

@@ -353,8 +353,26 @@ def usage(summary: Mapping[str, Any]) -> Section | None:
         if per_instance and judged is not None and total.get("calls") != 0
         else None
     )
+    modes = summary.get("score_modes")
+    if isinstance(modes, Mapping) and modes:
+        notes = (*notes, _modes_note(modes))
     table = Table(columns, tuple(rows), note=over, numeric=numeric_columns(1, 5))
     return Section("usage", "Usage and cost", notes, (table,))
+
+
+def _modes_note(modes: Mapping[str, Any]) -> str:
+    """What ``--score-mode logprobs`` gave: the scores by mode."""
+    parsed = int(number(modes.get("parse")) or 0)
+    mixed = int(number(modes.get("mixed")) or 0)
+    expected = int(number(modes.get("logprobs")) or 0)
+    fallback = (
+        f"; {plural(parsed, 'score')} parsed as written (no log-probabilities at the score)" if parsed else ""
+    )
+    differed = f"; {plural(mixed, 'score')} mixed over the orders" if mixed else ""
+    return (
+        f"Scores (--score-mode logprobs): {plural(expected, 'score')} expected from log-probabilities"
+        f"{fallback}{differed}."
+    )
 
 
 def with_judgment(summary: Mapping[str, Any]) -> float | None:

@@ -31,6 +31,9 @@ class JudgeSummary(RecordSummary):
     orders_disagreed: int = 0
     start_seconds: float | None = None
     """Of the run's seconds, those spent opening the model (and the response cache)."""
+    score_modes: dict[str, int] | None = None
+    """With ``--score-mode logprobs``: the scores of the judgments by how they were obtained
+    (``logprobs``, ``parse`` where the fallback was used, ``mixed`` where swapped orders differed)."""
     result: JudgeResult | None = None
     """The run's result (`faceteval.results.JudgeResult`): win rates with their intervals per system
     and position, the ranking, swap consistency, the facets, the failures; computed as the judgments
@@ -41,8 +44,8 @@ class JudgeSummary(RecordSummary):
 class JudgeRecord(RunRecord):
     """The record of a ``judge`` run (``<out>.run.json``), and of the judging of a meta-evaluation or
     of HD-Eval's criterion scoring. ``inputs.input`` is the instances file; ``options`` are
-    ``swap``, ``strict``, ``trace`` and ``systems`` (``--systems``: the systems named for instances
-    that name none, or None)."""
+    ``swap``, ``strict``, ``trace``, ``systems`` (``--systems``: the systems named for instances
+    that name none, or None), and with ``--score-mode logprobs`` ``score_mode`` and ``top_logprobs``."""
 
     command: Literal["judge"] = "judge"
     summary: JudgeSummary = Field(default_factory=JudgeSummary)
@@ -183,6 +186,9 @@ class MetaEvalSummary(RecordSummary):
     """The judgments' calls, tokens and cost (cached calls at their price), and per instance."""
     panel: JsonValue = None
     """A judge panel's: each judge's agreement, the vote, and the judges' agreement (Krippendorff's alpha)."""
+    score_modes: dict[str, int] | None = None
+    """With ``--score-mode logprobs``: the judgments' scores by how they were obtained (``logprobs``,
+    ``parse`` where the fallback was used, ``mixed``)."""
     reported: dict[str, JsonValue] | None = None
     """The numbers the recorded judge's authors published, to compare."""
     variant: dict[str, JsonValue] | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import socket
 import ssl
 import time
@@ -38,6 +39,7 @@ from tests.support.llm_server import (
     RawBody,
     Reply,
     Status,
+    Token,
 )
 
 pytestmark = pytest.mark.anyio
@@ -99,6 +101,52 @@ async def test_optional_parameters_and_logprobs(llm_server: LLMServer, provider:
     assert first.logprob == pytest.approx(-0.1)
     assert [token for token, _ in first.top] == ["yes", "alt1"]
     assert [logprob for _, logprob in first.top] == pytest.approx([-0.1, -1.1])
+
+
+async def test_scripted_token_distributions_come_back_as_sent(
+    llm_server: LLMServer, provider: OpenAIProvider
+) -> None:
+    tokens = (Token("Score"), Token(": "), Token("8", {"7": 0.25, "8": 0.5, "9": 0.125, "x": 0.0625}))
+    llm_server.enqueue(Reply("Score: 8", tokens=tokens))
+    config = GenerateConfig(logprobs=True, top_logprobs=3)
+
+    completion = await provider.complete(CompletionRequest("m", (user("q"),), config))
+
+    raw = await _raw_logprobs(llm_server, tokens, config)
+    assert raw["content"][2]["bytes"] == [56]
+    assert [alt["bytes"] for alt in raw["content"][2]["top_logprobs"]] == [[56], [55], [57]]
+    assert completion.logprobs is not None
+    assert "".join(t.token for t in completion.logprobs) == completion.text
+    score = completion.logprobs[2]
+    assert score.logprob == pytest.approx(math.log(0.5))
+    assert [t for t, _ in score.top] == ["8", "7", "9"]  # most likely first, cut to top_logprobs
+    assert [lp for _, lp in score.top] == pytest.approx([math.log(0.5), math.log(0.25), math.log(0.125)])
+    assert completion.logprobs[0].top == ()
+
+
+async def test_a_server_without_logprobs_sends_none(llm_server: LLMServer, provider: OpenAIProvider) -> None:
+    llm_server.enqueue(Reply("8", logprobs=False))
+    config = GenerateConfig(logprobs=True, top_logprobs=3)
+    completion = await provider.complete(CompletionRequest("m", (user("q"),), config))
+    assert llm_server.requests[0].body["logprobs"] is True
+    assert completion.logprobs is None
+
+
+async def _raw_logprobs(
+    llm_server: LLMServer, tokens: tuple[Token, ...], config: GenerateConfig
+) -> dict[str, Any]:
+    """The payload as the SDK's own models read it (the format OpenAI documents)."""
+    llm_server.enqueue(Reply("Score: 8", tokens=tokens))
+    async with openai.AsyncOpenAI(api_key="k", base_url=llm_server.base_url, max_retries=0) as client:
+        reply = await client.chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "q"}],
+            logprobs=True,
+            top_logprobs=config.top_logprobs,
+        )
+    logprobs = reply.choices[0].logprobs
+    assert logprobs is not None and logprobs.content is not None
+    return logprobs.model_dump()
 
 
 async def test_missing_usage_counts_zero(llm_server: LLMServer, provider: OpenAIProvider) -> None:

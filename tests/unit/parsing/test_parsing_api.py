@@ -16,11 +16,14 @@ from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
 def test_all_lists_exactly_the_public_names() -> None:
     public = {name for name in dir(faceteval.parsing) if not name.startswith("_")}
     assert set(faceteval.parsing.__all__) == {
+        "NO_LOGPROBS",
         "CriteriaParser",
         "ScoreParser",
+        "ScoreReader",
         "Scores",
         "WeightParser",
         "reply_model",
+        "score_sources",
         "text_field",
     }
     assert set(faceteval.parsing.__all__) <= public

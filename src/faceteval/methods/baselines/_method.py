@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from faceteval.core import Criterion, Instance
+from faceteval.core import Criterion, Instance, recorded_modes
 from faceteval.datasets import Benchmark
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import (
@@ -142,7 +142,11 @@ class _Holistic:
         else:
             parser = ScoreParser(labels, scale=self.scale, position=self._position, explained=True)
         scores = await ctx.ask(messages, parser, stage=self.name)
-        return OrderOutcome(scores=scores.values, explanation=scores.explanation or None)
+        return OrderOutcome(
+            scores=scores.values,
+            explanation=scores.explanation or None,
+            score_modes=recorded_modes(scores.sources),
+        )
 
 
 @dataclass(frozen=True, slots=True, init=False)

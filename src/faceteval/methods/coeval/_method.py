@@ -37,7 +37,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from faceteval._util.numbers import fmt
-from faceteval.core import Criterion, FacetScore, Instance
+from faceteval.core import Criterion, FacetScore, Instance, recorded_modes
 from faceteval.errors import InstanceError
 from faceteval.llm import Message, assistant
 from faceteval.methods._base import (
@@ -153,12 +153,16 @@ class CoEval:
                 description=criterion.description or None,
                 scores=[per[j].score for per, _ in evaluated],
                 explanation=_joined({per[j].candidate: per[j].summary() for per, _ in evaluated}),
+                score_modes=recorded_modes([per[j].source for per, _ in evaluated]),
             )
             for j, criterion in enumerate(criteria)
         )
         reasons = _joined({overall.candidate: overall.reasoning for _, overall in evaluated})
         scores = tuple(overall.score for _, overall in evaluated)
-        return OrderOutcome(scores=scores, facets=facets, explanation=reasons.strip() or None)
+        modes = recorded_modes([overall.source for _, overall in evaluated])
+        return OrderOutcome(
+            scores=scores, facets=facets, explanation=reasons.strip() or None, score_modes=modes
+        )
 
     async def _candidate(
         self,
@@ -239,4 +243,8 @@ class CoEvalDirect:
         ]
         overall: list[OverallEvaluation] = await gather(asks)
         reasons = _joined({o.candidate: o.reasoning for o in overall})
-        return OrderOutcome(scores=tuple(o.score for o in overall), explanation=reasons.strip() or None)
+        return OrderOutcome(
+            scores=tuple(o.score for o in overall),
+            explanation=reasons.strip() or None,
+            score_modes=recorded_modes([o.source for o in overall]),
+        )

@@ -11,11 +11,12 @@ score off the scale is a parse failure (re-asked once), never repaired.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from faceteval._util.numbers import OUT_OF, RANGE_END, denominator_problem, describe_range, fmt, range_problem
 from faceteval._util.replies import quote
-from faceteval.core import Criterion
+from faceteval.core import Criterion, ScoreSource
 from faceteval.errors import ParseError
 from faceteval.llm import JsonReply
 from faceteval.methods.coeval._replies import criterion_reply, overall_reply
@@ -54,6 +55,7 @@ class CriterionEvaluation:
         score_text: The score part as written ("I would assign a score of 4 ...").
         evidence: The evidence items as written, bullets removed.
         explanation: The whole reply (the assistant turn of the overall call's history).
+        source: How the score was obtained, with ``--score-mode logprobs``; else None.
     """
 
     criterion: str
@@ -63,6 +65,7 @@ class CriterionEvaluation:
     score_text: str
     evidence: tuple[str, ...]
     explanation: str
+    source: ScoreSource | None = None
 
     def summary(self) -> str:
         """The evaluation as ``Conclusion: ...``, ``Score: ...``, ``Evidence:`` + ``- item`` lines."""
@@ -82,12 +85,14 @@ class OverallEvaluation:
         score: The overall score.
         reasoning: The explanation part of the reply ("" when it gives none).
         explanation: The whole reply.
+        source: How the score was obtained, with ``--score-mode logprobs``; else None.
     """
 
     candidate: int
     score: float
     reasoning: str
     explanation: str
+    source: ScoreSource | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +239,14 @@ class CriterionParser:
         reply: JsonReply[CriterionEvaluation] = criterion_reply(self.scale, make)
         return reply
 
+    def scores_of(self, value: CriterionEvaluation) -> tuple[float, ...]:
+        """The score read (`faceteval.parsing.ScoreReader`)."""
+        return (value.score,)
+
+    def rescored(self, value: CriterionEvaluation, sources: Sequence[ScoreSource]) -> CriterionEvaluation:
+        """``value`` with its source's score (`faceteval.parsing.ScoreReader`)."""
+        return replace(value, score=sources[0].score, source=sources[0])
+
     def parse(self, text: str) -> CriterionEvaluation:
         """Read ``text``; raises `ParseError`."""
         reading = _Form(_CRITERION_FORM, self.scale).read(text)
@@ -288,6 +301,14 @@ class OverallParser:
 
         reply: JsonReply[OverallEvaluation] = overall_reply(self.scale, direct=self.direct, make=make)
         return reply
+
+    def scores_of(self, value: OverallEvaluation) -> tuple[float, ...]:
+        """The score read (`faceteval.parsing.ScoreReader`)."""
+        return (value.score,)
+
+    def rescored(self, value: OverallEvaluation, sources: Sequence[ScoreSource]) -> OverallEvaluation:
+        """``value`` with its source's score (`faceteval.parsing.ScoreReader`)."""
+        return replace(value, score=sources[0].score, source=sources[0])
 
     def parse(self, text: str) -> OverallEvaluation:
         """Read ``text``; raises `ParseError`."""

@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any, ClassVar, Literal
 
 from faceteval.aggregation import mean, normalise, weighted_sum
-from faceteval.core import Criterion, FacetScore, Instance
+from faceteval.core import Criterion, FacetScore, Instance, recorded_modes
 from faceteval.errors import ConfigError
 from faceteval.methods._base import (
     DEFAULT_SCALE,
@@ -114,12 +114,14 @@ class DnA:
         scored: list[Scores] = results[: len(facets)]
         weights: list[float] | None = results[len(facets)] if self.aggregate == "weighted" else None
         matrix = [s.values for s in scored]
+        overall_modes = None
         if weights is not None:
             overall = weighted_sum(matrix, weights)
         elif self.aggregate == "mean":
             overall, weights = mean(matrix), [1 / len(facets)] * len(facets)
         else:
-            overall = await self._prompted(instance, facets, matrix, labels, ctx)
+            prompted = await self._prompted(instance, facets, matrix, labels, ctx)
+            overall, overall_modes = list(prompted.values), recorded_modes(prompted.sources)
         facet_scores = tuple(
             FacetScore(
                 name=facet.name,
@@ -127,10 +129,11 @@ class DnA:
                 weight=None if weights is None else weights[j],
                 scores=list(scored[j].values),
                 explanation=scored[j].explanation or None,
+                score_modes=recorded_modes(scored[j].sources),
             )
             for j, facet in enumerate(facets)
         )
-        return OrderOutcome(scores=tuple(overall), facets=facet_scores)
+        return OrderOutcome(scores=tuple(overall), facets=facet_scores, score_modes=overall_modes)
 
     async def _generate_facets(self, query: str, ctx: JudgeContext) -> tuple[Criterion, ...]:
         async def generate(sub: JudgeContext) -> tuple[Criterion, ...]:
@@ -151,11 +154,11 @@ class DnA:
         matrix: list[tuple[float, ...]],
         labels: list[str],
         ctx: JudgeContext,
-    ) -> list[float]:
+    ) -> Scores:
         table = [{"name": f.name, "scores": matrix[j]} for j, f in enumerate(facets)]
         messages = render("dna/aggregate", **shown(instance), facets=table, scale=self.scale)
         parser = ScoreParser(labels, scale=self.scale, position="first", explained=True)
-        return list((await ctx.ask(messages, parser, stage="dna.aggregate")).values)
+        return await ctx.ask(messages, parser, stage="dna.aggregate")
 
 
 async def facet_weights(

@@ -29,7 +29,7 @@ from functools import partial
 from typing import Any, ClassVar, Literal
 
 from faceteval.aggregation import mean, total, weighted_sum
-from faceteval.core import Criterion, FacetScore, Instance
+from faceteval.core import Criterion, FacetScore, Instance, recorded_modes
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import (
     CriterionLike,
@@ -167,6 +167,7 @@ class Fennec:
                 description=criterion.description or None,
                 guideline=criterion.guideline,
                 explanations=list(judged[j].explanations),
+                score_modes=recorded_modes(judged[j].sources),
             )
             for j, criterion in enumerate(guided)
         )
@@ -201,9 +202,11 @@ class Fennec:
             singles = await gather(
                 [partial(self._single, instance, criterion, text, ctx) for text in instance.candidates]
             )
+            sources = [s.sources[0] if s.sources else None for s in singles]
             return Judged(
                 values=tuple(s.values[0] for s in singles),
                 explanations=tuple(s.explanations[0] for s in singles),
+                sources=None if all(s is None for s in sources) else tuple(sources),
             )
         labels = response_labels(instance.n_candidates)
         messages = render(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from faceteval._util.numbers import (
     OUT_OF,
@@ -32,7 +32,7 @@ from faceteval._util.numbers import (
 )
 from faceteval._util.replies import is_refusal, plain, quote
 from faceteval._util.text import plural
-from faceteval.core import Criterion
+from faceteval.core import Criterion, ScoreSource
 from faceteval.errors import ParseError
 from faceteval.llm import JsonReply
 from faceteval.methods.fennec._replies import (
@@ -137,11 +137,13 @@ class Judged:
         values: Score per response, in the order the labels were given.
         explanations: The explanation of each score (empty when the judge wrote none).
         comparison: The comparison of the responses, when the judge wrote one.
+        sources: How each score was obtained, with ``--score-mode logprobs``; else None.
     """
 
     values: tuple[float, ...]
     explanations: tuple[str, ...]
     comparison: str | None = None
+    sources: tuple[ScoreSource | None, ...] | None = None
 
 
 _COMPARISON = re.compile(r"^\W*comparison\b\W*", re.I | re.M)
@@ -167,6 +169,14 @@ class JudgeResultParser:
         self.labels = tuple(labels)
         self.scale = scale
         self._patterns = [_score_line(label) for label in self.labels]
+
+    def scores_of(self, value: Judged) -> tuple[float, ...]:
+        """The scores read (`faceteval.parsing.ScoreReader`)."""
+        return value.values
+
+    def rescored(self, value: Judged, sources: Sequence[ScoreSource]) -> Judged:
+        """``value`` with the sources' scores (`faceteval.parsing.ScoreReader`)."""
+        return replace(value, values=tuple(s.score for s in sources), sources=tuple(sources))
 
     @property
     def instructions(self) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from faceteval.aggregation import mean
-from faceteval.core import FacetScore, Instance
+from faceteval.core import FacetScore, Instance, recorded_modes
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import OrderOutcome, candidate_labels, gather, method_scale, shown
 from faceteval.methods._context import JudgeContext
@@ -190,6 +190,7 @@ class HierarchyAware:
                 description=node.description or None,
                 scores=[s.values[0]],
                 explanation=s.explanation or None,
+                score_modes=recorded_modes(s.sources),
             )
             for node, s in zip(nodes, scored, strict=True)
         )
