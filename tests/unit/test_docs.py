@@ -35,6 +35,7 @@ MODEL_OPTIONS = frozenset(
         "--no-cache",
         "--retry-unreadable",
         "--prices",
+        "--templates",
         "--trace",
         "--no-trace",
         "--quiet",

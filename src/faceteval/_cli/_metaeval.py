@@ -196,7 +196,7 @@ def _run_method(
     hooks = MetaEvalHooks(
         judging=partial(_judging, request), judged=partial(_judged, request, outcome, subject)
     )
-    judging = JudgeOptions(swap=request.swap, trace=request.trace)
+    judging = JudgeOptions(swap=request.swap, trace=request.trace, templates=request.templates)
     with ExitStack() as stack:
         llm = open_llm(request, stack)
         context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)

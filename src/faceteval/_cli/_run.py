@@ -32,6 +32,7 @@ from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, PriceTable, RetryPolicy
 from faceteval.methods import Method
+from faceteval.prompts import Templates, using_templates
 from faceteval.store import SQLiteCache
 
 
@@ -66,6 +67,8 @@ class RunRequest:
     """How the input is read (``--field``, ``--preset``, ``--format``, ``--hf-dataset``)."""
     otel: bool = False
     """Send OpenTelemetry spans of the work (``--otel``)."""
+    templates: Templates | None = None
+    """Prompt templates in place of built-in ones (``--templates``), in use while the LLM is open."""
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -104,7 +107,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
         task = progress.add_task("judging", total=result.instances or None)
 
         hooks = replace(hooks, judged=lambda _: progress.advance(task))
-        options = JudgeOptions(swap=request.swap, trace=request.trace)
+        options = JudgeOptions(swap=request.swap, trace=request.trace, templates=request.templates)
         judging = partial(
             judge_file, job, items, request.method, llm, options=options, result=result, hooks=hooks,
             started=started.opened(),
@@ -183,8 +186,10 @@ def settle_heap() -> None:
 
 
 def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
-    """The LLM a run asks, with its response cache open, and its spans exported, until ``stack`` closes."""
+    """The LLM a run asks, with its response cache open, its spans exported and the request's templates
+    in use (`faceteval.prompts.using_templates`), until ``stack`` closes."""
     stack.enter_context(otel_tracing(request.otel, os.environ))
+    stack.enter_context(using_templates(request.templates))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
     llm = LLM.from_spec(
         request.model,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO
 
 from faceteval._runner._ending import ending, note_ending, put_in_place
-from faceteval._runner._judge import Item, JudgeOptions, cannot_judge, judge_each
+from faceteval._runner._judge import Item, JudgeOptions, cannot_judge, judge_each, templates_of
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since
 from faceteval._runner._tally import ResultTally
@@ -33,7 +33,7 @@ from faceteval.datasets import Reading, measure_input
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import LLM, Spend
 from faceteval.methods import Method
-from faceteval.prompts import load_template
+from faceteval.prompts import recorded_prompts
 from faceteval.results import JudgeResult
 from faceteval.store import (
     JUDGMENTS,
@@ -291,7 +291,7 @@ def _job_record(job: FileJob, method: Method, llm: LLM, options: JudgeOptions) -
         llm=LLMRecord.of(llm.describe()),
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | ({} if job.systems is None else {"systems": list(job.systems)}),
-        prompts={name: load_template(name).sha256 for name in method.templates()},
+        **recorded_prompts(method.templates(), templates_of(options)),
     )
 
 

@@ -37,6 +37,7 @@ from faceteval.methods import (
     gather,
     severity,
 )
+from faceteval.prompts import Templates, using_templates
 
 DEFAULT_ABORT_AFTER = 10
 
@@ -62,6 +63,10 @@ class JudgeOptions:
         abort_after: Stop the run when this many instances in a row fail with errors (a wrong
             endpoint, an exhausted quota), rather than failing every remaining instance. Invalid
             input lines and instances the method cannot judge (`InstanceError`) do not count.
+        templates: Prompt templates in place of built-in ones, by name (`faceteval.prompts.Templates`,
+            or a directory of them, read and checked here); None: those in use (the built-in ones,
+            unless inside `faceteval.prompts.using_templates`). The run record names each template
+            used, its hash and where it came from.
     """
 
     swap: bool = False
@@ -69,8 +74,15 @@ class JudgeOptions:
     memo_size: int = DEFAULT_MEMO_SIZE
     trace: bool = True
     abort_after: int = DEFAULT_ABORT_AFTER
+    templates: Templates | str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.templates, str | os.PathLike):
+            object.__setattr__(self, "templates", Templates.from_dir(self.templates))
+        elif self.templates is not None and not isinstance(self.templates, Templates):
+            raise ConfigError(
+                f"templates is a Templates or a directory of templates, got {type(self.templates).__name__}"
+            )
         for name, least in (("window", 1), ("memo_size", 1), ("abort_after", 0)):
             value = getattr(self, name)
             if value is None and name == "window":
@@ -160,6 +172,25 @@ async def judge_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     check_arguments(items, method, llm, options)
+    with using_templates(templates_of(options)):
+        return await _judge_each(items, method, llm, options, sink, stats, reuse)
+
+
+def templates_of(options: JudgeOptions) -> Templates | None:
+    """The templates a run's options put in place of built-in ones (a directory read already)."""
+    assert options.templates is None or isinstance(options.templates, Templates)
+    return options.templates
+
+
+async def _judge_each(
+    items: Iterable[Item],
+    method: Method,
+    llm: LLM,
+    options: JudgeOptions,
+    sink: Sink | None,
+    stats: RunStats | None,
+    reuse: Callable[[Instance], Judgment | None] | None,
+) -> RunStats:
     memo = QueryMemo(options.memo_size)
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 

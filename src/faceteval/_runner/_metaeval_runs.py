@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
-from faceteval._runner._judge import JudgeOptions
+from faceteval._runner._judge import JudgeOptions, templates_of
 from faceteval.core import Instance
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError
@@ -30,7 +30,7 @@ from faceteval.metaeval import (
     write_summary,
 )
 from faceteval.methods import Method
-from faceteval.prompts import load_template
+from faceteval.prompts import recorded_prompts
 from faceteval.report import write_report
 from faceteval.store import (
     LLMRecord,
@@ -189,7 +189,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         method=MethodRecord.of(plan.method.describe()),
         llm=LLMRecord.of(llm.describe()),
         options={"swap": context.judging.swap, **context.options.recorded()},
-        prompts={name: load_template(name).sha256 for name in plan.method.templates()},
+        **recorded_prompts(plan.method.templates(), templates_of(context.judging)),
         spend=spend_of(result.spent, result.elapsed),
     )
     record = measure(

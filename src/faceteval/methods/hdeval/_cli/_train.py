@@ -37,6 +37,7 @@ from faceteval.methods.hdeval._cli._shared import (
 )
 from faceteval.methods.hdeval._method import EvalNode, HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree
+from faceteval.prompts import recorded_prompts
 from faceteval.store import LLMRecord, TrainRecord, header, input_file
 
 if TYPE_CHECKING:
@@ -204,7 +205,12 @@ def train_command(**flags: Any) -> None:
     }
     summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
     info = evaluator_info(trained, model=model, **described)
-    save_evaluator(out, trained, summary=summary, info=info, about=_about(flags, started))
+    about = _about(flags, started)
+    if not flags["features_spec"]:  # the templates the LLM was asked with, as judge's records name them
+        evaluate = HierarchyAware(task=tree.task, criteria=tree.nodes(), domain=tree.domain).template
+        used = ("hdeval/decompose", evaluate, "common/reask")
+        about = about.model_copy(update=recorded_prompts(used, flags.get("templates")))
+    save_evaluator(out, trained, summary=summary, info=info, about=about)
     show_held_out(summary)
     console.print(
         f"Evaluator written to {escape(str(out))}/ "
