@@ -170,9 +170,8 @@ class HierarchyAware:
             "criteria": None if self.criteria is None else [asdict(c) for c in self.criteria],
             "background": self.background,
             "scale": list(self.scale),
+            "domain": self.domain,
         }
-        if self.domain is not None:  # left out otherwise: a record of the generic wording reads as before
-            params["domain"] = self.domain
         return {"name": self.name, "params": params}
 
     @property

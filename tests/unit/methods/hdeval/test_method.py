@@ -210,7 +210,7 @@ def test_without_a_tree_of_its_own_each_instance_is_scored_on_its_own_tree_and_t
     assert judgment.scores == same.scores and judgment.facets == same.facets
     assert method.describe() == {
         "name": "hdeval",
-        "params": {"task": None, "criteria": None, "background": "", "scale": [1.0, 5.0]},
+        "params": {"task": None, "criteria": None, "background": "", "scale": [1.0, 5.0], "domain": None},
     }
     assert HierarchyAware(**method.describe()["params"]) == method
 

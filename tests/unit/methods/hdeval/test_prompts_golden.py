@@ -311,7 +311,7 @@ def test_a_tree_file_keeps_its_domain_and_refuses_an_unknown_one(tmp_path: Path)
     loaded = load_tree(tmp_path / "tree.yaml")
     assert loaded == tree
     method = create_method("hdeval", criteria=tree.nodes())
-    assert method.describe()["params"].get("domain") is None  # no domain: the generic wording
+    assert method.describe()["params"]["domain"] is None  # no domain: the generic wording
     method = HierarchyAware.from_tree(loaded)
     assert method.templates() == ("hdeval/evaluate/dialogue", "common/reask")
     assert HierarchyAware(**method.describe()["params"]) == method
