@@ -173,3 +173,31 @@ def test_templates_list_and_show_give_the_built_in_ones_to_copy(tmp_path: Path) 
     assert str(mine / "direct" / "score.j2") in marked.output
     unknown = invoke("templates", "show", "dna/scor")
     assert unknown.exit_code == 1 and "did you mean 'dna/score'" in unknown.output
+
+
+def test_meta_eval_judges_with_the_folder_s_templates_and_records_them(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    labels = tmp_path / "labels.jsonl"
+    rows = [
+        {
+            "id": f"p{i}",
+            "query": f"Question {i}?",
+            "candidates": ["good", "poor"][:: 1 - 2 * (i % 2)],
+            "label": 1 + i % 2,
+        }
+        for i in range(4)
+    ]
+    labels.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    folder = my_templates(tmp_path / "mine")
+    result = invoke(
+        "meta-eval", labels, "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url,
+        "--no-cache", "--out", tmp_path / "run", "--templates", folder, "-q", "--resamples", "50",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert len(server.requests) == 4
+    assert all("precise judge" in r.body["messages"][0]["content"] for r in server.requests)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["prompt_sources"] == {"direct/score": str(folder / "direct" / "score.j2")}
+    text = (folder / "direct" / "score.j2").read_text()
+    assert summary["prompts"] == {"direct/score": hashlib.sha256(text.encode()).hexdigest()}

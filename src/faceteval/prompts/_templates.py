@@ -48,7 +48,9 @@ class Templates:
     """Templates in place of built-in ones, by name; empty: the built-in ones.
 
     Build one with `Templates.from_dir` or `Templates.from_texts` (each checks every template before
-    any call); use it with ``JudgeOptions(templates=...)`` or `using_templates`.
+    any call); use it with ``JudgeOptions(templates=...)`` or `using_templates`. The names known are
+    those registered when it is built: import it as ``faceteval.Templates`` (or after
+    ``faceteval.methods``), which registers every family's.
 
     Attributes:
         overrides: The templates that replace built-in ones, by name.
