@@ -201,3 +201,20 @@ def test_meta_eval_judges_with_the_folder_s_templates_and_records_them(
     assert summary["prompt_sources"] == {"direct/score": str(folder / "direct" / "score.j2")}
     text = (folder / "direct" / "score.j2").read_text()
     assert summary["prompts"] == {"direct/score": hashlib.sha256(text.encode()).hexdigest()}
+
+
+def test_faceteval_toml_refuses_a_templates_setting_that_is_not_a_path_and_keeps_the_command_s_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "faceteval.toml").write_text("templates = 3\n", encoding="utf-8")
+    result = invoke("templates", "list")
+    assert (
+        result.exit_code == 1
+        and "faceteval.toml: templates = 3: expected a directory's path" in result.output
+    )
+    my_templates(tmp_path / "mine")
+    (tmp_path / "faceteval.toml").write_text('[templates.list]\ntemplates = "mine"\n', encoding="utf-8")
+    result = invoke("templates", "list")
+    assert result.exit_code == 0, result.output
+    assert str(Path("mine/direct/score.j2")) in result.output

@@ -44,8 +44,8 @@ def _default_map() -> dict[str, Any]:
     _data_dir_setting(data, path)
     _templates_setting(data, path)
     for name, table in data.items():
-        if name in (*DATA_DIR_KEYS, TEMPLATES_KEY):
-            continue
+        if name in DATA_DIR_KEYS or (name == TEMPLATES_KEY and not isinstance(table, dict)):
+            continue  # a [templates] table is the templates command's
         if name == "prices":
             if not isinstance(table, dict):
                 raise click.ClickException(
@@ -139,6 +139,8 @@ def _data_dir_setting(data: dict[str, Any], path: Path) -> Path | None:
 def _templates_setting(data: dict[str, Any], path: Path) -> str | None:
     """The top-level ``templates`` of faceteval.toml's ``data``, if it has one."""
     value = data.get(TEMPLATES_KEY)
+    if isinstance(value, dict):  # the [templates] table of the templates command
+        return None
     if value is not None and (not isinstance(value, str) or not value):
         raise click.ClickException(f"{path}: {TEMPLATES_KEY} = {_toml(value)}: expected a directory's path")
     return value
