@@ -96,6 +96,10 @@ class Templates:
         """The template ``name``: this set's, else the built-in one."""
         return self.overrides.get(name) or builtin_template(name)
 
+    def __hash__(self) -> int:
+        """Hashed by what each template is (its name, hash and origin), as options holding it are."""
+        return hash(tuple(sorted((t.name, t.sha256, t.origin) for t in self.overrides.values())))
+
 
 @contextmanager
 def using_templates(templates: Templates | None) -> Iterator[None]:
