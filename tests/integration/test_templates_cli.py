@@ -218,3 +218,39 @@ def test_faceteval_toml_refuses_a_templates_setting_that_is_not_a_path_and_keeps
     result = invoke("templates", "list")
     assert result.exit_code == 0, result.output
     assert str(Path("mine/direct/score.j2")) in result.output
+
+
+def test_hdeval_train_scores_with_the_folder_s_domain_template_and_records_it(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": f"s{i}",
+            "query": f"Article {i}.",
+            "candidates": [f"Summary {i}."],
+            "scores": {"coherence": i % 5 + 1},
+        }
+        for i in range(8)
+    ]
+    data = tmp_path / "summaries.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    name = "hdeval/evaluate/summarization"
+    source = builtin_template(name).source.replace("news article on its", "news story on its", 1)
+    assert "news story" in source
+    (tmp_path / "mine" / "hdeval" / "evaluate").mkdir(parents=True)
+    (tmp_path / "mine" / f"{name}.j2").write_text(source, encoding="utf-8")
+    with LLMServer(lambda body: f"{len(body['messages'][-1]['content']) % 5 + 1}\nBy rule.") as server:
+        result = invoke(
+            "hdeval", "train", data, "--target", "coherence", "--domain", "summarization", "--layers", "1",
+            "--aggregator", "lr", "--resamples", "20", "--out", tmp_path / "ev", "--model", "openai:m",
+            "--base-url", server.base_url, "--no-cache", "-q", "--templates", tmp_path / "mine",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 8
+        assert all(
+            "summary of a news story on its" in r.body["messages"][-1]["content"] for r in server.requests
+        )
+    record = json.loads((tmp_path / "ev" / "evaluator.json").read_text(encoding="utf-8"))
+    assert record["prompt_sources"][name] == str(tmp_path / "mine" / f"{name}.j2")
+    assert record["prompts"][name] == hashlib.sha256(source.encode()).hexdigest()
+    assert record["prompt_sources"]["hdeval/decompose"] == "built-in"
+    judged = json.loads((tmp_path / "ev" / "judgments" / "layer-1.run.json").read_text(encoding="utf-8"))
+    assert judged["prompt_sources"][name] == str(tmp_path / "mine" / f"{name}.j2")
