@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from faceteval.datasets import load_criteria, read_instances
     from faceteval.frames import judgments_to_pandas
     from faceteval.llm import LLM, GenerateConfig, Panel, RetryPolicy
-    from faceteval.methods import Method, create_method
+    from faceteval.methods import Method, Templates, create_method
     from faceteval.methods.baselines import CoT, Direct
     from faceteval.methods.dna import DnA
     from faceteval.results import JudgeResult, compute_result
@@ -69,7 +69,7 @@ __getattr__ = lazy_attributes(
         "datasets": ("load_criteria", "read_instances"),
         "frames": ("judgments_to_pandas",),
         "llm": ("LLM", "GenerateConfig", "Panel", "RetryPolicy"),
-        "methods": ("Method", "create_method"),
+        "methods": ("Method", "Templates", "create_method"),
         "methods.baselines": ("CoT", "Direct"),
         "methods.dna": ("DnA",),
         "results": ("JudgeResult", "compute_result"),
@@ -98,6 +98,7 @@ __all__ = [
     "RunAborted",
     "RunStats",
     "SQLiteCache",
+    "Templates",
     "TraceEntry",
     "Usage",
     "__version__",

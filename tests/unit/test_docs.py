@@ -36,6 +36,7 @@ MODEL_OPTIONS = frozenset(
         "--no-cache",
         "--retry-unreadable",
         "--prices",
+        "--templates",
         "--trace",
         "--no-trace",
         "--quiet",

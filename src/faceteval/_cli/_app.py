@@ -21,7 +21,9 @@ from faceteval.errors import FacetevalError
 
 CONFIG_FILE = "faceteval.toml"
 DATA_DIR_KEYS = ("data-dir", "data_dir")
-"""faceteval.toml's one top-level setting: the data directory of every command that reads benchmarks."""
+"""faceteval.toml's top-level setting of the data directory of every command that reads benchmarks."""
+TEMPLATES_KEY = "templates"
+"""faceteval.toml's top-level setting of the prompt templates of every command that renders prompts."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,9 +42,10 @@ def _default_map() -> dict[str, Any]:
         raise click.ClickException(str(exc)) from exc
     defaults: dict[str, Any] = {}
     _data_dir_setting(data, path)
+    _templates_setting(data, path)
     for name, table in data.items():
-        if name in DATA_DIR_KEYS:
-            continue
+        if name in DATA_DIR_KEYS or (name == TEMPLATES_KEY and not isinstance(table, dict)):
+            continue  # a [templates] table is the templates command's
         if name == "prices":
             if not isinstance(table, dict):
                 raise click.ClickException(
@@ -131,6 +134,24 @@ def _data_dir_setting(data: dict[str, Any], path: Path) -> Path | None:
                 raise click.ClickException(f"{path}: {key} = {_toml(value)}: expected a directory's path")
             return Path(value)
     return None
+
+
+def _templates_setting(data: dict[str, Any], path: Path) -> str | None:
+    """The top-level ``templates`` of faceteval.toml's ``data``, if it has one."""
+    value = data.get(TEMPLATES_KEY)
+    if isinstance(value, dict):  # the [templates] table of the templates command
+        return None
+    if value is not None and (not isinstance(value, str) or not value):
+        raise click.ClickException(f"{path}: {TEMPLATES_KEY} = {_toml(value)}: expected a directory's path")
+    return value
+
+
+def config_templates() -> str | None:
+    """The ``templates`` of faceteval.toml's top level, if any: the directory of templates that replace
+    built-in ones in every command that renders prompts, unless ``--templates`` or the command's own
+    table says otherwise."""
+    path = Path(CONFIG_FILE)
+    return _templates_setting(read_toml(path), path) if path.is_file() else None
 
 
 def config_data_dir() -> Path | None:
@@ -223,9 +244,10 @@ def _register() -> None:
     from faceteval._cli._metaeval import meta_eval
     from faceteval._cli._report import report
     from faceteval._cli._review import review
+    from faceteval._cli._templates import templates
     from faceteval._cli._view import view
 
-    for command in (judge, meta_eval, compare, cost, report, datasets, review, view):
+    for command in (judge, meta_eval, compare, cost, report, datasets, review, templates, view):
         cli.add_command(command)
 
 

@@ -8,15 +8,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
-from faceteval._cli._app import config_data_dir, config_prices
+from faceteval._cli._app import config_data_dir, config_prices, config_templates
 from faceteval._cli._panel import panel_options
 from faceteval._cli._run import RunRequest, default_cache_path
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR
+from faceteval.errors import ConfigError
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
@@ -26,6 +27,7 @@ from faceteval.llm import (
     RetryPolicy,
 )
 from faceteval.methods import DEFAULT_TOP_LOGPROBS, SCORE_MODES, Method
+from faceteval.prompts import Templates
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,6 +56,26 @@ def force_flag(written: str = "--out") -> Callable[[F], F]:
 force_option = force_flag()
 """``--force``: an output may replace a file that is not one of ours."""
 
+
+class TemplatesDir(click.Path):
+    """``--templates DIR``: the directory's templates, read and checked as the command line is read."""
+
+    name = "directory"
+
+    def __init__(self) -> None:
+        super().__init__(exists=True, file_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The `Templates` of the directory ``value`` (a `Templates` given as it is)."""
+        if isinstance(value, Templates):
+            return value
+        directory = super().convert(value, param, ctx)
+        try:
+            return Templates.from_dir(cast(Path, directory))
+        except ConfigError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "--model": click.option(
         "--model",
@@ -78,6 +100,14 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         "--swap",
         is_flag=True,
         help="Judge both candidate orders (rotations for more); ties if they disagree.",
+    ),
+    "--templates": click.option(
+        "--templates",
+        type=TemplatesDir(),
+        default=lambda: config_templates(),
+        help="A directory of prompt templates in place of the built-in ones of the same names "
+        "(DIR/dna/score.j2 replaces dna/score; `faceteval templates list` names them). Default: "
+        "templates in faceteval.toml (the command's table, then the top level).",
     ),
     "--dry-run": click.option(
         "--dry-run",
@@ -270,6 +300,7 @@ def build_request(
         force=bool(flags.get("force")),
         score_mode=score_mode,
         top_logprobs=top_logprobs,
+        templates=flags.get("templates"),
     )
 
 

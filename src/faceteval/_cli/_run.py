@@ -41,6 +41,7 @@ from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, Judge, Panel, PriceTable, RetryPolicy
 from faceteval.methods import DEFAULT_TOP_LOGPROBS, Method, ScoreModeOption
+from faceteval.prompts import Templates, using_templates
 from faceteval.store import SQLiteCache
 
 
@@ -83,11 +84,17 @@ class RunRequest:
     """How scoring stages obtain their scores (``--score-mode``)."""
     top_logprobs: int = DEFAULT_TOP_LOGPROBS
     """Alternatives per token with ``--score-mode logprobs`` (``--top-logprobs``)."""
+    templates: Templates | None = None
+    """Prompt templates in place of built-in ones (``--templates``), in use while the LLM is open."""
 
     def judge_options(self) -> JudgeOptions:
         """How the engine carries the run out."""
         return JudgeOptions(
-            swap=self.swap, trace=self.trace, score_mode=self.score_mode, top_logprobs=self.top_logprobs
+            swap=self.swap,
+            trace=self.trace,
+            score_mode=self.score_mode,
+            top_logprobs=self.top_logprobs,
+            templates=self.templates,
         )
 
 
@@ -216,8 +223,10 @@ def open_judge(request: RunRequest, stack: ExitStack) -> Judge:
 
 
 def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
-    """The LLM a run asks, with its response cache open, and its spans exported, until ``stack`` closes."""
+    """The LLM a run asks, with its response cache open, its spans exported and the request's templates
+    in use (`faceteval.prompts.using_templates`), until ``stack`` closes."""
     stack.enter_context(otel_tracing(request.otel, os.environ))
+    stack.enter_context(using_templates(request.templates))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
     return _llm(request, cache)
 

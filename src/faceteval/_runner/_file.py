@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import IO
 
 from faceteval._runner._ending import ending, note_ending, put_in_place
-from faceteval._runner._judge import Item, JudgeOptions, cannot_judge, judge_each, scoring_options
+from faceteval._runner._judge import (
+    Item,
+    JudgeOptions,
+    cannot_judge,
+    judge_each,
+    scoring_options,
+    templates_of,
+)
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since
 from faceteval._runner._tally import ResultTally
@@ -33,7 +40,7 @@ from faceteval.datasets import Reading, measure_input
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import Judge, Panel, Spend
 from faceteval.methods import Method
-from faceteval.prompts import load_template
+from faceteval.prompts import recorded_prompts
 from faceteval.results import JudgeResult
 from faceteval.store import (
     JUDGMENTS,
@@ -292,16 +299,17 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | scoring_options(options)
         | ({} if job.systems is None else {"systems": list(job.systems)}),
-        prompts=prompt_hashes(method, llm),
+        **recorded_templates(method, llm, options),
     )
 
 
-def prompt_hashes(method: Method, llm: Judge) -> dict[str, str]:
-    """Each template the run renders, with its hash: the method's, and in structured mode the schema note."""
+def recorded_templates(method: Method, llm: Judge, options: JudgeOptions) -> dict[str, dict[str, str]]:
+    """The run record's ``prompts`` (each template the run renders, with its hash) and ``prompt_sources``
+    (built-in, or the file it was read from): the method's, and in structured mode the schema note."""
     judges = llm.judges if isinstance(llm, Panel) else (llm,)
     structured = any(judge.config.structured for judge in judges)
     names = (*method.templates(), *(("common/structured",) if structured else ()))
-    return {name: load_template(name).sha256 for name in names}
+    return recorded_prompts(names, templates_of(options))
 
 
 def _record(

@@ -44,6 +44,7 @@ from faceteval.methods import (
     gather,
     severity,
 )
+from faceteval.prompts import Templates, using_templates
 
 DEFAULT_ABORT_AFTER = 10
 MAX_TOP_LOGPROBS = 20
@@ -76,6 +77,10 @@ class JudgeOptions:
             score's tokens (G-Eval), falling back to the number where the server sends none. Needs a
             provider that returns log-probabilities (OpenAI-compatible; not Anthropic).
         top_logprobs: Alternatives asked for per token with ``score_mode="logprobs"`` (1-20).
+        templates: Prompt templates in place of built-in ones, by name (`faceteval.prompts.Templates`,
+            or a directory of them, read and checked here); None: those in use (the built-in ones,
+            unless inside `faceteval.prompts.using_templates`). The run record names each template
+            used, its hash and where it came from.
     """
 
     swap: bool = False
@@ -85,6 +90,7 @@ class JudgeOptions:
     abort_after: int = DEFAULT_ABORT_AFTER
     score_mode: ScoreModeOption = "parse"
     top_logprobs: int = DEFAULT_TOP_LOGPROBS
+    templates: Templates | str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
         if self.score_mode not in SCORE_MODES:
@@ -92,6 +98,12 @@ class JudgeOptions:
         if not whole_number(self.top_logprobs, 1) or self.top_logprobs > MAX_TOP_LOGPROBS:
             raise ConfigError(
                 f"top_logprobs must be a whole number from 1 to {MAX_TOP_LOGPROBS}, got {self.top_logprobs!r}"
+            )
+        if isinstance(self.templates, str | os.PathLike):
+            object.__setattr__(self, "templates", Templates.from_dir(self.templates))
+        elif self.templates is not None and not isinstance(self.templates, Templates):
+            raise ConfigError(
+                f"templates is a Templates or a directory of templates, got {type(self.templates).__name__}"
             )
         for name, least in (("window", 1), ("memo_size", 1), ("abort_after", 0)):
             value = getattr(self, name)
@@ -183,6 +195,25 @@ async def judge_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     check_arguments(items, method, llm, options)
+    with using_templates(templates_of(options)):
+        return await _judge_each(items, method, llm, options, sink, stats, reuse)
+
+
+def templates_of(options: JudgeOptions) -> Templates | None:
+    """The templates a run's options put in place of built-in ones (a directory read already)."""
+    assert options.templates is None or isinstance(options.templates, Templates)
+    return options.templates
+
+
+async def _judge_each(
+    items: Iterable[Item],
+    method: Method,
+    llm: Judge,
+    options: JudgeOptions,
+    sink: Sink | None,
+    stats: RunStats | None,
+    reuse: Callable[[Instance], Judgment | None] | None,
+) -> RunStats:
     memo = QueryMemo(options.memo_size)
     memos = panel_memos(llm, options.memo_size) if isinstance(llm, Panel) else []
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)

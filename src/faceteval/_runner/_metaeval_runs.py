@@ -18,7 +18,7 @@ from faceteval._runner._file import (
     Started,
     checked_items,
     judge_file,
-    prompt_hashes,
+    recorded_templates,
 )
 from faceteval._runner._judge import JudgeOptions, scoring_options
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
@@ -213,7 +213,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
             **context.options.recorded(),
         }
         | _criteria(context, plan),
-        prompts=prompt_hashes(plan.method, llm),
+        **recorded_templates(plan.method, llm, context.judging),
         spend=spend_of(result.spent, result.elapsed),
     )
     record = measure(

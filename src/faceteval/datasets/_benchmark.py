@@ -80,6 +80,10 @@ class Benchmark:
     """The level its published correlations are read at; by default ``summary`` when it has ``group_by``."""
     texts: bool = True
     """False when the benchmark ships labels only (the outputs cannot be judged again)."""
+    task_type: str | None = None
+    """The kind of generation task its outputs do, as HD-Eval names its evaluation domains
+    (``summarization``, ``dialogue``, ``data-to-text``): the wording of HD-Eval's prompts on it; None
+    for any other task (the generic wording)."""
     reference: str = "humans"
     """Who gave the labels a judge is measured against (``humans`` unless the benchmark has none)."""
     recorded: Callable[[Path], Sequence[RecordedSource]] = field(default=lambda _: ())

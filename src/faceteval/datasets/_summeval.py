@@ -86,6 +86,7 @@ _SUMMEVAL = Benchmark(
     aspects=_SUMMEVAL_ASPECTS,
     group_by="doc_id",
     system_by="system",
+    task_type="summarization",
     fetch=(
         RemoteFile(
             url=raw_url("maiush/PPairS", "0beef748c02726db1a781784eeb19bae8d219c19", "data/summeval.jsonl"),

@@ -188,11 +188,16 @@ def _unieval_loader(spec: _UniEvalSet) -> Callable[[Path], Iterator[Instance]]:
     return load
 
 
+_TASK_TYPES = {"dialogue": "dialogue", "data2text": "data-to-text", "fact": "summarization"}
+"""Each kind of set as HD-Eval names its domain (QAGS rates summaries)."""
+
+
 def _unieval_benchmark(spec: _UniEvalSet, *, sha256: str, **fields: Any) -> Benchmark:
     upstream = f"reproduce/data/{spec.file}"
     return Benchmark(
         name=spec.name,
         kind="pointwise",
+        task_type=_TASK_TYPES[spec.kind],
         license=_UNIEVAL_LICENSE,
         path=f"unieval/data/{spec.file}",
         load=_unieval_loader(spec),

@@ -6,6 +6,8 @@ their consistency), `faceteval.methods.fennec` (Fennec; correction, SFT data, br
 `faceteval.methods.hdeval` (HD-Eval: the hierarchy-aware method; trees, decomposition, learned
 aggregators). Each describes its methods with a `MethodSpec`; the registry holds the specs, and a
 package of yours adds one with `register_method` or an entry point of the group ``faceteval.methods``.
+`Templates` (`faceteval.prompts.Templates`, templates of your own in place of built-in ones) is
+re-exported here, where every family's templates are registered by the time it checks their names.
 """
 
 from faceteval.methods._base import (
@@ -49,6 +51,7 @@ from faceteval.methods._spec import (
     Sweep,
     TemplateFolder,
 )
+from faceteval.prompts import Templates
 
 __all__ = [
     "DEFAULT_MEMO_SIZE",
@@ -72,6 +75,7 @@ __all__ = [
     "ScoreModeOption",
     "Sweep",
     "TemplateFolder",
+    "Templates",
     "as_criteria",
     "candidate_labels",
     "create_method",

@@ -1,6 +1,40 @@
-"""Prompt templates (package data, one per method stage, kept beside its family's code) and rendering."""
+"""Prompt templates (package data, one per method stage, kept beside its family's code) and rendering.
+
+`Templates` of your own replace built-in ones by name, within `using_templates` (see
+`faceteval.prompts._templates`).
+"""
 
 from faceteval.prompts._fence import fence, fence_inline
-from faceteval.prompts._render import Template, add_templates, load_template, render, template_names
+from faceteval.prompts._render import (
+    BUILT_IN,
+    Template,
+    add_templates,
+    builtin_template,
+    load_template,
+    render,
+    template_names,
+)
+from faceteval.prompts._templates import (
+    Templates,
+    overridable_names,
+    recorded_prompts,
+    slots,
+    using_templates,
+)
 
-__all__ = ["Template", "add_templates", "fence", "fence_inline", "load_template", "render", "template_names"]
+__all__ = [
+    "BUILT_IN",
+    "Template",
+    "Templates",
+    "add_templates",
+    "builtin_template",
+    "fence",
+    "fence_inline",
+    "load_template",
+    "overridable_names",
+    "recorded_prompts",
+    "render",
+    "slots",
+    "template_names",
+    "using_templates",
+]

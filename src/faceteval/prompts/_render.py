@@ -14,10 +14,13 @@ quoted with ``>``) or ``fence_inline`` (a quoted string inside a sentence); see 
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, cast
 
 import jinja2
@@ -99,6 +102,10 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
+BUILT_IN = "built-in"
+"""The origin of a template shipped with faceteval (a user's names the file it was read from)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Template:
     """A loaded prompt template.
@@ -107,24 +114,54 @@ class Template:
         name: ``<prefix>/<stage>``, for example ``dna/score``.
         source: The template text.
         sha256: Hash of ``source``, recorded in run records.
+        origin: `BUILT_IN`, or where the template that replaces the built-in one was read from.
     """
 
     name: str
     source: str
     sha256: str
+    origin: str = BUILT_IN
 
     def render(self, **variables: Any) -> tuple[Message, ...]:
-        """Render every section into a message (a section without Jinja syntax is used as it is)."""
+        """Render every section into a message (a section without Jinja syntax is used as it is).
+
+        Raises:
+            ConfigError: A template given in place of a built-in one failed to render (named, with
+                where it was read from).
+        """
         messages = []
         for role, body in _sections(self.name, self.source):
-            content = body if isinstance(body, str) else body.render(**variables).strip()
+            try:
+                content = body if isinstance(body, str) else body.render(**variables).strip()
+            except jinja2.TemplateError as exc:
+                if self.origin == BUILT_IN:
+                    raise
+                raise ConfigError(
+                    f"template {self.name} ({self.origin}) could not be rendered: {exc}"
+                ) from None
             messages.append(Message(cast(Role, role), content))
         return tuple(messages)
 
 
-@functools.cache
+ACTIVE: contextvars.ContextVar[Mapping[str, Template]] = contextvars.ContextVar(
+    "faceteval_templates", default=MappingProxyType({})
+)
+"""The templates that replace built-in ones where they are in use (`faceteval.prompts.using_templates`)."""
+
+
 def load_template(name: str) -> Template:
-    """Load the template ``name`` (``<prefix>/<stage>``) from the folder its prefix names."""
+    """The template ``name`` (``<prefix>/<stage>``): the one in use in its place (`using_templates`),
+    else the built-in one from the folder its prefix names."""
+    return ACTIVE.get().get(name) or builtin_template(name)
+
+
+@functools.cache
+def builtin_template(name: str) -> Template:
+    """The built-in template ``name`` (``<prefix>/<stage>``), from the folder its prefix names.
+
+    Raises:
+        ConfigError: There is none of that name.
+    """
     environment = _environment()
     assert environment.loader is not None
     try:
@@ -132,6 +169,21 @@ def load_template(name: str) -> Template:
     except jinja2.TemplateNotFound as exc:
         raise ConfigError(f"no prompt template named {name!r}") from exc
     return Template(name, source, hashlib.sha256(source.encode("utf-8")).hexdigest())
+
+
+def sections(name: str, source: str) -> tuple[tuple[str, str | jinja2.Template], ...]:
+    """Each section's role and body, compiled (see `Template.render`).
+
+    Raises:
+        ConfigError: Text before the first section.
+        jinja2.TemplateSyntaxError: The source is not a valid template.
+    """
+    return _sections(name, source)
+
+
+def environment() -> jinja2.Environment:
+    """The one Jinja environment every template is compiled in."""
+    return _environment()
 
 
 @functools.cache

@@ -177,6 +177,9 @@ class RunRecord(RecordPart):
     """The options that change what was done (``swap``, ``threshold`` ...), each command its own."""
     prompts: dict[str, str] = Field(default_factory=dict)
     """The SHA-256 of every template the run could render, by template name."""
+    prompt_sources: dict[str, str] = Field(default_factory=dict)
+    """Where each of those templates came from, by name: ``built-in``, or the file of your own that
+    replaced it (``--templates DIR``); empty in a record written before templates could be replaced."""
     spend: SpendRecord | None = None
     summary: RecordSummary | None = None
     written: dict[str, FileEntry] = Field(default_factory=dict)

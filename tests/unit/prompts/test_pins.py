@@ -48,8 +48,12 @@ TEMPLATE_SHA256 = {
     "fennec/reverse_criteria": "7aceee475225bf405893d3d3c5f1fa5088c4a120959d26e0062c8ff77c1afffc",
     "fennec/reverse_guideline": "04f28c2ca3ab4591d7e0478a78de212586bacb284955d5049cf377f9d3fb4240",
     "fennec/single": "f6843c0d0d21d308ec866832b6eaa532018eb63b47c9cb176e1c5e3dcfbed4ee",
-    "hdeval/decompose": "1eab034193d674f065766bf99ce5af2e81079645b2fc097db1d541ac50722cbc",
-    "hdeval/evaluate": "4c67a3c6a249a44c995a8ead878a4863bbedf648323a9e176391310ce6c9ed62",
+    # HD-Eval's prompts as Figures 10-13 word them, per domain (issue 26, item 3)
+    "hdeval/decompose": "31902acca27b7341d110be3e6a3fcf49d75aa4374c3b1e4118f3b4cb1f626bd0",
+    "hdeval/evaluate": "2526afd09b513740b62b3553c2ada50055c536eceb52c4ad90ea3a5407d1b9d4",
+    "hdeval/evaluate/data-to-text": "b3780172daa2ba87edf1acbc0ce22a7395a9cd6ccc08d13ba7619a169a4baabf",
+    "hdeval/evaluate/dialogue": "10889819287d990f6696e131333cb53ab3acbaae86bb401cb75401fef16df5ce",
+    "hdeval/evaluate/summarization": "6a7ed0712df6fe5a62181e5d56c3887fb71c890104d536fec328a4fff43da28c",
 }
 MACROS_SHA256 = "4384ee8abca5853a0171be83fdd56afacbd51f31313a48b5519d8eba472895cc"
 """``_macros.j2``, which every template calls as ``m``."""
@@ -60,7 +64,7 @@ RENDERED_SHA256 = {
     "fennec/reverse_guideline": "a0dc80bbfbf4447226a9c8d944b7ff7097d7fa807eef975fea73493e12078c2a",
     "fennec/bridge_pairwise": "9ccfc5976085b32ffd9d7c6895d66a452829f7937654f5b146845bcb49826964",
     "coeval/generate": "b0a98a265a7e9446f9471a73fdb9709bbca98f44f3e3f45ef9e1b4bca8c4e667",
-    "hdeval/decompose": "1b2629ef7934b94c765ee9848b0b6e5c2e1d47f29bda6631402219e6f0b14b54",
+    "hdeval/decompose": "c73c618acc64bf2809345c0644c60eab70e075c7c5a6fe6e1bfdb7c98eeee0de",
     "common/reask": "55d8bedd68029dcbe76f0b321be46385973cb14e5cd517118d7840dda41af95a",
 }
 """The templates no method below renders while judging, rendered with fixed variables."""
@@ -75,7 +79,7 @@ CACHE_KEYS = {
     "coeval-direct": (2, "6c63c5ed8dfa6d94c7a824f0e3cdd9b2b248d66760036b7df45f54202e28b424"),
     "fennec": (7, "3efa7dcf666fddef277bd2edc8b5ccc1522914ddafc7f6c4bd0861312ce62e7c"),
     "fennec-single-weighted": (7, "2708c8a999bcd953471f47c4cdc802fb8e80db0ea9279ce1aa06cc8d6ddc02df"),
-    "hdeval": (3, "1a97da231bff5b302ee8f1f6809e7d064d9edb57599254dc7781ba2c407d8d44"),
+    "hdeval": (3, "a3a33f55d88392a2dadf4e64b81613ed13acf7819ba20bae01acfca801d480da"),  # issue 26, item 3
 }
 """Per method setting: how many distinct requests judging one instance in both orders makes (a dry
 run, answered by each parser's example reply), and a hash of their sorted response-cache keys."""
@@ -191,6 +195,8 @@ def test_the_other_templates_render_as_they_did() -> None:
         ),
         "hdeval/decompose": render(
             "hdeval/decompose",
+            domain_task=None,
+            domain_definition=None,
             task="summaries",
             background="bg",
             criterion=Criterion(name="coherence", description="organised"),

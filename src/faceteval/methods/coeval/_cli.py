@@ -141,13 +141,13 @@ def generate(**flags: Any) -> None:
         generation = generate_criteria(
             flags["task"], example, llm, samples=flags["samples"], temperature=flags["temperature"]
         )
-    about = GenerationRecord(
-        **header("criteria generate", started),
-        output=str(out),
-        llm=LLMRecord.of(llm.describe()),
-        spend=spend_of(llm.spent, time.perf_counter() - clock),
-    )
-    save_generation(generation, out, model=flags["model"], force=force, about=about)
+        about = GenerationRecord(
+            **header("criteria generate", started),
+            output=str(out),
+            llm=LLMRecord.of(llm.describe()),
+            spend=spend_of(llm.spent, time.perf_counter() - clock),
+        )
+        save_generation(generation, out, model=flags["model"], force=force, about=about)  # its templates'
     _show_generation(generation, out, llm.spent)
     if generation.reference.status != "ok":
         raise FacetevalError(

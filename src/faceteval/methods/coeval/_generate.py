@@ -41,7 +41,7 @@ from faceteval.errors import ConfigError, FacetevalError, InputError, ParseError
 from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods.coeval._parsers import TaskCriteriaParser
-from faceteval.prompts import load_template, render
+from faceteval.prompts import recorded_prompts, render
 from faceteval.store import CRITERIA_SET, GENERATION, GenerationRecord, OutputKind, write_atomic
 
 STAGE = "coeval.generate"
@@ -361,7 +361,6 @@ def _record(
     template's hash, the generation as its summary (each set's file, by its index, with the file's
     SHA-256), and the time it finished."""
     about = about or GenerationRecord(llm=store.LLMRecord(model=model))
-    template = load_template(TEMPLATE)
     summary = store.GenerationSummary(
         task=generation.task,
         example=store.Demonstration(input=generation.example.input, output=generation.example.output),
@@ -385,4 +384,4 @@ def _record(
             for s in generation.failures
         ],
     )
-    return about.finished(prompts={template.name: template.sha256}, summary=summary)
+    return about.finished(**recorded_prompts((TEMPLATE,)), summary=summary)

@@ -24,7 +24,7 @@ from faceteval.core import Usage
 from faceteval.errors import StoreError
 from faceteval.methods.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
 from faceteval.methods.fennec._sft_model import Repeats, Sample
-from faceteval.prompts import load_template
+from faceteval.prompts import recorded_prompts
 from faceteval.store import BridgeRunRecord, BridgeRunSummary, LLMRecord, RunFiles, header
 
 
@@ -222,7 +222,7 @@ def bridge_record(
         output=str(files.records.parent),
         llm=LLMRecord.of(dict(llm)),
         options={"benchmark": benchmark, "judge": f"recorded:{judge}", "limit": limit},
-        prompts={name: load_template(name).sha256 for name in TEMPLATES},
+        **recorded_prompts(TEMPLATES),
         summary=BridgeRunSummary(
             **({} if sources is None else {"sources": sources}),
             **counts,

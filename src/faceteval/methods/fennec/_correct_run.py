@@ -19,7 +19,7 @@ from faceteval.methods.fennec._correct import (
 )
 from faceteval.methods.fennec._correctable import Correctable
 from faceteval.methods.fennec._method import Fennec
-from faceteval.prompts import load_template
+from faceteval.prompts import recorded_prompts
 from faceteval.store import (
     CORRECTIONS,
     RUN_RECORD,
@@ -161,7 +161,7 @@ def _record(
         output=str(job.out),
         llm=LLMRecord.of(llm.describe()),
         options={"threshold": options.threshold, "rejudge": options.rejudge, "trace": options.trace},
-        prompts={name: load_template(name).sha256 for name in correct_templates(options)},
+        **recorded_prompts(correct_templates(options)),
         spend=spend_of(run.spent, run.elapsed),
         summary=summary,
     )

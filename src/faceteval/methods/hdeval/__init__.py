@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from faceteval._util.lazy import lazy_attributes
 from faceteval.methods._spec import Command, CriteriaUse, MethodOption, MethodSpec, RunReport, TemplateFolder
+from faceteval.methods.hdeval._domains import DOMAINS, Domain
 from faceteval.methods.hdeval._method import HDEVAL_SCALE, EvalNode, HierarchyAware, tree_params
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 
@@ -49,6 +50,12 @@ SPEC = MethodSpec(
     options=(
         MethodOption(param="task", help="the evaluation task the prompts name (else each instance's task)."),
         MethodOption(param="background", default="", help="more about the task, shown after it."),
+        MethodOption(
+            param="domain",
+            choices=tuple(DOMAINS),
+            help="HD-Eval's wording of the prompt for a summarization, dialogue or data-to-text task "
+            "(Figures 11-13); default: the tree's, else a generic wording that names the task.",
+        ),
     ),
     criteria=CriteriaUse(
         meaning="a criteria tree (its task, background and criteria with children), every node scored",
@@ -66,10 +73,12 @@ SPECS = (SPEC,)
 
 __all__ = [
     "AGGREGATORS",
+    "DOMAINS",
     "HDEVAL_SCALE",
     "SPEC",
     "SPECS",
     "CriteriaTree",
+    "Domain",
     "EvalNode",
     "Evaluator",
     "HierarchyAware",

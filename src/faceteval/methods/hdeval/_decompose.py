@@ -3,8 +3,12 @@
 Liu et al., "HD-Eval: Aligning Large Language Model Evaluators Through Hierarchical Criteria
 Decomposition" (Section 2.1, Equation 1; Appendix G.1, Figure 10). The prompt gives the task, its
 background and the criterion to refine (or the task itself, for layer 1), and asks for around ``k``
-fine-grained criteria with their definitions. We ask for them as numbered ``name: definition``
-lines so that they can be read back; a reply with none is re-asked once, then a `ParseError`.
+fine-grained criteria with their definitions. A tree of one of HD-Eval's domains puts the evaluation
+task's name in the task slot and the domain's definition after it, as Figure 10 (B) does for SummEval
+("quality of text summarization."); a tree of no domain shows its task as quoted data (an instruction
+such as "Summarize the news article." would otherwise end the sentence twice). We ask for the
+criteria as numbered ``name: definition`` lines so that they can be read back; a reply with none is
+re-asked once, then a `ParseError`.
 
 Near-duplicate children are merged (the paper leaves this to the LLM): see `merge_similar`.
 """
@@ -24,6 +28,7 @@ from faceteval.errors import ConfigError, ParseError
 from faceteval.llm import LLM, JsonReply
 from faceteval.methods._base import gather
 from faceteval.methods._context import JudgeContext, QueryMemo
+from faceteval.methods.hdeval._domains import domain_of
 from faceteval.methods.hdeval._tree import SEPARATOR, CriteriaTree, Node
 from faceteval.parsing import CriteriaParser
 from faceteval.prompts import render
@@ -165,8 +170,11 @@ async def decompose(ctx: JudgeContext, tree: CriteriaTree, node: Node | None, k:
     if k < 1:
         raise ConfigError(f"the child count k must be at least 1, got {k}")
     criterion = None if node is None else node.criterion
+    domain = domain_of(tree.domain)
     messages = render(
         TEMPLATE,
+        domain_task=None if domain is None else domain.task,
+        domain_definition=None if domain is None else domain.definition,
         task=tree.task,
         background=tree.background,
         criterion=criterion,
@@ -200,7 +208,7 @@ async def decompose_tree_async(
     trace = [entry for ctx in contexts for entry in ctx.trace]
     for node, children in zip(nodes, results, strict=True):
         if node is None:
-            tree = CriteriaTree(tree.task, tree.background, tuple(children))
+            tree = CriteriaTree(tree.task, tree.background, tuple(children), tree.domain)
         else:
             tree = tree.with_children(node.id, children)
     return tree, trace, usage_of(trace)

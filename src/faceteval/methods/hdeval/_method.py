@@ -6,6 +6,13 @@ criterion sits: "Please evaluate the [parent] of the given response ... on the f
 [child]: [definition]", then "Score (1-5):", the score first and the reasoning after. A layer-1
 criterion's parent is the task itself ("overall quality").
 
+The wording follows the tree's domain (`faceteval.methods.hdeval._domains`): a summary of a news
+article (Figure 12), a response to a conversation with its fact (Figure 11, the fact from the
+instance's ``metadata['fact']``), a sentence generated from structured data (Figure 13); without a
+domain, a generic wording that shows the task and calls the texts the input and the response. The
+figures' closing sentence reads Figure 11's texts in all three ("the conversation history,
+corresponding fact, generated response"); each of our prompts names its own texts there.
+
 Judging is pointwise: one response per instance, on a 1-5 scale. The overall score here is the mean
 of the criteria's scores; HD-Eval's learned aggregators combine the facet scores afterwards.
 
@@ -24,16 +31,18 @@ from typing import Any, ClassVar
 
 from faceteval.aggregation import mean
 from faceteval.core import FacetScore, Instance, recorded_modes
+from faceteval.datasets import Benchmark
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import OrderOutcome, candidate_labels, gather, method_scale, shown
 from faceteval.methods._context import JudgeContext
+from faceteval.methods.hdeval._domains import DOMAINS, EVALUATE_TEMPLATE, domain_of
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree
 from faceteval.parsing import ScoreParser, Scores
 from faceteval.prompts import render
 
 HDEVAL_SCALE = (1.0, 5.0)
 STAGE = "hdeval.evaluate"
-TEMPLATE = "hdeval/evaluate"
+TEMPLATE = EVALUATE_TEMPLATE
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +119,15 @@ class HierarchyAware:
             own criteria.
         background: More about the task, shown after it.
         scale: The score range (the paper's 1 to 5).
+        domain: HD-Eval's evaluation domain whose wording the prompt uses (``summarization``,
+            ``dialogue``, ``data-to-text``); None: the generic wording, which names the task.
     """
 
     task: str | None
     criteria: tuple[EvalNode, ...] | None
     background: str = ""
     scale: tuple[float, float] = HDEVAL_SCALE
+    domain: str | None = None
 
     name: ClassVar[str] = "hdeval"
 
@@ -125,13 +137,23 @@ class HierarchyAware:
         criteria: Sequence[EvalNode | Node | Mapping[str, Any]] | None = None,
         background: str = "",
         scale: tuple[float, float] = HDEVAL_SCALE,
+        domain: str | None = None,
     ) -> None:
         if task is not None and not (isinstance(task, str) and task.strip()):
             raise ConfigError(f"hdeval needs a task description, got {task!r}")
-        object.__setattr__(self, "task", task)
+        known = domain_of(domain)
+        object.__setattr__(self, "task", known.task if task is None and known is not None else task)
+        object.__setattr__(self, "domain", domain)
         object.__setattr__(self, "criteria", None if criteria is None else _nodes(criteria))
         object.__setattr__(self, "background", background)
         object.__setattr__(self, "scale", method_scale(scale))
+
+    def for_benchmark(self, benchmark: Benchmark) -> HierarchyAware:
+        """HD-Eval as it judges ``benchmark``: in the wording of its task type (``summeval``:
+        summarization, ``topical-chat``: dialogue, ``sfres``: data-to-text) unless a domain was given."""
+        if self.domain is not None or benchmark.task_type not in DOMAINS:
+            return self
+        return HierarchyAware(self.task, self.criteria, self.background, self.scale, benchmark.task_type)
 
     @classmethod
     def from_tree(
@@ -147,7 +169,7 @@ class HierarchyAware:
             ConfigError: An id names no node, or the tree has no criteria.
         """
         nodes = tree.nodes() if node_ids is None else [tree.find(i) for i in node_ids]
-        return cls(tree.task, tuple(EvalNode.of(n) for n in nodes), tree.background, scale)
+        return cls(tree.task, tuple(EvalNode.of(n) for n in nodes), tree.background, scale, tree.domain)
 
     def describe(self) -> dict[str, Any]:
         """Name and parameters; ``HierarchyAware(**params)`` rebuilds the method."""
@@ -156,12 +178,19 @@ class HierarchyAware:
             "criteria": None if self.criteria is None else [asdict(c) for c in self.criteria],
             "background": self.background,
             "scale": list(self.scale),
+            "domain": self.domain,
         }
         return {"name": self.name, "params": params}
 
+    @property
+    def template(self) -> str:
+        """The hierarchy-aware prompt of the method's domain (the generic one without a domain)."""
+        known = domain_of(self.domain)
+        return TEMPLATE if known is None else known.template
+
     def templates(self) -> tuple[str, ...]:
         """The evaluation template, and the re-ask."""
-        return (TEMPLATE, "common/reask")
+        return (self.template, "common/reask")
 
     def check(self, instance: Instance) -> None:
         """Raises `InstanceError` for an instance of several candidates (hdeval judges one at a time), or
@@ -219,9 +248,11 @@ class HierarchyAware:
         return task, tuple(EvalNode.of(node) for node in tree.nodes())
 
     async def _score(self, task: str, node: EvalNode, instance: Instance, ctx: JudgeContext) -> Scores:
+        fact = instance.metadata.get("fact") if instance.metadata else None
         messages = render(
-            TEMPLATE,
+            self.template,
             **shown(instance),
+            fact=fact if isinstance(fact, str) and fact.strip() else None,
             task=task,
             background=self.background,
             parent_name=node.parent_name,
@@ -260,4 +291,5 @@ def tree_params(path: str | Path) -> dict[str, Any]:
     """
     tree = load_tree(path)
     nodes = tuple(EvalNode.of(node) for node in tree.nodes())
-    return {"task": tree.task, "criteria": nodes, "background": tree.background}
+    params = {"task": tree.task, "criteria": nodes, "background": tree.background}
+    return params | ({"domain": tree.domain} if tree.domain is not None else {})

@@ -26,6 +26,7 @@ from faceteval._util.text import plural
 from faceteval.core import Criterion, Instance
 from faceteval.errors import FacetevalError
 from faceteval.methods.hdeval._aggregators import AGGREGATORS, make_aggregator
+from faceteval.methods.hdeval._domains import domain_of
 from faceteval.methods.hdeval._importance import importance, top_k
 from faceteval.methods.hdeval._tree import CriteriaTree, Node
 
@@ -125,9 +126,19 @@ class Trained:
 
 
 def initial_tree(
-    task: str, targets: Sequence[str], criteria: Sequence[Criterion] = (), background: str = ""
+    task: str,
+    targets: Sequence[str],
+    criteria: Sequence[Criterion] = (),
+    background: str = "",
+    domain: str | None = None,
 ) -> CriteriaTree:
-    """Layer 1 = the target aspects, with the benchmark's definitions where it has them."""
+    """Layer 1 = the target aspects, with the benchmark's definitions where it has them.
+
+    With a ``domain`` (HD-Eval's: ``summarization``, ``dialogue``, ``data-to-text``), the tree's task is
+    the domain's evaluation task ("text summarization"), as the decomposition prompt names it.
+    """
+    if (known_domain := domain_of(domain)) is not None:
+        task = known_domain.task
     known = {c.name.lower(): c for c in criteria}
     top = tuple(
         Criterion(name=target, description=known[target.lower()].description)
@@ -135,7 +146,7 @@ def initial_tree(
         else Criterion(name=target)
         for target in targets
     )
-    return CriteriaTree(task=task, background=background, criteria=top)
+    return CriteriaTree(task=task, background=background, criteria=top, domain=domain)
 
 
 def split(instances: Sequence[Instance], train_frac: float, seed: int, group_by: str | None) -> set[str]:

@@ -3,6 +3,7 @@
 A tree lives in a YAML or JSON file that people read and edit by hand::
 
     task: text summarization
+    domain: summarization
     background: A summary is a shorter passage that keeps the key details of an article.
     criteria:
       - name: coherence
@@ -13,6 +14,8 @@ A tree lives in a YAML or JSON file that people read and edit by hand::
 
 Each criterion in the tree is a `Node` whose ``id`` is the path of names from layer 1 down, joined
 by ``" / "`` (``"coherence / logical flow"``). `render_tree` shows a tree in the terminal.
+``domain`` (optional: ``summarization``, ``dialogue`` or ``data-to-text``) chooses the wording of the
+prompts (`faceteval.methods.hdeval._domains`); without it, the generic wording is used.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from faceteval._util.text import did_you_mean
 from faceteval.core import Criterion
 from faceteval.errors import ConfigError, InputError
 from faceteval.methods._base import as_criteria
+from faceteval.methods.hdeval._domains import DOMAINS, domain_of
 from faceteval.store import write_atomic
 
 if TYPE_CHECKING:
@@ -40,7 +44,7 @@ if TYPE_CHECKING:
 SEPARATOR = " / "
 """Joins the names along a node's path into its id."""
 SUFFIXES = (".yaml", ".yml", ".json")
-_TOP_FIELDS = ("task", "background", "criteria")
+_TOP_FIELDS = ("task", "domain", "background", "criteria")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +77,12 @@ class CriteriaTree:
         task: What is evaluated, in a few words ("text summarization").
         background: Background and definitions of the task, shown to the LLM when decomposing.
         criteria: The layer-1 criteria; their ``children`` are layer 2, and so on.
+        domain: HD-Eval's evaluation domain whose wording the prompts use (``summarization``,
+            ``dialogue``, ``data-to-text``); None: the generic wording.
 
     Raises:
-        ConfigError: The task is blank, or two siblings share a name (their ids would collide).
+        ConfigError: The task is blank, the domain unknown, or two siblings share a name (their ids
+            would collide).
 
     Examples:
         >>> tree = CriteriaTree("dialogue", criteria=(Criterion(name="fluency", children=("grammar",)),))
@@ -86,11 +93,13 @@ class CriteriaTree:
     task: str
     background: str = ""
     criteria: tuple[Criterion, ...] = ()
+    domain: str | None = None
     _nodes: tuple[Node, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.task.strip():
             raise ConfigError("a criteria tree needs a task")
+        domain_of(self.domain)
         object.__setattr__(self, "criteria", as_criteria(self.criteria) or ())
         object.__setattr__(self, "_nodes", _index(self.criteria))
 
@@ -130,7 +139,7 @@ class CriteriaTree:
         """
         target = self.find(node_id).id
         criteria = tuple(_replaced(c, c.name, target, tuple(children)) for c in self.criteria)
-        return CriteriaTree(self.task, self.background, criteria)
+        return CriteriaTree(self.task, self.background, criteria, self.domain)
 
 
 def _walk(criteria: Sequence[Criterion]) -> Iterator[Node]:
@@ -232,6 +241,8 @@ def _escape(text: str) -> str:
 def tree_document(tree: CriteriaTree) -> dict[str, Any]:
     """The tree as a file holds it: only fields that differ from their defaults, in a stable order."""
     document: dict[str, Any] = {"task": tree.task}
+    if tree.domain is not None:
+        document["domain"] = tree.domain
     if tree.background:
         document["background"] = tree.background
     if tree.criteria:
@@ -294,9 +305,15 @@ def load_tree(path: str | Path) -> CriteriaTree:
             raise InputError(name, node_line(_value(document, key)), str(key), _unknown(_TOP_FIELDS))
     task = reader.text(data, document, "task", required=True)
     background = reader.text(data, document, "background", required=False)
+    domain = reader.text(data, document, "domain", required=False) or None
+    if domain is not None and domain not in DOMAINS:
+        line = node_line(_value(document, "domain"))
+        raise InputError(
+            name, line, "domain", f"unknown domain {domain!r}; expected one of {', '.join(DOMAINS)}"
+        )
     criteria = reader.criteria(data.get("criteria", []), _value(document, "criteria"), "criteria")
     try:
-        return CriteriaTree(task=task, background=background, criteria=criteria)
+        return CriteriaTree(task=task, background=background, criteria=criteria, domain=domain)
     except ConfigError as exc:  # two node ids collide: a name holding " / " spells another node's path
         raise InputError(name, node_line(_value(document, "criteria")), "criteria", str(exc)) from None
 

@@ -116,7 +116,9 @@ def test_the_prompt_holds_the_task_background_parent_and_child_count() -> None:
     decompose_tree(TREE, ["coherence / logical flow"], 4, llm_for(provider))
     (request,) = provider.requests
     prompt = prompt_of(request)
-    assert 'I would like to perform automatic evaluation on quality of "text summarization".' in prompt
+    # a tree of no domain: its task is quoted data (HD-Eval's domains: test_prompts_golden.py)
+    assert "I would like to perform automatic evaluation on quality of the outputs of this task:\n" in prompt
+    assert "\n> text summarization\n" in prompt
     assert f"\n> {TREE.background}\n" in prompt
     assert 'I would like to evaluate its "logical flow", one part of its "coherence".' in prompt
     assert '"logical flow": "Ideas follow one another."' in prompt

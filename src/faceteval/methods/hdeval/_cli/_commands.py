@@ -34,9 +34,11 @@ from faceteval.methods.hdeval._cli._shared import (
     comma_names,
     console,
     decompose_with_llm,
+    domain_option,
     score_criteria,
 )
 from faceteval.methods.hdeval._cli._train import train_command
+from faceteval.methods.hdeval._domains import DOMAINS
 from faceteval.methods.hdeval._method import HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree, load_tree, render_tree, save_tree
 from faceteval.store import EXPERIMENTS as EXPERIMENTS_KIND
@@ -51,7 +53,12 @@ def hdeval() -> None:
 
 
 @hdeval.command()
-@click.option("--task", help="The task the outputs do, e.g. 'Summarize a news article.'")
+@click.option(
+    "--task",
+    help="The task the outputs do, e.g. 'Summarize a news article.' (default with --domain: the "
+    "domain's task, e.g. 'text summarization').",
+)
+@domain_option
 @click.option("--background", default="", help="What the task is and what a good output is.")
 @click.option("--criteria", "criteria_names", help="Comma-separated criteria to decompose (a new tree).")
 @click.option(
@@ -73,7 +80,7 @@ def hdeval() -> None:
 def decompose(**flags: Any) -> None:
     """Decompose criteria one layer deeper with the LLM; the result is a YAML / JSON file to edit by hand."""
     if flags["tree_path"]:
-        if given := [flag for flag in ("task", "criteria_names", "background") if flags[flag]]:
+        if given := [flag for flag in ("task", "criteria_names", "background", "domain") if flags[flag]]:
             names = ", ".join("--criteria" if flag == "criteria_names" else f"--{flag}" for flag in given)
             raise click.UsageError(f"{names} start a new tree; --tree {flags['tree_path']} has its own")
         tree = load_tree(flags["tree_path"])
@@ -81,10 +88,11 @@ def decompose(**flags: Any) -> None:
     else:
         if flags["node_ids"]:
             raise click.UsageError("--node names a node of --tree: give the tree to decompose")
-        if not flags["task"] or not flags["criteria_names"]:
-            raise click.UsageError("give --task and --criteria, or an existing --tree")
+        if not (flags["task"] or flags["domain"]) or not flags["criteria_names"]:
+            raise click.UsageError("give --task (or --domain) and --criteria, or an existing --tree")
         top = tuple(Criterion(name=name) for name in comma_names(flags["criteria_names"]))
-        tree = CriteriaTree(task=flags["task"], background=flags["background"], criteria=top)
+        task = flags["task"] or DOMAINS[flags["domain"]].task
+        tree = CriteriaTree(task=task, background=flags["background"], criteria=top, domain=flags["domain"])
         nodes = [n.id for n in tree.layer(1)]
     inputs = [flags["tree_path"]] if flags["tree_path"] else []
     check_command_outputs(flags, [(flags["out"], TREE)], inputs=inputs)

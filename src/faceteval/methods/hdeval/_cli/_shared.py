@@ -21,6 +21,7 @@ from faceteval._cli.kit import (
 )
 from faceteval.datasets import read_judgments
 from faceteval.methods.hdeval._decompose import decompose_tree
+from faceteval.methods.hdeval._domains import DOMAINS
 from faceteval.methods.hdeval._method import HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree
 from faceteval.store import check_outputs
@@ -35,6 +36,16 @@ AGGREGATORS = ("lr", "dt", "rf", "mlp", "mean")
 EXPERIMENTS = ("ablations", "aggregators", "data", "criteria", "importance", "shap")
 HDEVAL_EXCLUDED = ("--swap", "--trace", "--dry-run", "--criteria")
 """Engine flags that do not apply here: outputs are judged alone, with traces, by the tree's criteria."""
+
+
+domain_option = click.option(
+    "--domain",
+    type=click.Choice(tuple(DOMAINS)),
+    help="HD-Eval's wording of the prompts for this kind of task (Figures 10-13). Default: the "
+    "benchmark's task type (summeval: summarization, topical-chat: dialogue, sfres/sfhot: data-to-text), "
+    "else a generic wording that names the task.",
+)
+"""``--domain``: the evaluation domain of a new tree."""
 
 
 def comma_names(text: str) -> list[str]:

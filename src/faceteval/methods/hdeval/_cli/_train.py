@@ -32,10 +32,12 @@ from faceteval.methods.hdeval._cli._shared import (
     comma_names,
     console,
     decompose_with_llm,
+    domain_option,
     score_criteria,
 )
 from faceteval.methods.hdeval._method import EvalNode, HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree
+from faceteval.prompts import recorded_prompts
 from faceteval.store import LLMRecord, TrainRecord, header, input_file
 
 if TYPE_CHECKING:
@@ -84,6 +86,7 @@ if TYPE_CHECKING:
     help="Criterion scores already recorded (recorded:<name>, a judgments JSONL or run directory): "
     "no LLM call, one layer.",
 )
+@domain_option
 @click.option("--limit", type=click.IntRange(4), help="Use only the first N instances.")
 @click.option(
     "--resamples", type=click.IntRange(0), default=1000, show_default=True, help="Bootstrap resamples per CI."
@@ -154,6 +157,7 @@ def train_command(**flags: Any) -> None:
         group_by=target.group_by,
     )
     task = next((i.task for i in instances if i.task), None) or target.name
+    domain = flags["domain"] or (benchmark.task_type if benchmark else None)
     out: Path = flags["out"]
     inputs = [*source_files(flags["target_spec"]), *source_files(flags["features_spec"])]
     files = evaluator_files(out, layers=0 if flags["features_spec"] else config.layers)
@@ -166,21 +170,25 @@ def train_command(**flags: Any) -> None:
         names = [c.name for c in (benchmark.criteria if benchmark else ())] or sorted(
             {f.name for j in source.judgments for f in j.facets}
         )
-        tree = load_tree(flags["tree_path"]) if flags["tree_path"] else initial_tree(task, names)
+        tree = (
+            load_tree(flags["tree_path"]) if flags["tree_path"] else initial_tree(task, names, domain=domain)
+        )
         trained = train(tree, instances, config, recorded_scorer(source.judgments))
         origin, model = f"{source.name}{RECORDED_SOURCE}", None
     else:
         tree = (
             load_tree(flags["tree_path"])
             if flags["tree_path"]
-            else initial_tree(task, targets, benchmark.criteria if benchmark else ())
+            else initial_tree(task, targets, benchmark.criteria if benchmark else (), domain=domain)
         )
         check_trainable(tree, instances, config, decomposes=True)  # before --out is made
         input_path = write_instances(out, instances)
 
         def score_nodes(nodes: Sequence[Node], layer: int) -> NodeScores:
             criteria = tuple(EvalNode.of(node) for node in nodes)
-            method = HierarchyAware(task=tree.task, criteria=criteria, background=tree.background)
+            method = HierarchyAware(
+                task=tree.task, criteria=criteria, background=tree.background, domain=tree.domain
+            )
             return score_criteria(flags, method, input_path, layer_judgments(out, layer))
 
         def decompose_nodes(current: CriteriaTree, node_ids: Sequence[str], k: int) -> CriteriaTree:
@@ -197,7 +205,12 @@ def train_command(**flags: Any) -> None:
     }
     summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
     info = evaluator_info(trained, model=model, **described)
-    save_evaluator(out, trained, summary=summary, info=info, about=_about(flags, started))
+    about = _about(flags, started)
+    if not flags["features_spec"]:  # the templates the LLM was asked with, as judge's records name them
+        evaluate = HierarchyAware(task=tree.task, criteria=tree.nodes(), domain=tree.domain).template
+        used = ("hdeval/decompose", evaluate, "common/reask")
+        about = about.model_copy(update=recorded_prompts(used, flags.get("templates")))
+    save_evaluator(out, trained, summary=summary, info=info, about=about)
     show_held_out(summary)
     console.print(
         f"Evaluator written to {escape(str(out))}/ "
