@@ -18,6 +18,10 @@ from faceteval.prompts import builtin_template
 from tests.support.llm_server import LLMServer
 from tests.support.rule_judge import RuleJudge
 
+REASK = {"common/reask": builtin_template("common/reask").sha256}
+"""The re-ask's template, which a baseline's run records beside its own (built-in here)."""
+REASK_SOURCE = {"common/reask": "built-in"}
+
 PAIRS = [
     {"id": "a", "query": "Explain rain.", "candidates": ["good", "poor"]},
     {"id": "b", "query": "Name a prime.", "candidates": ["poor", "good"]},
@@ -84,12 +88,12 @@ def test_judge_sends_the_templates_of_the_folder_and_records_them(
     assert all("precise judge" in r.body["messages"][0]["content"] for r in server.requests)
     record = record_of(out)
     text = (folder / "direct" / "score.j2").read_text()
-    assert record["prompts"] == {"direct/score": hashlib.sha256(text.encode()).hexdigest()}
-    assert record["prompt_sources"] == {"direct/score": str(folder / "direct" / "score.j2")}
+    assert record["prompts"] == {"direct/score": hashlib.sha256(text.encode()).hexdigest(), **REASK}
+    assert record["prompt_sources"] == {"direct/score": str(folder / "direct" / "score.j2"), **REASK_SOURCE}
     without = tmp_path / "builtin.jsonl"
     assert invoke(*judge_args(pairs, server, without, tmp_path / "c.sqlite")).exit_code == 0
-    assert record_of(without)["prompt_sources"] == {"direct/score": "built-in"}
-    assert record_of(without)["prompts"] == {"direct/score": builtin_template("direct/score").sha256}
+    assert record_of(without)["prompt_sources"] == {"direct/score": "built-in", **REASK_SOURCE}
+    assert record_of(without)["prompts"] == {"direct/score": builtin_template("direct/score").sha256, **REASK}
 
 
 def test_one_changed_word_misses_the_cache_and_an_unchanged_run_hits_it(
@@ -137,7 +141,8 @@ def test_faceteval_toml_names_the_folder_for_every_command(
     (tmp_path / "faceteval.toml").write_text('templates = "mine"\n', encoding="utf-8")
     assert invoke(*judge_args(pairs, server, tmp_path / "j.jsonl", tmp_path / "c.sqlite")).exit_code == 0
     assert record_of(tmp_path / "j.jsonl")["prompt_sources"] == {
-        "direct/score": str(Path("mine/direct/score.j2"))
+        "direct/score": str(Path("mine/direct/score.j2")),
+        **REASK_SOURCE,
     }
     (tmp_path / "faceteval.toml").write_text('[judge]\ntemplates = "missing"\n', encoding="utf-8")
     result = invoke(*judge_args(pairs, server, tmp_path / "k.jsonl", tmp_path / "c.sqlite"))
@@ -198,9 +203,9 @@ def test_meta_eval_judges_with_the_folder_s_templates_and_records_them(
     assert len(server.requests) == 4
     assert all("precise judge" in r.body["messages"][0]["content"] for r in server.requests)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
-    assert summary["prompt_sources"] == {"direct/score": str(folder / "direct" / "score.j2")}
+    assert summary["prompt_sources"] == {"direct/score": str(folder / "direct" / "score.j2"), **REASK_SOURCE}
     text = (folder / "direct" / "score.j2").read_text()
-    assert summary["prompts"] == {"direct/score": hashlib.sha256(text.encode()).hexdigest()}
+    assert summary["prompts"] == {"direct/score": hashlib.sha256(text.encode()).hexdigest(), **REASK}
 
 
 def test_faceteval_toml_refuses_a_templates_setting_that_is_not_a_path_and_keeps_the_command_s_table(

@@ -134,7 +134,7 @@ def test_judging_with_templates_sends_them_and_records_them(tmp_path: Path) -> N
     assert "[Judge]" in request.messages[-1].content and "[System]" not in request.messages[-1].content
     record = json.loads(record_path_for(out).read_text())
     assert record["prompts"]["direct/score"] == hashlib.sha256(text.encode()).hexdigest()
-    assert record["prompt_sources"] == {"direct/score": "given in Python"}
+    assert record["prompt_sources"] == {"direct/score": "given in Python", "common/reask": BUILT_IN}
     assert load_template("direct/score") is builtin_template("direct/score")  # only within the run
 
 
