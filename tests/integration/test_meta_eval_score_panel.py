@@ -107,8 +107,9 @@ def test_each_rating_judge_of_a_panel_as_measured_alone(data_dir: Path, tmp_path
     summary = meta_evaluate(
         "prometheus-mtbench", judgments=spec, out=tmp_path / "p", options=options, data_dir=data_dir
     )
-    assert summary.panel is not None and summary.panel["vote"] == "mean"  # type: ignore[index,call-overload]
-    for member in summary.panel["judges"]:  # type: ignore[index,call-overload]
+    panel: dict[str, Any] = summary.model_dump()["panel"]
+    assert panel["vote"] == "mean"
+    for member in panel["judges"]:
         alone = meta_evaluate(
             "prometheus-mtbench",
             judgments=member["judge"],
@@ -117,7 +118,7 @@ def test_each_rating_judge_of_a_panel_as_measured_alone(data_dir: Path, tmp_path
             data_dir=data_dir,
         )
         assert set(member["correlations"]["score"]) == {"sample", "summary", "system"}
-        assert alone.correlations == member["correlations"]  # type: ignore[attr-defined]
+        assert alone.correlations == member["correlations"]
         assert alone.panel is None
 
 

@@ -144,8 +144,8 @@ def show_score_panel(panel: dict[str, Any], correlations: dict[str, Any]) -> Non
         (str(m.get("judge")), m.get("correlations") or {}) for m in panel.get("judges", [])
     ]
     rows.append((f"panel ({panel.get('vote')})", correlations))
-    for aspect, levels in correlations.items():
-        for level in levels:
+    for aspect in dict.fromkeys(aspect for _, by_aspect in rows for aspect in by_aspect):
+        for level in dict.fromkeys(level for _, by_aspect in rows for level in by_aspect.get(aspect) or {}):
             for judge, by_aspect in rows:
                 methods: dict[str, Any] = (by_aspect.get(aspect) or {}).get(level) or {}
                 first: dict[str, Any] = next(iter(methods.values()), {})

@@ -44,8 +44,9 @@ def _score_panel(summary: Mapping[str, Any], found: Mapping[str, Any]) -> Sectio
     correlations = _mapping(summary.get("correlations"))
     judges.append((f"panel ({found.get('vote')})", correlations))
     rows = []
-    for aspect, levels in correlations.items():
-        for level in _ordered(list(_mapping(levels)), LEVELS):
+    for aspect in dict.fromkeys(aspect for _, by_aspect in judges for aspect in by_aspect):
+        levels = dict.fromkeys(level for _, by_aspect in judges for level in _mapping(by_aspect.get(aspect)))
+        for level in _ordered(list(levels), LEVELS):
             for judge, by_aspect in judges:
                 by_method = _mapping(_mapping(by_aspect.get(aspect)).get(level))
                 coefficients = (_coefficient(by_method.get(m)) for m in METHODS)
