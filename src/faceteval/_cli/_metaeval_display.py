@@ -27,6 +27,7 @@ PAIRWISE_ROWS = (
     ("agreement_consistent", "agreement, consistent only"),
     ("agreement_consistent_without_ties", "agreement, consistent only, without human ties"),
 )
+CORRELATIONS = ("pearson", "spearman", "kendall")
 
 
 def percent(value: float | None) -> str:
@@ -57,7 +58,10 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
     console.print(table)
     show_diagnostics(summary)
     if isinstance(panel := summary.get("panel"), dict):
-        show_panel(panel)
+        if summary.get("kind") == "pointwise":
+            show_score_panel(panel, summary.get("correlations", {}))
+        else:
+            show_panel(panel)
     rates = [summary[key] for key, _ in PAIRWISE_ROWS if isinstance(summary.get(key), dict)]
     if any(rate.get("ci_method") == CLOPPER_PEARSON for rate in rates):
         console.print(
@@ -128,6 +132,31 @@ def show_panel(panel: dict[str, Any]) -> None:
         f"Agreement among the judges: Krippendorff's alpha (nominal, verdicts) {_number(alpha.get('value'))} "
         f"over {alpha.get('n', 0):,} instances; unanimous on {percent(unanimous.get('value'))}"
     )
+
+
+def show_score_panel(panel: dict[str, Any], correlations: dict[str, Any]) -> None:
+    """A pointwise panel's members beside the panel (``correlations``: the panel's own), per aspect and
+    level, and how far the judges agree on their scores."""
+    table = Table(title=f"panel members (combined by {escape(str(panel.get('vote')))})", title_justify="left")
+    for column in ("aspect", "level", "judge", *CORRELATIONS, "n"):
+        table.add_column(column, justify="left" if column in ("aspect", "level", "judge") else "right")
+    rows: list[tuple[str, dict[str, Any]]] = [
+        (str(m.get("judge")), m.get("correlations") or {}) for m in panel.get("judges", [])
+    ]
+    rows.append((f"panel ({panel.get('vote')})", correlations))
+    for aspect in dict.fromkeys(aspect for _, by_aspect in rows for aspect in by_aspect):
+        for level in dict.fromkeys(level for _, by_aspect in rows for level in by_aspect.get(aspect) or {}):
+            for judge, by_aspect in rows:
+                methods: dict[str, Any] = (by_aspect.get(aspect) or {}).get(level) or {}
+                first: dict[str, Any] = next(iter(methods.values()), {})
+                values = (_number(methods.get(m, {}).get("value")) for m in CORRELATIONS)
+                table.add_row(escape(aspect), level, escape(judge), *values, str(first.get("n", "")))
+    console.print(table)
+    alphas = ", ".join(
+        f"{escape(aspect)} {_number(alpha.get('value'))} over {alpha.get('n', 0):,} instances"
+        for aspect, alpha in (panel.get("alpha") or {}).items()
+    )
+    console.print(f"Agreement among the judges: Krippendorff's alpha (interval, scores) {alphas}")
 
 
 def _show_unused_judgments(summary: dict[str, Any]) -> None:

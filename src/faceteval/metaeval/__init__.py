@@ -3,6 +3,7 @@
 from faceteval.metaeval._compare import compare_runs, significance
 from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join, load_judgments, source_files
 from faceteval.metaeval._panel import PANEL_SEPARATOR, panel_judgments, panel_specs, panel_summary
+from faceteval.metaeval._panel_scores import score_panel_summary
 from faceteval.metaeval._store import (
     INSTANCES,
     JUDGMENTS,
@@ -58,6 +59,7 @@ __all__ = [
     "read_summary",
     "run_files",
     "run_inputs",
+    "score_panel_summary",
     "select",
     "significance",
     "source_files",

@@ -10,6 +10,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from faceteval import metrics
@@ -18,6 +19,13 @@ from faceteval.core import Instance, Judgment, Usage, mode_counts, usage_of
 from faceteval.metaeval._bias import bias
 from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._panel import panel_summary
+from faceteval.metaeval._panel_scores import (
+    MIN_ROWS,
+    ScoredRows,
+    aspect_rows,
+    facet_or_overall,
+    score_panel_summary,
+)
 from faceteval.metaeval._selective import selective_accuracy
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
@@ -69,6 +77,9 @@ def summarize(
             summary["panel"] = panel
     else:
         summary.update(_pointwise(target, joined, settings))
+        correlate = partial(aspect_levels, target, settings=settings)
+        if (panel := score_panel_summary(joined, target.aspects, correlate)) is not None:
+            summary["panel"] = panel
     summary["facet_weights"] = facet_weights(joined)
     if human_weights:
         summary["weight_rankings"] = weight_rankings(
@@ -238,12 +249,9 @@ METHODS: tuple[metrics.CorrelationMethod, ...] = ("pearson", "spearman", "kendal
 
 def judge_score(judgment: Judgment | None, aspect: str) -> float | None:
     """The judge's score for ``aspect``: its facet of that name, else its overall score."""
-    if judgment is None or judgment.status != "ok":
+    if judgment is None:
         return None
-    for facet in judgment.facets:
-        if facet.name.lower() == aspect.lower() and facet.scores and facet.scores[0] is not None:
-            return facet.scores[0]
-    return judgment.scores[0] if judgment.scores else None
+    return facet_or_overall(judgment.status, judgment.facets, judgment.scores, aspect)
 
 
 def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, Any]:
@@ -252,24 +260,15 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
     tables: dict[str, list[dict[str, Any]]] = {}
     unjudged: dict[str, int] = {}
     for aspect in target.aspects:
-        scored = [(i, j) for i, j in joined.pairs if i.scores and aspect in i.scores]
-        rows = [
-            (instance, score, instance.scores[aspect])
-            for instance, judgment in scored
-            if instance.scores is not None and (score := judge_score(judgment, aspect)) is not None
-        ]
-        if len(rows) < len(scored):
-            unjudged[aspect] = len(scored) - len(rows)
-        if len(rows) < 3:
+        rows, left_out = aspect_rows(joined, aspect, partial(judge_score, aspect=aspect))
+        if left_out:
+            unjudged[aspect] = left_out
+        if len(rows) < MIN_ROWS:
             continue
-        judge = [score for _, score, _ in rows]
-        human = [value for _, _, value in rows]
-        groups = [str(i.metadata.get(target.group_by)) for i, _, _ in rows] if target.group_by else None
-        systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows] if target.system_by else None
-        levels = correlation_levels(judge, human, groups, systems, settings)
-        correlations[aspect] = levels
-        if systems is not None:
-            tables[aspect] = system_table(judge, human, systems)
+        correlations[aspect] = aspect_levels(target, rows, settings)
+        if target.system_by:
+            systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows]
+            tables[aspect] = system_table([s for _, s, _ in rows], [h for _, _, h in rows], systems)
         if (raters := _raters(rows, aspect)) is not None:
             alpha[aspect] = raters
     out: dict[str, Any] = {"correlations": correlations}
@@ -280,6 +279,16 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
     if alpha:
         out["alpha"] = alpha
     return out
+
+
+def aspect_levels(target: Target, rows: ScoredRows, settings: Settings) -> dict[str, Any]:
+    """`correlation_levels` of an aspect's rows (instance, judge score, reference score), grouped and
+    by system as ``target`` says."""
+    judge = [score for _, score, _ in rows]
+    human = [value for _, _, value in rows]
+    groups = [str(i.metadata.get(target.group_by)) for i, _, _ in rows] if target.group_by else None
+    systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows] if target.system_by else None
+    return correlation_levels(judge, human, groups, systems, settings)
 
 
 def system_table(
@@ -338,7 +347,7 @@ def correlation_levels(
     return levels
 
 
-def _raters(rows: list[tuple[Instance, float, float]], aspect: str) -> dict[str, Any] | None:
+def _raters(rows: ScoredRows, aspect: str) -> dict[str, Any] | None:
     """Krippendorff's alpha among the reference annotators, and with the judge as one more rater."""
     annotations = [i.metadata.get("annotators", {}).get(aspect) for i, _, _ in rows]
     if not all(isinstance(a, list) and a for a in annotations):

@@ -12,7 +12,7 @@ from faceteval.report._sections import mapping
 
 LEVELS = ("sample", "summary", "system")
 METHODS = ("pearson", "spearman", "kendall")
-_SIGNIFICANCE = 0.05
+SIGNIFICANCE = 0.05
 _SYSTEM_COLUMNS = ("System", "n", "Judge mean", "Reference mean", "Judge rank", "Reference rank")
 _ALPHA_COLUMNS = {"annotators": "Annotators", "annotators_and_judge": "Annotators + judge", "value": "Value"}
 
@@ -37,7 +37,7 @@ def correlations(summary: Mapping[str, Any]) -> Section | None:
         for aspect, level, by_method in entries
     )
     columns = ("Aspect", "Level", "n", *(metric_name(m) for m in methods))
-    note = f"Each cell: coefficient [95% CI]; † marks p ≥ {_SIGNIFICANCE}."
+    note = f"Each cell: coefficient [95% CI]; † marks p ≥ {SIGNIFICANCE}."
     table = Table(columns, rows, note=note, numeric=numeric_columns(2, 1 + len(methods)))
     reference = str(summary.get("reference") or "humans")
     heading = "Correlation with human scores" if reference == "humans" else f"Correlation with {reference}"
@@ -63,7 +63,7 @@ def _coefficient(entry: Any) -> str:
     if (ci := interval(entry)) is not None:
         text += f" [{decimal(ci[0])}, {decimal(ci[1])}]"
     p = number(mapping(entry).get("p_value"))
-    return text + " †" if p is not None and p >= _SIGNIFICANCE else text
+    return text + " †" if p is not None and p >= SIGNIFICANCE else text
 
 
 def systems(summary: Mapping[str, Any]) -> Section | None:

@@ -185,7 +185,8 @@ class MetaEvalSummary(RecordSummary):
     usage: JsonValue = None
     """The judgments' calls, tokens and cost (cached calls at their price), and per instance."""
     panel: JsonValue = None
-    """A judge panel's: each judge's agreement, the vote, and the judges' agreement (Krippendorff's alpha)."""
+    """A judge panel's: each judge's agreement (pointwise: correlations), the vote, and the judges'
+    agreement (Krippendorff's alpha: nominal on verdicts; pointwise, interval on scores per aspect)."""
     score_modes: dict[str, int] | None = None
     """With ``--score-mode logprobs``: the judgments' scores by how they were obtained (``logprobs``,
     ``parse`` where the fallback was used, ``mixed``)."""
