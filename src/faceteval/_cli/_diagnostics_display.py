@@ -30,34 +30,29 @@ def show_diagnostics(summary: dict[str, Any]) -> None:
             )
         console.print(table)
         console.print(BIAS_NOTE)
-    bins = (bias.get("length") or {}).get("bins") or []
-    if bins:
-        table = Table(title="agreement by length gap (characters, quartiles)", title_justify="left")
-        for column in ("|len a - len b|", "agreement", "95% CI", "count"):
-            table.add_column(column, justify="right")
-        for entry in bins:
-            rate = entry["agreement"]
-            table.add_row(
-                f"{entry['low']:,}-{entry['high']:,}",
-                _percent(rate["value"]),
-                _ci(rate),
-                f"{rate['hits']:,} / {rate['n']:,}",
-            )
-        console.print(table)
+    if bins := (bias.get("length") or {}).get("bins") or []:
+        _agreement_table(
+            "agreement by length gap (characters, quartiles)",
+            "|len a - len b|",
+            [(f"{entry['low']:,}-{entry['high']:,}", entry["agreement"]) for entry in bins],
+        )
     selective = summary.get("selective_accuracy") or {}
     if coverages := selective.get("coverages"):
-        table = Table(title="selective accuracy: abstaining on the least confident", title_justify="left")
-        for column in ("coverage", "agreement", "95% CI", "count"):
-            table.add_column(column, justify="right")
-        for row in coverages:
-            rate = row["agreement"]
-            table.add_row(
-                f"{100 * row['coverage']:.0f}%",
-                _percent(rate["value"]),
-                _ci(rate),
-                f"{rate['hits']:,} / {rate['n']:,}",
-            )
-        console.print(table)
+        _agreement_table(
+            "selective accuracy: abstaining on the least confident",
+            "coverage",
+            [(f"{100 * row['coverage']:.0f}%", row["agreement"]) for row in coverages],
+        )
+
+
+def _agreement_table(title: str, first: str, rows: list[tuple[str, dict[str, Any]]]) -> None:
+    """A table of agreement rates, one row per subset (a length-gap bin, a coverage)."""
+    table = Table(title=title, title_justify="left")
+    for column in (first, "agreement", "95% CI", "count"):
+        table.add_column(column, justify="right")
+    for label, rate in rows:
+        table.add_row(label, _percent(rate["value"]), _ci(rate), f"{rate['hits']:,} / {rate['n']:,}")
+    console.print(table)
 
 
 def _percent(value: float | None) -> str:

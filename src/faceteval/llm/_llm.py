@@ -95,6 +95,25 @@ class Spend:
     cost_usd: float = 0.0
     cost_known: bool = True
 
+    def __add__(self, other: Spend) -> Spend:
+        """Both together (a judge panel's, from its judges').
+
+        Examples:
+            >>> total = Spend(calls=2, cost_usd=0.5) + Spend(calls=1, cached=3, cost_known=False)
+            >>> (total.calls, total.cached, total.cost_usd, total.cost_known)
+            (3, 3, 0.5, False)
+        """
+        return Spend(
+            calls=self.calls + other.calls,
+            cached=self.cached + other.cached,
+            planned=self.planned + other.planned,
+            retries=self.retries + other.retries,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+            cost_known=self.cost_known and other.cost_known,
+        )
+
     def count(
         self,
         *,

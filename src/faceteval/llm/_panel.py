@@ -86,18 +86,7 @@ class Panel:
     @property
     def spent(self) -> Spend:
         """Everything asked of the judges so far, summed."""
-        total = Spend()
-        for judge in self.judges:
-            spent = judge.spent
-            total.calls += spent.calls
-            total.cached += spent.cached
-            total.planned += spent.planned
-            total.retries += spent.retries
-            total.input_tokens += spent.input_tokens
-            total.output_tokens += spent.output_tokens
-            total.cost_usd += spent.cost_usd
-            total.cost_known = total.cost_known and spent.cost_known
-        return total
+        return sum((judge.spent for judge in self.judges), Spend())
 
     def with_seed(self, seed: int) -> Panel:
         """The same panel, each judge asked with provider seed ``seed``."""
