@@ -9,19 +9,21 @@ from faceteval._runner._api import judge, judge_async
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._judge import (
-    DEFAULT_ABORT_AFTER,
-    DEFAULT_JUDGE_OPTIONS,
     FailureStreak,
-    JudgeOptions,
     RunAborted,
     cannot_judge,
-    check_score_mode,
     default_window,
     in_order,
     judge_each,
     judge_instance,
     presentation_orders,
     unwrap_group,
+)
+from faceteval._runner._options import (
+    DEFAULT_ABORT_AFTER,
+    DEFAULT_JUDGE_OPTIONS,
+    JudgeOptions,
+    check_score_mode,
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of

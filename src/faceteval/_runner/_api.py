@@ -10,13 +10,8 @@ from pathlib import Path
 import anyio
 
 from faceteval._runner._file import FileJob, RunHooks, RunResult, checked_items, judge_file
-from faceteval._runner._judge import (
-    DEFAULT_JUDGE_OPTIONS,
-    JudgeOptions,
-    RunAborted,
-    check_arguments,
-    judge_each,
-)
+from faceteval._runner._judge import RunAborted, check_arguments, judge_each
+from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import PLAIN_READING, InstanceFile
 from faceteval.errors import ConfigError, InputError

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import partial
 from statistics import fmean
 from typing import Any, TypeVar
@@ -13,10 +12,15 @@ import anyio
 
 from faceteval import tracing
 from faceteval._runner._confidence import with_confidence
+from faceteval._runner._options import (
+    DEFAULT_JUDGE_OPTIONS,
+    JudgeOptions,
+    check_score_mode,
+    templates_of,
+)
 from faceteval._runner._panel import judge_with_panel, panel_memos
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import instance_span, record_judgment, record_run, run_span
-from faceteval._util.checks import whole_number
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import (
     INVALID_INPUT,
@@ -30,25 +34,17 @@ from faceteval.core import (
     merged_modes,
     usage_of,
 )
-from faceteval.errors import ConfigError, FacetevalError, InputError, InstanceError, ParseError, ProviderError
+from faceteval.errors import FacetevalError, InputError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM, Judge, Panel
 from faceteval.methods import (
-    DEFAULT_MEMO_SIZE,
-    DEFAULT_TOP_LOGPROBS,
-    SCORE_MODES,
     JudgeContext,
     Method,
     OrderOutcome,
     QueryMemo,
-    ScoreModeOption,
     gather,
     severity,
 )
-from faceteval.prompts import Templates, using_templates
-
-DEFAULT_ABORT_AFTER = 10
-MAX_TOP_LOGPROBS = 20
-"""The most alternatives per token OpenAI's API (and vLLM by default) return."""
+from faceteval.prompts import using_templates
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -56,64 +52,6 @@ _Done = tuple[Judgment, list[TraceEntry], bool, bool]
 """A finished item: its judgment, the exchanges behind it, whether it was invalid, and reused."""
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeOptions:
-    """How a run is carried out (not what a method does).
-
-    Attributes:
-        swap: Judge every presentation order: both for two candidates, every rotation for more.
-            The verdict is the one all orders agree on, else a tie.
-        window: Instances in flight at once (default: four times the LLM's concurrency, at least 32).
-            Output keeps input order; memory stays bounded by the window.
-        memo_size: Distinct queries whose facets and weights are kept for reuse.
-        trace: Keep every exchange (prompt, raw reply, parsed value) in each judgment.
-        abort_after: Stop the run when this many instances in a row fail with errors (a wrong
-            endpoint, an exhausted quota), rather than failing every remaining instance. Invalid
-            input lines and instances the method cannot judge (`InstanceError`) do not count.
-        score_mode: How scoring stages obtain their scores: ``parse`` the number written (the
-            default), or ``logprobs``, the expected score over the top log-probabilities of the
-            score's tokens (G-Eval), falling back to the number where the server sends none. Needs a
-            provider that returns log-probabilities (OpenAI-compatible; not Anthropic).
-        top_logprobs: Alternatives asked for per token with ``score_mode="logprobs"`` (1-20).
-        templates: Prompt templates in place of built-in ones, by name (`faceteval.prompts.Templates`,
-            or a directory of them, read and checked here); None: those in use (the built-in ones,
-            unless inside `faceteval.prompts.using_templates`). The run record names each template
-            used, its hash and where it came from.
-    """
-
-    swap: bool = False
-    window: int | None = None
-    memo_size: int = DEFAULT_MEMO_SIZE
-    trace: bool = True
-    abort_after: int = DEFAULT_ABORT_AFTER
-    score_mode: ScoreModeOption = "parse"
-    top_logprobs: int = DEFAULT_TOP_LOGPROBS
-    templates: Templates | str | os.PathLike[str] | None = None
-
-    def __post_init__(self) -> None:
-        if self.score_mode not in SCORE_MODES:
-            raise ConfigError(f"score_mode must be one of {', '.join(SCORE_MODES)}, got {self.score_mode!r}")
-        if not whole_number(self.top_logprobs, 1) or self.top_logprobs > MAX_TOP_LOGPROBS:
-            raise ConfigError(
-                f"top_logprobs must be a whole number from 1 to {MAX_TOP_LOGPROBS}, got {self.top_logprobs!r}"
-            )
-        if isinstance(self.templates, str | os.PathLike):
-            object.__setattr__(self, "templates", Templates.from_dir(self.templates))
-        elif self.templates is not None and not isinstance(self.templates, Templates):
-            raise ConfigError(
-                f"templates is a Templates or a directory of templates, got {type(self.templates).__name__}"
-            )
-        for name, least in (("window", 1), ("memo_size", 1), ("abort_after", 0)):
-            value = getattr(self, name)
-            if value is None and name == "window":
-                continue
-            if not whole_number(value, least):
-                raise ConfigError(f"{name} must be a whole number of at least {least}, got {value!r}")
-
-
-DEFAULT_JUDGE_OPTIONS = JudgeOptions()
 
 
 class RunAborted(FacetevalError):
@@ -199,12 +137,6 @@ async def judge_each(
         return await _judge_each(items, method, llm, options, sink, stats, reuse)
 
 
-def templates_of(options: JudgeOptions) -> Templates | None:
-    """The templates a run's options put in place of built-in ones (a directory read already)."""
-    assert options.templates is None or isinstance(options.templates, Templates)
-    return options.templates
-
-
 async def _judge_each(
     items: Iterable[Item],
     method: Method,
@@ -276,34 +208,6 @@ def check_arguments(items: object, method: object, llm: object, options: object)
     if not isinstance(options, JudgeOptions):
         raise TypeError(f"options must be JudgeOptions(...), got {type(options).__name__}")
     check_score_mode(llm, options)
-
-
-def scoring_options(options: JudgeOptions) -> dict[str, Any]:
-    """What a run record's ``options`` say of the score mode: nothing for the default (``parse``), so
-    that records of runs that parsed scores read as before."""
-    if options.score_mode == "parse":
-        return {}
-    return {"score_mode": options.score_mode, "top_logprobs": options.top_logprobs}
-
-
-def check_score_mode(llm: Judge, options: JudgeOptions) -> None:
-    """ConfigError, before any call, when ``options`` ask for log-probabilities a judge cannot give: its
-    provider returns none, or its replies are structured (JSON under a schema, whose score tokens the
-    expected score is not read from)."""
-    if options.score_mode != "logprobs":
-        return
-    for judge in llm.judges if isinstance(llm, Panel) else (llm,):
-        if not judge.returns_logprobs:
-            raise ConfigError(
-                f"--score-mode logprobs (score_mode='logprobs') is not available with {judge.spec}: the "
-                f"{judge.spec.provider} API returns no token log-probabilities. Use --score-mode parse, or "
-                "an OpenAI-compatible provider (OpenAI, vLLM, llama.cpp) for expected scores"
-            )
-        if judge.config.structured:
-            raise ConfigError(
-                "--score-mode logprobs reads the scores' tokens in free-text replies, and --structured "
-                "(GenerateConfig(structured=True)) asks for JSON replies: use one of them"
-            )
 
 
 def _instances(items: Iterable[object]) -> Iterator[Item]:

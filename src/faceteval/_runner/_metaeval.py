@@ -11,7 +11,6 @@ from pathlib import Path
 import anyio
 
 from faceteval._runner._api import running_loop
-from faceteval._runner._judge import DEFAULT_JUDGE_OPTIONS, JudgeOptions
 from faceteval._runner._metaeval_runs import (
     DEFAULT_META_EVAL_OPTIONS,
     MetaEvalHooks,
@@ -20,6 +19,7 @@ from faceteval._runner._metaeval_runs import (
     RunPlan,
     run_meta_eval,
 )
+from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import DEFAULT_DATA_DIR
 from faceteval.errors import ConfigError, FacetevalError, InputError

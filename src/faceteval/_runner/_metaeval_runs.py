@@ -20,7 +20,7 @@ from faceteval._runner._file import (
     judge_file,
     recorded_templates,
 )
-from faceteval._runner._judge import JudgeOptions, scoring_options
+from faceteval._runner._options import JudgeOptions, scoring_options
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances, read_judgments
