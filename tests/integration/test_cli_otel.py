@@ -36,16 +36,7 @@ def judge_command(tmp_path: Path, server: LLMServer, *flags: str) -> Result:
             {"id": "b", "query": "Explain snow.", "candidates": ["poor", "good"]},
         ],
     )
-    args = [
-        "judge",
-        str(pairs),
-        "--method",
-        "direct",
-        "--model",
-        "openai:judge",
-        "--base-url",
-        server.base_url,
-    ]
+    args = judge_args(pairs, server)
     args += ["--no-cache", "--out", str(tmp_path / "out.jsonl"), *flags]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
@@ -110,16 +101,7 @@ def test_an_exporter_there_is_not_is_a_one_line_error(
 ) -> None:
     monkeypatch.setenv("OTEL_TRACES_EXPORTER", "zipkin")
     pairs = write_jsonl(tmp_path / "pairs.jsonl", [{"id": "a", "query": "Q", "candidates": ["good", "poor"]}])
-    args = [
-        "judge",
-        str(pairs),
-        "--method",
-        "direct",
-        "--model",
-        "openai:judge",
-        "--base-url",
-        server.base_url,
-    ]
+    args = judge_args(pairs, server)
     result = CliRunner().invoke(cli, [*args, "--no-cache", "--otel"])
     assert result.exit_code != 0
     assert "OTEL_TRACES_EXPORTER names zipkin" in result.output
@@ -136,3 +118,17 @@ def test_an_endpoint_that_is_not_there_costs_the_run_nothing_but_a_warning(
     judge_command(tmp_path, server, "--otel")
     assert read_jsonl(tmp_path / "out.jsonl")[0]["status"] == "ok"
     assert any("Failed to export spans" in r.getMessage() for r in caplog.records), caplog.text
+
+
+def judge_args(pairs: Path, server: LLMServer) -> list[str]:
+    """``faceteval judge`` of ``pairs`` with the direct method, against the test server."""
+    return [
+        "judge",
+        str(pairs),
+        "--method",
+        "direct",
+        "--model",
+        "openai:judge",
+        "--base-url",
+        server.base_url,
+    ]
