@@ -24,6 +24,7 @@ MODEL_OPTIONS = frozenset(
         "--model",
         "--base-url",
         "--api-key",
+        "--endpoint-id",
         "--concurrency",
         "--timeout",
         "--retries",

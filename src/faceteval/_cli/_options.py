@@ -87,6 +87,11 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         help="The API root: an OpenAI-compatible endpoint (vLLM, llama.cpp, LM Studio; default "
         "OPENAI_BASE_URL) or, for anthropic:, an Anthropic one.",
     ),
+    "--endpoint-id": click.option(
+        "--endpoint-id",
+        help="A name for the endpoint's identity in cache keys in place of its URL: a server restarted "
+        "on another port or host keeps its cached replies (the name is in the run record).",
+    ),
     "--api-key": click.option(
         "--api-key", help="Overrides OPENAI_API_KEY / ANTHROPIC_API_KEY. A local server needs none."
     ),
@@ -274,6 +279,7 @@ def build_request(
         method=method,
         model=f"panel ({vote}): {', '.join(spec for spec, _ in judges)}" if panel else flags["model"],
         base_url=flags["base_url"],
+        endpoint_id=flags.get("endpoint_id"),
         judges=panel,
         panel_vote=vote,
         api_key=flags["api_key"],

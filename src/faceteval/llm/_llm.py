@@ -175,6 +175,18 @@ class Exchange:
     attempts: int = 0
 
 
+def endpoint_identity(provider: str, endpoint_id: str) -> str:
+    """The identity, in cache keys, of the endpoint a user names ``endpoint_id`` (``--endpoint-id``).
+
+    Examples:
+        >>> endpoint_identity("ollama", "lab-qwen")
+        'ollama@id:lab-qwen'
+    """
+    if not isinstance(endpoint_id, str) or not endpoint_id.strip() or endpoint_id != endpoint_id.strip():
+        raise ConfigError(f"an endpoint id is a name without surrounding spaces, got {endpoint_id!r}")
+    return f"{provider}@id:{endpoint_id}"
+
+
 @dataclass(slots=True)
 class _InFlight:
     """A call under way, for identical requests made meanwhile to wait for (see `LLM.generate`)."""
@@ -253,16 +265,20 @@ class LLM:
         env: Mapping[str, str] | None = None,
         dry_run: bool = False,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        endpoint_id: str | None = None,
         **options: Any,
     ) -> LLM:
         """Build from ``provider:model``, reading credentials from ``env`` (the process environment if None).
 
         A dry run needs no credentials: the provider is built with a placeholder key and never called.
         A reply body larger than ``max_reply_bytes`` is abandoned as soon as it passes that size, and
-        the call fails with `ReplyTooLargeError`.
+        the call fails with `ReplyTooLargeError`. ``endpoint_id`` names the endpoint in cache keys in
+        place of its URL (`endpoint_identity`), so a server that moves to another port keeps its cache.
         """
         parsed = ModelSpec.parse(spec)
         check_max_reply_bytes(max_reply_bytes)
+        if endpoint_id is not None:
+            options["identity"] = endpoint_identity(parsed.provider, endpoint_id)
         if dry_run and api_key is None:
             api_key = "dry-run"
         provider = create_provider(

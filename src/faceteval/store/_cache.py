@@ -109,6 +109,27 @@ class SQLiteCache:
                     ) from exc
                 raise StoreError(f"cannot write the response cache {self.path}: {exc}") from exc
 
+    def other_identities(self, model: str, identity: str) -> list[str]:
+        """The endpoint identities other than ``identity`` that replies of ``model`` are kept under.
+
+        Examples:
+            >>> from faceteval.llm import Completion
+            >>> cache = SQLiteCache(":memory:")
+            >>> cache.put("k", Completion(text="A"), identity="vllm@http://127.0.0.1:8001/v1", model="qwen")
+            >>> cache.other_identities("qwen", "vllm@http://127.0.0.1:8002/v1")
+            ['vllm@http://127.0.0.1:8001/v1']
+        """
+        with self._lock:
+            try:
+                rows = self._db.execute(
+                    "SELECT DISTINCT identity FROM responses WHERE model = ? AND identity != ? "
+                    "ORDER BY identity LIMIT 10",
+                    (model, identity),
+                ).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read the response cache {self.path}: {exc}") from exc
+        return [str(row[0]) for row in rows]
+
     def __len__(self) -> int:
         with self._lock:
             (count,) = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
