@@ -94,6 +94,8 @@ class Spend:
     output_tokens: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True
+    cached_input_tokens: int = 0
+    """Of ``input_tokens``, those the provider read from its prompt cache."""
 
     def __add__(self, other: Spend) -> Spend:
         """Both together (a judge panel's, from its judges').
@@ -112,6 +114,7 @@ class Spend:
             output_tokens=self.output_tokens + other.output_tokens,
             cost_usd=self.cost_usd + other.cost_usd,
             cost_known=self.cost_known and other.cost_known,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
         )
 
     def count(
@@ -123,6 +126,7 @@ class Spend:
         input_tokens: int = 0,
         output_tokens: int = 0,
         cost_usd: float | None = None,
+        cached_input_tokens: int = 0,
     ) -> None:
         """Count one exchange (``cost_usd`` None: its price is not known)."""
         if cached:
@@ -135,6 +139,7 @@ class Spend:
             self.retries += max(attempts - 1, 0)
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
+        self.cached_input_tokens += cached_input_tokens
         if cost_usd is None:
             self.cost_known = False
         elif math.isfinite(total := self.cost_usd + cost_usd):
@@ -151,6 +156,7 @@ class Spend:
             input_tokens=completion.input_tokens,
             output_tokens=completion.output_tokens,
             cost_usd=exchange.cost_usd,
+            cached_input_tokens=completion.cached_input_tokens,
         )
 
 
@@ -446,7 +452,8 @@ class LLM:
         if price is None:
             return None
         try:
-            return price.cost(completion.input_tokens, completion.output_tokens)
+            tokens = (completion.input_tokens, completion.output_tokens, completion.cached_input_tokens)
+            return price.cost(*tokens)
         except OverflowError as exc:  # said, and counted as unknown: never written as infinity
             logger.warning("%s: %s; counted as of unknown cost", self.spec, exc)
             return None

@@ -153,6 +153,7 @@ def _encode(completion: Completion) -> dict[str, Any]:
         "text": completion.text,
         "input_tokens": completion.input_tokens,
         "output_tokens": completion.output_tokens,
+        **({"cached_input_tokens": completion.cached_input_tokens} if completion.cached_input_tokens else {}),
         "finish_reason": completion.finish_reason,
         "model": completion.model,
         "logprobs": None
@@ -163,12 +164,15 @@ def _encode(completion: Completion) -> dict[str, Any]:
     }
 
 
+_TOKEN_COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens")
+
+
 def _decode(data: object) -> Completion:
     """The completion a row holds (ValueError when it is not one: damaged outside faceteval)."""
     raw = json.loads(data) if isinstance(data, str) else None
     if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
         raise ValueError("not a completion")
-    if not all(isinstance(raw.get(n, 0), int) for n in ("input_tokens", "output_tokens")):
+    if not all(isinstance(raw.get(n, 0), int) for n in _TOKEN_COUNTS):
         raise ValueError("token counts that are not whole numbers")
     logprobs = raw.pop("logprobs", None)
     if logprobs is not None:
