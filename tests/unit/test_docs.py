@@ -25,6 +25,7 @@ MODEL_OPTIONS = frozenset(
         "--base-url",
         "--api-key",
         "--endpoint-id",
+        "--prefix-cache",
         "--concurrency",
         "--timeout",
         "--retries",

@@ -41,7 +41,7 @@ from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, Judge, Panel, PriceTable, RetryPolicy
 from faceteval.methods import DEFAULT_TOP_LOGPROBS, Method, ScoreModeOption
-from faceteval.prompts import Templates, using_templates
+from faceteval.prompts import Templates, prefix_cache_order, using_templates
 from faceteval.store import SQLiteCache
 
 
@@ -88,6 +88,8 @@ class RunRequest:
     """Prompt templates in place of built-in ones (``--templates``), in use while the LLM is open."""
     endpoint_id: str | None = None
     """The endpoint's name in cache keys in place of its URL (``--endpoint-id``)."""
+    prefix_cache: bool = False
+    """Per-facet prompts ordered for a server's prefix cache (``--prefix-cache``) while the LLM is open."""
 
     def judge_options(self) -> JudgeOptions:
         """How the engine carries the run out."""
@@ -219,6 +221,7 @@ def open_judge(request: RunRequest, stack: ExitStack) -> Judge:
     if not request.judges:
         return open_llm(request, stack)
     stack.enter_context(otel_tracing(request.otel, os.environ))
+    stack.enter_context(prefix_cache_order(request.prefix_cache))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
     llms = [_llm(replace(request, model=spec, base_url=url), cache) for spec, url in request.judges]
     if cache is not None:
@@ -231,6 +234,7 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
     in use (`faceteval.prompts.using_templates`), until ``stack`` closes."""
     stack.enter_context(otel_tracing(request.otel, os.environ))
     stack.enter_context(using_templates(request.templates))
+    stack.enter_context(prefix_cache_order(request.prefix_cache))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
     llm = _llm(request, cache)
     if cache is not None:

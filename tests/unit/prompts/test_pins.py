@@ -38,7 +38,7 @@ TEMPLATE_SHA256 = {
     "direct/score": "ee289323078bc9d05cf89fef2e744e35291f77ac861d7cbd58a375e997db91d0",
     "dna/aggregate": "291234b2c549b3ef6a72d406ba31d30dd98c0ed27f27d146a20719093c6ca840",
     "dna/aspects": "90ad697ce3ff1003a867b53777bf0b1f5cbc7def4fba5ed2f8bfa3432a78c3eb",
-    "dna/score": "6bb469a297ff16ac05a4f6d4a4ed25b9820a1dd6d3e7f7a5fcebc1929d4d07c5",
+    "dna/score": "eaa67ac4b566b0be4453b45d3c45104f2fa99161d61e7132935bff4a13b112be",
     "dna/weights": "1aec0dda6e0375116c312494fcba3b02ff9b64e0579db5a2cb6e1dcd8c7a7486",
     "fennec/bridge_pairwise": "4b40e1f2772c06c5e90e3246e0612a30bf6eae2dd9042bf3909d917a8fb3e51f",
     "fennec/correction": "e3a04c4a3f56de83c2af9fcad5dbaf48c2807fb18820f22ab9fad474af5a0860",
