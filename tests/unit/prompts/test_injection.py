@@ -358,7 +358,16 @@ def test_hostile_text_stays_in_its_fence(name: str, shape: str) -> None:
         assert in_order(words(CORPUS[shape]), words(shown(hostile))), f"slot {slot} lost words"
 
 
-PREFIX_ORDERED = ["dna/score", "fennec/pairwise", "fennec/single", "coeval/criterion"]
+PREFIX_ORDERED = [
+    "dna/score",
+    "fennec/pairwise",
+    "fennec/single",
+    "coeval/criterion",
+    "hdeval/evaluate",
+    "hdeval/evaluate/summarization",
+    "hdeval/evaluate/dialogue",
+    "hdeval/evaluate/data-to-text",
+]
 """The per-facet scoring templates with a ``--prefix-cache`` order."""
 
 

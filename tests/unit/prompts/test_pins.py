@@ -50,10 +50,10 @@ TEMPLATE_SHA256 = {
     "fennec/single": "5c31e9d955ff40357153bd404e9029f966d00f7a27c870d04a689b23edbed15f",
     # HD-Eval's prompts as Figures 10-13 word them, per domain (issue 26, item 3)
     "hdeval/decompose": "31902acca27b7341d110be3e6a3fcf49d75aa4374c3b1e4118f3b4cb1f626bd0",
-    "hdeval/evaluate": "2526afd09b513740b62b3553c2ada50055c536eceb52c4ad90ea3a5407d1b9d4",
-    "hdeval/evaluate/data-to-text": "b3780172daa2ba87edf1acbc0ce22a7395a9cd6ccc08d13ba7619a169a4baabf",
-    "hdeval/evaluate/dialogue": "10889819287d990f6696e131333cb53ab3acbaae86bb401cb75401fef16df5ce",
-    "hdeval/evaluate/summarization": "6a7ed0712df6fe5a62181e5d56c3887fb71c890104d536fec328a4fff43da28c",
+    "hdeval/evaluate": "9a8ef7b99db60c95d1cf28dd72686da9045685fd916ae716f06e0b7ab6cc5324",
+    "hdeval/evaluate/data-to-text": "fd94e9d8e79badc1ce431f55c925c5b13ebcecdc1c19843d71362ac58073fe77",
+    "hdeval/evaluate/dialogue": "4b9172fa6d470ff1cdbf628f8a2849e44d29899363798b2b3a2ebc9661258612",
+    "hdeval/evaluate/summarization": "36e387675e53f635ee163236956a8e0074bf59a6ce44580146b591b0c0cfaf20",
 }
 MACROS_SHA256 = "4384ee8abca5853a0171be83fdd56afacbd51f31313a48b5519d8eba472895cc"
 """``_macros.j2``, which every template calls as ``m``."""

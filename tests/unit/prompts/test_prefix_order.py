@@ -11,6 +11,10 @@ import faceteval.methods  # noqa: F401  (registers the methods' template folders
 from faceteval._util.prefix import common_prefix
 from faceteval.prompts import prefix_cache_on, prefix_cache_order, render
 
+HDEVAL = (
+    "hdeval/evaluate",
+    *(f"hdeval/evaluate/{task}" for task in ("summarization", "dialogue", "data-to-text")),
+)
 SHARED = {"query": "Explain rain.", "reference": None}
 FACETS: dict[str, tuple[str, list[dict[str, Any]]]] = {
     "dna/score": ("aspect", [{"aspect": "clarity"}, {"aspect": "accuracy"}]),
@@ -20,13 +24,18 @@ FACETS: dict[str, tuple[str, list[dict[str, Any]]]] = {
                                     {"criterion": "accuracy", "guideline": "1-5 by facts"}]),
     "coeval/criterion": ("criterion", [{"criterion": "clarity", "guideline": None},
                                        {"criterion": "accuracy", "guideline": None}]),
+    **{name: ("metric", [{"metric": "clarity", "definition": "clear"},
+                         {"metric": "accuracy", "definition": None}]) for name in HDEVAL},
 }  # fmt: skip
 SLOTS = {
     "dna/score": {"candidates": ["wet", "dry"], "labels": ["A", "B"], "scale": (1, 10)},
     "fennec/pairwise": {"candidates": ["wet", "dry"], "labels": ["A", "B"], "letters": ["A", "B"]},
     "fennec/single": {"response": "wet"},
     "coeval/criterion": {"task": "answers", "output": "wet", "low": 1, "high": 5},
-}
+    **{name: {"candidates": ["wet"], "scale": (1, 5), "task": "answers", "parent_name": "quality",
+              "parent_description": None, "background": None, "fact": None}
+       for name in HDEVAL},
+}  # fmt: skip
 
 
 def prompts(name: str) -> list[str]:
