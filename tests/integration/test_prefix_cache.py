@@ -56,3 +56,5 @@ def test_the_facet_goes_last_and_the_shared_prefix_grows(tmp_path: Path, pairs: 
     assert after["options"]["prefix_cache"] is True and "prefix_cache" not in before["options"]
     assert 0 < before["spend"]["cached_input_tokens"] < after["spend"]["cached_input_tokens"]
     assert after["spend"]["cached_input_tokens"] < after["spend"]["input_tokens"]
+    assert "shared prefix" not in papers.stderr and "(--prefix-cache)" in " ".join(ordered.stderr.split())
+    assert "from the provider's prompt cache" in " ".join(ordered.stderr.split())
