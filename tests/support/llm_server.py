@@ -37,7 +37,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import uvicorn
@@ -46,6 +46,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
+
+from faceteval._util.prefix import common_prefix
 
 __all__ = [
     "DEFAULT_REPLY",
@@ -96,6 +98,9 @@ class Reply:
     output_tokens: int | None = None
     tokens: tuple[Token, ...] | None = None
     logprobs: bool = True
+    cached_tokens: int | None = None
+    """Of the prompt tokens, those reported as read from a prefix cache (OpenAI
+    ``prompt_tokens_details.cached_tokens``, Anthropic ``cache_read_input_tokens``); none reported if None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +202,9 @@ class LLMServer:
         port: The port to listen on; 0 picks a free one.
         host: The interface to listen on.
         record: Keep every request (``requests``); benchmarks turn it off and read ``request_count``.
+        prefix_cache: Report, for every reply that does not give its own, the prompt tokens shared with
+            an earlier request's prompt (its longest common prefix, about four characters a token) as
+            cached, as a server with automatic prefix caching (vLLM's) would.
     """
 
     def __init__(
@@ -207,8 +215,11 @@ class LLMServer:
         port: int = 0,
         host: str = "127.0.0.1",
         record: bool = True,
+        prefix_cache: bool = False,
     ) -> None:
         self.record = record
+        self.prefix_cache = prefix_cache
+        self._prompts: list[str] = []
         self._count = 0
         self.responder: Responder = responder or (lambda _body: DEFAULT_REPLY)
         self.latency = latency
@@ -362,6 +373,13 @@ class LLMServer:
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
             return self._queue.popleft() if scripted and self._queue else None
 
+    def _cached_prefix(self, prompt: str) -> int:
+        """The tokens of ``prompt`` an earlier prompt shares as its prefix (then ``prompt`` is kept too)."""
+        with self._lock:
+            shared = max((common_prefix((prompt, seen)) for seen in self._prompts), default=0)
+            self._prompts.append(prompt)
+        return shared // 4
+
     def _release(self) -> None:
         """Count one request as answered."""
         with self._lock:
@@ -447,7 +465,10 @@ class _Endpoint:
 
     def _ask(self, body: dict[str, Any]) -> Behaviour:
         answer = self._server.responder(body)
-        return Reply(answer) if isinstance(answer, str) else answer
+        behaviour = Reply(answer) if isinstance(answer, str) else answer
+        if self._server.prefix_cache and isinstance(behaviour, Reply) and behaviour.cached_tokens is None:
+            behaviour = replace(behaviour, cached_tokens=self._server._cached_prefix(_prompt_text(body)))
+        return behaviour
 
 
 def _render(api: Api, behaviour: Behaviour, body: dict[str, Any]) -> Response | _Partial | None:
@@ -538,6 +559,11 @@ def _openai_reply(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
+            **(
+                {}
+                if reply.cached_tokens is None
+                else {"prompt_tokens_details": {"cached_tokens": min(reply.cached_tokens, prompt)}}
+            ),
         },
     }
 
@@ -595,8 +621,16 @@ def _anthropic_reply(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         "content": content,
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": prompt, "output_tokens": completion},
+        "usage": _anthropic_usage(prompt, completion, reply.cached_tokens),
     }
+
+
+def _anthropic_usage(prompt: int, completion: int, cached: int | None) -> dict[str, Any]:
+    """Anthropic's usage: cache reads are counted apart from ``input_tokens``, not within them."""
+    if cached is None:
+        return {"input_tokens": prompt, "output_tokens": completion}
+    read = min(cached, prompt)
+    return {"input_tokens": prompt - read, "output_tokens": completion, "cache_read_input_tokens": read}
 
 
 def _tool_use(text: str, body: dict[str, Any]) -> dict[str, Any] | None:
@@ -618,6 +652,12 @@ def _tool_use(text: str, body: dict[str, Any]) -> dict[str, Any] | None:
         "name": choice.get("name"),
         "input": value,
     }
+
+
+def _prompt_text(body: dict[str, Any]) -> str:
+    """A request's prompt as one text: its system prompt and messages in order."""
+    messages = body.get("messages") or []
+    return str(body.get("system") or "") + "".join(str(m.get("content", "")) for m in messages)
 
 
 def _usage(reply: Reply, body: dict[str, Any]) -> tuple[int, int]:

@@ -25,6 +25,8 @@ DEFAULT_WEIGHTS = (50, 30, 20)
 
 _CANDIDATE = re.compile(r"\[The Start of (Response(?: \d+)?)\]\n(.*?)\n\[The End of \1\]", re.DOTALL)
 _ASPECT = re.compile(r"on one aspect only:\n(.+?)\n\nEach response", re.DOTALL)
+_ASPECT_LAST = re.compile(r"\n\[Aspect\]\n(.+)\Z", re.DOTALL)
+"""The aspect where ``--prefix-cache`` puts it: at the end."""
 _COUNT = re.compile(r"Propose (\d+) concise question")
 
 
@@ -64,7 +66,7 @@ class RuleJudge:
             chosen = list(self.weights)[:k] or [1] * k
             return " ".join(f"{w}%" for w in chosen)
         candidates = [unquote(text) for _, text in _CANDIDATE.findall(prompt)]
-        aspect_match = _ASPECT.search(prompt)
+        aspect_match = _ASPECT.search(prompt) or _ASPECT_LAST.search(prompt)
         aspect = unquote(aspect_match[1]).strip() if aspect_match else None
         scores = [
             self.score(text, aspect) + (self.first_bias if i == 0 else 0) for i, text in enumerate(candidates)

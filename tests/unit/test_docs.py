@@ -24,6 +24,8 @@ MODEL_OPTIONS = frozenset(
         "--model",
         "--base-url",
         "--api-key",
+        "--endpoint-id",
+        "--prefix-cache",
         "--concurrency",
         "--timeout",
         "--retries",

@@ -107,6 +107,8 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
         table.add_row("orders agreed", f"{agreed:,} of {both:,} ({agreed / both:.1%})")
     if stats.score_modes:
         table.add_row("scores", modes_line(stats.score_modes))
+    if request.prefix_cache and (share := stats.prefix.share) is not None:  # always in the run record
+        table.add_row("shared prefix", f"{share:.0%} of the per-facet prompts (--prefix-cache)")
     usage_rows(
         table, " or ".join(s for s, _ in request.judges) if request.judges else request.model, result.spent
     )
@@ -168,7 +170,12 @@ def usage_rows(table: Table, model: str, spent: Spend) -> None:
     table.add_row(
         "LLM calls", f"{spent.calls:,} made, {spent.cached:,} from cache, {plural(spent.retries, 'retry')}"
     )
-    table.add_row("tokens", f"{spent.input_tokens:,} in, {spent.output_tokens:,} out (calls made)")
+    cached = (
+        f" ({spent.cached_input_tokens:,} from the provider's prompt cache)"
+        if spent.cached_input_tokens
+        else ""
+    )
+    table.add_row("tokens", f"{spent.input_tokens:,} in{cached}, {spent.output_tokens:,} out (calls made)")
     cost = (
         _cost(spent) if spent.cost_known else f"unknown (no price for {escape(model)}; add one with --prices)"
     )

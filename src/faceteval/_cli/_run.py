@@ -41,7 +41,7 @@ from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, Judge, Panel, PriceTable, RetryPolicy
 from faceteval.methods import DEFAULT_TOP_LOGPROBS, Method, ScoreModeOption
-from faceteval.prompts import Templates, using_templates
+from faceteval.prompts import Templates, prefix_cache_order, using_templates
 from faceteval.store import SQLiteCache
 
 
@@ -86,6 +86,10 @@ class RunRequest:
     """Alternatives per token with ``--score-mode logprobs`` (``--top-logprobs``)."""
     templates: Templates | None = None
     """Prompt templates in place of built-in ones (``--templates``), in use while the LLM is open."""
+    endpoint_id: str | None = None
+    """The endpoint's name in cache keys in place of its URL (``--endpoint-id``)."""
+    prefix_cache: bool = False
+    """Per-facet prompts ordered for a server's prefix cache (``--prefix-cache``) while the LLM is open."""
 
     def judge_options(self) -> JudgeOptions:
         """How the engine carries the run out."""
@@ -217,8 +221,11 @@ def open_judge(request: RunRequest, stack: ExitStack) -> Judge:
     if not request.judges:
         return open_llm(request, stack)
     stack.enter_context(otel_tracing(request.otel, os.environ))
+    stack.enter_context(prefix_cache_order(request.prefix_cache))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
     llms = [_llm(replace(request, model=spec, base_url=url), cache) for spec, url in request.judges]
+    if cache is not None:
+        stack.callback(_say_other_identities, llms, cache)
     return Panel(llms, request.panel_vote)
 
 
@@ -227,8 +234,34 @@ def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
     in use (`faceteval.prompts.using_templates`), until ``stack`` closes."""
     stack.enter_context(otel_tracing(request.otel, os.environ))
     stack.enter_context(using_templates(request.templates))
+    stack.enter_context(prefix_cache_order(request.prefix_cache))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
-    return _llm(request, cache)
+    llm = _llm(request, cache)
+    if cache is not None:
+        stack.callback(_say_other_identities, [llm], cache)
+    return llm
+
+
+def _endpoint_flag(identity: str) -> str:
+    """``--endpoint-id NAME`` for an identity a user named, else ``--endpoint-id`` (with a name to choose)."""
+    _, named, name = identity.partition("@id:")
+    return f"--endpoint-id {name}" if named else "--endpoint-id NAME (here and in the run that filled it)"
+
+
+def _say_other_identities(llms: list[LLM], cache: SQLiteCache) -> None:
+    """At the end of a run, say (one line per LLM) when it found no reply in a cache that holds replies
+    of its model under another endpoint identity: a server moved to another port, say."""
+    for llm in llms:
+        if llm.spent.cached or not llm.spent.calls:
+            continue
+        if others := cache.other_identities(llm.spec.model, llm.identity):
+            err_console.print(
+                f"no cache hits for {escape(str(llm.spec))} at {escape(llm.identity)}, though the cache "
+                f"holds its replies from {escape(others[0])}"
+                + (f" (and {len(others) - 1} more)" if len(others) > 1 else "")
+                + f"; if that is the same server, name it with {_endpoint_flag(others[0])} to use them",
+                soft_wrap=True,
+            )
 
 
 def _llm(request: RunRequest, cache: SQLiteCache | None) -> LLM:
@@ -246,6 +279,7 @@ def _llm(request: RunRequest, cache: SQLiteCache | None) -> LLM:
         prices=request.prices,
         retry_unreadable=request.retry_unreadable,
         max_reply_bytes=request.max_reply_bytes,
+        endpoint_id=request.endpoint_id,
     )
     check_score_mode(llm, request.judge_options())  # before any output is opened
     return llm

@@ -34,7 +34,7 @@ from faceteval.datasets import Reading, measure_input
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import Judge, Panel, Spend
 from faceteval.methods import Method
-from faceteval.prompts import recorded_prompts
+from faceteval.prompts import prefix_cache_on, recorded_prompts
 from faceteval.results import JudgeResult
 from faceteval.store import (
     JUDGMENTS,
@@ -292,6 +292,7 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         llm=LLMRecord.of(llm.describe()),
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | scoring_options(options)
+        | ({"prefix_cache": True} if prefix_cache_on() else {})
         | ({} if job.systems is None else {"systems": list(job.systems)}),
         **recorded_templates(method, llm, options),
     )
@@ -319,6 +320,7 @@ def _record(
         orders_disagreed=stats.consistency.get(False, 0),
         start_seconds=round(result.start, 3),
         **({"score_modes": dict(stats.score_modes)} if stats.score_modes else {}),
+        **({"prefix_share": share} if (share := stats.prefix.share) is not None else {}),
         result=result.result,
     )
     spend = spend_of(result.spent, result.elapsed)

@@ -296,6 +296,7 @@ def _total(spends: Sequence[SpendRecord]) -> SpendRecord:
         retries=sum(spend.retries for spend in spends),
         input_tokens=sum(spend.input_tokens for spend in spends),
         output_tokens=sum(spend.output_tokens for spend in spends),
+        cached_input_tokens=sum(spend.cached_input_tokens for spend in spends),
         cost_usd=None if None in costs else sum(cost for cost in costs if cost is not None),
         seconds=round(sum(spend.seconds or 0.0 for spend in spends), 3),
     )

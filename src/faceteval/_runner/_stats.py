@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from faceteval._runner._prefix import PrefixShare
 from faceteval.core import UNJUDGEABLE, Judgment, TraceEntry, mode_counts
 from faceteval.llm import Spend
 
@@ -50,6 +51,8 @@ class RunStats:
     """With ``--score-mode logprobs``: the scores of ok judgments (facet scores, and overall scores a
     call gave) by how they were obtained: ``logprobs``, ``parse`` (the fallback), ``mixed`` (orders
     differed)."""
+    prefix: PrefixShare = field(default_factory=PrefixShare)
+    """How much of the per-facet calls' prompts each instance's calls share as a prefix."""
 
     def add(
         self,
@@ -71,9 +74,10 @@ class RunStats:
         if judgment.consistent is not None:
             self.consistency[judgment.consistent] += 1
         self.score_modes.update(mode_counts([judgment]))
-        for entry in entries:
-            if not entry.reused:
-                self.stages.setdefault(entry.stage, StageStats()).add(entry)
+        made = [entry for entry in entries if not entry.reused]
+        for entry in made:
+            self.stages.setdefault(entry.stage, StageStats()).add(entry)
+        self.prefix.add(made)
 
     @property
     def judged(self) -> int:
@@ -128,4 +132,5 @@ def spent_since(spent: Spend, before: Spend) -> Spend:
         output_tokens=spent.output_tokens - before.output_tokens,
         cost_usd=spent.cost_usd - before.cost_usd,
         cost_known=spent.cost_known,
+        cached_input_tokens=spent.cached_input_tokens - before.cached_input_tokens,
     )

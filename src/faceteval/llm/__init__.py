@@ -7,7 +7,7 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
-from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend
+from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend, endpoint_identity
 from faceteval.llm._panel import Judge, Panel
 from faceteval.llm._parser import JsonReply, Parser, reply_schema
 from faceteval.llm._pricing import Price, PriceTable
@@ -61,6 +61,7 @@ __all__ = [
     "assistant",
     "cache_key",
     "create_provider",
+    "endpoint_identity",
     "estimate_prompt_tokens",
     "estimate_tokens",
     "reply_schema",

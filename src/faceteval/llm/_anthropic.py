@@ -239,9 +239,13 @@ def _completion(reply: object, request: CompletionRequest, where: str) -> Comple
     if not texts and stop not in _SILENT_STOPS:
         raise BadResponseError(f"{where} sent a message with no text (stop_reason={stop!r})")
     usage = reply.usage
+    read = token_count(getattr(usage, "cache_read_input_tokens", None))
+    written = token_count(getattr(usage, "cache_creation_input_tokens", None))
     return Completion(
         text="".join(texts),
-        input_tokens=token_count(getattr(usage, "input_tokens", None)),
+        # Anthropic counts cache reads and writes apart from input_tokens: all three are the prompt.
+        input_tokens=token_count(getattr(usage, "input_tokens", None)) + read + written,
+        cached_input_tokens=read,
         output_tokens=token_count(getattr(usage, "output_tokens", None)),
         finish_reason=_FINISH_REASONS.get(stop, stop) if stop else None,
         model=reply.model if isinstance(reply.model, str) and reply.model else request.model,

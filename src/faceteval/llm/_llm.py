@@ -94,6 +94,8 @@ class Spend:
     output_tokens: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True
+    cached_input_tokens: int = 0
+    """Of ``input_tokens``, those the provider read from its prompt cache."""
 
     def __add__(self, other: Spend) -> Spend:
         """Both together (a judge panel's, from its judges').
@@ -112,6 +114,7 @@ class Spend:
             output_tokens=self.output_tokens + other.output_tokens,
             cost_usd=self.cost_usd + other.cost_usd,
             cost_known=self.cost_known and other.cost_known,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
         )
 
     def count(
@@ -123,6 +126,7 @@ class Spend:
         input_tokens: int = 0,
         output_tokens: int = 0,
         cost_usd: float | None = None,
+        cached_input_tokens: int = 0,
     ) -> None:
         """Count one exchange (``cost_usd`` None: its price is not known)."""
         if cached:
@@ -135,6 +139,7 @@ class Spend:
             self.retries += max(attempts - 1, 0)
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
+        self.cached_input_tokens += cached_input_tokens
         if cost_usd is None:
             self.cost_known = False
         elif math.isfinite(total := self.cost_usd + cost_usd):
@@ -151,6 +156,7 @@ class Spend:
             input_tokens=completion.input_tokens,
             output_tokens=completion.output_tokens,
             cost_usd=exchange.cost_usd,
+            cached_input_tokens=completion.cached_input_tokens,
         )
 
 
@@ -173,6 +179,18 @@ class Exchange:
     planned: bool = False
     cost_usd: float | None = None
     attempts: int = 0
+
+
+def endpoint_identity(provider: str, endpoint_id: str) -> str:
+    """The identity, in cache keys, of the endpoint a user names ``endpoint_id`` (``--endpoint-id``).
+
+    Examples:
+        >>> endpoint_identity("ollama", "lab-qwen")
+        'ollama@id:lab-qwen'
+    """
+    if not isinstance(endpoint_id, str) or not endpoint_id.strip() or endpoint_id != endpoint_id.strip():
+        raise ConfigError(f"an endpoint id is a name without surrounding spaces, got {endpoint_id!r}")
+    return f"{provider}@id:{endpoint_id}"
 
 
 @dataclass(slots=True)
@@ -253,16 +271,20 @@ class LLM:
         env: Mapping[str, str] | None = None,
         dry_run: bool = False,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        endpoint_id: str | None = None,
         **options: Any,
     ) -> LLM:
         """Build from ``provider:model``, reading credentials from ``env`` (the process environment if None).
 
         A dry run needs no credentials: the provider is built with a placeholder key and never called.
         A reply body larger than ``max_reply_bytes`` is abandoned as soon as it passes that size, and
-        the call fails with `ReplyTooLargeError`.
+        the call fails with `ReplyTooLargeError`. ``endpoint_id`` names the endpoint in cache keys in
+        place of its URL (`endpoint_identity`), so a server that moves to another port keeps its cache.
         """
         parsed = ModelSpec.parse(spec)
         check_max_reply_bytes(max_reply_bytes)
+        if endpoint_id is not None:
+            options["identity"] = endpoint_identity(parsed.provider, endpoint_id)
         if dry_run and api_key is None:
             api_key = "dry-run"
         provider = create_provider(
@@ -430,7 +452,8 @@ class LLM:
         if price is None:
             return None
         try:
-            return price.cost(completion.input_tokens, completion.output_tokens)
+            tokens = (completion.input_tokens, completion.output_tokens, completion.cached_input_tokens)
+            return price.cost(*tokens)
         except OverflowError as exc:  # said, and counted as unknown: never written as infinity
             logger.warning("%s: %s; counted as of unknown cost", self.spec, exc)
             return None

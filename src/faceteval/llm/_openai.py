@@ -223,6 +223,7 @@ class OpenAIProvider:
             finish_reason=finish,
             model=model if isinstance(model, str) and model else request.model,
             logprobs=_logprobs(choice, where) if request.config.logprobs else None,
+            cached_input_tokens=_cached_tokens(usage),
         )
 
     def _api_error(self, exc: openai.APIError, model: str) -> ProviderError:
@@ -329,3 +330,16 @@ def _logprobs(choice: dict[str, Any], where: str) -> tuple[TokenLogprob, ...] | 
 
 def _is_official(base_url: str) -> bool:
     return base_url.rstrip("/") == OPENAI_BASE_URL
+
+
+def _cached_tokens(usage: dict[str, Any]) -> int:
+    """``usage.prompt_tokens_details.cached_tokens``: the prompt tokens read from the server's prefix cache.
+
+    Examples:
+        >>> _cached_tokens({"prompt_tokens_details": {"cached_tokens": 1024}})
+        1024
+        >>> _cached_tokens({"prompt_tokens": 5})
+        0
+    """
+    details = usage.get("prompt_tokens_details")
+    return token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0

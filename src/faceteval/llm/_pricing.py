@@ -20,19 +20,29 @@ and one large enough would make costs overflow to infinity."""
 
 @dataclass(frozen=True, slots=True)
 class Price:
-    """USD per million input and output tokens."""
+    """USD per million input and output tokens, and cached input tokens where the provider prices them
+    apart (None: at the input price)."""
 
     input: float
     output: float
+    cached_input: float | None = None
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """The cost of one exchange in USD.
+    def cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> float:
+        """The cost of one exchange in USD; ``cached_input_tokens`` (of ``input_tokens``) at the cached price.
+
+        Examples:
+            >>> Price(2.5, 10.0, cached_input=1.25).cost(1_000_000, 0, cached_input_tokens=600_000)
+            1.75
 
         Raises:
             OverflowError: The cost is too large to count (token counts past any real reply's).
         """
+        cached = min(max(cached_input_tokens, 0), input_tokens)
+        cached_price = self.input if self.cached_input is None else self.cached_input
         try:
-            cost = (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+            cost = (
+                (input_tokens - cached) * self.input + cached * cached_price + output_tokens * self.output
+            ) / 1_000_000
         except OverflowError:  # a token count too large to be a float at all
             cost = math.inf
         if not math.isfinite(cost):
@@ -55,7 +65,7 @@ class PriceTable:
     Examples:
         >>> table = PriceTable({"openai:gpt-4o": Price(2.5, 10.0)})
         >>> table.lookup("openai:gpt-4o-2024-08-06")
-        Price(input=2.5, output=10.0)
+        Price(input=2.5, output=10.0, cached_input=None)
         >>> table.lookup("openai:gpt-4o-mini") is None
         True
     """
@@ -113,21 +123,23 @@ def _parse(data: Any, source: str) -> dict[str, Price]:
             raise ConfigError(
                 f"{source}: {key}: expected {{input: <USD per 1M tokens>, output: <USD per 1M tokens>}}"
             )
-        if unknown := sorted(map(str, set(value) - {"input", "output"})):
-            # A price the table cannot use (cached input, a typo) would be silently left out.
+        if unknown := sorted(map(str, set(value) - {"input", "output", "cached_input"})):
+            # A price the table cannot use (a typo) would be silently left out.
             raise ConfigError(
-                f"{source}: {key}: unknown field(s) {', '.join(unknown)}; an entry has input and output only"
+                f"{source}: {key}: unknown field(s) {', '.join(unknown)}; an entry has input, output "
+                "and (optional) cached_input"
             )
-        given = (value["input"], value["output"])
+        cached = [value["cached_input"]] if "cached_input" in value else []
+        given = (value["input"], value["output"], *cached)
         if any(isinstance(v, bool) or not isinstance(v, int | float | str) for v in given):
             raise ConfigError(f"{source}: {key}: prices must be numbers, got {given!r}")
         try:
-            price = Price(float(value["input"]), float(value["output"]))
+            price = Price(*(float(v) for v in given))
         except (TypeError, ValueError, OverflowError) as exc:
             raise ConfigError(f"{source}: {key}: prices must be numbers ({exc})") from exc
-        if not (0 <= price.input < math.inf and 0 <= price.output < math.inf):
+        if not all(0 <= v < math.inf for v in (price.input, price.output, price.cached_input or 0.0)):
             raise ConfigError(f"{source}: {key}: prices must be finite and not negative, got {given!r}")
-        if max(price.input, price.output) > MAX_PRICE:
+        if max(price.input, price.output, price.cached_input or 0.0) > MAX_PRICE:
             raise ConfigError(
                 f"{source}: {key}: prices are USD per million tokens, at most {MAX_PRICE:,.0f} "
                 f"(a dollar a token), got {given!r}"

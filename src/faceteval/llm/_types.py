@@ -163,3 +163,5 @@ class Completion:
     finish_reason: str | None = None
     model: str | None = None
     logprobs: tuple[TokenLogprob, ...] | None = field(default=None)
+    cached_input_tokens: int = 0
+    """Of ``input_tokens``, those the provider read from its prompt cache (and bills at its cached rate)."""

@@ -17,6 +17,8 @@ from faceteval.prompts._render import (
 from faceteval.prompts._templates import (
     Templates,
     overridable_names,
+    prefix_cache_on,
+    prefix_cache_order,
     recorded_prompts,
     slots,
     using_templates,
@@ -32,6 +34,8 @@ __all__ = [
     "fence_inline",
     "load_template",
     "overridable_names",
+    "prefix_cache_on",
+    "prefix_cache_order",
     "recorded_prompts",
     "render",
     "slots",

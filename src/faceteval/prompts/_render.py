@@ -202,6 +202,10 @@ def _sections(name: str, source: str) -> tuple[tuple[str, str | jinja2.Template]
     return tuple(sections)
 
 
+PREFIX_CACHE: contextvars.ContextVar[bool] = contextvars.ContextVar("faceteval_prefix_cache", default=False)
+"""Whether templates order their prompts for a server's prefix cache (`prefix_cache_order`)."""
+
+
 def render(name: str, **variables: Any) -> tuple[Message, ...]:
-    """Render the template ``name`` with ``variables``."""
-    return load_template(name).render(**variables)
+    """Render the template ``name`` with ``variables``, and ``prefix_cache`` (`prefix_cache_order`)."""
+    return load_template(name).render(**{"prefix_cache": PREFIX_CACHE.get(), **variables})

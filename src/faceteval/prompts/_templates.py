@@ -29,6 +29,7 @@ from faceteval.errors import ConfigError
 from faceteval.prompts._render import (
     ACTIVE,
     BUILT_IN,
+    PREFIX_CACHE,
     Template,
     builtin_template,
     environment,
@@ -121,6 +122,32 @@ def using_templates(templates: Templates | None) -> Iterator[None]:
         yield
     finally:
         ACTIVE.reset(token)
+
+
+@contextmanager
+def prefix_cache_order(on: bool) -> Iterator[None]:
+    """Within the block (and the tasks it starts), templates see ``prefix_cache`` true: the per-facet
+    scoring templates then put what an instance's calls share (instructions, query, candidates) first
+    and the facet last, so that a server's prefix cache reuses it (``--prefix-cache``).
+
+    Examples:
+        >>> from faceteval.prompts import render
+        >>> with prefix_cache_order(True):
+        ...     text = render("dna/score", query="q", candidates=["a"], labels=["A"], reference=None,
+        ...                   aspect="clarity", scale=(1, 10))[1].content
+        >>> text.rstrip().endswith("> clarity")
+        True
+    """
+    token = PREFIX_CACHE.set(on)
+    try:
+        yield
+    finally:
+        PREFIX_CACHE.reset(token)
+
+
+def prefix_cache_on() -> bool:
+    """Whether prompts are ordered for a prefix cache here (within `prefix_cache_order` ``(True)``)."""
+    return PREFIX_CACHE.get()
 
 
 def recorded_prompts(names: Sequence[str], templates: Templates | None = None) -> dict[str, dict[str, str]]:

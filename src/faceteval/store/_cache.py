@@ -109,6 +109,27 @@ class SQLiteCache:
                     ) from exc
                 raise StoreError(f"cannot write the response cache {self.path}: {exc}") from exc
 
+    def other_identities(self, model: str, identity: str) -> list[str]:
+        """The endpoint identities other than ``identity`` that replies of ``model`` are kept under.
+
+        Examples:
+            >>> from faceteval.llm import Completion
+            >>> cache = SQLiteCache(":memory:")
+            >>> cache.put("k", Completion(text="A"), identity="vllm@http://127.0.0.1:8001/v1", model="qwen")
+            >>> cache.other_identities("qwen", "vllm@http://127.0.0.1:8002/v1")
+            ['vllm@http://127.0.0.1:8001/v1']
+        """
+        with self._lock:
+            try:
+                rows = self._db.execute(
+                    "SELECT DISTINCT identity FROM responses WHERE model = ? AND identity != ? "
+                    "ORDER BY identity LIMIT 10",
+                    (model, identity),
+                ).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read the response cache {self.path}: {exc}") from exc
+        return [str(row[0]) for row in rows]
+
     def __len__(self) -> int:
         with self._lock:
             (count,) = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
@@ -132,6 +153,7 @@ def _encode(completion: Completion) -> dict[str, Any]:
         "text": completion.text,
         "input_tokens": completion.input_tokens,
         "output_tokens": completion.output_tokens,
+        **({"cached_input_tokens": completion.cached_input_tokens} if completion.cached_input_tokens else {}),
         "finish_reason": completion.finish_reason,
         "model": completion.model,
         "logprobs": None
@@ -142,12 +164,15 @@ def _encode(completion: Completion) -> dict[str, Any]:
     }
 
 
+_TOKEN_COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens")
+
+
 def _decode(data: object) -> Completion:
     """The completion a row holds (ValueError when it is not one: damaged outside faceteval)."""
     raw = json.loads(data) if isinstance(data, str) else None
     if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
         raise ValueError("not a completion")
-    if not all(isinstance(raw.get(n, 0), int) for n in ("input_tokens", "output_tokens")):
+    if not all(isinstance(raw.get(n, 0), int) for n in _TOKEN_COUNTS):
         raise ValueError("token counts that are not whole numbers")
     logprobs = raw.pop("logprobs", None)
     if logprobs is not None:

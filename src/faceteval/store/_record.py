@@ -110,6 +110,8 @@ class SpendRecord(RecordPart):
     retries: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
+    """Of ``input_tokens``, those the provider read from its prompt cache (priced at its cached rate)."""
     cost_usd: float | None = None
     """Dollars spent by the calls made; None when a model's price is not known."""
     seconds: float | None = None
@@ -126,6 +128,7 @@ class Spent(Protocol):
     output_tokens: int
     cost_usd: float
     cost_known: bool
+    cached_input_tokens: int
 
 
 def spend_of(spent: Spent, seconds: float | None = None) -> SpendRecord:
@@ -136,6 +139,7 @@ def spend_of(spent: Spent, seconds: float | None = None) -> SpendRecord:
         retries=spent.retries,
         input_tokens=spent.input_tokens,
         output_tokens=spent.output_tokens,
+        cached_input_tokens=spent.cached_input_tokens,
         cost_usd=spent.cost_usd if spent.cost_known else None,
         seconds=None if seconds is None else round(seconds, 3),
     )

@@ -34,6 +34,10 @@ class JudgeSummary(RecordSummary):
     score_modes: dict[str, int] | None = None
     """With ``--score-mode logprobs``: the scores of the judgments by how they were obtained
     (``logprobs``, ``parse`` where the fallback was used, ``mixed`` where swapped orders differed)."""
+    prefix_share: float | None = None
+    """Of the prompts of the per-facet calls (``dna.score`` ...), the share each instance's calls
+    start with alike (their longest common prefix, in characters): what a server's prefix cache can
+    reuse (``--prefix-cache`` puts the facet last to raise it). None without such calls."""
     result: JudgeResult | None = None
     """The run's result (`faceteval.results.JudgeResult`): win rates with their intervals per system
     and position, the ranking, swap consistency, the facets, the failures; computed as the judgments

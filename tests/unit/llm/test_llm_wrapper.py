@@ -234,7 +234,7 @@ def test_price_table_dated_names_and_wildcard(tmp_path: Path) -> None:
     assert table.lookup("openai:gpt-4o-mini-2024-07-18") == table.lookup("openai:gpt-4o-mini")
     assert table.lookup("openai:gpt-4o-mini") != table.lookup("openai:gpt-4o")
     assert table.lookup("openai:gpt-4-0613") == table.lookup("openai:gpt-4")
-    assert table.lookup("anthropic:claude-3-5-sonnet-20241022") == Price(3.0, 15.0)
+    assert table.lookup("anthropic:claude-3-5-sonnet-20241022") == Price(3.0, 15.0, cached_input=0.3)
     assert table.lookup("anthropic:claude-3-5-haiku-latest") == table.lookup("anthropic:claude-3-5-haiku")
     # a name that merely starts with a known one is another model: no price rather than a wrong one
     bare = PriceTable({"openai:o1": Price(15.0, 60.0), "openai:gpt-4": Price(30.0, 60.0)})
@@ -248,8 +248,8 @@ def test_price_table_dated_names_and_wildcard(tmp_path: Path) -> None:
     extra.write_text("judge: {input: 1}\n")
     with pytest.raises(ConfigError, match="provider:model"):
         PriceTable.from_file(extra)
-    extra.write_text("openai:judge: {input: 1, output: 3, cached_input: 0.5}\n")
-    with pytest.raises(ConfigError, match=r"openai:judge: unknown field.*cached_input"):
+    extra.write_text("openai:judge: {input: 1, output: 3, cache_input: 0.5}\n")
+    with pytest.raises(ConfigError, match=r"openai:judge: unknown field.*cache_input"):
         PriceTable.from_file(extra)
 
 

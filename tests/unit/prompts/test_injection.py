@@ -25,7 +25,7 @@ import pytest
 
 import faceteval.methods  # noqa: F401  (each method family registers its templates' folder on import)
 from faceteval.llm import Message
-from faceteval.prompts import load_template, render, template_names
+from faceteval.prompts import load_template, prefix_cache_order, render, template_names
 from tests.support.quoted import QUOTED_STRING
 
 TEMPLATES = [name for name in template_names() if not name.rsplit("/", 1)[-1].startswith("_")]
@@ -334,7 +334,7 @@ def test_every_template_fences_its_untrusted_text() -> None:
         assert not [line for line in source.splitlines() if line.startswith(">")], "a line would look quoted"
     for name in TEMPLATES:
         source = load_template(name).source
-        variables = jinja2.meta.find_undeclared_variables(environment.parse(source)) - {"m"}
+        variables = jinja2.meta.find_undeclared_variables(environment.parse(source)) - {"m", "prefix_cache"}
         assert variables == set(SLOTS[name]), name
         messages = rendered(name)
         outside = "\n".join(line for line in structure(messages) if line != ">")
@@ -356,3 +356,25 @@ def test_hostile_text_stays_in_its_fence(name: str, shape: str) -> None:
         assert structure(hostile) == structure(benign), f"slot {slot} changed the prompt's structure"
         assert markers(hostile) == markers(benign), f"slot {slot} added a fence marker"
         assert in_order(words(CORPUS[shape]), words(shown(hostile))), f"slot {slot} lost words"
+
+
+PREFIX_ORDERED = [
+    "dna/score",
+    "fennec/pairwise",
+    "fennec/single",
+    "coeval/criterion",
+    "hdeval/evaluate",
+    "hdeval/evaluate/summarization",
+    "hdeval/evaluate/dialogue",
+    "hdeval/evaluate/data-to-text",
+]
+"""The per-facet scoring templates with a ``--prefix-cache`` order."""
+
+
+@pytest.mark.parametrize("shape", list(CORPUS))
+@pytest.mark.parametrize("name", PREFIX_ORDERED)
+def test_the_prefix_cache_order_keeps_hostile_text_in_its_fence(name: str, shape: str) -> None:
+    papers = rendered(name)
+    with prefix_cache_order(True):
+        assert rendered(name) != papers
+        test_hostile_text_stays_in_its_fence(name, shape)

@@ -222,7 +222,7 @@ def test_an_old_judge_record_moves_its_input_and_llm_use() -> None:
     assert record.output == "j.jsonl" and record.method == MethodRecord.model_validate(old["method"])
     assert record.llm is not None and record.llm.model_dump() == old["llm"]
     assert record.options == old["options"] and record.prompts == old["prompts"]
-    spend = {key: old["summary"][key] for key in SpendRecord.model_fields}
+    spend = {key: old["summary"][key] for key in SpendRecord.model_fields if key in old["summary"]}
     assert record.spend == SpendRecord(**spend)
     assert record.summary == JudgeSummary(
         judgments={"ok": 4}, reused=0, invalid_input=0, orders_agreed=4, orders_disagreed=0,
@@ -255,7 +255,7 @@ def test_old_bridge_records_move_what_was_bridged_into_options(name: str) -> Non
     assert record.summary.usage == Usage.model_validate(old["summary"]["usage"])
     assert (record.spend is None) == ("spent" not in old)
     if record.spend is not None:
-        assert record.spend.model_dump() == old["spent"]
+        assert record.spend.model_dump(exclude={"cached_input_tokens"}) == old["spent"]
 
 
 SUMMARIES = [
