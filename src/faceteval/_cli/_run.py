@@ -28,6 +28,7 @@ from faceteval._cli._tracing import otel_tracing
 from faceteval._runner import (
     FileJob,
     JudgeOptions,
+    Order,
     RunHooks,
     RunResult,
     Started,
@@ -86,6 +87,8 @@ class RunRequest:
     """Alternatives per token with ``--score-mode logprobs`` (``--top-logprobs``)."""
     templates: Templates | None = None
     """Prompt templates in place of built-in ones (``--templates``), in use while the LLM is open."""
+    order: Order = "input"
+    """How judgments are written: in input order or as they finish (``--order``)."""
 
     def judge_options(self) -> JudgeOptions:
         """How the engine carries the run out."""
@@ -95,6 +98,7 @@ class RunRequest:
             score_mode=self.score_mode,
             top_logprobs=self.top_logprobs,
             templates=self.templates,
+            order=self.order,
         )
 
 

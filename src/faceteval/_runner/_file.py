@@ -292,7 +292,8 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         llm=LLMRecord.of(llm.describe()),
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | scoring_options(options)
-        | ({} if job.systems is None else {"systems": list(job.systems)}),
+        | ({} if job.systems is None else {"systems": list(job.systems)})
+        | ({} if options.order == "input" else {"order": options.order}),
         **recorded_templates(method, llm, options),
     )
 
