@@ -119,9 +119,11 @@ async def in_order(
             return
         if spill is not None:
             room.release()
-        held.put(seq, result)
-        while emitted in held:
-            ready = held.take(emitted)
+        if seq != emitted:
+            held.put(seq, result)
+            return
+        ready: R = result
+        while True:
             emitted += 1
             if spill is None:
                 room.release()
@@ -130,6 +132,9 @@ async def in_order(
             except BaseException:
                 stopped = True
                 raise
+            if emitted not in held:
+                return
+            ready = held.take(emitted)
 
     await _drive(items, room, run)
 
