@@ -165,3 +165,25 @@ def _timeless(value: Any) -> Any:
     if isinstance(value, list):
         return [_timeless(v) for v in value]
     return value
+
+
+def test_an_output_written_as_judgments_finish_is_recorded_counted_and_reused(tmp_path: Path) -> None:
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(json.dumps(p) + "\n" for p in pairs()), encoding="utf-8")
+    records: dict[str, dict[str, Any]] = {}
+    with LLMServer(RuleJudge(quality={"good": 9, "poor": 3}).for_server()) as server:
+        base = ["faceteval", "judge", str(source), "--model", "openai:judge", "--base-url", server.base_url]
+        base += ["--no-cache", "--quiet"]
+        for order in ("input", "finish"):
+            out = tmp_path / f"{order}.jsonl"
+            done = run_to_end(_python([*base, "--order", order, "--out", str(out)]), WAIT)
+            assert done.returncode == 0, done.stderr
+            records[order] = json.loads(out.with_suffix(".run.json").read_text(encoding="utf-8"))
+        before = server.request_count
+        again = run_to_end(_python([*base, "--out", str(tmp_path / "finish.jsonl")]), WAIT)  # input order now
+        assert again.returncode == 0, again.stderr
+        assert server.request_count == before  # every judgment of the finish-ordered output reused
+    assert "order" not in records["input"]["options"] and records["finish"]["options"]["order"] == "finish"
+    by_id = sorted(_lines(tmp_path / "input.jsonl"), key=lambda j: j["id"])
+    assert sorted(_lines(tmp_path / "finish.jsonl"), key=lambda j: j["id"]) == by_id
+    assert records["input"]["summary"]["result"] == records["finish"]["summary"]["result"]
