@@ -59,7 +59,7 @@ class RunAborted(FacetevalError):
     """Too many instances in a row failed with errors (the provider's, most often); the run stopped.
 
     Attributes:
-        judgments: The judgments finished before it stopped, in input order (filled in by
+        judgments: The judgments handed on before it stopped, in the run's order (filled in by
             `faceteval.judge` and `faceteval.judge_async`; a ``sink`` has had them already).
     """
 
