@@ -55,6 +55,7 @@ __all__ = [
     "Disconnect",
     "EmptyChoices",
     "Hang",
+    "Hold",
     "HugeBody",
     "LLMServer",
     "RawBody",
@@ -122,6 +123,16 @@ class Hang:
 
 
 @dataclass(frozen=True, slots=True)
+class Hold:
+    """Wait (on top of the latency) until ``gate`` is set, or ``timeout`` seconds pass, or the server
+    stops; then reply from the responder (a Hold from the responder again is answered with
+    `DEFAULT_REPLY`). The test sets ``gate`` on an event it awaits, not after a guessed time."""
+
+    gate: threading.Event
+    timeout: float = 120.0
+
+
+@dataclass(frozen=True, slots=True)
 class RawBody:
     """A body sent verbatim, such as the HTML error page of a proxy, with any headers."""
 
@@ -156,7 +167,7 @@ class HugeBody:
     pause: float = 0.0
 
 
-Behaviour = Reply | Status | Hang | RawBody | EmptyChoices | Disconnect | HugeBody
+Behaviour = Reply | Status | Hang | Hold | RawBody | EmptyChoices | Disconnect | HugeBody
 Responder = Callable[[dict[str, Any]], "str | Behaviour"]
 
 
@@ -268,6 +279,12 @@ class LLMServer:
             return self._count
 
     @property
+    def in_flight(self) -> int:
+        """How many requests are being answered now."""
+        with self._lock:
+            return self._in_flight
+
+    @property
     def max_in_flight(self) -> int:
         """The most requests that were being answered at the same time."""
         with self._lock:
@@ -362,6 +379,14 @@ class LLMServer:
             return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+
+    async def _hold(self, hold: Hold) -> None:
+        """Wait until ``hold.gate`` is set (or its timeout passes, or the server stops)."""
+        deadline = time.monotonic() + hold.timeout
+        while not hold.gate.is_set() and time.monotonic() < deadline:
+            if self._stopping is not None and self._stopping.is_set():
+                return
+            await asyncio.sleep(0.01)
 
     def _admit(self, request: RecordedRequest, *, scripted: bool) -> Behaviour | None:
         """Record ``request``, count it in flight, and take the next scripted behaviour if asked."""
@@ -459,6 +484,10 @@ class _Endpoint:
         if isinstance(behaviour, Hang):
             await self._server._sleep(behaviour.seconds)
             behaviour = self._ask(fields)
+        if isinstance(behaviour, Hold):
+            await self._server._hold(behaviour)
+            behaviour = self._ask(fields)
+            behaviour = Reply(DEFAULT_REPLY) if isinstance(behaviour, Hold | Hang) else behaviour
         if isinstance(behaviour, HugeBody):
             return _huge(self._api, behaviour, fields, self._server._sleep)
         return _render(self._api, behaviour, fields)

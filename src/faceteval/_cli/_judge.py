@@ -29,6 +29,7 @@ from faceteval._cli._results import (
     systems_option,
 )
 from faceteval._cli._run import run_judge
+from faceteval._runner import ORDERS
 from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 
 
@@ -45,6 +46,14 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Judgments JSONL (default: stdout)."
 )
 @force_option
+@click.option(
+    "--order",
+    type=click.Choice(ORDERS),
+    default="input",
+    show_default=True,
+    help="How judgments are written: in input order (those finished before their turn wait in a "
+    "temporary file, so a slow instance holds back the output, not the work), or as they finish.",
+)
 @click.option(
     "--strict", is_flag=True, help="Check the whole input first; stop before any call if a line is bad."
 )
@@ -94,7 +103,7 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     source = input_source(flags, "input_path")
     reading = input_reading(flags)
     request = build_request(flags, input_path=source, out=flags["out"], method=method, strict=flags["strict"])
-    request = dataclasses.replace(request, systems=flags["systems"], reading=reading)
+    request = dataclasses.replace(request, systems=flags["systems"], reading=reading, order=flags["order"])
     check_before_run(flags)
     result = run_judge(request, on_invalid=show_invalid)
     if request.dry_run:

@@ -28,6 +28,7 @@ from faceteval._cli._tracing import otel_tracing
 from faceteval._runner import (
     FileJob,
     JudgeOptions,
+    Order,
     RunHooks,
     RunResult,
     Started,
@@ -90,6 +91,8 @@ class RunRequest:
     """The endpoint's name in cache keys in place of its URL (``--endpoint-id``)."""
     prefix_cache: bool = False
     """Per-facet prompts ordered for a server's prefix cache (``--prefix-cache``) while the LLM is open."""
+    order: Order = "input"
+    """How judgments are written: in input order or as they finish (``--order``)."""
 
     def judge_options(self) -> JudgeOptions:
         """How the engine carries the run out."""
@@ -99,6 +102,7 @@ class RunRequest:
             score_mode=self.score_mode,
             top_logprobs=self.top_logprobs,
             templates=self.templates,
+            order=self.order,
         )
 
 

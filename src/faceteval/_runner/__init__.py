@@ -13,11 +13,9 @@ from faceteval._runner._judge import (
     RunAborted,
     cannot_judge,
     default_window,
-    in_order,
     judge_each,
     judge_instance,
     presentation_orders,
-    unwrap_group,
 )
 from faceteval._runner._options import (
     DEFAULT_ABORT_AFTER,
@@ -28,6 +26,7 @@ from faceteval._runner._options import (
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
 from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of
+from faceteval._runner._window import ORDERS, Order, Spill, as_finished, in_order, unwrap_group
 from faceteval._util.lazy import lazy_attributes
 from faceteval.core import INVALID_INPUT, UNJUDGEABLE
 
@@ -80,6 +79,7 @@ __all__ = [
     "DEFAULT_JUDGE_OPTIONS",
     "DEFAULT_META_EVAL_OPTIONS",
     "INVALID_INPUT",
+    "ORDERS",
     "UNJUDGEABLE",
     "FailureStreak",
     "FileJob",
@@ -88,6 +88,7 @@ __all__ = [
     "MetaEvalHooks",
     "MetaEvalOptions",
     "NothingJudged",
+    "Order",
     "Outcome",
     "PreviousJudgments",
     "RunAborted",
@@ -96,8 +97,10 @@ __all__ = [
     "RunPlan",
     "RunResult",
     "RunStats",
+    "Spill",
     "StageStats",
     "Started",
+    "as_finished",
     "cache_file",
     "cannot_judge",
     "check_judgeable",

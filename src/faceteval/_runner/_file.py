@@ -293,7 +293,8 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | scoring_options(options)
         | ({"prefix_cache": True} if prefix_cache_on() else {})
-        | ({} if job.systems is None else {"systems": list(job.systems)}),
+        | ({} if job.systems is None else {"systems": list(job.systems)})
+        | ({} if options.order == "input" else {"order": options.order}),
         **recorded_templates(method, llm, options),
     )
 

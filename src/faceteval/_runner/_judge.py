@@ -8,7 +8,7 @@ from functools import partial
 from statistics import fmean
 from typing import Any, TypeVar
 
-import anyio
+from pydantic import TypeAdapter
 
 from faceteval import tracing
 from faceteval._runner._confidence import with_confidence
@@ -21,6 +21,7 @@ from faceteval._runner._options import (
 from faceteval._runner._panel import judge_with_panel, panel_memos
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import instance_span, record_judgment, record_run, run_span
+from faceteval._runner._window import Spill, as_finished, in_order
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import (
     INVALID_INPUT,
@@ -58,7 +59,7 @@ class RunAborted(FacetevalError):
     """Too many instances in a row failed with errors (the provider's, most often); the run stopped.
 
     Attributes:
-        judgments: The judgments finished before it stopped, in input order (filled in by
+        judgments: The judgments handed on before it stopped, in the run's order (filled in by
             `faceteval.judge` and `faceteval.judge_async`; a ``sink`` has had them already).
     """
 
@@ -117,7 +118,8 @@ async def judge_each(
     stats: RunStats | None = None,
     reuse: Callable[[Instance], Judgment | None] | None = None,
 ) -> RunStats:
-    """Judge ``items`` as they are read, handing each judgment to ``sink`` in input order.
+    """Judge ``items`` as they are read, handing each judgment to ``sink`` in input order (or, with
+    ``options.order="finish"``, as each finishes).
 
     Invalid items (`InputError`) become judgments with status ``error``; nothing is dropped.
     ``stats``, when given, is filled as judgments finish (so it is current even if the run is
@@ -163,16 +165,41 @@ async def _judge_each(
             judgment, entries = await judge_instance(item, method, llm, memo, options)
         return judgment, entries, False, False
 
-    window = options.window or default_window(llm)
+    drive = partial(
+        _drive, _instances(items), work, emitter.emit, options, options.window or default_window(llm)
+    )
     if (tracer := tracing.tracer()) is None:
-        await in_order(_instances(items), work, emitter.emit, window=window)
+        await drive()
         return emitter.stats
     with run_span(tracer, method.name, llm) as span:
         try:
-            await in_order(_instances(items), work, emitter.emit, window=window)
+            await drive()
         finally:
             record_run(span, emitter.stats)
     return emitter.stats
+
+
+_DONE = TypeAdapter(tuple[Judgment, list[TraceEntry], bool, bool])
+"""A finished item as the spill holds it."""
+
+
+async def _drive(
+    items: Iterable[Item],
+    work: Callable[[Item], Awaitable[_Done]],
+    emit: Callable[[_Done], None],
+    options: JudgeOptions,
+    window: int,
+) -> None:
+    """Run ``work`` on the items and ``emit`` the results, as they finish or in input order with the
+    results finished before their turn spilled (one slow instance holds back the output, not the work)."""
+    if options.order == "finish":
+        await as_finished(items, work, emit, window=window)
+        return
+    spill = Spill(_DONE.dump_json, _DONE.validate_json, keep=window)
+    try:
+        await in_order(items, work, emit, window=window, spill=spill)
+    finally:
+        spill.close()
 
 
 async def _judge_by(
@@ -226,52 +253,6 @@ def default_window(llm: Judge) -> int:
     return max(4 * llm.concurrency, 32)
 
 
-async def in_order(
-    items: Iterable[T],
-    work: Callable[[T], Awaitable[R]],
-    emit: Callable[[R], None],
-    *,
-    window: int,
-) -> None:
-    """``work`` on each item, at most ``window`` at once, handing each result to ``emit`` in input order.
-
-    Memory stays bounded by the window: an item starts only when an earlier one has been emitted.
-    If ``emit`` raises (a run aborted), the run stops with that error, and nothing more is emitted:
-    a task that finishes before the cancellation reaches it must not add to what was reported.
-
-    Raises:
-        BaseException: The one error that stopped the run (see `unwrap_group`).
-    """
-    room = anyio.Semaphore(window)
-    finished: dict[int, R] = {}
-    emitted = 0
-    stopped = False
-
-    async def run(seq: int, item: T) -> None:
-        nonlocal emitted, stopped
-        result = await work(item)
-        if stopped:
-            return
-        finished[seq] = result
-        while emitted in finished:
-            ready = finished.pop(emitted)
-            emitted += 1
-            room.release()
-            try:
-                emit(ready)
-            except BaseException:
-                stopped = True
-                raise
-
-    try:
-        async with anyio.create_task_group() as group:
-            for seq, item in enumerate(items):
-                await room.acquire()
-                group.start_soon(run, seq, item)
-    except BaseExceptionGroup as failure:
-        raise unwrap_group(failure) from None
-
-
 class _Emitter:
     """Counts judgments as they are handed on, passes them to the sink, and stops a run that keeps failing."""
 
@@ -287,22 +268,6 @@ class _Emitter:
         self.stats.add(judgment, entries, invalid=invalid, reused=reused)
         if not invalid and judgment.error != PLANNED and not unjudgeable(judgment):
             self.streak.see(judgment.status == "error", judgment.error)
-
-
-def unwrap_group(failure: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The one error to report from a task group: interrupts first, then by severity."""
-    leaves: list[BaseException] = []
-    stack: list[BaseException] = [failure]
-    while stack:
-        error = stack.pop()
-        if isinstance(error, BaseExceptionGroup):
-            stack.extend(error.exceptions)
-        else:
-            leaves.append(error)
-    interrupts = [e for e in leaves if not isinstance(e, Exception)]
-    if interrupts:
-        return interrupts[0]
-    return min((e for e in leaves if isinstance(e, Exception)), key=severity)
 
 
 async def judge_instance(

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from faceteval._runner._window import ORDERS, Order
 from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError
 from faceteval.llm import Judge, Panel
@@ -25,7 +26,10 @@ class JudgeOptions:
         swap: Judge every presentation order: both for two candidates, every rotation for more.
             The verdict is the one all orders agree on, else a tie.
         window: Instances in flight at once (default: four times the LLM's concurrency, at least 32).
-            Output keeps input order; memory stays bounded by the window.
+            Instances start as others finish; memory stays bounded by the window.
+        order: How judgments are handed on: ``input``, in input order (the default: judgments that
+            finish before their turn wait in a temporary file, so one slow instance holds back the
+            output, not the other instances' work), or ``finish``, as each finishes.
         memo_size: Distinct queries whose facets and weights are kept for reuse.
         trace: Keep every exchange (prompt, raw reply, parsed value) in each judgment.
         abort_after: Stop the run when this many instances in a row fail with errors (a wrong
@@ -44,6 +48,7 @@ class JudgeOptions:
 
     swap: bool = False
     window: int | None = None
+    order: Order = "input"
     memo_size: int = DEFAULT_MEMO_SIZE
     trace: bool = True
     abort_after: int = DEFAULT_ABORT_AFTER
@@ -54,6 +59,8 @@ class JudgeOptions:
     def __post_init__(self) -> None:
         if self.score_mode not in SCORE_MODES:
             raise ConfigError(f"score_mode must be one of {', '.join(SCORE_MODES)}, got {self.score_mode!r}")
+        if self.order not in ORDERS:
+            raise ConfigError(f"order must be one of {', '.join(ORDERS)}, got {self.order!r}")
         if not whole_number(self.top_logprobs, 1) or self.top_logprobs > MAX_TOP_LOGPROBS:
             raise ConfigError(
                 f"top_logprobs must be a whole number from 1 to {MAX_TOP_LOGPROBS}, got {self.top_logprobs!r}"

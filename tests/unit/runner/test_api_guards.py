@@ -102,6 +102,7 @@ def test_the_blocking_call_inside_an_event_loop_says_what_to_await() -> None:
         (lambda: RetryPolicy(initial_delay=-1), "initial_delay must be a number of seconds"),
         (lambda: JudgeOptions(window=-1), "window must be a whole number of at least 1"),
         (lambda: JudgeOptions(abort_after=-1), "abort_after must be a whole number of at least 0"),
+        (lambda: JudgeOptions(order="random"), "order must be one of input, finish, got 'random'"),
     ],
 )
 def test_settings_are_refused_where_they_are_given(make: Any, message: str) -> None:
