@@ -26,7 +26,11 @@ SCHEMA_VERSION = 5
 candidate's score, the facet's weight, the judge's verdict, the explanation's headings and score
 lines), and each annotator's scores of candidates (``candidate_scores``) and preferences
 (``preferences``). Each version's tables are made when an older project is opened; an older
-faceteval, which would not read them, refuses a newer project."""
+faceteval, which would not read them, refuses a newer project.
+
+Indexes are not versions: an older faceteval reads a project with more of them as it was, so an
+index added later (``items_by_task``, for an item's neighbours) is made in every project opened,
+old or new, without changing its version."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -147,6 +151,7 @@ CREATE INDEX IF NOT EXISTS score_actions_by_item ON score_actions (item_id, anno
 CREATE INDEX IF NOT EXISTS criteria_actions_by_task ON criteria_actions (task, annotator);
 CREATE INDEX IF NOT EXISTS candidate_scores_by_item ON candidate_scores (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS preferences_by_item ON preferences (item_id, annotator);
+CREATE INDEX IF NOT EXISTS items_by_task ON items (task, position);
 """
 _MIGRATIONS = {  # columns each version added to tables it did not make (version 5 made tables only)
     2: (
