@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from faceteval.review._database import Database
 from faceteval.review._model import Draft, Item, ReviewError, describe_conflicts
+from faceteval.review._progress import remark_draft
 from faceteval.review._rows import item
 
 __all__ = ["add_items", "add_task", "conflicts"]
@@ -175,6 +176,8 @@ def _insert_draft(db: sqlite3.Connection, draft: Draft) -> None:
         raise ReviewError(
             f"{draft.item_id!r} / {draft.criterion!r}: its sentences are not its parts' sentences"
         )
+    if cursor.rowcount:
+        remark_draft(db, draft.item_id, draft.criterion)
     details = draft.scores or draft.weight is not None or draft.verdict is not None or draft.parts
     if cursor.rowcount and details:
         db.execute(

@@ -4,6 +4,7 @@ searches an index rather than scanning a table (so a page takes the same time at
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.review import OVERALL, Draft, Item, ReviewStore
+from faceteval.review import OVERALL, Candidate, Draft, Item, ReviewStore
 from faceteval.review._pages import item_page
 from tests.support.review_project import build_project
 from tests.support.review_rows import populate
@@ -101,6 +102,7 @@ def plans(path: Path, statements: list[str]) -> dict[str, list[str]]:
 
 PAGES: dict[str, Callable[[ReviewStore], object]] = {
     "an output's page": lambda store: item_page(store, "ann", store.item("q2")),
+    "the home page's progress": lambda store: store.task_progress("ann"),
 }
 
 
@@ -114,5 +116,101 @@ def test_every_query_of_an_items_page_searches_an_index(tmp_path: Path, name: st
         PAGES[name](store)
     planned = plans(store.path, statements)
     assert any("items_by_task" in line for lines in planned.values() for line in lines)
-    scans = {s: lines for s, lines in planned.items() if any(line.startswith("SCAN") for line in lines)}
+    scans = {s: lines for s, lines in planned.items() if _scanned(lines)}
     assert scans == {}
+
+
+def _scanned(lines: list[str]) -> set[str]:
+    """The tables a query plan scans whole: but ``tasks`` (the home page lists every task), and the
+    rows of its own subqueries."""
+    own = {line.split()[1] for line in lines if line.startswith("CO-ROUTINE")}
+    scanned = {line.split()[1] for line in lines if line.startswith("SCAN")}
+    return scanned - own - {"tasks"}
+
+
+def mixed(path: Path) -> ReviewStore:
+    """A task of outputs and comparisons, two criteria (one without drafts on some items)."""
+    store = ReviewStore.open(path)
+    store.add_task("t", "", [("Clarity", "", (1.0, 5.0)), ("Depth", "", (1.0, 5.0))])
+    items, drafts = [], []
+    for n in range(6):
+        pair = n % 2 == 1
+        candidates = (Candidate("x", "A"), Candidate("y", "B")) if pair else ()
+        items.append(Item(f"i{n}", "t", "q", "" if pair else "out", candidates=candidates))
+        scores = (3.0, 4.0) if pair else ()
+        drafts.append(
+            Draft(f"i{n}", "Clarity", None if pair else 3, sentences=("One.", "Two."), scores=scores)
+        )
+        if n < 3:
+            drafts.append(Draft(f"i{n}", "Depth", None if pair else 3, sentences=("Deep.",), scores=scores))
+    store.add_items(items, drafts)
+    for name in ("ann", "bea"):
+        store.add_annotator(name)
+    return store
+
+
+def reference(store: ReviewStore, annotator: str) -> tuple[set[str], int]:
+    """The items the annotator finished as each item's page decides, one by one; and those awaiting
+    only their overall."""
+    done, waiting = set(), 0
+    for each in store.items():
+        views, _ = store.item_view(each.id, annotator)
+        if store.is_done(each.id, annotator):
+            done.add(each.id)
+        elif all(view.done for view in views):
+            waiting += 1
+    return done, waiting
+
+
+def test_progress_kept_as_annotators_act_is_what_each_items_page_decides(tmp_path: Path) -> None:
+    store = mixed(tmp_path)
+    steps = random.Random(28)
+    _, depth = store.criteria("t")
+    for step in range(400):
+        who = steps.choice(("ann", "bea"))
+        each = store.item(f"i{steps.randrange(6)}")
+        criterion = steps.choice(("Clarity", "Depth", OVERALL))
+        kind = steps.random()
+        if step == 150:
+            store.record_criterion_action("t", "ann", "delete", criterion_id=depth.id, reason="r")
+        elif step == 300:
+            store.record_criterion_action("t", "ann", "approve", criterion_id=depth.id, reason="r")
+        elif criterion == OVERALL:
+            if each.compares:
+                store.set_preference(each.id, who, steps.randrange(3))
+            else:
+                store.set_score(each.id, OVERALL, who, 3)
+        elif kind < 0.6 and any(d.criterion == criterion for d in store.drafts(each.id)):
+            count = next(len(d.sentences) for d in store.drafts(each.id) if d.criterion == criterion)
+            action = steps.choice(("pass", "delete", "revise"))
+            text = "New." if action == "revise" else None
+            store.record_sentence_action(
+                each.id, criterion, who, action, sentence=steps.randrange(count), text=text
+            )
+        elif each.compares:
+            store.set_candidate_scores(
+                each.id, criterion, who, [steps.randrange(1, 6) for _ in each.candidates]
+            )
+        else:
+            store.set_score(each.id, criterion, who, steps.randrange(1, 6))
+        if step % 20 == 19:
+            for name in ("ann", "bea"):
+                done, waiting = reference(store, name)
+                assert store.done_items(name) == done, (step, name)
+                progress = store.task_progress(name)["t"]
+                assert (progress.done, progress.total, progress.awaiting_overall) == (len(done), 6, waiting)
+    assert store.done_items("ann") and store.done_items("bea")  # the walk got somewhere
+
+
+def test_a_draft_imported_after_a_criterion_was_scored_undoes_its_progress(tmp_path: Path) -> None:
+    store = mixed(tmp_path)
+    store.set_score("i4", "Clarity", "ann", 3)
+    store.record_sentence_action("i4", "Clarity", "ann", "pass", sentence=0)
+    store.record_sentence_action("i4", "Clarity", "ann", "pass", sentence=1)
+    store.set_score("i4", "Depth", "ann", 3)  # no draft of Depth on i4: scored is finished
+    store.set_score("i4", OVERALL, "ann", 3)
+    assert "i4" in store.done_items("ann") and store.is_done("i4", "ann")
+    store.add_items([Item("i4", "t", "q", "out")], [Draft("i4", "Depth", 2, sentences=("Late.",))])
+    assert "i4" not in store.done_items("ann") and not store.is_done("i4", "ann")
+    store.record_sentence_action("i4", "Depth", "ann", "pass", sentence=0)
+    assert "i4" in store.done_items("ann") and store.is_done("i4", "ann")
