@@ -214,3 +214,21 @@ def test_a_draft_imported_after_a_criterion_was_scored_undoes_its_progress(tmp_p
     assert "i4" not in store.done_items("ann") and not store.is_done("i4", "ann")
     store.record_sentence_action("i4", "Depth", "ann", "pass", sentence=0)
     assert "i4" in store.done_items("ann") and store.is_done("i4", "ann")
+
+
+def test_a_version_5_project_gets_its_progress_from_its_log_when_opened(tmp_path: Path) -> None:
+    store = populate(tmp_path)  # every action of the review fixtures
+    names = store.annotators()
+    before = {name: (store.task_progress(name), store.done_items(name, overall=False)) for name in names}
+    with closing(sqlite3.connect(store.path)) as db:  # as version 5 wrote it: no progress kept
+        rows = db.execute("SELECT * FROM finished ORDER BY 1, 2, 3").fetchall()
+        db.execute("DROP TABLE finished")
+        db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        db.commit()
+    reopened = ReviewStore.open(tmp_path, create=False)
+    with closing(sqlite3.connect(reopened.path)) as db:
+        assert db.execute("SELECT * FROM finished ORDER BY 1, 2, 3").fetchall() == rows
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("6",)
+    assert rows  # the fixtures finished something
+    after = {name: (reopened.task_progress(name), reopened.done_items(name, overall=False)) for name in names}
+    assert after == before
