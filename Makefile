@@ -38,6 +38,8 @@ bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python benchmarks/hdeval_aggregator.py
 	PYTHONPATH=. $(BIN)/python benchmarks/view_index.py
 	PYTHONPATH=. $(BIN)/python benchmarks/stall.py
+	PYTHONPATH=. $(BIN)/python benchmarks/review_pages.py
+	PYTHONPATH=. $(BIN)/python benchmarks/review_import_memory.py
 
 # The package boundaries (pyproject.toml's [tool.importlinter]); the test suite runs them too.
 lint: $(STAMP)

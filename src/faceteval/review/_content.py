@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from faceteval.review._database import Database
 from faceteval.review._model import Draft, Item, ReviewError, describe_conflicts
+from faceteval.review._progress import remark_draft
 from faceteval.review._rows import item
 
 __all__ = ["add_items", "add_task", "conflicts"]
@@ -109,15 +110,16 @@ def add_items(database: Database, items: Sequence[Item], drafts: Sequence[Draft]
             raise ReviewError(describe_conflicts(clashes))
         tasks = {row[0] for row in db.execute("SELECT name FROM tasks")}
         position = db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0]
-        added = 0
+        fresh: set[str] = set()  # the items new here: nobody acted on them yet
         for item in items:
             if item.task not in tasks:
                 raise ReviewError(f"item {item.id!r}: unknown task {item.task!r}")
-            added += _insert_item(db, item, position + added)
+            if _insert_item(db, item, position + len(fresh)):
+                fresh.add(item.id)
         for draft in drafts:
             _check_scores(db, draft)
-            _insert_draft(db, draft)
-    return added
+            _insert_draft(db, draft, acted_on=draft.item_id not in fresh)
+    return len(fresh)
 
 
 def _check_scores(db: sqlite3.Connection, draft: Draft) -> None:
@@ -156,9 +158,10 @@ def _insert_item(db: sqlite3.Connection, item: Item, position: int) -> int:
     return cursor.rowcount
 
 
-def _insert_draft(db: sqlite3.Connection, draft: Draft) -> None:
+def _insert_draft(db: sqlite3.Connection, draft: Draft, *, acted_on: bool) -> None:
     """Insert ``draft`` unless the item has one on its criterion; its details (a comparison's scores
-    and verdict, the facet's weight, the explanation's parts) only when it has any."""
+    and verdict, the facet's weight, the explanation's parts) only when it has any. A draft added to
+    an item annotators may have ``acted_on`` already (one imported before) changes their progress."""
     cursor = db.execute(
         "INSERT INTO drafts (item_id, criterion, score, conclusion, evidence, sentences) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (item_id, criterion) DO NOTHING",
@@ -175,6 +178,8 @@ def _insert_draft(db: sqlite3.Connection, draft: Draft) -> None:
         raise ReviewError(
             f"{draft.item_id!r} / {draft.criterion!r}: its sentences are not its parts' sentences"
         )
+    if cursor.rowcount and acted_on:
+        remark_draft(db, draft.item_id, draft.criterion)
     details = draft.scores or draft.weight is not None or draft.verdict is not None or draft.parts
     if cursor.rowcount and details:
         db.execute(

@@ -31,6 +31,9 @@ from faceteval.store import MethodRecord
 
 __all__ = ["ImportSummary", "import_run"]
 
+Evaluations = dict[tuple[str, int], dict[str, Any]]
+"""What a judgment's trace read from each criterion and overall reply, by (criterion, candidate number)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ImportSummary:
@@ -85,7 +88,7 @@ def import_run(
     descriptions: dict[str, str] = {}
     facet_counts: dict[str, list[int]] = {}
     skipped = 0
-    for judgment in judgments:
+    for judgment, parsed in judgments:
         if judgment.status != "ok":
             skipped += 1
             continue
@@ -104,8 +107,10 @@ def import_run(
             scale = tuple(criterion.scale) if criterion is not None and criterion.scale else method_scale
             description = criterion.description if criterion is not None else ""
             criteria.setdefault(name, {}).setdefault(facet.name, (description or "", scale))  # type: ignore[arg-type]
-        made = _comparison if instance.n_candidates > 1 else _output
-        item, item_drafts = made(instance, judgment, name)
+        if instance.n_candidates > 1:
+            item, item_drafts = _comparison(instance, judgment, name)
+        else:
+            item, item_drafts = _output(instance, judgment, parsed, name)
         items.append(item)
         drafts += item_drafts
     clashes = store.conflicts(items)
@@ -141,13 +146,18 @@ def import_run(
     )
 
 
-def _judgments(path: Path) -> list[Judgment]:
-    """The judgments of ``path``: at least one ok, and no id twice (the lines of each repeat named)."""
+def _judgments(path: Path) -> list[tuple[Judgment, Evaluations]]:
+    """The judgments of ``path``: at least one ok, and no id twice (the lines of each repeat named).
+
+    Each is kept without its trace (most of a judgment's size), with what a draft takes from it
+    (`_parsed_evaluations`), read as the line is.
+    """
     lines: dict[str, list[int]] = {}
     judgments = []
     for line_no, judgment in read_numbered_judgments(path):
         lines.setdefault(judgment.id, []).append(line_no)
-        judgments.append(judgment)
+        parsed = _parsed_evaluations(judgment) if judgment.status == "ok" else {}
+        judgments.append((judgment.model_copy(update={"trace": []}), parsed))
     if not judgments:
         raise FacetevalError(f"{path}: no judgments (the file is empty): nothing to review")
     repeated = [f"{i!r} (lines {', '.join(map(str, at))})" for i, at in lines.items() if len(at) > 1]
@@ -157,7 +167,7 @@ def _judgments(path: Path) -> list[Judgment]:
             f"more than once: {first_few(repeated)}; "
             "each output is judged once in a run: keep one line of each"
         )
-    if not any(judgment.status == "ok" for judgment in judgments):
+    if not any(judgment.status == "ok" for judgment, _ in judgments):
         raise FacetevalError(
             f"{path}: none of its {plural(len(judgments), 'judgment')} is ok (all failed): nothing to review"
         )
@@ -186,9 +196,11 @@ def _overall_scale(method: MethodRecord | None, facets: list[int]) -> tuple[floa
     return spec.overall_scale(dict(method.params), facets)
 
 
-def _output(instance: Instance, judgment: Judgment, task: str) -> tuple[Item, list[Draft]]:
-    """The item of an instance judged on one output, and the LLM's drafts on it."""
-    parsed = _parsed_evaluations(judgment)
+def _output(
+    instance: Instance, judgment: Judgment, parsed: Evaluations, task: str
+) -> tuple[Item, list[Draft]]:
+    """The item of an instance judged on one output, and the LLM's drafts on it (``parsed``: what its
+    trace read from each reply, `_parsed_evaluations`)."""
     item = Item(
         id=instance.id,
         task=task,
@@ -255,9 +267,9 @@ def _system(instance: Instance, index: int) -> str | None:
     return str(system) if system is not None and len(instance.candidates) == 1 else None
 
 
-def _parsed_evaluations(judgment: Judgment) -> dict[tuple[str, int], dict[str, Any]]:
+def _parsed_evaluations(judgment: Judgment) -> Evaluations:
     """What the trace read from each criterion and overall reply, by (criterion, candidate number)."""
-    out: dict[tuple[str, int], dict[str, Any]] = {}
+    out: Evaluations = {}
     spec = find_method_spec(judgment.method)
     stages = spec.evaluations if spec is not None else None
     if stages is None:  # the method's spec names no evaluation stages to draft from (as CoEval's does)

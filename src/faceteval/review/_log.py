@@ -24,6 +24,7 @@ from faceteval.review._model import (
     ReviewError,
     SentenceAction,
 )
+from faceteval.review._progress import mark, mark_each
 from faceteval.review._views import annotator_actions, final, reviewed
 
 __all__ = [
@@ -182,6 +183,7 @@ def record_sentence_action(
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (item_id, criterion, annotator, sentence, action, _clean(text), now()),
         )
+        mark(db, item_id, criterion, annotator)
         return int(cursor.lastrowid or 0)
 
 
@@ -218,6 +220,7 @@ def set_score(database: Database, item_id: str, criterion: str, annotator: str, 
             "VALUES (?, ?, ?, ?, ?)",
             (item_id, criterion, annotator, float(score), now()),
         )
+        mark(db, item_id, criterion, annotator)
 
 
 def set_candidate_scores(
@@ -239,6 +242,7 @@ def set_candidate_scores(
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(item_id, criterion, k, annotator, float(s), stamp) for k, s in enumerate(scores, start=1)],
         )
+        mark(db, item_id, criterion, annotator)
 
 
 def set_preference(database: Database, item_id: str, annotator: str, preference: int) -> None:
@@ -254,6 +258,7 @@ def set_preference(database: Database, item_id: str, annotator: str, preference:
             "INSERT INTO preferences (item_id, annotator, preference, created_at) VALUES (?, ?, ?, ?)",
             (item_id, annotator, int(preference), now()),
         )
+        mark(db, item_id, OVERALL, annotator)
 
 
 def _check_item(db: sqlite3.Connection, item_id: str) -> int:
@@ -293,6 +298,8 @@ def import_log(
             "VALUES (?, ?, ?, ?, ?)",
             [(*row[:3], float(row[3]), stamp) for row in scores],
         )
+        acted = [(row[0], row[1], row[2]) for row in sentence_actions]
+        mark_each(db, acted + [(row[0], row[1], row[2]) for row in scores])
 
 
 def _check_log(

@@ -93,8 +93,7 @@ def item_page(
     """Stage 2: one item (an output, or a comparison of candidates side by side), as the annotator left it."""
     views, overall = store.item_view(item.id, annotator)
     preference = store.preference(item.id, annotator) if item.compares else None
-    siblings = [other.id for other in store.items(item.task)]
-    index = siblings.index(item.id)
+    previous, following, index, total = store.neighbours(item.id)
     overall_draft = next((d for d in store.drafts(item.id) if d.criterion == OVERALL), None)
     return page(
         "item.html",
@@ -105,9 +104,9 @@ def item_page(
         overall=overall,
         preference=preference,
         overall_draft=overall_draft,
-        previous=siblings[index - 1] if index > 0 else None,
-        next=siblings[index + 1] if index + 1 < len(siblings) else None,
-        position=(index + 1, len(siblings)),
+        previous=previous,
+        next=following,
+        position=(index + 1, total),
         done=finished(views, preference if item.compares else overall),
         scale_values=scale_values,
         overall_scale=store.task_scale(item.task),

@@ -30,6 +30,7 @@ __all__ = [
     "drafts",
     "item",
     "items",
+    "neighbours",
     "preference",
     "preferences",
     "preferred",
@@ -84,6 +85,30 @@ def item(db: sqlite3.Connection, item_id: str) -> Item:
     if row is None:
         raise ReviewError(f"no item {item_id!r}")
     return _item(row, _candidates(db, [item_id]).get(item_id, ()))
+
+
+def neighbours(db: sqlite3.Connection, item_id: str) -> tuple[str | None, str | None, int, int]:
+    """``(previous, next, index, total)`` of an item among its task's, in import order.
+
+    Each is one query on the index of items by task and position (``items_by_task``): the page of an
+    item reads its neighbours, not every item of its task.
+    """
+    row = db.execute("SELECT task, position FROM items WHERE id = ?", (item_id,)).fetchone()
+    if row is None:
+        raise ReviewError(f"no item {item_id!r}")
+    task, position = row
+    before = db.execute(
+        "SELECT id FROM items WHERE task = ? AND position < ? ORDER BY position DESC LIMIT 1",
+        (task, position),
+    ).fetchone()
+    after = db.execute(
+        "SELECT id FROM items WHERE task = ? AND position > ? ORDER BY position LIMIT 1", (task, position)
+    ).fetchone()
+    index = db.execute(
+        "SELECT COUNT(*) FROM items WHERE task = ? AND position < ?", (task, position)
+    ).fetchone()[0]
+    total = db.execute("SELECT COUNT(*) FROM items WHERE task = ?", (task,)).fetchone()[0]
+    return (None if before is None else before[0]), (None if after is None else after[0]), index, total
 
 
 def drafts(db: sqlite3.Connection, item_id: str | None = None) -> list[Draft]:

@@ -9,15 +9,17 @@ already there changes. One written by a newer faceteval is refused.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
 from faceteval.review._database import Database
 from faceteval.review._model import ReviewError
+from faceteval.review._progress import mark_all
 
 __all__ = ["SCHEMA_VERSION", "install"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
 (``criteria_actions.added_id``), 3 whether a task's scale was worked out from drafts
 (``tasks.scale_derived``), 4 invite links (``invites``) and the tokens of the forms posted
@@ -25,8 +27,14 @@ SCHEMA_VERSION = 5
 (``candidates``), what a draft holds beyond its score and sentences (``draft_details``: each
 candidate's score, the facet's weight, the judge's verdict, the explanation's headings and score
 lines), and each annotator's scores of candidates (``candidate_scores``) and preferences
-(``preferences``). Each version's tables are made when an older project is opened; an older
-faceteval, which would not read them, refuses a newer project."""
+(``preferences``), 6 each annotator's progress kept as they act (``finished``: the criteria of
+items they finished, and the items they gave their overall; see ``_progress.py``). Each version's
+tables are made when an older project is opened; an older faceteval, which would not read them,
+refuses a newer project.
+
+Indexes are not versions: an older faceteval reads a project with more of them as it was, so an
+index added later (``items_by_task``, for an item's neighbours) is made in every project opened,
+old or new, without changing its version."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -142,13 +150,20 @@ CREATE TABLE IF NOT EXISTS preferences (
     preference INTEGER NOT NULL CHECK (preference >= 0),
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS finished (
+    annotator TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    PRIMARY KEY (annotator, item_id, criterion)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sentence_actions_by_item ON sentence_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS score_actions_by_item ON score_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS criteria_actions_by_task ON criteria_actions (task, annotator);
 CREATE INDEX IF NOT EXISTS candidate_scores_by_item ON candidate_scores (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS preferences_by_item ON preferences (item_id, annotator);
+CREATE INDEX IF NOT EXISTS items_by_task ON items (task, position);
 """
-_MIGRATIONS = {  # columns each version added to tables it did not make (version 5 made tables only)
+_MIGRATIONS = {  # columns each version added to tables it did not make (versions 5 and 6 made tables only)
     2: (
         ("tasks", "scale_min", "REAL"),
         ("tasks", "scale_max", "REAL"),
@@ -156,9 +171,11 @@ _MIGRATIONS = {  # columns each version added to tables it did not make (version
     ),
     3: (("tasks", "scale_derived", "INTEGER NOT NULL DEFAULT 0"),),
 }
-_BACKFILLS = {  # what each version's new columns hold for rows written before it
+_BACKFILLS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
+    # what each version's new columns and tables hold for rows written before it
     # Version 2 did not record which scales were worked out from drafts: taken as such (widened).
     3: "UPDATE tasks SET scale_derived = 1 WHERE scale_min IS NOT NULL",
+    6: mark_all,  # the progress of the actions already logged
 }
 
 
@@ -201,5 +218,8 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
     for table, column, kind in _MIGRATIONS.get(version, ()):
         if column not in {info[1] for info in db.execute(f"PRAGMA table_info({table})")}:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-    if version in _BACKFILLS:
-        db.execute(_BACKFILLS[version])
+    backfill = _BACKFILLS.get(version)
+    if isinstance(backfill, str):
+        db.execute(backfill)
+    elif backfill is not None:
+        backfill(db)

@@ -200,6 +200,11 @@ class ReviewStore:
     def item(self, item_id: str) -> Item:
         return self._read(_rows.item, item_id)
 
+    def neighbours(self, item_id: str) -> tuple[str | None, str | None, int, int]:
+        """``(previous, next, index, total)`` of an item among its task's items, in import order
+        (``index`` from 0), read by index without reading the others."""
+        return self._read(_rows.neighbours, item_id)
+
     def drafts(self, item_id: str | None = None) -> list[Draft]:
         """The LLM's drafts (of one item)."""
         return self._read(_rows.drafts, item_id)

@@ -9,7 +9,6 @@ writes. The rows themselves are read by ``_rows.py``.
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -19,21 +18,17 @@ from faceteval.review._model import (
     CriterionRow,
     CriterionView,
     Draft,
-    Item,
     SentenceView,
     TaskProgress,
 )
+from faceteval.review._progress import counts, finished_ids
 from faceteval.review._rows import (
     Action,
     candidate_scores,
-    candidates_scores,
     criteria,
     drafts,
     item,
-    items,
-    preferred,
     score_actions,
-    scores,
     sentence_actions,
     task_scale,
     tasks,
@@ -154,47 +149,29 @@ def item_view(
 
 
 def task_progress(db: sqlite3.Connection, annotator: str) -> dict[str, TaskProgress]:
-    """Per task: the items the annotator finished, of how many, and how many await an overall score."""
-    criteria_done, done = finished_items(db, annotator)
+    """Per task: the items the annotator finished, of how many, and how many await an overall score.
+
+    Counted from the progress kept as they acted (``_progress.py``), by indexed aggregates.
+    """
     out: dict[str, TaskProgress] = {}
     for task, _ in tasks(db):
-        ids = [each.id for each in items(db, task)]
-        waiting = sum(i in criteria_done and i not in done for i in ids)
-        out[task] = TaskProgress(sum(i in done for i in ids), len(ids), awaiting_overall=waiting)
+        kept = [c.name for c in final_criteria(db, task, annotator)]
+        total, criteria_done, done = counts(db, task, annotator, kept)
+        out[task] = TaskProgress(done, total, awaiting_overall=criteria_done - done)
     return out
 
 
 def finished_items(db: sqlite3.Connection, annotator: str) -> tuple[set[str], set[str]]:
     """The items whose every criterion the annotator finished, and those of them also scored overall
     (a comparison: given a preference)."""
-    sentences = {(d.item_id, d.criterion): len(d.sentences) for d in drafts(db)}
-    acted = _acted(sentence_actions(db), annotator)
-    scored = {(each, criterion) for each, criterion, who in scores(db) if who == annotator}
-    each_scored = Counter(
-        (i, criterion) for i, criterion, _, who in candidates_scores(db) if who == annotator
-    )
-    chosen = {i for i, who in preferred(db) if who == annotator}
-    kept = {task: [c.name for c in final_criteria(db, task, annotator)] for task, _ in tasks(db)}
-
-    def criterion_done(each: Item, name: str) -> bool:
-        key = (each.id, name)
-        given = each_scored[key] == len(each.candidates) if each.compares else key in scored
-        return given and len(acted[key] & set(range(sentences.get(key, 0)))) == sentences.get(key, 0)
-
-    criteria_done = {
-        each.id for each in items(db) if all(criterion_done(each, name) for name in kept[each.task])
-    }
-    done = {i for i in criteria_done if (i, OVERALL) in scored or i in chosen}
+    criteria_done: set[str] = set()
+    done: set[str] = set()
+    for task, _ in tasks(db):
+        kept = [c.name for c in final_criteria(db, task, annotator)]
+        each, overall = finished_ids(db, task, annotator, kept)
+        criteria_done |= each
+        done |= overall
     return criteria_done, done
-
-
-def _acted(actions: Sequence[Action], annotator: str) -> defaultdict[tuple[str, str], set[int]]:
-    """Per ``(item, criterion)``: the draft sentences the annotator acted on."""
-    acted: defaultdict[tuple[str, str], set[int]] = defaultdict(set)
-    for action in actions:
-        if action["annotator"] == annotator and (action["sentence"] or 0) >= 0 and action["action"] != "add":
-            acted[(action["item_id"], action["criterion"])].add(action["sentence"])
-    return acted
 
 
 def _sentences(draft: Draft | None, actions: Sequence[Mapping[str, Any]]) -> tuple[SentenceView, ...]:

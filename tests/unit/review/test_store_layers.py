@@ -26,8 +26,11 @@ from tests.support.review_rows import (
     stage_two,
 )
 
-_LOG_TABLES = frozenset({"criteria_actions", "sentence_actions", "score_actions", "form_posts"})
-_COMPARISON_TABLES = frozenset({"candidate_scores", "preferences", "sentence_actions", "form_posts"})
+# The log, and the progress its actions make (``finished``, only ever added to as well).
+_LOG_TABLES = frozenset({"criteria_actions", "sentence_actions", "score_actions", "form_posts", "finished"})
+_COMPARISON_TABLES = frozenset(
+    {"candidate_scores", "preferences", "sentence_actions", "form_posts", "finished"}
+)
 _READING = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION})
 _TRANSACTION = frozenset({sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT})
 
