@@ -22,7 +22,7 @@ then ends as the next scripted `Fate` says (``completed`` by default): its lines
 its first ``answered`` lines; the rest go to the error file with ``response`` null and the error
 ``batch_expired``. An input that breaks the batch rules (a line that is not a POST to the endpoint, a
 ``custom_id`` given twice, more requests or bytes than the limits) makes the batch ``failed`` with its
-``errors``, as the API does.
+``errors``, as the API does. ``GET /v1/batches`` lists every batch, newest first, on one page.
 """
 
 from __future__ import annotations
@@ -112,6 +112,7 @@ class OpenAIBatches:
                 Route("/v1/files/{file_id}", self._file, methods=["GET"]),
                 Route("/v1/files/{file_id}/content", self._content, methods=["GET"]),
                 Route("/v1/batches", self._create, methods=["POST"]),
+                Route("/v1/batches", self._list, methods=["GET"]),
                 Route("/v1/batches/{batch_id}", self._retrieve, methods=["GET"]),
             ]
         )
@@ -187,6 +188,14 @@ class OpenAIBatches:
             self.batches[batch["id"]] = batch
             self._polls[batch["id"]] = 0
         return JSONResponse(batch)
+
+    async def _list(self, request: Request) -> Response:
+        newest_first = self.created[::-1]
+        ids = [b["id"] for b in newest_first]
+        page = {"object": "list", "data": newest_first, "has_more": False}
+        return JSONResponse(
+            {**page, "first_id": ids[0] if ids else None, "last_id": ids[-1] if ids else None}
+        )
 
     async def _retrieve(self, request: Request) -> Response:
         batch_id = request.path_params["batch_id"]

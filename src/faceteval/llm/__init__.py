@@ -5,6 +5,7 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 `ScriptedProvider` is a test double: it is never built from a spec.
 """
 
+from faceteval.llm._batch_format import openai_batch_completion, openai_batch_line
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
 from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend
@@ -63,6 +64,8 @@ __all__ = [
     "create_provider",
     "estimate_prompt_tokens",
     "estimate_tokens",
+    "openai_batch_completion",
+    "openai_batch_line",
     "reply_schema",
     "system",
     "user",
