@@ -3,9 +3,22 @@ the response cache under the identity the synchronous path uses (so the next pas
 
 `OpenAIBatchRunner` submits a round (cut at the provider's limits by `shards`), records each batch in the
 cache's `faceteval.store.BatchLedger` before anything else, polls, and imports the results.
+`run_in_passes` runs a method's work pass after pass with an LLM in collecting mode
+(`faceteval.llm.Collector`): each pass's misses are one round, until a pass misses nothing.
 """
 
 from faceteval.batch._openai import ImportTally, OpenAIBatchRunner
+from faceteval.batch._passes import Passes, Send, run_in_passes
 from faceteval.batch._shards import ANTHROPIC_LIMITS, OPENAI_LIMITS, Limits, shards
 
-__all__ = ["ANTHROPIC_LIMITS", "OPENAI_LIMITS", "ImportTally", "Limits", "OpenAIBatchRunner", "shards"]
+__all__ = [
+    "ANTHROPIC_LIMITS",
+    "OPENAI_LIMITS",
+    "ImportTally",
+    "Limits",
+    "OpenAIBatchRunner",
+    "Passes",
+    "Send",
+    "run_in_passes",
+    "shards",
+]

@@ -7,6 +7,7 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 
 from faceteval.llm._batch_format import openai_batch_completion, openai_batch_line
 from faceteval.llm._cache import ResponseCache, cache_key
+from faceteval.llm._collect import Collector
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
 from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend
 from faceteval.llm._panel import Judge, Panel
@@ -39,6 +40,7 @@ __all__ = [
     "DEFAULT_RETRY",
     "DEFAULT_TIMEOUT",
     "LLM",
+    "Collector",
     "Completion",
     "CompletionRequest",
     "Exchange",
