@@ -8,7 +8,7 @@ cache's `faceteval.store.BatchLedger` before anything else, polls, and imports t
 """
 
 from faceteval.batch._openai import ImportTally, OpenAIBatchRunner
-from faceteval.batch._passes import Passes, Send, run_in_passes
+from faceteval.batch._passes import Passes, Rounds, run_in_passes
 from faceteval.batch._shards import ANTHROPIC_LIMITS, OPENAI_LIMITS, Limits, shards
 
 __all__ = [
@@ -18,7 +18,7 @@ __all__ = [
     "Limits",
     "OpenAIBatchRunner",
     "Passes",
-    "Send",
+    "Rounds",
     "run_in_passes",
     "shards",
 ]

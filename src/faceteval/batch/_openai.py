@@ -76,6 +76,10 @@ class OpenAIBatchRunner:
         self.limits = limits
         self.poll_interval = poll_interval
 
+    def last_round(self) -> int:
+        """The highest round of this provider recorded in the cache's ledger (0 if none)."""
+        return max((row.round for row in self.cache.batches.all() if row.provider == PROVIDER), default=0)
+
     async def submit(self, round: int, requests: Iterable[tuple[str, CompletionRequest]]) -> list[int]:
         """Upload ``requests`` (cache key, request) as batch files and create a batch of each; their rows.
 

@@ -2,49 +2,69 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import anyio
 
+from faceteval.batch._openai import ImportTally
 from faceteval.llm import Collector, CompletionRequest
 
 T = TypeVar("T")
-
-Send = Callable[[int, Mapping[str, CompletionRequest]], Awaitable[None]]
-"""Sends round ``n``'s requests (cache key to request) and returns once their replies are in the cache."""
 
 SETTLE = 0.01
 """Seconds between two looks at whether every task of a pass waits (a task that waits on a thread can
 make the loop look stalled while it is not: the pass is cut only once a collected request waits)."""
 
 
+class Rounds(Protocol):
+    """A provider's batch API as the pass loop uses it (`faceteval.batch.OpenAIBatchRunner`)."""
+
+    def last_round(self) -> int:
+        """The highest round recorded in the cache's ledger (0 if none)."""
+        ...
+
+    async def finish(self) -> ImportTally:
+        """Wait for every recorded batch not yet imported, and import it."""
+        ...
+
+    async def submit(self, round: int, requests: Iterable[tuple[str, CompletionRequest]]) -> list[int]:
+        """Submit a round's requests (cache key, request) and record its batches."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Passes(Generic[T]):
-    """The outcome of a batch run: the work's result (of the last pass, which missed nothing), and how
-    many rounds of requests were sent."""
+    """The outcome of a batch run: the work's result (of the last pass, which missed nothing), the rounds
+    this run sent, and what their batches (and a killed run's) brought into the cache."""
 
     result: T
     rounds: int
+    imported: ImportTally
 
 
-async def run_in_passes(work: Callable[[], Awaitable[T]], collector: Collector, send: Send) -> Passes[T]:
+async def run_in_passes(work: Callable[[], Awaitable[T]], collector: Collector, batches: Rounds) -> Passes[T]:
     """Run ``work`` (whose LLMs have ``collector`` set) pass after pass until a pass misses nothing.
 
+    The batches a killed run left are finished first, so that none of their requests is sent again.
     A pass runs until ``work`` ends or every task in it waits, with at least one collected request among
-    them: the pass is then cut (cancelled), its requests are sent as the next round, and ``work`` runs
-    again from the start, answered by the cache as far as it now goes. The last pass makes no call.
+    them: the pass is then cut (cancelled), its requests are submitted as the next round and imported,
+    and ``work`` runs again from the start, answered by the cache as far as it now goes. The last pass
+    makes no call.
     """
-    rounds = 0
+    imported = await batches.finish()
+    first = batches.last_round()
+    round = first
     while True:
         collector.requests.clear()
         finished, result = await _one_pass(work, collector)
         if finished:
             assert not collector.requests
-            return Passes(result, rounds)  # type: ignore[arg-type]
-        rounds += 1
-        await send(rounds, dict(collector.requests))
+            return Passes(result, round - first, imported)  # type: ignore[arg-type]
+        round += 1
+        await batches.submit(round, list(collector.requests.items()))
+        imported.add(await batches.finish())
 
 
 async def _one_pass(work: Callable[[], Awaitable[T]], collector: Collector) -> tuple[bool, T | None]:

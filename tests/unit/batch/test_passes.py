@@ -3,7 +3,7 @@ what the synchronous run gives, with one round per call level, each request sent
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 
 import anyio
@@ -83,24 +83,67 @@ async def test_a_run_in_passes_gives_the_synchronous_result_with_a_round_per_cal
     server.reset()
 
     collector = Collector()
-    sent: list[int] = []
     with SQLiteCache(tmp_path / "batch.db") as cache:
         llm = _llm(server, cache, collector)
-        runner = OpenAIBatchRunner(
-            client, cache, identity=llm.identity, model="gpt-test", price=PRICE, poll_interval=0.01
-        )
-
-        async def send(round: int, requests: Mapping[str, CompletionRequest]) -> None:
-            sent.append(len(requests))
-            await runner.submit(round, requests.items())
-            await runner.finish()
-
-        outcome = await run_in_passes(lambda: _method(llm, 20), collector, send)
+        outcome = await run_in_passes(lambda: _method(llm, 20), collector, _runner(client, cache, llm))
     assert outcome.result == synchronous
-    assert outcome.rounds == 3 and sent == [40, 20, 10]
-    custom_ids = [line["custom_id"] for b in batches.created for line in batches.input_lines(b["id"])]
+    assert outcome.rounds == 3
+    assert [b["request_counts"]["total"] for b in batches.created] == [40, 20, 10]
+    custom_ids = _sent(batches)
     assert len(custom_ids) == 70 and len(set(custom_ids)) == 60  # the expired 10 sent again, nothing else
     assert len(server.requests) == 60  # every reply came through a batch: no call of the last pass
+    assert outcome.imported.imported == 60 and outcome.imported.failed == 10
+    cost = PRICE.cost(outcome.imported.input_tokens, outcome.imported.output_tokens) / 2
+    assert outcome.imported.cost_usd == pytest.approx(cost)
+
+
+class Killed(Exception):
+    """The run stopped (kill -9) right after a round's batches were recorded."""
+
+
+class KilledAfterSubmitting(OpenAIBatchRunner):
+    async def submit(self, round: int, requests: Iterable[tuple[str, CompletionRequest]]) -> list[int]:
+        rows = await super().submit(round, requests)
+        if round == 2:
+            raise Killed
+        return rows
+
+
+async def test_a_run_killed_once_a_round_was_submitted_resumes_with_those_batches_and_resubmits_nothing(
+    served: tuple[LLMServer, OpenAIBatches], client: openai.AsyncOpenAI, tmp_path: Path
+) -> None:
+    server, batches = served
+    with SQLiteCache(tmp_path / "sync.db") as sync_cache:
+        sync_llm = _llm(server, sync_cache)
+        synchronous = await sync_llm.closing_after(lambda: _method(sync_llm, 10))
+    path = tmp_path / "batch.db"
+    with SQLiteCache(path) as cache:
+        collector = Collector()
+        llm = _llm(server, cache, collector)
+        killed = KilledAfterSubmitting(
+            client, cache, identity=llm.identity, model="gpt-test", price=PRICE, poll_interval=0.01
+        )
+        with pytest.raises(Killed):
+            await run_in_passes(lambda: _method(llm, 10), collector, killed)
+    assert [b["status"] for b in batches.created] == ["completed", "validating"]
+    with SQLiteCache(path) as cache:  # the re-run
+        collector = Collector()
+        llm = _llm(server, cache, collector)
+        outcome = await run_in_passes(lambda: _method(llm, 10), collector, _runner(client, cache, llm))
+    assert outcome.result == synchronous and outcome.rounds == 0  # the killed run's round 2 was all it needed
+    assert len(batches.created) == 2 and sorted(_sent(batches)) == sorted(set(_sent(batches)))
+    with SQLiteCache(path) as cache:
+        assert [row.round for row in cache.batches.all()] == [1, 2]
+
+
+def _runner(client: openai.AsyncOpenAI, cache: SQLiteCache, llm: LLM) -> OpenAIBatchRunner:
+    return OpenAIBatchRunner(
+        client, cache, identity=llm.identity, model="gpt-test", price=PRICE, poll_interval=0.01
+    )
+
+
+def _sent(batches: OpenAIBatches) -> list[str]:
+    return [line["custom_id"] for b in batches.created for line in batches.input_lines(b["id"])]
 
 
 def test_collecting_needs_the_cache(llm_server: LLMServer) -> None:
