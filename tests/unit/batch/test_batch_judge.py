@@ -1,5 +1,6 @@
 """A real method judged in batch passes: DnA-Eval with swapped orders, through the official SDK against the
-local files + batches server, gives the synchronous run's judgments with one round per call level."""
+local files + batches server, gives the synchronous run's judgments with one round per call level (a
+re-ask of an unreadable reply is one more level)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,15 @@ OPTIONS = JudgeOptions(swap=True, window=1_000)
 @pytest.fixture
 def served() -> Iterator[tuple[LLMServer, OpenAIBatches]]:
     rule = RuleJudge(scorer=lambda text, _aspect: 8 if text.startswith("strong") else 4, record=False)
-    server = LLMServer(lambda body: rule.respond(body["messages"]))
+
+    def respond(body: dict[str, Any]) -> str:
+        messages = body["messages"]
+        first_ask = all(m["role"] != "assistant" for m in messages)
+        if first_ask and "Q7\n" in str(messages[-1]["content"]) and "on one aspect only:" in str(messages):
+            return "I would rather not score this."  # unreadable: the method re-asks, one level deeper
+        return rule.respond(messages)
+
+    server = LLMServer(respond)
     batches = OpenAIBatches(server, polls_in_progress=1)
     with server:
         yield server, batches
@@ -74,4 +83,6 @@ async def test_dna_with_swap_in_batch_passes_gives_the_synchronous_judgments(
     assert all(j.status == "ok" for j in outcome.result)
     sent = [line["custom_id"] for b in batches.created for line in batches.input_lines(b["id"])]
     assert len(sent) == len(set(sent)) == calls == len(server.requests)  # every call once, all by batch
-    assert outcome.rounds == 2  # DnA's depth: the aspects (and weights), then one score call per aspect
+    assert outcome.rounds == 3  # DnA's depth: the aspects (and weights), the scores, and Q7's re-asks
+    (seventh,) = (j for j in outcome.result if j.id == "7")
+    assert sum(e.stage.startswith("dna.score") for e in seventh.trace) == 12  # 3 aspects x 2 orders, re-asked
