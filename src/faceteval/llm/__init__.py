@@ -5,7 +5,12 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 `ScriptedProvider` is a test double: it is never built from a spec.
 """
 
-from faceteval.llm._batch_format import openai_batch_completion, openai_batch_line
+from faceteval.llm._batch_format import (
+    anthropic_batch_completion,
+    anthropic_batch_request,
+    openai_batch_completion,
+    openai_batch_line,
+)
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._collect import Collector
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
@@ -61,6 +66,8 @@ __all__ = [
     "ScriptedProvider",
     "Spend",
     "TokenLogprob",
+    "anthropic_batch_completion",
+    "anthropic_batch_request",
     "assistant",
     "cache_key",
     "create_provider",
