@@ -144,6 +144,11 @@ class OpenAIBatchRunner:
         """Put a finished batch's replies into the cache; errored and expired requests are left out (the
         next pass asks them again)."""
         self.cache.batches.status(row.row, batch.status)
+        if batch.status == "failed":
+            problems = [
+                f"line {e.line}: {e.message}" for e in (batch.errors.data if batch.errors else None) or ()
+            ]
+            logger.warning("batch %s failed: %s", row.batch_id, "; ".join(problems) or "no reason given")
         tally = ImportTally()
         if batch.output_file_id is not None:
             content = await self.client.files.content(batch.output_file_id)

@@ -9,6 +9,7 @@ from typing import Generic, Protocol, TypeVar
 import anyio
 
 from faceteval.batch._openai import ImportTally
+from faceteval.errors import ProviderError
 from faceteval.llm import Collector, CompletionRequest
 
 T = TypeVar("T")
@@ -52,6 +53,10 @@ async def run_in_passes(work: Callable[[], Awaitable[T]], collector: Collector, 
     them: the pass is then cut (cancelled), its requests are submitted as the next round and imported,
     and ``work`` runs again from the start, answered by the cache as far as it now goes. The last pass
     makes no call.
+
+    Raises:
+        ProviderError: A round's batches answered none of its requests (failed batches: a request the
+            API refuses, a quota): sending them again would not end.
     """
     imported = await batches.finish()
     first = batches.last_round()
@@ -64,7 +69,13 @@ async def run_in_passes(work: Callable[[], Awaitable[T]], collector: Collector, 
             return Passes(result, round - first, imported)  # type: ignore[arg-type]
         round += 1
         await batches.submit(round, list(collector.requests.items()))
-        imported.add(await batches.finish())
+        answered = await batches.finish()
+        if not answered.imported:  # the same requests would be sent again, and again
+            raise ProviderError(
+                f"round {round}: none of its {len(collector.requests):,} requests was answered by the "
+                "batch API (see the warnings above for each batch's status); nothing more is submitted"
+            )
+        imported.add(answered)
 
 
 async def _one_pass(work: Callable[[], Awaitable[T]], collector: Collector) -> tuple[bool, T | None]:

@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from faceteval.batch import OpenAIBatchRunner, run_in_passes
-from faceteval.errors import ConfigError
+from faceteval.errors import ConfigError, ProviderError
 from faceteval.llm import LLM, Collector, CompletionRequest, ModelSpec, Price, PriceTable, user
 from faceteval.llm._openai import OpenAIProvider
 from faceteval.store import SQLiteCache
@@ -154,3 +154,16 @@ def test_collecting_needs_the_cache(llm_server: LLMServer) -> None:
 def _llm_without_cache(server: LLMServer) -> LLM:
     provider = OpenAIProvider(api_key="test", base_url=server.base_url)
     return LLM(provider=provider, spec=ModelSpec.parse(SPEC), collector=Collector())
+
+
+async def test_a_round_whose_batches_all_fail_stops_the_run_rather_than_sending_it_again(
+    served: tuple[LLMServer, OpenAIBatches], client: openai.AsyncOpenAI, tmp_path: Path
+) -> None:
+    server, batches = served
+    batches.max_requests = 3  # the account's limit is lower than the runner's: every batch fails
+    with SQLiteCache(tmp_path / "batch.db") as cache:
+        collector = Collector()
+        llm = _llm(server, cache, collector)
+        with pytest.raises(ProviderError, match="round 1: none of its 40 requests was answered"):
+            await run_in_passes(lambda: _method(llm, 20), collector, _runner(client, cache, llm))
+    assert [b["status"] for b in batches.created] == ["failed"]
