@@ -246,6 +246,8 @@ class LLMServer:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
+        self.extra_routes: list[Route] = []
+        """Routes served before the catch-all (another API on the same server; add them before start)."""
 
     # -- test-facing API (any thread) -------------------------------------------------------------
 
@@ -301,6 +303,25 @@ class LLMServer:
             self._requests.clear()
             self._queue.clear()
             self._max_in_flight = self._in_flight
+
+    def answer(self, api: Api, body: dict[str, Any], path: str) -> tuple[int, Any]:
+        """The status and JSON body this server answers a request ``body`` with, as if it came to ``path``
+        (it is recorded, and takes the next scripted behaviour): how a batch's request lines are answered.
+
+        A behaviour that only makes sense on a connection (Disconnect, HugeBody) answers 500.
+        """
+        behaviour = self._admit(RecordedRequest(path, body, {}, time.monotonic()), scripted=True)
+        try:
+            if behaviour is None or isinstance(behaviour, Hang):
+                answer = self.responder(body)
+                behaviour = Reply(answer) if isinstance(answer, str) else answer
+            if isinstance(behaviour, Disconnect | HugeBody):
+                return 500, _error_body(api, 500, "the connection was dropped")
+            response = _render(api, behaviour, body)
+        finally:
+            self._release()
+        assert isinstance(response, Response)
+        return response.status_code, _parse_json(bytes(response.body))
 
     def start(self) -> None:
         """Listen, serve in a background thread, and return once connections are accepted."""
@@ -438,6 +459,7 @@ class _AsgiApp:
 
     def __init__(self, server: LLMServer) -> None:
         routes = [
+            *server.extra_routes,
             Route("/v1/chat/completions", _Endpoint(server, "openai"), methods=["POST"]),
             Route("/v1/messages", _Endpoint(server, "anthropic"), methods=["POST"]),
             Route("/{path:path}", _Endpoint(server, None), methods=["GET", "POST", "PUT", "DELETE"]),

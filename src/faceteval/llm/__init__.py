@@ -5,7 +5,14 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 `ScriptedProvider` is a test double: it is never built from a spec.
 """
 
+from faceteval.llm._batch_format import (
+    anthropic_batch_completion,
+    anthropic_batch_request,
+    openai_batch_completion,
+    openai_batch_line,
+)
 from faceteval.llm._cache import ResponseCache, cache_key
+from faceteval.llm._collect import Collector
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
 from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend, endpoint_identity
 from faceteval.llm._panel import Judge, Panel
@@ -38,6 +45,7 @@ __all__ = [
     "DEFAULT_RETRY",
     "DEFAULT_TIMEOUT",
     "LLM",
+    "Collector",
     "Completion",
     "CompletionRequest",
     "Exchange",
@@ -58,12 +66,16 @@ __all__ = [
     "ScriptedProvider",
     "Spend",
     "TokenLogprob",
+    "anthropic_batch_completion",
+    "anthropic_batch_request",
     "assistant",
     "cache_key",
     "create_provider",
     "endpoint_identity",
     "estimate_prompt_tokens",
     "estimate_tokens",
+    "openai_batch_completion",
+    "openai_batch_line",
     "reply_schema",
     "system",
     "user",

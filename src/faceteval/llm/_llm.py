@@ -15,6 +15,7 @@ from faceteval import tracing
 from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError, ProviderError, ProviderTimeout
 from faceteval.llm._cache import ResponseCache, cache_key
+from faceteval.llm._collect import Collector
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES, check_max_reply_bytes
 from faceteval.llm._pricing import PriceTable
 from faceteval.llm._provider import Provider
@@ -233,6 +234,8 @@ class LLM:
     dry_run: bool = False
     identity: str = ""
     retry_unreadable: bool = False
+    collector: Collector | None = None
+    """With ``--batch``: a miss is recorded here and waits (the pass is cut) instead of calling."""
     spent: Spend = field(default_factory=Spend, init=False)
     """Everything asked of this LLM so far, whether or not the work that asked finished."""
     _limiter: anyio.CapacityLimiter = field(init=False, repr=False)
@@ -255,6 +258,8 @@ class LLM:
             raise ConfigError(
                 f"retry must be a RetryPolicy, such as RetryPolicy(max_retries=3), got {self.retry!r}"
             )
+        if self.collector is not None and self.cache is None:
+            raise ConfigError("a batch run needs the response cache: its replies reach the method through it")
         if self.provider is None and not self.dry_run:
             raise ConfigError("an LLM needs a provider unless it is a dry run")
         if not self.identity:
@@ -354,6 +359,10 @@ class LLM:
                 hit = under_way.completion
         if hit is not None:
             exchange = Exchange(request.messages, hit, cached=True, cost_usd=self._cost(hit))
+        elif self.collector is not None:
+            self._asked.add(key)  # the batch's reply is this run's: retry_unreadable keeps it
+            await self.collector.defer(key, request)
+            raise AssertionError("a collected request waits until its pass is cut")
         elif self.dry_run:
             exchange = self._plan(request, example)
             if self.retry_unreadable:

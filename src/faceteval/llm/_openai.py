@@ -200,31 +200,7 @@ class OpenAIProvider:
             ) from None
         except RecursionError:  # nested deeper than the decoder goes: no completion looks like that
             raise BadResponseError(f"{where} answered with JSON nested too deep to be a completion") from None
-        if not isinstance(data, dict):
-            raise BadResponseError(
-                f"{where} answered with JSON that is not a chat completion: {snippet(data)}"
-            )
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices:
-            raise BadResponseError(f"{where} sent a reply without choices: choices={choices!r}")
-        choice = choices[0]
-        message = choice.get("message") if isinstance(choice, dict) else None
-        if not isinstance(message, dict):
-            raise BadResponseError(f"{where} sent a choice without a message: {snippet(choice)}")
-        reason = choice.get("finish_reason")
-        text, finish = _text(message, reason if isinstance(reason, str) else None, where)
-        usage = data.get("usage")
-        usage = usage if isinstance(usage, dict) else {}
-        model = data.get("model")
-        return Completion(
-            text=text,
-            input_tokens=token_count(usage.get("prompt_tokens")),
-            output_tokens=token_count(usage.get("completion_tokens")),
-            finish_reason=finish,
-            model=model if isinstance(model, str) and model else request.model,
-            logprobs=_logprobs(choice, where) if request.config.logprobs else None,
-            cached_input_tokens=_cached_tokens(usage),
-        )
+        return completion_of(data, request, where)
 
     def _api_error(self, exc: openai.APIError, model: str) -> ProviderError:
         where = f"{self._name} at {self._base_url}"
@@ -244,6 +220,37 @@ class OpenAIProvider:
                 exc.status_code, exc.response.headers, exc.body, where, key_hint="OPENAI_API_KEY"
             )
         return BadResponseError(f"{where} sent a reply the SDK could not read (model {model!r}): {exc}")
+
+
+def completion_of(data: Any, request: CompletionRequest, where: str) -> Completion:
+    """The completion in a chat completion's JSON body (``where`` names its source in errors).
+
+    Raises:
+        BadResponseError: The body is not a chat completion with a choice.
+    """
+    if not isinstance(data, dict):
+        raise BadResponseError(f"{where} answered with JSON that is not a chat completion: {snippet(data)}")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise BadResponseError(f"{where} sent a reply without choices: choices={choices!r}")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise BadResponseError(f"{where} sent a choice without a message: {snippet(choice)}")
+    reason = choice.get("finish_reason")
+    text, finish = _text(message, reason if isinstance(reason, str) else None, where)
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    model = data.get("model")
+    return Completion(
+        text=text,
+        input_tokens=token_count(usage.get("prompt_tokens")),
+        output_tokens=token_count(usage.get("completion_tokens")),
+        finish_reason=finish,
+        model=model if isinstance(model, str) and model else request.model,
+        logprobs=_logprobs(choice, where) if request.config.logprobs else None,
+        cached_input_tokens=_cached_tokens(usage),
+    )
 
 
 def _params(request: CompletionRequest) -> dict[str, Any]:

@@ -51,6 +51,18 @@ class Price:
             )
         return cost
 
+    def at_batch_rate(self) -> Price:
+        """The price of a request sent through a provider's batch API: half (OpenAI's and Anthropic's).
+
+        Examples:
+            >>> Price(2.5, 10.0).at_batch_rate()
+            Price(input=1.25, output=5.0)
+        """
+        return Price(self.input * BATCH_RATE, self.output * BATCH_RATE)
+
+
+BATCH_RATE = 0.5
+"""What a batch API charges of the synchronous price (OpenAI Batch, Anthropic Message Batches)."""
 
 _DATED = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest)$")
 """What a dated or aliased name adds to its model's: -2024-08-06, -20241022, -0613, -latest."""

@@ -4,6 +4,7 @@ its result, `read_run`), and the output files and run records of runs, written w
 `RunFiles`) and never over a file that is not ours (`check_outputs`, with an `OutputKind` for each
 kind of file a command writes)."""
 
+from faceteval.store._batches import BatchLedger, BatchRow
 from faceteval.store._cache import SQLiteCache
 from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
 from faceteval.store._record import (
@@ -118,6 +119,8 @@ __all__ = [
     "TREE",
     "WRITTEN",
     "AnyRunRecord",
+    "BatchLedger",
+    "BatchRow",
     "BridgeRunRecord",
     "BridgeRunSummary",
     "CorrectRecord",

@@ -12,6 +12,7 @@ from typing import Any
 
 from faceteval.errors import StoreError
 from faceteval.llm import Completion, TokenLogprob
+from faceteval.store import _batches
 
 SCHEMA_VERSION = 1
 logger = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ class SQLiteCache:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            self._db.executescript(_SCHEMA + _batches.SCHEMA)
             self._check_version()
         except (sqlite3.Error, OSError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
@@ -57,6 +58,8 @@ class SQLiteCache:
                 f"cannot open the response cache {self.path}: {reason}; "
                 "pass another file with --cache PATH, or run with --no-cache"
             ) from exc
+        self.batches = _batches.BatchLedger(self._db, self._lock, self.path)
+        """The provider batches whose replies this cache takes (`--batch`)."""
 
     def _check_version(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()

@@ -1,0 +1,27 @@
+"""Batch execution: a round's cache misses sent through a provider's batch API, and the replies put into
+the response cache under the identity the synchronous path uses (so the next pass finds them as hits).
+
+`OpenAIBatchRunner` (and `AnthropicBatchRunner`, on Message Batches) submits a round (cut at the
+provider's limits by `shards`), records each batch in the cache's `faceteval.store.BatchLedger` before
+anything else, polls, and imports the results.
+`run_in_passes` runs a method's work pass after pass with an LLM in collecting mode
+(`faceteval.llm.Collector`): each pass's misses are one round, until a pass misses nothing.
+"""
+
+from faceteval.batch._anthropic import AnthropicBatchRunner
+from faceteval.batch._openai import ImportTally, OpenAIBatchRunner
+from faceteval.batch._passes import Passes, Rounds, run_in_passes
+from faceteval.batch._shards import ANTHROPIC_LIMITS, OPENAI_LIMITS, Limits, shards
+
+__all__ = [
+    "ANTHROPIC_LIMITS",
+    "OPENAI_LIMITS",
+    "AnthropicBatchRunner",
+    "ImportTally",
+    "Limits",
+    "OpenAIBatchRunner",
+    "Passes",
+    "Rounds",
+    "run_in_passes",
+    "shards",
+]

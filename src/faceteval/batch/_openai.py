@@ -1,0 +1,187 @@
+"""OpenAI's Batch API: submit a round's requests, poll the batches, import their results into the cache."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import anyio
+import openai
+
+from faceteval.batch._shards import OPENAI_LIMITS, Limits, shards
+from faceteval.errors import BadResponseError
+from faceteval.llm import CompletionRequest, Price, openai_batch_completion, openai_batch_line
+from faceteval.store import BatchRow, SQLiteCache
+
+logger = logging.getLogger(__name__)
+
+PROVIDER = "openai"
+ENDPOINT: Final = "/v1/chat/completions"
+FINAL = frozenset({"completed", "expired", "failed", "cancelled"})
+"""The statuses after which a batch changes no more."""
+
+
+@dataclass(slots=True)
+class ImportTally:
+    """What importing batches put into the cache, and what it cost at the batch rate (None: unpriced)."""
+
+    imported: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+    def add(self, other: ImportTally) -> None:
+        """Count ``other`` in."""
+        self.imported += other.imported
+        self.failed += other.failed
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        both = (self.cost_usd, other.cost_usd)
+        self.cost_usd = None if None in both else sum(c for c in both if c is not None)
+
+
+class OpenAIBatchRunner:
+    """Sends rounds of requests through OpenAI's Batch API, with every batch kept in the cache's ledger.
+
+    Args:
+        client: The SDK's client (its ``base_url`` and key name the account the batches run on).
+        cache: The response cache: the results go in it, and its ``batches`` table records each batch.
+        identity: The cache identity of the synchronous path's provider (`faceteval.llm.LLM.identity`).
+        model: The model asked.
+        price: The model's synchronous price (batch results are priced at its batch rate), or None.
+        limits: The most requests and bytes of one batch file.
+        poll_interval: Seconds between two looks at the batches still running.
+    """
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        cache: SQLiteCache,
+        *,
+        identity: str,
+        model: str,
+        price: Price | None,
+        limits: Limits = OPENAI_LIMITS,
+        poll_interval: float = 30.0,
+    ) -> None:
+        self.client = client
+        self.cache = cache
+        self.identity = identity
+        self.model = model
+        self.price = None if price is None else price.at_batch_rate()
+        self.limits = limits
+        self.poll_interval = poll_interval
+
+    def last_round(self) -> int:
+        """The highest round of this provider recorded in the cache's ledger (0 if none)."""
+        return max((row.round for row in self.cache.batches.all() if row.provider == PROVIDER), default=0)
+
+    async def submit(self, round: int, requests: Iterable[tuple[str, CompletionRequest]]) -> list[int]:
+        """Upload ``requests`` (cache key, request) as batch files and create a batch of each; their rows.
+
+        Each file is recorded in the ledger once uploaded, and its batch id the moment it is created.
+        """
+        unique = dict(requests)  # one request per key, whoever asked it
+        rows = []
+        for shard in shards((openai_batch_line(k, r) for k, r in unique.items()), self.limits):
+            data = "".join(f"{line}\n" for line in shard).encode("utf-8")
+            uploaded = await self.client.files.create(file=(f"round-{round}.jsonl", data), purpose="batch")
+            row = self.cache.batches.uploaded(
+                provider=PROVIDER,
+                identity=self.identity,
+                model=self.model,
+                round=round,
+                input_file_id=uploaded.id,
+                requests=len(shard),
+            )
+            await self._create(row, uploaded.id)
+            rows.append(row)
+        return rows
+
+    async def _create(self, row: int, input_file_id: str) -> None:
+        batch = await self.client.batches.create(
+            input_file_id=input_file_id, endpoint=ENDPOINT, completion_window="24h"
+        )
+        self.cache.batches.created(row, batch.id, batch.status)
+
+    async def finish(self) -> ImportTally:
+        """Wait for every batch not yet imported (this run's and a killed run's), importing each as it ends.
+
+        A file uploaded by a run killed before its batch was made is matched to the provider's batch of
+        that file if there is one, else its batch is made now: no request is sent twice.
+        """
+        tally = ImportTally()
+        while pending := self.cache.batches.pending(PROVIDER):
+            running = 0
+            for row in pending:
+                if row.batch_id is None:
+                    await self._adopt(row)
+                    running += 1
+                    continue
+                batch = await self.client.batches.retrieve(row.batch_id)
+                if batch.status not in FINAL:
+                    if batch.status != row.status:
+                        self.cache.batches.status(row.row, batch.status)
+                    running += 1
+                    continue
+                tally.add(await self._import(row, batch))
+            if running:
+                await anyio.sleep(self.poll_interval)
+        return tally
+
+    async def _adopt(self, row: BatchRow) -> None:
+        async for batch in self.client.batches.list(limit=100):
+            if batch.input_file_id == row.input_file_id:
+                self.cache.batches.created(row.row, batch.id, batch.status)
+                return
+        await self._create(row.row, row.input_file_id)
+
+    async def _import(self, row: BatchRow, batch: Any) -> ImportTally:
+        """Put a finished batch's replies into the cache; errored and expired requests are left out (the
+        next pass asks them again)."""
+        self.cache.batches.status(row.row, batch.status)
+        if batch.status == "failed":
+            problems = [
+                f"line {e.line}: {e.message}" for e in (batch.errors.data if batch.errors else None) or ()
+            ]
+            logger.warning("batch %s failed: %s", row.batch_id, "; ".join(problems) or "no reason given")
+        tally = ImportTally()
+        if batch.output_file_id is not None:
+            content = await self.client.files.content(batch.output_file_id)
+            for number, line in enumerate(content.text.splitlines(), start=1):
+                if line.strip():
+                    self._import_line(line, f"batch {row.batch_id} output line {number}", tally)
+        tally.failed = row.requests - tally.imported  # the error file's lines, and any output line unread
+        if tally.failed:
+            logger.warning(
+                "batch %s (%s): %d of %d requests not answered; the next pass asks them again",
+                row.batch_id,
+                batch.status,
+                tally.failed,
+                row.requests,
+            )
+        self.cache.batches.imported(row.row)
+        return tally
+
+    def _import_line(self, line: str, where: str, tally: ImportTally) -> None:
+        try:
+            result = json.loads(line)
+            response = result.get("response") or {}
+            if response.get("status_code") != 200:
+                return
+            completion = openai_batch_completion(response.get("body"), model=self.model, where=where)
+        except (ValueError, AttributeError, BadResponseError) as exc:
+            logger.warning("%s cannot be read (%s); the next pass asks it again", where, exc)
+            return
+        self.cache.put(result["custom_id"], completion, identity=self.identity, model=self.model)
+        tally.imported += 1
+        tally.input_tokens += completion.input_tokens
+        tally.output_tokens += completion.output_tokens
+        if self.price is None:
+            tally.cost_usd = None
+        elif tally.cost_usd is not None:
+            tally.cost_usd += self.price.cost(completion.input_tokens, completion.output_tokens)
