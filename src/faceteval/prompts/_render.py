@@ -203,9 +203,43 @@ def _sections(name: str, source: str) -> tuple[tuple[str, str | jinja2.Template]
 
 
 PREFIX_CACHE: contextvars.ContextVar[bool] = contextvars.ContextVar("faceteval_prefix_cache", default=False)
-"""Whether templates order their prompts for a server's prefix cache (`prefix_cache_order`)."""
+"""Whether prompts are ordered for a server's prefix cache (`prefix_cache_order`)."""
+PREFIX_VARIANT = ".prefix"
+"""The suffix of a template's variant ordered for a prefix cache (``dna/score.prefix``): what an
+instance's calls share first, what tells them apart (the facet) last."""
+
+
+def in_use(name: str, overrides: Mapping[str, Template] | None = None) -> str:
+    """The name of the template rendered for ``name`` here: its prefix-cache variant within
+    `prefix_cache_order` ``(True)`` where it has one, unless ``overrides`` (default: those in use)
+    replace ``name`` and not its variant (a template of your own is rendered as you wrote it).
+
+    Examples:
+        >>> in_use("dna/score")
+        'dna/score'
+    """
+    if not PREFIX_CACHE.get():
+        return name
+    overrides = ACTIVE.get() if overrides is None else overrides
+    variant = name + PREFIX_VARIANT
+    if variant in overrides:
+        return variant
+    if name in overrides or not _has_builtin(variant):
+        return name
+    return variant
+
+
+@functools.cache
+def _has_builtin(name: str) -> bool:
+    environment = _environment()
+    assert environment.loader is not None
+    try:
+        environment.loader.get_source(environment, f"{name}.j2")
+    except jinja2.TemplateNotFound:
+        return False
+    return True
 
 
 def render(name: str, **variables: Any) -> tuple[Message, ...]:
-    """Render the template ``name`` with ``variables``, and ``prefix_cache`` (`prefix_cache_order`)."""
-    return load_template(name).render(**{"prefix_cache": PREFIX_CACHE.get(), **variables})
+    """Render the template ``name`` (its variant for a prefix cache where one is in use: `in_use`)."""
+    return load_template(in_use(name)).render(**variables)

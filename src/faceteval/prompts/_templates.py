@@ -33,6 +33,7 @@ from faceteval.prompts._render import (
     Template,
     builtin_template,
     environment,
+    in_use,
     load_template,
     sections,
     template_names,
@@ -126,9 +127,10 @@ def using_templates(templates: Templates | None) -> Iterator[None]:
 
 @contextmanager
 def prefix_cache_order(on: bool) -> Iterator[None]:
-    """Within the block (and the tasks it starts), templates see ``prefix_cache`` true: the per-facet
-    scoring templates then put what an instance's calls share (instructions, query, candidates) first
-    and the facet last, so that a server's prefix cache reuses it (``--prefix-cache``).
+    """Within the block (and the tasks it starts), the per-facet scoring templates are rendered from
+    their ``.prefix`` variants (``dna/score.prefix``), which put what an instance's calls share
+    (instructions, query, candidates) first and the facet last, so that a server's prefix cache reuses
+    it (``--prefix-cache``). The papers' templates stay as they are, and so do their hashes.
 
     Examples:
         >>> from faceteval.prompts import render
@@ -154,7 +156,11 @@ def recorded_prompts(names: Sequence[str], templates: Templates | None = None) -
     """What a run record says of the templates ``names``: ``prompts`` (each one's SHA-256) and
     ``prompt_sources`` (`BUILT_IN`, or where the one used in its place was read from); ``templates``'s,
     else those in use."""
-    used = [load_template(name) if templates is None else templates.get(name) for name in names]
+    overrides = None if templates is None else templates.overrides
+    used = [
+        load_template(in_use(name)) if templates is None else templates.get(in_use(name, overrides))
+        for name in names
+    ]
     return {
         "prompts": {template.name: template.sha256 for template in used},
         "prompt_sources": {template.name: template.origin for template in used},

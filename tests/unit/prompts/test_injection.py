@@ -215,7 +215,22 @@ SLOTS: dict[str, dict[str, Any]] = {
         "scale": (1, 10),
     },
 }
+
 """Each template's variables: `T` marks an untrusted text, anything else is the template's own value."""
+
+PREFIX_ORDERED = [
+    "dna/score",
+    "fennec/pairwise",
+    "fennec/single",
+    "coeval/criterion",
+    "hdeval/evaluate",
+    "hdeval/evaluate/summarization",
+    "hdeval/evaluate/dialogue",
+    "hdeval/evaluate/data-to-text",
+]
+"""The per-facet scoring templates with a ``--prefix-cache`` order (each has a variant,
+``<name>.prefix``, of the same slots)."""
+SLOTS |= {f"{name}.prefix": SLOTS[name] for name in PREFIX_ORDERED}
 
 JUDGING = {
     "cot/score",
@@ -334,7 +349,7 @@ def test_every_template_fences_its_untrusted_text() -> None:
         assert not [line for line in source.splitlines() if line.startswith(">")], "a line would look quoted"
     for name in TEMPLATES:
         source = load_template(name).source
-        variables = jinja2.meta.find_undeclared_variables(environment.parse(source)) - {"m", "prefix_cache"}
+        variables = jinja2.meta.find_undeclared_variables(environment.parse(source)) - {"m"}
         assert variables == set(SLOTS[name]), name
         messages = rendered(name)
         outside = "\n".join(line for line in structure(messages) if line != ">")
@@ -356,19 +371,6 @@ def test_hostile_text_stays_in_its_fence(name: str, shape: str) -> None:
         assert structure(hostile) == structure(benign), f"slot {slot} changed the prompt's structure"
         assert markers(hostile) == markers(benign), f"slot {slot} added a fence marker"
         assert in_order(words(CORPUS[shape]), words(shown(hostile))), f"slot {slot} lost words"
-
-
-PREFIX_ORDERED = [
-    "dna/score",
-    "fennec/pairwise",
-    "fennec/single",
-    "coeval/criterion",
-    "hdeval/evaluate",
-    "hdeval/evaluate/summarization",
-    "hdeval/evaluate/dialogue",
-    "hdeval/evaluate/data-to-text",
-]
-"""The per-facet scoring templates with a ``--prefix-cache`` order."""
 
 
 @pytest.mark.parametrize("shape", list(CORPUS))

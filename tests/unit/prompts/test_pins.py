@@ -22,7 +22,7 @@ from faceteval.methods.hdeval import CriteriaTree, HierarchyAware
 from faceteval.prompts import load_template, render, template_names
 
 TEMPLATE_SHA256 = {
-    "coeval/criterion": "4c5fb2931b5a0a0c9c5dfe4ddd249bf2f113ffa37f93496ec947833b100a5083",
+    "coeval/criterion": "0b683f473e1f648452512ec91af6590f6dd94f11dec3242ac431505ced47c8a1",
     "coeval/direct": "4fd3c52e5e58114f822a231ce3c21a03fc8909b87b3797dea13520221da22bee",
     "coeval/generate": "51e002d901171556643dba68a8139916d57a26ec8a82ebe055d9642aae28501b",
     "coeval/overall": "4ddea30468911b5073dab8b3863230626daf1c8111db380b9c786361680c9be4",
@@ -38,22 +38,33 @@ TEMPLATE_SHA256 = {
     "direct/score": "ee289323078bc9d05cf89fef2e744e35291f77ac861d7cbd58a375e997db91d0",
     "dna/aggregate": "291234b2c549b3ef6a72d406ba31d30dd98c0ed27f27d146a20719093c6ca840",
     "dna/aspects": "90ad697ce3ff1003a867b53777bf0b1f5cbc7def4fba5ed2f8bfa3432a78c3eb",
-    "dna/score": "eaa67ac4b566b0be4453b45d3c45104f2fa99161d61e7132935bff4a13b112be",
+    "dna/score": "6bb469a297ff16ac05a4f6d4a4ed25b9820a1dd6d3e7f7a5fcebc1929d4d07c5",
     "dna/weights": "1aec0dda6e0375116c312494fcba3b02ff9b64e0579db5a2cb6e1dcd8c7a7486",
     "fennec/bridge_pairwise": "4b40e1f2772c06c5e90e3246e0612a30bf6eae2dd9042bf3909d917a8fb3e51f",
     "fennec/correction": "e3a04c4a3f56de83c2af9fcad5dbaf48c2807fb18820f22ab9fad474af5a0860",
     "fennec/criteria": "31ad2261da8de15cf0421876be1561351a9514f5dc782fa361d5580e112624f0",
     "fennec/guideline": "532db0ef045506d131789523fd029b6497f59d92e936d9f8eab4304bfc15a91d",
-    "fennec/pairwise": "d0e7746d73dc7118f826fe098fa64cb8201e31bd70bc1a0f2faec6fb5a396d45",
+    "fennec/pairwise": "fa4417c3c3e8b7ecbc51c39681f33836205fa98366fcf53836ba890478791988",
     "fennec/reverse_criteria": "7aceee475225bf405893d3d3c5f1fa5088c4a120959d26e0062c8ff77c1afffc",
     "fennec/reverse_guideline": "04f28c2ca3ab4591d7e0478a78de212586bacb284955d5049cf377f9d3fb4240",
-    "fennec/single": "5c31e9d955ff40357153bd404e9029f966d00f7a27c870d04a689b23edbed15f",
+    "fennec/single": "f6843c0d0d21d308ec866832b6eaa532018eb63b47c9cb176e1c5e3dcfbed4ee",
     # HD-Eval's prompts as Figures 10-13 word them, per domain (issue 26, item 3)
     "hdeval/decompose": "31902acca27b7341d110be3e6a3fcf49d75aa4374c3b1e4118f3b4cb1f626bd0",
-    "hdeval/evaluate": "9a8ef7b99db60c95d1cf28dd72686da9045685fd916ae716f06e0b7ab6cc5324",
-    "hdeval/evaluate/data-to-text": "fd94e9d8e79badc1ce431f55c925c5b13ebcecdc1c19843d71362ac58073fe77",
-    "hdeval/evaluate/dialogue": "4b9172fa6d470ff1cdbf628f8a2849e44d29899363798b2b3a2ebc9661258612",
-    "hdeval/evaluate/summarization": "36e387675e53f635ee163236956a8e0074bf59a6ce44580146b591b0c0cfaf20",
+    "hdeval/evaluate": "2526afd09b513740b62b3553c2ada50055c536eceb52c4ad90ea3a5407d1b9d4",
+    "hdeval/evaluate/data-to-text": "b3780172daa2ba87edf1acbc0ce22a7395a9cd6ccc08d13ba7619a169a4baabf",
+    "hdeval/evaluate/dialogue": "10889819287d990f6696e131333cb53ab3acbaae86bb401cb75401fef16df5ce",
+    "hdeval/evaluate/summarization": "6a7ed0712df6fe5a62181e5d56c3887fb71c890104d536fec328a4fff43da28c",
+    # --prefix-cache's variants: the facet last (issue 28, item 7)
+    "coeval/criterion.prefix": "d9c6564a792ea563334b621ae113031472f6e053aaf923ee68bb128ced5b3248",
+    "dna/score.prefix": "c70362dd61b8dd95c76f88bc39de654db4b763266c218affdfd6a8c487a10a26",
+    "fennec/pairwise.prefix": "01d2cd68fd6ead1e64352a98ad4fe21a7c093b05a36436e2dca54e45ae52fe32",
+    "fennec/single.prefix": "8f748d7565b373d7958fcca4886467116bbc73a538011687bd31995b08cc9dff",
+    "hdeval/evaluate/data-to-text.prefix": "240c0e5bcc7945bc01010f1ef047b65daa2727d141d306f936d5ef7c694e7def",
+    "hdeval/evaluate/dialogue.prefix": "f74701675af6098dd1f2c285bee4efb8baa67fd7bbbeb24f8acea78032be74a0",
+    "hdeval/evaluate/summarization.prefix": (
+        "d508c3e24a49fe3f921b5f6702f738895cdbb2c7fed95c37316e3628fbd8bdab"
+    ),
+    "hdeval/evaluate.prefix": "6ad7654bd90484aa7087f381117b57978d33be441c9ed11a57624a7a12221a0b",
 }
 MACROS_SHA256 = "4384ee8abca5853a0171be83fdd56afacbd51f31313a48b5519d8eba472895cc"
 """``_macros.j2``, which every template calls as ``m``."""
