@@ -279,6 +279,18 @@ def test_the_response_cache_answers_a_second_run(
     assert len(server.requests) == calls and again[0].score == first[0].score == 8 / 9
 
 
+def test_an_endpoint_id_keeps_the_cached_replies_of_a_server_that_moved_to_another_port(
+    deepeval: ModuleType, server: LLMServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "responses.sqlite"
+    first = evaluate(deepeval, [case("good answer")], [metric(server, cache=cache, endpoint_id="lab")])
+    with LLMServer(respond) as moved:
+        again = evaluate(deepeval, [case("good answer")], [metric(moved, cache=cache, endpoint_id="lab")])
+        assert moved.requests == [] and again[0].score == first[0].score
+        evaluate(deepeval, [case("good answer")], [metric(moved, cache=cache)])  # its URL: another identity
+        assert moved.requests
+
+
 def test_deepevals_copies_of_the_metric_keep_its_llm_and_method(
     deepeval: ModuleType, server: LLMServer
 ) -> None:

@@ -61,6 +61,22 @@ def test_a_named_endpoint_keeps_its_cache_on_another_port(tmp_path: Path, pairs:
     assert same == [json.loads(line)["verdict"] for line in (tmp_path / "2.jsonl").read_text().splitlines()]
 
 
+def test_faceteval_toml_names_the_endpoint_of_a_commands_runs(
+    tmp_path: Path, pairs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "faceteval.toml").write_text('[judge]\nendpoint-id = "lab"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path / "c.sqlite"
+    with server() as first:
+        assert judge(pairs, first, tmp_path / "1.jsonl", cache).exit_code == 0
+    with server() as moved:
+        assert judge(pairs, moved, tmp_path / "2.jsonl", cache).exit_code == 0
+        assert moved.request_count == 0
+        assert judge(pairs, moved, tmp_path / "3.jsonl", cache, "--endpoint-id", "other").exit_code == 0
+        assert moved.request_count == 2  # the flag wins over the file
+    assert record_of(tmp_path / "2.jsonl")["llm"]["identity"] == "openai@id:lab"
+
+
 def test_a_run_with_no_hits_names_the_other_identity_of_its_model(tmp_path: Path, pairs: Path) -> None:
     cache = tmp_path / "c.sqlite"
     with server() as first:

@@ -115,6 +115,30 @@ def test_a_second_run_replays_from_the_cache_with_the_server_stopped(
     assert "Traceback" not in uncached.stdout.str() and "_llm.py" not in uncached.stdout.str()
 
 
+def test_an_endpoint_id_keeps_the_cached_replies_of_a_server_that_moved_to_another_port(
+    child: pytest.Pytester, server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cached = ["--faceteval-model", MODEL, "--faceteval-cache", "responses.sqlite"]
+    first = run(child, *cached, "--faceteval-base-url", server.base_url, "--faceteval-endpoint-id", "lab")
+    first.assert_outcomes(passed=2, failed=1)
+    first.stdout.fnmatch_lines(
+        [f"faceteval: judging with {MODEL} at {server.base_url} (cached as endpoint lab)*"]
+    )
+    with LLMServer(RuleJudge(quality={CLEAR: 9, VAGUE: 4}).for_server()) as moved:
+        monkeypatch.setenv("FACETEVAL_ENDPOINT_ID", "lab")  # the variable names it as well as the flag
+        again = run(child, *cached, "--faceteval-base-url", moved.base_url)
+        again.assert_outcomes(passed=2, failed=1)
+        assert moved.requests == []  # every reply from the cache
+        monkeypatch.delenv("FACETEVAL_ENDPOINT_ID")
+        child.makeini("[pytest]\nfaceteval_endpoint_id = lab\n")  # and the ini key
+        run(child, *cached, "--faceteval-base-url", moved.base_url).assert_outcomes(passed=2, failed=1)
+        assert moved.requests == []
+        child.makeini("[pytest]\n")
+        unnamed = run(child, *cached, "--faceteval-base-url", moved.base_url)  # its URL: another identity
+        unnamed.assert_outcomes(passed=2, failed=1)
+        assert moved.requests
+
+
 def test_without_a_model_a_judged_test_errors_saying_how_to_name_one(child: pytest.Pytester) -> None:
     result = run(child)
 

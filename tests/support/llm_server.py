@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import importlib
 import json
@@ -230,7 +231,7 @@ class LLMServer:
     ) -> None:
         self.record = record
         self.prefix_cache = prefix_cache
-        self._prompts: list[str] = []
+        self._prompts: list[str] = []  # every prompt so far, sorted
         self._count = 0
         self.responder: Responder = responder or (lambda _body: DEFAULT_REPLY)
         self.latency = latency
@@ -422,8 +423,11 @@ class LLMServer:
     def _cached_prefix(self, prompt: str) -> int:
         """The tokens of ``prompt`` an earlier prompt shares as its prefix (then ``prompt`` is kept too)."""
         with self._lock:
-            shared = max((common_prefix((prompt, seen)) for seen in self._prompts), default=0)
-            self._prompts.append(prompt)
+            # the longest prefix shared with any earlier prompt is shared with a neighbour in sorted order
+            at = bisect.bisect_left(self._prompts, prompt)
+            neighbours = self._prompts[max(at - 1, 0) : at + 1]
+            shared = max((common_prefix((prompt, seen)) for seen in neighbours), default=0)
+            self._prompts.insert(at, prompt)
         return shared // 4
 
     def _release(self) -> None:

@@ -26,7 +26,15 @@ from faceteval._runner._options import (
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
 from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of
-from faceteval._runner._window import ORDERS, Order, Spill, as_finished, in_order, unwrap_group
+from faceteval._runner._window import (
+    ORDERS,
+    Order,
+    Spill,
+    as_finished,
+    in_order,
+    in_order_spilled,
+    unwrap_group,
+)
 from faceteval._util.lazy import lazy_attributes
 from faceteval.core import INVALID_INPUT, UNJUDGEABLE
 
@@ -110,6 +118,7 @@ __all__ = [
     "default_window",
     "ending",
     "in_order",
+    "in_order_spilled",
     "job_of",
     "judge",
     "judge_async",

@@ -8,8 +8,6 @@ from functools import partial
 from statistics import fmean
 from typing import Any, TypeVar
 
-from pydantic import TypeAdapter
-
 from faceteval import tracing
 from faceteval._runner._confidence import with_confidence
 from faceteval._runner._options import (
@@ -21,7 +19,7 @@ from faceteval._runner._options import (
 from faceteval._runner._panel import judge_with_panel, panel_memos
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import instance_span, record_judgment, record_run, run_span
-from faceteval._runner._window import Spill, as_finished, in_order
+from faceteval._runner._window import as_finished, in_order_spilled
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import (
     INVALID_INPUT,
@@ -179,7 +177,7 @@ async def _judge_each(
     return emitter.stats
 
 
-_DONE = TypeAdapter(tuple[Judgment, list[TraceEntry], bool, bool])
+_DONE_TYPE = tuple[Judgment, list[TraceEntry], bool, bool]
 """A finished item as the spill holds it."""
 
 
@@ -195,11 +193,7 @@ async def _drive(
     if options.order == "finish":
         await as_finished(items, work, emit, window=window)
         return
-    spill = Spill(_DONE.dump_json, _DONE.validate_json, keep=window)
-    try:
-        await in_order(items, work, emit, window=window, spill=spill)
-    finally:
-        spill.close()
+    await in_order_spilled(items, work, emit, window=window, result_type=_DONE_TYPE)
 
 
 async def _judge_by(

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, Generic, Literal, TypeVar
 
 import anyio
+from pydantic import TypeAdapter
 
 from faceteval.methods import severity
 
@@ -137,6 +138,29 @@ async def in_order(
             ready = held.take(emitted)
 
     await _drive(items, room, run)
+
+
+async def in_order_spilled(
+    items: Iterable[T],
+    work: Callable[[T], Awaitable[R]],
+    emit: Callable[[R], None],
+    *,
+    window: int,
+    result_type: Any,
+) -> None:
+    """`in_order` with a `Spill` of ``window`` results in memory, each result beyond it written to the
+    spill's file as JSON of ``result_type`` (a type pydantic validates: a model, a tuple of them ...):
+    one slow item holds back the output, not the work.
+
+    Raises:
+        BaseException: The one error that stopped the run (see `unwrap_group`).
+    """
+    adapter: TypeAdapter[R] = TypeAdapter(result_type)
+    spill = Spill(adapter.dump_json, adapter.validate_json, keep=window)
+    try:
+        await in_order(items, work, emit, window=window, spill=spill)
+    finally:
+        spill.close()
 
 
 async def as_finished(

@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from typing import Any
 
 import anyio
@@ -20,12 +21,27 @@ logger = logging.getLogger(__name__)
 
 PROVIDER = "anthropic"
 
+CLOCK_SLACK = timedelta(minutes=10)
+"""How much earlier than its ledger row a batch may be stamped by the provider and still be the row's."""
+
+
+def requests_digest(custom_ids: Iterable[str]) -> str:
+    """What the ledger keeps of a batch's requests (there is no file id): the digest of its custom ids.
+
+    A custom id is the request's cache key, so the set of ids names the requests; sorted, because a
+    batch's results need not come in the order of its requests.
+    """
+    return "sha256:" + hashlib.sha256("\n".join(sorted(custom_ids)).encode("utf-8")).hexdigest()
+
 
 class AnthropicBatchRunner:
     """Sends rounds of requests through Anthropic's Message Batches API, every batch kept in the ledger.
 
     The batch's requests go in the create call itself (there is no file): the ledger's ``input_file_id``
-    holds their digest. Arguments as `faceteval.batch.OpenAIBatchRunner`'s, with ``client`` an
+    holds the digest of their custom ids (`requests_digest`). A run killed during the create call leaves
+    a row without a batch id: the next run matches it to the provider's batch made then, if there is one
+    (listed, created after the row, of its request count, and its results' custom ids of its digest), so
+    it is never paid twice. Arguments as `faceteval.batch.OpenAIBatchRunner`'s, with ``client`` an
     ``anthropic.AsyncAnthropic``.
     """
 
@@ -47,6 +63,7 @@ class AnthropicBatchRunner:
         self.price = None if price is None else price.at_batch_rate()
         self.limits = limits
         self.poll_interval = poll_interval
+        self._not_ours: set[str] = set()
 
     def last_round(self) -> int:
         """The highest round of this provider recorded in the cache's ledger (0 if none)."""
@@ -61,7 +78,8 @@ class AnthropicBatchRunner:
         lines = (json.dumps(anthropic_batch_request(k, r), ensure_ascii=False) for k, r in unique.items())
         rows = []
         for shard in shards(lines, self.limits):
-            digest = "sha256:" + hashlib.sha256("\n".join(shard).encode("utf-8")).hexdigest()
+            batch_requests = [json.loads(line) for line in shard]
+            digest = requests_digest(r["custom_id"] for r in batch_requests)
             row = self.cache.batches.uploaded(
                 provider=PROVIDER,
                 identity=self.identity,
@@ -70,7 +88,7 @@ class AnthropicBatchRunner:
                 input_file_id=digest,
                 requests=len(shard),
             )
-            batch = await self.client.messages.batches.create(requests=[json.loads(line) for line in shard])
+            batch = await self.client.messages.batches.create(requests=batch_requests)
             self.cache.batches.created(row, batch.id, batch.processing_status)
             rows.append(row)
         return rows
@@ -83,7 +101,8 @@ class AnthropicBatchRunner:
             running = 0
             for row in pending:
                 if row.batch_id is None:
-                    self._lost(row)
+                    if await self._adopt(row):
+                        running += 1
                     continue
                 batch = await self.client.messages.batches.retrieve(row.batch_id)
                 if batch.processing_status != "ended":
@@ -94,15 +113,45 @@ class AnthropicBatchRunner:
                 await anyio.sleep(self.poll_interval)
         return tally
 
-    def _lost(self, row: BatchRow) -> None:
-        """A run killed during the create call: its requests are asked again by the next pass."""
+    async def _adopt(self, row: BatchRow) -> bool:
+        """Match a row left without a batch id (a run killed during the create call) to the batch made
+        then; whether it is matched or may still be (a candidate not yet ended, whose results are not
+        readable yet). A row no batch matches is dropped: its requests are asked again by the next pass."""
+        known = {r.batch_id for r in self.cache.batches.all() if r.batch_id is not None}
+        since = datetime.fromisoformat(row.created_at) - CLOCK_SLACK
+        waiting = False
+        async for batch in self.client.messages.batches.list(limit=100):  # newest first
+            if batch.created_at < since:
+                break
+            if batch.id in known or batch.id in self._not_ours or _total(batch) != row.requests:
+                continue
+            if batch.processing_status != "ended":
+                batch = await self.client.messages.batches.retrieve(batch.id)
+            if batch.processing_status != "ended":
+                waiting = True
+            elif await self._digest_of(batch.id) == row.input_file_id:
+                logger.info(
+                    "batch %s matched to the round %d batch a stopped run was creating", batch.id, row.round
+                )
+                self.cache.batches.created(row.row, batch.id, batch.processing_status)
+                return True
+            else:
+                self._not_ours.add(batch.id)
+        if waiting:
+            return True
         logger.warning(
-            "a batch of %d requests (round %d) was being created when a run stopped; its requests are "
-            "asked again (a batch made then, if any, is listed at the provider)",
+            "a batch of %d requests (round %d) was being created when a run stopped and the provider has "
+            "none made of them; its requests are asked again",
             row.requests,
             row.round,
         )
         self.cache.batches.imported(row.row)
+        return False
+
+    async def _digest_of(self, batch_id: str) -> str:
+        return requests_digest(
+            [item.custom_id async for item in await self.client.messages.batches.results(batch_id)]
+        )
 
     async def _import(self, row: BatchRow) -> ImportTally:
         self.cache.batches.status(row.row, "ended")
@@ -135,3 +184,8 @@ class AnthropicBatchRunner:
             )
         self.cache.batches.imported(row.row)
         return tally
+
+
+def _total(batch: Any) -> int:
+    counts = batch.request_counts
+    return int(counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired)

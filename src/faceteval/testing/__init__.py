@@ -11,9 +11,10 @@ A failure is an `AssertionError` (`JudgmentAssertionError`) whose message holds 
 each order's verdict and each facet's weight, scores and explanation; a tie, a swap disagreement or a
 reply that could not be read fails, never passes. Installing faceteval installs a pytest plugin
 (`faceteval.testing.plugin`, entry point ``faceteval``) with the ``faceteval_llm`` fixture, built from
-``--faceteval-model``, ``--faceteval-base-url`` and ``--faceteval-cache`` (or ``FACETEVAL_MODEL``,
-``FACETEVAL_BASE_URL``, ``FACETEVAL_CACHE``, or the ini keys ``faceteval_model``, ``faceteval_base_url``,
-``faceteval_cache``); with a cache, a second run replays every judgment from it.
+``--faceteval-model``, ``--faceteval-base-url``, ``--faceteval-endpoint-id`` and ``--faceteval-cache`` (or
+``FACETEVAL_MODEL``, ``FACETEVAL_BASE_URL``, ``FACETEVAL_ENDPOINT_ID``, ``FACETEVAL_CACHE``, or the ini
+keys ``faceteval_model``, ``faceteval_base_url``, ``faceteval_endpoint_id``, ``faceteval_cache``); with a
+cache, a second run replays every judgment from it.
 """
 
 from typing import TYPE_CHECKING

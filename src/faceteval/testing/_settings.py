@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 MODEL_ENV = "FACETEVAL_MODEL"
 BASE_URL_ENV = "FACETEVAL_BASE_URL"
+ENDPOINT_ID_ENV = "FACETEVAL_ENDPOINT_ID"
 CACHE_ENV = "FACETEVAL_CACHE"
 
 NO_MODEL = f"""faceteval_llm: no model to judge with; name one in any of these ways:
@@ -30,12 +31,15 @@ class Settings:
     Attributes:
         model: A model spec (``openai:gpt-4o-mini``); None when none was given anywhere.
         base_url: An OpenAI-compatible (or Anthropic) endpoint; None: the provider's default.
+        endpoint_id: A name for the endpoint in the cache's keys in place of its URL (a local server
+            that moves to another port keeps its cached replies); None: the URL.
         cache: The SQLite response cache; None: no cache, every judgment calls the model.
     """
 
     model: str | None = None
     base_url: str | None = None
     cache: Path | None = None
+    endpoint_id: str | None = None
 
     @classmethod
     def resolve(
@@ -53,19 +57,21 @@ class Settings:
         Examples:
             >>> Settings.resolve({"model": None}, {"FACETEVAL_MODEL": "openai:m"}, {"cache": "c.db"},
             ...                  Path("/project"))
-            Settings(model='openai:m', base_url=None, cache=PosixPath('/project/c.db'))
+            Settings(model='openai:m', base_url=None, cache=PosixPath('/project/c.db'), endpoint_id=None)
         """
         model = flags.get("model") or env.get(MODEL_ENV) or ini.get("model") or None
         base_url = flags.get("base_url") or env.get(BASE_URL_ENV) or ini.get("base_url") or None
+        endpoint_id = flags.get("endpoint_id") or env.get(ENDPOINT_ID_ENV) or ini.get("endpoint_id") or None
         cache_path = flags.get("cache") or env.get(CACHE_ENV)
         cache: Path | None = Path(cache_path) if cache_path else None
         if cache is None and (from_ini := ini.get("cache")):
             cache = Path(from_ini) if ini_dir is None else ini_dir / from_ini
-        return cls(model=model, base_url=base_url, cache=cache)
+        return cls(model=model, base_url=base_url, cache=cache, endpoint_id=endpoint_id)
 
     def describe(self) -> str:
         """One line for pytest's report header."""
         endpoint = f" at {self.base_url}" if self.base_url else ""
+        endpoint += f" (cached as endpoint {self.endpoint_id})" if self.endpoint_id else ""
         cache = f", replies cached in {self.cache}" if self.cache else ", no response cache"
         return f"faceteval: judging with {self.model}{endpoint}{cache}"
 
@@ -83,7 +89,10 @@ def open_llm(settings: Settings) -> tuple[LLM, SQLiteCache | None]:
 
     cache = SQLiteCache(settings.cache) if settings.cache is not None else None
     try:
-        return LLM.from_spec(settings.model, base_url=settings.base_url, cache=cache), cache
+        llm = LLM.from_spec(
+            settings.model, base_url=settings.base_url, cache=cache, endpoint_id=settings.endpoint_id
+        )
+        return llm, cache
     except BaseException:
         if cache is not None:
             cache.close()

@@ -8,6 +8,8 @@ Options (each also an environment variable and an ini key; the flag wins, then t
 
 - ``--faceteval-model SPEC`` (``FACETEVAL_MODEL``, ``faceteval_model``): the judge, ``provider:model``.
 - ``--faceteval-base-url URL`` (``FACETEVAL_BASE_URL``, ``faceteval_base_url``): its endpoint.
+- ``--faceteval-endpoint-id NAME`` (``FACETEVAL_ENDPOINT_ID``, ``faceteval_endpoint_id``): the
+  endpoint's name in the cache's keys in place of its URL (`faceteval.LLM.from_spec`'s ``endpoint_id``).
 - ``--faceteval-cache PATH`` (``FACETEVAL_CACHE``, ``faceteval_cache``): a SQLite response cache;
   a later run answers every request it holds from it, with no call (and no server) needed.
 
@@ -24,7 +26,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from faceteval.errors import FacetevalError
-from faceteval.testing._settings import BASE_URL_ENV, CACHE_ENV, MODEL_ENV, Settings, open_llm
+from faceteval.testing._settings import (
+    BASE_URL_ENV,
+    CACHE_ENV,
+    ENDPOINT_ID_ENV,
+    MODEL_ENV,
+    Settings,
+    open_llm,
+)
 
 if TYPE_CHECKING:  # loaded when a test asks for the fixture: a run that does not, pays nothing for them
     from faceteval import LLM, SQLiteCache
@@ -32,12 +41,19 @@ if TYPE_CHECKING:  # loaded when a test asks for the fixture: a run that does no
 _SETTINGS = {
     "model": ("SPEC", MODEL_ENV, "The model to judge with, provider:model (openai:gpt-4o-mini)."),
     "base_url": ("URL", BASE_URL_ENV, "Its endpoint: an OpenAI-compatible server (vLLM, Ollama...)."),
+    "endpoint_id": (
+        "NAME",
+        ENDPOINT_ID_ENV,
+        "The endpoint's name in the response cache's keys in place of its URL (a server on another port "
+        "keeps its cached replies).",
+    ),
     "cache": ("PATH", CACHE_ENV, "A SQLite response cache: later runs replay the judgments from it."),
 }
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add ``--faceteval-model``, ``--faceteval-base-url``, ``--faceteval-cache`` and their ini keys."""
+    """Add ``--faceteval-model``, ``--faceteval-base-url``, ``--faceteval-endpoint-id``,
+    ``--faceteval-cache`` and their ini keys."""
     group = parser.getgroup("faceteval", "faceteval: judge outputs with an LLM (faceteval.testing)")
     for name, (metavar, env, text) in _SETTINGS.items():
         group.addoption(

@@ -12,7 +12,18 @@ import pytest
 
 from faceteval import DnA, Instance, JudgeOptions, Judgment, judge_async
 from faceteval.batch import AnthropicBatchRunner, run_in_passes
-from faceteval.llm import LLM, Collector, ModelSpec, Price, PriceTable
+from faceteval.batch._anthropic import requests_digest
+from faceteval.llm import (
+    LLM,
+    Collector,
+    CompletionRequest,
+    GenerateConfig,
+    ModelSpec,
+    Price,
+    PriceTable,
+    anthropic_batch_request,
+    user,
+)
 from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.store import SQLiteCache
 from tests.support.anthropic_batches import AnthropicBatches
@@ -82,3 +93,67 @@ async def test_dna_in_anthropic_batch_passes_gives_the_synchronous_judgments_des
         PRICE.cost(outcome.imported.input_tokens, outcome.imported.output_tokens) / 2
     )
     assert outcome.rounds > 2  # DnA's two levels, and the failed requests' rounds
+
+
+def _keyed(*texts: str) -> list[tuple[str, CompletionRequest]]:
+    return [
+        (f"key-{t}", CompletionRequest("claude-test", (user(t),), GenerateConfig(max_tokens=16)))
+        for t in texts
+    ]
+
+
+def _record(cache: SQLiteCache, keyed: list[tuple[str, CompletionRequest]]) -> int:
+    """The row `submit` writes just before its create call."""
+    return cache.batches.uploaded(
+        provider="anthropic",
+        identity="anthropic",
+        model="claude-test",
+        round=1,
+        input_file_id=requests_digest(k for k, _ in keyed),
+        requests=len(keyed),
+    )
+
+
+async def test_a_batch_created_by_a_run_killed_before_recording_its_id_is_matched_and_not_paid_twice(
+    served: tuple[LLMServer, AnthropicBatches], tmp_path: Path
+) -> None:
+    server, batches = served
+    ours, decoy = _keyed("a", "b", "c"), _keyed("x", "y", "z")
+    async with anthropic.AsyncAnthropic(api_key="test", base_url=server.root_url, max_retries=0) as client:
+        with SQLiteCache(tmp_path / "cache.db") as cache:
+            _record(cache, ours)
+            # the create call reached the provider; the run was killed before its answer was recorded
+            made = await client.messages.batches.create(
+                requests=[anthropic_batch_request(k, r) for k, r in ours]  # type: ignore[misc]
+            )
+            # another batch of the same size made later (another run, another tool): not ours
+            await client.messages.batches.create(
+                requests=[anthropic_batch_request(k, r) for k, r in decoy]  # type: ignore[misc]
+            )
+            runner = AnthropicBatchRunner(
+                client, cache, identity="anthropic", model="claude-test", price=PRICE, poll_interval=0.01
+            )
+            tally = await runner.finish()
+            (row,) = cache.batches.all()
+            assert (row.batch_id, row.status) == (made.id, "imported")
+            assert tally.imported == 3 and len(batches.created) == 2  # nothing made again
+            assert all(cache.get(k) is not None for k, _ in ours)
+            assert all(cache.get(k) is None for k, _ in decoy)
+
+
+async def test_a_run_killed_before_its_create_call_reached_the_provider_asks_its_requests_again(
+    served: tuple[LLMServer, AnthropicBatches], tmp_path: Path
+) -> None:
+    server, batches = served
+    async with anthropic.AsyncAnthropic(api_key="test", base_url=server.root_url, max_retries=0) as client:
+        with SQLiteCache(tmp_path / "cache.db") as cache:
+            _record(cache, _keyed("a", "b"))
+            await client.messages.batches.create(  # same size, other requests: not the row's batch
+                requests=[anthropic_batch_request(k, r) for k, r in _keyed("x", "y")]  # type: ignore[misc]
+            )
+            runner = AnthropicBatchRunner(
+                client, cache, identity="anthropic", model="claude-test", price=PRICE, poll_interval=0.01
+            )
+            tally = await runner.finish()
+            assert tally.imported == 0 and len(batches.created) == 1
+            assert cache.batches.pending("anthropic") == []  # dropped: the next pass collects them again

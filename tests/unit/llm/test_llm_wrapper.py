@@ -512,3 +512,21 @@ async def test_a_dry_run_with_retry_unreadable_plans_the_unreadable_cached_calls
     assert bad.planned and bad.completion.text == "9"
     assert good.cached and good.completion.text == "5"
     assert (planned.spent.planned, planned.spent.cached) == (1, 1)
+
+
+def test_cached_input_prices_are_the_published_ones() -> None:
+    table = PriceTable.default()
+    published = {  # the providers' pricing pages (prices.yaml's comment says which were seen)
+        "openai:gpt-4o": 1.25,
+        "openai:gpt-4o-mini": 0.075,
+        "openai:gpt-4.1": 0.5,
+        "openai:gpt-4.1-mini": 0.1,
+        "openai:gpt-4.1-nano": 0.025,
+        "openai:gpt-4.5-preview": 37.5,
+        "openai:o1": 7.5,
+        "openai:o4-mini": 0.275,
+        "anthropic:claude-opus-4-1": 1.5,
+        "anthropic:claude-3-haiku": 0.03,
+    }
+    assert {spec: (table.lookup(spec) or Price(0, 0)).cached_input for spec in published} == published
+    assert (table.lookup("openai:gpt-4o-2024-05-13") or Price(0, 0)).cached_input is None

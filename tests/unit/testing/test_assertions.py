@@ -199,6 +199,19 @@ def test_settings_come_from_the_flag_then_the_environment_then_the_ini(tmp_path:
     assert Settings.resolve({"model": None}, {}, {"model": ""}, None) == Settings()
 
 
+def test_the_endpoint_id_comes_from_the_flag_then_the_environment_then_the_ini_and_names_the_identity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ini = {"model": "openai:m", "endpoint_id": "ini-lab"}
+    assert Settings.resolve({}, {}, ini, tmp_path).endpoint_id == "ini-lab"
+    assert Settings.resolve({}, {"FACETEVAL_ENDPOINT_ID": "env-lab"}, ini, tmp_path).endpoint_id == "env-lab"
+    flagged = Settings.resolve({"endpoint_id": "lab"}, {"FACETEVAL_ENDPOINT_ID": "env-lab"}, ini, tmp_path)
+    assert flagged.endpoint_id == "lab"
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    llm, cache = open_llm(Settings("openai:m", "http://127.0.0.1:9/v1", endpoint_id="lab"))
+    assert cache is None and llm.identity == "openai@id:lab"
+
+
 def test_no_model_is_an_error_that_says_how_to_name_one() -> None:
     with pytest.raises(ConfigError) as caught:
         open_llm(Settings())

@@ -55,7 +55,7 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
 
     Args:
         llm: The judge: a faceteval `LLM`, or a model spec (``openai:gpt-4o-mini``) built with
-            ``base_url``, ``api_key`` and ``cache``.
+            ``base_url``, ``api_key``, ``cache`` and ``endpoint_id``.
         method: A registered method's name (``dna``, ``fennec`` ...) or a `Method`.
         method_options: The named method's parameters (``{"aspects": 5}``).
         baseline: An output to compare every actual output with (judging pairwise).
@@ -69,6 +69,8 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         base_url: The API root for a model spec (any OpenAI-compatible server).
         api_key: The key for a model spec (else the provider's usual environment variable).
         cache: A response cache for a model spec: a SQLite file's path, or a `ResponseCache`.
+        endpoint_id: For a model spec, the endpoint's name in the cache's keys in place of its URL
+            (``--endpoint-id``): a server that moves to another port keeps its cached replies.
         swap: Judge both presentation orders (the default); a verdict they disagree on is a tie.
         include_reason: Build the ``reason``.
         strict_mode: Pass only a full score: the score is 1 or 0.
@@ -92,6 +94,7 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         base_url: str | None = None,
         api_key: str | None = None,
         cache: str | Path | ResponseCache | None = None,
+        endpoint_id: str | None = None,
         swap: bool = True,
         include_reason: bool = True,
         strict_mode: bool = False,
@@ -101,7 +104,7 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
     ) -> None:
         # Every argument DeepEval's copy_metrics passes back is kept under its own name: the LLM and the
         # method as built (so copies share the LLM's connections, concurrency limit and cache).
-        self.llm = _llm(llm, base_url=base_url, api_key=api_key, cache=cache)
+        self.llm = _llm(llm, base_url=base_url, api_key=api_key, cache=cache, endpoint_id=endpoint_id)
         self.method = _method(method, method_options)
         if pairwise is False and baseline is not None:
             raise ConfigError("a baseline is judged against: pairwise=False leaves it nothing to do")
@@ -231,12 +234,18 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         return self.score
 
 
-def _llm(llm: LLM | str, *, base_url: str | None, api_key: str | None, cache: object) -> LLM:
+def _llm(
+    llm: LLM | str, *, base_url: str | None, api_key: str | None, cache: object, endpoint_id: str | None
+) -> LLM:
     """The judge's LLM: ``llm`` itself, or built from a spec."""
     if isinstance(llm, LLM):
-        given = [
-            name for name, value in (("base_url", base_url), ("api_key", api_key), ("cache", cache)) if value
-        ]
+        settings = (
+            ("base_url", base_url),
+            ("api_key", api_key),
+            ("cache", cache),
+            ("endpoint_id", endpoint_id),
+        )
+        given = [name for name, value in settings if value]
         if given:
             raise ConfigError(
                 f"{', '.join(given)} build an LLM from a model spec; the LLM given has its own: "
@@ -249,7 +258,7 @@ def _llm(llm: LLM | str, *, base_url: str | None, api_key: str | None, cache: ob
         cache = SQLiteCache(cache)
     if cache is not None and not (hasattr(cache, "get") and hasattr(cache, "put")):
         raise ConfigError(f"cache is a SQLite file's path or a ResponseCache, got {type(cache).__name__}")
-    return LLM.from_spec(llm, base_url=base_url, api_key=api_key, cache=cache)
+    return LLM.from_spec(llm, base_url=base_url, api_key=api_key, cache=cache, endpoint_id=endpoint_id)
 
 
 def _method(method: Method | str, options: Mapping[str, Any] | None) -> Method:

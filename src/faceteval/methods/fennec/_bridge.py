@@ -39,7 +39,7 @@ from typing import Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from faceteval._runner import DEFAULT_ABORT_AFTER, FailureStreak, default_window, in_order
+from faceteval._runner import DEFAULT_ABORT_AFTER, FailureStreak, default_window, in_order_spilled
 from faceteval.core import Criterion, TraceEntry, Usage, usage_of
 from faceteval.errors import AuthenticationError, ParseError, ProviderError, ProviderUnreachableError
 from faceteval.llm import LLM, Message
@@ -300,7 +300,8 @@ async def bridge_each(
 
     Records reach ``sink`` in source order, each as it finishes: a run stopped midway has handed on
     every record up to the first unfinished one. ``llm`` bounds the calls in flight; at most
-    ``window`` sources (default: `default_window`) are under way at once.
+    ``window`` sources (default: `default_window`) are under way at once. A slow source holds back the
+    records after it, not their work: those finished before their turn wait (on disk beyond the window).
 
     Raises:
         AuthenticationError: The provider refused the credentials (no record can succeed).
@@ -314,7 +315,10 @@ async def bridge_each(
         if record.status != "skipped":  # asked nothing: it neither counts toward the stop nor resets it
             streak.see(record.status == "error", record.error)
 
-    await in_order(sources, partial(bridge_one, llm=llm), hand_on, window=window or default_window(llm))
+    work = partial(bridge_one, llm=llm)
+    await in_order_spilled(
+        sources, work, hand_on, window=window or default_window(llm), result_type=BridgeRecord
+    )
 
 
 async def bridge_async(sources: Sequence[BridgeSource], llm: LLM) -> list[BridgeRecord]:

@@ -35,7 +35,7 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
-from faceteval._runner import FailureStreak, StageStats, default_window, in_order, total_of
+from faceteval._runner import FailureStreak, StageStats, default_window, in_order_spilled, total_of
 from faceteval.core import TraceEntry, Usage, usage_of
 from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Message
@@ -203,6 +203,9 @@ async def correct_each(
 ) -> CorrectionStats:
     """Correct the responses of ``items`` as they are read, handing each to ``sink`` in input order.
 
+    A slow item holds back the output, not the work: items after it go on, and those finished before
+    their turn wait (on disk beyond the window) until it is handed on.
+
     Every response of an ok judgment gives one `Correction` (kept ones too); failed judgments are
     skipped and counted. ``stats``, when given, is filled as responses finish and returned.
 
@@ -221,7 +224,8 @@ async def correct_each(
             [partial(_correct_response, item, m, llm, memo, options) for m in range(1, n + 1)]
         )
 
-    await in_order(items, work, emitter.emit, window=options.window or default_window(llm))
+    window = options.window or default_window(llm)
+    await in_order_spilled(items, work, emitter.emit, window=window, result_type=list[_Done] | None)
     return emitter.stats
 
 
