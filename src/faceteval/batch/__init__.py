@@ -9,8 +9,9 @@ anything else, polls, and imports the results.
 """
 
 from faceteval.batch._anthropic import AnthropicBatchRunner
-from faceteval.batch._openai import ImportTally, OpenAIBatchRunner
+from faceteval.batch._openai import OpenAIBatchRunner
 from faceteval.batch._passes import Passes, Rounds, run_in_passes
+from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import ANTHROPIC_LIMITS, OPENAI_LIMITS, Limits, shards
 
 __all__ = [

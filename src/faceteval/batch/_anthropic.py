@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 
-from faceteval.batch._openai import ImportTally
+from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import ANTHROPIC_LIMITS, Limits, shards
 from faceteval.errors import BadResponseError
 from faceteval.llm import CompletionRequest, Price, anthropic_batch_completion, anthropic_batch_request
@@ -118,13 +118,7 @@ class AnthropicBatchRunner:
                 logger.warning("%s cannot be read (%s); the next pass asks it again", where, exc)
                 continue
             self.cache.put(item.custom_id, completion, identity=self.identity, model=self.model)
-            tally.imported += 1
-            tally.input_tokens += completion.input_tokens
-            tally.output_tokens += completion.output_tokens
-            if self.price is None:
-                tally.cost_usd = None
-            elif tally.cost_usd is not None:
-                tally.cost_usd += self.price.cost(completion.input_tokens, completion.output_tokens)
+            tally.count(completion, self.price)
         tally.failed = row.requests - tally.imported
         if tally.failed:
             logger.warning(

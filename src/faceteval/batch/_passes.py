@@ -8,7 +8,7 @@ from typing import Generic, Protocol, TypeVar
 
 import anyio
 
-from faceteval.batch._openai import ImportTally
+from faceteval.batch._results import ImportTally
 from faceteval.errors import ProviderError
 from faceteval.llm import Collector, CompletionRequest
 
