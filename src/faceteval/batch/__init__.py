@@ -9,8 +9,11 @@ anything else, polls, and imports the results.
 """
 
 from faceteval.batch._anthropic import AnthropicBatchRunner
+from faceteval.batch._files import FileRounds
+from faceteval.batch._import import ImportReport, import_outputs
 from faceteval.batch._openai import OpenAIBatchRunner
 from faceteval.batch._passes import Passes, Rounds, run_in_passes
+from faceteval.batch._ray import RayRounds
 from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import ANTHROPIC_LIMITS, OPENAI_LIMITS, Limits, shards
 
@@ -18,11 +21,15 @@ __all__ = [
     "ANTHROPIC_LIMITS",
     "OPENAI_LIMITS",
     "AnthropicBatchRunner",
+    "FileRounds",
+    "ImportReport",
     "ImportTally",
     "Limits",
     "OpenAIBatchRunner",
     "Passes",
+    "RayRounds",
     "Rounds",
+    "import_outputs",
     "run_in_passes",
     "shards",
 ]

@@ -84,7 +84,7 @@ def read_result(line: str, where: str) -> ResultLine:
     response = result.get("response")
     status = response.get("status_code") if isinstance(response, dict) else None
     if status == 200:
-        return ResultLine(custom_id, response.get("body"), None)  # type: ignore[union-attr]
+        return ResultLine(custom_id, response.get("body"), None)
     error = result.get("error")
     message = error.get("message") if isinstance(error, dict) else None
     return ResultLine(custom_id, None, message or f"status {status}")

@@ -1,0 +1,102 @@
+"""``--batch ray`` at the library level, on a local CPU Ray: DnA-Eval with swapped orders judged in rounds
+that run as Ray Data jobs (``ray.data.llm``'s HTTP processor) against two local OpenAI-compatible servers
+gives the synchronous judgments; a refused request is asked again, and a killed driver's job is given up
+without losing its replies.
+
+Ray starts once for the module (about 3 s on two cores; each round's job then takes 1-3 s)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from faceteval.batch import RayRounds, run_in_passes
+from faceteval.llm import Collector
+from faceteval.store import SQLiteCache
+from tests.support.batch_judging import MODEL, judging, llm, pairs, responder, seen, synchronous
+from tests.support.llm_server import LLMServer, Status
+
+pytestmark = [
+    pytest.mark.anyio,
+    # Ray's own deprecations (its pydantic models' class-based config, its DataContext's settings), which
+    # Python hides outside __main__: nothing faceteval or its user can act on
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:(ray|pydantic)(\\..*)?"),
+]
+
+PAIRS = pairs(12)  # instance 7 included: its re-asks are the third level
+
+
+@pytest.fixture(scope="module")
+def ray_local() -> Iterator[float]:
+    """A local Ray of two CPUs and a small object store, for the module; how long it took to start."""
+    import ray
+
+    started = time.monotonic()
+    ray.init(num_cpus=2, object_store_memory=100 * 1024 * 1024, include_dashboard=False, log_to_driver=False)
+    yield time.monotonic() - started
+    ray.shutdown()
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[LLMServer, LLMServer]]:
+    with LLMServer(responder()) as first, LLMServer(responder()) as second:
+        yield first, second
+
+
+async def _judge_on_ray(servers: tuple[LLMServer, LLMServer], cache: SQLiteCache) -> Any:
+    collector = Collector()
+    judge = llm(servers[0], cache, collector)
+    rounds = RayRounds(
+        cache,
+        identity=judge.identity,
+        model=MODEL,
+        urls=[s.base_url for s in servers],
+        api_key="test",
+        concurrency=1,
+        batch_size=16,
+    )
+    return await judge.closing_after(lambda: run_in_passes(judging(PAIRS, judge), collector, rounds))
+
+
+async def test_dna_with_swap_on_ray_gives_the_synchronous_judgments(
+    ray_local: float, servers: tuple[LLMServer, LLMServer], tmp_path: Any
+) -> None:
+    with SQLiteCache(tmp_path / "sync.db") as sync_cache:
+        expected = await synchronous(servers[0], sync_cache, PAIRS)
+    sync_bodies = sorted(str(r.body) for r in servers[0].requests)
+    for server in servers:
+        server.reset()
+    with SQLiteCache(tmp_path / "ray.db") as cache:
+        outcome = await _judge_on_ray(servers, cache)
+        rows = cache.batches.all()
+    assert seen(outcome.result) == seen(expected)
+    assert outcome.rounds == len(rows) == 3  # DnA's depth: aspects, scores, Q7's re-asks
+    assert all(r.provider == "ray" and r.status == "imported" for r in rows)
+    sent = [*servers[0].requests, *servers[1].requests]
+    assert all(s.requests for s in servers)  # each endpoint answered a part of a round
+    assert sorted(str(r.body) for r in sent) == sync_bodies  # the synchronous bodies, each sent once
+    assert outcome.imported.imported == len(sent) and outcome.imported.cost_usd is None  # self-hosted
+
+
+async def test_a_refused_request_is_asked_again_and_a_killed_drivers_job_given_up(
+    ray_local: float, servers: tuple[LLMServer, LLMServer], tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with SQLiteCache(tmp_path / "sync.db") as sync_cache:
+        expected = await synchronous(servers[0], sync_cache, PAIRS)
+    calls = len(servers[0].requests)
+    servers[0].reset()
+    with SQLiteCache(tmp_path / "ray.db") as cache:
+        cache.batches.uploaded(  # a job whose driver was killed: its requests are not known any more
+            provider="ray", identity="x", model=MODEL, round=1, input_file_id="sha256:0", requests=9
+        )
+        servers[1].enqueue(Status(500))
+        outcome = await _judge_on_ray(servers, cache)
+        rows = cache.batches.all()
+    assert seen(outcome.result) == seen(expected)
+    assert (outcome.rounds, outcome.imported.failed) == (3, 1)  # refused, then asked with the next level
+    assert [r.round for r in rows] == [1, 2, 3, 4]  # the killed driver's job, then this run's
+    assert len(servers[0].requests) + len(servers[1].requests) == calls + 1
+    assert "was running when its driver stopped" in caplog.text
