@@ -5,6 +5,7 @@ resubmits nothing when run again; failed and expired requests are asked again in
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ import pytest
 
 from tests.support.batch_server import OpenAIBatches
 from tests.support.llm_server import LLMServer
-from tests.support.processes import run_to_end
+from tests.support.processes import run_to_end, start, wait_until
 from tests.support.rule_judge import RuleJudge
 
 WAIT = 300.0
@@ -130,3 +131,44 @@ def test_a_batch_run_gives_the_synchronous_judgments_at_half_the_cost(
     assert record["spend"]["input_tokens"] == plain["spend"]["input_tokens"]
     assert record["spend"]["cost_usd"] == pytest.approx(plain["spend"]["cost_usd"] / 2)
     assert "round 3: " in done.stderr and "batches" in done.stdout + done.stderr
+
+
+KILLED = 12
+"""Pairs of the kill tests: three rounds of a few dozen requests."""
+
+
+@pytest.mark.parametrize(
+    ("phase", "round"),
+    [
+        ("upload", 1),  # collected, uploading: nothing recorded yet
+        ("create", 1),  # the batch made, its id not yet recorded: found again by its file
+        ("create", 2),  # the same, once round 1 is imported
+        ("retrieve", 1),  # polling a recorded batch
+        ("content", 1),  # importing a finished batch's output
+    ],
+)
+def test_a_run_killed_in_any_phase_resubmits_nothing_and_gives_the_synchronous_judgments(
+    served: tuple[LLMServer, OpenAIBatches], tmp_path: Path, phase: str, round: int
+) -> None:
+    server, batches = served
+    source = _pairs(tmp_path, KILLED)
+    calls = _synchronous(source, server, tmp_path)
+    command = _judge(source, server, tmp_path, "batch", *_batch(tmp_path / "batch.db"))
+    pause = None if round > 1 else batches.pause(phase)
+    child = start(command)
+    try:
+        if pause is None:  # round 1's one batch made: the next create call is round 2's
+            wait_until(lambda: len(batches.created) >= 1, "round 1's batch", timeout=WAIT)
+            pause = batches.pause(phase)
+        wait_until(pause.reached.is_set, f"the {phase} of round {round}", timeout=WAIT)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.communicate(timeout=WAIT)
+        if pause is not None:
+            pause.gate.set()
+    assert not (tmp_path / "batch.jsonl").exists()  # nothing written while collecting
+    done = run_to_end(command, WAIT)
+    assert done.returncode == 0, done.stderr
+    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    sent = _sent(batches)
+    assert len(sent) == len(set(sent)) == calls  # no request in two batches: none resubmitted
