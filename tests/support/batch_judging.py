@@ -3,7 +3,10 @@ tests of ``--batch files`` and ``--batch ray`` share (a scripted unreadable repl
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from faceteval import DnA, Instance, JudgeOptions, Judgment, judge_async
@@ -60,3 +63,41 @@ async def synchronous(server: LLMServer, cache: SQLiteCache, items: list[Instanc
 def seen(judgments: list[Judgment]) -> list[tuple[Any, ...]]:
     """What two runs' judgments must agree on (usage aside)."""
     return [(j.id, j.status, j.verdict, j.scores, [(o.order, o.scores) for o in j.orders]) for j in judgments]
+
+
+TIMING = {"cached", "attempts", "cached_calls", "usage", "reused"}
+"""What says how a judgment's replies came (the cache, attempts), set by timing in any run."""
+
+
+def pairs_file(tmp_path: Path, n: int) -> Path:
+    """`pairs` ``n`` as an input file."""
+    source = tmp_path / "pairs.jsonl"
+    lines = (json.dumps({"id": p.id, "query": p.query, "candidates": list(p.candidates)}) for p in pairs(n))
+    source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return source
+
+
+def judge_command(source: Path, server: LLMServer, out: Path, cache: Path, *more: str) -> list[str]:
+    """``faceteval judge`` with DnA-Eval and --swap on ``server``'s model ``judge``."""
+    return [
+        sys.executable, "-m", "faceteval", "judge", str(source), "--method", "dna", "--swap",
+        "--model", "openai:judge", "--base-url", server.base_url, "--out", str(out), "--quiet",
+        "--cache", str(cache), *more,
+    ]  # fmt: skip
+
+
+def judgments_in(path: Path) -> list[Any]:
+    """The judgments of an output file, without `TIMING` and with each trace as a set (concurrent calls
+    end in any order)."""
+    return [_timeless(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _timeless(value: Any) -> Any:
+    if isinstance(value, dict):
+        kept = {k: _timeless(v) for k, v in value.items() if k not in TIMING}
+        if "trace" in kept:
+            kept["trace"] = sorted(kept["trace"], key=json.dumps)
+        return kept
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value

@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 
+from faceteval.batch._openai import Watch
 from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import ANTHROPIC_LIMITS, Limits, shards
 from faceteval.errors import BadResponseError
@@ -29,6 +30,8 @@ class AnthropicBatchRunner:
     ``anthropic.AsyncAnthropic``.
     """
 
+    provider = PROVIDER
+
     def __init__(
         self,
         client: Any,
@@ -39,14 +42,20 @@ class AnthropicBatchRunner:
         price: Price | None,
         limits: Limits = ANTHROPIC_LIMITS,
         poll_interval: float = 30.0,
+        watch: Watch | None = None,
     ) -> None:
         self.client = client
+        self.watch = watch
         self.cache = cache
         self.identity = identity
         self.model = model
         self.price = None if price is None else price.at_batch_rate()
         self.limits = limits
         self.poll_interval = poll_interval
+
+    async def aclose(self) -> None:
+        """Close the SDK's client."""
+        await self.client.close()
 
     def last_round(self) -> int:
         """The highest round of this provider recorded in the cache's ledger (0 if none)."""
@@ -86,6 +95,10 @@ class AnthropicBatchRunner:
                     self._lost(row)
                     continue
                 batch = await self.client.messages.batches.retrieve(row.batch_id)
+                if self.watch is not None:
+                    counts = batch.request_counts
+                    done = row.requests - counts.processing
+                    self.watch(row, batch.processing_status, done, row.requests)
                 if batch.processing_status != "ended":
                     running += 1
                     continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import shlex
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -59,6 +60,7 @@ class FileRounds:
         self.identity = identity
         self.model = model
         self.limits = limits
+        self._cache_path = os.path.abspath(cache.path)  # the import's --cache, from any directory
 
     def last_round(self) -> int:
         """The highest round of request files recorded in the cache's ledger (0 if none)."""
@@ -97,7 +99,7 @@ class FileRounds:
         """
         waiting = present(self.cache)
         if waiting:
-            raise BatchPending(pending_message(waiting, self.cache.path))
+            raise BatchPending(pending_message(waiting, self._cache_path))
         return ImportTally()
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import anyio
@@ -19,6 +19,9 @@ logger = logging.getLogger(__name__)
 
 PROVIDER = "openai"
 ENDPOINT: Final = "/v1/chat/completions"
+Watch = Callable[[BatchRow, str, int, int], None]
+"""Told of each batch as it is polled: its row, the provider's status, requests done (answered or
+failed) and its requests in all."""
 FINAL = frozenset({"completed", "expired", "failed", "cancelled"})
 """The statuses after which a batch changes no more."""
 
@@ -34,7 +37,10 @@ class OpenAIBatchRunner:
         price: The model's synchronous price (batch results are priced at its batch rate), or None.
         limits: The most requests and bytes of one batch file.
         poll_interval: Seconds between two looks at the batches still running.
+        watch: Told of each batch at each look (`Watch`), for progress.
     """
+
+    provider = PROVIDER
 
     def __init__(
         self,
@@ -46,14 +52,20 @@ class OpenAIBatchRunner:
         price: Price | None,
         limits: Limits = OPENAI_LIMITS,
         poll_interval: float = 30.0,
+        watch: Watch | None = None,
     ) -> None:
         self.client = client
+        self.watch = watch
         self.cache = cache
         self.identity = identity
         self.model = model
         self.price = None if price is None else price.at_batch_rate()
         self.limits = limits
         self.poll_interval = poll_interval
+
+    async def aclose(self) -> None:
+        """Close the SDK's client."""
+        await self.client.close()
 
     def last_round(self) -> int:
         """The highest round of this provider recorded in the cache's ledger (0 if none)."""
@@ -102,6 +114,10 @@ class OpenAIBatchRunner:
                     running += 1
                     continue
                 batch = await self.client.batches.retrieve(row.batch_id)
+                if self.watch is not None:
+                    counts = batch.request_counts
+                    done = 0 if counts is None else counts.completed + counts.failed
+                    self.watch(row, batch.status, done, row.requests)
                 if batch.status not in FINAL:
                     if batch.status != row.status:
                         self.cache.batches.status(row.row, batch.status)

@@ -9,6 +9,7 @@ from faceteval.store._cache import SQLiteCache
 from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
 from faceteval.store._record import (
     RECORD_SCHEMA,
+    BatchRecord,
     FileEntry,
     InputFile,
     LLMRecord,
@@ -120,6 +121,7 @@ __all__ = [
     "WRITTEN",
     "AnyRunRecord",
     "BatchLedger",
+    "BatchRecord",
     "BatchRow",
     "BridgeRunRecord",
     "BridgeRunSummary",

@@ -7,8 +7,10 @@ Ray starts once for the module (about 3 s on two cores; each round's job then ta
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +18,20 @@ import pytest
 from faceteval.batch import RayRounds, run_in_passes
 from faceteval.llm import Collector
 from faceteval.store import SQLiteCache
-from tests.support.batch_judging import MODEL, judging, llm, pairs, responder, seen, synchronous
+from tests.support.batch_judging import (
+    MODEL,
+    judge_command,
+    judging,
+    judgments_in,
+    llm,
+    pairs,
+    pairs_file,
+    responder,
+    seen,
+    synchronous,
+)
 from tests.support.llm_server import LLMServer, Status
+from tests.support.processes import run_to_end
 
 pytestmark = [
     pytest.mark.anyio,
@@ -100,3 +114,26 @@ async def test_a_refused_request_is_asked_again_and_a_killed_drivers_job_given_u
     assert [r.round for r in rows] == [1, 2, 3, 4]  # the killed driver's job, then this run's
     assert len(servers[0].requests) + len(servers[1].requests) == calls + 1
     assert "was running when its driver stopped" in caplog.text
+
+
+def test_judge_with_batch_ray_writes_the_synchronous_judgments(
+    ray_local: float, servers: tuple[LLMServer, LLMServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command joins the module's Ray at ``RAY_ADDRESS`` (a cluster's address, as a user gives it)."""
+    import ray
+
+    server = servers[0]
+    source = pairs_file(tmp_path, len(PAIRS))
+    sync = run_to_end(judge_command(source, server, tmp_path / "sync.jsonl", tmp_path / "sync.db"), 300)
+    assert sync.returncode == 0, sync.stderr
+    calls = len(server.requests)
+    server.reset()
+    monkeypatch.setenv("RAY_ADDRESS", ray.get_runtime_context().gcs_address)
+    command = judge_command(source, server, tmp_path / "ray.jsonl", tmp_path / "ray.db", "--batch", "ray")
+    done = run_to_end(command, 300)
+    assert done.returncode == 0, done.stderr
+    assert judgments_in(tmp_path / "ray.jsonl") == judgments_in(tmp_path / "sync.jsonl")
+    assert len(server.requests) == calls  # every call once, all by the Ray jobs
+    record = json.loads((tmp_path / "ray.run.json").read_text(encoding="utf-8"))
+    assert record["batch"]["provider"] == "ray" and record["batch"]["rounds"] == 3
+    assert record["spend"]["calls"] == 0

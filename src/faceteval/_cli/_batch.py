@@ -1,0 +1,148 @@
+"""``--batch``, ``--batch-poll``, ``--batch-dir`` and ``--batch-window``: a command's calls sent through a
+provider's batch API, in rounds, with their progress on stderr.
+
+`faceteval.batch` (and the SDK it drives) is imported only when ``--batch`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+from rich.progress import Progress, TaskID
+
+from faceteval._cli._console import err_console, escape
+from faceteval._runner import DEFAULT_BATCH_WINDOW, BatchRun
+from faceteval.errors import ConfigError
+from faceteval.llm import LLM, Judge
+
+if TYPE_CHECKING:
+    from faceteval.store import BatchRow
+
+T = TypeVar("T")
+
+DEFAULT_POLL = 30.0
+"""Seconds between two looks at the running batches (`faceteval.batch.DEFAULT_POLL`, not imported here)."""
+
+KINDS_HELP = (
+    "openai (OpenAI Batch API, and OpenAI-compatible servers that serve it), anthropic, files (request "
+    "files in --batch-dir for vllm run-batch; the command stops with exit status 4 saying what to run, "
+    "then faceteval batch import) or ray (Ray Data jobs against the --base-url server; faceteval[ray])"
+)
+"""The ``--batch`` kinds, for the help (the kinds themselves are `faceteval.batch.BATCH_KINDS`)."""
+RESUME = (
+    "[bold yellow]Interrupted.[/] The batches keep running at the provider (they are recorded in the "
+    "response cache); run the same command again to pick up their results, without submitting them again."
+)
+
+BATCH_OPTIONS: dict[str, Callable[[Any], Any]] = {
+    "--batch": click.option(
+        "--batch",
+        metavar="KIND",
+        help="Send the calls in batches, at a provider (half the price) or on your cluster: "
+        f"{KINDS_HELP}. Runs in rounds, one per level of the method's calls; a killed run re-run picks "
+        "up its batches (docs/batch.md). Needs the response cache.",
+    ),
+    "--batch-poll": click.option(
+        "--batch-poll",
+        type=click.FloatRange(min=0.0),
+        default=DEFAULT_POLL,
+        show_default=True,
+        help="With --batch: seconds between two looks at the batches still running.",
+    ),
+    "--batch-dir": click.option(
+        "--batch-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="With --batch files: where each round's request files are written.",
+    ),
+    "--batch-window": click.option(
+        "--batch-window",
+        type=click.IntRange(1),
+        default=DEFAULT_BATCH_WINDOW,
+        show_default=True,
+        help="With --batch: instances whose calls one round collects at most (the rest wait for later "
+        "rounds).",
+    ),
+}
+"""The batch flags, added by `faceteval._cli._options.engine_options` to every command that calls an LLM."""
+
+
+def check_batch_flags(flags: dict[str, Any]) -> None:
+    """UsageError, before anything is opened, for batch flags that cannot go together."""
+    kind = flags.get("batch")
+    if kind is None:
+        if flags.get("batch_dir") is not None:
+            raise click.UsageError("--batch-dir is used with --batch files")
+        return
+    if flags.get("no_cache"):
+        raise click.UsageError(
+            "--batch needs the response cache: the batches' replies reach the method through it, and its "
+            "ledger of batches lets a killed run pick them up; drop --no-cache"
+        )
+    if flags.get("dry_run"):
+        raise click.UsageError("--dry-run makes no call, and --batch sends them in batches: use one of them")
+    if len(flags.get("judges") or ()) > 1:
+        raise click.UsageError("--batch sends one model's calls; a judge panel is judged without it")
+    if kind == "files" and flags.get("batch_dir") is None:
+        raise click.UsageError(
+            "--batch files writes each round's request files into --batch-dir DIR: give it"
+        )
+
+
+async def batched(
+    llm: Judge,
+    kind: str,
+    *,
+    poll: float,
+    directory: Path | None,
+    window: int = DEFAULT_BATCH_WINDOW,
+    progress: Progress | None,
+    run: Callable[[BatchRun], Awaitable[T]],
+) -> T:
+    """``run(batch)`` with the rounds of batch API ``kind`` for ``llm``, shown on ``progress``; the batch
+    client is closed after.
+
+    Raises:
+        ConfigError: An unknown kind, or one that does not serve ``llm``'s provider.
+    """
+    from faceteval.batch import close_rounds, rounds_for
+
+    if not isinstance(llm, LLM) or llm.cache is None:
+        raise ConfigError("--batch needs one model and the response cache")
+    shown = BatchProgress(progress)
+    cache: Any = llm.cache
+    rounds = rounds_for(kind, llm, cache, poll=poll, directory=directory, watch=shown.watch)
+    try:
+        return await run(BatchRun(rounds, kind, window=window, on_round=shown.round))
+    finally:
+        await close_rounds(rounds)
+
+
+class BatchProgress:
+    """Each round and its batches (the provider's status and requests done), on stderr."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress = progress
+        self.task: TaskID | None = None
+        self.batches: dict[int, str] = {}
+
+    def round(self, number: int, requests: int) -> None:
+        """A round is about to be submitted."""
+        self.batches.clear()
+        err_console.print(f"round {number}: {requests:,} requests to submit")
+        if self.progress is not None:
+            if self.task is None:
+                self.task = self.progress.add_task(f"round {number}", total=None)
+            self.progress.update(self.task, description=f"round {number}: submitting")
+
+    def watch(self, row: BatchRow, status: str, done: int, total: int) -> None:
+        """A look at one batch."""
+        self.batches[row.row] = f"{escape(row.batch_id or '?')} {status} {done:,}/{total:,}"
+        if self.progress is None:
+            return
+        if self.task is None:
+            self.task = self.progress.add_task("", total=None)
+        described = f"round {row.round}: " + ", ".join(self.batches.values())
+        self.progress.update(self.task, description=described)
