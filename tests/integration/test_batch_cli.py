@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.batch_server import OpenAIBatches
-from tests.support.llm_server import LLMServer
+from tests.support.anthropic_batches import AnthropicBatches
+from tests.support.batch_server import Fate, OpenAIBatches
+from tests.support.llm_server import LLMServer, Status
 from tests.support.processes import run_to_end, start, wait_until
 from tests.support.rule_judge import RuleJudge
 
@@ -56,12 +57,15 @@ def _pairs(tmp_path: Path, n: int) -> Path:
     return source
 
 
-def _judge(source: Path, server: LLMServer, tmp_path: Path, name: str, *more: str) -> list[str]:
+def _judge(
+    source: Path, server: LLMServer, tmp_path: Path, name: str, *more: str, anthropic: bool = False
+) -> list[str]:
     prices = tmp_path / "prices.yaml"
     prices.write_text("openai:judge: {input: 2, output: 8}\nanthropic:judge: {input: 2, output: 8}\n")
     return [
         sys.executable, "-m", "faceteval", "judge", str(source), "--method", "dna", "--swap",
-        "--model", "openai:judge", "--base-url", server.base_url, "--prices", str(prices),
+        "--model", "anthropic:judge" if anthropic else "openai:judge",
+        "--base-url", server.root_url if anthropic else server.base_url, "--prices", str(prices),
         "--out", str(tmp_path / f"{name}.jsonl"), "--quiet", *more,
     ]  # fmt: skip
 
@@ -172,3 +176,80 @@ def test_a_run_killed_in_any_phase_resubmits_nothing_and_gives_the_synchronous_j
     assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
     sent = _sent(batches)
     assert len(sent) == len(set(sent)) == calls  # no request in two batches: none resubmitted
+
+
+def test_failed_and_expired_requests_are_asked_again_in_a_later_round(
+    served: tuple[LLMServer, OpenAIBatches], tmp_path: Path
+) -> None:
+    server, batches = served
+    source = _pairs(tmp_path, KILLED)
+    calls = _synchronous(source, server, tmp_path)
+    server.enqueue(Status(500))  # round 1's first request fails (a line of the error file)
+    batches.script(Fate(), Fate("expired", answered=5))  # round 2 expires after 5 answers
+    done = run_to_end(_judge(source, server, tmp_path, "batch", *_batch(tmp_path / "batch.db")), WAIT)
+    assert done.returncode == 0, done.stderr
+    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    sent = _sent(batches)
+    assert len(set(sent)) == calls < len(sent)  # each asked, the failed and expired ones twice
+    record = _record(tmp_path, "batch")["batch"]
+    assert record["rounds"] > 3 and record["requests"] == calls
+
+
+def test_ctrl_c_while_polling_leaves_the_batches_running_and_the_same_command_picks_them_up(
+    served: tuple[LLMServer, OpenAIBatches], tmp_path: Path
+) -> None:
+    server, batches = served
+    source = _pairs(tmp_path, KILLED)
+    calls = _synchronous(source, server, tmp_path)
+    command = _judge(source, server, tmp_path, "batch", *_batch(tmp_path / "batch.db"))
+    pause = batches.pause("retrieve")
+    child = start(command)
+    try:
+        wait_until(pause.reached.is_set, "round 1's poll", timeout=WAIT)
+        child.send_signal(signal.SIGINT)
+        pause.gate.set()
+        _, stderr = child.communicate(timeout=WAIT)
+    finally:
+        child.kill()
+    assert child.returncode == 130, stderr
+    assert "run the same command again" in " ".join(stderr.split())
+    assert [b["status"] for b in batches.created] == ["in_progress"]  # left running, not cancelled
+    done = run_to_end(command, WAIT)
+    assert done.returncode == 0, done.stderr
+    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    sent = _sent(batches)
+    assert len(sent) == len(set(sent)) == calls
+
+
+def test_anthropic_message_batches_through_the_command(tmp_path: Path) -> None:
+    rule = RuleJudge(scorer=lambda text, _aspect: 8 if text.startswith("strong") else 4, record=False)
+    server = LLMServer(lambda body: rule.respond(body["messages"]), record=False)
+    batches = AnthropicBatches(server, polls_in_progress=1)
+    source = _pairs(tmp_path, KILLED)
+    with server:
+        plain = _judge(source, server, tmp_path, "sync", "--cache", str(tmp_path / "sync.db"), anthropic=True)
+        assert (done := run_to_end(plain, WAIT)).returncode == 0, done.stderr
+        calls = server.request_count
+        batch = ["--cache", str(tmp_path / "batch.db"), "--batch", "anthropic", "--batch-poll", "0"]
+        batches.expire(3)  # round 1 expires after 3 answers: its other requests go to round 2
+        done = run_to_end(_judge(source, server, tmp_path, "batch", *batch, anthropic=True), WAIT)
+        assert done.returncode == 0, done.stderr
+    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    sent = [r["custom_id"] for b in batches.created for r in batches.requests[b["id"]]]
+    assert len(set(sent)) == calls
+    record, synchronous = _record(tmp_path, "batch"), _record(tmp_path, "sync")
+    assert record["batch"]["provider"] == "anthropic" and record["batch"]["requests"] == calls
+    assert record["spend"]["cost_usd"] == pytest.approx(synchronous["spend"]["cost_usd"] / 2)
+
+
+def test_batch_refuses_no_cache_before_any_call(
+    served: tuple[LLMServer, OpenAIBatches], tmp_path: Path
+) -> None:
+    server, batches = served
+    source = _pairs(tmp_path, 2)
+    done = run_to_end(_judge(source, server, tmp_path, "batch", "--no-cache", "--batch", "openai"), WAIT)
+    assert done.returncode == 2 and "--batch needs the response cache" in " ".join(done.stderr.split())
+    assert server.request_count == 0 and not batches.created
+    wrong = _judge(source, server, tmp_path, "b", "--cache", str(tmp_path / "c.db"), "--batch", "anthropic")
+    done = run_to_end(wrong, WAIT)
+    assert done.returncode == 1 and "--batch anthropic" in done.stderr and server.request_count == 0

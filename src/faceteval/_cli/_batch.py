@@ -10,15 +10,19 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 import click
 from rich.progress import Progress, TaskID
 
 from faceteval._cli._console import err_console, escape
-from faceteval._runner import DEFAULT_BATCH_WINDOW, BatchRun
+from faceteval._runner import DEFAULT_BATCH_WINDOW, BatchDone, BatchRun, collect_in_rounds
+from faceteval._util.text import plural
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, Judge
+from faceteval.store import BATCH_DONE as DONE
 
 if TYPE_CHECKING:
+    from faceteval._cli._run import RunRequest
     from faceteval.store import BatchRow
 
 T = TypeVar("T")
@@ -116,8 +120,62 @@ async def batched(
     rounds = rounds_for(kind, llm, cache, poll=poll, directory=directory, watch=shown.watch)
     try:
         return await run(BatchRun(rounds, kind, window=window, on_round=shown.round))
+    except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
+        if any(row.status != DONE for row in cache.batches.all()):
+            err_console.print(RESUME)
+        raise
     finally:
         await close_rounds(rounds)
+
+
+def batch_first(
+    request: RunRequest,
+    llm: Judge,
+    progress: Progress | None,
+    collect: Callable[[int], Awaitable[object]],
+    work: Callable[[], Awaitable[T]],
+) -> Callable[[], Awaitable[T]]:
+    """``work``; with ``--batch``, once collecting passes of ``collect(window)`` (the work without its
+    outputs, holding ``window`` items waiting at once) have brought every reply into the cache through
+    the batch API: ``work`` then makes no call. What the batches did is told on stderr.
+    """
+    if request.batch is None:
+        return work
+    kind = request.batch
+
+    async def rounds(batch: BatchRun) -> T:
+        done = await collect_in_rounds(llm, batch, lambda: collect(batch.window))
+        show_batches(done)
+        return await work()
+
+    async def run() -> T:
+        return await batched(
+            llm,
+            kind,
+            poll=request.batch_poll,
+            directory=request.batch_dir,
+            window=request.batch_window,
+            progress=None if progress is None or progress.disable else progress,
+            run=rounds,
+        )
+
+    return run
+
+
+def batches_line(done: BatchDone) -> str:
+    """What a batch run's rounds did, in one line."""
+    record, imported = done.record, done.imported
+    cost = "unknown" if imported.cost_usd is None else f"${imported.cost_usd:,.4f}"
+    return (
+        f"{record.provider}: {plural(record.rounds, 'round')}, {plural(record.batches, 'batch')}, "
+        f"{plural(record.requests, 'request')} answered; {imported.input_tokens:,} in, "
+        f"{imported.output_tokens:,} out; {cost} at the batch rate"
+    )
+
+
+def show_batches(done: BatchDone) -> None:
+    """`batches_line` on stderr."""
+    err_console.print(f"batches: {batches_line(done)}")
 
 
 class BatchProgress:

@@ -23,7 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from faceteval._cli._batch import DEFAULT_POLL, RESUME, batched
+from faceteval._cli._batch import DEFAULT_POLL, batched
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
 from faceteval._runner import (
@@ -172,8 +172,6 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
 
             judging = partial(in_batch_rounds, request, llm, progress, judging_in_batches)
         run_until_stopped(result, llm.closing_after, judging)
-    if request.batch is not None and result.interrupted and result.batch is None:
-        err_console.print(RESUME)
     return result
 
 

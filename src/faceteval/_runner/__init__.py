@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         RunPlan,
         cache_file,
         check_judgeable,
+        collect_runs,
         run_meta_eval,
     )
 
@@ -76,6 +77,7 @@ _LAZY = {
         "RunPlan",
         "cache_file",
         "check_judgeable",
+        "collect_runs",
         "run_meta_eval",
     ),
 }
@@ -117,6 +119,7 @@ __all__ = [
     "check_score_mode",
     "checked_items",
     "collect_in_rounds",
+    "collect_runs",
     "criteria_use",
     "default_window",
     "ending",

@@ -4,6 +4,7 @@ its result, `read_run`), and the output files and run records of runs, written w
 `RunFiles`) and never over a file that is not ours (`check_outputs`, with an `OutputKind` for each
 kind of file a command writes)."""
 
+from faceteval.store._batches import DONE as BATCH_DONE
 from faceteval.store._batches import BatchLedger, BatchRow
 from faceteval.store._cache import SQLiteCache
 from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
@@ -89,6 +90,7 @@ from faceteval.store._targets import (
 
 __all__ = [
     "AGGREGATOR",
+    "BATCH_DONE",
     "BRIDGE_RECORDS",
     "CHATS",
     "COMPARISON",
