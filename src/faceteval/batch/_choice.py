@@ -70,6 +70,11 @@ def _files(settings: BatchSettings, llm: LLM, cache: SQLiteCache) -> Rounds:
 
     if settings.directory is None:
         raise ConfigError("--batch files writes each round's request files into --batch-dir DIR: give it")
+    if llm.spec.provider == "anthropic":
+        raise ConfigError(
+            f"--batch files writes OpenAI-format requests (for vllm run-batch); {llm.spec} is served by the "
+            "Anthropic API (use --batch anthropic, or an OpenAI-compatible model such as openai:NAME)"
+        )
     return FileRounds(cache, settings.directory, identity=llm.identity, model=llm.spec.model)
 
 

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from faceteval.batch import FileRounds, import_outputs, run_in_passes
+from faceteval.batch import FileRounds, import_outputs, rounds_for, run_in_passes
 from faceteval.batch._files import output_path
-from faceteval.errors import BatchPending
-from faceteval.llm import Collector
+from faceteval.errors import BatchPending, ConfigError
+from faceteval.llm import LLM, Collector, ModelSpec
+from faceteval.llm._openai import OpenAIProvider
 from faceteval.store import BatchRow, SQLiteCache
 from tests.support.batch_judging import MODEL, judging, llm, pairs, responder, seen, synchronous
 from tests.support.llm_server import LLMServer, Status
@@ -170,3 +171,16 @@ async def test_a_file_answered_in_part_waits_and_a_lost_file_is_written_again(
     assert "round 2:" in str(stopped)
     second = {line["custom_id"] for line in _requests(rows[1:])}
     assert {json.loads(line)["custom_id"] for line in lines[5:]} <= second  # with answered ones next calls
+
+
+def test_rounds_for_files_needs_a_directory_and_an_openai_compatible_model(tmp_path: Path) -> None:
+    with SQLiteCache(tmp_path / "c.db") as cache:
+        provider = OpenAIProvider(api_key="k", base_url="http://127.0.0.1:9/v1")
+        judge = LLM(provider, ModelSpec.parse("openai:m"))
+        rounds = rounds_for("files", judge, cache, directory=tmp_path / "rounds")
+        assert isinstance(rounds, FileRounds) and rounds.model == "m" and rounds.identity == judge.identity
+        with pytest.raises(ConfigError, match="--batch-dir"):
+            rounds_for("files", judge, cache)
+        claude = LLM(provider, ModelSpec.parse("anthropic:claude"))
+        with pytest.raises(ConfigError, match="--batch anthropic"):
+            rounds_for("files", claude, cache, directory=tmp_path)

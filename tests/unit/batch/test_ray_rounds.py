@@ -3,7 +3,8 @@ that run as Ray Data jobs (``ray.data.llm``'s HTTP processor) against two local 
 gives the synchronous judgments; a refused request is asked again, and a killed driver's job is given up
 without losing its replies.
 
-Ray starts once for the module (about 3 s on two cores; each round's job then takes 1-3 s)."""
+Ray starts once for the module (3.5-9 s on this loaded 2-core machine; each round's job then takes 2-8 s,
+and the module 45-70 s); the command's test joins it through ``RAY_ADDRESS`` rather than starting another."""
 
 from __future__ import annotations
 
