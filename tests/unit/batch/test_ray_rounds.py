@@ -1,14 +1,15 @@
 """``--batch ray`` at the library level, on a local CPU Ray: DnA-Eval with swapped orders judged in rounds
 that run as Ray Data jobs (``ray.data.llm``'s HTTP processor) against two local OpenAI-compatible servers
-gives the synchronous judgments; a refused request is asked again, and a killed driver's job is given up
-without losing its replies.
+gives the synchronous judgments; a refused request is asked again; a driver killed (kill -9) during a
+round's job is given up when run again, which asks only what is not in the cache.
 
 Ray starts once for the module (3.5-9 s on this loaded 2-core machine; each round's job then takes 2-8 s,
-and the module 45-70 s); the command's test joins it through ``RAY_ADDRESS`` rather than starting another."""
+and the module about 70 s); the commands' tests join it through ``RAY_ADDRESS`` rather than starting another."""
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,8 +32,8 @@ from tests.support.batch_judging import (
     seen,
     synchronous,
 )
-from tests.support.llm_server import LLMServer, Status
-from tests.support.processes import run_to_end
+from tests.support.llm_server import Hold, LLMServer, Status
+from tests.support.processes import run_to_end, start, wait_until
 
 pytestmark = [
     pytest.mark.anyio,
@@ -138,3 +139,56 @@ def test_judge_with_batch_ray_writes_the_synchronous_judgments(
     record = json.loads((tmp_path / "ray.run.json").read_text(encoding="utf-8"))
     assert record["batch"]["provider"] == "ray" and record["batch"]["rounds"] == 3
     assert record["spend"]["calls"] == 0
+
+
+SCORE = "on one aspect only:"
+"""What DnA's score prompts (its second level of calls) say."""
+
+
+def test_a_driver_killed_during_a_round_asks_again_only_what_is_not_in_the_cache(
+    ray_local: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kill -9 of ``judge --batch ray`` while round 2's job waits on a reply: the re-run gives the killed
+    job up, sends none of round 1's requests again (they were in the cache), and gives the synchronous
+    judgments."""
+    import ray
+
+    gate, held = threading.Event(), threading.Event()
+    answer = responder()
+
+    def respond(body: dict[str, Any]) -> Any:
+        if (
+            not gate.is_set()
+            and SCORE in str(body["messages"])
+            and "Q3\n" in str(body["messages"][-1]["content"])
+        ):
+            held.set()
+            return Hold(gate)  # round 2's job waits here until the driver is killed
+        return answer(body)
+
+    with LLMServer(respond) as server:
+        source = pairs_file(tmp_path, len(PAIRS))
+        gate.set()
+        sync = run_to_end(judge_command(source, server, tmp_path / "sync.jsonl", tmp_path / "sync.db"), 300)
+        assert sync.returncode == 0, sync.stderr
+        expected = sorted(str(r.body) for r in server.requests)
+        server.reset()
+        gate.clear()
+        monkeypatch.setenv("RAY_ADDRESS", ray.get_runtime_context().gcs_address)
+        command = judge_command(source, server, tmp_path / "ray.jsonl", tmp_path / "ray.db", "--batch", "ray")
+        driver = start(command)
+        try:
+            wait_until(held.is_set, "round 2's job asked the held request", timeout=120)
+        finally:
+            driver.kill()
+            driver.communicate(timeout=60)
+            gate.set()
+        first = [str(r.body) for r in server.requests]
+        done = run_to_end(command, 300)
+        assert done.returncode == 0, done.stderr
+        again = [str(r.body) for r in server.requests][len(first) :]
+    assert judgments_in(tmp_path / "ray.jsonl") == judgments_in(tmp_path / "sync.jsonl")
+    assert "was running when its driver stopped" in done.stderr
+    level_one = {body for body in first if SCORE not in body}
+    assert level_one and not level_one & set(again)  # round 1 was in the cache: not asked again
+    assert len(again) == len(set(again)) and sorted(set(first) | set(again)) == expected
