@@ -4,7 +4,7 @@ gives the synchronous judgments; a refused request is asked again; a driver kill
 round's job is given up when run again, which asks only what is not in the cache.
 
 Ray starts once for the module (3.5-9 s on this loaded 2-core machine; each round's job then takes 2-8 s,
-and the module about 70 s); the commands' tests join it through ``RAY_ADDRESS`` rather than starting another."""
+and the module about 70 s); the commands' tests join it through ``RAY_ADDRESS`` rather than start one."""
 
 from __future__ import annotations
 
