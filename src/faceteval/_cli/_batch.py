@@ -1,7 +1,7 @@
 """``--batch``, ``--batch-poll``, ``--batch-dir`` and ``--batch-window``: a command's calls sent through a
 provider's batch API, in rounds, with their progress on stderr.
 
-`faceteval.batch` (and the SDK it drives) is imported only when ``--batch`` is given.
+The kinds are `faceteval.batch.BATCH_KINDS`; the SDK a kind drives is imported only when it is used.
 """
 
 from __future__ import annotations
@@ -15,8 +15,16 @@ import click
 from rich.progress import Progress, TaskID
 
 from faceteval._cli._console import err_console, escape
-from faceteval._runner import DEFAULT_BATCH_WINDOW, BatchDone, BatchRun, collect_in_rounds
+from faceteval._runner import BatchDone, collect_in_rounds
 from faceteval._util.text import plural
+from faceteval.batch import (
+    BATCH_KINDS,
+    DEFAULT_BATCH_WINDOW,
+    DEFAULT_POLL,
+    BatchRun,
+    close_rounds,
+    rounds_for,
+)
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, Judge
 from faceteval.store import BATCH_DONE as DONE
@@ -27,15 +35,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-DEFAULT_POLL = 30.0
-"""Seconds between two looks at the running batches (`faceteval.batch.DEFAULT_POLL`, not imported here)."""
 
-KINDS_HELP = (
-    "openai (OpenAI Batch API, and OpenAI-compatible servers that serve it), anthropic, files (request "
-    "files in --batch-dir for vllm run-batch; the command stops with exit status 4 saying what to run, "
-    "then faceteval batch import) or ray (Ray Data jobs against the --base-url server; faceteval[ray])"
-)
-"""The ``--batch`` kinds, for the help (the kinds themselves are `faceteval.batch.BATCH_KINDS`)."""
 RESUME = (
     "[bold yellow]Interrupted.[/] The batches keep running at the provider (they are recorded in the "
     "response cache); run the same command again to pick up their results, without submitting them again."
@@ -44,10 +44,13 @@ RESUME = (
 BATCH_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "--batch": click.option(
         "--batch",
-        metavar="KIND",
-        help="Send the calls in batches, at a provider (half the price) or on your cluster: "
-        f"{KINDS_HELP}. Runs in rounds, one per level of the method's calls; a killed run re-run picks "
-        "up its batches (docs/batch.md). Needs the response cache.",
+        type=click.Choice(tuple(BATCH_KINDS)),
+        help="Send the calls in batches: through a provider's batch API at half the price (openai: "
+        "OpenAI's, or a compatible server's; anthropic: Message Batches), or on your own GPUs (files: "
+        "request files in --batch-dir for vllm run-batch, the command exiting 4 with what to run, then "
+        "faceteval batch import; ray: Ray Data jobs against --base-url, faceteval[ray]). Runs in "
+        "rounds, one per level of the method's calls; a killed run re-run picks up its batches "
+        "(docs/batch.md, docs/batch-clusters.md). Needs the response cache.",
     ),
     "--batch-poll": click.option(
         "--batch-poll",
@@ -111,8 +114,6 @@ async def batched(
     Raises:
         ConfigError: An unknown kind, or one that does not serve ``llm``'s provider.
     """
-    from faceteval.batch import close_rounds, rounds_for
-
     if not isinstance(llm, LLM) or llm.cache is None:
         raise ConfigError("--batch needs one model and the response cache")
     shown = BatchProgress(progress)

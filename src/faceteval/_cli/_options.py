@@ -13,11 +13,11 @@ from typing import Any, TypeVar, cast
 import click
 
 from faceteval._cli._app import config_data_dir, config_prices, config_templates
-from faceteval._cli._batch import BATCH_OPTIONS, DEFAULT_POLL, check_batch_flags
+from faceteval._cli._batch import BATCH_OPTIONS, check_batch_flags
 from faceteval._cli._panel import panel_options
 from faceteval._cli._run import RunRequest, default_cache_path
-from faceteval._runner import DEFAULT_BATCH_WINDOW
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
+from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL
 from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR
 from faceteval.errors import ConfigError
 from faceteval.llm import (

@@ -23,12 +23,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from faceteval._cli._batch import DEFAULT_POLL, batched
+from faceteval._cli._batch import batched
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
 from faceteval._runner import (
-    DEFAULT_BATCH_WINDOW,
-    BatchRun,
     FileJob,
     JudgeOptions,
     Order,
@@ -41,6 +39,7 @@ from faceteval._runner import (
     judge_file_in_batches,
 )
 from faceteval._util.heap import settle
+from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL, BatchRun
 from faceteval.core import Judgment, PanelVote
 from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
 from faceteval.errors import ConfigError, FacetevalError

@@ -6,13 +6,7 @@ The meta-evaluation's names are imported on first use: importing faceteval loads
 from typing import TYPE_CHECKING
 
 from faceteval._runner._api import judge, judge_async
-from faceteval._runner._batch import (
-    DEFAULT_BATCH_WINDOW,
-    BatchDone,
-    BatchRun,
-    collect_in_rounds,
-    judge_file_in_batches,
-)
+from faceteval._runner._batch import BatchDone, collect_in_rounds, judge_file_in_batches
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._judge import (
@@ -85,14 +79,12 @@ __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "DEFAULT_ABORT_AFTER",
-    "DEFAULT_BATCH_WINDOW",
     "DEFAULT_JUDGE_OPTIONS",
     "DEFAULT_META_EVAL_OPTIONS",
     "INVALID_INPUT",
     "ORDERS",
     "UNJUDGEABLE",
     "BatchDone",
-    "BatchRun",
     "FailureStreak",
     "FileJob",
     "JudgeOptions",

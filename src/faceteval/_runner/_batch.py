@@ -11,40 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from faceteval import tracing
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, judge_file
 from faceteval._runner._judge import Item, judge_each
 from faceteval._runner._options import JudgeOptions
+from faceteval.batch import BatchRun, ImportTally, Rounds, run_in_passes
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, Collector, CompletionRequest, Judge, Spend
 from faceteval.methods import Method
 from faceteval.store import BatchRecord
-
-if TYPE_CHECKING:
-    from faceteval.batch import ImportTally, Rounds
-
-DEFAULT_BATCH_WINDOW = 50_000
-"""Instances a collecting pass holds waiting at once (one OpenAI batch file's worth of requests, about)."""
-
-
-@dataclass(frozen=True, slots=True)
-class BatchRun:
-    """How a run's calls go through a batch API.
-
-    Attributes:
-        rounds: The batch API's rounds (`faceteval.batch.rounds_for`).
-        kind: Its ``--batch`` kind, for the run record.
-        window: Instances a collecting pass holds waiting at once: the instances past it go to a
-            later pass (more rounds), so it should hold the whole input where memory allows.
-        on_round: Told of each round (its number, its requests) before it is submitted.
-    """
-
-    rounds: Rounds
-    kind: str
-    window: int = DEFAULT_BATCH_WINDOW
-    on_round: Callable[[int, int], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +51,6 @@ async def collect_in_rounds(
         ConfigError: ``llm`` is a judge panel, or has no cache.
         ProviderError: A round's batches answered none of its requests.
     """
-    from faceteval.batch import run_in_passes
-
     if not isinstance(llm, LLM):
         raise ConfigError("--batch sends one model's calls; a judge panel is judged without it")
     counted = _Counted(batch.rounds)

@@ -10,7 +10,15 @@ anything else, polls, and imports the results.
 """
 
 from faceteval.batch._anthropic import AnthropicBatchRunner
-from faceteval.batch._choice import BATCH_KINDS, DEFAULT_POLL, BatchSettings, close_rounds, rounds_for
+from faceteval.batch._choice import (
+    BATCH_KINDS,
+    DEFAULT_BATCH_WINDOW,
+    DEFAULT_POLL,
+    BatchRun,
+    BatchSettings,
+    close_rounds,
+    rounds_for,
+)
 from faceteval.batch._files import FileRounds
 from faceteval.batch._import import ImportReport, import_outputs
 from faceteval.batch._openai import OpenAIBatchRunner, Watch
@@ -22,9 +30,11 @@ from faceteval.batch._shards import ANTHROPIC_LIMITS, OPENAI_LIMITS, Limits, sha
 __all__ = [
     "ANTHROPIC_LIMITS",
     "BATCH_KINDS",
+    "DEFAULT_BATCH_WINDOW",
     "DEFAULT_POLL",
     "OPENAI_LIMITS",
     "AnthropicBatchRunner",
+    "BatchRun",
     "BatchSettings",
     "FileRounds",
     "ImportReport",

@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from typing import Any
 
 import anyio
@@ -20,6 +21,9 @@ from faceteval.store import BatchRow, SQLiteCache
 logger = logging.getLogger(__name__)
 
 PROVIDER = "anthropic"
+CLOCK_SKEW = timedelta(minutes=1)
+"""How far the provider's clock may be behind ours, when a batch made during a killed create call is
+looked for by its time."""
 
 
 class AnthropicBatchRunner:
@@ -92,7 +96,10 @@ class AnthropicBatchRunner:
             running = 0
             for row in pending:
                 if row.batch_id is None:
-                    self._lost(row)
+                    if await self._adopt(row):
+                        running += 1
+                    else:
+                        self._lost(row)
                     continue
                 batch = await self.client.messages.batches.retrieve(row.batch_id)
                 if self.watch is not None:
@@ -107,8 +114,27 @@ class AnthropicBatchRunner:
                 await anyio.sleep(self.poll_interval)
         return tally
 
+    async def _adopt(self, row: BatchRow) -> bool:
+        """Match a batch recorded without its id (a run killed during the create call) to the provider's
+        batch made then, if there is one: the newest not in the ledger, created since the row was
+        recorded (less a minute for clocks that differ), with as many requests. A wrong match costs
+        no wrong reply (results are cached under their own keys), only this row's requests asked again.
+        """
+        known = {r.batch_id for r in self.cache.batches.all() if r.batch_id is not None}
+        since = datetime.fromisoformat(row.created_at) - CLOCK_SKEW
+        async for batch in self.client.messages.batches.list(limit=100):
+            if batch.created_at < since:
+                break  # newest first: the rest were made before the row
+            counts = batch.request_counts
+            total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
+            if batch.id not in known and total == row.requests:
+                self.cache.batches.created(row.row, batch.id, batch.processing_status)
+                return True
+        return False
+
     def _lost(self, row: BatchRow) -> None:
-        """A run killed during the create call: its requests are asked again by the next pass."""
+        """A run killed during the create call, whose batch was not found (or not made): its requests are
+        asked again by the next pass."""
         logger.warning(
             "a batch of %d requests (round %d) was being created when a run stopped; its requests are "
             "asked again (a batch made then, if any, is listed at the provider)",

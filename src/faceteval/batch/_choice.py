@@ -14,6 +14,26 @@ from faceteval.store import SQLiteCache
 
 DEFAULT_POLL = 30.0
 """Seconds between two looks at the batches still running."""
+DEFAULT_BATCH_WINDOW = 50_000
+"""Instances a collecting pass holds waiting at once (one OpenAI batch file's worth of requests, about)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRun:
+    """How a run's calls go through a batch API (``judge(..., batch=)``, the ``--batch`` commands).
+
+    Attributes:
+        rounds: The batch API's rounds (`rounds_for`).
+        kind: Its ``--batch`` kind, for the run record.
+        window: Instances a collecting pass holds waiting at once: the instances past it go to a
+            later pass (more rounds), so it should hold the whole input where memory allows.
+        on_round: Told of each round (its number, its requests) before it is submitted.
+    """
+
+    rounds: Rounds
+    kind: str
+    window: int = DEFAULT_BATCH_WINDOW
+    on_round: Callable[[int, int], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

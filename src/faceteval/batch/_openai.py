@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
-import openai
 
 from faceteval.batch._results import ImportTally, read_result, store_result
 from faceteval.batch._shards import OPENAI_LIMITS, Limits, shards
 from faceteval.errors import BadResponseError
 from faceteval.llm import CompletionRequest, Price, openai_batch_line
 from faceteval.store import BatchRow, SQLiteCache
+
+if TYPE_CHECKING:
+    import openai
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,17 @@ import pytest
 
 from faceteval import DnA, Instance, JudgeOptions, Judgment, judge_async
 from faceteval.batch import AnthropicBatchRunner, run_in_passes
-from faceteval.llm import LLM, Collector, ModelSpec, Price, PriceTable
+from faceteval.llm import (
+    LLM,
+    Collector,
+    CompletionRequest,
+    GenerateConfig,
+    ModelSpec,
+    Price,
+    PriceTable,
+    anthropic_batch_request,
+    user,
+)
 from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.store import SQLiteCache
 from tests.support.anthropic_batches import AnthropicBatches
@@ -82,3 +92,35 @@ async def test_dna_in_anthropic_batch_passes_gives_the_synchronous_judgments_des
         PRICE.cost(outcome.imported.input_tokens, outcome.imported.output_tokens) / 2
     )
     assert outcome.rounds > 2  # DnA's two levels, and the failed requests' rounds
+
+
+async def test_a_batch_made_while_a_killed_run_waited_for_its_id_is_found_and_not_made_again(
+    served: tuple[LLMServer, AnthropicBatches], tmp_path: Path
+) -> None:
+    server, batches = served
+    keys = [(f"{n:064x}", _request(n)) for n in range(3)]
+    async with anthropic.AsyncAnthropic(api_key="test", base_url=server.root_url, max_retries=0) as client:
+        with SQLiteCache(tmp_path / "batch.db") as cache:
+            runner = AnthropicBatchRunner(
+                client, cache, identity="anthropic@test", model="claude-test", price=PRICE, poll_interval=0.01
+            )
+            other = await client.messages.batches.create(requests=[_line(k, r) for k, r in keys[:2]])
+            # the killed run: recorded, then killed after the create call was sent, before its answer
+            row = cache.batches.uploaded(
+                provider="anthropic", identity="anthropic@test", model="claude-test", round=1,
+                input_file_id="sha256:x", requests=3,
+            )  # fmt: skip
+            made = await client.messages.batches.create(requests=[_line(k, r) for k, r in keys])
+            tally = await runner.finish()
+            (recorded,) = cache.batches.all()
+            assert recorded.row == row and recorded.batch_id == made.id != other.id
+            assert tally.imported == 3 and len(batches.created) == 2  # found, not made again
+            assert all(cache.get(k) is not None for k, _ in keys)
+
+
+def _request(n: int) -> CompletionRequest:
+    return CompletionRequest("claude-test", (user(f"Q{n}"),), GenerateConfig(max_tokens=16))
+
+
+def _line(key: str, request: CompletionRequest) -> Any:
+    return anthropic_batch_request(key, request)
