@@ -72,9 +72,14 @@ def test_rounds_of_files_answered_by_run_batch_give_the_synchronous_judgments(
     assert record["spend"]["calls"] == 0
 
 
-def test_files_without_a_directory_is_a_usage_error(server: LLMServer, tmp_path: Path) -> None:
+def test_files_without_a_directory_or_with_endpoints_is_a_usage_error(
+    server: LLMServer, tmp_path: Path
+) -> None:
     command = judge_command(
         pairs_file(tmp_path, PAIRS), server, tmp_path / "out.jsonl", tmp_path / "c.db", "--batch", "files"
     )
     done = run_to_end(command, WAIT)
     assert done.returncode == 2 and "--batch-dir" in done.stderr
+    elsewhere = [*command, "--batch-dir", str(tmp_path), "--batch-endpoint", server.base_url]
+    done = run_to_end(elsewhere, WAIT)
+    assert done.returncode == 2 and "--batch-endpoint is used with --batch ray" in done.stderr

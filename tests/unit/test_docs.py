@@ -29,6 +29,7 @@ MODEL_OPTIONS = frozenset(
         "--batch-poll",
         "--batch-window",
         "--batch-dir",
+        "--batch-endpoint",
         "--prefix-cache",
         "--concurrency",
         "--timeout",

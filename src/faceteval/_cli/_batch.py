@@ -64,6 +64,14 @@ BATCH_OPTIONS: dict[str, Callable[[Any], Any]] = {
         type=click.Path(file_okay=False, path_type=Path),
         help="With --batch files: where each round's request files are written.",
     ),
+    "--batch-endpoint": click.option(
+        "--batch-endpoint",
+        "batch_endpoints",
+        metavar="URL",
+        multiple=True,
+        help="With --batch ray: an OpenAI-compatible API root (http://gpu-1:8000/v1) that answers a part "
+        "of each round; repeatable (default: --base-url, whose identity the replies are cached under).",
+    ),
     "--batch-window": click.option(
         "--batch-window",
         type=click.IntRange(1),
@@ -82,7 +90,11 @@ def check_batch_flags(flags: dict[str, Any]) -> None:
     if kind is None:
         if flags.get("batch_dir") is not None:
             raise click.UsageError("--batch-dir is used with --batch files")
+        if flags.get("batch_endpoints"):
+            raise click.UsageError("--batch-endpoint is used with --batch ray")
         return
+    if flags.get("batch_endpoints") and kind != "ray":
+        raise click.UsageError("--batch-endpoint is used with --batch ray")
     if flags.get("no_cache"):
         raise click.UsageError(
             "--batch needs the response cache: the batches' replies reach the method through it, and its "
@@ -104,6 +116,7 @@ async def batched(
     *,
     poll: float,
     directory: Path | None,
+    endpoints: tuple[str, ...] = (),
     window: int = DEFAULT_BATCH_WINDOW,
     progress: Progress | None,
     run: Callable[[BatchRun], Awaitable[T]],
@@ -118,7 +131,9 @@ async def batched(
         raise ConfigError("--batch needs one model and the response cache")
     shown = BatchProgress(progress)
     cache: Any = llm.cache
-    rounds = rounds_for(kind, llm, cache, poll=poll, directory=directory, watch=shown.watch)
+    rounds = rounds_for(
+        kind, llm, cache, poll=poll, directory=directory, watch=shown.watch, endpoints=endpoints
+    )
     try:
         return await run(BatchRun(rounds, kind, window=window, on_round=shown.round))
     except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
@@ -155,6 +170,7 @@ def batch_first(
             kind,
             poll=request.batch_poll,
             directory=request.batch_dir,
+            endpoints=request.batch_endpoints,
             window=request.batch_window,
             progress=None if progress is None or progress.disable else progress,
             run=rounds,

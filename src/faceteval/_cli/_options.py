@@ -321,6 +321,7 @@ def build_request(
         batch=flags.get("batch"),
         batch_poll=flags.get("batch_poll", DEFAULT_POLL),
         batch_dir=flags.get("batch_dir"),
+        batch_endpoints=tuple(flags.get("batch_endpoints") or ()),
         batch_window=flags.get("batch_window", DEFAULT_BATCH_WINDOW),
     )
 

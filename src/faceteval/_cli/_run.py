@@ -101,6 +101,7 @@ class RunRequest:
     batch_poll: float = DEFAULT_POLL
     """Seconds between two looks at the running batches (``--batch-poll``)."""
     batch_dir: Path | None = None
+    batch_endpoints: tuple[str, ...] = ()
     """Where a ``--batch files`` round's requests are written (``--batch-dir``)."""
     batch_window: int = DEFAULT_BATCH_WINDOW
     """Instances one collecting pass holds waiting at most (``--batch-window``)."""
@@ -184,6 +185,7 @@ async def in_batch_rounds(
         request.batch or "",
         poll=request.batch_poll,
         directory=request.batch_dir,
+        endpoints=request.batch_endpoints,
         window=request.batch_window,
         progress=None if progress.disable else progress,
         run=run,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,12 +45,14 @@ class BatchSettings:
         poll: Seconds between two looks at the batches still running.
         directory: Where a ``files`` round's request files go (that kind only).
         watch: Told of each batch at each look, for progress.
+        endpoints: The API roots a ``ray`` round is sent to (that kind only; default: the provider's).
     """
 
     kind: str
     poll: float = DEFAULT_POLL
     directory: Path | None = None
     watch: Watch | None = None
+    endpoints: tuple[str, ...] = ()
 
 
 def _openai(settings: BatchSettings, llm: LLM, cache: SQLiteCache) -> Rounds:
@@ -109,7 +111,7 @@ def _ray(settings: BatchSettings, llm: LLM, cache: SQLiteCache) -> Rounds:
         cache,
         identity=llm.identity,
         model=llm.spec.model,
-        urls=[str(client.base_url)],
+        urls=list(settings.endpoints) or [str(client.base_url)],
         api_key=client.api_key or None,
         price=llm.prices.lookup(str(llm.spec)),
     )
@@ -134,23 +136,27 @@ def rounds_for(
     poll: float = DEFAULT_POLL,
     directory: Path | None = None,
     watch: Watch | None = None,
+    endpoints: Sequence[str] = (),
 ) -> Rounds:
     """The rounds of batch API ``kind`` for ``llm``'s requests, recorded in ``cache``'s ledger.
 
     The batch client is built from the same key and API root as ``llm``'s provider, and the replies
     are cached under ``llm.identity``, priced at the batch rate of its price. ``directory`` is where
-    a ``files`` round writes its requests; ``watch`` is told of each batch at each look.
+    a ``files`` round writes its requests; ``watch`` is told of each batch at each look; ``endpoints``
+    are the OpenAI-compatible API roots a ``ray`` round is shared among (default: ``llm``'s).
 
     Raises:
         ConfigError: An unknown kind, a directory given to a kind that writes none, or a provider the
             kind's batch API does not serve.
     """
-    settings = BatchSettings(kind, poll, directory, watch)
+    settings = BatchSettings(kind, poll, directory, watch, tuple(endpoints))
     build = BATCH_KINDS.get(kind)
     if build is None:
         raise ConfigError(f"--batch is one of {', '.join(BATCH_KINDS)}, got {kind!r}")
     if settings.directory is not None and kind not in TAKES_DIRECTORY:
         raise ConfigError(f"--batch-dir is for --batch {' or '.join(sorted(TAKES_DIRECTORY))}, not {kind}")
+    if settings.endpoints and kind != "ray":
+        raise ConfigError(f"--batch-endpoint is for --batch ray, not {kind}")
     return build(settings, llm, cache)
 
 

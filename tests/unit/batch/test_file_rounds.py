@@ -181,6 +181,8 @@ def test_rounds_for_files_needs_a_directory_and_an_openai_compatible_model(tmp_p
         assert isinstance(rounds, FileRounds) and rounds.model == "m" and rounds.identity == judge.identity
         with pytest.raises(ConfigError, match="--batch-dir"):
             rounds_for("files", judge, cache)
+        with pytest.raises(ConfigError, match="--batch-endpoint is for --batch ray"):
+            rounds_for("files", judge, cache, directory=tmp_path, endpoints=["http://127.0.0.1:9/v1"])
         claude = LLM(provider, ModelSpec.parse("anthropic:claude"))
         with pytest.raises(ConfigError, match="--batch anthropic"):
             rounds_for("files", claude, cache, directory=tmp_path)

@@ -121,7 +121,8 @@ async def test_a_refused_request_is_asked_again_and_a_killed_drivers_job_given_u
 def test_judge_with_batch_ray_writes_the_synchronous_judgments(
     ray_local: float, servers: tuple[LLMServer, LLMServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The command joins the module's Ray at ``RAY_ADDRESS`` (a cluster's address, as a user gives it)."""
+    """The command joins the module's Ray at ``RAY_ADDRESS`` (a cluster's address, as a user gives it) and
+    shares each round between its two ``--batch-endpoint`` servers."""
     import ray
 
     server = servers[0]
@@ -131,11 +132,13 @@ def test_judge_with_batch_ray_writes_the_synchronous_judgments(
     calls = len(server.requests)
     server.reset()
     monkeypatch.setenv("RAY_ADDRESS", ray.get_runtime_context().gcs_address)
+    endpoints = [arg for s in servers for arg in ("--batch-endpoint", s.base_url)]
     command = judge_command(source, server, tmp_path / "ray.jsonl", tmp_path / "ray.db", "--batch", "ray")
-    done = run_to_end(command, 300)
+    done = run_to_end([*command, *endpoints], 300)
     assert done.returncode == 0, done.stderr
     assert judgments_in(tmp_path / "ray.jsonl") == judgments_in(tmp_path / "sync.jsonl")
-    assert len(server.requests) == calls  # every call once, all by the Ray jobs
+    assert all(s.requests for s in servers)  # each endpoint answered a part of the rounds
+    assert len(servers[0].requests) + len(servers[1].requests) == calls  # every call once, by the jobs
     record = json.loads((tmp_path / "ray.run.json").read_text(encoding="utf-8"))
     assert record["batch"]["provider"] == "ray" and record["batch"]["rounds"] == 3
     assert record["spend"]["calls"] == 0
