@@ -5,6 +5,7 @@ the replies go into the cache by ``custom_id`` as the job streams them."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
@@ -50,6 +51,9 @@ class RayRounds:
         num_cpus: CPUs Ray reserves for each worker (its work is waiting on the endpoints).
         timeout: Seconds a request may take.
         init: Keyword arguments of ``ray.init`` when Ray is not started yet.
+
+    Raises:
+        MissingDependencyError: Ray is not installed (``pip install 'faceteval[ray]'``).
     """
 
     def __init__(
@@ -69,6 +73,8 @@ class RayRounds:
         timeout: float = 600.0,
         init: Mapping[str, Any] | None = None,
     ) -> None:
+        if importlib.util.find_spec("ray") is None:  # before any pass: not once a round is recorded
+            raise MissingDependencyError("--batch ray", extra="ray")
         self.cache = cache
         self.identity = identity
         self.model = model

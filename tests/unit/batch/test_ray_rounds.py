@@ -9,6 +9,7 @@ and the module about 70 s); the commands' tests join it through ``RAY_ADDRESS`` 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from faceteval.batch import RayRounds, run_in_passes
+from faceteval.errors import MissingDependencyError
 from faceteval.llm import Collector
 from faceteval.store import SQLiteCache
 from tests.support.batch_judging import (
@@ -195,3 +197,14 @@ def test_a_driver_killed_during_a_round_asks_again_only_what_is_not_in_the_cache
     level_one = {body for body in first if SCORE not in body}
     assert level_one and not level_one & set(again)  # round 1 was in the cache: not asked again
     assert len(again) == len(set(again)) and sorted(set(first) | set(again)) == expected
+
+
+def test_without_ray_it_says_which_extra_before_any_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
+    with (
+        SQLiteCache(tmp_path / "c.db") as cache,
+        pytest.raises(MissingDependencyError, match=r"faceteval\[ray\]"),
+    ):
+        RayRounds(cache, identity="x", model=MODEL, urls=["http://127.0.0.1:9/v1"])
