@@ -17,6 +17,7 @@ FacetevalError
 │   ├── ProviderServerError     5xx; retried
 │   └── BadResponseError        a reply that is not a completion (non-JSON, no choices); retried
 │       └── ReplyTooLargeError  a reply body over the size limit (``max_reply_bytes``); retried once
+├── BatchPending                a round's requests wait for a cluster (``--batch files``): what to run
 ├── ParseError                  an LLM reply that could not be read, even after one re-ask
 └── StoreError                  the response cache or run store could not be used
 ```
@@ -30,6 +31,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BadResponseError",
+    "BatchPending",
     "ConfigError",
     "FacetevalError",
     "InputError",
@@ -53,6 +55,17 @@ class FacetevalError(Exception):
 
 class ConfigError(FacetevalError):
     """A bad option, model spec, or a missing credential."""
+
+
+class BatchPending(FacetevalError):
+    """A batch round's request files are written and wait for a cluster to answer them: not a failure.
+
+    The message says what to run (``vllm run-batch`` on each file, then ``faceteval batch import``) before
+    the same command is run again. The CLI prints it whole and exits with `exit_code`.
+    """
+
+    exit_code = 4
+    """The exit status of a command that stopped to wait for a batch (1 is an error; 3 ``--fail-under``)."""
 
 
 class InstanceError(FacetevalError):

@@ -34,13 +34,30 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.support.llm_server import LLMServer
 
-__all__ = ["Fate", "OpenAIBatches", "StoredFile"]
+__all__ = ["Fate", "OpenAIBatches", "Pause", "StoredFile"]
+
+PHASES = ("upload", "create", "retrieve", "content")
+"""Where a `Pause` can hold a client: receiving a file upload (before it is stored), answering the create
+call (the batch is made, its id not yet told), a retrieve of a running batch, and downloading an output
+file."""
+
+
+@dataclass(slots=True)
+class Pause:
+    """The next request of one phase, held: ``reached`` is set when it arrives, and it is answered once
+    ``gate`` is set (or ``timeout`` seconds pass). A test kills its client meanwhile."""
+
+    reached: threading.Event = field(default_factory=threading.Event)
+    gate: threading.Event = field(default_factory=threading.Event)
+    timeout: float = 120.0
+
 
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1024 * 1024
@@ -104,6 +121,7 @@ class OpenAIBatches:
         self.batches: dict[str, dict[str, Any]] = {}
         self._polls: dict[str, int] = {}
         self._fates: deque[Fate] = deque()
+        self._pauses: dict[str, Pause] = {}
         self._lock = threading.Lock()
         self._next = 0
         server.extra_routes.extend(
@@ -122,6 +140,17 @@ class OpenAIBatches:
         with self._lock:
             self._fates.extend(fates)
 
+    def pause(self, phase: str) -> Pause:
+        """Hold the next request of ``phase`` (one of `PHASES`) until the pause's gate is set."""
+        assert phase in PHASES, phase
+        self._pauses[phase] = pause = Pause()
+        return pause
+
+    async def _held(self, phase: str) -> None:
+        if (pause := self._pauses.pop(phase, None)) is not None:
+            pause.reached.set()
+            await anyio.to_thread.run_sync(pause.gate.wait, pause.timeout)
+
     @property
     def created(self) -> list[dict[str, Any]]:
         """Every batch created, in order."""
@@ -136,6 +165,7 @@ class OpenAIBatches:
     # -- endpoints ------------------------------------------------------------------------------
 
     async def _upload(self, request: Request) -> Response:
+        await self._held("upload")
         form = await request.form()
         upload, purpose = form.get("file"), form.get("purpose")
         if upload is None or isinstance(upload, str) or not isinstance(purpose, str):
@@ -154,6 +184,8 @@ class OpenAIBatches:
         stored = self.files.get(request.path_params["file_id"])
         if stored is None:
             return _error(404, "no such file")
+        if stored.purpose == "batch_output":
+            await self._held("content")
         return Response(stored.content, media_type="application/octet-stream")
 
     async def _create(self, request: Request) -> Response:
@@ -187,6 +219,7 @@ class OpenAIBatches:
         with self._lock:
             self.batches[batch["id"]] = batch
             self._polls[batch["id"]] = 0
+        await self._held("create")
         return JSONResponse(batch)
 
     async def _list(self, request: Request) -> Response:
@@ -203,6 +236,7 @@ class OpenAIBatches:
         if batch is None:
             return _error(404, "no such batch")
         if batch["status"] in ("validating", "in_progress"):
+            await self._held("retrieve")
             self._advance(batch)
         return JSONResponse(batch)
 

@@ -17,7 +17,7 @@ from faceteval._cli._family_commands import family_commands, load_family_command
 from faceteval._util.documents import read_toml
 from faceteval._util.text import did_you_mean
 from faceteval._version import __version__
-from faceteval.errors import FacetevalError
+from faceteval.errors import BatchPending, FacetevalError
 
 CONFIG_FILE = "faceteval.toml"
 DATA_DIR_KEYS = ("data-dir", "data_dir")
@@ -171,12 +171,16 @@ def config_prices() -> dict[str, Any]:
 
 
 def handle_errors(command: F) -> F:
-    """Print faceteval errors without a traceback: exit 1 on failure, 130 on Ctrl-C."""
+    """Print faceteval errors without a traceback: exit 1 on failure, 130 on Ctrl-C, 4 when a batch round
+    waits for a cluster (`faceteval.errors.BatchPending`: its message says what to run)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
+        except BatchPending as exc:  # not a failure: the message says what to run before running again
+            err_console.print(escape(str(exc)))
+            sys.exit(exc.exit_code)
         except FacetevalError as exc:
             err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
             sys.exit(1)
@@ -237,6 +241,7 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from faceteval._cli._batch_import import batch
     from faceteval._cli._compare import compare
     from faceteval._cli._cost import cost
     from faceteval._cli._datasets import datasets
@@ -247,7 +252,7 @@ def _register() -> None:
     from faceteval._cli._templates import templates
     from faceteval._cli._view import view
 
-    for command in (judge, meta_eval, compare, cost, report, datasets, review, templates, view):
+    for command in (judge, meta_eval, compare, cost, report, datasets, review, templates, view, batch):
         cli.add_command(command)
 
 

@@ -109,9 +109,15 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
         table.add_row("scores", modes_line(stats.score_modes))
     if request.prefix_cache and (share := stats.prefix.share) is not None:  # always in the run record
         table.add_row("shared prefix", f"{share:.0%} of the per-facet prompts (--prefix-cache)")
-    usage_rows(
-        table, " or ".join(s for s, _ in request.judges) if request.judges else request.model, result.spent
-    )
+    spent = result.spent if result.batch is None else result.spent + result.batch.spend()
+    usage_rows(table, " or ".join(s for s, _ in request.judges) if request.judges else request.model, spent)
+    if (batch := result.batch) is not None:
+        table.add_row(
+            "batches",
+            f"{batch.record.provider}: {plural(batch.record.rounds, 'round')}, "
+            f"{plural(batch.record.batches, 'batch')}, {plural(batch.record.requests, 'request')} answered "
+            "(at the batch rate)",
+        )
     table.add_row("time", f"{result.elapsed:,.1f} s")
     if request.out is not None and result.kept:
         table.add_row("written", escape(f"nothing: no ok judgment; {request.out} is left as it was"))

@@ -13,6 +13,7 @@ import click
 from click.core import ParameterSource
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._batch import batch_first
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
@@ -44,6 +45,7 @@ from faceteval._runner import (
     RunPlan,
     RunResult,
     check_judgeable,
+    collect_runs,
     criteria_use,
     measure_source,
     measured_instances,
@@ -211,13 +213,14 @@ def _run_method(
     )
     judging = request.judge_options()
     with ExitStack() as stack:
-        llm = open_judge(request, stack)
+        llm = open_judge(request, stack, batched=True)
         context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)
 
         async def run() -> None:
             outcome.record = await run_meta_eval(context, plans)
 
-        run_until_stopped(outcome, llm.closing_after, run)
+        collect = partial(collect_runs, context, plans)
+        run_until_stopped(outcome, llm.closing_after, batch_first(request, llm, None, collect, run))
     if isinstance(outcome.stopped, NothingJudged):  # nothing to measure: the failures were shown
         err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
         ctx.exit(1)

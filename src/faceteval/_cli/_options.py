@@ -13,9 +13,11 @@ from typing import Any, TypeVar, cast
 import click
 
 from faceteval._cli._app import config_data_dir, config_prices, config_templates
+from faceteval._cli._batch import BATCH_OPTIONS, check_batch_flags
 from faceteval._cli._panel import panel_options
 from faceteval._cli._run import RunRequest, default_cache_path
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
+from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL
 from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR
 from faceteval.errors import ConfigError
 from faceteval.llm import (
@@ -197,6 +199,7 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         show_default=True,
         help="Keep every prompt and raw reply in the judgments.",
     ),
+    **BATCH_OPTIONS,
     "--quiet": click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
     "--otel": click.option(
         "--otel",
@@ -273,6 +276,7 @@ def build_request(
         raise click.UsageError("--model is required (or set FACETEVAL_MODEL, or model in faceteval.toml)")
     if flags["retry_unreadable"] and flags["no_cache"]:
         raise click.UsageError("--retry-unreadable asks again replies in the cache; --no-cache keeps none")
+    check_batch_flags(flags)
     judges = tuple(flags.get("judges") or ())
     panel = tuple((spec, url or flags["base_url"]) for spec, url in judges) if len(judges) > 1 else ()
     vote = flags.get("panel_vote") or DEFAULT_PANEL_VOTE
@@ -314,6 +318,11 @@ def build_request(
         score_mode=score_mode,
         top_logprobs=top_logprobs,
         templates=flags.get("templates"),
+        batch=flags.get("batch"),
+        batch_poll=flags.get("batch_poll", DEFAULT_POLL),
+        batch_dir=flags.get("batch_dir"),
+        batch_endpoints=tuple(flags.get("batch_endpoints") or ()),
+        batch_window=flags.get("batch_window", DEFAULT_BATCH_WINDOW),
     )
 
 

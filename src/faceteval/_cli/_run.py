@@ -23,6 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from faceteval._cli._batch import batched
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
 from faceteval._runner import (
@@ -35,11 +36,13 @@ from faceteval._runner import (
     check_score_mode,
     checked_items,
     judge_file,
+    judge_file_in_batches,
 )
 from faceteval._util.heap import settle
+from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL, BatchRun
 from faceteval.core import Judgment, PanelVote
 from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
-from faceteval.errors import FacetevalError
+from faceteval.errors import ConfigError, FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, Judge, Panel, PriceTable, RetryPolicy
 from faceteval.methods import DEFAULT_TOP_LOGPROBS, Method, ScoreModeOption
 from faceteval.prompts import Templates, prefix_cache_order, using_templates
@@ -93,6 +96,15 @@ class RunRequest:
     """Per-facet prompts ordered for a server's prefix cache (``--prefix-cache``) while the LLM is open."""
     order: Order = "input"
     """How judgments are written: in input order or as they finish (``--order``)."""
+    batch: str | None = None
+    """The batch API the calls are sent through (``--batch``), None: one by one."""
+    batch_poll: float = DEFAULT_POLL
+    """Seconds between two looks at the running batches (``--batch-poll``)."""
+    batch_dir: Path | None = None
+    batch_endpoints: tuple[str, ...] = ()
+    """Where a ``--batch files`` round's requests are written (``--batch-dir``)."""
+    batch_window: int = DEFAULT_BATCH_WINDOW
+    """Instances one collecting pass holds waiting at most (``--batch-window``)."""
 
     def judge_options(self) -> JudgeOptions:
         """How the engine carries the run out."""
@@ -137,7 +149,7 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
     result = RunResult(instances=job.instances)
     started = Started.now()
     with ExitStack() as stack:
-        llm = open_judge(request, stack)
+        llm = open_judge(request, stack, batched=True)
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("judging", total=result.instances or None)
 
@@ -147,8 +159,37 @@ def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) ->
             judge_file, job, items, request.method, llm, options=options, result=result, hooks=hooks,
             started=started.opened(),
         )  # fmt: skip
+        if request.batch is not None:
+
+            async def judging_in_batches(batch: BatchRun) -> None:
+                again = partial(
+                    InstanceFile, request.input_path, systems=request.systems, reading=request.reading
+                )
+                await judge_file_in_batches(
+                    job, again, items, request.method, llm, options=options, result=result,
+                    batch=batch, hooks=hooks, started=started.opened(),
+                )  # fmt: skip
+
+            judging = partial(in_batch_rounds, request, llm, progress, judging_in_batches)
         run_until_stopped(result, llm.closing_after, judging)
     return result
+
+
+async def in_batch_rounds(
+    request: RunRequest, llm: Judge, progress: Progress, run: Callable[[BatchRun], Awaitable[None]]
+) -> None:
+    """``run(batch)`` with the rounds of ``request.batch`` for ``llm``, shown on ``progress`` (the same
+    bar as the run's)."""
+    await batched(
+        llm,
+        request.batch or "",
+        poll=request.batch_poll,
+        directory=request.batch_dir,
+        endpoints=request.batch_endpoints,
+        window=request.batch_window,
+        progress=None if progress.disable else progress,
+        run=run,
+    )
 
 
 def _refused(kind: str, problem: str) -> None:
@@ -220,10 +261,10 @@ def settle_heap() -> None:
         settle()
 
 
-def open_judge(request: RunRequest, stack: ExitStack) -> Judge:
+def open_judge(request: RunRequest, stack: ExitStack, *, batched: bool = False) -> Judge:
     """The LLM a run asks, or its judge panel (``request.judges``), as `open_llm` opens one."""
     if not request.judges:
-        return open_llm(request, stack)
+        return open_llm(request, stack, batched=batched)
     stack.enter_context(otel_tracing(request.otel, os.environ))
     stack.enter_context(prefix_cache_order(request.prefix_cache))
     cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
@@ -233,9 +274,18 @@ def open_judge(request: RunRequest, stack: ExitStack) -> Judge:
     return Panel(llms, request.panel_vote)
 
 
-def open_llm(request: RunRequest, stack: ExitStack) -> LLM:
+def open_llm(request: RunRequest, stack: ExitStack, *, batched: bool = False) -> LLM:
     """The LLM a run asks, with its response cache open, its spans exported and the request's templates
-    in use (`faceteval.prompts.using_templates`), until ``stack`` closes."""
+    in use (`faceteval.prompts.using_templates`), until ``stack`` closes.
+
+    Raises:
+        ConfigError: ``--batch`` was given to a command that does not send its calls in batches
+            (``batched``: the caller does).
+    """
+    if request.batch is not None and not batched:
+        raise ConfigError(
+            "--batch is not available for this command yet (judge takes it); run it without --batch"
+        )
     stack.enter_context(otel_tracing(request.otel, os.environ))
     stack.enter_context(using_templates(request.templates))
     stack.enter_context(prefix_cache_order(request.prefix_cache))

@@ -8,6 +8,7 @@ same way as the CLI's own commands.
 import os
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._batch import batch_first
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line, interrupted_note, show_failures, show_invalid, usage_rows
@@ -39,6 +40,7 @@ __all__ = [
     "Console",
     "NamedChoice",
     "RunRequest",
+    "batch_first",
     "build_request",
     "cache_of",
     "calls_line",

@@ -6,6 +6,7 @@ The meta-evaluation's names are imported on first use: importing faceteval loads
 from typing import TYPE_CHECKING
 
 from faceteval._runner._api import judge, judge_async
+from faceteval._runner._batch import BatchDone, collect_in_rounds, judge_file_in_batches
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._judge import (
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
         RunPlan,
         cache_file,
         check_judgeable,
+        collect_runs,
         run_meta_eval,
     )
 
@@ -77,6 +79,7 @@ _LAZY = {
         "RunPlan",
         "cache_file",
         "check_judgeable",
+        "collect_runs",
         "run_meta_eval",
     ),
 }
@@ -89,6 +92,7 @@ __all__ = [
     "INVALID_INPUT",
     "ORDERS",
     "UNJUDGEABLE",
+    "BatchDone",
     "FailureStreak",
     "FileJob",
     "JudgeOptions",
@@ -114,6 +118,8 @@ __all__ = [
     "check_judgeable",
     "check_score_mode",
     "checked_items",
+    "collect_in_rounds",
+    "collect_runs",
     "criteria_use",
     "default_window",
     "ending",
@@ -124,6 +130,7 @@ __all__ = [
     "judge_async",
     "judge_each",
     "judge_file",
+    "judge_file_in_batches",
     "judge_instance",
     "measure_source",
     "measured_instances",

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
 import anyio
 
+from faceteval._runner._batch import BatchDone, collect_in_rounds
 from faceteval._runner._file import FileJob, RunHooks, RunResult, checked_items, judge_file
 from faceteval._runner._judge import RunAborted, check_arguments, judge_each
 from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
+from faceteval.batch import BatchRun
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import PLAIN_READING, InstanceFile
 from faceteval.errors import ConfigError, InputError
@@ -27,6 +30,7 @@ async def judge_async(
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
     out: str | Path | None = None,
     force: bool = False,
+    batch: BatchRun | None = None,
 ) -> list[Judgment]:
     """Judge ``instances`` with ``method`` and ``llm``; one judgment per instance, in input order.
 
@@ -44,6 +48,11 @@ async def judge_async(
     ``options.abort_after`` instances fail in a row, `RunAborted` is raised with the judgments
     finished so far in its ``judgments``.
 
+    With ``batch`` (a `faceteval.batch.BatchRun` of `faceteval.batch.rounds_for`), the calls go
+    through a provider's batch API first, in collecting passes (`collect_in_rounds`; ``instances``
+    are listed, or a `read_instances` file read again): the judging then makes no call, and the run
+    record of ``out`` says how the replies came, with their cost at the batch rate.
+
     Examples:
         >>> from faceteval import Direct, Instance, LLM
         >>> from faceteval.llm import ModelSpec, ScriptedProvider
@@ -59,11 +68,21 @@ async def judge_async(
         [(1, [9.0, 2.0])]
     """
     judgments: list[Judgment] = []
+    done: BatchDone | None = None
+    if batch is not None:
+        check_arguments(instances, method, llm, options)
+        instances, again = _again(instances)
+        collecting = replace(options, order="finish", window=batch.window)
+        done = await collect_in_rounds(
+            llm, batch, lambda: judge_each(again(), method, llm, options=collecting)
+        )
     try:
         if out is None:
             await judge_each(instances, method, llm, options=options, sink=judgments.append)
         else:
-            await _judge_into(instances, method, llm, options, Path(out), force=force, sink=judgments)
+            await _judge_into(
+                instances, method, llm, options, Path(out), force=force, sink=judgments, batch=done
+            )
     except RunAborted as stopped:
         stopped.judgments = judgments
         raise
@@ -79,6 +98,7 @@ async def _judge_into(
     *,
     force: bool,
     sink: list[Judgment],
+    batch: BatchDone | None = None,
 ) -> None:
     """Judge into ``out`` with its run record, as the ``judge`` command does."""
     check_arguments(instances, method, llm, options)
@@ -97,7 +117,7 @@ async def _judge_into(
         reading=reading,
     )
     items = checked_items(job, instances, method)
-    result = RunResult(instances=job.instances)
+    result = RunResult(instances=job.instances, batch=batch)
     await judge_file(
         job, items, method, llm, options=options, result=result, hooks=RunHooks(judged=sink.append)
     )
@@ -111,6 +131,7 @@ def judge(
     options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
     out: str | Path | None = None,
     force: bool = False,
+    batch: BatchRun | None = None,
 ) -> list[Judgment]:
     """Blocking form of `judge_async`; inside a running event loop, await that instead.
 
@@ -138,8 +159,20 @@ def judge(
             "use `await judge_async(...)` there, and `await llm.aclose()` when done"
         )
 
-    judging = partial(judge_async, instances, method, llm, options=options, out=out, force=force)
+    judging = partial(judge_async, instances, method, llm, options=options, out=out, force=force, batch=batch)
     return anyio.run(llm.closing_after, judging)
+
+
+def _again(
+    instances: Iterable[Instance | InputError],
+) -> tuple[Iterable[Instance | InputError], Callable[[], Iterable[Instance | InputError]]]:
+    """``instances`` to judge once, and how to read them again for each collecting pass: a
+    `read_instances` file is read anew, anything else is listed."""
+    if isinstance(instances, InstanceFile):
+        file = instances
+        return file, lambda: InstanceFile(file.path, systems=file.systems, reading=file.reading)
+    listed = list(instances)
+    return listed, lambda: listed
 
 
 def running_loop() -> bool:

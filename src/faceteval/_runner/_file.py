@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from faceteval._runner._ending import ending, note_ending, put_in_place
 from faceteval._runner._judge import Item, cannot_judge, judge_each
@@ -48,6 +48,9 @@ from faceteval.store import (
     record_path_for,
     spend_of,
 )
+
+if TYPE_CHECKING:
+    from faceteval._runner._batch import BatchDone
 
 logger = logging.getLogger(__name__)
 
@@ -170,6 +173,8 @@ class RunResult:
     result: JudgeResult | None = None
     """The result of the judgments handed on (and of the earlier ones the output kept), as the run
     record stores it; None in a dry run (a plan has no result)."""
+    batch: BatchDone | None = None
+    """With ``--batch``: what its rounds did, once they are done (`judge_file_in_batches`)."""
 
 
 async def judge_file(
@@ -324,8 +329,11 @@ def _record(
         **({"prefix_share": share} if (share := stats.prefix.share) is not None else {}),
         result=result.result,
     )
-    spend = spend_of(result.spent, result.elapsed)
-    return job.model_copy(update={**header, "spend": spend, "summary": summary})
+    batch = result.batch
+    spent = result.spent if batch is None else result.spent + batch.spend()
+    spend = spend_of(spent, result.elapsed)
+    by_batch = {} if batch is None else {"batch": batch.record}
+    return job.model_copy(update={**header, "spend": spend, "summary": summary, **by_batch})
 
 
 def checked_items(

@@ -7,8 +7,11 @@ import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from faceteval._runner._criteria_use import criteria_use
 from faceteval._runner._file import (
@@ -20,6 +23,7 @@ from faceteval._runner._file import (
     judge_file,
     recorded_templates,
 )
+from faceteval._runner._judge import judge_each
 from faceteval._runner._options import JudgeOptions, scoring_options
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
@@ -182,6 +186,17 @@ async def run_meta_eval(
     if len(records) == 1:
         return records[0][1]
     return _compared(context, records, started)
+
+
+async def collect_runs(context: RunContext, plans: Sequence[RunPlan], window: int) -> None:
+    """A collecting pass of ``--batch`` (`faceteval._runner.collect_in_rounds`): every run's instances
+    judged at once, ``window`` of each run's waiting at most, and nothing written."""
+    options = replace(context.judging, order="finish", window=window)
+    async with anyio.create_task_group() as group:
+        for plan in plans:
+            method = for_benchmark(plan.method, context.target.benchmark)
+            llm = context.llm_for(plan)
+            group.start_soon(partial(judge_each, context.instances, method, llm, options=options))
 
 
 async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRecord:

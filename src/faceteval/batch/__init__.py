@@ -6,22 +6,48 @@ provider's limits by `shards`), records each batch in the cache's `faceteval.sto
 anything else, polls, and imports the results.
 `run_in_passes` runs a method's work pass after pass with an LLM in collecting mode
 (`faceteval.llm.Collector`): each pass's misses are one round, until a pass misses nothing.
+`rounds_for` builds the rounds of a ``--batch`` kind (`BATCH_KINDS`) for an LLM.
 """
 
 from faceteval.batch._anthropic import AnthropicBatchRunner
-from faceteval.batch._openai import ImportTally, OpenAIBatchRunner
+from faceteval.batch._choice import (
+    BATCH_KINDS,
+    DEFAULT_BATCH_WINDOW,
+    DEFAULT_POLL,
+    BatchRun,
+    BatchSettings,
+    close_rounds,
+    rounds_for,
+)
+from faceteval.batch._files import FileRounds
+from faceteval.batch._import import ImportReport, import_outputs
+from faceteval.batch._openai import OpenAIBatchRunner, Watch
 from faceteval.batch._passes import Passes, Rounds, run_in_passes
+from faceteval.batch._ray import RayRounds
+from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import ANTHROPIC_LIMITS, OPENAI_LIMITS, Limits, shards
 
 __all__ = [
     "ANTHROPIC_LIMITS",
+    "BATCH_KINDS",
+    "DEFAULT_BATCH_WINDOW",
+    "DEFAULT_POLL",
     "OPENAI_LIMITS",
     "AnthropicBatchRunner",
+    "BatchRun",
+    "BatchSettings",
+    "FileRounds",
+    "ImportReport",
     "ImportTally",
     "Limits",
     "OpenAIBatchRunner",
     "Passes",
+    "RayRounds",
     "Rounds",
+    "Watch",
+    "close_rounds",
+    "import_outputs",
+    "rounds_for",
     "run_in_passes",
     "shards",
 ]

@@ -11,7 +11,8 @@ from typing import Any
 
 import anyio
 
-from faceteval.batch._openai import ImportTally
+from faceteval.batch._openai import Watch
+from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import ANTHROPIC_LIMITS, Limits, shards
 from faceteval.errors import BadResponseError
 from faceteval.llm import CompletionRequest, Price, anthropic_batch_completion, anthropic_batch_request
@@ -45,6 +46,8 @@ class AnthropicBatchRunner:
     ``anthropic.AsyncAnthropic``.
     """
 
+    provider = PROVIDER
+
     def __init__(
         self,
         client: Any,
@@ -55,8 +58,10 @@ class AnthropicBatchRunner:
         price: Price | None,
         limits: Limits = ANTHROPIC_LIMITS,
         poll_interval: float = 30.0,
+        watch: Watch | None = None,
     ) -> None:
         self.client = client
+        self.watch = watch
         self.cache = cache
         self.identity = identity
         self.model = model
@@ -64,6 +69,10 @@ class AnthropicBatchRunner:
         self.limits = limits
         self.poll_interval = poll_interval
         self._not_ours: set[str] = set()
+
+    async def aclose(self) -> None:
+        """Close the SDK's client."""
+        await self.client.close()
 
     def last_round(self) -> int:
         """The highest round of this provider recorded in the cache's ledger (0 if none)."""
@@ -105,6 +114,10 @@ class AnthropicBatchRunner:
                         running += 1
                     continue
                 batch = await self.client.messages.batches.retrieve(row.batch_id)
+                if self.watch is not None:
+                    counts = batch.request_counts
+                    done = row.requests - counts.processing
+                    self.watch(row, batch.processing_status, done, row.requests)
                 if batch.processing_status != "ended":
                     running += 1
                     continue
@@ -167,13 +180,7 @@ class AnthropicBatchRunner:
                 logger.warning("%s cannot be read (%s); the next pass asks it again", where, exc)
                 continue
             self.cache.put(item.custom_id, completion, identity=self.identity, model=self.model)
-            tally.imported += 1
-            tally.input_tokens += completion.input_tokens
-            tally.output_tokens += completion.output_tokens
-            if self.price is None:
-                tally.cost_usd = None
-            elif tally.cost_usd is not None:
-                tally.cost_usd += self.price.cost(completion.input_tokens, completion.output_tokens)
+            tally.count(completion, self.price)
         tally.failed = row.requests - tally.imported
         if tally.failed:
             logger.warning(

@@ -2,46 +2,30 @@
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Final
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
-import openai
 
+from faceteval.batch._results import ImportTally, read_result, store_result
 from faceteval.batch._shards import OPENAI_LIMITS, Limits, shards
 from faceteval.errors import BadResponseError
-from faceteval.llm import CompletionRequest, Price, openai_batch_completion, openai_batch_line
+from faceteval.llm import CompletionRequest, Price, openai_batch_line
 from faceteval.store import BatchRow, SQLiteCache
+
+if TYPE_CHECKING:
+    import openai
 
 logger = logging.getLogger(__name__)
 
 PROVIDER = "openai"
 ENDPOINT: Final = "/v1/chat/completions"
+Watch = Callable[[BatchRow, str, int, int], None]
+"""Told of each batch as it is polled: its row, the provider's status, requests done (answered or
+failed) and its requests in all."""
 FINAL = frozenset({"completed", "expired", "failed", "cancelled"})
 """The statuses after which a batch changes no more."""
-
-
-@dataclass(slots=True)
-class ImportTally:
-    """What importing batches put into the cache, and what it cost at the batch rate (None: unpriced)."""
-
-    imported: int = 0
-    failed: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = 0.0
-
-    def add(self, other: ImportTally) -> None:
-        """Count ``other`` in."""
-        self.imported += other.imported
-        self.failed += other.failed
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        both = (self.cost_usd, other.cost_usd)
-        self.cost_usd = None if None in both else sum(c for c in both if c is not None)
 
 
 class OpenAIBatchRunner:
@@ -55,7 +39,10 @@ class OpenAIBatchRunner:
         price: The model's synchronous price (batch results are priced at its batch rate), or None.
         limits: The most requests and bytes of one batch file.
         poll_interval: Seconds between two looks at the batches still running.
+        watch: Told of each batch at each look (`Watch`), for progress.
     """
+
+    provider = PROVIDER
 
     def __init__(
         self,
@@ -67,14 +54,20 @@ class OpenAIBatchRunner:
         price: Price | None,
         limits: Limits = OPENAI_LIMITS,
         poll_interval: float = 30.0,
+        watch: Watch | None = None,
     ) -> None:
         self.client = client
+        self.watch = watch
         self.cache = cache
         self.identity = identity
         self.model = model
         self.price = None if price is None else price.at_batch_rate()
         self.limits = limits
         self.poll_interval = poll_interval
+
+    async def aclose(self) -> None:
+        """Close the SDK's client."""
+        await self.client.close()
 
     def last_round(self) -> int:
         """The highest round of this provider recorded in the cache's ledger (0 if none)."""
@@ -123,6 +116,10 @@ class OpenAIBatchRunner:
                     running += 1
                     continue
                 batch = await self.client.batches.retrieve(row.batch_id)
+                if self.watch is not None:
+                    counts = batch.request_counts
+                    done = 0 if counts is None else counts.completed + counts.failed
+                    self.watch(row, batch.status, done, row.requests)
                 if batch.status not in FINAL:
                     if batch.status != row.status:
                         self.cache.batches.status(row.row, batch.status)
@@ -169,19 +166,16 @@ class OpenAIBatchRunner:
 
     def _import_line(self, line: str, where: str, tally: ImportTally) -> None:
         try:
-            result = json.loads(line)
-            response = result.get("response") or {}
-            if response.get("status_code") != 200:
-                return
-            completion = openai_batch_completion(response.get("body"), model=self.model, where=where)
-        except (ValueError, AttributeError, BadResponseError) as exc:
+            result = read_result(line, where)
+            if result.body is not None:
+                store_result(
+                    self.cache,
+                    result,
+                    identity=self.identity,
+                    model=self.model,
+                    price=self.price,
+                    tally=tally,
+                    where=where,
+                )
+        except BadResponseError as exc:
             logger.warning("%s cannot be read (%s); the next pass asks it again", where, exc)
-            return
-        self.cache.put(result["custom_id"], completion, identity=self.identity, model=self.model)
-        tally.imported += 1
-        tally.input_tokens += completion.input_tokens
-        tally.output_tokens += completion.output_tokens
-        if self.price is None:
-            tally.cost_usd = None
-        elif tally.cost_usd is not None:
-            tally.cost_usd += self.price.cost(completion.input_tokens, completion.output_tokens)

@@ -8,7 +8,7 @@ from typing import Generic, Protocol, TypeVar
 
 import anyio
 
-from faceteval.batch._openai import ImportTally
+from faceteval.batch._results import ImportTally
 from faceteval.errors import ProviderError
 from faceteval.llm import Collector, CompletionRequest
 
@@ -45,14 +45,20 @@ class Passes(Generic[T]):
     imported: ImportTally
 
 
-async def run_in_passes(work: Callable[[], Awaitable[T]], collector: Collector, batches: Rounds) -> Passes[T]:
+async def run_in_passes(
+    work: Callable[[], Awaitable[T]],
+    collector: Collector,
+    batches: Rounds,
+    *,
+    on_round: Callable[[int, int], None] | None = None,
+) -> Passes[T]:
     """Run ``work`` (whose LLMs have ``collector`` set) pass after pass until a pass misses nothing.
 
     The batches a killed run left are finished first, so that none of their requests is sent again.
     A pass runs until ``work`` ends or every task in it waits, with at least one collected request among
     them: the pass is then cut (cancelled), its requests are submitted as the next round and imported,
     and ``work`` runs again from the start, answered by the cache as far as it now goes. The last pass
-    makes no call.
+    makes no call. ``on_round`` is told of each round (its number, its requests) before it is submitted.
 
     Raises:
         ProviderError: A round's batches answered none of its requests (failed batches: a request the
@@ -68,6 +74,8 @@ async def run_in_passes(work: Callable[[], Awaitable[T]], collector: Collector, 
             assert not collector.requests
             return Passes(result, round - first, imported)  # type: ignore[arg-type]
         round += 1
+        if on_round is not None:
+            on_round(round, len(collector.requests))
         await batches.submit(round, list(collector.requests.items()))
         answered = await batches.finish()
         if not answered.imported:  # the same requests would be sent again, and again

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from faceteval.errors import ConfigError
+from faceteval.llm import CompletionRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +48,19 @@ def shards(lines: Iterable[str], limits: Limits) -> Iterator[list[str]]:
         size += length
     if shard:
         yield shard
+
+
+def in_prefix_order(requests: Iterable[tuple[str, CompletionRequest]]) -> list[tuple[str, CompletionRequest]]:
+    """``requests`` (cache key, request), one per key, sorted by their messages: requests that share a
+    prefix (an instance's prompts, a method's instructions) are adjacent, so a server's prefix cache
+    (vLLM's automatic prefix caching) reuses it from one to the next.
+
+    Examples:
+        >>> from faceteval.llm import user
+        >>> asked = [(key, CompletionRequest("m", (user(text),)))
+        ...          for key, text in [("b", "Q1 facet B"), ("a", "Q2"), ("c", "Q1 facet A")]]
+        >>> [key for key, _ in in_prefix_order(asked)]
+        ['c', 'b', 'a']
+    """
+    unique = dict(requests)  # one request per key, whoever asked it
+    return sorted(unique.items(), key=lambda kv: (tuple((m.role, m.content) for m in kv[1].messages), kv[0]))

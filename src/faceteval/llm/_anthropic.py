@@ -102,6 +102,7 @@ class AnthropicProvider:
         http_client: httpx2.AsyncClient | None = None,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
+        self._api_key = api_key
         self._base_url = base = check_base_url(base_url or ANTHROPIC_BASE_URL).rstrip("/")
         limit = ReplyLimit(check_max_reply_bytes(max_reply_bytes))
         if http_client is not None:
@@ -159,6 +160,11 @@ class AnthropicProvider:
     def base_url(self) -> str:
         """The API root requests go to, without a trailing slash."""
         return self._base_url
+
+    def sdk_client(self) -> anthropic.AsyncAnthropic:
+        """A new client of the official SDK with this provider's key and API root (Message Batches are
+        asked through it, with the SDK's own retries); the caller closes it."""
+        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self._base_url)
 
     @property
     def identity(self) -> str:

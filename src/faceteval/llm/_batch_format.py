@@ -8,7 +8,6 @@ from typing import Any
 
 from faceteval.errors import ConfigError
 from faceteval.llm._llm import _as_text
-from faceteval.llm._openai import _params, completion_of
 from faceteval.llm._types import (
     DEFAULT_GENERATE_CONFIG,
     Completion,
@@ -29,6 +28,8 @@ def openai_batch_line(custom_id: str, request: CompletionRequest) -> str:
         >>> json.loads(line)["body"]["messages"]
         [{'role': 'user', 'content': 'hi'}]
     """
+    from faceteval.llm._openai import _params  # the SDK on first use: importing faceteval loads none
+
     line = {"custom_id": custom_id, "method": "POST", "url": CHAT_COMPLETIONS, "body": _params(request)}
     return json.dumps(line, ensure_ascii=False, separators=(",", ":"))
 
@@ -45,6 +46,8 @@ def openai_batch_completion(body: Any, *, model: str, where: str) -> Completion:
     first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
     config = GenerateConfig(logprobs=first.get("logprobs") is not None)
     request = CompletionRequest(model, (), config if config.logprobs else DEFAULT_GENERATE_CONFIG)
+    from faceteval.llm._openai import completion_of
+
     return _as_text(completion_of(body, request, where))
 
 

@@ -92,6 +92,7 @@ class OpenAIProvider:
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self._name = name
+        self._api_key = api_key
         self._base_url = base = check_base_url(base_url or OPENAI_BASE_URL).rstrip("/")
         # Absolute: the SDK then does not merge a path with the base URL at every call.
         self._completions_url = f"{base}/chat/completions"
@@ -153,6 +154,11 @@ class OpenAIProvider:
     def base_url(self) -> str:
         """The API root requests go to, without a trailing slash."""
         return self._base_url
+
+    def sdk_client(self) -> openai.AsyncOpenAI:
+        """A new client of the official SDK with this provider's key and API root (the batch endpoints
+        are asked through it, with the SDK's own retries); the caller closes it."""
+        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self._base_url)
 
     @property
     def identity(self) -> str:

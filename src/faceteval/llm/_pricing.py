@@ -52,14 +52,17 @@ class Price:
         return cost
 
     def at_batch_rate(self) -> Price:
-        """The price of a request sent through a provider's batch API: half (OpenAI's and Anthropic's).
+        """The price of a request sent through a provider's batch API: half (OpenAI's and Anthropic's),
+        cached input tokens included.
 
         Examples:
-            >>> Price(2.5, 10.0, cached_input=1.25).at_batch_rate()
-            Price(input=1.25, output=5.0, cached_input=0.625)
+            >>> Price(2.5, 10.0).at_batch_rate()
+            Price(input=1.25, output=5.0, cached_input=None)
+            >>> Price(2.5, 10.0, cached_input=1.25).at_batch_rate().cached_input
+            0.625
         """
         cached = None if self.cached_input is None else self.cached_input * BATCH_RATE
-        return Price(self.input * BATCH_RATE, self.output * BATCH_RATE, cached_input=cached)
+        return Price(self.input * BATCH_RATE, self.output * BATCH_RATE, cached)
 
 
 BATCH_RATE = 0.5

@@ -4,11 +4,13 @@ its result, `read_run`), and the output files and run records of runs, written w
 `RunFiles`) and never over a file that is not ours (`check_outputs`, with an `OutputKind` for each
 kind of file a command writes)."""
 
+from faceteval.store._batches import DONE as BATCH_DONE
 from faceteval.store._batches import BatchLedger, BatchRow
 from faceteval.store._cache import SQLiteCache
 from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
 from faceteval.store._record import (
     RECORD_SCHEMA,
+    BatchRecord,
     FileEntry,
     InputFile,
     LLMRecord,
@@ -88,6 +90,7 @@ from faceteval.store._targets import (
 
 __all__ = [
     "AGGREGATOR",
+    "BATCH_DONE",
     "BRIDGE_RECORDS",
     "CHATS",
     "COMPARISON",
@@ -120,6 +123,7 @@ __all__ = [
     "WRITTEN",
     "AnyRunRecord",
     "BatchLedger",
+    "BatchRecord",
     "BatchRow",
     "BridgeRunRecord",
     "BridgeRunSummary",

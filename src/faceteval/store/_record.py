@@ -118,6 +118,19 @@ class SpendRecord(RecordPart):
     """The run's wall-clock time."""
 
 
+class BatchRecord(RecordPart):
+    """How a ``--batch`` run sent its calls: through a provider's batch API, in rounds."""
+
+    provider: str
+    """The batch API (``openai``, ``anthropic``)."""
+    rounds: int
+    """The rounds this run submitted (a round is a level of the method's calls, or a retry)."""
+    batches: int
+    """The batches this run's rounds were sent as."""
+    requests: int
+    """The requests those batches answered and the cache took in (a killed run's batches included)."""
+
+
 class Spent(Protocol):
     """LLM use as `faceteval.llm.Spend` counts it."""
 
@@ -185,6 +198,9 @@ class RunRecord(RecordPart):
     """Where each of those templates came from, by name: ``built-in``, or the file of your own that
     replaced it (``--templates DIR``); empty in a record written before templates could be replaced."""
     spend: SpendRecord | None = None
+    batch: BatchRecord | None = None
+    """With ``--batch``: the rounds and batches the replies came through (``spend`` then counts their
+    tokens and their cost at the batch rate)."""
     summary: RecordSummary | None = None
     written: dict[str, FileEntry] = Field(default_factory=dict)
     """The outputs put in place, by path relative to the record's folder (a name, mostly)."""

@@ -14,6 +14,15 @@ The labels (`labelled`, `labels`) and the tracer (`tracer`) are what faceteval's
 to make their spans.
 """
 
-from faceteval.tracing._state import capture_content, disable, enable, enabled, labelled, labels, tracer
+from faceteval.tracing._state import (
+    capture_content,
+    disable,
+    enable,
+    enabled,
+    labelled,
+    labels,
+    paused,
+    tracer,
+)
 
-__all__ = ["capture_content", "disable", "enable", "enabled", "labelled", "labels", "tracer"]
+__all__ = ["capture_content", "disable", "enable", "enabled", "labelled", "labels", "paused", "tracer"]

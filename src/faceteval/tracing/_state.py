@@ -61,6 +61,24 @@ def disable() -> None:
     _on = None
 
 
+@contextmanager
+def paused() -> Iterator[None]:
+    """Make no spans within the block (a batch run's collecting passes, whose waiting calls would all be
+    cancelled spans); tracing is as it was after it.
+
+    Examples:
+        >>> with paused():
+        ...     enabled()
+        False
+    """
+    global _on
+    was, _on = _on, None
+    try:
+        yield
+    finally:
+        _on = was
+
+
 def enabled() -> bool:
     """Whether spans are made."""
     return _on is not None

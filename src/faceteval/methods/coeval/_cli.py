@@ -6,14 +6,17 @@ import json
 import time
 from contextlib import ExitStack
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 import click
 from rich.table import Table
 
 from faceteval._cli.kit import (
     Console,
+    batch_first,
     build_request,
     cache_of,
     calls_line,
@@ -45,7 +48,7 @@ from faceteval.methods.coeval._generate import (
     CriteriaGeneration,
     Demonstration,
     check_edits,
-    generate_criteria,
+    generate_criteria_async,
     generation_files,
     save_generation,
 )
@@ -137,10 +140,17 @@ def generate(**flags: Any) -> None:
     example = Demonstration(flags["example_input"], flags["example_output"])
     started, clock = datetime.now(UTC), time.perf_counter()
     with ExitStack() as stack:
-        llm = open_llm(request, stack)
-        generation = generate_criteria(
-            flags["task"], example, llm, samples=flags["samples"], temperature=flags["temperature"]
+        llm = open_llm(request, stack, batched=True)
+        generate = partial(
+            generate_criteria_async,
+            flags["task"],
+            example,
+            llm,
+            samples=flags["samples"],
+            temperature=flags["temperature"],
         )
+        generating = batch_first(request, llm, None, lambda _: generate(), generate)
+        generation = anyio.run(llm.closing_after, generating)
         about = GenerationRecord(
             **header("criteria generate", started),
             output=str(out),

@@ -14,6 +14,7 @@ from faceteval._cli.kit import (
     Console,
     NamedChoice,
     RunRequest,
+    batch_first,
     build_request,
     calls_line,
     data_dir_option,
@@ -29,7 +30,8 @@ from faceteval._cli.kit import (
 )
 from faceteval._runner import Started
 from faceteval._util.text import plural
-from faceteval.methods.fennec._bridge import BridgeRecord
+from faceteval.llm import LLM
+from faceteval.methods.fennec._bridge import BridgeRecord, bridge_each
 from faceteval.methods.fennec._bridge_run import BridgeRun, bridge_into, check_bridge_outputs
 from faceteval.methods.fennec._bridge_sources import BRIDGEABLE, BridgeSource, load_sources
 from faceteval.methods.fennec._method import Fennec
@@ -119,7 +121,7 @@ def run_bridge(
     failures: list[BridgeRecord] = []
     started = Started.now()
     with ExitStack() as stack:
-        llm = open_llm(request, stack)
+        llm = open_llm(request, stack, batched=True)
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("bridging", total=len(sources) or None)
 
@@ -132,8 +134,14 @@ def run_bridge(
             bridge_into, sources, llm, run, benchmark=benchmark, judge=judge, limit=limit, bridged=bridged,
             started=started,
         )  # fmt: skip
-        run_until_stopped(run, llm.closing_after, bridging)
+        collect = partial(_collect, sources, llm)
+        run_until_stopped(run, llm.closing_after, batch_first(request, llm, progress, collect, bridging))
     return run, failures
+
+
+async def _collect(sources: Sequence[BridgeSource], llm: LLM, window: int) -> None:
+    """A collecting pass of ``--batch``: every source bridged, nothing written."""
+    await bridge_each(sources, llm, sink=lambda _: None, window=window, abort_after=0)
 
 
 def _show(

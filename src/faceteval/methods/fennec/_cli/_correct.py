@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import ExitStack
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from rich.table import Table
 from faceteval._cli.kit import (
     Console,
     RunRequest,
+    batch_first,
     build_request,
     engine_options,
     escape,
@@ -32,6 +34,7 @@ from faceteval.methods.fennec._correct import (
     DEFAULT_THRESHOLD,
     CorrectionStats,
     CorrectOptions,
+    correct_each,
 )
 from faceteval.methods.fennec._correct_run import CorrectJob, CorrectRun, correct_file
 from faceteval.methods.fennec._correctable import Correctable, load_correctable
@@ -138,14 +141,15 @@ def run_correct(
     run = CorrectRun(responses=responses, judgments=len(items))
     started = Started.now()
     with ExitStack() as stack:
-        llm = open_llm(request, stack)
+        llm = open_llm(request, stack, batched=True)
         progress = stack.enter_context(progress_bar(request))
         task = progress.add_task("correcting", total=responses or None)
         correcting = partial(
             correct_file, job, items, llm, options=options, run=run,
             corrected=lambda _: progress.advance(task), started=started,
         )  # fmt: skip
-        run_until_stopped(run, llm.closing_after, correcting)
+        collect = lambda window: correct_each(items, llm, options=replace(options, window=window))  # noqa: E731
+        run_until_stopped(run, llm.closing_after, batch_first(request, llm, progress, collect, correcting))
     return run
 
 

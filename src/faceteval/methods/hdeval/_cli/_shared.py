@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import click
 
 from faceteval._cli.kit import (
     Console,
+    batch_first,
     build_request,
     cache_of,
     err_console,
@@ -20,7 +23,7 @@ from faceteval._cli.kit import (
     show_invalid,
 )
 from faceteval.datasets import read_judgments
-from faceteval.methods.hdeval._decompose import decompose_tree
+from faceteval.methods.hdeval._decompose import decompose_tree_async
 from faceteval.methods.hdeval._domains import DOMAINS
 from faceteval.methods.hdeval._method import HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree
@@ -63,7 +66,9 @@ def decompose_with_llm(
     method = HierarchyAware.from_tree(tree)
     request = build_request(engine_flags(flags), input_path=Path(), out=None, method=method)
     with ExitStack() as stack:
-        return decompose_tree(tree, node_ids, k, open_llm(request, stack))[0]
+        llm = open_llm(request, stack, batched=True)
+        work = partial(decompose_tree_async, tree, node_ids, k, llm)
+        return anyio.run(llm.closing_after, batch_first(request, llm, None, lambda _: work(), work))[0]
 
 
 def check_command_outputs(

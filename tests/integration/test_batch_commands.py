@@ -1,0 +1,242 @@
+"""``--batch openai`` on every command that calls an LLM besides judge (meta-eval --method, hdeval
+train/apply, criteria generate, correct, bridge): through the local files + batches server, each writes
+what its synchronous run writes, every call sent once, all through batches."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from faceteval._cli._app import cli
+from tests.support.batch_server import OpenAIBatches
+from tests.support.bridge_judge import BridgeJudge
+from tests.support.fennec_judge import FennecJudge
+from tests.support.llm_server import LLMServer
+from tests.support.quoted import unquote
+from tests.support.rule_judge import RuleJudge
+
+CHILDREN = {
+    "coherence": ["logical flow", "structure"],
+    "fluency": ["grammar", "word choice"],
+    "logical flow": ["transitions", "ordering"],
+    "grammar": ["agreement", "tense"],
+    "structure": ["paragraphs", "headings"],
+    "word choice": ["register", "variety"],
+}
+_SUBJECT = re.compile(r'I would like to evaluate its "?(.+?)"?(?:,|\.\n)')
+_METRIC = re.compile(r'score the given response on the following metric:\n"(.+?)"')
+_RESPONSE = re.compile(r"\[The Start of Response\]\n(.*?)\n\[The End of Response\]", re.DOTALL)
+
+
+def quality(text: str, criterion: str) -> int:
+    """A fixed pseudo-random 1-5 score of an output on a criterion (as test_hdeval_train's judge)."""
+    return hashlib.sha256(f"{text}|{criterion}".encode()).digest()[0] % 5 + 1
+
+
+def hdeval_responder(body: Mapping[str, Any]) -> str:
+    """Decomposes by `CHILDREN`, scores each output on a criterion by `quality`."""
+    prompt = "\n".join(m["content"] for m in body["messages"])
+    if subject := _SUBJECT.search(prompt):
+        names = CHILDREN[subject[1].lower()]
+        return "\n".join(f"{i}. {name.title()}: How good the {name} is." for i, name in enumerate(names, 1))
+    metric, response = _METRIC.search(prompt), _RESPONSE.search(prompt)
+    assert metric is not None and response is not None, prompt
+    return f"{quality(unquote(response[1]), metric[1].strip().lower())}\nScored by rule."
+
+
+def outputs(n: int, prefix: str) -> list[dict[str, Any]]:
+    rows = []
+    for i in range(n):
+        text = f"{prefix} output {i}"
+        flow, grammar = quality(text, "logical flow"), quality(text, "grammar")
+        scores = {"coherence": flow + 0.1 * (i % 3), "fluency": grammar - 0.1 * (i % 2)}
+        rows.append({"id": f"{prefix}{i}", "query": f"Summarise article {i // 4}.", "candidates": [text],
+                     "task": "Summarize a news article.", "scores": scores})  # fmt: skip
+    return rows
+
+
+def write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+TIMING = {"cached", "attempts", "cached_calls", "usage", "reused", "seconds", "started_at", "finished_at"}
+"""What says how and when replies came, not what they were (see test_batch_cli)."""
+
+
+@pytest.fixture(scope="module")
+def data_dir() -> Path:
+    value = os.environ.get("FACETEVAL_DATA_DIR")
+    assert value, "FACETEVAL_DATA_DIR must name the benchmark data directory (make test sets it)"
+    return Path(value)
+
+
+class Served:
+    """A local server with the batch endpoints, and the two runs of a command: synchronous, then batched."""
+
+    def __init__(self, responder: Callable[[Mapping[str, Any]], Any], tmp_path: Path) -> None:
+        self.server = LLMServer(responder)
+        self.batches = OpenAIBatches(self.server, polls_in_progress=1)
+        self.tmp_path = tmp_path
+        self.quiet = True
+
+    def engine(self, name: str, *, batch: bool) -> list[str]:
+        flags = ["--model", "openai:judge", "--base-url", self.server.base_url]
+        flags += ["-q"] if self.quiet else []
+        flags += ["--cache", str(self.tmp_path / f"{name}.sqlite")]
+        return flags + (["--batch", "openai", "--batch-poll", "0"] if batch else [])
+
+    def both(self, command: Callable[[str, list[str]], list[str | Path]]) -> tuple[int, Result]:
+        """``command(name, engine flags)`` run synchronously (``sync``), then with --batch (``batch``):
+        the synchronous run's calls, and the batch run's result, checked to have sent them all, once
+        each, through batches."""
+        base = self.server.request_count
+        synchronous = invoke(*command("sync", self.engine("sync", batch=False)))
+        assert synchronous.exit_code == 0, synchronous.output
+        calls = self.server.request_count - base
+        batched = invoke(*command("batch", self.engine("batch", batch=True)))
+        assert batched.exit_code == 0, batched.output
+        sent = [line["custom_id"] for b in self.batches.created for line in self.batches.input_lines(b["id"])]
+        assert len(sent) == len(set(sent)) == calls  # each call once, by batch ...
+        assert self.server.request_count - base == 2 * calls  # ... and none made one by one
+        assert "requests to submit" in batched.output  # each round told
+        return calls, batched
+
+
+@pytest.fixture
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
+    made = Served(request.param, tmp_path)
+    with made.server:
+        yield made
+
+
+def invoke(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, terminal_width=200)
+
+
+def timeless(value: Any) -> Any:
+    if isinstance(value, dict):
+        kept = {k: timeless(v) for k, v in value.items() if k not in TIMING}
+        if "trace" in kept:
+            kept["trace"] = sorted(kept["trace"], key=json.dumps)
+        return kept
+    if isinstance(value, list):
+        return [timeless(v) for v in value]
+    return value
+
+
+def jsonl(path: Path) -> list[Any]:
+    return [timeless(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def pairs(tmp_path: Path) -> Path:
+    rows = [{"id": str(k), "query": f"Q{k}", "candidates": [f"good {k}", f"poor {k}"]} for k in range(6)]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+FENNEC = FennecJudge(quality={f"{q} {k}": v for k in range(6) for q, v in (("good", 5), ("poor", 2))})
+
+
+@pytest.mark.parametrize("served", [FENNEC.for_server()], indirect=True)
+def test_correct(served: Served, tmp_path: Path) -> None:
+    judged = tmp_path / "j.jsonl"
+    engine = served.engine("j", batch=False)
+    done = invoke("judge", pairs(tmp_path), "--method", "fennec", "--out", judged, *engine)
+    assert done.exit_code == 0, done.output
+
+    def correct(name: str, engine: list[str]) -> list[str | Path]:
+        return ["correct", judged, "--threshold", "3", "--out", tmp_path / f"{name}.jsonl", *engine]
+
+    calls, _ = served.both(correct)
+    assert calls > 0 and jsonl(tmp_path / "batch.jsonl") == jsonl(tmp_path / "sync.jsonl")
+
+
+RULE = RuleJudge(quality={"good": 8, "poor": 3}, record=False)
+
+
+@pytest.mark.parametrize("served", [RULE.for_server()], indirect=True)
+def test_meta_eval_of_a_method(served: Served, tmp_path: Path, data_dir: Path) -> None:
+    row = {"instruction": "Question?", "output_1": "good", "output_2": "poor", "winner": "A"}
+    rows = [row | {"qid": f"p{i}", "instruction": f"Question {i}?"} for i in range(6)]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    def meta_eval(name: str, engine: list[str]) -> list[str | Path]:
+        out = tmp_path / name
+        return ["meta-eval", labels, "--method", "dna", "--swap", "--field", "id=qid", "--out", out, *engine,
+                "--data-dir", data_dir]  # fmt: skip
+
+    served.both(meta_eval)
+    assert jsonl(tmp_path / "batch" / "judgments.jsonl") == jsonl(tmp_path / "sync" / "judgments.jsonl")
+    read = [json.loads((tmp_path / name / "summary.json").read_text()) for name in ("sync", "batch")]
+    summaries = [record["summary"] for record in read]
+    assert summaries[0]["agreement"] == summaries[1]["agreement"]
+
+
+def criteria_reply(body: Mapping[str, Any]) -> str:
+    if body["temperature"] == 0:
+        return "1. Simplicity: Simple words.\n2. Accuracy: Correct facts."
+    return "1. Plain language: Words a child knows.\n2. Correctness: True."
+
+
+@pytest.mark.parametrize("served", [criteria_reply], indirect=True)
+def test_criteria_generate(served: Served, tmp_path: Path) -> None:
+    def generate(name: str, engine: list[str]) -> list[str | Path]:
+        return ["criteria", "generate", "--task", "Explain to a child.", "--example-input", "Why rain?",
+                "--example-output", "Clouds get heavy.", "--samples", "2", "--temperature", "0.7",
+                "--out", tmp_path / name, *engine]  # fmt: skip
+
+    served.quiet = False  # (it has no progress bar)
+    served.both(generate)
+    for path in ("criteria.yaml", "samples/sample-01.yaml", "samples/sample-02.yaml"):
+        assert (tmp_path / "batch" / path).read_text() == (tmp_path / "sync" / path).read_text()
+
+
+BRIDGE = BridgeJudge()
+
+
+@pytest.mark.parametrize("served", [BRIDGE.for_server()], indirect=True)
+def test_bridge(served: Served, tmp_path: Path, data_dir: Path) -> None:
+    def bridge(name: str, engine: list[str]) -> list[str | Path]:
+        return ["bridge", "autoj-pairwise", "--limit", "3", "--data-dir", data_dir, "--out", tmp_path / name,
+                *engine]  # fmt: skip
+
+    served.both(bridge)
+    written = sorted(p.name for p in (tmp_path / "sync").glob("*.jsonl"))
+    assert written
+    for name in written:
+        assert jsonl(tmp_path / "batch" / name) == jsonl(tmp_path / "sync" / name)
+
+
+@pytest.mark.parametrize("served", [hdeval_responder], indirect=True)
+def test_hdeval_train_then_apply(served: Served, tmp_path: Path) -> None:
+    labelled = write(tmp_path / "labelled.jsonl", outputs(48, "a"))
+    fresh = write(tmp_path / "fresh.jsonl", outputs(8, "b"))
+
+    def train(name: str, engine: list[str]) -> list[str | Path]:
+        return ["hdeval", "train", labelled, "--target", "coherence,fluency", "--layers", "3", "--children",
+                "2", "--expand", "1", "--aggregator", "lr", "--resamples", "100", "--out", tmp_path / name,
+                *engine]  # fmt: skip
+
+    served.both(train)
+    trees = [json.loads((tmp_path / n / "summary.json").read_text())["tree"] for n in ("sync", "batch")]
+    assert trees[0] == trees[1]
+
+    def apply(name: str, engine: list[str]) -> list[str | Path]:
+        return ["hdeval", "apply", tmp_path / name.replace("-apply", ""), fresh, "--out",
+                tmp_path / f"{name}.jsonl", *engine]  # fmt: skip
+
+    served.batches.created.clear()
+    served.batches.batches.clear()
+    served.both(lambda name, engine: apply(f"{name}-apply", engine))
+    assert jsonl(tmp_path / "batch-apply.jsonl") == jsonl(tmp_path / "sync-apply.jsonl")
