@@ -176,11 +176,13 @@ def test_meta_eval_of_a_method(served: Served, tmp_path: Path, data_dir: Path) -
         return ["meta-eval", labels, "--method", "dna", "--swap", "--field", "id=qid", "--out", out, *engine,
                 "--data-dir", data_dir]  # fmt: skip
 
-    served.both(meta_eval)
+    calls, _ = served.both(meta_eval)
     assert jsonl(tmp_path / "batch" / "judgments.jsonl") == jsonl(tmp_path / "sync" / "judgments.jsonl")
     read = [json.loads((tmp_path / name / "summary.json").read_text()) for name in ("sync", "batch")]
     summaries = [record["summary"] for record in read]
     assert summaries[0]["agreement"] == summaries[1]["agreement"]
+    assert read[0]["batch"] is None and read[1]["batch"]["requests"] == calls
+    assert read[1]["spend"]["input_tokens"] == read[0]["spend"]["input_tokens"]  # the batches' tokens
 
 
 def criteria_reply(body: Mapping[str, Any]) -> str:

@@ -150,10 +150,13 @@ def batch_first(
     progress: Progress | None,
     collect: Callable[[int], Awaitable[object]],
     work: Callable[[], Awaitable[T]],
+    *,
+    told: Callable[[BatchDone], None] | None = None,
 ) -> Callable[[], Awaitable[T]]:
     """``work``; with ``--batch``, once collecting passes of ``collect(window)`` (the work without its
     outputs, holding ``window`` items waiting at once) have brought every reply into the cache through
-    the batch API: ``work`` then makes no call. What the batches did is told on stderr.
+    the batch API: ``work`` then makes no call. What the batches did is told on stderr, and to ``told``
+    (for the run record) before ``work`` starts.
     """
     if request.batch is None:
         return work
@@ -162,6 +165,8 @@ def batch_first(
     async def rounds(batch: BatchRun) -> T:
         done = await collect_in_rounds(llm, batch, lambda: collect(batch.window))
         show_batches(done)
+        if told is not None:
+            told(done)
         return await work()
 
     async def run() -> T:

@@ -36,6 +36,7 @@ from faceteval._cli._panel import panel_flags
 from faceteval._cli._run import RunRequest, open_judge, progress_bar, run_until_stopped
 from faceteval._cli._sweeps import runs_of
 from faceteval._runner import (
+    BatchDone,
     FileJob,
     MetaEvalHooks,
     MetaEvalOptions,
@@ -216,11 +217,15 @@ def _run_method(
         llm = open_judge(request, stack, batched=True)
         context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)
 
+        batches: list[BatchDone] = []
+
         async def run() -> None:
-            outcome.record = await run_meta_eval(context, plans)
+            done = replace(context, batch=batches[0]) if batches else context
+            outcome.record = await run_meta_eval(done, plans)
 
         collect = partial(collect_runs, context, plans)
-        run_until_stopped(outcome, llm.closing_after, batch_first(request, llm, None, collect, run))
+        batched = batch_first(request, llm, None, collect, run, told=batches.append)
+        run_until_stopped(outcome, llm.closing_after, batched)
     if isinstance(outcome.stopped, NothingJudged):  # nothing to measure: the failures were shown
         err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
         ctx.exit(1)

@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 
+from faceteval._runner._batch import BatchDone
 from faceteval._runner._criteria_use import criteria_use
 from faceteval._runner._file import (
     FileJob,
@@ -29,7 +30,7 @@ from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError
-from faceteval.llm import Judge, Panel
+from faceteval.llm import Judge, Panel, Spend
 from faceteval.metaeval import (
     INSTANCES,
     JUDGMENTS,
@@ -145,6 +146,8 @@ class RunContext:
     judging: JudgeOptions
     hooks: MetaEvalHooks
     force: bool
+    batch: BatchDone | None = None
+    """With ``--batch``: what the rounds did (in the record of the run, or of the sweep when several)."""
 
     def llm_for(self, plan: RunPlan) -> Judge:
         """The LLM (or panel) of a run: with its provider seed, when it repeats the others with another
@@ -229,7 +232,8 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         }
         | _criteria(context, plan),
         **recorded_templates(plan.method, llm, context.judging),
-        spend=spend_of(result.spent, result.elapsed),
+        spend=spend_of(_with_batch(result.spent, context.batch if alone else None), result.elapsed),
+        batch=context.batch.record if alone and context.batch is not None else None,
     )
     record = measure(
         run_dir,
@@ -280,6 +284,8 @@ def _compared(
     """The summary of a sweep or of repeats, written with its reports into ``context.out``."""
     first = records[0][1]
     spends = [record.spend for _, record in records if record.spend is not None]
+    if context.batch is not None:
+        spends.append(spend_of(context.batch.spend()))
     combined = first.model_copy(
         update={
             **header("meta-eval", started.at),
@@ -288,12 +294,18 @@ def _compared(
             "spend": _total(spends),
             "summary": combine([(plan.variant, record.summary) for plan, record in records]),
             "written": {},
+            "batch": None if context.batch is None else context.batch.record,
         }
     )
     write_summary(context.out, combined)
     if context.options.report:
         write_report(context.out)
     return combined
+
+
+def _with_batch(spent: Spend, batch: BatchDone | None) -> Spend:
+    """``spent``, and the replies ``batch`` brought at the batch rate."""
+    return spent if batch is None else spent + batch.spend()
 
 
 def _criteria(context: RunContext, plan: RunPlan) -> dict[str, Any]:

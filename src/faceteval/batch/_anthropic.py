@@ -74,6 +74,11 @@ class AnthropicBatchRunner:
         """Close the SDK's client."""
         await self.client.close()
 
+    def _pending(self) -> list[BatchRow]:
+        """The batches not yet imported of this endpoint (a shared cache may hold other endpoints' too,
+        which this client cannot ask about)."""
+        return [row for row in self.cache.batches.pending(PROVIDER) if row.identity == self.identity]
+
     def last_round(self) -> int:
         """The highest round of this provider recorded in the cache's ledger (0 if none)."""
         return max((row.round for row in self.cache.batches.all() if row.provider == PROVIDER), default=0)
@@ -106,7 +111,7 @@ class AnthropicBatchRunner:
         """Wait for every batch not yet imported (this run's and a killed run's), importing each as it
         ends."""
         tally = ImportTally()
-        while pending := self.cache.batches.pending(PROVIDER):
+        while pending := self._pending():
             running = 0
             for row in pending:
                 if row.batch_id is None:

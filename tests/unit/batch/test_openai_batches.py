@@ -157,3 +157,15 @@ async def test_a_file_uploaded_by_a_run_killed_before_its_batch_was_recorded_is_
         assert tally.imported == 4
         assert len(batches.created) == 2  # one adopted, one made for the file that had none
         assert cache.batches.all()[0].batch_id == made[0].id
+
+
+async def test_batches_of_another_endpoint_in_a_shared_cache_are_left_to_their_own_runs(
+    served: tuple[LLMServer, OpenAIBatches], client: openai.AsyncOpenAI, tmp_path: Path
+) -> None:
+    keyed = [(f"key{n}", r) for n, r in enumerate(_requests("a", "b"))]
+    with SQLiteCache(tmp_path / "cache.db") as cache:
+        await _runner(client, cache, "openai@http://elsewhere/v1").submit(1, keyed)  # a killed run's
+        tally = await _runner(client, cache, "openai").finish()  # not this client's to ask
+        assert tally.imported == 0
+        (row,) = cache.batches.pending("openai")
+        assert row.identity == "openai@http://elsewhere/v1"
