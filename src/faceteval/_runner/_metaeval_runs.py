@@ -23,7 +23,7 @@ from faceteval._runner._file import (
 from faceteval._runner._options import JudgeOptions, scoring_options
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
-from faceteval.datasets import read_instances, read_judgments
+from faceteval.datasets import read_instances
 from faceteval.errors import FacetevalError
 from faceteval.llm import Judge, Panel
 from faceteval.metaeval import (
@@ -36,6 +36,7 @@ from faceteval.metaeval import (
     combine,
     forget_results,
     measure,
+    read_slim,
     run_files,
     write_instances,
     write_summary,
@@ -216,11 +217,12 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         **recorded_templates(plan.method, llm, context.judging),
         spend=spend_of(result.spent, result.elapsed),
     )
+    judged = read_slim(run_dir / JUDGMENTS)
     record = measure(
         run_dir,
         context.target,
         context.instances,
-        list(read_judgments(run_dir / JUDGMENTS)),
+        judged.judgments,
         judge=f"{plan.method.name} ({model}{', swap' if context.judging.swap else ''})",
         settings=context.options.settings,
         extra={"variant": {plan.key: plan.variant.count, "seed": plan.variant.seed}},
@@ -228,6 +230,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         in_place=True,
         human_weights=context.options.human_weights,
         source=str(run_dir / JUDGMENTS),
+        facts=judged.facts,
     )
     if context.options.report:
         write_report(run_dir)
