@@ -11,12 +11,13 @@ it; `full_lines` reads the kept judgments back whole, in the order asked, to wri
 from __future__ import annotations
 
 import codecs
+import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from faceteval.core import FacetScore, Judgment, Usage, usage_of
+from faceteval.core import FacetScore, Judgment, OrderResult, Usage, usage_of
 from faceteval.datasets import judgment_from_line, read_numbered_judgments
 
 
@@ -49,23 +50,45 @@ def trace_facts(judgment: Judgment, line: int = 0) -> TraceFacts:
 
 
 def slim(judgment: Judgment) -> Judgment:
-    """``judgment`` without its trace and its explanations (the texts measuring does not read)."""
-    return judgment.model_copy(
-        update={
-            "trace": [],
-            "explanation": None,
-            "facets": _slim_facets(judgment.facets),
-            "orders": [
-                order.model_copy(update={"explanation": None, "facets": _slim_facets(order.facets)})
-                for order in judgment.orders
-            ],
-        }
+    """``judgment`` with what measuring reads only: no trace, explanations, ranks or input hash; names
+    shared between judgments (`sys.intern`). Built without validating again (it was validated read)."""
+    return Judgment.model_construct(
+        id=judgment.id,
+        method=sys.intern(judgment.method),
+        status=judgment.status,
+        error=judgment.error,
+        verdict=judgment.verdict,
+        scores=judgment.scores,
+        facets=_slim_facets(judgment.facets),
+        consistent=judgment.consistent,
+        orders=[
+            OrderResult.model_construct(
+                order=order.order,
+                verdict=order.verdict,
+                scores=order.scores,
+                facets=_slim_facets(order.facets),
+                score_modes=order.score_modes,
+            )
+            for order in judgment.orders
+        ],
+        panel=judgment.panel,
+        panel_vote=judgment.panel_vote,
+        usage=judgment.usage,
+        confidence=judgment.confidence,
+        score_modes=judgment.score_modes,
     )
 
 
 def _slim_facets(facets: Iterable[FacetScore]) -> list[FacetScore]:
-    blank = {"explanation": None, "explanations": None, "description": None, "guideline": None}
-    return [facet.model_copy(update=blank) for facet in facets]
+    return [
+        FacetScore.model_construct(
+            name=sys.intern(facet.name),
+            weight=facet.weight,
+            scores=facet.scores,
+            score_modes=facet.score_modes,
+        )
+        for facet in facets
+    ]
 
 
 @dataclass(frozen=True, slots=True)
