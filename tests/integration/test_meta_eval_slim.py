@@ -14,6 +14,7 @@ from faceteval._runner._metaeval import measure_source, measured_instances
 from faceteval._runner._metaeval_runs import MetaEvalOptions
 from faceteval.datasets import read_judgments
 from faceteval.metaeval import JUDGMENTS, load_judgments, load_target, measure
+from faceteval.report import load_run, render_html, render_markdown, write_report
 
 PAD = "x" * 16_384
 
@@ -65,3 +66,26 @@ def test_slim_measure_is_the_whole_measure(data_dir: Path, tmp_path: Path) -> No
     written = (tmp_path / "slim" / JUDGMENTS).read_bytes()
     assert written == (tmp_path / "whole" / JUDGMENTS).read_bytes()
     assert b'"stage":"pad"' in written
+
+
+def test_a_report_reads_one_reply_of_each_trace_and_says_what_the_whole_judgments_say(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    target = load_target("mtbench-human", data_dir)
+    options = MetaEvalOptions(resamples=20, report=False)
+    recorded = load_judgments("recorded:gpt4-pair", target, data_dir)
+    path = tmp_path / "gpt4.jsonl"
+    lines = [traced(judgment.model_dump_json(), k) for k, judgment in enumerate(recorded.judgments)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    measure_source(target, measured_instances(target, options), load_judgments(str(path), target, data_dir),
+                   out, options)  # fmt: skip
+
+    markdown, html = write_report(out)
+    run = load_run(out)
+    assert all(len(judgment.trace) <= 1 for judgment in run.judgments)
+    assert not any(entry.messages for judgment in run.judgments for entry in judgment.trace)
+    whole = tuple(read_judgments(out / JUDGMENTS))
+    assert markdown.read_text(encoding="utf-8") == render_markdown(run.summary, run.instances, whole)
+    assert html.read_text(encoding="utf-8") == render_html(run.summary, run.instances, whole)
+    assert "Judge's reply" in markdown.read_text(encoding="utf-8")
