@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from faceteval._util.text import first_few, plural
 from faceteval.core import Instance, Judgment
@@ -20,39 +19,38 @@ from faceteval.datasets import read_numbered_judgments
 from faceteval.errors import FacetevalError
 from faceteval.methods import as_criteria, find_method_spec
 from faceteval.review._model import DEFAULT_SCALE, OVERALL, Draft, Item, describe_conflicts
+from faceteval.review._staged import Staged, chunked
 from faceteval.review._store import ReviewStore
 from faceteval.store import MethodRecord
 
 Built = tuple[Item, list[Draft], Instance, Judgment]
 """An ok judgment's item and drafts, with its instance and judgment (without its trace)."""
-T = TypeVar("T")
 CHECKED = 1_000
 """Items checked for clashes with the project's in one query batch."""
 
 
-def checked_judgments(path: Path) -> int:
+def checked_judgments(path: Path, staged: Staged) -> int:
     """How many judgments of ``path`` failed (there is nothing of the LLM's to review in them), once
-    the file is read line by line and found to hold at least one ok judgment and no id twice.
+    the file is read line by line (each id's line kept in ``staged``) and found to hold at least one
+    ok judgment and no id twice.
 
     Raises:
         FacetevalError: No judgment, none ok, or an id judged twice (the lines of each repeat named).
         InputError: A line is not a judgment.
     """
-    first: dict[str, int] = {}
-    again: dict[str, list[int]] = {}
-    count = failed = 0
-    for line_no, judgment in read_numbered_judgments(path):
-        count += 1
-        failed += judgment.status != "ok"
-        if first.setdefault(judgment.id, line_no) != line_no:
-            again.setdefault(judgment.id, []).append(line_no)
+    counts = {"ok": 0, "failed": 0}
+
+    def lines() -> Iterator[tuple[str, int]]:
+        for line_no, judgment in read_numbered_judgments(path):
+            counts["ok" if judgment.status == "ok" else "failed"] += 1
+            yield judgment.id, line_no
+
+    staged.add_lines(lines())
+    count, failed = counts["ok"] + counts["failed"], counts["failed"]
     if not count:
         raise FacetevalError(f"{path}: no judgments (the file is empty): nothing to review")
-    if again:
-        repeated = [
-            f"{i!r} (lines {', '.join(map(str, [first[i], *again[i]]))})"
-            for i in sorted(again, key=first.__getitem__)
-        ]
+    if again := staged.repeated():
+        repeated = [f"{i!r} (lines {', '.join(map(str, at))})" for i, at in again]
         raise FacetevalError(
             f"{path}: {plural(len(repeated), 'judgment id')} {'appears' if len(repeated) == 1 else 'appear'} "
             f"more than once: {first_few(repeated)}; "
@@ -125,18 +123,6 @@ def import_plan(store: ReviewStore, built: Iterable[Built], params: dict[str, An
     if clashes:
         raise FacetevalError(f"{path}: {describe_conflicts(clashes)}")
     return plan
-
-
-def chunked(values: Iterable[T], size: int) -> Iterator[list[T]]:
-    """``values`` in lists of ``size`` (the last shorter), read as they are needed.
-
-    Examples:
-        >>> list(chunked(range(5), 2))
-        [[0, 1], [2, 3], [4]]
-    """
-    iterator = iter(values)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
 
 
 def _scale(value: Any) -> tuple[float, float] | None:

@@ -6,7 +6,7 @@ comparison item holding every candidate. Exporting is ``_export.py``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -14,19 +14,20 @@ from typing import Any
 
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import (
+    InstanceFile,
     Reading,
     changed_since,
     judged_input,
-    judged_instances,
+    judged_reading,
     read_numbered_judgments,
     run_record,
-    why_missing,
 )
 from faceteval.errors import FacetevalError
 from faceteval.methods import find_method_spec
 from faceteval.review._explain import explanation_parts, sentences_of
-from faceteval.review._import_plan import Built, checked_judgments, chunked, import_plan
+from faceteval.review._import_plan import Built, checked_judgments, import_plan
 from faceteval.review._model import OVERALL, Candidate, Draft, Item
+from faceteval.review._staged import Staged, chunked, staged
 from faceteval.review._store import ReviewStore
 
 __all__ = ["ImportSummary", "import_run"]
@@ -72,8 +73,9 @@ def import_run(
     a format, preset or field map), else as the run read it.
 
     The judgments are read line by line, three times (to check them, to plan the tasks and check
-    the items against the project's, to add them), and their items are added `CHUNK` at a time,
-    each chunk in its own transaction: memory does not grow with the run. An import killed between
+    the items against the project's, to add them), the instances are looked up in a temporary SQLite
+    file (`_staged`), and the items are added `CHUNK` at a time, each chunk in its own transaction:
+    memory does not grow with the run. An import killed between
     two chunks is finished by running it again (the items present are left as they are).
 
     Raises:
@@ -83,28 +85,29 @@ def import_run(
     """
     record = run_record(judgments_path)
     source = judged_input(judgments_path, input_path)
-    skipped = checked_judgments(judgments_path)
-    instances = judged_instances(judgments_path, source, reading)
-    method = None if record is None else record.method
-    params: dict[str, Any] = {} if method is None else dict(method.params)
-    built = partial(_built, judgments_path, instances, task or None, source.stem)
-    plan = import_plan(store, built(parsed=False), params, judgments_path)
-    for name, by_name in plan.criteria.items():
-        store.add_task(
-            name,
-            plan.descriptions.get(name, ""),
-            [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
-            scale=plan.scale(name, method),
-            derived=plan.recorded_scale is None,  # a sum's too: its k varies with the criteria generated
-        )
-    new = items = drafts = comparisons = 0
-    for chunk in chunked(built(parsed=True), CHUNK):
-        chunk_items = [item for item, _, _, _ in chunk]
-        chunk_drafts = [draft for _, item_drafts, _, _ in chunk for draft in item_drafts]
-        new += store.add_items(chunk_items, chunk_drafts)
-        items += len(chunk_items)
-        drafts += sum(d.criterion != OVERALL for d in chunk_drafts)
-        comparisons += sum(item.compares for item in chunk_items)
+    with staged() as looked_up:
+        skipped = checked_judgments(judgments_path, looked_up)
+        looked_up.add_instances(InstanceFile(source, reading=reading or judged_reading(judgments_path)))
+        method = None if record is None else record.method
+        params: dict[str, Any] = {} if method is None else dict(method.params)
+        built = partial(_built, judgments_path, looked_up, task or None, source.stem)
+        plan = import_plan(store, built(parsed=False), params, judgments_path)
+        for name, by_name in plan.criteria.items():
+            store.add_task(
+                name,
+                plan.descriptions.get(name, ""),
+                [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
+                scale=plan.scale(name, method),
+                derived=plan.recorded_scale is None,  # a sum's too: its k varies with the criteria generated
+            )
+        new = items = drafts = comparisons = 0
+        for chunk in chunked(built(parsed=True), CHUNK):
+            chunk_items = [item for item, _, _, _ in chunk]
+            chunk_drafts = [draft for _, item_drafts, _, _ in chunk for draft in item_drafts]
+            new += store.add_items(chunk_items, chunk_drafts)
+            items += len(chunk_items)
+            drafts += sum(d.criterion != OVERALL for d in chunk_drafts)
+            comparisons += sum(item.compares for item in chunk_items)
     return ImportSummary(
         items=items,
         new=new,
@@ -115,9 +118,7 @@ def import_run(
     )
 
 
-def _built(
-    path: Path, instances: Mapping[str, Instance], task: str | None, stem: str, *, parsed: bool
-) -> Iterator[Built]:
+def _built(path: Path, instances: Staged, task: str | None, stem: str, *, parsed: bool) -> Iterator[Built]:
     """Each ok judgment of ``path`` as its item and drafts (read line by line: one held at a time),
     with its instance and judgment (without its trace); with ``parsed``, the drafts of outputs
     hold what the trace read from each reply (`_parsed_evaluations`), else nothing of it.
@@ -128,9 +129,9 @@ def _built(
     for _, judgment in read_numbered_judgments(path):
         if judgment.status != "ok":
             continue
-        instance = instances.get(judgment.id)
+        instance = instances.instance(judgment.id)
         if instance is None:
-            why = why_missing(instances, judgment.id)
+            why = instances.why_missing(judgment.id)
             raise FacetevalError(f"{path}: judgment {judgment.id!r} has no instance: {why}")
         if (changed := changed_since(instance, judgment)) is not None:
             raise FacetevalError(f"{path}: judgment {judgment.id!r}: {changed}")
