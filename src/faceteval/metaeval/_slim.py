@@ -45,6 +45,7 @@ def trace_facts(judgment: Judgment, line: int = 0) -> TraceFacts:
     made = None
     if len(own) == judgment.usage.calls:
         made = usage_of(entry for entry in own if not entry.cached and not entry.planned)
+        made = judgment.usage if made == judgment.usage else made  # no cached call: one object kept
     models = frozenset(entry.model for entry in judgment.trace if entry.model)
     return TraceFacts(made, models, line)
 
