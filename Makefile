@@ -40,6 +40,7 @@ bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python benchmarks/stall.py
 	PYTHONPATH=. $(BIN)/python benchmarks/review_pages.py
 	PYTHONPATH=. $(BIN)/python benchmarks/review_import_memory.py
+	PYTHONPATH=. $(BIN)/python benchmarks/stream_memory.py
 
 # The package boundaries (pyproject.toml's [tool.importlinter]); the test suite runs them too.
 lint: $(STAMP)
