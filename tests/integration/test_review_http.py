@@ -308,5 +308,7 @@ def test_the_list_of_outputs_pages_by_position_and_refuses_a_position_that_is_no
     assert f"outputs 1-{count} of {count}" in page
     status, later, _ = request(server, "GET", "/items?task=eli5&after=0")
     assert status == 200 and 'rel="prev"' in later and "outputs 2-" in later
+    status, past, _ = request(server, "GET", "/items?task=eli5&after=999999")  # a link kept too long
+    assert status == 200 and 'no outputs here: <a href="/items?task=eli5">the first page</a>' in past
     status, _, _ = request(server, "GET", "/items?task=eli5&before=%C2%B2")
     assert status == 400
