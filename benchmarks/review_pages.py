@@ -8,7 +8,9 @@
    in through the sign-in form). Timed, median of five: the home page (every annotator's progress), an
    item's page at the start, middle and end of the task, and a click (a score posted on an item in the
    middle, answered by a redirect to its page, followed).
-   The task's list of items (``/items``) lists every item, so it is O(N) by what it shows; it is timed too.
+   The task's list of items (``/items``) shows 100 items a page, read by keyset over the index of items by
+   task and position: its first page, a page in the middle (``after=`` the middle item's position) and its
+   last page are timed, median of five.
 
 Results go to benchmarks/review_results.json and are printed as a Markdown table for benchmarks/README.md.
 """
@@ -90,8 +92,14 @@ def measure(project: Path, n: int) -> dict[str, float]:
             "item (middle)": timed(lambda: client.get(f"/item?id={middle}")),
             "item (last)": timed(lambda: client.get(f"/item?id=i{n - 1:07d}")),
             "a click (score posted, its page followed)": statistics.median(clicks),
-            "the task's list of items (/items, lists all N)": timed(
-                lambda: client.get("/items?task=eli5"), repeat=3
+            "the task's list of items (/items, first page of 100)": timed(
+                lambda: client.get("/items?task=eli5")
+            ),
+            "the task's list of items (a page in the middle)": timed(
+                lambda: client.get(f"/items?task=eli5&after={n // 2}")
+            ),
+            "the task's list of items (its last page)": timed(
+                lambda: client.get(f"/items?task=eli5&before={n}")
             ),
         }
 

@@ -297,3 +297,18 @@ def test_every_text_field_is_limited_to_what_the_server_takes(server: tuple[str,
         for field in fields:
             limit = re.search(r'maxlength="(\d+)"', field)
             assert limit is not None and int(limit[1]) <= MAX_TEXT, (path, field)
+
+
+def test_the_list_of_outputs_pages_by_position_and_refuses_a_position_that_is_not_one(
+    server: tuple[str, int, Path],
+) -> None:
+    status, page, _ = request(server, "GET", "/items?task=eli5")
+    assert status == 200 and 'rel="next"' not in page and 'rel="prev"' not in page
+    count = len(re.findall(r"<tr><td>", page))
+    assert f"outputs 1-{count} of {count}" in page
+    status, later, _ = request(server, "GET", "/items?task=eli5&after=0")
+    assert status == 200 and 'rel="prev"' in later and "outputs 2-" in later
+    status, past, _ = request(server, "GET", "/items?task=eli5&after=999999")  # a link kept too long
+    assert status == 200 and 'no outputs here: <a href="/items?task=eli5">the first page</a>' in past
+    status, _, _ = request(server, "GET", "/items?task=eli5&before=%C2%B2")
+    assert status == 400

@@ -282,6 +282,8 @@ def measure_source(
         about=about,
         human_weights=options.human_weights,
         source=source.name,
+        facts=source.facts,
+        read_from=path if source.facts else None,
     )
     if options.report:
         write_report(out)

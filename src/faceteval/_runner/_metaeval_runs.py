@@ -28,7 +28,7 @@ from faceteval._runner._judge import judge_each
 from faceteval._runner._options import JudgeOptions, scoring_options
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
-from faceteval.datasets import read_instances, read_judgments
+from faceteval.datasets import read_instances
 from faceteval.errors import FacetevalError
 from faceteval.llm import Judge, Panel, Spend
 from faceteval.metaeval import (
@@ -41,6 +41,7 @@ from faceteval.metaeval import (
     combine,
     forget_results,
     measure,
+    read_slim,
     run_files,
     write_instances,
     write_summary,
@@ -235,11 +236,12 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         spend=spend_of(_with_batch(result.spent, context.batch if alone else None), result.elapsed),
         batch=context.batch.record if alone and context.batch is not None else None,
     )
+    judged = read_slim(run_dir / JUDGMENTS)
     record = measure(
         run_dir,
         context.target,
         context.instances,
-        list(read_judgments(run_dir / JUDGMENTS)),
+        judged.judgments,
         judge=f"{plan.method.name} ({model}{', swap' if context.judging.swap else ''})",
         settings=context.options.settings,
         extra={"variant": {plan.key: plan.variant.count, "seed": plan.variant.seed}},
@@ -247,6 +249,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         in_place=True,
         human_weights=context.options.human_weights,
         source=str(run_dir / JUDGMENTS),
+        facts=judged.facts,
     )
     if context.options.report:
         write_report(run_dir)

@@ -4,6 +4,7 @@ from faceteval.metaeval._compare import compare_runs, significance
 from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join, load_judgments, source_files
 from faceteval.metaeval._panel import PANEL_SEPARATOR, panel_judgments, panel_specs, panel_summary
 from faceteval.metaeval._panel_scores import score_panel_summary
+from faceteval.metaeval._slim import SlimJudgments, TraceFacts, read_slim
 from faceteval.metaeval._store import (
     INSTANCES,
     JUDGMENTS,
@@ -38,7 +39,9 @@ __all__ = [
     "Joined",
     "JudgmentSource",
     "Settings",
+    "SlimJudgments",
     "Target",
+    "TraceFacts",
     "Variant",
     "combine",
     "compare_runs",
@@ -56,6 +59,7 @@ __all__ = [
     "panel_specs",
     "panel_summary",
     "read_run",
+    "read_slim",
     "read_summary",
     "run_files",
     "run_inputs",

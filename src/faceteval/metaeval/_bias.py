@@ -23,13 +23,14 @@ Only instances of two candidates with a human label are counted.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from faceteval import metrics
 from faceteval.core import Instance, Judgment
+from faceteval.metaeval._slim import TraceFacts
 
 Pairs = Sequence[tuple[Instance, Judgment | None]]
 Rater = Callable[..., dict[str, Any]]
@@ -50,11 +51,18 @@ def preference_rate(choices: Sequence[int | None], targets: Sequence[int]) -> me
     return metrics.Rate.from_counts(hits, len(decisive), excluded=len(choices) - len(decisive))
 
 
-def bias(pairs: Pairs, rate: Rater, *, judge_models: Iterable[str] = ()) -> dict[str, Any]:
-    """The position, length and (with systems) self-preference diagnostics of labelled pairs."""
+def bias(
+    pairs: Pairs,
+    rate: Rater,
+    *,
+    judge_models: Iterable[str] = (),
+    facts: Mapping[str, TraceFacts] | None = None,
+) -> dict[str, Any]:
+    """The position, length and (with systems) self-preference diagnostics of labelled pairs (slim
+    judgments' traces as their ``facts`` say, by id)."""
     two = [(i, j) for i, j in pairs if i.n_candidates == 2 and i.label is not None]
     out: dict[str, Any] = {"position": position(two, rate), "length": length(two, rate)}
-    if (own := self_preference(two, rate, judge_models)) is not None:
+    if (own := self_preference(two, rate, judge_models, facts or {})) is not None:
         out["self_preference"] = own
     return out
 
@@ -158,14 +166,17 @@ def model_key(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", _PROVIDER.sub("", name.strip().lower()))
 
 
-def self_preference(pairs: Pairs, rate: Rater, judge_models: Iterable[str]) -> dict[str, Any] | None:
-    """How often the judge chooses its own model's candidate, and the humans do, where one is its own."""
+def self_preference(
+    pairs: Pairs, rate: Rater, judge_models: Iterable[str], facts: Mapping[str, TraceFacts] | None = None
+) -> dict[str, Any] | None:
+    """How often the judge chooses its own model's candidate, and the humans do, where one is its own
+    (the models a judgment's trace names, or its ``facts`` when it was read slim)."""
     given = {model_key(name) for name in judge_models} - {""}
     rows: list[tuple[int | None, int, int, str]] = []
     for instance, judgment in pairs:
         if judgment is None or judgment.status != "ok" or instance.systems is None:
             continue
-        models = given | {model_key(entry.model) for entry in judgment.trace if entry.model}
+        models = given | {model_key(name) for name in _trace_models(judgment, facts or {})}
         own = [k + 1 for k, system in enumerate(instance.systems) if model_key(system) in models]
         if len(own) == 1 and instance.label is not None:
             rows.append((judgment.verdict, instance.label, own[0], instance.systems[own[0] - 1]))
@@ -177,6 +188,12 @@ def self_preference(pairs: Pairs, rate: Rater, judge_models: Iterable[str]) -> d
         "judge": rate(preference_rate, verdicts, sides),
         "human": rate(preference_rate, labels, sides),
     }
+
+
+def _trace_models(judgment: Judgment, facts: Mapping[str, TraceFacts]) -> Iterable[str]:
+    if (found := facts.get(judgment.id)) is not None:
+        return found.models
+    return (entry.model for entry in judgment.trace if entry.model)
 
 
 def _verdict(judgment: Judgment | None) -> int | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +12,7 @@ from faceteval.core import Instance, Judgment, PanelVote
 from faceteval.datasets import RecordedSource, read_judgments
 from faceteval.errors import FacetevalError
 from faceteval.metaeval._panel import panel_judgments, panel_name, panel_specs
+from faceteval.metaeval._slim import TraceFacts, read_slim
 from faceteval.metaeval._target import Target
 
 RECORDED = "recorded:"
@@ -31,6 +32,9 @@ class JudgmentSource:
     """Numbers the source itself published, when it is a recorded judge that ships them."""
     judges: tuple[str, ...] = ()
     """A panel's judges (its judgments combine theirs); empty for one judge."""
+    facts: Mapping[str, TraceFacts] = field(default_factory=dict)
+    """What measuring reads of the traces of judgments read slim from a file (`read_slim`), by id;
+    empty when the judgments are whole."""
 
 
 def source_files(spec: str | None) -> list[Path]:
@@ -50,12 +54,20 @@ def source_files(spec: str | None) -> list[Path]:
 
 
 def load_judgments(
-    spec: str, target: Target, data_dir: Path, *, vote: PanelVote = DEFAULT_PANEL_VOTE
+    spec: str,
+    target: Target,
+    data_dir: Path,
+    *,
+    vote: PanelVote = DEFAULT_PANEL_VOTE,
+    whole: bool = False,
 ) -> JudgmentSource:
     """The judgments named by ``spec``: ``recorded:<name>`` of the target benchmark, or a JSONL path;
-    several of them, comma-separated, are a judge panel combined by ``vote`` (`panel_judgments`)."""
+    several of them, comma-separated, are a judge panel combined by ``vote`` (`panel_judgments`).
+
+    A JSONL file's judgments are read slim (`read_slim`: no traces, memory flat in their size), but
+    with ``whole`` and those of a panel's judges, whose traces the panel's judgments keep."""
     if len(parts := panel_specs(spec)) > 1:
-        sources = [load_judgments(part, target, data_dir) for part in parts]
+        sources = [load_judgments(part, target, data_dir, whole=True) for part in parts]
         candidates = {instance.id: instance.n_candidates for instance in target.instances}
         members = [(source.name, source.judgments) for source in sources]
         combined = panel_judgments(members, candidates, vote)
@@ -75,7 +87,10 @@ def load_judgments(
         path = path / "judgments.jsonl"
     if not path.is_file():
         raise FacetevalError(f"{spec}: no such judgments file (or use recorded:<name>)")
-    return JudgmentSource(str(path), tuple(read_judgments(path)))
+    if whole:
+        return JudgmentSource(str(path), tuple(read_judgments(path)))
+    read = read_slim(path)
+    return JudgmentSource(str(path), read.judgments, facts=read.facts)
 
 
 def recorded_alias(spec: str, benchmark: str) -> str:
@@ -96,6 +111,8 @@ class Joined:
     """Judgments of instances left out on purpose (outside a --limit sample, --turn or --category)."""
     unmatched_examples: tuple[str, ...] = ()
     """The ids of the first few ``unmatched`` judgments (up to `EXAMPLE_IDS`)."""
+    facts: Mapping[str, TraceFacts] = field(default_factory=dict)
+    """What measuring reads of the traces of slim judgments (`read_slim`), by id."""
 
     @property
     def missing(self) -> int:
@@ -108,6 +125,7 @@ def join(
     *,
     source: str = "judgments",
     all_ids: Iterable[str] = (),
+    facts: Mapping[str, TraceFacts] | None = None,
 ) -> Joined:
     """Pair each instance with the judgment of the same id.
 
@@ -115,6 +133,7 @@ def join(
     instance the judgments could be of (the whole benchmark, before a sample or filter chose
     ``instances``): a judgment of one of them that is not among ``instances`` was left out on
     purpose (`Joined.outside_sample`), not a judgment of no instance (`Joined.unmatched`).
+    ``facts`` are what measuring reads of the traces of slim judgments (`read_slim`).
 
     Raises:
         FacetevalError: There are no judgments, an id is judged twice, no judgment id matches any
@@ -136,6 +155,7 @@ def join(
         unmatched=len(unmatched),
         outside_sample=len(by_id) - len(unmatched),
         unmatched_examples=tuple(unmatched[:EXAMPLE_IDS]),
+        facts=facts or {},
     )
     if listed and by_id and joined.missing == len(listed):
         if not unmatched:

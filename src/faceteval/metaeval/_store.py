@@ -16,6 +16,7 @@ from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval._judgments import join
+from faceteval.metaeval._slim import TraceFacts, full_lines
 from faceteval.metaeval._summary import Settings, summarize
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights
@@ -61,6 +62,8 @@ def measure(
     in_place: bool = False,
     human_weights: Sequence[HumanWeights] = (),
     source: str = "judgments",
+    facts: Mapping[str, TraceFacts] | None = None,
+    read_from: Path | None = None,
 ) -> MetaEvalRecord:
     """Summarise the judgments of ``instances`` and write the run directory ``out``; its record.
 
@@ -72,15 +75,19 @@ def measure(
     written. ``source`` names the judgments in errors (see `join`). A judgment of an instance of
     ``target`` that is not among ``instances`` (a sample or filter left it out) is counted apart
     from one of no instance at all.
+
+    Slim judgments (`read_slim`) come with ``facts``, what measuring reads of their traces, and the
+    file ``read_from`` they were read from: their lines are read again from it, whole, to write
+    ``judgments.jsonl``.
     """
     started = datetime.now(UTC)
     all_ids = (instance.id for instance in target.instances)
-    joined = join(instances, judgments, source=source, all_ids=all_ids)
+    joined = join(instances, judgments, source=source, all_ids=all_ids, facts=facts)
     files = [out / INSTANCES, out / JUDGMENTS]
     with store.RunFiles([] if in_place else files, out / SUMMARY, described=files if in_place else ()) as run:
         if not in_place:
             run[out / INSTANCES].write_lines(i.model_dump_json(exclude_defaults=True) for i in instances)
-            run[out / JUDGMENTS].write_lines(j.model_dump_json() for _, j in joined.pairs if j is not None)
+            run[out / JUDGMENTS].write_lines(_judgment_lines(joined.pairs, joined.facts, read_from))
         models = [about.llm.model] if about is not None and about.llm is not None else []
         numbers = summarize(
             target,
@@ -94,6 +101,18 @@ def measure(
         record = about.finished(summary=MetaEvalSummary.model_validate(numbers))
         run.finish(record)
     return record
+
+
+def _judgment_lines(
+    pairs: Sequence[tuple[Instance, Judgment | None]],
+    facts: Mapping[str, TraceFacts],
+    read_from: Path | None,
+) -> Iterable[str]:
+    """The JSON of each instance's judgment, whole: read again from ``read_from`` when slim."""
+    judged = (judgment for _, judgment in pairs if judgment is not None)
+    if read_from is None or not facts:
+        return (judgment.model_dump_json() for judgment in judged)
+    return full_lines(read_from, (facts[judgment.id].line for judgment in judged))
 
 
 def read_summary(run_dir: Path) -> MetaEvalRecord:

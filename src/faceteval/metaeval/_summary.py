@@ -27,6 +27,7 @@ from faceteval.metaeval._panel_scores import (
     score_panel_summary,
 )
 from faceteval.metaeval._selective import selective_accuracy
+from faceteval.metaeval._slim import TraceFacts
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
 
@@ -70,7 +71,7 @@ def summarize(
     }
     if target.kind == "pairwise":
         summary.update(_pairwise(joined, settings))
-        summary["bias"] = bias(joined.pairs, _ci(settings), judge_models=judge_models)
+        summary["bias"] = bias(joined.pairs, _ci(settings), judge_models=judge_models, facts=joined.facts)
         if (selective := selective_accuracy(joined.pairs, _ci(settings))) is not None:
             summary["selective_accuracy"] = selective
         if (panel := panel_summary(joined, _ci(settings))) is not None:
@@ -412,7 +413,7 @@ def _usage(joined: Joined) -> dict[str, Any]:
     for _, judgment in joined.pairs:
         if judgment is not None:
             total = total + judgment.usage
-            made = _made(judgment, made)
+            made = _made(judgment, made, joined.facts.get(judgment.id))
     judged = sum(judgment is not None for _, judgment in joined.pairs) or 1
     out = total.model_dump() | {
         "per_instance": {
@@ -427,9 +428,11 @@ def _usage(joined: Joined) -> dict[str, Any]:
     return out
 
 
-def _made(judgment: Judgment, so_far: Usage | None) -> Usage | None:
+def _made(judgment: Judgment, so_far: Usage | None, facts: TraceFacts | None) -> Usage | None:
     """``so_far`` plus the calls ``judgment`` made (not answered from the cache); None if its trace
-    does not account for its calls."""
+    does not account for its calls. A slim judgment's ``facts`` say it for its trace."""
+    if facts is not None:
+        return None if so_far is None or facts.made is None else so_far + facts.made
     own = [entry for entry in judgment.trace if not entry.reused]
     if so_far is None or len(own) != judgment.usage.calls:
         return None

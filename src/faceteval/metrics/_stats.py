@@ -64,6 +64,7 @@ def _bootstrap_distribution(
             (np.arange(n),),
             on_indices,
             n_resamples=n_resamples,
+            batch=_rows_per_block(n),
             vectorized=False,
             method="percentile",
             rng=np.random.default_rng(seed),
@@ -295,16 +296,31 @@ def _rate_interval(
     size = len(columns[0])
     if size < 2:
         return None, size
-    shares = [metric(*([column[i]] for column in columns)) for i in range(size)]
-    hits = np.array([share.hits for share in shares], dtype=float)
-    counted = np.array([share.n for share in shares], dtype=float)
+    hits, counted = np.empty(size), np.empty(size)
+    for i in range(size):
+        share = metric(*([column[i]] for column in columns))
+        hits[i], counted[i] = share.hits, share.n
     items = int(np.count_nonzero(counted))
-    picks = np.random.default_rng(seed).integers(0, size, (n_resamples, size))
-    totals, sizes = hits[picks].sum(axis=1), counted[picks].sum(axis=1)
+    rng = np.random.default_rng(seed)
+    totals, sizes = np.empty(n_resamples), np.empty(n_resamples)
+    for start in range(0, n_resamples, block := _rows_per_block(size)):
+        rows = min(block, n_resamples - start)
+        picks = rng.integers(0, size, (rows, size))  # the rows one draw of every resample would give
+        totals[start : start + rows] = hits[picks].sum(axis=1)
+        sizes[start : start + rows] = counted[picks].sum(axis=1)
     distribution = totals[sizes > 0] / sizes[sizes > 0]
     if distribution.size < n_resamples / 2:
         return None, items
     return _percentile_interval(distribution, level), items
+
+
+BLOCK = 1 << 21
+"""Resampled items drawn at a time (16 MB of indices): a bootstrap's memory does not grow with its items."""
+
+
+def _rows_per_block(size: int) -> int:
+    """How many resamples of ``size`` items are drawn at a time (at least one)."""
+    return max(1, BLOCK // max(size, 1))
 
 
 def mcnemar_exact(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> PairedTest:

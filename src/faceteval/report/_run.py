@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,6 +32,7 @@ class Run:
     """The run's numbers as the report reads them (`summary_view`)."""
     instances: tuple[Instance, ...] = ()
     judgments: tuple[Judgment, ...] = ()
+    """Each with the one reply of its trace a report may show (`shown_reply`), not the whole trace."""
     unreadable: int = field(default=0)
     """Lines of the JSONL files that could not be read (skipped, and logged)."""
 
@@ -46,8 +48,27 @@ def load_run(run_dir: Path) -> Run:
     record = parse_record(read_summary(path), MetaEvalRecord, source=str(path))
     check_written(record, path)
     instances, bad_instances = _read_jsonl(run_dir / INSTANCES_FILE, Instance)
-    judgments, bad_judgments = _read_jsonl(run_dir / JUDGMENTS_FILE, Judgment)
+    judgments, bad_judgments = _read_jsonl(run_dir / JUDGMENTS_FILE, Judgment, shown_reply)
     return Run(summary_view(record), instances, judgments, bad_instances + bad_judgments)
+
+
+def shown_reply(judgment: Judgment) -> Judgment:
+    """``judgment`` with the one reply of its trace a report may show, without its prompt: the last
+    reply (of the original order, when judged in several); a trace's prompts are most of a judgment.
+
+    Examples:
+        >>> from faceteval.core import TraceEntry
+        >>> entries = [TraceEntry(stage=s, messages=[{"role": "user", "content": "p"}], raw=s) for s in "ab"]
+        >>> kept = shown_reply(Judgment(id="1", method="cot", status="ok", trace=entries)).trace
+        >>> [(entry.raw, entry.messages) for entry in kept]
+        [('b', [])]
+    """
+    replies = [entry for entry in judgment.trace if entry.raw.strip()]
+    if judgment.orders:
+        original = sorted(judgment.orders[0].order)
+        replies = [entry for entry in replies if entry.order == original]
+    kept = [replies[-1].model_copy(update={"messages": [], "parsed": None})] if replies else []
+    return judgment.model_copy(update={"trace": kept})
 
 
 def summary_view(record: MetaEvalRecord) -> dict[str, Any]:
@@ -86,8 +107,11 @@ def read_summary(path: Path) -> dict[str, Any]:
     return data
 
 
-def _read_jsonl(path: Path, model: type[M]) -> tuple[tuple[M, ...], int]:
-    """The records of a JSONL file that validate as ``model``, and how many lines did not."""
+def _read_jsonl(
+    path: Path, model: type[M], kept: Callable[[M], M] = lambda record: record
+) -> tuple[tuple[M, ...], int]:
+    """The records of a JSONL file that validate as ``model``, each as ``kept`` keeps it once read, and
+    how many lines did not."""
     if not path.is_file():
         return (), 0
     records: list[M] = []
@@ -97,7 +121,7 @@ def _read_jsonl(path: Path, model: type[M]) -> tuple[tuple[M, ...], int]:
             if not line.strip():
                 continue
             try:
-                records.append(model.model_validate_json(line))
+                records.append(kept(model.model_validate_json(line)))
             except ValidationError as exc:
                 bad += 1
                 logger.warning("%s:%d: skipped, not a valid %s: %s", path, number, model.__name__, exc)

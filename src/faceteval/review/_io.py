@@ -6,31 +6,35 @@ comparison item holding every candidate. Exporting is ``_export.py``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from faceteval._util.text import first_few, plural
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.datasets import (
+    InstanceFile,
     Reading,
     changed_since,
     judged_input,
-    judged_instances,
+    judged_reading,
     read_numbered_judgments,
     run_record,
-    why_missing,
 )
 from faceteval.errors import FacetevalError
-from faceteval.methods import as_criteria, find_method_spec
+from faceteval.methods import find_method_spec
 from faceteval.review._explain import explanation_parts, sentences_of
-from faceteval.review._model import DEFAULT_SCALE, OVERALL, Candidate, Draft, Item, describe_conflicts
+from faceteval.review._import_plan import Built, checked_judgments, import_plan
+from faceteval.review._model import OVERALL, Candidate, Draft, Item
+from faceteval.review._staged import Staged, chunked, staged
 from faceteval.review._store import ReviewStore
-from faceteval.store import MethodRecord
 
 __all__ = ["ImportSummary", "import_run"]
 
+CHUNK = 1_000
+"""Items added in one transaction: an import holds at most this many items and their drafts at a time.
+A re-run of an import killed between two adds what the first did not (items are keyed by id)."""
 Evaluations = dict[tuple[str, int], dict[str, Any]]
 """What a judgment's trace read from each criterion and overall reply, by (criterion, candidate number)."""
 
@@ -68,6 +72,12 @@ def import_run(
     to review in them. The input is read as ``reading`` says (`faceteval.datasets.read_instances`:
     a format, preset or field map), else as the run read it.
 
+    The judgments are read line by line, three times (to check them, to plan the tasks and check
+    the items against the project's, to add them), the instances are looked up in a temporary SQLite
+    file (`_staged`), and the items are added `CHUNK` at a time, each chunk in its own transaction:
+    memory does not grow with the run. An import killed between
+    two chunks is finished by running it again (the items present are left as they are).
+
     Raises:
         FacetevalError: The run's input cannot be found, the judgments file holds no judgment, none
             that is ok, or one id twice, or a judgment names an instance it lacks.
@@ -75,125 +85,64 @@ def import_run(
     """
     record = run_record(judgments_path)
     source = judged_input(judgments_path, input_path)
-    judgments = _judgments(judgments_path)
-    instances = judged_instances(judgments_path, source, reading)
-    method = None if record is None else record.method
-    params: dict[str, Any] = {} if method is None else dict(method.params)
-    judged_with = {c.name: c for c in as_criteria(params.get("criteria")) or ()}
-    recorded_scale = _scale(params.get("scale"))
-    method_scale = recorded_scale or DEFAULT_SCALE
-    items: list[Item] = []
-    drafts: list[Draft] = []
-    criteria: dict[str, dict[str, tuple[str, tuple[float, float]]]] = {}
-    descriptions: dict[str, str] = {}
-    facet_counts: dict[str, list[int]] = {}
-    skipped = 0
-    for judgment, parsed in judgments:
-        if judgment.status != "ok":
-            skipped += 1
-            continue
-        instance = instances.get(judgment.id)
-        if instance is None:
-            why = why_missing(instances, judgment.id)
-            raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r} has no instance: {why}")
-        if (changed := changed_since(instance, judgment)) is not None:
-            raise FacetevalError(f"{judgments_path}: judgment {judgment.id!r}: {changed}")
-        name = task or instance.task or source.stem
-        descriptions.setdefault(name, instance.task or "")
-        facet_counts.setdefault(name, []).append(len(judgment.facets))
-        known = {**{c.name: c for c in instance.criteria or ()}, **judged_with}
-        for facet in judgment.facets:
-            criterion = known.get(facet.name)
-            scale = tuple(criterion.scale) if criterion is not None and criterion.scale else method_scale
-            description = criterion.description if criterion is not None else ""
-            criteria.setdefault(name, {}).setdefault(facet.name, (description or "", scale))  # type: ignore[arg-type]
-        if instance.n_candidates > 1:
-            item, item_drafts = _comparison(instance, judgment, name)
-        else:
-            item, item_drafts = _output(instance, judgment, parsed, name)
-        items.append(item)
-        drafts += item_drafts
-    clashes = store.conflicts(items)
-    if clashes:
-        raise FacetevalError(f"{judgments_path}: {describe_conflicts(clashes)}")
-    task_of = {item.id: item.task for item in items}
-    for name, by_name in criteria.items():
-        overall = [
-            score
-            for d in drafts
-            if d.criterion == OVERALL and task_of[d.item_id] == name
-            for score in (*d.scores, d.score)
-            if score is not None
-        ]
-        ends = [*(end for _, scale in by_name.values() for end in scale), *overall]
-        summed = _overall_scale(method, facet_counts[name])
-        scale = recorded_scale or summed or (min(ends), max(ends))
-        store.add_task(
-            name,
-            descriptions.get(name, ""),
-            [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
-            scale=scale,
-            derived=recorded_scale is None,  # a sum's too: its k varies with the criteria generated
-        )
-    new = store.add_items(items, drafts)
+    with staged() as looked_up:
+        skipped = checked_judgments(judgments_path, looked_up)
+        looked_up.add_instances(InstanceFile(source, reading=reading or judged_reading(judgments_path)))
+        method = None if record is None else record.method
+        params: dict[str, Any] = {} if method is None else dict(method.params)
+        built = partial(_built, judgments_path, looked_up, task or None, source.stem)
+        plan = import_plan(store, built(parsed=False), params, judgments_path)
+        for name, by_name in plan.criteria.items():
+            store.add_task(
+                name,
+                plan.descriptions.get(name, ""),
+                [(criterion, text, scale) for criterion, (text, scale) in by_name.items()],
+                scale=plan.scale(name, method),
+                derived=plan.recorded_scale is None,  # a sum's too: its k varies with the criteria generated
+            )
+        new = items = drafts = comparisons = 0
+        for chunk in chunked(built(parsed=True), CHUNK):
+            chunk_items = [item for item, _, _, _ in chunk]
+            chunk_drafts = [draft for _, item_drafts, _, _ in chunk for draft in item_drafts]
+            new += store.add_items(chunk_items, chunk_drafts)
+            items += len(chunk_items)
+            drafts += sum(d.criterion != OVERALL for d in chunk_drafts)
+            comparisons += sum(item.compares for item in chunk_items)
     return ImportSummary(
-        items=len(items),
+        items=items,
         new=new,
-        drafts=sum(d.criterion != OVERALL for d in drafts),
+        drafts=drafts,
         skipped=skipped,
-        tasks=tuple(sorted(criteria)),
-        comparisons=sum(item.compares for item in items),
+        tasks=tuple(sorted(plan.criteria)),
+        comparisons=comparisons,
     )
 
 
-def _judgments(path: Path) -> list[tuple[Judgment, Evaluations]]:
-    """The judgments of ``path``: at least one ok, and no id twice (the lines of each repeat named).
+def _built(path: Path, instances: Staged, task: str | None, stem: str, *, parsed: bool) -> Iterator[Built]:
+    """Each ok judgment of ``path`` as its item and drafts (read line by line: one held at a time),
+    with its instance and judgment (without its trace); with ``parsed``, the drafts of outputs
+    hold what the trace read from each reply (`_parsed_evaluations`), else nothing of it.
 
-    Each is kept without its trace (most of a judgment's size), with what a draft takes from it
-    (`_parsed_evaluations`), read as the line is.
+    Raises:
+        FacetevalError: A judgment names an instance it lacks, or one edited since.
     """
-    lines: dict[str, list[int]] = {}
-    judgments = []
-    for line_no, judgment in read_numbered_judgments(path):
-        lines.setdefault(judgment.id, []).append(line_no)
-        parsed = _parsed_evaluations(judgment) if judgment.status == "ok" else {}
-        judgments.append((judgment.model_copy(update={"trace": []}), parsed))
-    if not judgments:
-        raise FacetevalError(f"{path}: no judgments (the file is empty): nothing to review")
-    repeated = [f"{i!r} (lines {', '.join(map(str, at))})" for i, at in lines.items() if len(at) > 1]
-    if repeated:
-        raise FacetevalError(
-            f"{path}: {plural(len(repeated), 'judgment id')} {'appears' if len(repeated) == 1 else 'appear'} "
-            f"more than once: {first_few(repeated)}; "
-            "each output is judged once in a run: keep one line of each"
-        )
-    if not any(judgment.status == "ok" for judgment, _ in judgments):
-        raise FacetevalError(
-            f"{path}: none of its {plural(len(judgments), 'judgment')} is ok (all failed): nothing to review"
-        )
-    return judgments
-
-
-def _scale(value: Any) -> tuple[float, float] | None:
-    """The judging method's scale from its run record (CoEval records it), if it records one.
-
-    Without it (as from Fennec, whose overall score sums its criteria), a task's scale spans its
-    criteria's scales and the LLM's overall scores.
-    """
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int | float) for v in value):
-        low, high = float(value[0]), float(value[1])
-        if low < high:
-            return low, high
-    return None
-
-
-def _overall_scale(method: MethodRecord | None, facets: list[int]) -> tuple[float, float] | None:
-    """A run's overall scale as its method's spec gives it (Fennec's ``sum``: k criteria, 1 to 5k), if
-    the spec gives one: from the method's params and each judgment's facet count."""
-    spec = None if method is None else find_method_spec(method.name)
-    if method is None or spec is None or spec.overall_scale is None:
-        return None
-    return spec.overall_scale(dict(method.params), facets)
+    for _, judgment in read_numbered_judgments(path):
+        if judgment.status != "ok":
+            continue
+        instance = instances.instance(judgment.id)
+        if instance is None:
+            why = instances.why_missing(judgment.id)
+            raise FacetevalError(f"{path}: judgment {judgment.id!r} has no instance: {why}")
+        if (changed := changed_since(instance, judgment)) is not None:
+            raise FacetevalError(f"{path}: judgment {judgment.id!r}: {changed}")
+        evaluations = _parsed_evaluations(judgment) if parsed else {}
+        judgment = judgment.model_copy(update={"trace": []})
+        name = task or instance.task or stem
+        if instance.n_candidates > 1:
+            item, drafts = _comparison(instance, judgment, name)
+        else:
+            item, drafts = _output(instance, judgment, evaluations, name)
+        yield item, drafts, instance, judgment
 
 
 def _output(

@@ -132,6 +132,17 @@ def task_of(request: Request, store: ReviewStore) -> str:
     return task
 
 
+def position_of(request: Request, name: str) -> int | None:
+    """The item position the request's query parameter ``name`` gives (a page of items starts after or
+    ends before it), None without one (400 when it is not a whole number)."""
+    value = request.query_params.get(name)
+    if value is None:
+        return None
+    if not value.isascii() or not value.lstrip("-").isdigit() or len(value) > 19:
+        raise HTTPException(400, f"{name} must be an item's position (a whole number), not {value!r}")
+    return int(value)
+
+
 def item_of(item_id: str | None, store: ReviewStore) -> Item:
     """The item ``item_id`` (404 when the project has none)."""
     try:

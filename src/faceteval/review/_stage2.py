@@ -14,7 +14,15 @@ from faceteval.review._access import Sessions
 from faceteval.review._forms import FieldError, choice, field, integer, number
 from faceteval.review._model import OVERALL, SENTENCE_ACTIONS, TIE, CriterionView, Item, preference_label
 from faceteval.review._pages import FormProblem, back_to, item_page, page
-from faceteval.review._requests import annotator_of, criterion_of, item_of, once, posted_form, task_of
+from faceteval.review._requests import (
+    annotator_of,
+    criterion_of,
+    item_of,
+    once,
+    position_of,
+    posted_form,
+    task_of,
+)
 from faceteval.review._store import ReviewStore
 
 __all__ = ["item_routes"]
@@ -30,9 +38,9 @@ def item_routes(store: ReviewStore, sessions: Sessions) -> list[Route]:
     async def items_page(request: Request) -> Response:
         annotator = annotator_of(request, sessions)
         task = task_of(request, store)
-        done = store.done_items(annotator)
-        items = [(item, item.id in done) for item in store.items(task)]
-        return page("items.html", annotator=annotator, task=task, items=items)
+        after, before = (position_of(request, name) for name in ("after", "before"))
+        shown = store.items_page(task, annotator, after=after, before=before)
+        return page("items.html", annotator=annotator, task=task, shown=shown)
 
     async def show(request: Request) -> Response:
         annotator = annotator_of(request, sessions)

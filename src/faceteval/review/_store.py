@@ -29,8 +29,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from faceteval.review import _annotators, _content, _log, _rows, _views
+from faceteval.review import _annotators, _content, _items_page, _log, _rows, _views
 from faceteval.review._database import Database
+from faceteval.review._items_page import ItemsPage
 from faceteval.review._model import (
     CriterionAction,
     CriterionRow,
@@ -204,6 +205,19 @@ class ReviewStore:
         """``(previous, next, index, total)`` of an item among its task's items, in import order
         (``index`` from 0), read by index without reading the others."""
         return self._read(_rows.neighbours, item_id)
+
+    def items_page(
+        self,
+        task: str,
+        annotator: str,
+        *,
+        after: int | None = None,
+        before: int | None = None,
+        size: int = 100,
+    ) -> ItemsPage:
+        """A page of ``size`` of the task's items with the annotator's done marks: the one after position
+        ``after`` (the first when neither is given) or before ``before``, read by index (`_items_page`)."""
+        return self._read(_items_page.items_page, task, annotator, after=after, before=before, size=size)
 
     def drafts(self, item_id: str | None = None) -> list[Draft]:
         """The LLM's drafts (of one item)."""

@@ -59,6 +59,50 @@ def test_an_items_page_links_its_neighbours_and_progress_counts_after_actions(tm
     assert store.neighbours("a1") == ("a0", "a2", 1, 3)  # actions move nothing
 
 
+def walk(store: ReviewStore, task: str, annotator: str, size: int) -> list[list[tuple[str, bool]]]:
+    """The pages of the task's list of items, from the first by each next link; checked against the
+    same pages from the last by each previous link."""
+    pages, page = [], store.items_page(task, annotator, size=size)
+    while True:
+        pages.append([(item.id, done) for item, done in page.items])
+        assert page.start == sum(len(shown) for shown in pages[:-1])
+        if page.next is None:
+            break
+        page = store.items_page(task, annotator, after=page.next, size=size)
+    back = [[(item.id, done) for item, done in page.items]]
+    while page.previous is not None:
+        page = store.items_page(task, annotator, before=page.previous, size=size)
+        back.insert(0, [(item.id, done) for item, done in page.items])
+    assert back == pages and page.start == 0
+    return pages
+
+
+def test_a_tasks_list_of_items_pages_through_its_items_in_import_order(tmp_path: Path) -> None:
+    store = ReviewStore.open(tmp_path)
+    for task in ("a", "b"):
+        store.add_task(task, "", [("Clarity", "", (1.0, 5.0))])
+    for n in range(23):  # interleaved: each task's positions have gaps
+        items = [Item(f"a{n}", "a", "q", f"a {n}")] + ([Item(f"b{n}", "b", "q", "b")] if n % 3 else [])
+        store.add_items(items, [Draft(i.id, "Clarity", 3, sentences=("Clear.",)) for i in items])
+    store.add_annotator("ann")
+    for n in (0, 4, 5, 22):
+        store.record_sentence_action(f"a{n}", "Clarity", "ann", "pass", sentence=0)
+        store.set_score(f"a{n}", "Clarity", "ann", 4)
+        store.set_score(f"a{n}", OVERALL, "ann", 4 if n else 2)
+    store.set_score("a7", OVERALL, "ann", 4)  # its criterion not finished: not done
+    done = store.done_items("ann")
+    for task in ("a", "b"):
+        ids = [item.id for item in store.items(task)]
+        for size in (1, 5, 100):
+            pages = walk(store, task, "ann", size)
+            assert [len(page) for page in pages[:-1]] == [size] * (len(pages) - 1)
+            assert [pair for page in pages for pair in page] == [(i, i in done) for i in ids]
+        assert store.items_page(task, "ann").total == len(ids)
+    assert done == {"a0", "a4", "a5", "a22"}
+    past = store.items_page("a", "ann", after=store.item("a22").position)
+    assert (past.items, past.start, past.previous, past.next) == ((), 0, None, None)
+
+
 def test_a_project_made_before_the_index_gets_it_when_opened(tmp_path: Path) -> None:
     store = populate(tmp_path)
     with closing(sqlite3.connect(store.path)) as db:
@@ -103,6 +147,11 @@ def plans(path: Path, statements: list[str]) -> dict[str, list[str]]:
 PAGES: dict[str, Callable[[ReviewStore], object]] = {
     "an output's page": lambda store: item_page(store, "ann", store.item("q2")),
     "the home page's progress": lambda store: store.task_progress("ann"),
+    "a page of the task's list of items": lambda store: [
+        store.items_page("eli5", "ann", size=1),
+        store.items_page("eli5", "ann", after=store.item("q1").position, size=1),
+        store.items_page("eli5", "ann", before=store.item("q2").position, size=1),
+    ],
 }
 
 
@@ -197,6 +246,7 @@ def test_progress_kept_as_annotators_act_is_what_each_items_page_decides(tmp_pat
             for name in ("ann", "bea"):
                 done, waiting = reference(store, name)
                 assert store.done_items(name) == done, (step, name)
+                assert {i for page in walk(store, "t", name, 4) for i, marked in page if marked} == done
                 progress = store.task_progress(name)["t"]
                 assert (progress.done, progress.total, progress.awaiting_overall) == (len(done), 6, waiting)
     assert store.done_items("ann") and store.done_items("bea")  # the walk got somewhere

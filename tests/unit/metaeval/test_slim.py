@@ -1,0 +1,62 @@
+"""Judgments measured slim: their traces are not held (memory flat in their size), and the numbers are
+those of the whole judgments."""
+
+from __future__ import annotations
+
+import json
+import random
+import tracemalloc
+from pathlib import Path
+
+from faceteval.core import Instance
+from faceteval.datasets import read_judgments
+from faceteval.metaeval import JUDGMENTS, Settings, labelled_target, measure, read_slim
+
+N = 2_000
+TRACE_KB = 64
+SYSTEMS = ("gpt-4", "claude", "llama")
+
+
+def write_judgments(path: Path) -> list[Instance]:
+    """``N`` labelled pairs with systems, and their judgments, each with a ``TRACE_KB`` kB trace."""
+    rng = random.Random(0)
+    instances, lines = [], []
+    for k in range(N):
+        systems = tuple(rng.sample(SYSTEMS, 2))
+        candidates = ["a" * rng.randint(1, 9), "b" * rng.randint(1, 9)]
+        label = rng.choice([0, 1, 2])
+        instances.append(Instance(id=f"i{k}", query="q", candidates=candidates, label=label, systems=systems))
+        verdict = rng.choice([0, 1, 2])
+        entry = {"stage": "score", "messages": [{"role": "user", "content": "p" * (TRACE_KB * 1024)}],
+                 "raw": f"[[{verdict}]]", "model": "openai:GPT-4", "input_tokens": 900, "output_tokens": 5,
+                 "cost_usd": 0.01, "cached": k % 3 == 0}  # fmt: skip
+        judgment = {"id": f"i{k}", "method": "direct", "status": "ok", "verdict": verdict,
+                    "scores": [rng.random(), rng.random()], "explanation": "e" * 500,
+                    "usage": {"calls": 1, "cost_usd": 0.01}, "trace": [entry]}  # fmt: skip
+        lines.append(json.dumps(judgment))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return instances
+
+
+def test_slim_judgments_hold_no_trace(tmp_path: Path) -> None:
+    path = tmp_path / "judgments.jsonl"
+    instances = write_judgments(path)
+    target = labelled_target(instances, name="pairs")
+    settings = Settings(resamples=0)
+
+    tracemalloc.start()
+    try:
+        read = read_slim(path)
+        slim = measure(tmp_path / "slim", target, instances, read.judgments, judge="j", settings=settings,
+                       facts=read.facts, read_from=path)  # fmt: skip
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    held = N * TRACE_KB * 1024
+    assert peak < held / 8, f"peak {peak / 2**20:.1f} MB for {held / 2**20:.0f} MB of traces"
+
+    whole = measure(tmp_path / "whole", target, instances, list(read_judgments(path)), judge="j",
+                    settings=settings)  # fmt: skip
+    assert slim.summary == whole.summary
+    assert slim.summary.model_dump()["bias"]["self_preference"]["judge"]["n"] > 0
+    assert (tmp_path / "slim" / JUDGMENTS).read_bytes() == (tmp_path / "whole" / JUDGMENTS).read_bytes()
