@@ -1,6 +1,7 @@
 """``--batch openai`` on every command that calls an LLM besides judge (meta-eval --method, hdeval
 train/apply, criteria generate, correct, bridge): through the local files + batches server, each writes
-what its synchronous run writes, every call sent once, all through batches."""
+what its synchronous run writes, every call sent once, all through batches; its run record (each of
+its judge runs' for hdeval) counts the batches and half the synchronous run's cost."""
 
 from __future__ import annotations
 
@@ -89,7 +90,9 @@ class Served:
         self.quiet = True
 
     def engine(self, name: str, *, batch: bool) -> list[str]:
-        flags = ["--model", "openai:judge", "--base-url", self.server.base_url]
+        prices = self.tmp_path / "prices.yaml"
+        prices.write_text("openai:judge: {input: 2, output: 8}\n", encoding="utf-8")
+        flags = ["--model", "openai:judge", "--base-url", self.server.base_url, "--prices", str(prices)]
         flags += ["-q"] if self.quiet else []
         flags += ["--cache", str(self.tmp_path / f"{name}.sqlite")]
         return flags + (["--batch", "openai", "--batch-poll", "0"] if batch else [])
@@ -116,6 +119,26 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
     made = Served(request.param, tmp_path)
     with made.server:
         yield made
+
+
+def record_of(path: Path) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return record
+
+
+def halved(synchronous: Path, batched: Path, calls: int | None = None) -> None:
+    """The batch run's record counts its batches: how they went, their tokens, and the synchronous run's
+    cost at half the price (the last pass, all cache hits, adds nothing)."""
+    plain, record = record_of(synchronous), record_of(batched)
+    assert plain["batch"] is None
+    assert record["batch"]["provider"] == "openai" and record["batch"]["rounds"] >= 1
+    if calls is not None:
+        assert record["batch"]["requests"] == calls
+    assert record["spend"]["calls"] == 0
+    assert record["spend"]["cached"] == plain["spend"]["calls"] + plain["spend"]["cached"]
+    assert record["spend"]["input_tokens"] == plain["spend"]["input_tokens"] > 0
+    assert record["spend"]["output_tokens"] == plain["spend"]["output_tokens"]
+    assert record["spend"]["cost_usd"] == pytest.approx(plain["spend"]["cost_usd"] / 2)
 
 
 def invoke(*args: str | Path) -> Result:
@@ -159,6 +182,7 @@ def test_correct(served: Served, tmp_path: Path) -> None:
 
     calls, _ = served.both(correct)
     assert calls > 0 and jsonl(tmp_path / "batch.jsonl") == jsonl(tmp_path / "sync.jsonl")
+    halved(tmp_path / "sync.run.json", tmp_path / "batch.run.json", calls)
 
 
 RULE = RuleJudge(quality={"good": 8, "poor": 3}, record=False)
@@ -183,6 +207,7 @@ def test_meta_eval_of_a_method(served: Served, tmp_path: Path, data_dir: Path) -
     assert summaries[0]["agreement"] == summaries[1]["agreement"]
     assert read[0]["batch"] is None and read[1]["batch"]["requests"] == calls
     assert read[1]["spend"]["input_tokens"] == read[0]["spend"]["input_tokens"]  # the batches' tokens
+    assert read[1]["spend"]["cost_usd"] == pytest.approx(read[0]["spend"]["cost_usd"] / 2)
 
 
 def criteria_reply(body: Mapping[str, Any]) -> str:
@@ -199,7 +224,8 @@ def test_criteria_generate(served: Served, tmp_path: Path) -> None:
                 "--out", tmp_path / name, *engine]  # fmt: skip
 
     served.quiet = False  # (it has no progress bar)
-    served.both(generate)
+    calls, _ = served.both(generate)
+    halved(tmp_path / "sync" / "generation.json", tmp_path / "batch" / "generation.json", calls)
     for path in ("criteria.yaml", "samples/sample-01.yaml", "samples/sample-02.yaml"):
         assert (tmp_path / "batch" / path).read_text() == (tmp_path / "sync" / path).read_text()
 
@@ -213,7 +239,9 @@ def test_bridge(served: Served, tmp_path: Path, data_dir: Path) -> None:
         return ["bridge", "autoj-pairwise", "--limit", "3", "--data-dir", data_dir, "--out", tmp_path / name,
                 *engine]  # fmt: skip
 
-    served.both(bridge)
+    calls, _ = served.both(bridge)
+    record = "autoj-pairwise.run.json"
+    halved(tmp_path / "sync" / record, tmp_path / "batch" / record, calls)
     written = sorted(p.name for p in (tmp_path / "sync").glob("*.jsonl"))
     assert written
     for name in written:
@@ -233,6 +261,10 @@ def test_hdeval_train_then_apply(served: Served, tmp_path: Path) -> None:
     served.both(train)
     trees = [json.loads((tmp_path / n / "summary.json").read_text())["tree"] for n in ("sync", "batch")]
     assert trees[0] == trees[1]
+    layers = sorted(p.name for p in (tmp_path / "sync" / "judgments").glob("*.run.json"))
+    assert len(layers) == 3
+    for name in layers:  # each layer's criteria scored through run_judge, which records its batches
+        halved(tmp_path / "sync" / "judgments" / name, tmp_path / "batch" / "judgments" / name)
 
     def apply(name: str, engine: list[str]) -> list[str | Path]:
         return ["hdeval", "apply", tmp_path / name.replace("-apply", ""), fresh, "--out",
@@ -240,5 +272,7 @@ def test_hdeval_train_then_apply(served: Served, tmp_path: Path) -> None:
 
     served.batches.created.clear()
     served.batches.batches.clear()
-    served.both(lambda name, engine: apply(f"{name}-apply", engine))
+    applied, _ = served.both(lambda name, engine: apply(f"{name}-apply", engine))
     assert jsonl(tmp_path / "batch-apply.jsonl") == jsonl(tmp_path / "sync-apply.jsonl")
+    judged = [tmp_path / f"{name}-apply.criteria" / "judgments.run.json" for name in ("sync", "batch")]
+    halved(*judged, calls=applied)

@@ -26,7 +26,7 @@ from faceteval._runner._options import (
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
-from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of
+from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of, with_batch
 from faceteval._runner._window import (
     ORDERS,
     Order,
@@ -144,4 +144,5 @@ __all__ = [
     "spent_since",
     "total_of",
     "unwrap_group",
+    "with_batch",
 ]

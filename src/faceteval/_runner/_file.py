@@ -25,7 +25,7 @@ from faceteval._runner._ending import ending, note_ending, put_in_place
 from faceteval._runner._judge import Item, cannot_judge, judge_each
 from faceteval._runner._options import JudgeOptions, scoring_options, templates_of
 from faceteval._runner._output import JudgmentsOutput
-from faceteval._runner._stats import RunStats, spent_since
+from faceteval._runner._stats import RunStats, spent_since, with_batch
 from faceteval._runner._tally import ResultTally
 from faceteval._util.text import plural
 from faceteval.core import INVALID_INPUT, Instance, Judgment
@@ -330,8 +330,7 @@ def _record(
         result=result.result,
     )
     batch = result.batch
-    spent = result.spent if batch is None else result.spent + batch.spend()
-    spend = spend_of(spent, result.elapsed)
+    spend = spend_of(with_batch(result.spent, batch), result.elapsed)
     by_batch = {} if batch is None else {"batch": batch.record}
     return job.model_copy(update={**header, "spend": spend, "summary": summary, **by_batch})
 

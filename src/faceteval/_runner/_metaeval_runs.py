@@ -26,11 +26,12 @@ from faceteval._runner._file import (
 )
 from faceteval._runner._judge import judge_each
 from faceteval._runner._options import JudgeOptions, scoring_options
+from faceteval._runner._stats import with_batch
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances
 from faceteval.errors import FacetevalError
-from faceteval.llm import Judge, Panel, Spend
+from faceteval.llm import Judge, Panel
 from faceteval.metaeval import (
     INSTANCES,
     JUDGMENTS,
@@ -233,7 +234,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         }
         | _criteria(context, plan),
         **recorded_templates(plan.method, llm, context.judging),
-        spend=spend_of(_with_batch(result.spent, context.batch if alone else None), result.elapsed),
+        spend=spend_of(with_batch(result.spent, context.batch if alone else None), result.elapsed),
         batch=context.batch.record if alone and context.batch is not None else None,
     )
     judged = read_slim(run_dir / JUDGMENTS)
@@ -304,11 +305,6 @@ def _compared(
     if context.options.report:
         write_report(context.out)
     return combined
-
-
-def _with_batch(spent: Spend, batch: BatchDone | None) -> Spend:
-    """``spent``, and the replies ``batch`` brought at the batch rate."""
-    return spent if batch is None else spent + batch.spend()
 
 
 def _criteria(context: RunContext, plan: RunPlan) -> dict[str, Any]:

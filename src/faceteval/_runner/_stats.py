@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from faceteval._runner._prefix import PrefixShare
 from faceteval.core import UNJUDGEABLE, Judgment, TraceEntry, mode_counts
 from faceteval.llm import Spend
+
+if TYPE_CHECKING:
+    from faceteval._runner._batch import BatchDone
 
 MAX_ERROR_KINDS = 20
 
@@ -112,6 +116,13 @@ def unjudgeable(judgment: Judgment) -> bool:
     they neither count toward ``abort_after`` nor reset its count.
     """
     return judgment.status == "error" and UNJUDGEABLE in (judgment.error or "")
+
+
+def with_batch(spent: Spend, batch: BatchDone | None) -> Spend:
+    """``spent`` (a ``--batch`` run's last pass: cache hits, no call), and what ``batch``'s rounds brought
+    into the cache: their replies' tokens, and their cost at the batch rate. What a run record's ``spend``
+    counts."""
+    return spent if batch is None else spent + batch.spend()
 
 
 def spent_since(spent: Spend, before: Spend) -> Spend:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -28,6 +29,7 @@ from faceteval._cli.kit import (
     hub_offline,
     open_llm,
 )
+from faceteval._runner import BatchDone, spent_since, with_batch
 from faceteval._util.text import plural
 from faceteval.errors import FacetevalError
 from faceteval.llm import Spend
@@ -149,16 +151,24 @@ def generate(**flags: Any) -> None:
             samples=flags["samples"],
             temperature=flags["temperature"],
         )
-        generating = batch_first(request, llm, None, lambda _: generate(), generate)
+        told: list[tuple[BatchDone, Spend]] = []  # with --batch: its rounds, and the use before the last pass
+
+        def batches_done(done: BatchDone) -> None:
+            told.append((done, replace(llm.spent)))
+
+        generating = batch_first(request, llm, None, lambda _: generate(), generate, told=batches_done)
         generation = anyio.run(llm.closing_after, generating)
+        batch, before = told[0] if told else (None, Spend())
+        spent = spent_since(llm.spent, before)  # the last pass only, as judge's record counts it
         about = GenerationRecord(
             **header("criteria generate", started),
             output=str(out),
             llm=LLMRecord.of(llm.describe()),
-            spend=spend_of(llm.spent, time.perf_counter() - clock),
+            spend=spend_of(with_batch(spent, batch), time.perf_counter() - clock),
+            batch=None if batch is None else batch.record,
         )
         save_generation(generation, out, model=flags["model"], force=force, about=about)  # its templates'
-    _show_generation(generation, out, llm.spent)
+    _show_generation(generation, out, spent)
     if generation.reference.status != "ok":
         raise FacetevalError(
             f"the temperature-0 set could not be generated ({generation.reference.error}); "

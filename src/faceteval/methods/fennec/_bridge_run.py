@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from faceteval._runner import Started, ending, note_ending, put_in_place, spent_since
+from faceteval._runner import BatchDone, Started, ending, note_ending, put_in_place, spent_since, with_batch
 from faceteval.errors import FacetevalError
 from faceteval.llm import LLM, Spend
 from faceteval.methods.fennec._bridge import BridgeRecord, bridge_each
@@ -38,6 +38,8 @@ class BridgeRun:
     elapsed: float = 0.0
     spent: Spend = field(default_factory=Spend)
     """Every call the run made, including those of records an interruption left unfinished."""
+    batch: BatchDone | None = None
+    """With ``--batch``: what its rounds did, once they are done (the record counts their spend)."""
 
 
 def check_bridge_outputs(
@@ -106,5 +108,7 @@ async def bridge_into(
 def _ended(
     description: BridgeRunRecord, run: BridgeRun, started: Started, failure: BaseException | None
 ) -> BridgeRunRecord:
-    spend = spend_of(run.spent, run.elapsed)
-    return description.model_copy(update={**ending("bridge", run, started.at, failure), "spend": spend})
+    spend = spend_of(with_batch(run.spent, run.batch), run.elapsed)
+    batch = None if run.batch is None else run.batch.record
+    ended = ending("bridge", run, started.at, failure)
+    return description.model_copy(update={**ended, "spend": spend, "batch": batch})

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from faceteval._runner import Started, ending, note_ending, put_in_place, spent_since
+from faceteval._runner import BatchDone, Started, ending, note_ending, put_in_place, spent_since, with_batch
 from faceteval.errors import FacetevalError
 from faceteval.llm import LLM, Spend
 from faceteval.methods.fennec._correct import (
@@ -82,6 +82,8 @@ class CorrectRun:
     record_path: Path | None = None
     spent: Spend = field(default_factory=Spend)
     """Every call the run made, including those of corrections an interruption left unfinished."""
+    batch: BatchDone | None = None
+    """With ``--batch``: what its rounds did, once they are done (the record counts their spend)."""
 
 
 async def correct_file(
@@ -162,6 +164,7 @@ def _record(
         llm=LLMRecord.of(llm.describe()),
         options={"threshold": options.threshold, "rejudge": options.rejudge, "trace": options.trace},
         **recorded_prompts(correct_templates(options)),
-        spend=spend_of(run.spent, run.elapsed),
+        spend=spend_of(with_batch(run.spent, run.batch), run.elapsed),
+        batch=None if run.batch is None else run.batch.record,
         summary=summary,
     )

@@ -28,7 +28,7 @@ from faceteval._cli.kit import (
     progress_bar,
     run_until_stopped,
 )
-from faceteval._runner import Started
+from faceteval._runner import BatchDone, Started
 from faceteval._util.text import plural
 from faceteval.llm import LLM
 from faceteval.methods.fennec._bridge import BridgeRecord, bridge_each
@@ -135,7 +135,12 @@ def run_bridge(
             started=started,
         )  # fmt: skip
         collect = partial(_collect, sources, llm)
-        run_until_stopped(run, llm.closing_after, batch_first(request, llm, progress, collect, bridging))
+
+        def told(done: BatchDone) -> None:
+            run.batch = done
+
+        batched = batch_first(request, llm, progress, collect, bridging, told=told)
+        run_until_stopped(run, llm.closing_after, batched)
     return run, failures
 
 

@@ -27,7 +27,7 @@ from faceteval._cli.kit import (
     show_failures,
     usage_rows,
 )
-from faceteval._runner import Started
+from faceteval._runner import BatchDone, Started
 from faceteval._util.text import plural
 from faceteval.datasets import judged_input
 from faceteval.methods.fennec._correct import (
@@ -149,7 +149,12 @@ def run_correct(
             corrected=lambda _: progress.advance(task), started=started,
         )  # fmt: skip
         collect = lambda window: correct_each(items, llm, options=replace(options, window=window))  # noqa: E731
-        run_until_stopped(run, llm.closing_after, batch_first(request, llm, progress, collect, correcting))
+
+        def told(done: BatchDone) -> None:
+            run.batch = done
+
+        batched = batch_first(request, llm, progress, collect, correcting, told=told)
+        run_until_stopped(run, llm.closing_after, batched)
     return run
 
 
