@@ -10,6 +10,7 @@ anything else, polls, and imports the results.
 """
 
 from faceteval.batch._anthropic import AnthropicBatchRunner
+from faceteval.batch._api import ApiRounds, Watch
 from faceteval.batch._choice import (
     BATCH_KINDS,
     DEFAULT_BATCH_WINDOW,
@@ -21,7 +22,7 @@ from faceteval.batch._choice import (
 )
 from faceteval.batch._files import FileRounds
 from faceteval.batch._import import ImportReport, import_outputs
-from faceteval.batch._openai import OpenAIBatchRunner, Watch
+from faceteval.batch._openai import OpenAIBatchRunner
 from faceteval.batch._passes import Passes, Rounds, run_in_passes
 from faceteval.batch._ray import RayRounds
 from faceteval.batch._results import ImportTally
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_POLL",
     "OPENAI_LIMITS",
     "AnthropicBatchRunner",
+    "ApiRounds",
     "BatchRun",
     "BatchSettings",
     "FileRounds",

@@ -11,11 +11,11 @@ from typing import Any
 
 import anyio
 
-from faceteval.batch._openai import Watch
+from faceteval.batch._api import ApiRounds
 from faceteval.batch._results import ImportTally
-from faceteval.batch._shards import ANTHROPIC_LIMITS, Limits, shards
+from faceteval.batch._shards import ANTHROPIC_LIMITS, shards
 from faceteval.errors import BadResponseError
-from faceteval.llm import CompletionRequest, Price, anthropic_batch_completion, anthropic_batch_request
+from faceteval.llm import CompletionRequest, anthropic_batch_completion, anthropic_batch_request
 from faceteval.store import BatchRow, SQLiteCache
 
 logger = logging.getLogger(__name__)
@@ -35,53 +35,23 @@ def requests_digest(custom_ids: Iterable[str]) -> str:
     return "sha256:" + hashlib.sha256("\n".join(sorted(custom_ids)).encode("utf-8")).hexdigest()
 
 
-class AnthropicBatchRunner:
+class AnthropicBatchRunner(ApiRounds):
     """Sends rounds of requests through Anthropic's Message Batches API, every batch kept in the ledger.
 
     The batch's requests go in the create call itself (there is no file): the ledger's ``input_file_id``
     holds the digest of their custom ids (`requests_digest`). A run killed during the create call leaves
     a row without a batch id: the next run matches it to the provider's batch made then, if there is one
     (listed, created after the row, of its request count, and its results' custom ids of its digest), so
-    it is never paid twice. Arguments as `faceteval.batch.OpenAIBatchRunner`'s, with ``client`` an
+    it is never paid twice. Arguments as `faceteval.batch.ApiRounds`'s, with ``client`` an
     ``anthropic.AsyncAnthropic``.
     """
 
     provider = PROVIDER
+    default_limits = ANTHROPIC_LIMITS
 
-    def __init__(
-        self,
-        client: Any,
-        cache: SQLiteCache,
-        *,
-        identity: str,
-        model: str,
-        price: Price | None,
-        limits: Limits = ANTHROPIC_LIMITS,
-        poll_interval: float = 30.0,
-        watch: Watch | None = None,
-    ) -> None:
-        self.client = client
-        self.watch = watch
-        self.cache = cache
-        self.identity = identity
-        self.model = model
-        self.price = None if price is None else price.at_batch_rate()
-        self.limits = limits
-        self.poll_interval = poll_interval
+    def __init__(self, client: Any, cache: SQLiteCache, **settings: Any) -> None:
+        super().__init__(client, cache, **settings)
         self._not_ours: set[str] = set()
-
-    async def aclose(self) -> None:
-        """Close the SDK's client."""
-        await self.client.close()
-
-    def _pending(self) -> list[BatchRow]:
-        """The batches not yet imported of this endpoint (a shared cache may hold other endpoints' too,
-        which this client cannot ask about)."""
-        return [row for row in self.cache.batches.pending(PROVIDER) if row.identity == self.identity]
-
-    def last_round(self) -> int:
-        """The highest round of this provider recorded in the cache's ledger (0 if none)."""
-        return max((row.round for row in self.cache.batches.all() if row.provider == PROVIDER), default=0)
 
     async def submit(self, round: int, requests: Iterable[tuple[str, CompletionRequest]]) -> list[int]:
         """Create a batch of ``requests`` (cache key, request) per shard; their rows.

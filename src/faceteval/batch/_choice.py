@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from faceteval.batch._openai import Watch
+from faceteval.batch._api import Watch
 from faceteval.batch._passes import Rounds
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM

@@ -3,80 +3,37 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
+from faceteval.batch._api import ApiRounds
 from faceteval.batch._results import ImportTally, read_result, store_result
-from faceteval.batch._shards import OPENAI_LIMITS, Limits, shards
+from faceteval.batch._shards import OPENAI_LIMITS, shards
 from faceteval.errors import BadResponseError
-from faceteval.llm import CompletionRequest, Price, openai_batch_line
-from faceteval.store import BatchRow, SQLiteCache
+from faceteval.llm import CompletionRequest, openai_batch_line
+from faceteval.store import BatchRow
 
 if TYPE_CHECKING:
-    import openai
+    pass
 
 logger = logging.getLogger(__name__)
 
 PROVIDER = "openai"
 ENDPOINT: Final = "/v1/chat/completions"
-Watch = Callable[[BatchRow, str, int, int], None]
-"""Told of each batch as it is polled: its row, the provider's status, requests done (answered or
-failed) and its requests in all."""
 FINAL = frozenset({"completed", "expired", "failed", "cancelled"})
 """The statuses after which a batch changes no more."""
 
 
-class OpenAIBatchRunner:
+class OpenAIBatchRunner(ApiRounds):
     """Sends rounds of requests through OpenAI's Batch API, with every batch kept in the cache's ledger.
 
-    Args:
-        client: The SDK's client (its ``base_url`` and key name the account the batches run on).
-        cache: The response cache: the results go in it, and its ``batches`` table records each batch.
-        identity: The cache identity of the synchronous path's provider (`faceteval.llm.LLM.identity`).
-        model: The model asked.
-        price: The model's synchronous price (batch results are priced at its batch rate), or None.
-        limits: The most requests and bytes of one batch file.
-        poll_interval: Seconds between two looks at the batches still running.
-        watch: Told of each batch at each look (`Watch`), for progress.
+    Arguments as `faceteval.batch.ApiRounds`'s, with ``client`` an ``openai.AsyncOpenAI``.
     """
 
     provider = PROVIDER
-
-    def __init__(
-        self,
-        client: openai.AsyncOpenAI,
-        cache: SQLiteCache,
-        *,
-        identity: str,
-        model: str,
-        price: Price | None,
-        limits: Limits = OPENAI_LIMITS,
-        poll_interval: float = 30.0,
-        watch: Watch | None = None,
-    ) -> None:
-        self.client = client
-        self.watch = watch
-        self.cache = cache
-        self.identity = identity
-        self.model = model
-        self.price = None if price is None else price.at_batch_rate()
-        self.limits = limits
-        self.poll_interval = poll_interval
-
-    async def aclose(self) -> None:
-        """Close the SDK's client."""
-        await self.client.close()
-
-    def _pending(self) -> list[BatchRow]:
-        """The batches not yet imported of this endpoint (a shared cache may hold other endpoints' too,
-        which this client cannot ask about)."""
-        return [row for row in self.cache.batches.pending(PROVIDER) if row.identity == self.identity]
-
-    def last_round(self) -> int:
-        """The highest round of this provider recorded in the cache's ledger (0 if none)."""
-        return max((row.round for row in self.cache.batches.all() if row.provider == PROVIDER), default=0)
+    default_limits = OPENAI_LIMITS
 
     async def submit(self, round: int, requests: Iterable[tuple[str, CompletionRequest]]) -> list[int]:
         """Upload ``requests`` (cache key, request) as batch files and create a batch of each; their rows.
