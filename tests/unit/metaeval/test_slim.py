@@ -43,6 +43,10 @@ def test_slim_judgments_hold_no_trace(tmp_path: Path) -> None:
     instances = write_judgments(path)
     target = labelled_target(instances, name="pairs")
     settings = Settings(resamples=0)
+    warm = read_slim(path)  # once untraced: what a first run imports and caches is not the judgments'
+    measure(tmp_path / "warm", target, instances, warm.judgments, judge="j", settings=settings,
+            facts=warm.facts, read_from=path)  # fmt: skip
+    del warm
 
     tracemalloc.start()
     try:
