@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from faceteval.core import FacetScore, Judgment, OrderResult, Usage, usage_of
+from faceteval.core import FacetScore, Instance, Judgment, OrderResult, Usage, usage_of
 from faceteval.datasets import judgment_from_line, read_numbered_judgments
 
 
@@ -103,6 +103,47 @@ def _slim_facets(facets: Iterable[FacetScore]) -> list[FacetScore]:
         )
         for facet in facets
     ]
+
+
+_INSTANCE_FIELDS = {"id", "query", "candidates", "label", "scores", "category", "metadata", "systems"}
+_SPACES: dict[int, str] = {}
+"""One string of spaces per length: what a slim instance's candidates are (`slim_instance`)."""
+_NO_METADATA: dict[str, object] = {}
+
+
+def slim_instance(instance: Instance) -> Instance:
+    """``instance`` with what measuring reads only: its id, label, scores, category, metadata,
+    systems, and the lengths of its candidates (length bias), without their texts.
+
+    Each candidate is a string of spaces as long as the text, one per length shared by every slim
+    instance; the query, reference, criteria and task are dropped. Built without validating again.
+
+    Examples:
+        >>> kept = slim_instance(Instance(id="1", query="q?", candidates=["yes", "no"], label=1))
+        >>> [len(text) for text in kept.candidates], kept.label, kept.query
+        ([3, 2], 1, '')
+    """
+    return Instance.model_construct(
+        _INSTANCE_FIELDS,
+        id=instance.id,
+        query="",
+        candidates=tuple(_SPACES.setdefault(len(text), " " * len(text)) for text in instance.candidates),
+        label=instance.label,
+        scores=instance.scores,
+        category=sys.intern(instance.category) if instance.category is not None else None,
+        metadata=instance.metadata or _NO_METADATA,
+        systems=_shared_systems(instance.systems),
+    )
+
+
+_SYSTEMS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _shared_systems(systems: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """``systems``, one tuple kept per combination of names (few: the systems compared)."""
+    if systems is None:
+        return None
+    return _SYSTEMS.setdefault(systems, tuple(map(sys.intern, systems)))
 
 
 @dataclass(frozen=True, slots=True)
