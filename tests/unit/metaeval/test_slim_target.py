@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from faceteval.core import Judgment
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import INSTANCES, JUDGMENTS, SUMMARY, Settings, load_target, measure, read_slim
+from faceteval.metaeval._slim import slim as slim_judgment
 
 LONG = "x" * 5_000
 
@@ -63,3 +65,22 @@ def test_slim_target_refuses_a_file_changed_while_measured(tmp_path: Path) -> No
         measure(tmp_path / "run", target, target.instances, read.judgments, judge="j",
                 settings=Settings(resamples=0), facts=read.facts, read_from=judged)  # fmt: skip
     assert not (tmp_path / "run" / SUMMARY).exists()
+
+
+def test_slim_judgments_share_values_not_their_signs() -> None:
+    facet = {"name": "f", "weight": 0.5, "scores": [8.5, None], "explanation": "e"}
+    judged = {
+        "id": "1",
+        "method": "direct",
+        "status": "ok",
+        "verdict": 1,
+        "scores": [8.5, -0.0],
+        "facets": [facet],
+    }
+    first, second = (slim_judgment(Judgment.model_validate_json(json.dumps(judged))) for _ in range(2))
+    assert first.scores is not None and second.scores is not None
+    assert first.scores[0] is second.scores[0] and first.facets[0].scores[0] is first.scores[0]
+    assert str(first.scores[1]) == "-0.0" and first.facets[0].scores[1] is None
+    whole = Judgment.model_validate(judged)
+    kept = {"scores": True, "facets": {0: {"name", "weight", "scores"}}}
+    assert first.model_dump_json(include=kept) == whole.model_dump_json(include=kept)
