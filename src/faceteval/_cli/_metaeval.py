@@ -149,7 +149,8 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     if not flags["dry_run"]:  # a dry run writes nothing
         run_dirs = [out, *(out / v.name for v in runs_of(ctx, flags) if v.name)] if flags["method"] else [out]
         check_outputs([f for d in run_dirs for f in run_files(d)], given=out, force=flags["force"])
-    target = load_target(flags["target_spec"], flags["data_dir"], reading=reading)
+    slim = bool(flags["judgments_spec"])  # measured only, not judged: no texts
+    target = load_target(flags["target_spec"], flags["data_dir"], reading=reading, slim=slim)
     if not reading.plain and target.benchmark is not None:
         raise click.UsageError(
             f"--field, --label-map, --preset and --format describe your own file; {target.name} is a "

@@ -89,7 +89,7 @@ async def meta_evaluate_async(
     """
     if (judgments is None) == (method is None):
         raise ConfigError("give either a method (and an LLM) to judge with, or judgments to measure")
-    given = _measured(target, data_dir)
+    given = _measured(target, data_dir, slim=judgments is not None)
     instances = measured_instances(given, options)
     if judgments is not None:
         _check_recorded(llm, options, judging)
@@ -182,8 +182,9 @@ def _files(target: TargetLike) -> list[Path]:
     return [Path(target)] if isinstance(target, str | Path) and Path(target).is_file() else []
 
 
-def _measured(target: TargetLike, data_dir: str | Path) -> Target:
-    """What ``target`` names, read; labelled instances (`read_instances` of a file) as a target.
+def _measured(target: TargetLike, data_dir: str | Path, *, slim: bool = False) -> Target:
+    """What ``target`` names, read (``slim``: to measure recorded judgments, `load_target`); labelled
+    instances (`read_instances` of a file) as a target.
 
     Raises:
         InputError: A line of the instances' file that is not an instance (the first one).
@@ -191,7 +192,7 @@ def _measured(target: TargetLike, data_dir: str | Path) -> Target:
     if isinstance(target, Target):
         return target
     if isinstance(target, str | Path):
-        return load_target(str(target), Path(data_dir))
+        return load_target(str(target), Path(data_dir), slim=slim)
     instances = list(target)
     if problem := next((item for item in instances if isinstance(item, InputError)), None):
         raise problem

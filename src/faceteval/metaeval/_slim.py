@@ -13,11 +13,12 @@ from __future__ import annotations
 import codecs
 import sys
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from faceteval.core import FacetScore, Judgment, OrderResult, Usage, usage_of
+from faceteval.core import FacetScore, Instance, Judgment, OrderResult, Usage, usage_of
 from faceteval.datasets import judgment_from_line, read_numbered_judgments
 
 
@@ -70,39 +71,113 @@ def slim(judgment: Judgment) -> Judgment:
         status=judgment.status,
         error=judgment.error,
         verdict=judgment.verdict,
-        scores=judgment.scores,
+        scores=_floats(judgment.scores),
         facets=_slim_facets(judgment.facets),
         consistent=judgment.consistent,
-        orders=[
+        orders=_EMPTY
+        if not judgment.orders
+        else [
             OrderResult.model_construct(
                 _ORDER_FIELDS,
                 order=order.order,
                 verdict=order.verdict,
-                scores=order.scores,
+                scores=_floats(order.scores),
                 facets=_slim_facets(order.facets),
                 score_modes=order.score_modes,
             )
             for order in judgment.orders
         ],
-        panel=judgment.panel,
+        panel=judgment.panel or _EMPTY,
         panel_vote=judgment.panel_vote,
         usage=judgment.usage,
-        confidence=judgment.confidence,
+        confidence=_float(judgment.confidence),
         score_modes=judgment.score_modes,
+        trace=_EMPTY,
     )
 
 
-def _slim_facets(facets: Iterable[FacetScore]) -> list[FacetScore]:
+def _slim_facets(facets: Sequence[FacetScore]) -> list[FacetScore]:
+    if not facets:
+        return _EMPTY
     return [
         FacetScore.model_construct(
             _FACET_FIELDS,
             name=sys.intern(facet.name),
-            weight=facet.weight,
-            scores=facet.scores,
+            weight=_float(facet.weight),
+            scores=_floats(facet.scores),
             score_modes=facet.score_modes,
         )
         for facet in facets
     ]
+
+
+_EMPTY: list[Any] = []
+"""The one empty list of every slim judgment's empty trace, facets, orders and panel (measuring only
+reads them)."""
+_FLOATS: dict[float, float] = {}
+"""One float object per value read (scores and weights take few values: 24 bytes each saved)."""
+FLOATS_KEPT = 65_536
+"""At most this many values are shared (scores of continuous values are then kept as they are)."""
+
+
+def _float(value: Any) -> Any:
+    """``value``, the float shared for it when there is one (not for 0: -0.0 equals it but prints apart).
+
+    Examples:
+        >>> _float(float("8.5")) is _float(float("8.5"))
+        True
+    """
+    if type(value) is not float or value == 0:
+        return value
+    if len(_FLOATS) >= FLOATS_KEPT:
+        return _FLOATS.get(value, value)
+    return _FLOATS.setdefault(value, value)
+
+
+def _floats(values: list[Any] | None) -> Any:
+    """``values`` (scores, possibly None; of a model's field typed as it is) with each float shared."""
+    return None if values is None else [_float(value) for value in values]
+
+
+_INSTANCE_FIELDS = {"id", "query", "candidates", "label", "scores", "category", "metadata", "systems"}
+_SPACES: dict[int, str] = {}
+"""One string of spaces per length: what a slim instance's candidates are (`slim_instance`)."""
+_NO_METADATA: dict[str, object] = {}
+
+
+def slim_instance(instance: Instance) -> Instance:
+    """``instance`` with what measuring reads only: its id, label, scores, category, metadata,
+    systems, and the lengths of its candidates (length bias), without their texts.
+
+    Each candidate is a string of spaces as long as the text, one per length shared by every slim
+    instance; the query, reference, criteria and task are dropped. Built without validating again.
+
+    Examples:
+        >>> kept = slim_instance(Instance(id="1", query="q?", candidates=["yes", "no"], label=1))
+        >>> [len(text) for text in kept.candidates], kept.label, kept.query
+        ([3, 2], 1, '')
+    """
+    return Instance.model_construct(
+        _INSTANCE_FIELDS,
+        id=instance.id,
+        query="",
+        candidates=tuple(_SPACES.setdefault(len(text), " " * len(text)) for text in instance.candidates),
+        label=instance.label,
+        scores=instance.scores,
+        category=sys.intern(instance.category) if instance.category is not None else None,
+        metadata=instance.metadata or _NO_METADATA,
+        systems=_shared_systems(instance.systems),
+    )
+
+
+_SYSTEMS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _shared_systems(systems: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """``systems``, one tuple kept per combination of names (few: the systems compared)."""
+    if systems is None:
+        return None
+    return _SYSTEMS.setdefault(systems, tuple(map(sys.intern, systems)))
 
 
 @dataclass(frozen=True, slots=True)

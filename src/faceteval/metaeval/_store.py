@@ -6,8 +6,9 @@ The summary records the line count and SHA-256 of the instances and judgments it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,8 @@ def measure(
     files = [out / INSTANCES, out / JUDGMENTS]
     with store.RunFiles([] if in_place else files, out / SUMMARY, described=files if in_place else ()) as run:
         if not in_place:
-            run[out / INSTANCES].write_lines(i.model_dump_json(exclude_defaults=True) for i in instances)
+            whole = whole_instances(target, instances)
+            run[out / INSTANCES].write_lines(i.model_dump_json(exclude_defaults=True) for i in whole)
             run[out / JUDGMENTS].write_lines(_judgment_lines(joined.pairs, joined.facts, read_from))
         models = [about.llm.model] if about is not None and about.llm is not None else []
         numbers = summarize(
@@ -101,6 +103,23 @@ def measure(
         record = about.finished(summary=MetaEvalSummary.model_validate(numbers))
         run.finish(record)
     return record
+
+
+def whole_instances(target: Target, instances: Sequence[Instance]) -> Iterator[Instance]:
+    """``instances`` whole: read again (`Target.whole`) when the target keeps them slim.
+
+    Raises:
+        FacetevalError: The instances read again are not those measured (the file changed).
+    """
+    if target.whole is None:
+        yield from instances
+        return
+    wanted = {instance.id for instance in instances}
+    found = (instance for instance in target.whole() if instance.id in wanted)
+    for measured, instance in zip_longest(instances, found):
+        if measured is None or instance is None or measured.id != instance.id:
+            raise FacetevalError(f"{target.name}: its instances changed while they were measured")
+        yield instance
 
 
 def _judgment_lines(

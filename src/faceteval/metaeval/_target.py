@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from faceteval.datasets import (
     load_labelled,
 )
 from faceteval.errors import FacetevalError, InputError
+from faceteval.metaeval._slim import slim_instance
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,8 @@ class Target:
     instances: tuple[Instance, ...]
     benchmark: Benchmark | None = None
     """The built-in benchmark, when the target is one."""
+    whole: Callable[[], Iterable[Instance]] | None = field(default=None, compare=False)
+    """Its instances read again whole, in order, when ``instances`` are slim (`slim_instance`)."""
 
     @property
     def aspects(self) -> tuple[str, ...]:
@@ -60,10 +64,18 @@ class Target:
 
 
 def load_target(
-    spec: str, data_dir: Path, *, fields: FieldMap | None = None, reading: Reading | None = None
+    spec: str,
+    data_dir: Path,
+    *,
+    fields: FieldMap | None = None,
+    reading: Reading | None = None,
+    slim: bool = False,
 ) -> Target:
     """The benchmark called ``spec``, or the labelled file (JSONL, JSON, CSV, TSV, Parquet) or Hugging
     Face dataset at that path, read as ``reading`` says (or by the field map ``fields``).
+
+    With ``slim``, each instance is kept as `slim_instance` keeps it, as it is read: enough to measure
+    recorded judgments against, not to judge (no texts).
 
     Raises:
         InputError: A row of a user's file is bad (every bad row is listed; nothing is judged).
@@ -73,10 +85,18 @@ def load_target(
     if reading is None:
         reading = Reading(fields=fields) if fields is not None else PLAIN_READING
     if reading.format == "hf" or path.suffix.lower() in SUFFIXES or path.is_file() or path.is_dir():
-        return _file_target(path, reading)
+        return _file_target(path, reading, slim=slim)
     benchmark = get_benchmark(spec)
-    instances = tuple(benchmark.instances(data_dir))
-    return Target(name=benchmark.name, kind=benchmark.kind, instances=instances, benchmark=benchmark)
+    if not slim:
+        instances = tuple(benchmark.instances(data_dir))
+        return Target(name=benchmark.name, kind=benchmark.kind, instances=instances, benchmark=benchmark)
+    return Target(
+        name=benchmark.name,
+        kind=benchmark.kind,
+        instances=tuple(map(slim_instance, benchmark.instances(data_dir))),
+        benchmark=benchmark,
+        whole=partial(benchmark.instances, data_dir),
+    )
 
 
 def file_instances(path: Path, items: Iterable[Instance | InputError]) -> tuple[Instance, ...]:
@@ -96,13 +116,26 @@ def file_instances(path: Path, items: Iterable[Instance | InputError]) -> tuple[
     return instances
 
 
-def _file_target(path: Path, reading: Reading) -> Target:
+def _file_target(path: Path, reading: Reading, *, slim: bool) -> Target:
     hf = reading.format_of(path) == "hf"
     if not hf and not path.is_file():
         raise FacetevalError(f"{path}: no such file (and not a benchmark name)")
-    items = InstanceFile(path, reading=reading) if hf or not reading.plain else load_labelled(path)
+    items = _file_items(path, reading, hf=hf)
     name = path.name if hf else path.stem
-    return labelled_target(file_instances(path, items), name=name, source=str(path))
+    if not slim:
+        return labelled_target(file_instances(path, items), name=name, source=str(path))
+    kept = (slim_instance(item) if isinstance(item, Instance) else item for item in items)
+    target = labelled_target(file_instances(path, kept), name=name, source=str(path))
+    return replace(target, whole=partial(_file_instances, path, reading, hf))
+
+
+def _file_items(path: Path, reading: Reading, *, hf: bool) -> Iterable[Instance | InputError]:
+    return InstanceFile(path, reading=reading) if hf or not reading.plain else load_labelled(path)
+
+
+def _file_instances(path: Path, reading: Reading, hf: bool) -> Iterator[Instance]:
+    """The instances of the file ``path``, read again (its bad rows were refused when first read)."""
+    return (item for item in _file_items(path, reading, hf=hf) if isinstance(item, Instance))
 
 
 def labelled_target(instances: Iterable[Instance], *, name: str, source: str | None = None) -> Target:
