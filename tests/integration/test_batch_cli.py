@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support.anthropic_batches import AnthropicBatches
+from tests.support.batch_judging import judgments_in
 from tests.support.batch_server import Fate, OpenAIBatches
 from tests.support.llm_server import LLMServer, Status
 from tests.support.processes import run_to_end, start, wait_until
@@ -74,28 +75,6 @@ def _batch(cache: Path) -> list[str]:
     return ["--cache", str(cache), "--batch", "openai", "--batch-poll", "0"]
 
 
-TIMING = {"cached", "attempts", "cached_calls", "usage", "reused"}
-"""What says how a judgment's replies came (from the cache, after attempts), its usage (summed in the
-order its calls ended) and which of an instance's concurrent orders asked a shared call first (``reused``):
-set by timing, in a synchronous run too."""
-
-
-def _lines(path: Path) -> list[Any]:
-    """The judgments, without `TIMING` and with the trace as a set (concurrent calls end in any order)."""
-    return [_timeless(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _timeless(value: Any) -> Any:
-    if isinstance(value, dict):
-        kept = {k: _timeless(v) for k, v in value.items() if k not in TIMING}
-        if "trace" in kept:
-            kept["trace"] = sorted(kept["trace"], key=json.dumps)
-        return kept
-    if isinstance(value, list):
-        return [_timeless(v) for v in value]
-    return value
-
-
 def _record(tmp_path: Path, name: str) -> dict[str, Any]:
     return json.loads((tmp_path / f"{name}.run.json").read_text(encoding="utf-8"))
 
@@ -126,7 +105,7 @@ def test_a_batch_run_gives_the_synchronous_judgments_at_half_the_cost(
     batched = time.perf_counter() - started - synchronous
     print(f"1,000 pairs: synchronous {synchronous:.1f} s, batch {batched:.1f} s, {calls:,} calls")
     assert done.returncode == 0, done.stderr
-    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    assert judgments_in(tmp_path / "batch.jsonl") == judgments_in(tmp_path / "sync.jsonl")
     sent = _sent(batches)
     assert len(sent) == len(set(sent)) == calls == server.request_count - before  # each once, by batch
     record, plain = _record(tmp_path, "batch"), _record(tmp_path, "sync")
@@ -173,7 +152,7 @@ def test_a_run_killed_in_any_phase_resubmits_nothing_and_gives_the_synchronous_j
     assert not (tmp_path / "batch.jsonl").exists()  # nothing written while collecting
     done = run_to_end(command, WAIT)
     assert done.returncode == 0, done.stderr
-    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    assert judgments_in(tmp_path / "batch.jsonl") == judgments_in(tmp_path / "sync.jsonl")
     sent = _sent(batches)
     assert len(sent) == len(set(sent)) == calls  # no request in two batches: none resubmitted
 
@@ -188,7 +167,7 @@ def test_failed_and_expired_requests_are_asked_again_in_a_later_round(
     batches.script(Fate(), Fate("expired", answered=5))  # round 2 expires after 5 answers
     done = run_to_end(_judge(source, server, tmp_path, "batch", *_batch(tmp_path / "batch.db")), WAIT)
     assert done.returncode == 0, done.stderr
-    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    assert judgments_in(tmp_path / "batch.jsonl") == judgments_in(tmp_path / "sync.jsonl")
     sent = _sent(batches)
     assert len(set(sent)) == calls < len(sent)  # each asked, the failed and expired ones twice
     record = _record(tmp_path, "batch")["batch"]
@@ -216,7 +195,7 @@ def test_ctrl_c_while_polling_leaves_the_batches_running_and_the_same_command_pi
     assert [b["status"] for b in batches.created] == ["in_progress"]  # left running, not cancelled
     done = run_to_end(command, WAIT)
     assert done.returncode == 0, done.stderr
-    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    assert judgments_in(tmp_path / "batch.jsonl") == judgments_in(tmp_path / "sync.jsonl")
     sent = _sent(batches)
     assert len(sent) == len(set(sent)) == calls
 
@@ -234,7 +213,7 @@ def test_anthropic_message_batches_through_the_command(tmp_path: Path) -> None:
         batches.expire(3)  # round 1 expires after 3 answers: its other requests go to round 2
         done = run_to_end(_judge(source, server, tmp_path, "batch", *batch, anthropic=True), WAIT)
         assert done.returncode == 0, done.stderr
-    assert _lines(tmp_path / "batch.jsonl") == _lines(tmp_path / "sync.jsonl")
+    assert judgments_in(tmp_path / "batch.jsonl") == judgments_in(tmp_path / "sync.jsonl")
     sent = [r["custom_id"] for b in batches.created for r in batches.requests[b["id"]]]
     assert len(set(sent)) == calls
     record, synchronous = _record(tmp_path, "batch"), _record(tmp_path, "sync")
