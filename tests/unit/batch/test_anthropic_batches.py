@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anthropic
 import pytest
 
-from faceteval import DnA, Instance, JudgeOptions, Judgment, judge_async
+from faceteval import DnA, Instance, JudgeOptions, judge_async
 from faceteval.batch import AnthropicBatchRunner, run_in_passes
 from faceteval.batch._anthropic import requests_digest
 from faceteval.llm import (
@@ -27,6 +26,7 @@ from faceteval.llm import (
 from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.store import SQLiteCache
 from tests.support.anthropic_batches import AnthropicBatches
+from tests.support.batch_judging import seen
 from tests.support.llm_server import LLMServer, Status
 from tests.support.rule_judge import RuleJudge
 
@@ -52,10 +52,6 @@ def _llm(server: LLMServer, cache: SQLiteCache, collector: Collector | None = No
     return LLM(
         provider, ModelSpec.parse(SPEC), cache=cache, prices=PriceTable({SPEC: PRICE}), collector=collector
     )
-
-
-def _seen(judgments: list[Judgment]) -> list[tuple[Any, ...]]:
-    return [(j.id, j.status, j.verdict, j.scores, [(o.order, o.scores) for o in j.orders]) for j in judgments]
 
 
 async def test_dna_in_anthropic_batch_passes_gives_the_synchronous_judgments_despite_failures(
@@ -84,7 +80,7 @@ async def test_dna_in_anthropic_batch_passes_gives_the_synchronous_judgments_des
                 )
             )
             assert {row.status for row in cache.batches.all()} == {"imported"}
-    assert _seen(outcome.result) == _seen(synchronous)
+    assert seen(outcome.result) == seen(synchronous)
     assert all(j.status == "ok" for j in outcome.result)
     sent = [r["custom_id"] for b in batches.created for r in batches.requests[b["id"]]]
     assert len(set(sent)) == calls and len(server.requests) == calls + 1  # + the errored one, asked again

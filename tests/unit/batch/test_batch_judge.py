@@ -11,21 +11,18 @@ from typing import Any
 import openai
 import pytest
 
-from faceteval import DnA, Instance, JudgeOptions, Judgment, judge_async
+from faceteval import Instance
 from faceteval.batch import OpenAIBatchRunner, run_in_passes
-from faceteval.llm import LLM, Collector, ModelSpec, Price, PriceTable
-from faceteval.llm._openai import OpenAIProvider
+from faceteval.llm import Collector
 from faceteval.store import SQLiteCache
+from tests.support.batch_judging import MODEL, PRICE, judging, llm, seen, synchronous
 from tests.support.batch_server import OpenAIBatches
 from tests.support.llm_server import LLMServer
 from tests.support.rule_judge import RuleJudge
 
 pytestmark = pytest.mark.anyio
 
-SPEC = "openai:gpt-test"
-PRICE = Price(2.0, 8.0)
 PAIRS = [Instance(id=str(n), query=f"Q{n}", candidates=(f"weak {n}", f"strong {n}")) for n in range(30)]
-OPTIONS = JudgeOptions(swap=True, window=1_000)
 
 
 @pytest.fixture
@@ -45,41 +42,25 @@ def served() -> Iterator[tuple[LLMServer, OpenAIBatches]]:
         yield server, batches
 
 
-def _llm(server: LLMServer, cache: SQLiteCache, collector: Collector | None = None) -> LLM:
-    provider = OpenAIProvider(api_key="test", base_url=server.base_url)
-    return LLM(
-        provider, ModelSpec.parse(SPEC), cache=cache, prices=PriceTable({SPEC: PRICE}), collector=collector
-    )
-
-
-def _seen(judgments: list[Judgment]) -> list[tuple[Any, ...]]:
-    return [(j.id, j.status, j.verdict, j.scores, [(o.order, o.scores) for o in j.orders]) for j in judgments]
-
-
 async def test_dna_with_swap_in_batch_passes_gives_the_synchronous_judgments(
     served: tuple[LLMServer, OpenAIBatches], tmp_path: Path
 ) -> None:
     server, batches = served
     with SQLiteCache(tmp_path / "sync.db") as sync_cache:
-        sync_llm = _llm(server, sync_cache)
-        synchronous = await sync_llm.closing_after(
-            lambda: judge_async(PAIRS, DnA(), sync_llm, options=OPTIONS)
-        )
+        sync = await synchronous(server, sync_cache, PAIRS)
     calls = len(server.requests)
     server.reset()
     collector = Collector()
     async with openai.AsyncOpenAI(api_key="test", base_url=server.base_url, max_retries=0) as client:
         with SQLiteCache(tmp_path / "batch.db") as cache:
-            llm = _llm(server, cache, collector)
+            judge = llm(server, cache, collector)
             runner = OpenAIBatchRunner(
-                client, cache, identity=llm.identity, model="gpt-test", price=PRICE, poll_interval=0.01
+                client, cache, identity=judge.identity, model=MODEL, price=PRICE, poll_interval=0.01
             )
-            outcome = await llm.closing_after(
-                lambda: run_in_passes(
-                    lambda: judge_async(PAIRS, DnA(), llm, options=OPTIONS), collector, runner
-                )
+            outcome = await judge.closing_after(
+                lambda: run_in_passes(judging(PAIRS, judge), collector, runner)
             )
-    assert _seen(outcome.result) == _seen(synchronous)
+    assert seen(outcome.result) == seen(sync)
     assert all(j.status == "ok" for j in outcome.result)
     sent = [line["custom_id"] for b in batches.created for line in batches.input_lines(b["id"])]
     assert len(sent) == len(set(sent)) == calls == len(server.requests)  # every call once, all by batch
