@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +137,10 @@ def test_a_run_killed_while_it_spills_resumes_to_the_ordered_output(tmp_path: Pa
         child = start(_python(base + cache + ["--out", str(tmp_path / "out.jsonl")]))
         try:
             wait_until(done, "the other instances to finish", timeout=WAIT)
+            # Answered is not yet stored: the kill comes once their replies are in the cache.
+            stored = (N - 1) * calls
+            cache_file = tmp_path / "cache.sqlite"
+            wait_until(lambda: _cached(cache_file) >= stored, "their replies cached", timeout=WAIT)
         finally:
             child.send_signal(signal.SIGKILL)
             child.communicate(timeout=WAIT)
@@ -144,6 +150,17 @@ def test_a_run_killed_while_it_spills_resumes_to_the_ordered_output(tmp_path: Pa
         assert resumed.returncode == 0, resumed.stderr
         assert server.request_count - answered == calls  # only the slow instance's calls: the rest cached
     assert _lines(tmp_path / "out.jsonl") == _lines(tmp_path / "ref.jsonl")
+
+
+def _cached(cache: Path) -> int:
+    """How many replies the response cache ``cache`` holds (0 before it exists)."""
+    if not cache.is_file():
+        return 0
+    with closing(sqlite3.connect(f"file:{cache}?mode=ro", uri=True, timeout=WAIT)) as db:
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        except sqlite3.OperationalError:  # not created yet
+            return 0
 
 
 def _python(argv: list[str]) -> list[str]:
