@@ -12,8 +12,9 @@ import pytest
 
 from faceteval._runner._metaeval import measure_source, measured_instances
 from faceteval._runner._metaeval_runs import MetaEvalOptions
-from faceteval.datasets import read_judgments
-from faceteval.metaeval import JUDGMENTS, load_judgments, load_target, measure
+from faceteval.core import Instance
+from faceteval.datasets import read_instances, read_judgments
+from faceteval.metaeval import INSTANCES, JUDGMENTS, SlimJudgments, load_judgments, load_target, measure
 from faceteval.report import load_run, render_html, render_markdown, write_report
 
 PAD = "x" * 16_384
@@ -57,7 +58,8 @@ def test_slim_measure_is_the_whole_measure(data_dir: Path, tmp_path: Path) -> No
         settings=options.settings, source=str(path),
     )  # fmt: skip
     source = load_judgments(str(path), target, data_dir)
-    assert source.facts and all(not judgment.trace for judgment in source.judgments)
+    assert isinstance(source.judgments, SlimJudgments)
+    assert all(not judgment.trace for judgment in source.judgments)
     slim = measure_source(target, instances, source, tmp_path / "slim", options)
 
     expected = whole.summary.model_dump(mode="json")
@@ -82,10 +84,13 @@ def test_a_report_reads_one_reply_of_each_trace_and_says_what_the_whole_judgment
                    out, options)  # fmt: skip
 
     markdown, html = write_report(out)
-    run = load_run(out)
-    assert all(len(judgment.trace) <= 1 for judgment in run.judgments)
-    assert not any(entry.messages for judgment in run.judgments for entry in judgment.trace)
+    run = load_run(out)  # kept packed, without traces or texts: the examples shown are read again
+    assert isinstance(run.judgments, SlimJudgments) and not any(j.trace for j in run.judgments)
+    assert not any(instance.query for instance in run.instances)
     whole = tuple(read_judgments(out / JUDGMENTS))
-    assert markdown.read_text(encoding="utf-8") == render_markdown(run.summary, run.instances, whole)
-    assert html.read_text(encoding="utf-8") == render_html(run.summary, run.instances, whole)
-    assert "Judge's reply" in markdown.read_text(encoding="utf-8")
+    texts = tuple(i for i in read_instances(out / INSTANCES) if isinstance(i, Instance))
+    assert texts[0].query and len(texts) == len(run.instances)
+    assert markdown.read_text(encoding="utf-8") == render_markdown(run.summary, texts, whole)
+    assert html.read_text(encoding="utf-8") == render_html(run.summary, texts, whole)
+    shown = markdown.read_text(encoding="utf-8")
+    assert "Judge's reply" in shown and any(i.query[:40] in shown for i in texts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
@@ -198,7 +198,11 @@ class _Outcome:
 
 
 def _run_method(
-    ctx: click.Context, flags: dict[str, Any], target: Target, instances: list[Any], options: MetaEvalOptions
+    ctx: click.Context,
+    flags: dict[str, Any],
+    target: Target,
+    instances: Sequence[Any],
+    options: MetaEvalOptions,
 ) -> None:
     check_judgeable(target)
     check_method_flags(ctx, flags["method"])
@@ -323,7 +327,7 @@ def _check_measure_flags(ctx: click.Context) -> None:
         )
 
 
-def _judged_with(target: Target, instances: list[Any], plan: RunPlan) -> str:
+def _judged_with(target: Target, instances: Sequence[Any], plan: RunPlan) -> str:
     """The criteria a run judges with and their source, and its templates (as its record will name them)."""
     use = criteria_use(plan.method, instances, benchmark=target.benchmark is not None)
     templates = ", ".join(name for name in plan.method.templates() if name != "common/reask")
@@ -344,7 +348,7 @@ _SOURCES = {
 """How a dry run names where the criteria come from (the record's ``options.criteria.source``)."""
 
 
-def _sample_name(target_spec: str, target: Target, instances: list[Any]) -> str:
+def _sample_name(target_spec: str, target: Target, instances: Sequence[Any]) -> str:
     """What a run measures: ``llmbar-natural (10 of 100 instances)``, or the file given and its sample."""
     name = target.name if target.benchmark is not None else target_spec
     whole = len(target.instances)

@@ -12,7 +12,7 @@ from faceteval._cli._options import force_flag
 from faceteval._cli._results import systems_option
 from faceteval._cli._runs import family_report, find_run, report_paths, run_files
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import read_run
+from faceteval.metaeval import check_run
 from faceteval.report import write_judge_report, write_report
 from faceteval.store import REPORT, check_outputs
 from faceteval.viewer import Run
@@ -83,7 +83,7 @@ def _write(run: Run, out: Path | None, systems: tuple[str, ...] | None, force: b
         force=force,
     )
     if run.command == "meta-eval":
-        read_run(run.path)  # a clear error for a run whose files are not those its summary describes
+        check_run(run.path)  # a clear error for a run whose files are not those its summary describes
         return write_report(run.path, markdown_path=markdown, html_path=html)
     if run.command == "judge" and run.lines is not None:
         return write_judge_report(run.lines, markdown_path=markdown, html_path=html, systems=systems)

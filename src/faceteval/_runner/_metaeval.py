@@ -199,7 +199,7 @@ def _measured(target: TargetLike, data_dir: str | Path, *, slim: bool = False) -
     return labelled_target((item for item in instances if isinstance(item, Instance)), name="instances")
 
 
-def measured_instances(target: Target, options: MetaEvalOptions) -> list[Instance]:
+def measured_instances(target: Target, options: MetaEvalOptions) -> Sequence[Instance]:
     """The instances of ``target`` measured: of its turn and categories, then a sample of ``limit``.
 
     Raises:
@@ -283,8 +283,6 @@ def measure_source(
         about=about,
         human_weights=options.human_weights,
         source=source.name,
-        facts=source.facts,
-        read_from=path if source.facts else None,
     )
     if options.report:
         write_report(out)

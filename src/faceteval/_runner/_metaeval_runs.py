@@ -237,12 +237,11 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         spend=spend_of(with_batch(result.spent, context.batch if alone else None), result.elapsed),
         batch=context.batch.record if alone and context.batch is not None else None,
     )
-    judged = read_slim(run_dir / JUDGMENTS)
     record = measure(
         run_dir,
         context.target,
         context.instances,
-        judged.judgments,
+        read_slim(run_dir / JUDGMENTS),
         judge=f"{plan.method.name} ({model}{', swap' if context.judging.swap else ''})",
         settings=context.options.settings,
         extra={"variant": {plan.key: plan.variant.count, "seed": plan.variant.seed}},
@@ -250,7 +249,6 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         in_place=True,
         human_weights=context.options.human_weights,
         source=str(run_dir / JUDGMENTS),
-        facts=judged.facts,
     )
     if context.options.report:
         write_report(run_dir)

@@ -1,16 +1,26 @@
 """Measuring a judge against human labels: targets, judgment sources, summaries, comparisons."""
 
 from faceteval.metaeval._compare import compare_runs, significance
-from faceteval.metaeval._judgments import RECORDED, Joined, JudgmentSource, join, load_judgments, source_files
+from faceteval.metaeval._judgments import (
+    RECORDED,
+    Joined,
+    JudgmentSource,
+    Pairs,
+    join,
+    load_judgments,
+    pair_by_id,
+    source_files,
+)
 from faceteval.metaeval._panel import PANEL_SEPARATOR, panel_judgments, panel_specs, panel_summary
 from faceteval.metaeval._panel_scores import score_panel_summary
-from faceteval.metaeval._slim import SlimJudgments, TraceFacts, read_slim
+from faceteval.metaeval._slim import Packed, SlimInstances, SlimJudgments, TraceFacts, read_slim
 from faceteval.metaeval._store import (
     INSTANCES,
     JUDGMENTS,
     REPORT_FILES,
     RESULT_FILES,
     SUMMARY,
+    check_run,
     forget_results,
     measure,
     read_run,
@@ -38,11 +48,15 @@ __all__ = [
     "HumanWeights",
     "Joined",
     "JudgmentSource",
+    "Packed",
+    "Pairs",
     "Settings",
+    "SlimInstances",
     "SlimJudgments",
     "Target",
     "TraceFacts",
     "Variant",
+    "check_run",
     "combine",
     "compare_runs",
     "correlation_levels",
@@ -55,6 +69,7 @@ __all__ = [
     "load_judgments",
     "load_target",
     "measure",
+    "pair_by_id",
     "panel_judgments",
     "panel_specs",
     "panel_summary",

@@ -23,14 +23,16 @@ Only instances of two candidates with a human label are counted.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from faceteval import metrics
 from faceteval.core import Instance, Judgment
-from faceteval.metaeval._slim import TraceFacts
+from faceteval.metaeval._slim import TraceFacts, trace_facts
 
 Pairs = Sequence[tuple[Instance, Judgment | None]]
 Rater = Callable[..., dict[str, Any]]
@@ -56,15 +58,61 @@ def bias(
     rate: Rater,
     *,
     judge_models: Iterable[str] = (),
-    facts: Mapping[str, TraceFacts] | None = None,
+    facts: Iterable[TraceFacts | None] | None = None,
 ) -> dict[str, Any]:
-    """The position, length and (with systems) self-preference diagnostics of labelled pairs (slim
-    judgments' traces as their ``facts`` say, by id)."""
-    two = [(i, j) for i, j in pairs if i.n_candidates == 2 and i.label is not None]
-    out: dict[str, Any] = {"position": position(two, rate), "length": length(two, rate)}
-    if (own := self_preference(two, rate, judge_models, facts or {})) is not None:
-        out["self_preference"] = own
+    """The position, length and (with systems) self-preference diagnostics of labelled pairs.
+
+    ``facts`` are what measuring reads of each pair's judgment's trace, pair by pair (`trace_facts`
+    of each judgment when not given): the models it names, for self-preference. The pairs are read
+    once (a pair at a time: they may be built as they are read), into columns of plain values.
+    """
+    given = {model_key(name) for name in judge_models} - {""}
+    seen: dict[tuple[int, ...], Shown] = {order: ([], []) for order in ORDERS}
+    lengths = Lengths()
+    own: list[tuple[int | None, int, int, str]] = []
+    read = facts if facts is not None else (None if j is None else trace_facts(j) for _, j in pairs)
+    for (instance, judgment), found in zip(pairs, read, strict=True):
+        if instance.n_candidates != 2 or instance.label is None:
+            continue
+        for order, choice in order_verdicts(judgment).items():
+            if (shown := seen.get(order)) is not None:
+                shown[0].append(choice)
+                shown[1].append(instance.label)
+        lengths.add(instance, judgment)
+        if judgment is not None and judgment.status == "ok" and instance.systems is not None and found:
+            models = given | {model_key(name) for name in found.models}
+            mine = [k + 1 for k, system in enumerate(instance.systems) if model_key(system) in models]
+            if len(mine) == 1:
+                own.append((judgment.verdict, instance.label, mine[0], instance.systems[mine[0] - 1]))
+    out: dict[str, Any] = {"position": position(seen, rate), "length": length(lengths, rate)}
+    if (preferred := self_preference(own, rate)) is not None:
+        out["self_preference"] = preferred
     return out
+
+
+Shown = tuple[list[int | None], list[int]]
+"""Of the pairs judged in an order: the judge's verdict in it, and the human label."""
+
+
+@dataclass(slots=True)
+class Lengths:
+    """Of each labelled pair, a column each: the gap between its candidates' lengths, the longer one
+    (`longer`), the judge's verdict (None unless ok), the human label, whether the judgment is ok."""
+
+    gaps: array[int] = field(default_factory=lambda: array("q"))
+    sides: list[int | None] = field(default_factory=list)
+    verdicts: list[int | None] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+    ok: list[bool] = field(default_factory=list)
+
+    def add(self, instance: Instance, judgment: Judgment | None) -> None:
+        assert instance.label is not None
+        first, second = (len(text) for text in instance.candidates)
+        self.gaps.append(abs(first - second))
+        self.sides.append(longer(instance))
+        self.verdicts.append(_verdict(judgment))
+        self.labels.append(instance.label)
+        self.ok.append(judgment is not None and judgment.status == "ok")
 
 
 def order_verdicts(judgment: Judgment | None) -> dict[tuple[int, ...], int | None]:
@@ -77,28 +125,27 @@ def order_verdicts(judgment: Judgment | None) -> dict[tuple[int, ...], int | Non
     return {tuple(result.order): result.verdict for result in judgment.orders}
 
 
-def position(pairs: Pairs, rate: Rater) -> dict[str, Any]:
-    """Per order shown, how often the judge and the humans choose the candidate shown first."""
+def position(seen: Mapping[tuple[int, ...], Shown], rate: Rater) -> dict[str, Any]:
+    """Per order shown, how often the judge and the humans choose the candidate shown first (``seen``:
+    of each order, the judge's verdicts in it and the human labels)."""
     out: dict[str, Any] = {}
-    pooled: list[tuple[int | None, int, int]] = []
+    pooled: Shown = ([], [])
+    firsts: list[int] = []
     for order in ORDERS:
-        rows = [
-            (seen[order], i.label, order[0])
-            for i, j in pairs
-            if order in (seen := order_verdicts(j)) and i.label is not None
-        ]
-        if rows:
-            out[",".join(map(str, order))] = _first_rates(rows, rate)
-            pooled += rows
+        verdicts, labels = seen.get(order, ([], []))
+        if verdicts:
+            out[",".join(map(str, order))] = _first_rates(verdicts, labels, [order[0]] * len(verdicts), rate)
+            pooled[0].extend(verdicts)
+            pooled[1].extend(labels)
+            firsts += [order[0]] * len(verdicts)
     if len(out) > 1:
-        out["pooled"] = _first_rates(pooled, rate)
+        out["pooled"] = _first_rates(*pooled, firsts, rate)
     return out
 
 
-def _first_rates(rows: Sequence[tuple[int | None, int, int]], rate: Rater) -> dict[str, Any]:
-    verdicts = [v for v, _, _ in rows]
-    labels = [label for _, label, _ in rows]
-    firsts = [first for _, _, first in rows]
+def _first_rates(
+    verdicts: Sequence[int | None], labels: Sequence[int], firsts: Sequence[int], rate: Rater
+) -> dict[str, Any]:
     return {
         "judge": rate(preference_rate, verdicts, firsts),
         "human": rate(preference_rate, labels, firsts),
@@ -112,36 +159,34 @@ def longer(instance: Instance) -> int | None:
     return None if first == second else 1 if first > second else 2
 
 
-def length(pairs: Pairs, rate: Rater) -> dict[str, Any]:
+def length(lengths: Lengths, rate: Rater) -> dict[str, Any]:
     """How often the judge and the humans choose the longer candidate, and agreement by length gap."""
-    judged = [(i, j) for i, j in pairs if j is not None and j.status == "ok"]
-    uneven = [(i, j, side) for i, j in judged if (side := longer(i)) is not None]
-    verdicts = [_verdict(j) for _, j, _ in uneven]
-    labels = [i.label for i, _, _ in uneven]
-    sides = [side for _, _, side in uneven]
+    judged = [k for k, ok in enumerate(lengths.ok) if ok]
+    uneven = [k for k in judged if lengths.sides[k] is not None]
+    sides = [lengths.sides[k] for k in uneven]
     out: dict[str, Any] = {
         "unit": "characters",
-        "judge": rate(preference_rate, verdicts, sides),
-        "human": rate(preference_rate, labels, sides),
+        "judge": rate(preference_rate, [lengths.verdicts[k] for k in uneven], sides),
+        "human": rate(preference_rate, [lengths.labels[k] for k in uneven], sides),
         "equal_length": len(judged) - len(uneven),
     }
-    if pairs:
-        out["bins"] = length_bins(pairs, rate)
+    if lengths.gaps:
+        out["bins"] = length_bins(lengths, rate)
     return out
 
 
-def length_bins(pairs: Pairs, rate: Rater) -> list[dict[str, Any]]:
+def length_bins(lengths: Lengths, rate: Rater) -> list[dict[str, Any]]:
     """Agreement within quartile bins of |len(a) - len(b)| (each bin includes its upper edge; a bin whose
     edges coincide with the last is merged into it)."""
-    gaps = np.array([abs(len(i.candidates[0]) - len(i.candidates[1])) for i, _ in pairs])
+    gaps = np.frombuffer(lengths.gaps, dtype=np.int64) if lengths.gaps else np.array([], dtype=np.int64)
     edges = sorted({float(edge) for edge in np.quantile(gaps, QUARTILES)} | {float(gaps.max())})
     bins: list[dict[str, Any]] = []
     low = -1.0
     for high in edges:
-        members = [k for k, gap in enumerate(gaps) if low < gap <= high]
+        members = np.flatnonzero((gaps > low) & (gaps <= high)).tolist()
         if members:
-            verdicts = [_verdict(pairs[k][1]) for k in members]
-            labels = [pairs[k][0].label for k in members]
+            verdicts = [lengths.verdicts[k] for k in members]
+            labels = [lengths.labels[k] for k in members]
             bins.append(
                 {
                     "low": int(gaps[members].min()),
@@ -166,20 +211,10 @@ def model_key(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", _PROVIDER.sub("", name.strip().lower()))
 
 
-def self_preference(
-    pairs: Pairs, rate: Rater, judge_models: Iterable[str], facts: Mapping[str, TraceFacts] | None = None
-) -> dict[str, Any] | None:
+def self_preference(rows: Sequence[tuple[int | None, int, int, str]], rate: Rater) -> dict[str, Any] | None:
     """How often the judge chooses its own model's candidate, and the humans do, where one is its own
-    (the models a judgment's trace names, or its ``facts`` when it was read slim)."""
-    given = {model_key(name) for name in judge_models} - {""}
-    rows: list[tuple[int | None, int, int, str]] = []
-    for instance, judgment in pairs:
-        if judgment is None or judgment.status != "ok" or instance.systems is None:
-            continue
-        models = given | {model_key(name) for name in _trace_models(judgment, facts or {})}
-        own = [k + 1 for k, system in enumerate(instance.systems) if model_key(system) in models]
-        if len(own) == 1 and instance.label is not None:
-            rows.append((judgment.verdict, instance.label, own[0], instance.systems[own[0] - 1]))
+    (``rows``: of each such pair, the verdict, the human label, the judge's own candidate and its
+    system); None without such pairs."""
     if not rows:
         return None
     verdicts, labels, sides = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
@@ -188,12 +223,6 @@ def self_preference(
         "judge": rate(preference_rate, verdicts, sides),
         "human": rate(preference_rate, labels, sides),
     }
-
-
-def _trace_models(judgment: Judgment, facts: Mapping[str, TraceFacts]) -> Iterable[str]:
-    if (found := facts.get(judgment.id)) is not None:
-        return found.models
-    return (entry.model for entry in judgment.trace if entry.model)
 
 
 def _verdict(judgment: Judgment | None) -> int | None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar, overload
 
 from faceteval._util.text import plural
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
@@ -12,10 +14,11 @@ from faceteval.core import Instance, Judgment, PanelVote
 from faceteval.datasets import RecordedSource, read_judgments
 from faceteval.errors import FacetevalError
 from faceteval.metaeval._panel import panel_judgments, panel_name, panel_specs
-from faceteval.metaeval._slim import TraceFacts, read_slim
+from faceteval.metaeval._slim import Packed, SlimJudgments, TraceFacts, full_lines, read_slim, trace_facts
 from faceteval.metaeval._target import Target
 
 RECORDED = "recorded:"
+T = TypeVar("T")
 EXAMPLE_IDS = 5
 """How many ids of judgments matching no instance a `Joined` keeps, to show."""
 
@@ -26,15 +29,13 @@ class JudgmentSource:
 
     name: str
     """``recorded:<name>`` or the file's path."""
-    judgments: tuple[Judgment, ...]
+    judgments: Sequence[Judgment]
+    """Whole, or read slim from a file (`SlimJudgments`)."""
     recorded: RecordedSource | None = None
     reported: dict[str, float] = field(default_factory=dict)
     """Numbers the source itself published, when it is a recorded judge that ships them."""
     judges: tuple[str, ...] = ()
     """A panel's judges (its judgments combine theirs); empty for one judge."""
-    facts: Mapping[str, TraceFacts] = field(default_factory=dict)
-    """What measuring reads of the traces of judgments read slim from a file (`read_slim`), by id;
-    empty when the judgments are whole."""
 
 
 def source_files(spec: str | None) -> list[Path]:
@@ -89,8 +90,7 @@ def load_judgments(
         raise FacetevalError(f"{spec}: no such judgments file (or use recorded:<name>)")
     if whole:
         return JudgmentSource(str(path), tuple(read_judgments(path)))
-    read = read_slim(path)
-    return JudgmentSource(str(path), read.judgments, facts=read.facts)
+    return JudgmentSource(str(path), read_slim(path))
 
 
 def recorded_alias(spec: str, benchmark: str) -> str:
@@ -100,23 +100,109 @@ def recorded_alias(spec: str, benchmark: str) -> str:
     return RECORDED + spec.removeprefix(prefix) if spec.startswith(prefix) else spec
 
 
+class Pairs(Sequence[tuple[Instance, Judgment | None]]):
+    """Each instance with its judgment (None where the judge has none), built as they are read: when
+    the instances or judgments are packed (`faceteval.metaeval.SlimJudgments`), a pass over the pairs
+    holds one pair at a time."""
+
+    def __init__(self, instances: Sequence[Instance], judgments: Sequence[Judgment], index: array[int]):
+        self._instances, self._judgments, self._index = instances, judgments, index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @property
+    def missing(self) -> int:
+        """How many instances have no judgment."""
+        return self._index.count(-1)
+
+    @overload
+    def __getitem__(self, position: int) -> tuple[Instance, Judgment | None]: ...
+    @overload
+    def __getitem__(self, position: slice) -> Sequence[tuple[Instance, Judgment | None]]: ...
+    def __getitem__(
+        self, position: int | slice
+    ) -> tuple[Instance, Judgment | None] | Sequence[tuple[Instance, Judgment | None]]:
+        if isinstance(position, slice):
+            return [self[k] for k in range(len(self))[position]]
+        found = self._index[position]
+        return self._instances[position], None if found < 0 else self._judgments[found]
+
+    def __iter__(self) -> Iterator[tuple[Instance, Judgment | None]]:
+        judgments = self._judgments
+        for instance, found in zip(self._instances, self._index, strict=True):
+            yield instance, None if found < 0 else judgments[found]
+
+    def whole(self, positions: Sequence[int]) -> list[tuple[Instance, Judgment | None]]:
+        """The pairs at ``positions``, their instances and judgments read again whole (texts, traces,
+        explanations) where they are packed (`Packed.whole`)."""
+        instances = _whole(self._instances, positions)
+        found = [self._index[position] for position in positions]
+        judged = iter(_whole(self._judgments, [k for k in found if k >= 0]))
+        return [
+            (instance, None if k < 0 else next(judged)) for instance, k in zip(instances, found, strict=True)
+        ]
+
+    def facts(self) -> Iterator[TraceFacts | None]:
+        """What measuring reads of each pair's judgment's trace (None where it has no judgment)."""
+        judgments = self._judgments
+        for found in self._index:
+            if found < 0:
+                yield None
+            elif isinstance(judgments, SlimJudgments):
+                yield judgments.facts_at(found)
+            else:
+                yield trace_facts(judgments[found])
+
+    def judgment_lines(self) -> Iterator[str]:
+        """The JSON of each judgment, in the instances' order: read again whole from their file when
+        they were read slim."""
+        judgments = self._judgments
+        found = (k for k in self._index if k >= 0)
+        if isinstance(judgments, SlimJudgments) and judgments.path is not None:
+            return full_lines(judgments.path, (judgments.facts_at(k).line for k in found))
+        return (judgments[k].model_dump_json() for k in found)
+
+
+def _whole(items: Sequence[T], indices: Sequence[int]) -> list[T]:
+    return items.whole(indices) if isinstance(items, Packed) else [items[index] for index in indices]
+
+
+def pair_by_id(instances: Sequence[Instance], judgments: Sequence[Judgment]) -> Pairs:
+    """Each instance with the first judgment of its id (None where there is none), as `Pairs`.
+
+    Examples:
+        >>> one = Instance(id="1", query="q", candidates=["a", "b"])
+        >>> [(i.id, j and j.verdict) for i, j in pair_by_id([one], [Judgment(id="1", method="m",
+        ...     status="ok", verdict=2), Judgment(id="1", method="m", status="ok", verdict=1)])]
+        [('1', 2)]
+    """
+    by_id: dict[str, int] = {}
+    ids = judgments.ids() if isinstance(judgments, SlimJudgments) else (j.id for j in judgments)
+    for position, judgment_id in enumerate(ids):
+        by_id.setdefault(judgment_id, position)
+    return Pairs(instances, judgments, array("q", (by_id.get(instance.id, -1) for instance in instances)))
+
+
 @dataclass(frozen=True, slots=True)
 class Joined:
     """Instances paired with their judgment (None where the judge has none)."""
 
-    pairs: tuple[tuple[Instance, Judgment | None], ...]
+    pairs: Pairs
     unmatched: int
     """Judgments whose id is of no instance at all: not of the instances, nor of those left out."""
     outside_sample: int = 0
     """Judgments of instances left out on purpose (outside a --limit sample, --turn or --category)."""
     unmatched_examples: tuple[str, ...] = ()
     """The ids of the first few ``unmatched`` judgments (up to `EXAMPLE_IDS`)."""
-    facts: Mapping[str, TraceFacts] = field(default_factory=dict)
-    """What measuring reads of the traces of slim judgments (`read_slim`), by id."""
 
     @property
     def missing(self) -> int:
-        return sum(judgment is None for _, judgment in self.pairs)
+        return self.pairs.missing
+
+    def facts(self) -> Iterator[TraceFacts | None]:
+        """What measuring reads of the traces of the pairs' judgments, pair by pair (`Pairs.facts`)."""
+        return self.pairs.facts()
 
 
 def join(
@@ -125,7 +211,6 @@ def join(
     *,
     source: str = "judgments",
     all_ids: Iterable[str] = (),
-    facts: Mapping[str, TraceFacts] | None = None,
 ) -> Joined:
     """Pair each instance with the judgment of the same id.
 
@@ -133,29 +218,30 @@ def join(
     instance the judgments could be of (the whole benchmark, before a sample or filter chose
     ``instances``): a judgment of one of them that is not among ``instances`` was left out on
     purpose (`Joined.outside_sample`), not a judgment of no instance (`Joined.unmatched`).
-    ``facts`` are what measuring reads of the traces of slim judgments (`read_slim`).
+    Packed instances and judgments (`SlimInstances`, `SlimJudgments`) stay packed.
 
     Raises:
         FacetevalError: There are no judgments, an id is judged twice, no judgment id matches any
             instance, or a verdict names a candidate its instance does not have.
     """
-    by_id: dict[str, Judgment] = {}
-    for judgment in judgments:
-        if judgment.id in by_id:
-            raise FacetevalError(f"{source}: judgment id {judgment.id!r} appears twice")
-        by_id[judgment.id] = judgment
-    listed = list(instances)
+    kept = judgments if isinstance(judgments, Sequence) else tuple(judgments)
+    by_id: dict[str, int] = {}
+    ids = kept.ids() if isinstance(kept, SlimJudgments) else (judgment.id for judgment in kept)
+    for position, judgment_id in enumerate(ids):
+        if judgment_id in by_id:
+            raise FacetevalError(f"{source}: judgment id {judgment_id!r} appears twice")
+        by_id[judgment_id] = position
+    listed = instances if isinstance(instances, Sequence) else tuple(instances)
     if listed and not by_id:
         raise FacetevalError(f"{source}: no judgments")
-    pairs = tuple((instance, by_id.pop(instance.id, None)) for instance in listed)
+    index = array("q", (by_id.pop(instance.id, -1) for instance in listed))
     known = set(all_ids)
     unmatched = [judgment_id for judgment_id in by_id if judgment_id not in known]
     joined = Joined(
-        pairs,
+        Pairs(listed, kept, index),
         unmatched=len(unmatched),
         outside_sample=len(by_id) - len(unmatched),
         unmatched_examples=tuple(unmatched[:EXAMPLE_IDS]),
-        facts=facts or {},
     )
     if listed and by_id and joined.missing == len(listed):
         if not unmatched:
@@ -168,7 +254,7 @@ def join(
             f"{source}: no judgment matches an instance: judgment ids look like {unmatched[0]!r}, "
             f"instance ids like {listed[0].id!r}"
         )
-    for instance, paired in pairs:
+    for instance, paired in joined.pairs:
         if paired is not None:
             _check_verdicts(instance, paired, source)
     return joined

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
+
+import numpy as np
 
 from faceteval import metrics
 from faceteval.core import ConfidenceInputs, Instance, Judgment, confidence
@@ -24,15 +26,19 @@ from faceteval.metaeval._bias import Pairs, Rater
 COVERAGES = (0.5, 0.75, 0.9, 1.0)
 
 
-def run_scale(judgments: Sequence[Judgment | None]) -> tuple[float, float] | None:
+def run_scale(judgments: Iterable[Judgment | None]) -> tuple[float, float] | None:
     """The lowest and highest overall score of the ok judgments, None when they do not differ."""
-    scores = [s for j in judgments if j is not None and j.status == "ok" for s in j.scores or ()]
-    return (min(scores), max(scores)) if scores and min(scores) < max(scores) else None
+    low, high = math.inf, -math.inf
+    for judgment in judgments:
+        if judgment is not None and judgment.status == "ok" and judgment.scores:
+            low, high = min(low, *judgment.scores), max(high, *judgment.scores)
+    return (low, high) if low < high else None
 
 
-def confidences(pairs: Pairs) -> list[float | None]:
-    """Each instance's confidence: its judgment's own, else computed over the run's score range."""
-    inputs = ConfidenceInputs(scale=run_scale([j for _, j in pairs]))
+def confidences(pairs: Iterable[tuple[Instance, Judgment | None]]) -> list[float | None]:
+    """Each instance's confidence: its judgment's own, else computed over the run's score range (the
+    pairs are read twice, a pair at a time: first for the range, then for the confidences)."""
+    inputs = ConfidenceInputs(scale=run_scale(j for _, j in pairs))
     return [
         None
         if judgment is None or judgment.status != "ok"
@@ -43,51 +49,69 @@ def confidences(pairs: Pairs) -> list[float | None]:
     ]
 
 
-def abstention_order(instances: Sequence[Instance], values: Sequence[float | None]) -> list[int]:
+def abstention_order(ids: Iterable[str], values: Sequence[float | None]) -> list[int]:
     """Indices from the most confident to the least (None last; equal values by SHA-256 of the id).
 
     Examples:
-        >>> pairs = [Instance(id=str(k), query="q", candidates=["a", "b"]) for k in range(3)]
-        >>> abstention_order(pairs, [0.5, None, 0.9])
+        >>> abstention_order(["0", "1", "2"], [0.5, None, 0.9])
         [2, 0, 1]
     """
-    return sorted(
-        range(len(values)),
-        key=lambda k: (math.inf if (value := values[k]) is None else -value, _id_hash(instances[k].id)),
-    )
+    return _ranked(values, np.array([_id_hash(ident) for ident in ids], dtype="S32"))
+
+
+def _ranked(values: Sequence[float | None], digests: np.ndarray[Any, Any]) -> list[int]:
+    """`abstention_order` of the ids whose SHA-256 digests are ``digests`` (bytes compare as their hex
+    digests do)."""
+    first = np.array([math.inf if value is None else -value for value in values], dtype=np.float64)
+    order: list[int] = np.lexsort((digests, first)).tolist()
+    return order
 
 
 def selective_accuracy(pairs: Pairs, rate: Rater) -> dict[str, Any] | None:
     """Agreement at each coverage of `COVERAGES`; None when no judgment has a confidence."""
-    labelled = [(i, j) for i, j in pairs if i.label is not None]
+    labelled = _Labelled(pairs)
     values = confidences(labelled)
     if all(value is None for value in values):
         return None
-    ranked = abstention_order([i for i, _ in labelled], values)
+    verdicts, labels = [], []
+    digests = np.empty(len(values), dtype="S32")
+    for k, (instance, judgment) in enumerate(labelled):
+        verdicts.append(_verdict(judgment))
+        labels.append(instance.label)
+        digests[k] = _id_hash(instance.id)
+    ranked = _ranked(values, digests)
     rows = []
     for coverage in COVERAGES:
         kept = ranked[: math.ceil(coverage * len(ranked))]
-        verdicts = [_verdict(labelled[k][1]) for k in kept]
-        labels = [labelled[k][0].label for k in kept]
         rows.append(
             {
                 "coverage": coverage,
                 "kept": len(kept),
                 "min_confidence": values[kept[-1]] if kept else None,
-                "agreement": rate(metrics.agreement, verdicts, labels),
+                "agreement": rate(metrics.agreement, [verdicts[k] for k in kept], [labels[k] for k in kept]),
             }
         )
     known = [value for value in values if value is not None]
     return {
-        "n": len(labelled),
+        "n": len(ranked),
         "with_confidence": len(known),
         "mean_confidence": math.fsum(known) / len(known),
         "coverages": rows,
     }
 
 
-def _id_hash(ident: str) -> str:
-    return hashlib.sha256(ident.encode("utf-8", "surrogatepass")).hexdigest()
+class _Labelled(Iterable[tuple[Instance, Judgment | None]]):
+    """The labelled pairs of ``pairs``, read again (a pair at a time) each time they are iterated."""
+
+    def __init__(self, pairs: Pairs) -> None:
+        self._pairs = pairs
+
+    def __iter__(self) -> Iterator[tuple[Instance, Judgment | None]]:
+        return ((i, j) for i, j in self._pairs if i.label is not None)
+
+
+def _id_hash(ident: str) -> bytes:
+    return hashlib.sha256(ident.encode("utf-8", "surrogatepass")).digest()
 
 
 def _verdict(judgment: Judgment | None) -> int | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_instances, read_judgments
 from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval._judgments import join
-from faceteval.metaeval._slim import TraceFacts, full_lines
 from faceteval.metaeval._summary import Settings, summarize
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights
@@ -63,8 +61,6 @@ def measure(
     in_place: bool = False,
     human_weights: Sequence[HumanWeights] = (),
     source: str = "judgments",
-    facts: Mapping[str, TraceFacts] | None = None,
-    read_from: Path | None = None,
 ) -> MetaEvalRecord:
     """Summarise the judgments of ``instances`` and write the run directory ``out``; its record.
 
@@ -77,19 +73,18 @@ def measure(
     ``target`` that is not among ``instances`` (a sample or filter left it out) is counted apart
     from one of no instance at all.
 
-    Slim judgments (`read_slim`) come with ``facts``, what measuring reads of their traces, and the
-    file ``read_from`` they were read from: their lines are read again from it, whole, to write
+    Judgments read slim (`read_slim`) are read again whole from their file to write
     ``judgments.jsonl``.
     """
     started = datetime.now(UTC)
     all_ids = (instance.id for instance in target.instances)
-    joined = join(instances, judgments, source=source, all_ids=all_ids, facts=facts)
+    joined = join(instances, judgments, source=source, all_ids=all_ids)
     files = [out / INSTANCES, out / JUDGMENTS]
     with store.RunFiles([] if in_place else files, out / SUMMARY, described=files if in_place else ()) as run:
         if not in_place:
             whole = whole_instances(target, instances)
             run[out / INSTANCES].write_lines(i.model_dump_json(exclude_defaults=True) for i in whole)
-            run[out / JUDGMENTS].write_lines(_judgment_lines(joined.pairs, joined.facts, read_from))
+            run[out / JUDGMENTS].write_lines(joined.pairs.judgment_lines())
         models = [about.llm.model] if about is not None and about.llm is not None else []
         numbers = summarize(
             target,
@@ -108,30 +103,25 @@ def measure(
 def whole_instances(target: Target, instances: Sequence[Instance]) -> Iterator[Instance]:
     """``instances`` whole: read again (`Target.whole`) when the target keeps them slim.
 
+    ``instances`` are the target's, in its order (a sample or filter keeps its order): the target's
+    are read again in turn, and each kept when it is the next of ``instances``.
+
     Raises:
         FacetevalError: The instances read again are not those measured (the file changed).
     """
     if target.whole is None:
         yield from instances
         return
-    wanted = {instance.id for instance in instances}
-    found = (instance for instance in target.whole() if instance.id in wanted)
-    for measured, instance in zip_longest(instances, found):
-        if measured is None or instance is None or measured.id != instance.id:
-            raise FacetevalError(f"{target.name}: its instances changed while they were measured")
-        yield instance
-
-
-def _judgment_lines(
-    pairs: Sequence[tuple[Instance, Judgment | None]],
-    facts: Mapping[str, TraceFacts],
-    read_from: Path | None,
-) -> Iterable[str]:
-    """The JSON of each instance's judgment, whole: read again from ``read_from`` when slim."""
-    judged = (judgment for _, judgment in pairs if judgment is not None)
-    if read_from is None or not facts:
-        return (judgment.model_dump_json() for judgment in judged)
-    return full_lines(read_from, (facts[judgment.id].line for judgment in judged))
+    measured = iter(instances)
+    wanted = next(measured, None)
+    for instance in target.whole():
+        if wanted is None:
+            break
+        if instance.id == wanted.id:
+            yield instance
+            wanted = next(measured, None)
+    if wanted is not None:
+        raise FacetevalError(f"{target.name}: its instances changed while they were measured")
 
 
 def read_summary(run_dir: Path) -> MetaEvalRecord:
@@ -145,6 +135,26 @@ def read_summary(run_dir: Path) -> MetaEvalRecord:
     if not summary_path.is_file():
         raise FacetevalError(f"{run_dir}: not a meta-evaluation run (no {SUMMARY})")
     return store.read_record(summary_path, MetaEvalRecord)
+
+
+def check_run(run_dir: Path) -> MetaEvalRecord:
+    """The record of a run directory, once its files are checked as `read_run` checks them, without
+    holding them: those the summary describes (``written``) by their SHA-256, those of a summary
+    written before summaries described them read line by line.
+
+    Raises:
+        InputError: A file is not as the summary describes it, or (not described) has a bad line.
+    """
+    summary = read_summary(run_dir)
+    store.check_written(summary, run_dir / SUMMARY)
+    if INSTANCES not in summary.written and (run_dir / INSTANCES).is_file():
+        for item in read_instances(run_dir / INSTANCES):
+            if isinstance(item, InputError):
+                raise item
+    if JUDGMENTS not in summary.written and (run_dir / JUDGMENTS).is_file():
+        for _ in read_judgments(run_dir / JUDGMENTS):
+            pass
+    return summary
 
 
 def read_run(run_dir: Path) -> tuple[MetaEvalRecord, list[Instance], list[Judgment]]:

@@ -7,15 +7,16 @@ plain dict ready for ``summary.json``.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from faceteval import metrics
 from faceteval.aggregation import ranks
-from faceteval.core import Instance, Judgment, Usage, mode_counts, usage_of
+from faceteval.core import Instance, Judgment, Usage, mode_counts
 from faceteval.metaeval._bias import bias
 from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._panel import panel_summary
@@ -27,7 +28,6 @@ from faceteval.metaeval._panel_scores import (
     score_panel_summary,
 )
 from faceteval.metaeval._selective import selective_accuracy
-from faceteval.metaeval._slim import TraceFacts
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
 
@@ -71,7 +71,7 @@ def summarize(
     }
     if target.kind == "pairwise":
         summary.update(_pairwise(joined, settings))
-        summary["bias"] = bias(joined.pairs, _ci(settings), judge_models=judge_models, facts=joined.facts)
+        summary["bias"] = bias(joined.pairs, _ci(settings), judge_models=judge_models, facts=joined.facts())
         if (selective := selective_accuracy(joined.pairs, _ci(settings))) is not None:
             summary["selective_accuracy"] = selective
         if (panel := panel_summary(joined, _ci(settings))) is not None:
@@ -115,18 +115,67 @@ def _order_verdict(judgment: Judgment | None, order: list[int]) -> int | None:
     return None
 
 
-def _has_both_orders(pairs: Sequence[tuple[Instance, Judgment | None]]) -> bool:
-    return any(
-        judgment is not None and {tuple(o.order) for o in judgment.orders} >= {(1, 2), (2, 1)}
-        for _, judgment in pairs
-    )
+def _has_both_orders(judgment: Judgment | None) -> bool:
+    return judgment is not None and {tuple(o.order) for o in judgment.orders} >= {(1, 2), (2, 1)}
+
+
+@dataclass(slots=True)
+class _Labelled:
+    """What the pairwise numbers read of the labelled instances, in one pass: columns of plain values."""
+
+    labels: list[int] = field(default_factory=list)
+    verdicts: list[int | None] = field(default_factory=list)
+    categories: list[str | None] = field(default_factory=list)
+    candidates: int = 2
+    """The most candidates of an instance (at least two)."""
+    two: list[tuple[int, int | None, int | None, bool]] = field(default_factory=list)
+    """Of each two-candidate instance: its label, its verdicts in the original and swapped orders, and
+    whether its judgment is a ``parse_error``."""
+    both_orders: bool = False
+    """Whether a two-candidate instance was judged in both orders."""
+    rotated: list[bool | None] = field(default_factory=list)
+    """Of each instance of three or more candidates: whether its orders agreed (None: not judged ok)."""
+    rotations: bool = False
+    """Whether one of those was judged in several orders."""
+    votes: list[tuple[Hashable, int | None, bool, int]] | None = field(default_factory=list)
+    """Of each instance, while every one names its MT-Bench comparison (`VOTE_KEYS`): its comparison,
+    the judge's verdict and the human label in the order the comparison names its models, and whether
+    it has a judgment; None once one does not."""
+
+    def add(self, instance: Instance, judgment: Judgment | None) -> None:
+        assert instance.label is not None
+        judged = verdict(judgment)
+        self.labels.append(instance.label)
+        self.verdicts.append(judged)
+        self.categories.append(instance.category)
+        self.candidates = max(self.candidates, instance.n_candidates)
+        if instance.n_candidates == 2:
+            self.both_orders = self.both_orders or _has_both_orders(judgment)
+            unreadable = judgment is not None and judgment.status == "parse_error"
+            first, second = _order_verdict(judgment, ORIGINAL), _order_verdict(judgment, SWAPPED)
+            self.two.append((instance.label, first, second, unreadable))
+        elif instance.n_candidates > 2:
+            self.rotations = self.rotations or (judgment is not None and len(judgment.orders) > 1)
+            self.rotated.append(
+                judgment.consistent if judgment is not None and judgment.status == "ok" else None
+            )
+        if self.votes is not None:
+            if not all(key in instance.metadata for key in VOTE_KEYS):
+                self.votes = None
+                return
+            flip = instance.metadata["model_a"] > instance.metadata["model_b"]
+            label = _flip(instance.label, flip)
+            assert label is not None
+            self.votes.append((_vote_key(instance), _flip(judged, flip), judgment is not None, label))
 
 
 def _pairwise(joined: Joined, settings: Settings) -> dict[str, Any]:
-    labelled = [(i, j) for i, j in joined.pairs if i.label is not None]
-    labels = [i.label for i, _ in labelled if i.label is not None]
-    verdicts = [verdict(j) for _, j in labelled]
-    out: dict[str, Any] = {"labelled": len(labelled)}
+    labelled = _Labelled()
+    for instance, judgment in joined.pairs:
+        if instance.label is not None:
+            labelled.add(instance, judgment)
+    labels, verdicts = labelled.labels, labelled.verdicts
+    out: dict[str, Any] = {"labelled": len(labels)}
     ci = _ci(settings)
     out["agreement"] = ci(metrics.agreement, verdicts, labels)
     if any(label == 0 for label in labels):
@@ -134,36 +183,33 @@ def _pairwise(joined: Joined, settings: Settings) -> dict[str, Any]:
     out["cohen_kappa"] = {"value": metrics.cohen_kappa(verdicts, labels)}
     # Both orders (--swap) of two candidates: the order metrics. Three or more are judged in rotations,
     # which have no "swapped order": whether their rotations agreed is measured apart.
-    pairs = [(i, j) for i, j in labelled if i.n_candidates == 2]
-    if _has_both_orders(pairs):
-        out.update(_order_metrics(pairs, ci))
-        if len(pairs) < len(labelled):
-            out["order_metrics_leave_out"] = len(labelled) - len(pairs)
-    rotated = [j for i, j in labelled if i.n_candidates > 2]
-    if any(j is not None and len(j.orders) > 1 for j in rotated):
-        agreed = [j.consistent if j is not None and j.status == "ok" else None for j in rotated]
-        out["rotation_consistency"] = ci(_agreed, agreed)
-    candidates = max([2, *(instance.n_candidates for instance, _ in labelled)])
-    out["confusion"] = metrics.confusion(verdicts, labels, classes=(*range(1, candidates + 1), metrics.TIE))
-    categories = [i.category for i, _ in labelled]
-    if any(categories):
+    if labelled.both_orders:
+        out.update(_order_metrics(labelled.two, ci))
+        if len(labelled.two) < len(labels):
+            out["order_metrics_leave_out"] = len(labels) - len(labelled.two)
+    if labelled.rotations:
+        out["rotation_consistency"] = ci(_agreed, labelled.rotated)
+    classes = (*range(1, labelled.candidates + 1), metrics.TIE)
+    out["confusion"] = metrics.confusion(verdicts, labels, classes=classes)
+    if any(labelled.categories):
         out["by_category"] = {
             str(category): {"agreement": rate}
-            for category, rate in _by_category(categories, verdicts, labels, ci).items()
+            for category, rate in _by_category(labelled.categories, verdicts, labels, ci).items()
         }
-    if labelled and all(all(k in i.metadata for k in VOTE_KEYS) for i, _ in labelled):
-        out["votes"] = _votes(labelled)
+    if labels and labelled.votes is not None:
+        out["votes"] = _votes(labelled.votes)
     return out
 
 
 def _order_metrics(
-    pairs: Sequence[tuple[Instance, Judgment | None]], ci: Callable[..., dict[str, Any]]
+    two: Sequence[tuple[int, int | None, int | None, bool]], ci: Callable[..., dict[str, Any]]
 ) -> dict[str, Any]:
-    """Agreement in each order, and consistency across the two, of two-candidate instances."""
-    labels = [i.label for i, _ in pairs if i.label is not None]
-    first = [_order_verdict(j, ORIGINAL) for _, j in pairs]
-    second = [_order_verdict(j, SWAPPED) for _, j in pairs]
-    unreadable = [j is not None and j.status == "parse_error" for _, j in pairs]
+    """Agreement in each order, and consistency across the two, of two-candidate instances (each its
+    label, its verdict in each order, and whether its judgment is unreadable)."""
+    labels = [label for label, _, _, _ in two]
+    first = [verdict for _, verdict, _, _ in two]
+    second = [verdict for _, _, verdict, _ in two]
+    unreadable = [unread for _, _, _, unread in two]
     return {
         "agreement_order1": ci(metrics.agreement, first, labels),
         "agreement_order2": ci(metrics.agreement, second, labels),
@@ -214,19 +260,14 @@ def _by_category(
     }
 
 
-def _votes(labelled: Sequence[tuple[Instance, Judgment | None]]) -> dict[str, Any]:
-    """The MT-Bench protocol: each human vote against the judge's verdict for its comparison."""
+def _votes(rows: Sequence[tuple[Hashable, int | None, bool, int]]) -> dict[str, Any]:
+    """The MT-Bench protocol: each human vote against the judge's verdict for its comparison (each row
+    a comparison, the judge's verdict, whether it judged, and the vote)."""
     judge: dict[Hashable, int | None] = {}
     votes: list[tuple[Hashable, int]] = []
-    for instance, judgment in labelled:
-        key = _vote_key(instance)
-        flip = instance.metadata["model_a"] > instance.metadata["model_b"]
-        judged = _flip(verdict(judgment), flip)
-        if judgment is not None:
+    for key, judged, has_judgment, label in rows:
+        if has_judgment:
             judge.setdefault(key, judged)
-        assert instance.label is not None
-        label = _flip(instance.label, flip)
-        assert label is not None
         votes.append((key, label))
     return {
         "with_ties": metrics.vote_agreement(judge, votes, ties=True).as_dict(),
@@ -268,7 +309,7 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
             continue
         correlations[aspect] = aspect_levels(target, rows, settings)
         if target.system_by:
-            systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows]
+            systems = [str(meta.get(target.system_by)) for meta, _, _ in rows]
             tables[aspect] = system_table([s for _, s, _ in rows], [h for _, _, h in rows], systems)
         if (raters := _raters(rows, aspect)) is not None:
             alpha[aspect] = raters
@@ -287,8 +328,8 @@ def aspect_levels(target: Target, rows: ScoredRows, settings: Settings) -> dict[
     by system as ``target`` says."""
     judge = [score for _, score, _ in rows]
     human = [value for _, _, value in rows]
-    groups = [str(i.metadata.get(target.group_by)) for i, _, _ in rows] if target.group_by else None
-    systems = [str(i.metadata.get(target.system_by)) for i, _, _ in rows] if target.system_by else None
+    groups = [str(meta.get(target.group_by)) for meta, _, _ in rows] if target.group_by else None
+    systems = [str(meta.get(target.system_by)) for meta, _, _ in rows] if target.system_by else None
     return correlation_levels(judge, human, groups, systems, settings)
 
 
@@ -350,7 +391,7 @@ def correlation_levels(
 
 def _raters(rows: ScoredRows, aspect: str) -> dict[str, Any] | None:
     """Krippendorff's alpha among the reference annotators, and with the judge as one more rater."""
-    annotations = [i.metadata.get("annotators", {}).get(aspect) for i, _, _ in rows]
+    annotations = [meta.get("annotators", {}).get(aspect) for meta, _, _ in rows]
     if not all(isinstance(a, list) and a for a in annotations):
         return None
     width = max(len(a) for a in annotations if a)
@@ -383,7 +424,7 @@ def _ci(settings: Settings) -> Callable[..., dict[str, Any]]:
 
 def facet_weights(joined: Joined) -> dict[str, Any]:
     """Mean weight of each facet, overall and per category (DnA-Eval Tables 5-8)."""
-    totals: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    totals: dict[str, dict[str, array[float]]] = defaultdict(lambda: defaultdict(lambda: array("d")))
     for instance, judgment in joined.pairs:
         if judgment is None or judgment.status != "ok":
             continue
@@ -410,11 +451,13 @@ def _usage(joined: Joined) -> dict[str, Any]:
     """
     total = Usage()
     made: Usage | None = Usage()
-    for _, judgment in joined.pairs:
-        if judgment is not None:
+    judged = 0
+    for (_, judgment), facts in zip(joined.pairs, joined.facts(), strict=True):
+        if judgment is not None and facts is not None:
+            judged += 1
             total = total + judgment.usage
-            made = _made(judgment, made, joined.facts.get(judgment.id))
-    judged = sum(judgment is not None for _, judgment in joined.pairs) or 1
+            made = None if made is None or facts.made is None else made + facts.made
+    judged = judged or 1
     out = total.model_dump() | {
         "per_instance": {
             "calls": total.calls / judged,
@@ -426,14 +469,3 @@ def _usage(joined: Joined) -> dict[str, Any]:
     if made is not None and total.calls:
         out["made"] = made.model_dump(exclude={"cached_calls"})
     return out
-
-
-def _made(judgment: Judgment, so_far: Usage | None, facts: TraceFacts | None) -> Usage | None:
-    """``so_far`` plus the calls ``judgment`` made (not answered from the cache); None if its trace
-    does not account for its calls. A slim judgment's ``facts`` say it for its trace."""
-    if facts is not None:
-        return None if so_far is None or facts.made is None else so_far + facts.made
-    own = [entry for entry in judgment.trace if not entry.reused]
-    if so_far is None or len(own) != judgment.usage.calls:
-        return None
-    return so_far + usage_of(entry for entry in own if not entry.cached and not entry.planned)

@@ -25,7 +25,7 @@ from faceteval.datasets import (
     load_labelled,
 )
 from faceteval.errors import FacetevalError, InputError
-from faceteval.metaeval._slim import slim_instance
+from faceteval.metaeval._slim import Packed, SlimInstances
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +34,12 @@ class Target:
 
     name: str
     kind: Kind
-    instances: tuple[Instance, ...]
+    instances: Sequence[Instance]
+    """A tuple, or packed (`SlimInstances`) when read slim."""
     benchmark: Benchmark | None = None
     """The built-in benchmark, when the target is one."""
     whole: Callable[[], Iterable[Instance]] | None = field(default=None, compare=False)
-    """Its instances read again whole, in order, when ``instances`` are slim (`slim_instance`)."""
+    """Its instances read again whole, in order, when ``instances`` are slim (`SlimInstances`)."""
 
     @property
     def aspects(self) -> tuple[str, ...]:
@@ -74,8 +75,8 @@ def load_target(
     """The benchmark called ``spec``, or the labelled file (JSONL, JSON, CSV, TSV, Parquet) or Hugging
     Face dataset at that path, read as ``reading`` says (or by the field map ``fields``).
 
-    With ``slim``, each instance is kept as `slim_instance` keeps it, as it is read: enough to measure
-    recorded judgments against, not to judge (no texts).
+    With ``slim``, the instances are kept as `SlimInstances` keeps them, as they are read: enough to
+    measure recorded judgments against, not to judge (no texts).
 
     Raises:
         InputError: A row of a user's file is bad (every bad row is listed; nothing is judged).
@@ -93,27 +94,35 @@ def load_target(
     return Target(
         name=benchmark.name,
         kind=benchmark.kind,
-        instances=tuple(map(slim_instance, benchmark.instances(data_dir))),
+        instances=SlimInstances.of(benchmark.instances(data_dir)),
         benchmark=benchmark,
         whole=partial(benchmark.instances, data_dir),
     )
 
 
-def file_instances(path: Path, items: Iterable[Instance | InputError]) -> tuple[Instance, ...]:
-    """The instances read from the file ``path``.
+def file_instances(
+    path: Path, items: Iterable[Instance | InputError], *, slim: bool = False
+) -> Sequence[Instance]:
+    """The instances read from the file ``path`` (packed as they are read with ``slim``: `SlimInstances`).
 
     Raises:
         InputError: Some rows are bad (every one is listed, the first ten in full), or there are none.
     """
-    kept = list(items)
-    problems = [item for item in kept if isinstance(item, InputError)]
+    instances: SlimInstances | list[Instance] = SlimInstances() if slim else []
+    problems: list[InputError] = []
+    for item in items:
+        if isinstance(item, InputError):
+            problems.append(item)
+        elif isinstance(instances, SlimInstances):
+            instances.add(item)
+        else:
+            instances.append(item)
     if problems:
         shown = first_few([str(problem) for problem in problems], limit=10, separator="\n  ")
         raise InputError(str(path), None, None, f"{plural(len(problems), 'bad row')}:\n  {shown}")
-    instances = tuple(item for item in kept if isinstance(item, Instance))
     if not instances:
         raise InputError(str(path), None, None, "no instances")
-    return instances
+    return instances if slim else tuple(instances)
 
 
 def _file_target(path: Path, reading: Reading, *, slim: bool) -> Target:
@@ -124,8 +133,7 @@ def _file_target(path: Path, reading: Reading, *, slim: bool) -> Target:
     name = path.name if hf else path.stem
     if not slim:
         return labelled_target(file_instances(path, items), name=name, source=str(path))
-    kept = (slim_instance(item) if isinstance(item, Instance) else item for item in items)
-    target = labelled_target(file_instances(path, kept), name=name, source=str(path))
+    target = labelled_target(file_instances(path, items, slim=True), name=name, source=str(path))
     return replace(target, whole=partial(_file_instances, path, reading, hf))
 
 
@@ -144,7 +152,7 @@ def labelled_target(instances: Iterable[Instance], *, name: str, source: str | N
     Raises:
         InputError: They have neither labels nor scores (``source`` names them; their ``name`` if None).
     """
-    listed = tuple(instances)
+    listed = instances if isinstance(instances, Packed) else tuple(instances)
     kind: Kind = "pairwise" if any(i.label is not None for i in listed) else "pointwise"
     if kind == "pointwise" and not any(i.scores for i in listed):
         raise InputError(
@@ -164,7 +172,7 @@ def select(
     turn: int | None = None,
     categories: Iterable[str] = (),
     group_by: str | None = None,
-) -> list[Instance]:
+) -> Sequence[Instance]:
     """The instances to measure: filtered by turn and category, then a sample of ``limit``.
 
     The sample is stratified: each human label keeps its share (largest-remainder rounding), and
@@ -172,22 +180,32 @@ def select(
     proportion to what each category is owed. With ``group_by`` (a metadata key whose groups the
     correlations are computed within, as SummEval's documents), whole groups are drawn instead, in an
     order the ``seed`` decides, the last one cut to make ``limit``. The same ``seed`` gives the same
-    sample; order follows the input.
+    sample; order follows the input. Packed instances (`SlimInstances`) are chosen packed.
     """
     wanted = set(categories)
-    chosen = [
-        instance
-        for instance in instances
-        if (turn is None or instance.metadata.get("turn") == turn)
-        and (not wanted or instance.category in wanted)
-    ]
+    chosen = _take(
+        instances,
+        [
+            index
+            for index, instance in enumerate(instances)
+            if (turn is None or instance.metadata.get("turn") == turn)
+            and (not wanted or instance.category in wanted)
+        ],
+    )
     if turn is not None and not chosen and instances:
         raise FacetevalError(f"no instance has turn {turn} (--turn applies to multi-turn benchmarks)")
     if limit is None or limit >= len(chosen):
         return chosen
     rng = random.Random(seed)
     keep = _whole_groups(chosen, limit, group_by, rng) if group_by else _stratified(chosen, limit, rng)
-    return [chosen[index] for index in sorted(keep)]
+    return _take(chosen, sorted(keep))
+
+
+def _take(instances: Sequence[Instance], indices: list[int]) -> Sequence[Instance]:
+    """The instances at ``indices``: packed still when they are, else a list."""
+    if isinstance(instances, Packed):
+        return instances.take(indices)
+    return [instances[index] for index in indices]
 
 
 def _stratified(chosen: Sequence[Instance], limit: int, rng: random.Random) -> set[int]:

@@ -7,29 +7,35 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from faceteval.core import Instance, Judgment
+from faceteval.metaeval import Pairs, pair_by_id
 from faceteval.report._format import label_name
+from faceteval.report._run import shown_reply
 
 NO_VERDICT = "no verdict"
 
 
 @dataclass(frozen=True, slots=True)
 class Paired:
-    """Instances with their judgment (None where the judge has none), in instance order."""
+    """Instances with their judgment (None where the judge has none), in instance order. A run read
+    from its files keeps them packed: the sections read them in passes, a pair at a time, and read
+    the few they show again whole (`whole`)."""
 
-    pairs: tuple[tuple[Instance, Judgment | None], ...]
+    pairs: Pairs
 
     @classmethod
     def of(cls, instances: Sequence[Instance], judgments: Sequence[Judgment]) -> Paired:
         """Pair by id; the first judgment of an id wins."""
-        by_id: dict[str, Judgment] = {}
-        for judgment in judgments:
-            by_id.setdefault(judgment.id, judgment)
-        return cls(tuple((instance, by_id.get(instance.id)) for instance in instances))
+        return cls(pair_by_id(instances, judgments))
 
     @property
     def judged(self) -> bool:
         """Whether any instance has a judgment."""
-        return any(judgment is not None for _, judgment in self.pairs)
+        return self.pairs.missing < len(self.pairs)
+
+    def whole(self, positions: Sequence[int]) -> list[tuple[Instance, Judgment | None]]:
+        """The pairs at ``positions`` whole: texts, and the reply of each judgment's trace a report may
+        show (`shown_reply`)."""
+        return [(i, None if j is None else shown_reply(j)) for i, j in self.pairs.whole(positions)]
 
     def aspects(self) -> list[str]:
         """Human score aspects, in order of first appearance."""
@@ -52,11 +58,14 @@ def ok(judgment: Judgment | None) -> bool:
 
 def verdict_counts(paired: Paired) -> Counts | None:
     """Labels and verdicts over the labelled instances (a failed or absent judgment is ``no verdict``)."""
-    labelled = [(i, j) for i, j in paired.pairs if i.label is not None]
-    if not labelled or not paired.judged:
+    human: Counter[str] = Counter()
+    judge: Counter[str] = Counter()
+    for instance, judgment in paired.pairs:
+        if instance.label is not None:
+            human[label_name(instance.label)] += 1
+            judge[label_name(judgment.verdict) if judgment is not None and ok(judgment) else NO_VERDICT] += 1
+    if not human or not paired.judged:
         return None
-    human = Counter(label_name(i.label) for i, _ in labelled)
-    judge = Counter(label_name(j.verdict) if j is not None and ok(j) else NO_VERDICT for _, j in labelled)
     names = sorted(set(human) | set(judge), key=_label_order)
     return Counts(tuple(names), tuple(human[n] for n in names), tuple(judge[n] for n in names))
 
@@ -88,12 +97,12 @@ def judge_score(judgment: Judgment | None, aspect: str) -> float | None:
     return judgment.scores[0] if judgment.scores else None
 
 
-def aspect_scores(paired: Paired, aspect: str) -> list[tuple[Instance, Judgment, float, float]]:
-    """Instances with both a human and a judge score for ``aspect``: (instance, judgment, human, judge)."""
+def aspect_scores(paired: Paired, aspect: str) -> list[tuple[int, float, float]]:
+    """Instances with both a human and a judge score for ``aspect``: (position, human, judge)."""
     rows = []
-    for instance, judgment in paired.pairs:
+    for position, (instance, judgment) in enumerate(paired.pairs):
         human = (instance.scores or {}).get(aspect)
         score = judge_score(judgment, aspect)
         if human is not None and score is not None and judgment is not None:
-            rows.append((instance, judgment, human, score))
+            rows.append((position, human, score))
     return rows

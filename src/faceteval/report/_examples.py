@@ -67,8 +67,8 @@ def _pointwise_tables(paired: Paired) -> tuple[Table, ...]:
     rows = []
     for aspect in paired.aspects():
         scored = aspect_scores(paired, aspect)
-        human = [h for _, _, h, _ in scored]
-        judge = [j for _, _, _, j in scored]
+        human = [h for _, h, _ in scored]
+        judge = [j for _, _, j in scored]
         rows.append((aspect, count(len(scored)), *_mean_sd(human), *_mean_sd(judge)))
     if not rows or not paired.judged:
         return ()
@@ -87,16 +87,27 @@ def _mean_sd(values: Sequence[float]) -> tuple[str, str]:
 def failures(paired: Paired, kind: str | None, limit: int = FAILURES) -> Section | None:
     """The instances without a usable judgment, and why: failed calls and unreadable replies first,
     then instances the judge has no judgment of, ``limit`` at most."""
-    failed = [(i, j) for i, j in paired.pairs if j is not None and not ok(j)]
-    unjudged = [(i, j) for i, j in paired.pairs if j is None] if paired.judged else []
-    listed = [*failed, *unjudged]
+    failed: list[tuple[str, str, str]] = []
+    unjudged: list[tuple[str, str, str]] = []
+    failures, missing = 0, 0
+    judged = paired.judged
+    for instance, judgment in paired.pairs:
+        if judgment is not None and not ok(judgment):
+            failures += 1
+            if len(failed) < limit:
+                failed.append((instance.id, *_failure(judgment)))
+        elif judgment is None and judged:
+            missing += 1
+            if len(unjudged) < limit:
+                unjudged.append((instance.id, *_failure(judgment)))
+    listed = failures + missing
     if not listed:
         return None
-    rows = tuple((instance.id, *_failure(judgment)) for instance, judgment in listed[:limit])
+    rows = tuple([*failed, *unjudged][:limit])
     counted = _COUNTED_AS.get(kind or "", "")
-    notes = (f"{count(len(failed))} failed or unreadable, {count(len(unjudged))} not judged{counted}.",)
-    rest = len(listed) - len(rows)
-    more = f"And {count(rest)} more, of {count(len(listed))}" if rest else None
+    notes = (f"{count(failures)} failed or unreadable, {count(missing)} not judged{counted}.",)
+    rest = listed - len(rows)
+    more = f"And {count(rest)} more, of {count(listed)}" if rest else None
     note = f"{more} (judgments.jsonl has each failure's full error)." if more else None
     table = Table(("Instance", "Status", "Error"), rows, note=note)
     return Section("failures", "Failures", notes, (table,))
@@ -120,7 +131,9 @@ def examples(paired: Paired, kind: str | None, limit: int) -> Section | None:
         else _pairwise_disagreements(paired, limit)
     )
     tables: list[Table] = []
-    for number, (instance, judgment, rows) in enumerate(chosen, start=1):
+    shown = paired.whole([position for position, _ in chosen])
+    for number, ((instance, judgment), (_, rows)) in enumerate(zip(shown, chosen, strict=True), start=1):
+        assert judgment is not None
         fields = (*_instance_rows(instance, kind), *rows, *_judgment_rows(judgment))
         tables.append(Table(("Field", "Value"), fields, title=f"Example {number}: {instance.id}", prose=True))
         if judgment.facets:
@@ -130,12 +143,13 @@ def examples(paired: Paired, kind: str | None, limit: int) -> Section | None:
     return Section("examples", "Examples of disagreement", (), tuple(tables))
 
 
-Chosen = tuple[Instance, Judgment, tuple[tuple[str, str], ...]]
+Chosen = tuple[int, tuple[tuple[str, str], ...]]
+"""An example chosen: its position among the pairs, and the rows saying how judge and humans differ."""
 
 
 def _pairwise_disagreements(paired: Paired, limit: int) -> list[Chosen]:
     chosen: list[Chosen] = []
-    for instance, judgment in paired.pairs:
+    for position, (instance, judgment) in enumerate(paired.pairs):
         if len(chosen) == limit:
             break
         if judgment is None or not ok(judgment) or judgment.verdict is None or instance.label is None:
@@ -145,25 +159,28 @@ def _pairwise_disagreements(paired: Paired, limit: int) -> list[Chosen]:
                 ("Human label", label_name(instance.label)),
                 ("Judge verdict", label_name(judgment.verdict)),
             )
-            chosen.append((instance, judgment, rows))
+            chosen.append((position, rows))
     return chosen
 
 
 def _pointwise_disagreements(paired: Paired, limit: int) -> list[Chosen]:
     """The instances whose judge and human scores lie furthest apart, each rescaled to [0, 1] per aspect."""
-    best: dict[str, tuple[float, int, Chosen]] = {}
-    order = {instance.id: index for index, (instance, _) in enumerate(paired.pairs)}
+    best: dict[int, tuple[float, str, float, float]] = {}
     for aspect in paired.aspects():
         scored = aspect_scores(paired, aspect)
-        human = _rescale([h for _, _, h, _ in scored])
-        judge = _rescale([j for _, _, _, j in scored])
-        for position, (instance, judgment, h, j) in enumerate(scored):
-            gap = abs(human[position] - judge[position])
-            rows = (("Aspect", aspect), ("Human score", decimal(h, 2)), ("Judge score", decimal(j, 2)))
-            if instance.id not in best or gap > best[instance.id][0]:
-                best[instance.id] = (gap, order[instance.id], (instance, judgment, rows))
-    ranked = sorted(best.values(), key=lambda item: (-item[0], item[1]))
-    return [chosen for gap, _, chosen in ranked if gap >= MIN_GAP][:limit]
+        human = _rescale([h for _, h, _ in scored])
+        judge = _rescale([j for _, _, j in scored])
+        for k, (position, h, j) in enumerate(scored):
+            gap = abs(human[k] - judge[k])
+            if position not in best or gap > best[position][0]:
+                best[position] = (gap, aspect, h, j)
+    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
+    chosen: list[Chosen] = [
+        (position, (("Aspect", aspect), ("Human score", decimal(h, 2)), ("Judge score", decimal(j, 2))))
+        for position, (gap, aspect, h, j) in ranked
+        if gap >= MIN_GAP
+    ]
+    return chosen[:limit]
 
 
 def _rescale(values: Sequence[float]) -> list[float]:

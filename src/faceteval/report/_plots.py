@@ -228,7 +228,7 @@ def _pointwise_plot(paired: Paired) -> Plot | None:
     grid = figure.subplots(lines, columns, squeeze=False)
     for index, (aspect, rows) in enumerate(scored):
         axes = grid[index // columns][index % columns]
-        human, judge = [h for _, _, h, _ in rows], [j for _, _, _, j in rows]
+        human, judge = [h for _, h, _ in rows], [j for _, _, j in rows]
         bins = _bins([*human, *judge])
         axes.hist(human, bins=bins, alpha=0.6, color=_HUMAN, label="Human")
         axes.hist(judge, bins=bins, alpha=0.6, color=_JUDGE, label="Judge")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -13,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from faceteval.core import Instance, Judgment
 from faceteval.errors import InputError
+from faceteval.metaeval import Packed, SlimInstances, SlimJudgments
 from faceteval.store import MetaEvalRecord, check_written, parse_record
 
 logger = logging.getLogger(__name__)
@@ -30,9 +32,12 @@ class Run:
 
     summary: dict[str, Any]
     """The run's numbers as the report reads them (`summary_view`)."""
-    instances: tuple[Instance, ...] = ()
-    judgments: tuple[Judgment, ...] = ()
-    """Each with the one reply of its trace a report may show (`shown_reply`), not the whole trace."""
+    instances: Sequence[Instance] = ()
+    """Kept slim (`faceteval.metaeval.SlimInstances`): without their texts, read again whole for the
+    few a report shows."""
+    judgments: Sequence[Judgment] = ()
+    """Kept slim (`faceteval.metaeval.SlimJudgments`): without traces and explanations, read again
+    whole for the few a report shows (`shown_reply` keeps of their traces what it may show)."""
     unreadable: int = field(default=0)
     """Lines of the JSONL files that could not be read (skipped, and logged)."""
 
@@ -47,8 +52,12 @@ def load_run(run_dir: Path) -> Run:
     path = run_dir / SUMMARY_FILE
     record = parse_record(read_summary(path), MetaEvalRecord, source=str(path))
     check_written(record, path)
-    instances, bad_instances = _read_jsonl(run_dir / INSTANCES_FILE, Instance)
-    judgments, bad_judgments = _read_jsonl(run_dir / JUDGMENTS_FILE, Judgment, shown_reply)
+    instances, bad_instances = _read_jsonl(
+        path.with_name(INSTANCES_FILE), Instance, SlimInstances(path.with_name(INSTANCES_FILE))
+    )
+    judgments, bad_judgments = _read_jsonl(
+        path.with_name(JUDGMENTS_FILE), Judgment, SlimJudgments(path.with_name(JUDGMENTS_FILE))
+    )
     return Run(summary_view(record), instances, judgments, bad_instances + bad_judgments)
 
 
@@ -107,22 +116,21 @@ def read_summary(path: Path) -> dict[str, Any]:
     return data
 
 
-def _read_jsonl(
-    path: Path, model: type[M], kept: Callable[[M], M] = lambda record: record
-) -> tuple[tuple[M, ...], int]:
-    """The records of a JSONL file that validate as ``model``, each as ``kept`` keeps it once read, and
-    how many lines did not."""
-    if not path.is_file():
-        return (), 0
-    records: list[M] = []
+def _read_jsonl(path: Path, model: type[M], records: Packed[M]) -> tuple[Packed[M], int]:
+    """The records of a JSONL file that validate as ``model``, kept in ``records`` (packed: memory flat
+    in their size) with their line numbers, and how many lines did not."""
     bad = 0
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
+    if not path.is_file():
+        return records, 0
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
                 continue
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
             try:
-                records.append(kept(model.model_validate_json(line)))
+                records.add(model.model_validate_json(raw), number)
             except ValidationError as exc:
                 bad += 1
                 logger.warning("%s:%d: skipped, not a valid %s: %s", path, number, model.__name__, exc)
-    return tuple(records), bad
+    return records, bad

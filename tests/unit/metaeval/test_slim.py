@@ -10,7 +10,7 @@ from pathlib import Path
 
 from faceteval.core import Instance
 from faceteval.datasets import read_judgments
-from faceteval.metaeval import JUDGMENTS, Settings, labelled_target, measure, read_slim
+from faceteval.metaeval import JUDGMENTS, Settings, SlimInstances, labelled_target, measure, read_slim
 
 N = 2_000
 TRACE_KB = 64
@@ -44,15 +44,13 @@ def test_slim_judgments_hold_no_trace(tmp_path: Path) -> None:
     target = labelled_target(instances, name="pairs")
     settings = Settings(resamples=0)
     warm = read_slim(path)  # once untraced: what a first run imports and caches is not the judgments'
-    measure(tmp_path / "warm", target, instances, warm.judgments, judge="j", settings=settings,
-            facts=warm.facts, read_from=path)  # fmt: skip
+    measure(tmp_path / "warm", target, instances, warm, judge="j", settings=settings)
     del warm
 
     tracemalloc.start()
     try:
         read = read_slim(path)
-        slim = measure(tmp_path / "slim", target, instances, read.judgments, judge="j", settings=settings,
-                       facts=read.facts, read_from=path)  # fmt: skip
+        slim = measure(tmp_path / "slim", target, instances, read, judge="j", settings=settings)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -64,3 +62,35 @@ def test_slim_judgments_hold_no_trace(tmp_path: Path) -> None:
     assert slim.summary == whole.summary
     assert slim.summary.model_dump()["bias"]["self_preference"]["judge"]["n"] > 0
     assert (tmp_path / "slim" / JUDGMENTS).read_bytes() == (tmp_path / "whole" / JUDGMENTS).read_bytes()
+
+
+def test_judgments_and_instances_kept_packed_take_a_few_hundred_bytes_each(tmp_path: Path) -> None:
+    """What grows with a run's size: each judgment (three facets, two orders) and instance as kept."""
+    facets = [{"name": name, "weight": 0.25, "scores": [7.0, 4.5], "explanation": "e" * 200}
+              for name in ("helpfulness", "accuracy", "harmlessness")]  # fmt: skip
+    orders = [
+        {"order": order, "verdict": 1, "scores": [7.5, 4.0], "facets": facets} for order in ([1, 2], [2, 1])
+    ]
+    path = tmp_path / "judgments.jsonl"
+    lines = [
+        json.dumps({"id": f"i{k}", "method": "dna", "status": "ok", "verdict": 1, "scores": [7.5, 4.0],
+                    "facets": facets, "orders": orders, "consistent": True,
+                    "usage": {"calls": 8, "input_tokens": 9000 + k, "output_tokens": 400, "cost_usd": 0.01}})
+        for k in range(N)
+    ]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    instances = [
+        Instance(id=f"i{k}", query="q" * 500, candidates=["a" * 900, "b" * 700], label=1, category="chat",
+                 metadata={"turn": 1}, systems=("gpt-4", "claude"))
+        for k in range(N)
+    ]  # fmt: skip
+    read_slim(path), SlimInstances.of(instances)  # once untraced: first-run imports and caches
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = read_slim(path), SlimInstances.of(instances)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(kept[0]) == len(kept[1]) == N
+    assert held / N < 1_000, f"{held / N:.0f} bytes a judgment and its instance"
