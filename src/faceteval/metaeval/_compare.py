@@ -10,8 +10,9 @@ from faceteval import metrics
 from faceteval._util.text import plural
 from faceteval.core import Instance, Judgment
 from faceteval.errors import FacetevalError
+from faceteval.metaeval._pairwise import verdict
 from faceteval.metaeval._store import read_run
-from faceteval.metaeval._summary import METHODS, judge_score, verdict
+from faceteval.metaeval._summary import METHODS, judge_score
 from faceteval.store import MetaEvalSummary
 
 STARS = ((0.01, "***"), (0.05, "**"), (0.1, "*"))

@@ -158,7 +158,7 @@ class Packed(Sequence[T]):
         if self.path is None or not lines or not all(lines):
             return [self[index] for index in indices]
         path = self.path
-        return [self._parse(path, line, text) for line, text in raw_lines(path, lines)]
+        return [self._parse(path, line, text) for line, text in raw_lines(path, lines, last=max(lines))]
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -343,9 +343,10 @@ def full_lines(path: Path, lines: Iterable[int]) -> Iterator[str]:
         yield judgment_from_line(path, number, text).model_dump_json()
 
 
-def raw_lines(path: Path, lines: Iterable[int]) -> Iterator[tuple[int, str]]:
-    """Each of ``lines`` (numbered from 1) of ``path`` with its text, in the order asked."""
-    offsets = _line_offsets(path)
+def raw_lines(path: Path, lines: Iterable[int], *, last: int | None = None) -> Iterator[tuple[int, str]]:
+    """Each of ``lines`` (numbered from 1) of ``path`` with its text, in the order asked (none after
+    ``last``, when given: the file is read no further)."""
+    offsets = _line_offsets(path, last)
     with path.open("rb") as handle:
         for number in lines:
             handle.seek(offsets[number - 1])
@@ -355,12 +356,14 @@ def raw_lines(path: Path, lines: Iterable[int]) -> Iterator[tuple[int, str]]:
             yield number, raw.decode("utf-8")
 
 
-def _line_offsets(path: Path) -> array[int]:
-    """Where each line of ``path`` starts (8 bytes a line)."""
+def _line_offsets(path: Path, last: int | None = None) -> array[int]:
+    """Where each line of ``path`` (up to line ``last``) starts: 8 bytes a line."""
     offsets = array("q")
     position = 0
     with path.open("rb") as handle:
         for raw in handle:
             offsets.append(position)
             position += len(raw)
+            if len(offsets) == last:
+                break
     return offsets
