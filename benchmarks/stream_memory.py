@@ -7,8 +7,10 @@
    optionally with a trace entry of ``--pad-kb`` kB more each (a long prompt: real DnA-Eval traces on
    long inputs were 75 kB a judgment).
 3. Each command runs in its own process (its click command, in process): `faceteval meta-eval PAIRS
-   --judgments RUN --no-report` (1,000 bootstrap resamples, the default) and `faceteval review import
-   PROJECT RUN --input PAIRS`. The figure is the process's peak resident set, the kernel's ``VmHWM``
+   --judgments RUN --no-report` (1,000 bootstrap resamples, the default), `faceteval report` of the run
+   directory it wrote (what `meta-eval` does next without ``--no-report``), `faceteval review import
+   PROJECT RUN --input PAIRS`, and (``--commands meta-eval-with-report``) `meta-eval` with its report,
+   as users run it. The figure is the process's peak resident set, the kernel's ``VmHWM``
    (not ``ru_maxrss``, which a child inherits from the process that started it), and its seconds.
 
 ``--src`` measures another checkout's sources (main's, for the figures before). Results are printed as a
@@ -91,7 +93,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--pad-kb", type=int, default=0, help="a trace entry of this size added to each")
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the faceteval sources to measure")
-    parser.add_argument("--commands", nargs="+", default=["meta-eval", "review-import"])
+    parser.add_argument("--commands", nargs="+", default=["meta-eval", "report", "review-import"])
     args = parser.parse_args()
     print(f"| judgments | run size | command ({args.src}) | peak RSS | seconds |\n|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,6 +107,9 @@ def main() -> None:
             commands = {
                 "meta-eval": ["meta-eval", str(given), "--judgments", str(run), "--out", str(folder / "m"),
                               "--no-report"],
+                "report": ["report", str(folder / "m")],
+                "meta-eval-with-report": ["meta-eval", str(given), "--judgments", str(run), "--out",
+                                          str(folder / "mr")],
                 "review-import": ["review", "import", project, str(run), "--input", str(given),
                                   "--task", "t"],
             }  # fmt: skip

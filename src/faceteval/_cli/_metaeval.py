@@ -67,7 +67,7 @@ from faceteval.metaeval import (
     source_files,
 )
 from faceteval.methods import method_names, method_spec
-from faceteval.report import summary_view
+from faceteval.report import summary_view, write_report
 from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same_file
 
 
@@ -166,7 +166,10 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
                 f"not shown beside these, measured on {len(instances):,} of its "
                 f"{plural(len(target.instances), 'instance')} (--limit, --category, --turn)."
             )
-        record = measure_source(target, instances, source, out, options)
+        record = measure_source(target, instances, source, out, replace(options, report=False))
+        del target, instances, source  # the report reads the run directory: the judgments measured go first
+        if options.report:
+            write_report(out)
         show_results(summary_view(record), out, reports=flags["report"])
         return
     _run_method(ctx, panel_flags(ctx, flags), target, instances, options)
