@@ -52,12 +52,9 @@ def load_run(run_dir: Path) -> Run:
     path = run_dir / SUMMARY_FILE
     record = parse_record(read_summary(path), MetaEvalRecord, source=str(path))
     check_written(record, path)
-    instances, bad_instances = _read_jsonl(
-        path.with_name(INSTANCES_FILE), Instance, SlimInstances(path.with_name(INSTANCES_FILE))
-    )
-    judgments, bad_judgments = _read_jsonl(
-        path.with_name(JUDGMENTS_FILE), Judgment, SlimJudgments(path.with_name(JUDGMENTS_FILE))
-    )
+    instances_path, judgments_path = run_dir / INSTANCES_FILE, run_dir / JUDGMENTS_FILE
+    instances, bad_instances = _read_jsonl(instances_path, Instance, SlimInstances(instances_path))
+    judgments, bad_judgments = _read_jsonl(judgments_path, Judgment, SlimJudgments(judgments_path))
     return Run(summary_view(record), instances, judgments, bad_instances + bad_judgments)
 
 
