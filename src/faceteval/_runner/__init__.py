@@ -9,15 +9,8 @@ from faceteval._runner._api import judge, judge_async
 from faceteval._runner._batch import BatchDone, collect_in_rounds, judge_file_in_batches
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
-from faceteval._runner._judge import (
-    FailureStreak,
-    RunAborted,
-    cannot_judge,
-    default_window,
-    judge_each,
-    judge_instance,
-    presentation_orders,
-)
+from faceteval._runner._instance import cannot_judge, judge_instance, presentation_orders
+from faceteval._runner._judge import FailureStreak, RunAborted, default_window, judge_each
 from faceteval._runner._options import (
     DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from faceteval._runner._ending import ending, note_ending, put_in_place
-from faceteval._runner._judge import Item, cannot_judge, judge_each
+from faceteval._runner._instance import cannot_judge
+from faceteval._runner._judge import Item, judge_each
 from faceteval._runner._options import JudgeOptions, scoring_options, templates_of
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since, with_batch
