@@ -19,6 +19,7 @@ import codecs
 import copy
 import marshal
 import pickle
+from abc import abstractmethod
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -131,16 +132,17 @@ class Packed(Sequence[T]):
         values = marshal.loads(payload) if self._data[start] == _MARSHAL else pickle.loads(payload)
         return values
 
+    @abstractmethod
     def add(self, item: T, line: int = 0) -> None:
         """Keep ``item``, read from ``line`` of the file (`path`; 0: not read from one)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _decode(self, values: tuple[Any, ...]) -> T:
-        raise NotImplementedError
+        """The item built again from its record's ``values``."""
 
+    @abstractmethod
     def _parse(self, path: Path, line: int, text: str) -> T:
         """The whole item on ``line`` of ``path``."""
-        raise NotImplementedError
 
     def line_at(self, index: int) -> int:
         """The line of `path` the item at ``index`` was read from (0: not read from a file)."""
