@@ -62,22 +62,23 @@ def _openai(settings: BatchSettings, llm: LLM, cache: SQLiteCache) -> Rounds:
 
     client = _client(llm, "openai")
     assert isinstance(client, openai.AsyncOpenAI)
-    return OpenAIBatchRunner(
-        client,
-        cache,
-        identity=llm.identity,
-        model=llm.spec.model,
-        price=llm.prices.lookup(str(llm.spec)),
-        poll_interval=settings.poll,
-        watch=settings.watch,
-    )
+    return _api_rounds(OpenAIBatchRunner, client, settings, llm, cache)
 
 
 def _anthropic(settings: BatchSettings, llm: LLM, cache: SQLiteCache) -> Rounds:
     from faceteval.batch._anthropic import AnthropicBatchRunner
 
-    return AnthropicBatchRunner(
-        _client(llm, "anthropic"),
+    return _api_rounds(AnthropicBatchRunner, _client(llm, "anthropic"), settings, llm, cache)
+
+
+def _api_rounds(
+    runner: Callable[..., Rounds], client: object, settings: BatchSettings, llm: LLM, cache: SQLiteCache
+) -> Rounds:
+    """A provider batch API's ``runner`` (`faceteval.batch._api.ApiRounds`) for ``llm``'s requests,
+    through the SDK's ``client``: its replies cached under ``llm``'s identity, priced at the batch rate
+    of its price."""
+    return runner(
+        client,
         cache,
         identity=llm.identity,
         model=llm.spec.model,
