@@ -26,7 +26,7 @@ from faceteval.prompts import fence
 from tests.support.bridge_judge import BridgeJudge
 from tests.support.fennec_judge import FennecJudge
 from tests.support.llm_server import Hold, LLMServer
-from tests.support.processes import run_to_end, start, wait_until
+from tests.support.processes import released_when, run_to_end, start, wait_until
 
 N = 12
 WINDOW = 2
@@ -55,19 +55,8 @@ class SlowFirst:
 def released_when_the_rest_is_done(server: LLMServer, calls: int, gate: threading.Event) -> list[bool]:
     """Set ``gate`` once ``calls`` requests came and only the held one is in flight (every other item
     done), or, failing, after `WAIT`; the list says whether that happened."""
-    held: list[bool] = []
-
-    def watch() -> None:
-        try:
-            done = lambda: server.request_count >= calls and server.in_flight == 1  # noqa: E731
-            wait_until(done, "the other items to finish while the first is held", timeout=WAIT)
-            held.append(True)
-        except AssertionError:
-            held.append(False)
-        gate.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    return held
+    done = lambda: server.request_count >= calls and server.in_flight == 1  # noqa: E731
+    return released_when(done, gate, "the other items to finish while the first is held", timeout=WAIT)
 
 
 def served_llm(server: LLMServer) -> LLM:

@@ -20,7 +20,7 @@ import pytest
 from faceteval import LLM, DnA, Instance, JudgeOptions, Judgment
 from faceteval._runner import judge_each
 from tests.support.llm_server import Hold, LLMServer
-from tests.support.processes import run_to_end, start, wait_until
+from tests.support.processes import released_when, run_to_end, start, wait_until
 from tests.support.rule_judge import RuleJudge
 
 N = 16
@@ -87,22 +87,6 @@ def run(server: LLMServer, options: JudgeOptions) -> list[Judgment]:
     return written
 
 
-def released_when(condition: Callable[[], bool], gate: threading.Event) -> list[bool]:
-    """Set ``gate`` once ``condition`` holds (or, failing, after `WAIT`); the list says whether it held."""
-    held: list[bool] = []
-
-    def watch() -> None:
-        try:
-            wait_until(condition, "the other instances to finish", timeout=WAIT)
-            held.append(True)
-        except AssertionError:
-            held.append(False)
-        gate.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    return held
-
-
 @pytest.mark.parametrize("order", ["input", "finish"])
 def test_the_other_instances_finish_while_the_slow_one_is_in_flight(order: str) -> None:
     calls = calls_per_instance()
@@ -110,7 +94,9 @@ def test_the_other_instances_finish_while_the_slow_one_is_in_flight(order: str) 
         expected = reference(plain)
     responder = SlowFirst()
     with LLMServer(responder) as server:
-        held = released_when(others_done(server, calls), responder.gate)
+        held = released_when(
+            others_done(server, calls), responder.gate, "the other instances to finish", timeout=WAIT
+        )
         written = run(server, JudgeOptions(trace=False, window=WINDOW, order=order))  # type: ignore[arg-type]
     assert held == [True], "the other instances waited for the slow one"
     ids = [j.id for j in written]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -121,3 +122,22 @@ def wait_until_answering(
                 output = process.stdout.read().decode() if process.stdout else ""
                 raise RuntimeError(f"{what} did not start:\n{output}") from None
             time.sleep(0.1)
+
+
+def released_when(
+    condition: Callable[[], bool], gate: threading.Event, what: str, *, timeout: float = 180
+) -> list[bool]:
+    """Set ``gate`` once ``condition`` holds (or, failing, after ``timeout``), from a thread of its own;
+    the list it returns says (once set) whether the condition held."""
+    held: list[bool] = []
+
+    def watch() -> None:
+        try:
+            wait_until(condition, what, timeout=timeout)
+            held.append(True)
+        except AssertionError:
+            held.append(False)
+        gate.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return held
