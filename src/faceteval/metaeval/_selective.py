@@ -49,19 +49,14 @@ def confidences(pairs: Iterable[tuple[Instance, Judgment | None]]) -> list[float
     ]
 
 
-def abstention_order(ids: Iterable[str], values: Sequence[float | None]) -> list[int]:
-    """Indices from the most confident to the least (None last; equal values by SHA-256 of the id).
+def abstention_order(values: Sequence[float | None], digests: np.ndarray[Any, Any]) -> list[int]:
+    """Indices from the most confident to the least: None last, equal values by the SHA-256 of the id
+    (``digests``, of each instance's id; the bytes compare as their hex digests do).
 
     Examples:
-        >>> abstention_order(["0", "1", "2"], [0.5, None, 0.9])
+        >>> abstention_order([0.5, None, 0.9], np.array([_id_hash(i) for i in "012"], dtype="S32"))
         [2, 0, 1]
     """
-    return _ranked(values, np.array([_id_hash(ident) for ident in ids], dtype="S32"))
-
-
-def _ranked(values: Sequence[float | None], digests: np.ndarray[Any, Any]) -> list[int]:
-    """`abstention_order` of the ids whose SHA-256 digests are ``digests`` (bytes compare as their hex
-    digests do)."""
     first = np.array([math.inf if value is None else -value for value in values], dtype=np.float64)
     order: list[int] = np.lexsort((digests, first)).tolist()
     return order
@@ -79,7 +74,7 @@ def selective_accuracy(pairs: Pairs, rate: Rater) -> dict[str, Any] | None:
         verdicts.append(_verdict(judgment))
         labels.append(instance.label)
         digests[k] = _id_hash(instance.id)
-    ranked = _ranked(values, digests)
+    ranked = abstention_order(values, digests)
     rows = []
     for coverage in COVERAGES:
         kept = ranked[: math.ceil(coverage * len(ranked))]
