@@ -6,37 +6,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import openai
 import pytest
 
-from faceteval import Instance
 from faceteval.batch import OpenAIBatchRunner, run_in_passes
 from faceteval.llm import Collector
 from faceteval.store import SQLiteCache
-from tests.support.batch_judging import MODEL, PRICE, judging, llm, seen, synchronous
+from tests.support.batch_judging import MODEL, PRICE, judging, llm, pairs, responder, seen, synchronous
 from tests.support.batch_server import OpenAIBatches
 from tests.support.llm_server import LLMServer
-from tests.support.rule_judge import RuleJudge
 
 pytestmark = pytest.mark.anyio
 
-PAIRS = [Instance(id=str(n), query=f"Q{n}", candidates=(f"weak {n}", f"strong {n}")) for n in range(30)]
+PAIRS = pairs(30)
 
 
 @pytest.fixture
 def served() -> Iterator[tuple[LLMServer, OpenAIBatches]]:
-    rule = RuleJudge(scorer=lambda text, _aspect: 8 if text.startswith("strong") else 4, record=False)
-
-    def respond(body: dict[str, Any]) -> str:
-        messages = body["messages"]
-        first_ask = all(m["role"] != "assistant" for m in messages)
-        if first_ask and "Q7\n" in str(messages[-1]["content"]) and "on one aspect only:" in str(messages):
-            return "I would rather not score this."  # unreadable: the method re-asks, one level deeper
-        return rule.respond(messages)
-
-    server = LLMServer(respond)
+    server = LLMServer(responder())
     batches = OpenAIBatches(server, polls_in_progress=1)
     with server:
         yield server, batches
