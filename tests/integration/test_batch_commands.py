@@ -5,10 +5,8 @@ its judge runs' for hdeval) counts the batches and half the synchronous run's co
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,37 +18,10 @@ from faceteval._cli._app import cli
 from tests.support.batch_server import OpenAIBatches
 from tests.support.bridge_judge import BridgeJudge
 from tests.support.fennec_judge import FennecJudge
+from tests.support.hdeval_judge import quality
+from tests.support.hdeval_judge import responder as hdeval_responder
 from tests.support.llm_server import LLMServer
-from tests.support.quoted import unquote
 from tests.support.rule_judge import RuleJudge
-
-CHILDREN = {
-    "coherence": ["logical flow", "structure"],
-    "fluency": ["grammar", "word choice"],
-    "logical flow": ["transitions", "ordering"],
-    "grammar": ["agreement", "tense"],
-    "structure": ["paragraphs", "headings"],
-    "word choice": ["register", "variety"],
-}
-_SUBJECT = re.compile(r'I would like to evaluate its "?(.+?)"?(?:,|\.\n)')
-_METRIC = re.compile(r'score the given response on the following metric:\n"(.+?)"')
-_RESPONSE = re.compile(r"\[The Start of Response\]\n(.*?)\n\[The End of Response\]", re.DOTALL)
-
-
-def quality(text: str, criterion: str) -> int:
-    """A fixed pseudo-random 1-5 score of an output on a criterion (as test_hdeval_train's judge)."""
-    return hashlib.sha256(f"{text}|{criterion}".encode()).digest()[0] % 5 + 1
-
-
-def hdeval_responder(body: Mapping[str, Any]) -> str:
-    """Decomposes by `CHILDREN`, scores each output on a criterion by `quality`."""
-    prompt = "\n".join(m["content"] for m in body["messages"])
-    if subject := _SUBJECT.search(prompt):
-        names = CHILDREN[subject[1].lower()]
-        return "\n".join(f"{i}. {name.title()}: How good the {name} is." for i, name in enumerate(names, 1))
-    metric, response = _METRIC.search(prompt), _RESPONSE.search(prompt)
-    assert metric is not None and response is not None, prompt
-    return f"{quality(unquote(response[1]), metric[1].strip().lower())}\nScored by rule."
 
 
 def outputs(n: int, prefix: str) -> list[dict[str, Any]]:

@@ -1,0 +1,39 @@
+"""An HD-Eval judge by rule, served over HTTP: it decomposes each criterion by `CHILDREN` and scores each
+output on a criterion by its hidden `quality`."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from tests.support.quoted import unquote
+
+CHILDREN = {
+    "coherence": ["logical flow", "structure"],
+    "fluency": ["grammar", "word choice"],
+    "logical flow": ["transitions", "ordering"],
+    "grammar": ["agreement", "tense"],
+    "structure": ["paragraphs", "headings"],
+    "word choice": ["register", "variety"],
+}
+_SUBJECT = re.compile(r'I would like to evaluate its "?(.+?)"?(?:,|\.\n)')
+_METRIC = re.compile(r'score the given response on the following metric:\n"(.+?)"')
+_RESPONSE = re.compile(r"\[The Start of Response\]\n(.*?)\n\[The End of Response\]", re.DOTALL)
+
+
+def quality(text: str, criterion: str) -> int:
+    """A fixed pseudo-random 1-5 score of an output on a criterion."""
+    return hashlib.sha256(f"{text}|{criterion}".encode()).digest()[0] % 5 + 1
+
+
+def responder(body: Mapping[str, Any]) -> str:
+    """Decomposes by `CHILDREN`, scores each output on a criterion by `quality`."""
+    prompt = "\n".join(m["content"] for m in body["messages"])
+    if subject := _SUBJECT.search(prompt):
+        names = CHILDREN[subject[1].lower()]
+        return "\n".join(f"{i}. {name.title()}: How good the {name} is." for i, name in enumerate(names, 1))
+    metric, response = _METRIC.search(prompt), _RESPONSE.search(prompt)
+    assert metric is not None and response is not None, prompt
+    return f"{quality(unquote(response[1]), metric[1].strip().lower())}\nScored by rule."
