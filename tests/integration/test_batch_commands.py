@@ -15,6 +15,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
+from tests.support import batch_judging
+from tests.support.batch_judging import judgments_in
 from tests.support.batch_server import OpenAIBatches
 from tests.support.bridge_judge import BridgeJudge
 from tests.support.fennec_judge import FennecJudge
@@ -40,7 +42,8 @@ def write(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-TIMING = {"cached", "attempts", "cached_calls", "usage", "reused", "seconds", "started_at", "finished_at"}
+TIMING = batch_judging.TIMING | {"seconds", "started_at", "finished_at"}
+"""What differs between a run and the same run again: how replies came, and when (records too)."""
 """What says how and when replies came, not what they were (see test_batch_cli)."""
 
 
@@ -116,19 +119,8 @@ def invoke(*args: str | Path) -> Result:
     return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, terminal_width=200)
 
 
-def timeless(value: Any) -> Any:
-    if isinstance(value, dict):
-        kept = {k: timeless(v) for k, v in value.items() if k not in TIMING}
-        if "trace" in kept:
-            kept["trace"] = sorted(kept["trace"], key=json.dumps)
-        return kept
-    if isinstance(value, list):
-        return [timeless(v) for v in value]
-    return value
-
-
 def jsonl(path: Path) -> list[Any]:
-    return [timeless(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
+    return judgments_in(path, ignoring=TIMING)
 
 
 def pairs(tmp_path: Path) -> Path:

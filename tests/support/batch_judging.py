@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Set
 from pathlib import Path
 from typing import Any
 
@@ -86,18 +86,18 @@ def judge_command(source: Path, server: LLMServer, out: Path, cache: Path, *more
     ]  # fmt: skip
 
 
-def judgments_in(path: Path) -> list[Any]:
-    """The judgments of an output file, without `TIMING` and with each trace as a set (concurrent calls
-    end in any order)."""
-    return [_timeless(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
+def judgments_in(path: Path, *, ignoring: Set[str] = TIMING) -> list[Any]:
+    """The records of an output file, without the fields ``ignoring`` names (`TIMING`) and with each
+    trace as a set (concurrent calls end in any order)."""
+    return [_timeless(json.loads(line), ignoring) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def _timeless(value: Any) -> Any:
+def _timeless(value: Any, ignoring: Set[str]) -> Any:
     if isinstance(value, dict):
-        kept = {k: _timeless(v) for k, v in value.items() if k not in TIMING}
+        kept = {k: _timeless(v, ignoring) for k, v in value.items() if k not in ignoring}
         if "trace" in kept:
             kept["trace"] = sorted(kept["trace"], key=json.dumps)
         return kept
     if isinstance(value, list):
-        return [_timeless(v) for v in value]
+        return [_timeless(v, ignoring) for v in value]
     return value
