@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ from click.testing import CliRunner, Result
 from faceteval._cli._app import cli
 from faceteval.prompts import builtin_template
 from tests.support.llm_server import LLMServer
+from tests.support.processes import SRC
 from tests.support.rule_judge import RuleJudge
 
 REASK = {"common/reask": builtin_template("common/reask").sha256}
@@ -259,3 +263,57 @@ def test_hdeval_train_scores_with_the_folder_s_domain_template_and_records_it(tm
     assert record["prompt_sources"]["hdeval/decompose"] == "built-in"
     judged = json.loads((tmp_path / "ev" / "judgments" / "layer-1.run.json").read_text(encoding="utf-8"))
     assert judged["prompt_sources"][name] == str(tmp_path / "mine" / f"{name}.j2")
+
+
+PAYLOADS = {
+    "direct/score": "{{ cycler.__init__.__globals__.os.system('touch PWNED') }}",
+    "dna/score": "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "common/reask": "{{ problem|attr('__class__') }}{{ lipsum.__globals__['os'].system('touch PWNED') }}",
+    "fennec/criteria": "{% include '../../../../etc/passwd' %}",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "payload"), PAYLOADS.items())
+def test_a_checkout_s_template_runs_no_code_even_in_a_dry_run(
+    tmp_path: Path, pairs: Path, name: str, payload: str
+) -> None:
+    """A cloned checkout's faceteval.toml names its template folder: a template there that reaches for
+    Python's internals is refused before anything runs, as is the same folder given with --templates."""
+    checkout = tmp_path / "checkout"
+    template = checkout / "tpl" / f"{name}.j2"
+    template.parent.mkdir(parents=True)
+    template.write_text(builtin_template(name).source.rstrip("\n") + f"\n{payload}\n", encoding="utf-8")
+    line = builtin_template(name).source.rstrip("\n").count("\n") + 2
+    (checkout / "faceteval.toml").write_text('templates = "tpl"\n', encoding="utf-8")
+    method = name.split("/")[0] if name != "common/reask" else "direct"
+    base = [sys.executable, "-m", "faceteval", "judge", str(pairs), "--method", method, "--model", "openai:m"]
+    local = ["--base-url", "http://127.0.0.1:9/v1", "--dry-run"]
+    for extra in ([], ["--templates", str(checkout / "tpl")]):
+        ran = subprocess.run(
+            [*base, *local, *extra],
+            cwd=checkout,
+            env={**os.environ, "PYTHONPATH": str(SRC)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert ran.returncode == 2, ran.stderr
+        assert (
+            f"score.j2, line {line}: " in ran.stderr or f"{Path(name).name}.j2, line {line}: " in ran.stderr
+        )
+        assert "the template is refused" in ran.stderr and "Traceback" not in ran.stderr
+        assert not (checkout / "PWNED").exists()
+        assert not list(checkout.glob("*.jsonl"))
+    listed = subprocess.run(
+        [sys.executable, "-m", "faceteval", "templates", "list", "--templates", "tpl"],
+        cwd=checkout,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert listed.returncode == 2 and "the template is refused" in listed.stderr
+    assert not (checkout / "PWNED").exists()

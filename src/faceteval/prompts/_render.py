@@ -28,6 +28,7 @@ import jinja2
 from faceteval.errors import ConfigError
 from faceteval.llm import Message, Role
 from faceteval.prompts._fence import fence, fence_inline
+from faceteval.prompts._sandbox import PromptSandbox
 
 _SECTION = re.compile(r"^### (system|user|assistant)[ \t]*$", re.MULTILINE)
 
@@ -83,8 +84,9 @@ def template_names() -> list[str]:
 
 @functools.cache
 def _environment() -> jinja2.Environment:
-    """The one Jinja environment, built on first use (importing faceteval does no I/O)."""
-    environment = jinja2.Environment(
+    """The one Jinja environment, a sandbox (`faceteval.prompts._sandbox`), built on first use
+    (importing faceteval does no I/O)."""
+    environment = PromptSandbox(
         loader=jinja2.ChoiceLoader(
             [jinja2.PackageLoader("faceteval.prompts", "templates"), jinja2.PrefixLoader(_FOLDERS)]
         ),

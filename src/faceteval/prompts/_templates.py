@@ -38,11 +38,14 @@ from faceteval.prompts._render import (
     sections,
     template_names,
 )
+from faceteval.prompts._sandbox import unsafe_parts
 
 SUFFIX = ".j2"
 """A template file's suffix."""
 NOT_OVERRIDDEN = ("_macros",)
 """Templates that are not a stage's: the macros every template calls as ``m``."""
+MAX_TEMPLATE_BYTES = 2**20
+"""The largest template file read (1 MiB: the built-in ones are 1-5 kB)."""
 
 
 @dataclass(frozen=True)
@@ -77,10 +80,7 @@ class Templates:
             name = path.relative_to(root).as_posix()
             if not name.endswith(SUFFIX):
                 raise ConfigError(f"{path}: a template file is <name>{SUFFIX}; {_known()}")
-            try:
-                source = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ConfigError(f"{path}: cannot be read: {exc}") from None
+            source = _read(path)
             overrides[name.removesuffix(SUFFIX)] = checked(name.removesuffix(SUFFIX), source, str(path))
         return cls(MappingProxyType(overrides))
 
@@ -196,12 +196,16 @@ def checked(name: str, source: str, origin: str) -> Template:
     if name not in overridable_names():
         raise ConfigError(f"{origin}: no built-in template is named {name!r}; {_known()}")
     try:
+        for line, problem in unsafe_parts(environment().parse(source)):
+            raise ConfigError(f"line {line}: {problem}: the template is refused (docs/reliability.md)")
         parts = sections(name, source)
         used, _ = slots(source)
     except jinja2.TemplateSyntaxError as exc:
         raise ConfigError(f"{origin}, line {exc.lineno}: not a valid template: {exc.message}") from None
+    except jinja2.TemplateError as exc:  # a bound of the sandbox, met while compiling constants
+        raise ConfigError(f"{origin}: not a valid template: {exc}") from None
     except ConfigError as exc:
-        raise ConfigError(f"{origin}: {exc}") from None
+        raise ConfigError(f"{origin}{',' if str(exc).startswith('line ') else ':'} {exc}") from None
     if not parts:
         raise ConfigError(f"{origin}: no section; start each with a line '### system', '### user' or ...")
     given, needed = slots(builtin_template(name).source)
@@ -235,6 +239,20 @@ def _unconditional(tree: nodes.Node) -> set[str]:
 
     visit(tree)
     return found
+
+
+def _read(path: Path) -> str:
+    """The text of the template file ``path``, of at most `MAX_TEMPLATE_BYTES`."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_TEMPLATE_BYTES + 1)
+        if len(data) > MAX_TEMPLATE_BYTES:
+            raise ConfigError(
+                f"{path}: more than {MAX_TEMPLATE_BYTES:,} bytes; a prompt template is a page of text"
+            )
+        return data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from None
 
 
 def _hidden(path: Path, root: Path) -> bool:
