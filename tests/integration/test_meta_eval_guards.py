@@ -25,7 +25,7 @@ from tests.integration.test_meta_eval import (
     summary_of,
 )
 from tests.support.files import sqlite_database
-from tests.support.llm_server import LLMServer
+from tests.support.llm_server import LLMServer, Status
 from tests.support.rule_judge import RuleJudge
 
 
@@ -162,20 +162,36 @@ def test_a_dry_run_or_a_bad_model_leaves_the_run_directory_as_it_was(data_dir: P
     assert (out / "summary.json").read_text() == '{"schema_version": 1}\n'
 
 
-def test_a_stopped_run_leaves_no_summary_of_an_earlier_one(
+def test_a_run_that_judges_nothing_leaves_the_directory_and_one_stopped_midway_no_earlier_summary(
     data_dir: Path,
     tmp_path: Path,
     server: LLMServer,
 ) -> None:
-    labels = labelled_pairs(tmp_path, n=12)  # the run stops after 10 failures in a row
+    labels = labelled_pairs(tmp_path, n=12)  # a run stops after 10 failures in a row
     out = tmp_path / "run"
     base = [labels, "--method", "direct", *MAPPING, "-q", "--concurrency", "1"]
     args = [*base, "--out", out]
     assert meta_eval(data_dir, *args, *local(server, tmp_path)).exit_code == 0
     assert summary_of(out)["n"] == 12 and (out / "report.md").exists()
+    earlier = {path.name: path.read_bytes() for path in out.iterdir()}
     dead = ["--model", "openai:judge", "--base-url", "http://127.0.0.1:9/v1", "--no-cache", "--retries", "0"]
     stopped = meta_eval(data_dir, *args, *dead)
     assert stopped.exit_code == 1
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == earlier  # nothing judged: as it was
+    assert CliRunner().invoke(cli, ["report", str(out)]).exit_code == 0
+
+    rule = RuleJudge(quality={"good": 8, "poor": 3})
+    answered: list[int] = []
+
+    def two_then_failing(body: dict[str, object]) -> object:
+        answered.append(1)
+        return rule.respond(body["messages"]) if len(answered) <= 2 else Status(500)  # type: ignore[arg-type]
+
+    with LLMServer(two_then_failing) as failing:
+        midway = ["--model", "openai:judge", "--base-url", failing.base_url, "--no-cache", "--retries", "0"]
+        stopped = meta_eval(data_dir, *args, *midway, "--swap")  # (another job: nothing to reuse)
+    assert stopped.exit_code == 1
+    assert '"status":"ok"' in (out / "judgments.jsonl").read_text()  # two judged: put in place
     assert not (out / "summary.json").exists() and not (out / "report.md").exists()
     report = CliRunner().invoke(cli, ["report", str(out)])
     assert report.exit_code == 1 and "not a meta-evaluation run (no summary.json)" in flat(report.output)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -82,13 +83,15 @@ def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = N
         show_failures(cannot, stats.examples, console, failed=stats.unjudgeable)
 
 
-def show_summary(request: RunRequest, result: RunResult) -> None:
-    """What the run did: judgments by status, calls, cache hits, tokens, cost, where it is written."""
+def show_summary(request: RunRequest, result: RunResult, *, kept: Path | None = None) -> None:
+    """What the run did: judgments by status, calls, cache hits, tokens, cost, where it is written
+    (or that ``kept``, the output by default, is left as it was)."""
     stats = result.stats
     console = err_console
+    left = escape(f"{request.out if kept is None else kept} is left as it was")
     if result.stopped is not None and not stats.judged:  # a wrong endpoint or key: its error says it all
         if result.kept:
-            console.print(f"Nothing was judged; {escape(str(request.out))} is left as it was.")
+            console.print(f"Nothing was judged; {left}.")
         return
     if result.interrupted:
         console.print(interrupted_note(request, reuses=request.out is not None))
@@ -120,7 +123,7 @@ def show_summary(request: RunRequest, result: RunResult) -> None:
         )
     table.add_row("time", f"{result.elapsed:,.1f} s")
     if request.out is not None and result.kept:
-        table.add_row("written", escape(f"nothing: no ok judgment; {request.out} is left as it was"))
+        table.add_row("written", f"nothing: no ok judgment; {left}")
     elif request.out is not None:
         record = f" (run record: {result.record_path})" if result.record_path else ""
         table.add_row("written", escape(f"{request.out}{record}"))

@@ -284,7 +284,7 @@ def _judged(
         err_console.print(judged_with(plan))
         outcome.unjudgeable += result.stats.unjudgeable
     else:
-        show_summary(shown, result)
+        show_summary(shown, result, kept=run_dir)
 
 
 MEASURE_FLAGS = frozenset(

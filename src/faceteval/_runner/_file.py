@@ -93,6 +93,8 @@ class FileJob:
             for the run record (the instances carry them); they change no judgment, so an earlier
             output judged with others is reused all the same.
         reading: How the input is read (its format, preset, field map), for the run record.
+        recorded_as: Where the run record says the input is, when that is not ``input_path``: a file
+            the input is staged in, put there once the run has judgments to put in place.
     """
 
     input_path: Path | None
@@ -103,6 +105,7 @@ class FileJob:
     reuse: bool = False
     systems: tuple[str, ...] | None = None
     reading: Reading = PLAIN
+    recorded_as: Path | None = None
 
     @classmethod
     def check(
@@ -116,6 +119,7 @@ class FileJob:
         force: bool = False,
         systems: Sequence[str] | None = None,
         reading: Reading = PLAIN,
+        recorded_as: Path | None = None,
     ) -> FileJob:
         """The job, once the input is measured and the outputs checked: ``out`` and its record may
         replace only files of their kinds (but with ``force``), never the input or the response
@@ -137,7 +141,7 @@ class FileJob:
             )
         reuse = (cache is None if reuse is None else reuse) and input_path is not None
         named = None if systems is None else tuple(systems)
-        return cls(input_path, out, count, digest, strict, reuse, named, reading)
+        return cls(input_path, out, count, digest, strict, reuse, named, reading, recorded_as)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +156,9 @@ class RunHooks:
     """With ``strict``: each problem found, as ``("invalid" | "cannot judge", problem)``."""
     stream: IO[str] | None = None
     """Where judgments go without an ``out`` (standard output when None)."""
+    replacing: Callable[[], None] | None = None
+    """Called just before the judgments are put in place (not when the earlier output is kept): what
+    else must change with them (a staged input moved to where the record says it is)."""
 
 
 @dataclass(slots=True)
@@ -195,7 +202,7 @@ async def judge_file(
     The output and its record are put in place when the run ends, however it ends: ``result``
     then says how, and holds the run's result (`RunResult.result`, stored in the record too). An
     interruption (a cancellation, Ctrl-C) or an error is raised again once they are; a run that
-    ends early with no ok judgment leaves an earlier output as it was. A dry run (``llm.dry_run``)
+    has no ok judgment (however it ends) leaves an earlier output as it was. A dry run (``llm.dry_run``)
     writes nothing and has no result.
 
     Raises:
@@ -223,7 +230,7 @@ async def judge_file(
             result.spent = spent_since(llm.spent, before)
             if tally is not None:
                 record = partial(_record, job_record, result, started, failure)
-                _finish(job, output, result, tally, record, failure)
+                _finish(job, output, result, tally, record, failure, hooks.replacing)
 
 
 def _finish(
@@ -233,10 +240,12 @@ def _finish(
     tally: ResultTally,
     record_of: Callable[[], JudgeRecord],
     failure: BaseException | None,
+    replacing: Callable[[], None] | None = None,
 ) -> None:
     """Put the output in place with its record (``record_of()``), which holds the result, unless the
-    earlier output is kept; ``result.result`` is then the run's. A fault in counting the result is
-    raised once the judgments are in place, with a record that has no result."""
+    earlier output is kept; ``replacing()`` first, if given; ``result.result`` is then the run's. A
+    fault in counting the result is raised once the judgments are in place, with a record that has
+    no result."""
     fault: list[Exception] = []
 
     def record() -> JudgeRecord:
@@ -247,10 +256,15 @@ def _finish(
             logger.error("the run's result could not be counted", exc_info=exc)
         return record_of()
 
-    if _keeps_earlier(job, result, failure):
+    if _keeps_earlier(job, result):
         result.kept = True  # the partial files are removed as the output closes
     else:
-        finish = partial(output.finish, result.stats, record, carried=tally.carry)
+
+        def finish() -> Path | None:
+            if replacing is not None:
+                replacing()
+            return output.finish(result.stats, record, carried=tally.carry)
+
         result.record_path = put_in_place(result, finish, failure)
     if result.result is None and not fault:  # nothing written (standard output), or the earlier kept
         result.result = tally.result()
@@ -274,22 +288,23 @@ def _sink(output: JudgmentsOutput, hooks: RunHooks, tally: ResultTally | None) -
     return sink
 
 
-def _keeps_earlier(job: FileJob, result: RunResult, failure: BaseException | None) -> bool:
-    """Whether the run leaves an earlier output as it was: it ended early (a wrong endpoint, a
-    refused key, Ctrl-C before any reply) with no ok judgment to put in its place."""
-    ended_early = result.stopped is not None or result.interrupted or failure is not None
+def _keeps_earlier(job: FileJob, result: RunResult) -> bool:
+    """Whether the run leaves an earlier output as it was: it has no ok judgment to put in its place,
+    however it ended (an empty or all-invalid input, every instance failing, a wrong endpoint, a
+    refused key, Ctrl-C before any reply)."""
     earlier = job.out is not None and job.out.exists()
-    return ended_early and earlier and not result.stats.statuses.get("ok", 0) and not result.stats.reused
+    return earlier and not result.stats.statuses.get("ok", 0) and not result.stats.reused
 
 
 def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions) -> JudgeRecord:
     """What the run record says of the job before it starts: input, output, method, LLM, options, prompts."""
     inputs = {}
     if job.input_path is not None:
-        absolute = os.path.abspath(job.input_path)  # symlinks kept: the typed path's own
+        path = job.recorded_as or job.input_path
+        absolute = os.path.abspath(path)  # symlinks kept: the typed path's own
         read_as = None if job.reading.plain else job.reading.model_dump(mode="json", exclude_none=True)
         inputs["input"] = InputFile(
-            path=str(job.input_path), absolute=absolute, sha256=job.input_sha256, read_as=read_as
+            path=str(path), absolute=absolute, sha256=job.input_sha256, read_as=read_as
         )
     return JudgeRecord(
         inputs=inputs,

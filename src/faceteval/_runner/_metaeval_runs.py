@@ -44,6 +44,7 @@ from faceteval.metaeval import (
     measure,
     read_slim,
     run_files,
+    stage_instances,
     write_instances,
     write_summary,
 )
@@ -53,6 +54,7 @@ from faceteval.store import (
     LLMRecord,
     MetaEvalRecord,
     MethodRecord,
+    OutputFile,
     SpendRecord,
     check_outputs,
     header,
@@ -107,12 +109,14 @@ DEFAULT_META_EVAL_OPTIONS = MetaEvalOptions()
 
 
 class NothingJudged(FacetevalError):
-    """A run of a meta-evaluation judged no instance: there is nothing to measure (its judgments file
-    holds the failures)."""
+    """A run of a meta-evaluation judged no instance: there is nothing to measure. Its judgments file
+    holds the failures, or (``kept``) its run directory is left as an earlier run left it."""
 
-    def __init__(self, judgments: Path) -> None:
-        super().__init__(f"no instance was judged; see the failures in {judgments}")
+    def __init__(self, judgments: Path, *, kept: bool = False) -> None:
+        where = f"{judgments.parent} is left as it was" if kept else f"see the failures in {judgments}"
+        super().__init__(f"no instance was judged; {where}")
         self.judgments = judgments
+        self.kept = kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,20 +211,25 @@ async def collect_runs(context: RunContext, plans: Sequence[RunPlan], window: in
 async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRecord:
     """One run: its instances and judgments, its summary, its reports."""
     run_dir = context.out if alone else context.out / plan.variant.name
-    forget_results(run_dir, None if alone else context.out)
-    write_instances(run_dir, context.instances)
     llm = context.llm_for(plan)
     started = Started.now()
-    job = FileJob.check(
-        run_dir / INSTANCES,
-        run_dir / JUDGMENTS,
-        cache=cache_file(llm),
-        reuse=llm.cache is None,
-        force=context.force,
-    )
-    result = await _judge(context, plan, job, llm, started, run_dir)
+    staged = stage_instances(run_dir, context.instances)
+    try:
+        job = FileJob.check(
+            staged.partial,
+            run_dir / JUDGMENTS,
+            cache=cache_file(llm),
+            reuse=llm.cache is None,
+            force=context.force,
+            recorded_as=run_dir / INSTANCES,
+        )
+        # The earlier results go, and the instances come, only with judgments to put in their place.
+        replacing = partial(_replace_results, staged, run_dir, None if alone else context.out)
+        result = await _judge(context, plan, job, llm, started, run_dir, replacing)
+    finally:
+        staged.discard()  # (nothing, once committed)
     if not result.stats.statuses.get("ok"):  # nothing to measure: no summary of a run that did not judge
-        raise NothingJudged(run_dir / JUDGMENTS)
+        raise NothingJudged(run_dir / JUDGMENTS, kept=result.kept)
     model = llm.describe()["model"]
     about = MetaEvalRecord(
         **header("meta-eval", started.at),
@@ -255,10 +264,24 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
     return record
 
 
+def _replace_results(staged: OutputFile, run_dir: Path, sweep_dir: Path | None) -> None:
+    """Before a run's judgments are put in place: the earlier results of its directory (and of the
+    sweep's) removed, which would describe another run, and its instances put in place."""
+    forget_results(run_dir, sweep_dir)
+    staged.commit()
+
+
 async def _judge(
-    context: RunContext, plan: RunPlan, job: FileJob, llm: Judge, started: Started, run_dir: Path
+    context: RunContext,
+    plan: RunPlan,
+    job: FileJob,
+    llm: Judge,
+    started: Started,
+    run_dir: Path,
+    replacing: Callable[[], None] | None = None,
 ) -> RunResult:
-    """A run's judging, told to the hooks however it ends."""
+    """A run's judging, told to the hooks however it ends; ``replacing()`` just before its judgments
+    are put in place."""
     assert job.input_path is not None
     items = checked_items(job, read_instances(job.input_path), plan.method)
     result = RunResult(instances=job.instances)
@@ -271,7 +294,7 @@ async def _judge(
                 llm,
                 options=context.judging,
                 result=result,
-                hooks=hooks,
+                hooks=replace(hooks, replacing=replacing),
                 started=started,
             )
     finally:

@@ -35,6 +35,19 @@ def write_instances(out: Path, instances: Iterable[Instance]) -> Path:
     return _write_lines(out / INSTANCES, (i.model_dump_json(exclude_defaults=True) for i in instances))
 
 
+def stage_instances(out: Path, instances: Iterable[Instance]) -> store.OutputFile:
+    """``out/instances.jsonl`` written beside itself, not yet in place: judge from its partial file,
+    and commit it (`faceteval.store.OutputFile.commit`) only once the run has judgments to put in place,
+    so that a run that judges nothing leaves the earlier run directory as it was."""
+    staged = store.OutputFile(out / INSTANCES)
+    try:
+        staged.write_lines(i.model_dump_json(exclude_defaults=True) for i in instances)
+    except BaseException:
+        staged.discard()
+        raise
+    return staged
+
+
 def write_judgments(out: Path, judgments: Iterable[Judgment]) -> Path:
     return _write_lines(out / JUDGMENTS, (j.model_dump_json() for j in judgments))
 

@@ -36,6 +36,8 @@ class BridgeRun:
     stopped: FacetevalError | None = None
     """The error that stopped the run early, if one did."""
     elapsed: float = 0.0
+    kept: bool = False
+    """The run bridged no record, and the earlier files were left as they were."""
     spent: Spend = field(default_factory=Spend)
     """Every call the run made, including those of records an interruption left unfinished."""
     batch: BatchDone | None = None
@@ -71,7 +73,8 @@ async def bridge_into(
     """Bridge ``sources`` into ``run.files``, each record written as it finishes, in the recorded order,
     then the run record (`faceteval.store.BridgeRunRecord`).
 
-    What finished is put in place with the record however the run ends (``run`` then says how); an
+    What finished is put in place with the record however the run ends (``run`` then says how), but
+    for a run that bridged no record, which leaves the earlier files as they were (``run.kept``); an
     interruption or an error is raised again once it is. ``bridged`` is told of each record written.
 
     Raises:
@@ -102,7 +105,10 @@ async def bridge_into(
                 sources=run.sources,
             )  # fmt: skip
             record = _ended(description, run, started, failure)
-            put_in_place(run, lambda: writer.finish(record), failure)
+            if run.files.records.exists() and not (run.summary.kept + run.summary.inconsistent):
+                run.kept = True  # nothing bridged to put in place of the earlier files: they stay
+            else:
+                put_in_place(run, lambda: writer.finish(record), failure)
 
 
 def _ended(

@@ -80,6 +80,9 @@ class CorrectRun:
     stopped: FacetevalError | None = None
     elapsed: float = 0.0
     record_path: Path | None = None
+    kept: bool = False
+    """The run had nothing to put in place of an earlier output, which was left as it was: no
+    correction succeeded, and one failed (or there was nothing to correct)."""
     spent: Spend = field(default_factory=Spend)
     """Every call the run made, including those of corrections an interruption left unfinished."""
     batch: BatchDone | None = None
@@ -99,7 +102,8 @@ async def correct_file(
     """Correct ``items`` into ``job.out``, then write its run record (`faceteval.store.CorrectRecord`).
 
     The corrections and their record are put in place when the run ends, however it ends (``run``
-    then says how); an interruption or an error is raised again once they are. ``corrected`` is told
+    then says how), unless they would replace an earlier output with nothing gained (``run.kept``);
+    an interruption or an error is raised again once they are. ``corrected`` is told
     of each correction as it is written.
 
     Raises:
@@ -127,7 +131,19 @@ async def correct_file(
             run.elapsed = started.elapsed()
             run.spent = spent_since(llm.spent, before)
             record = partial(_record, job, llm, options, run, started, failure)
-            run.record_path = put_in_place(run, lambda: files.finish(record()), failure)
+            if _keeps_earlier(job, run):
+                run.kept = True  # the partial files are removed as they close
+            else:
+                run.record_path = put_in_place(run, lambda: files.finish(record()), failure)
+
+
+def _keeps_earlier(job: CorrectJob, run: CorrectRun) -> bool:
+    """Whether the run leaves an earlier output as it was: no correction it asked for succeeded, and
+    one failed or there was none to write at all, however the run ended."""
+    statuses = run.stats.statuses
+    failed = statuses.get("error", 0) + statuses.get("parse_error", 0)
+    nothing = not sum(statuses.values())
+    return job.out.exists() and not statuses.get("corrected", 0) and (failed > 0 or nothing)
 
 
 def correct_templates(options: CorrectOptions) -> tuple[str, ...]:

@@ -169,10 +169,16 @@ def _show(
         f"{summary.skipped:,} skipped (no recorded verdict)."
     )
     repeats = f" ({plural(summary.duplicates, 'repeated chat')} left out)" if summary.duplicates else ""
-    console.print(
-        f"Records in {escape(str(files.records))}; {plural(summary.chats, 'training chat')} in "
-        f"{escape(str(files.sft))}{repeats}; run in {escape(str(files.run))}"
-    )
+    if run.kept:
+        console.print(
+            f"Nothing written: no record was bridged; {escape(str(files.records))}, "
+            f"{escape(str(files.sft))} and {escape(str(files.run))} are left as they were"
+        )
+    else:
+        console.print(
+            f"Records in {escape(str(files.records))}; {plural(summary.chats, 'training chat')} in "
+            f"{escape(str(files.sft))}{repeats}; run in {escape(str(files.run))}"
+        )
     console.print(calls_line(summary.usage, spent))
     if summary.records < run.sources:
         console.print(

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from faceteval._cli.kit import (
     Console,
+    FiniteFloat,
     RunRequest,
     batch_first,
     build_request,
@@ -54,7 +55,7 @@ re-judging always judges both orders (the methods' own flags are judge's and met
 )
 @click.option(
     "--threshold",
-    type=click.FloatRange(1.0, 5.0),
+    type=FiniteFloat(1.0, 5.0),
     default=DEFAULT_THRESHOLD,
     show_default=True,
     help="Rewrite responses whose mean criterion score (1-5) is below this.",
@@ -122,6 +123,9 @@ def correct(ctx: click.Context, /, **flags: Any) -> None:
             f"[red]No judgment in {escape(str(judgments_path))} succeeded: there was nothing to correct.[/]"
         )
         ctx.exit(1)
+    if run.kept:
+        console.print("[bold red]error:[/] no correction succeeded; see the failures above")
+        ctx.exit(1)
 
 
 def run_correct(
@@ -182,7 +186,10 @@ def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) 
     usage_rows(table, request.model, run.spent)
     table.add_row("time", f"{run.elapsed:,.1f} s")
     record = f" (run record: {run.record_path})" if run.record_path else ""
-    table.add_row("written", escape(f"{request.out}{record}"))
+    if run.kept:
+        table.add_row("written", escape(f"nothing: no correction succeeded; {request.out} is left as it was"))
+    else:
+        table.add_row("written", escape(f"{request.out}{record}"))
     console.print(table)
     show_failures(stats.errors, stats.examples, console)
 

@@ -44,6 +44,9 @@ from faceteval.methods.hdeval._tree import CriteriaTree, load_tree, render_tree,
 from faceteval.store import EXPERIMENTS as EXPERIMENTS_KIND
 from faceteval.store import TREE, check_outputs, write_atomic
 
+SHOWN_FAILURES = 5
+"""Outputs that could not be scored shown when none was (the earlier scores are kept)."""
+
 __all__ = ["AGGREGATORS", "EXPERIMENTS", "hdeval", "show"]
 
 
@@ -165,15 +168,29 @@ def apply(**flags: Any) -> None:
         if row["id"] in node_scores.failed:
             row["status"] = "failed"
             row["error"] = node_scores.failed[row["id"]]
-    write_atomic(flags["out"], "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    _write_scores(flags["out"], rows)
+
+
+def _write_scores(out: Path, rows: list[dict[str, Any]]) -> None:
+    """Write the scored ``rows`` to ``out``, unless none was scored and ``out`` holds earlier scores,
+    which are then left as they were; say which.
+
+    Raises:
+        click.exceptions.Exit: No output was scored (status 1).
+    """
     scored = sum(row["status"] == "ok" for row in rows)
-    console.print(
-        f"{scored:,} of {plural(len(rows), 'output')} scored; written to {escape(str(flags['out']))}"
-    )
-    if scored < len(rows):
-        their = "its" if len(rows) - scored == 1 else "their"
-        console.print(f"{len(rows) - scored:,} could not be scored (see {their} status and error)")
-    if rows and not scored:
+    kept = not scored and out.exists()  # nothing to put in place of the earlier scores
+    if kept:
+        for row in rows[:SHOWN_FAILURES]:
+            console.print(f"[yellow]{escape(str(row['id']))}:[/] {escape(str(row.get('error') or ''))}")
+        console.print(f"0 of {plural(len(rows), 'output')} scored; {escape(str(out))} is left as it was")
+    else:
+        write_atomic(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+        console.print(f"{scored:,} of {plural(len(rows), 'output')} scored; written to {escape(str(out))}")
+        if scored < len(rows):
+            their = "its" if len(rows) - scored == 1 else "their"
+            console.print(f"{len(rows) - scored:,} could not be scored (see {their} status and error)")
+    if kept or (rows and not scored):
         raise click.exceptions.Exit(1)
 
 

@@ -22,7 +22,9 @@ from faceteval._cli.kit import (
     run_judge,
     show_invalid,
 )
+from faceteval._util.text import plural
 from faceteval.datasets import read_judgments
+from faceteval.errors import FacetevalError
 from faceteval.methods.hdeval._decompose import decompose_tree_async
 from faceteval.methods.hdeval._domains import DOMAINS
 from faceteval.methods.hdeval._method import HierarchyAware
@@ -95,4 +97,11 @@ def score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Pa
     if result.interrupted:
         err_console.print(interrupted_note(request))
         raise click.exceptions.Exit(130)
+    if result.kept:  # ``out`` holds an earlier run's judgments, not this one's: none of them is scored
+        failed = result.stats.errors.most_common(1)
+        why = f": {failed[0][0]}" if failed else ""
+        raise FacetevalError(
+            f"no output's criteria could be scored ({plural(result.stats.judged, 'failure')}{why}); "
+            "nothing was written"
+        )
     return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria or ()])
