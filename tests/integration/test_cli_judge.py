@@ -155,7 +155,7 @@ def test_dry_run_prints_the_plan_and_calls_nothing(tmp_path: Path, server: LLMSe
 def test_a_dry_run_on_an_80_column_terminal_shows_whole_stage_names_and_numbers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(err_console, "width", 80)
+    monkeypatch.setattr(err_console, "_width", 80)  # (restored to None: sized by the terminal again)
     pairs = write_pairs(
         tmp_path / "p.jsonl",
         [{"id": str(i), "query": f"Question {i}?", "candidates": ["good", "poor"]} for i in range(200)],
@@ -492,7 +492,7 @@ def test_config_file_mistakes_are_named(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "faceteval.toml").write_text(toml)
     result = CliRunner().invoke(cli, ["judge", str(pairs_file(tmp_path)), "--dry-run", "--model", "openai:x"])
-    assert result.exit_code == 1 and message in result.output, result.output
+    assert result.exit_code == 2 and message in result.output, result.output  # a usage error
 
 
 @pytest.mark.parametrize(

@@ -54,10 +54,10 @@ def faceteval(*args: str | Path, cwd: Path | None = None) -> subprocess.Complete
         pytest.fail(f"faceteval {' '.join(map(str, args))} still running after 30 s")
 
 
-def one_error_line(done: subprocess.CompletedProcess[str]) -> str:
-    """The command's output, checked to be an exit 1 with no traceback, as one line."""
+def one_error_line(done: subprocess.CompletedProcess[str], code: int = 1) -> str:
+    """The command's output, checked to be an exit ``code`` with no traceback, as one line."""
     output = " ".join((done.stdout + done.stderr).split())
-    assert done.returncode == 1, output
+    assert done.returncode == code, output
     assert "Traceback" not in output, output
     return output
 
@@ -248,7 +248,7 @@ def test_a_config_file_that_is_not_utf8_or_nests_too_deep_is_named(
     done = faceteval(
         "judge", pairs(tmp_path), "--model", "openai:gpt-4o", "--dry-run", "--no-cache", cwd=tmp_path
     )
-    assert f"Error: {message}" in one_error_line(done)
+    assert f"Error: {message}" in one_error_line(done, code=2)  # a usage error
 
 
 def test_a_config_file_with_a_byte_order_mark_is_read(

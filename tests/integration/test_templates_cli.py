@@ -219,7 +219,7 @@ def test_faceteval_toml_refuses_a_templates_setting_that_is_not_a_path_and_keeps
     (tmp_path / "faceteval.toml").write_text("templates = 3\n", encoding="utf-8")
     result = invoke("templates", "list")
     assert (
-        result.exit_code == 1
+        result.exit_code == 2
         and "faceteval.toml: templates = 3: expected a directory's path" in result.output
     )
     my_templates(tmp_path / "mine")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,6 +29,12 @@ TEMPLATES_KEY = "templates"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class ConfigFileError(click.ClickException):
+    """A faceteval.toml that cannot be used: a usage error (exit status 2), its file and key named."""
+
+    exit_code = 2
+
+
 def _default_map() -> dict[str, Any]:
     """Defaults from ``faceteval.toml`` in the working directory: one table per command.
 
@@ -39,7 +46,7 @@ def _default_map() -> dict[str, Any]:
     try:
         data = read_toml(path)
     except FacetevalError as exc:  # read before any command runs: its one line, as click prints it
-        raise click.ClickException(str(exc)) from exc
+        raise ConfigFileError(str(exc)) from exc
     defaults: dict[str, Any] = {}
     _data_dir_setting(data, path)
     _templates_setting(data, path)
@@ -48,14 +55,14 @@ def _default_map() -> dict[str, Any]:
             continue  # a [templates] table is the templates command's
         if name == "prices":
             if not isinstance(table, dict):
-                raise click.ClickException(
+                raise ConfigFileError(
                     f'{path}: prices must be a table ([prices] with "provider:model" = {{input, output}})'
                 )
             continue
         command = cli.get_command(None, name)
         if command is None or not isinstance(table, dict):
             known = ", ".join(f"[{c}]" for c in [*cli.list_commands(None), "prices"])
-            raise click.ClickException(f"{path}: [{name}] is not a command's table; the tables are {known}")
+            raise ConfigFileError(f"{path}: [{name}] is not a command's table; the tables are {known}")
         defaults[name] = _command_defaults(command, table, f"{path}: [{name}]")
     return defaults
 
@@ -85,7 +92,7 @@ def _command_defaults(command: click.Command, table: dict[str, Any], where: str)
             defaults[name] = not value if negates else value
         else:
             hint = did_you_mean(key, [*options, *subcommands], limit=1)
-            raise click.ClickException(f"{where} has no option {key!r}{hint}")
+            raise ConfigFileError(f"{where} has no option {key!r}{hint}")
     return defaults
 
 
@@ -94,31 +101,40 @@ def _config_value(param: click.Option, value: Any, where: str) -> Any:
     repeatable option, a list of texts) that click reads and checks as it reads the command line.
 
     Raises:
-        click.ClickException: the value is not of the option's kind, or (but for paths, checked when
+        ConfigFileError: the value is not of the option's kind, or (but for paths, checked when
             the command runs) not one the option takes.
     """
     if param.is_bool_flag:
         if not isinstance(value, bool):
-            raise click.ClickException(f"{where} = {_toml(value)}: expected true or false")
+            raise ConfigFileError(f"{where} = {_toml(value)}: expected true or false")
         return value
     items = value if param.multiple and isinstance(value, list) else [value]
     texts = []
     for item in items:
         if isinstance(item, bool) or not isinstance(item, str | int | float):
             kind = "texts or numbers" if param.multiple else "a text or a number"
-            raise click.ClickException(f"{where} = {_toml(value)}: expected {kind}")
+            raise ConfigFileError(f"{where} = {_toml(value)}: expected {kind}")
         text = str(item)
         if not isinstance(param.type, click.Path):  # a path may not exist until an earlier command runs
             try:
                 param.type.convert(text, param, None)
             except click.BadParameter as exc:
-                raise click.ClickException(f"{where} = {_toml(value)}: {exc.message}") from exc
+                raise ConfigFileError(f"{where} = {_toml(value)}: {exc.message}") from exc
         texts.append(text)
     return texts if param.multiple else texts[0]
 
 
 def _toml(value: Any) -> str:
-    """``value`` as faceteval.toml spells it (near enough for a message; a date as it is)."""
+    """``value`` as faceteval.toml spells it (near enough for a message; a date as it is).
+
+    Examples:
+        >>> _toml("hot"), _toml(float("inf")), _toml([1, float("nan")])
+        ('"hot"', 'inf', '[1, nan]')
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, list):
+        return f"[{', '.join(map(_toml, value))}]"
     try:
         return json.dumps(value, ensure_ascii=False)
     except TypeError:
@@ -131,7 +147,7 @@ def _data_dir_setting(data: dict[str, Any], path: Path) -> Path | None:
         if key in data:
             value = data[key]
             if not isinstance(value, str) or not value:
-                raise click.ClickException(f"{path}: {key} = {_toml(value)}: expected a directory's path")
+                raise ConfigFileError(f"{path}: {key} = {_toml(value)}: expected a directory's path")
             return Path(value)
     return None
 
@@ -142,7 +158,7 @@ def _templates_setting(data: dict[str, Any], path: Path) -> str | None:
     if isinstance(value, dict):  # the [templates] table of the templates command
         return None
     if value is not None and (not isinstance(value, str) or not value):
-        raise click.ClickException(f"{path}: {TEMPLATES_KEY} = {_toml(value)}: expected a directory's path")
+        raise ConfigFileError(f"{path}: {TEMPLATES_KEY} = {_toml(value)}: expected a directory's path")
     return value
 
 

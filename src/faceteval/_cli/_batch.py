@@ -15,6 +15,7 @@ import click
 from rich.progress import Progress, TaskID
 
 from faceteval._cli._console import err_console, escape
+from faceteval._cli._numbers import FiniteFloat
 from faceteval._runner import BatchDone, collect_in_rounds
 from faceteval._util.text import plural
 from faceteval.batch import (
@@ -54,7 +55,7 @@ BATCH_OPTIONS: dict[str, Callable[[Any], Any]] = {
     ),
     "--batch-poll": click.option(
         "--batch-poll",
-        type=click.FloatRange(min=0.0),
+        type=FiniteFloat(min=0.0),
         default=DEFAULT_POLL,
         show_default=True,
         help="With --batch: seconds between two looks at the batches still running.",

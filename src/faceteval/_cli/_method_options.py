@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from faceteval._cli._numbers import FiniteFloat
 from faceteval.methods import Method, MethodOption, MethodSpec, method_spec, method_specs
 
 ParamType = click.ParamType
@@ -161,8 +162,8 @@ def option_type(option: MethodOption) -> ParamType:
         return click.IntRange(None if low is None else int(low), None if high is None else int(high))
     if option.type is float:
         if option.minimum is None and option.maximum is None:
-            return click.FLOAT
-        return click.FloatRange(option.minimum, option.maximum)
+            return FiniteFloat()
+        return FiniteFloat(option.minimum, option.maximum)
     return click.STRING
 
 

@@ -14,6 +14,7 @@ import click
 
 from faceteval._cli._app import config_data_dir, config_prices, config_templates
 from faceteval._cli._batch import BATCH_OPTIONS, check_batch_flags
+from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._panel import panel_options
 from faceteval._cli._run import RunRequest, default_cache_path
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
@@ -136,7 +137,7 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     ),
     "--timeout": click.option(
         "--timeout",
-        type=click.FloatRange(min=0.1),
+        type=FiniteFloat(min=0.1),
         default=DEFAULT_TIMEOUT,
         show_default=True,
         help="Seconds per call before it is retried.",
@@ -155,9 +156,7 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         show_default=True,
         help="Largest reply body read from the server; a larger one fails its call (retried once).",
     ),
-    "--temperature": click.option(
-        "--temperature", type=click.FloatRange(min=0.0), default=0.0, show_default=True
-    ),
+    "--temperature": click.option("--temperature", type=FiniteFloat(min=0.0), default=0.0, show_default=True),
     "--max-tokens": click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True),
     "--seed": click.option("--seed", type=int, default=None, help="Sent to providers that honour a seed."),
     "--structured": click.option(

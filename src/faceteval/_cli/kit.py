@@ -13,6 +13,7 @@ from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._display import calls_line, interrupted_note, show_failures, show_invalid, usage_rows
 from faceteval._cli._inputs import input_options, input_reading, input_source
+from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._options import (
     build_request,
     cache_of,
@@ -38,6 +39,7 @@ def hub_offline() -> None:
 
 __all__ = [
     "Console",
+    "FiniteFloat",
     "NamedChoice",
     "RunRequest",
     "batch_first",

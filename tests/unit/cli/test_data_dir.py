@@ -66,7 +66,7 @@ def test_a_data_dir_that_is_not_a_path_is_refused(tmp_path: Path, monkeypatch: p
 
     result = CliRunner().invoke(cli, ["datasets", "list"])
 
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a usage error
     assert "faceteval.toml: data-dir = 3: expected a directory's path" in result.output
 
 

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from faceteval._cli.kit import (
     Console,
+    FiniteFloat,
     batch_first,
     build_request,
     cache_of,
@@ -99,7 +100,7 @@ GENERATE_EXCLUDED = (
 )
 @click.option(
     "--temperature",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     default=DEFAULT_TEMPERATURE,
     show_default=True,
     help="Temperature of the sampled sets (the reference set is generated at 0).",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from faceteval._cli.kit import (
+    FiniteFloat,
     data_dir_option,
     engine_options,
     escape,
@@ -76,7 +77,7 @@ if TYPE_CHECKING:
     "--importance", type=click.Choice(["permutation", "shap"]), default="permutation", show_default=True
 )
 @click.option(
-    "--train-frac", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.5, show_default=True
+    "--train-frac", type=FiniteFloat(0, 1, min_open=True, max_open=True), default=0.5, show_default=True
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the split and the aggregator.")
 @click.option(
