@@ -133,6 +133,13 @@ def test_a_rerun_stopped_midway_keeps_every_earlier_ok_judgment_and_a_matching_r
     assert describes(record, out)
     # Either way, no ok judgment is lost, and they are as they were, in input order.
     assert ok_lines(out) == [line for line in earlier.decode().splitlines() if '"status":"ok"' in line]
+    # The next run to finish, at once, removes what a killed one left beside the output and its record.
+    responder.mode = "ok"
+    with LLMServer(responder) as server:
+        finished = run_to_end(judge_command(path, server, out, "--no-cache"))
+    assert finished.returncode == 0, finished.stderr
+    assert not partial_files(out) and not partial_files(record_path)
+    assert len(ok_lines(out)) == 30
 
 
 def test_a_rerun_without_a_cache_reuses_the_earlier_ok_judgments(tmp_path: Path) -> None:
@@ -329,3 +336,27 @@ def test_a_file_size_limit_is_named_as_no_space(tmp_path: Path, server: LLMServe
     record = json.loads((tmp_path / "out.run.json").read_text())
     assert describes(record, out) and 0 < record["written"]["out.jsonl"]["lines"] < 200
     assert all(json.loads(line) for line in out.read_text().splitlines())
+
+
+def test_a_second_run_writing_the_same_output_is_refused_while_the_first_holds_it(tmp_path: Path) -> None:
+    path, out = pairs(tmp_path, 4), tmp_path / "o.jsonl"
+    responder = Flaky(failing={2})
+    responder.mode = "hang"
+    with LLMServer(responder) as server:
+        command = judge_command(path, server, out, "--no-cache")
+        first = start(command)
+        # every instance asked: three answered, one hanging (it holds the run, and the output)
+        wait_until(lambda: bool(responder.hung) and server.request_count == 4, "the first run under way")
+        asked = server.request_count
+        second = run_to_end(command)
+        assert second.returncode == 1, second.stderr
+        assert f"{out} is being written by another run (process {first.pid})" in flat(second.stderr)
+        assert server.request_count == asked  # refused before asking anything
+        assert not out.exists()
+        first.kill()  # a kill -9 lets go of the output too
+        first.communicate(timeout=60)
+        responder.mode = "ok"
+        third = run_to_end(command)
+    assert third.returncode == 0, third.stderr
+    assert len(ok_lines(out)) == 4
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no lock nor partial left

@@ -1,8 +1,9 @@
 """Writing an output so that no crash leaves it half-written: a hidden partial file beside it, renamed
 into place when the run ends.
 
-A kill -9 or a power cut leaves the previous file as it was (and a ``.NAME.*.partial`` file that a
-later run cleans up); a full disk leaves the partial file holding whole writes only.
+A kill -9 or a power cut leaves the previous file as it was (and a ``.NAME.*.partial`` file that the
+next run of the same output removes when it ends); a full disk leaves the partial file holding whole
+writes only.
 """
 
 from __future__ import annotations
@@ -29,7 +30,11 @@ except ImportError:  # pragma: no cover - not POSIX: stale partial files are lef
 
 PARTIAL_SUFFIX = ".partial"
 STALE_AFTER = 10.0
-"""Seconds after which an unlocked partial file of another run is taken as left by a crash."""
+"""Seconds after which an unlocked partial file of another run is taken as left by a crash when a run
+starts (another run making its partial file locks it at once: it is never this old unlocked)."""
+LEFT_AFTER = 1.0
+"""The same, when a run's output is put in place (or discarded): its run is over, so a partial file
+of the same output unlocked for a second is a crashed run's."""
 
 _NO_SPACE = {
     errno.ENOSPC: "",
@@ -172,6 +177,7 @@ class OutputFile:
                 self.partial.unlink()
             raise write_error(self.path, exc) from exc
         _sync_folder(self.path.parent)
+        _clean_stale(self.path, older_than=LEFT_AFTER)
         return self.path
 
     def discard(self) -> None:
@@ -183,6 +189,7 @@ class OutputFile:
         self._fd = None
         with contextlib.suppress(OSError):
             self.partial.unlink()
+        _clean_stale(self.path, older_than=LEFT_AFTER)
 
     @property
     def done(self) -> bool:
@@ -273,13 +280,14 @@ def _create(path: Path) -> tuple[Path, int]:
     return partial, fd
 
 
-def _clean_stale(path: Path) -> None:
-    """Remove partial files of ``path`` left by runs that crashed: unlocked, and not just made."""
+def _clean_stale(path: Path, *, older_than: float = STALE_AFTER) -> None:
+    """Remove partial files of ``path`` left by runs that crashed: unlocked, and not written to for
+    ``older_than`` seconds (one just made is locked a moment later)."""
     if fcntl is None:  # pragma: no cover - not POSIX
         return
     for partial in partial_files(path):
         try:
-            if time.time() - partial.stat().st_mtime < STALE_AFTER:
+            if time.time() - partial.stat().st_mtime < older_than:
                 continue
             fd = os.open(partial, os.O_RDONLY)
         except OSError:

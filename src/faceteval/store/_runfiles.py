@@ -21,6 +21,7 @@ from typing import Any
 
 from faceteval._util.text import plural
 from faceteval.errors import InputError, StoreError
+from faceteval.store._lock import OutputLock
 from faceteval.store._output import OutputFile
 from faceteval.store._record import FileEntry, RunRecord
 
@@ -44,7 +45,8 @@ class RunFiles:
     """Outputs written as a run goes, and the run record written after them by `finish`.
 
     Leaving a ``with`` block without `finish` discards the partial files: the earlier outputs and
-    record stay as they were.
+    record stay as they were. One run at a time writes them: another run that is writing them
+    (`faceteval.store._lock.OutputLock`, held from the start to the end) makes this one refused.
 
     Args:
         outputs: The files the run writes (beside ``record``).
@@ -52,7 +54,8 @@ class RunFiles:
         described: Files beside ``record`` already in place that it describes too.
 
     Raises:
-        StoreError: A partial file cannot be made (or the record's room claimed).
+        StoreError: Another run is writing these files, or a partial file cannot be made (or the
+            record's room claimed).
 
     Examples:
         >>> import json, tempfile
@@ -68,8 +71,13 @@ class RunFiles:
     def __init__(self, outputs: Sequence[Path], record: Path, *, described: Sequence[Path] = ()) -> None:
         self.record = record
         self._described = tuple(described)
-        self._record = OutputFile(record, reserve=RECORD_ROOM)
+        self._lock = OutputLock(record, what=outputs[0] if outputs else record)  # one run at a time
         self._outputs: dict[Path, OutputFile] = {}
+        try:
+            self._record = OutputFile(record, reserve=RECORD_ROOM)
+        except BaseException:
+            self._lock.release()
+            raise
         try:
             for path in outputs:
                 self._outputs[path] = OutputFile(path)
@@ -119,9 +127,10 @@ class RunFiles:
             return path.name
 
     def discard(self) -> None:
-        """Remove the partial files not yet put in place."""
+        """Remove the partial files not yet put in place, and let go of the outputs."""
         for out in (*self._outputs.values(), self._record):
             out.discard()
+        self._lock.release()
 
     def __enter__(self) -> RunFiles:
         return self
