@@ -57,12 +57,15 @@ class _RepeatedKey(ValueError):
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _RepeatedKey(key)
-        seen[key] = value
-    return seen
+    """A JSON object's pairs as a dict, refusing a key given twice (JSON would keep the last)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return found
 
 
 def _json_document(name: str, text: str) -> tuple[Any, yaml.Node | None]:
@@ -122,7 +125,9 @@ def decode_json(
     checked: bool = True,
     object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
 ) -> Any:
-    """``json.loads(text)``, refusing what `UnreadableJSON` names.
+    """``json.loads(text)``, refusing what `UnreadableJSON` names, and (without an
+    ``object_pairs_hook`` of the caller's) an object that gives a key twice, which JSON would read as
+    its last value.
 
     Without ``checked``, only what the decoder itself cannot read (nesting past its own limit, an
     integer of thousands of digits) is refused: the caller checks the parts it reads with
@@ -137,9 +142,13 @@ def decode_json(
     """
     text = text.rstrip("\r\n")
     try:
-        value = json.loads(text, object_pairs_hook=object_pairs_hook)
+        value = json.loads(text, object_pairs_hook=object_pairs_hook or _no_repeats)
     except RecursionError:  # nested deeper than the decoder goes (about a thousand levels)
         raise UnreadableJSON(None, None, deep_problem()) from None
+    except _RepeatedKey as exc:
+        if object_pairs_hook is not None:  # the caller's own hook: its error to report
+            raise
+        raise UnreadableJSON(exc.key, None, f"the key {exc.key!r} is given twice in one object") from None
     except ValueError as exc:
         if type(exc) is not ValueError:  # not JSON, or the hook's own error: the caller's to report
             raise

@@ -177,7 +177,14 @@ def _parse_label_map(text: str) -> dict[str, int]:
 # --- reading rows -------------------------------------------------------------------------------
 
 
+MAX_CELL = 2**31 - 1
+"""The largest CSV cell read, in characters: as large as Python's csv module allows everywhere (its
+default, 128 KiB, would refuse a file for one long candidate that a JSONL line holds)."""
+
+
 def _load_csv(ctx: RowContext, *, delimiter: str) -> Iterator[Instance | InputError]:
+    if csv.field_size_limit() < MAX_CELL:  # (the csv module's limit is one for the process)
+        csv.field_size_limit(MAX_CELL)
     reader = csv.reader(_lines(ctx.name), delimiter=delimiter)
     header = _header(ctx, reader)
     if (problem := column_problem(ctx, header, line=1)) is not None:
@@ -195,6 +202,9 @@ def _csv_records(
         except StopIteration:
             return
         except csv.Error as exc:
+            if "field larger than field limit" in str(exc):  # (where it ends cannot be told: no more is read)
+                limit = csv.field_size_limit()
+                raise ctx.error(line, None, f"a cell is longer than {limit:,} characters") from exc
             raise ctx.error(line, None, f"not valid CSV: {exc}") from exc
         if not values:
             continue
