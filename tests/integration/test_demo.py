@@ -28,7 +28,7 @@ def test_the_demo_reproduces_published_numbers_and_trains_hdeval(
         pytest.fail("FACETEVAL_DATA_DIR must name the benchmark data (make test sets it)")
     demo = _load()
     monkeypatch.setattr(demo, "OUT", tmp_path)
-    monkeypatch.setattr(demo.console, "width", 80)  # a terminal's default size: names wrap, never cut
+    monkeypatch.setattr(demo.console, "_width", 80)  # a terminal's default size: names wrap, never cut
     assert demo.main() == 0
     out = capsys.readouterr().out
     matches = [line.rstrip(" │").rsplit(" ", 1)[-1] for line in out.splitlines()]

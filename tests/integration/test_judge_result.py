@@ -30,7 +30,7 @@ SEED = 25
 @pytest.fixture(autouse=True)
 def wide(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rows on one line each, however long the systems' names."""
-    monkeypatch.setattr(err_console, "width", 200)
+    monkeypatch.setattr(err_console, "_width", 200)  # (restored to None: sized by the terminal again)
 
 
 def invoke(*args: str | Path) -> Result:

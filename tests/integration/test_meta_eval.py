@@ -526,7 +526,7 @@ def test_datasets_list_fits_a_narrow_terminal_and_details_come_with_verbose(
 ) -> None:
     from faceteval._cli import _datasets
 
-    monkeypatch.setattr(_datasets.console, "width", 80)
+    monkeypatch.setattr(_datasets.console, "_width", 80)  # (restored to None: sized by the terminal again)
     short = CliRunner().invoke(cli, ["datasets", "list", "--data-dir", str(data_dir)])
     rows = [line for line in short.output.splitlines() if line.startswith("│")]
     assert len(rows) == len(list(benchmarks()))  # one line each
