@@ -31,6 +31,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from faceteval.review import _annotators, _content, _items_page, _log, _rows, _views
 from faceteval.review._database import Database
+from faceteval.review._files import make_folder
 from faceteval.review._items_page import ItemsPage
 from faceteval.review._model import (
     CriterionAction,
@@ -43,6 +44,7 @@ from faceteval.review._model import (
     TaskProgress,
     finished,
 )
+from faceteval.review._schema import create as create_database
 from faceteval.review._schema import install
 
 __all__ = ["DATABASE", "ReviewStore"]
@@ -65,9 +67,13 @@ class ReviewStore:
     def open(cls, project: Path, *, create: bool = True) -> ReviewStore:
         """The store of ``project`` (a directory), created with it when ``create``.
 
+        A project faceteval makes is its owner's alone: the folder (and those made above it) 0700,
+        ``review.sqlite`` (and so its ``-wal`` and ``-shm`` files) 0600.
+
         Raises:
-            ReviewError: The project does not exist (and ``create`` is False), or was written by a
-                newer faceteval.
+            ReviewError: The project does not exist (and ``create`` is False), its ``review.sqlite`` is
+                not a review project (another program's file: left as it was), or it was written by
+                a newer faceteval.
         """
         database = project / DATABASE
         if not database.is_file():
@@ -76,9 +82,10 @@ class ReviewStore:
             if not create:
                 raise ReviewError(f"{project}: not a review project (no {DATABASE})")
             try:
-                project.mkdir(parents=True, exist_ok=True)
+                make_folder(project)
             except OSError as exc:
                 raise ReviewError(f"{project}: cannot make the project's directory: {exc.strerror}") from None
+            create_database(database)
         store = cls(database)
         install(store._database)
         return store
