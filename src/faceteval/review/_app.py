@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -31,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from faceteval._web import protections
+from faceteval._web import protections, same_origin_path
 from faceteval.review._access import (
     Session,
     Sessions,
@@ -161,8 +160,6 @@ async def _replayed(request: Request, exc: Replayed) -> Response:
 
 
 def _came_from(request: Request) -> str | None:
-    """The page of this app a request came from (its path and query), when the browser says so."""
-    referer = urlsplit(request.headers.get("referer", ""))
-    if referer.netloc != request.headers.get("host") or not referer.path.startswith("/"):
-        return None
-    return referer.path + (f"?{referer.query}" if referer.query else "")
+    """The page of this app a request came from (its path and query), when its Referer is one (same
+    scheme, host and port; a path that starts with one ``/``): a link to anything else is never made."""
+    return same_origin_path(request.headers.get("referer"), request.url.scheme, request.headers.get("host"))
