@@ -76,16 +76,14 @@ class ReviewStore:
                 a newer faceteval.
         """
         database = project / DATABASE
-        if not database.is_file():
-            if database.exists() or (project.exists() and not project.is_dir()):
+        if not database.is_file():  # (another command may make it meanwhile: then it is opened)
+            if (project.exists() and not project.is_dir()) or (database.exists() and not database.is_file()):
                 raise ReviewError(f"{project}: not a review project (not a directory holding {DATABASE})")
-            if not create:
+            if not create and not database.exists():
                 raise ReviewError(f"{project}: not a review project (no {DATABASE})")
-            try:
+            if create:
                 make_folder(project)
-            except OSError as exc:
-                raise ReviewError(f"{project}: cannot make the project's directory: {exc.strerror}") from None
-            create_database(database)
+                create_database(database)
         store = cls(database)
         install(store._database)
         return store
