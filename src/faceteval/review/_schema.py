@@ -21,7 +21,7 @@ from faceteval.review._progress import mark_all
 
 __all__ = ["SCHEMA_VERSION", "check", "create", "install"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
 (``criteria_actions.added_id``), 3 whether a task's scale was worked out from drafts
 (``tasks.scale_derived``), 4 invite links (``invites``) and the tokens of the forms posted
@@ -30,7 +30,9 @@ SCHEMA_VERSION = 6
 candidate's score, the facet's weight, the judge's verdict, the explanation's headings and score
 lines), and each annotator's scores of candidates (``candidate_scores``) and preferences
 (``preferences``), 6 each annotator's progress kept as they act (``finished``: the criteria of
-items they finished, and the items they gave their overall; see ``_progress.py``). Each version's
+items they finished, and the items they gave their overall; see ``_progress.py``), 7 the sessions
+annotators open (``sessions``: each by the hash of its key, with when it opened and was last used),
+so that signing out ends one on the server and one left unused expires. Each version's
 tables are made when an older project is opened; an older faceteval, which would not read them,
 refuses a newer project.
 
@@ -169,6 +171,13 @@ CREATE TABLE IF NOT EXISTS preferences (
     preference INTEGER NOT NULL CHECK (preference >= 0),
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    key_hash TEXT PRIMARY KEY,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    invite INTEGER REFERENCES invites(id),
+    created_at TEXT NOT NULL,
+    seen_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS finished (
     annotator TEXT NOT NULL,
     item_id TEXT NOT NULL,
@@ -182,7 +191,7 @@ CREATE INDEX IF NOT EXISTS candidate_scores_by_item ON candidate_scores (item_id
 CREATE INDEX IF NOT EXISTS preferences_by_item ON preferences (item_id, annotator);
 CREATE INDEX IF NOT EXISTS items_by_task ON items (task, position);
 """
-_MIGRATIONS = {  # columns each version added to tables it did not make (versions 5 and 6 made tables only)
+_MIGRATIONS = {  # columns each version added to tables it did not make (versions 5 to 7 made tables only)
     2: (
         ("tasks", "scale_min", "REAL"),
         ("tasks", "scale_max", "REAL"),

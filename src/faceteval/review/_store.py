@@ -46,6 +46,7 @@ from faceteval.review._model import (
 )
 from faceteval.review._schema import create as create_database
 from faceteval.review._schema import install
+from faceteval.review._sessions import SessionRecords
 
 __all__ = ["DATABASE", "ReviewStore"]
 
@@ -104,7 +105,7 @@ class ReviewStore:
         with self._database.read() as db:
             return view(db, *args, **kwargs)
 
-    # -- form posts and invites -------------------------------------------------------------------
+    # -- form posts, invites and sessions ---------------------------------------------------------
 
     def posting(self, token: str, annotator: str, location: str) -> AbstractContextManager[str | None]:
         """The transaction of one posted form, stored with the form's ``token``.
@@ -137,6 +138,11 @@ class ReviewStore:
     def revoke_invites(self, annotator: str) -> int:
         """Revoke every invite of ``annotator`` (and so the sessions opened with them); how many."""
         return _annotators.revoke_invites(self._database, annotator)
+
+    @property
+    def sessions(self) -> SessionRecords:
+        """The sessions annotators opened, kept in the project (see `SessionRecords`)."""
+        return SessionRecords(self._database)
 
     # -- importing drafts -------------------------------------------------------------------------
 
