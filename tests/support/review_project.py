@@ -1,20 +1,25 @@
-"""A small review project and a real `faceteval review serve` process for the review tests."""
+"""A small review project and a real `faceteval review serve` process for the review tests (or the app
+served from a thread of the test, with a clock the test sets)."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 import os
 import re
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from faceteval.review import OVERALL, Draft, Item, ReviewStore
-from tests.support.processes import SRC, wait_until_answering
+from tests.support.processes import SRC, wait_until, wait_until_answering
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> Bees make honey.'
 
@@ -127,3 +132,38 @@ def page_forms(page: str) -> list[Form]:
         target = html.unescape(action[1]).split("#")[0] if action else ""  # a browser sends no fragment
         out.append(Form(target, fields))
     return out
+
+
+@contextmanager
+def serve_app(app: Any) -> Iterator[str]:
+    """``app`` (an ASGI app) served by uvicorn on 127.0.0.1 from a thread of this process, so that a test
+    controls what it was made with (its clock); yields its base URL."""
+    import uvicorn
+
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="on"))
+    thread = threading.Thread(target=asyncio.run, args=(server.serve(sockets=[listening]),), daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: server.started or not thread.is_alive(), "the review app answering", timeout=120)
+        assert thread.is_alive(), "the review app did not start"
+        yield f"http://127.0.0.1:{listening.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
+        listening.close()
+
+
+@dataclass
+class Clock:
+    """A clock a test sets: what a server made with it takes as the time (UTC)."""
+
+    now: datetime
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, by: timedelta) -> None:
+        self.now += by

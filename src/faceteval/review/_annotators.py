@@ -1,7 +1,7 @@
 """Who reviews: the annotators of a project and the invite links they sign in with.
 
 An invite is stored by the hash of its token (the token itself is only in the link); revoking one
-marks it, so the sessions opened with it end.
+marks it, so the sessions opened with it end (``_sessions.py``).
 """
 
 from __future__ import annotations
@@ -90,9 +90,10 @@ def invite_active(db: sqlite3.Connection, invite_id: int, annotator: str) -> boo
 
 
 def revoke_invites(database: Database, annotator: str) -> int:
-    """Revoke every invite of ``annotator``; how many."""
+    """Revoke every invite of ``annotator``, and end the sessions opened with them; how many invites."""
     with database.write() as db:
         cursor = db.execute(
             "UPDATE invites SET revoked_at = ? WHERE annotator = ? AND revoked_at IS NULL", (now(), annotator)
         )
+        db.execute("DELETE FROM sessions WHERE annotator = ? AND invite IS NOT NULL", (annotator,))
         return cursor.rowcount

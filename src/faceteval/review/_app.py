@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -31,8 +30,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from faceteval._web import protections
+from faceteval._web import protections, same_origin_path
 from faceteval.review._access import (
+    Clock,
     Session,
     Sessions,
     allowed_hosts,
@@ -40,6 +40,7 @@ from faceteval.review._access import (
     is_wildcard,
     project_secret,
     token_hash,
+    utc_now,
 )
 from faceteval.review._forms import MAX_TEXT, field, read_form
 from faceteval.review._model import DiskFullError, ReviewError
@@ -55,14 +56,17 @@ DEFAULT_HOST = "127.0.0.1"
 NOT_INVITED = "this invite link is not valid (revoked, or not whole): ask for a new one"
 
 
-def create_app(project: Path, *, host: str = DEFAULT_HOST, allow_hosts: Sequence[str] = ()) -> Starlette:
+def create_app(
+    project: Path, *, host: str = DEFAULT_HOST, allow_hosts: Sequence[str] = (), clock: Clock = utc_now
+) -> Starlette:
     """The web app of the review project in ``project`` (which must exist), served on ``host``.
 
     It answers to loopback's names, ``host`` and ``allow_hosts`` (the names annotators reach it
-    by) alone; bound beyond loopback, annotators sign in only with their invite links.
+    by) alone; bound beyond loopback, annotators sign in only with their invite links. Sessions
+    expire by ``clock`` (see `faceteval.review._access.SESSION_IDLE`).
     """
     store = ReviewStore.open(project, create=False)
-    sessions = Sessions(project_secret(project), store, invites_only=not is_loopback(host))
+    sessions = Sessions(project_secret(project), store, invites_only=not is_loopback(host), clock=clock)
 
     async def home(request: Request) -> Response:
         annotator = annotator_of(request, sessions, required=False)
@@ -86,7 +90,7 @@ def create_app(project: Path, *, host: str = DEFAULT_HOST, allow_hosts: Sequence
             raise
         except ReviewError as exc:
             raise HTTPException(400, str(exc)) from None
-        return _signed_in(sessions, Session(name))
+        return _signed_in(request, sessions, Session(name))
 
     async def invite_page(request: Request) -> Response:
         token = request.path_params["token"]
@@ -100,10 +104,11 @@ def create_app(project: Path, *, host: str = DEFAULT_HOST, allow_hosts: Sequence
         found = store.invited(token_hash(field(form, "token", verbatim=True)))
         if found is None:
             raise HTTPException(404, NOT_INVITED)
-        return _signed_in(sessions, Session(found[1], found[0]))
+        return _signed_in(request, sessions, Session(found[1], found[0]))
 
     async def signout(request: Request) -> Response:
         await read_form(request)
+        sessions.close(request.cookies.get(COOKIE))  # the cookie, sent again, opens nothing
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(COOKIE)
         return response
@@ -138,9 +143,12 @@ def create_app(project: Path, *, host: str = DEFAULT_HOST, allow_hosts: Sequence
     )
 
 
-def _signed_in(sessions: Sessions, session: Session) -> Response:
+def _signed_in(request: Request, sessions: Sessions, session: Session) -> Response:
+    """Open ``session`` in place of the one the browser had (which ends), and go to the start page."""
+    cookie = sessions.open(session)
+    sessions.close(request.cookies.get(COOKIE))
     response = RedirectResponse("/", status_code=303)
-    response.set_cookie(COOKIE, sessions.cookie(session), httponly=True, samesite="strict")
+    response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict")
     return response
 
 
@@ -161,8 +169,6 @@ async def _replayed(request: Request, exc: Replayed) -> Response:
 
 
 def _came_from(request: Request) -> str | None:
-    """The page of this app a request came from (its path and query), when the browser says so."""
-    referer = urlsplit(request.headers.get("referer", ""))
-    if referer.netloc != request.headers.get("host") or not referer.path.startswith("/"):
-        return None
-    return referer.path + (f"?{referer.query}" if referer.query else "")
+    """The page of this app a request came from (its path and query), when its Referer is one (same
+    scheme, host and port; a path that starts with one ``/``): a link to anything else is never made."""
+    return same_origin_path(request.headers.get("referer"), request.url.scheme, request.headers.get("host"))

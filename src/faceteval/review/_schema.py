@@ -3,7 +3,8 @@
 A project records the version of the schema it was written with (``meta.schema_version``). Opening
 one written by an older faceteval makes the tables later versions added, adds the columns they added
 to tables it has, fills them for the rows already there, and records the new version; nothing
-already there changes. One written by a newer faceteval is refused.
+already there changes. One written by a newer faceteval is refused, and so is a file that is not a
+review project at all, both before anything is written to them (`check`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from contextlib import closing
 from pathlib import Path
 
 from faceteval.review._database import Database
+from faceteval.review._files import make_database, read_schema
 from faceteval.review._model import ReviewError
 from faceteval.review._progress import mark_all
 
-__all__ = ["SCHEMA_VERSION", "install"]
+__all__ = ["SCHEMA_VERSION", "check", "create", "install"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
 (``criteria_actions.added_id``), 3 whether a task's scale was worked out from drafts
 (``tasks.scale_derived``), 4 invite links (``invites``) and the tokens of the forms posted
@@ -28,13 +30,32 @@ SCHEMA_VERSION = 6
 candidate's score, the facet's weight, the judge's verdict, the explanation's headings and score
 lines), and each annotator's scores of candidates (``candidate_scores``) and preferences
 (``preferences``), 6 each annotator's progress kept as they act (``finished``: the criteria of
-items they finished, and the items they gave their overall; see ``_progress.py``). Each version's
+items they finished, and the items they gave their overall; see ``_progress.py``), 7 the sessions
+annotators open (``sessions``: each by the hash of its key, with when it opened and was last used),
+so that signing out ends one on the server and one left unused expires. Each version's
 tables are made when an older project is opened; an older faceteval, which would not read them,
 refuses a newer project.
 
 Indexes are not versions: an older faceteval reads a project with more of them as it was, so an
 index added later (``items_by_task``, for an item's neighbours) is made in every project opened,
 old or new, without changing its version."""
+
+_FIRST_TABLES = frozenset(
+    {
+        "meta",
+        "tasks",
+        "criteria",
+        "annotators",
+        "criteria_actions",
+        "items",
+        "drafts",
+        "sentence_actions",
+        "score_actions",
+    }
+)
+"""The tables of version 1, which every project has: a database without them is not a review project."""
+_LISTED = 10
+"""How many of a database's tables an error lists."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -150,6 +171,13 @@ CREATE TABLE IF NOT EXISTS preferences (
     preference INTEGER NOT NULL CHECK (preference >= 0),
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    key_hash TEXT PRIMARY KEY,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    invite INTEGER REFERENCES invites(id),
+    created_at TEXT NOT NULL,
+    seen_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS finished (
     annotator TEXT NOT NULL,
     item_id TEXT NOT NULL,
@@ -163,7 +191,7 @@ CREATE INDEX IF NOT EXISTS candidate_scores_by_item ON candidate_scores (item_id
 CREATE INDEX IF NOT EXISTS preferences_by_item ON preferences (item_id, annotator);
 CREATE INDEX IF NOT EXISTS items_by_task ON items (task, position);
 """
-_MIGRATIONS = {  # columns each version added to tables it did not make (versions 5 and 6 made tables only)
+_MIGRATIONS = {  # columns each version added to tables it did not make (versions 5 to 7 made tables only)
     2: (
         ("tasks", "scale_min", "REAL"),
         ("tasks", "scale_max", "REAL"),
@@ -179,14 +207,59 @@ _BACKFILLS: dict[int, str | Callable[[sqlite3.Connection], None]] = {
 }
 
 
+def check(path: Path) -> None:
+    """Refuse, having written nothing, a file that is not a review project this faceteval can open.
+
+    Raises:
+        ReviewError: ``path`` is not an SQLite database, has not a review project's tables (naming
+            those it has), or was written by a newer faceteval.
+    """
+    tables, version = read_schema(path)
+    if not set(tables) >= _FIRST_TABLES:
+        more = f" and {len(tables) - _LISTED} more" if len(tables) > _LISTED else ""
+        what = f"tables: {', '.join(tables[:_LISTED])}{more}" if tables else "no tables"
+        raise ReviewError(
+            f"{path} is an SQLite database but not a review project ({what}): give another folder"
+        )
+    if version is not None and not (version.isascii() and version.isdigit()):
+        raise ReviewError(f"{path}: not a review project (its schema version is {version!r})")
+    if version is not None and int(version) > SCHEMA_VERSION:
+        raise ReviewError(_newer(path, int(version)))
+
+
+def _newer(path: Path, version: int) -> str:
+    return f"{path}: written by a newer faceteval (schema {version}); this one opens up to {SCHEMA_VERSION}"
+
+
+def create(path: Path) -> None:
+    """Make a new project's database at ``path`` whole (every table, the schema's version), mode 0600.
+
+    Raises:
+        ReviewError: It cannot be made (a full disk, a folder that cannot be written).
+    """
+
+    def build(db: sqlite3.Connection) -> None:
+        version = f"INSERT INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');"
+        db.executescript(f"BEGIN;\n{_SCHEMA}\n{version}\nCOMMIT;")
+
+    try:
+        make_database(path, build)
+    except sqlite3.Error as exc:
+        raise ReviewError(f"{path}: cannot make the project's database: {exc}") from None
+
+
 def install(database: Database) -> None:
     """Make the tables a project lacks; record the schema's version, or bring an older project's up to date.
+
+    What the file is, is checked first (`check`): nothing is written to a file that is not a review
+    project this faceteval can open.
 
     Raises:
         ReviewError: The file is not a review project, was written by a newer faceteval, or cannot be
             written (locked, read-only).
         DiskFullError: The disk is full.
     """
+    check(database.path)
     try:
         with closing(database.connect()) as db:
             db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
@@ -199,14 +272,14 @@ def install(database: Database) -> None:
 
 
 def _upgrade(db: sqlite3.Connection, path: Path) -> None:
-    """Record the schema's version in a new project; add what later versions added to an old one."""
+    """Add what later versions added to an older project, and record this version (read again under the
+    write's lock: `check` read it before)."""
     row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if row is None:
-        db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        return
-    version = int(row[0])
+    if row is None:  # its making was cut short, by a faceteval that made tables before the version
+        db.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    version = 1 if row is None else int(row[0])
     if version > SCHEMA_VERSION:
-        raise ReviewError(f"{path}: written by a newer faceteval (schema {version})")
+        raise ReviewError(_newer(path, version))
     for later in range(version + 1, SCHEMA_VERSION + 1):
         _migrate(db, later)
     if version < SCHEMA_VERSION:

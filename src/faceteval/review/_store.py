@@ -31,6 +31,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from faceteval.review import _annotators, _content, _items_page, _log, _rows, _views
 from faceteval.review._database import Database
+from faceteval.review._files import make_folder
 from faceteval.review._items_page import ItemsPage
 from faceteval.review._model import (
     CriterionAction,
@@ -43,7 +44,9 @@ from faceteval.review._model import (
     TaskProgress,
     finished,
 )
+from faceteval.review._schema import create as create_database
 from faceteval.review._schema import install
+from faceteval.review._sessions import SessionRecords
 
 __all__ = ["DATABASE", "ReviewStore"]
 
@@ -65,20 +68,23 @@ class ReviewStore:
     def open(cls, project: Path, *, create: bool = True) -> ReviewStore:
         """The store of ``project`` (a directory), created with it when ``create``.
 
+        A project faceteval makes is its owner's alone: the folder (and those made above it) 0700,
+        ``review.sqlite`` (and so its ``-wal`` and ``-shm`` files) 0600.
+
         Raises:
-            ReviewError: The project does not exist (and ``create`` is False), or was written by a
-                newer faceteval.
+            ReviewError: The project does not exist (and ``create`` is False), its ``review.sqlite`` is
+                not a review project (another program's file: left as it was), or it was written by
+                a newer faceteval.
         """
         database = project / DATABASE
-        if not database.is_file():
-            if database.exists() or (project.exists() and not project.is_dir()):
+        if not database.is_file():  # (another command may make it meanwhile: then it is opened)
+            if (project.exists() and not project.is_dir()) or (database.exists() and not database.is_file()):
                 raise ReviewError(f"{project}: not a review project (not a directory holding {DATABASE})")
-            if not create:
+            if not create and not database.exists():
                 raise ReviewError(f"{project}: not a review project (no {DATABASE})")
-            try:
-                project.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise ReviewError(f"{project}: cannot make the project's directory: {exc.strerror}") from None
+            if create:
+                make_folder(project)
+                create_database(database)
         store = cls(database)
         install(store._database)
         return store
@@ -99,7 +105,7 @@ class ReviewStore:
         with self._database.read() as db:
             return view(db, *args, **kwargs)
 
-    # -- form posts and invites -------------------------------------------------------------------
+    # -- form posts, invites and sessions ---------------------------------------------------------
 
     def posting(self, token: str, annotator: str, location: str) -> AbstractContextManager[str | None]:
         """The transaction of one posted form, stored with the form's ``token``.
@@ -132,6 +138,11 @@ class ReviewStore:
     def revoke_invites(self, annotator: str) -> int:
         """Revoke every invite of ``annotator`` (and so the sessions opened with them); how many."""
         return _annotators.revoke_invites(self._database, annotator)
+
+    @property
+    def sessions(self) -> SessionRecords:
+        """The sessions annotators opened, kept in the project (see `SessionRecords`)."""
+        return SessionRecords(self._database)
 
     # -- importing drafts -------------------------------------------------------------------------
 

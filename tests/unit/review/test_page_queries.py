@@ -14,6 +14,7 @@ import pytest
 
 from faceteval.review import OVERALL, Candidate, Draft, Item, ReviewStore
 from faceteval.review._pages import item_page
+from faceteval.review._schema import SCHEMA_VERSION
 from tests.support.review_project import build_project
 from tests.support.review_rows import populate
 
@@ -273,12 +274,15 @@ def test_a_version_5_project_gets_its_progress_from_its_log_when_opened(tmp_path
     with closing(sqlite3.connect(store.path)) as db:  # as version 5 wrote it: no progress kept
         rows = db.execute("SELECT * FROM finished ORDER BY 1, 2, 3").fetchall()
         db.execute("DROP TABLE finished")
+        db.execute("DROP TABLE sessions")
         db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
         db.commit()
     reopened = ReviewStore.open(tmp_path, create=False)
     with closing(sqlite3.connect(reopened.path)) as db:
         assert db.execute("SELECT * FROM finished ORDER BY 1, 2, 3").fetchall() == rows
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("6",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+            str(SCHEMA_VERSION),
+        )
     assert rows  # the fixtures finished something
     after = {name: (reopened.task_progress(name), reopened.done_items(name, overall=False)) for name in names}
     assert after == before

@@ -262,9 +262,7 @@ def test_what_is_not_a_project_directory_or_database_is_named(tmp_path: Path) ->
         ReviewStore.open(tmp_path / "file")
     (tmp_path / "garbage").mkdir()
     (tmp_path / "garbage" / "review.sqlite").write_text("not a database at all, just text\n" * 10)
-    with pytest.raises(
-        ReviewError, match=r"garbage/review.sqlite: not a review project \(file is not a database"
-    ):
+    with pytest.raises(ReviewError, match=r"garbage/review.sqlite is not an SQLite database, so not a"):
         ReviewStore.open(tmp_path / "garbage", create=False)
 
 
