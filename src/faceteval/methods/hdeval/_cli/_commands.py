@@ -24,7 +24,7 @@ from faceteval._util.files import read_json_object
 from faceteval._util.text import plural
 from faceteval.core import Criterion
 from faceteval.datasets import PLAIN_READING, Reading
-from faceteval.errors import FacetevalError
+from faceteval.errors import BatchIncomplete, FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
 from faceteval.methods.hdeval._cli._shared import (
     AGGREGATORS,
@@ -144,6 +144,7 @@ def apply(**flags: Any) -> None:
     model = None if flags["features_spec"] else _judge_model(flags, evaluator.model)
     target = _input_target(flags["target_spec"], flags["data_dir"], input_reading(flags))
     instances = list(target.instances)
+    left: list[BatchIncomplete] = []  # with --batch: requests given up, said once the scores are written
     if flags["features_spec"]:
         source = load_judgments(flags["features_spec"], target, flags["data_dir"])
         node_scores = scores_from_judgments(source.judgments, list(evaluator.features))
@@ -159,7 +160,7 @@ def apply(**flags: Any) -> None:
         input_path = write_instances(criteria_folder(flags["out"]), instances)
         method = HierarchyAware.from_tree(evaluator.tree, evaluator.features)
         judgments = input_path.with_name("judgments.jsonl")
-        node_scores = score_criteria(flags | {"model": model}, method, input_path, judgments)
+        node_scores = score_criteria(flags | {"model": model}, method, input_path, judgments, unanswered=left)
     rows = score(evaluator, instances, node_scores.scores)
     for row in rows:
         if row["id"] in node_scores.failed:
@@ -173,6 +174,8 @@ def apply(**flags: Any) -> None:
     if scored < len(rows):
         their = "its" if len(rows) - scored == 1 else "their"
         console.print(f"{len(rows) - scored:,} could not be scored (see {their} status and error)")
+    if left:  # written, those that needed them failed: not a success
+        raise left[0]
     if rows and not scored:
         raise click.exceptions.Exit(1)
 

@@ -30,6 +30,7 @@ from faceteval.methods.hdeval._tree import CriteriaTree
 from faceteval.store import check_outputs
 
 if TYPE_CHECKING:
+    from faceteval.errors import BatchIncomplete
     from faceteval.methods.hdeval._train import NodeScores
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -83,8 +84,20 @@ def engine_flags(flags: dict[str, Any]) -> dict[str, Any]:
     return flags | {"swap": False, "trace": True, "dry_run": False}
 
 
-def score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Path, out: Path) -> NodeScores:
-    """The instances of ``input_path`` scored on the method's criteria (judgments written to ``out``)."""
+def score_criteria(
+    flags: dict[str, Any],
+    method: HierarchyAware,
+    input_path: Path,
+    out: Path,
+    *,
+    unanswered: list[BatchIncomplete] | None = None,
+) -> NodeScores:
+    """The instances of ``input_path`` scored on the method's criteria (judgments written to ``out``).
+
+    With ``--batch``, requests the rounds gave up on make their judgments errors: the error saying so
+    (`faceteval.errors.BatchIncomplete`) is raised once they are written, or put in ``unanswered`` for
+    a caller that writes what it can before raising it.
+    """
     from faceteval.methods.hdeval._features import scores_from_judgments
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -95,4 +108,8 @@ def score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Pa
     if result.interrupted:
         err_console.print(interrupted_note(request))
         raise click.exceptions.Exit(130)
+    if result.batch is not None and (incomplete := result.batch.incomplete()) is not None:
+        if unanswered is None:  # an evaluator learned without them is not the one asked for
+            raise incomplete
+        unanswered.append(incomplete)
     return scores_from_judgments(read_judgments(out), [criterion.id for criterion in method.criteria or ()])
