@@ -15,9 +15,11 @@ FacetevalError
 │   │   └── ProviderUnreachableError  no connection could be made and no call has succeeded yet (a wrong
 │   │                               URL or port, a server not started); stops the run
 │   ├── ProviderServerError     5xx; retried
-│   └── BadResponseError        a reply that is not a completion (non-JSON, no choices); retried
-│       └── ReplyTooLargeError  a reply body over the size limit (``max_reply_bytes``); retried once
+│   ├── BadResponseError        a reply that is not a completion (non-JSON, no choices); retried
+│   │   └── ReplyTooLargeError  a reply body over the size limit (``max_reply_bytes``); retried once
+│   └── BatchUnanswered         a request the batch rounds gave up on (``--batch``); never called one by one
 ├── BatchPending                a round's requests wait for a cluster (``--batch files``): what to run
+├── BatchIncomplete             a batch run wrote its outputs with requests no batch answered (exit 5)
 ├── ParseError                  an LLM reply that could not be read, even after one re-ask
 └── StoreError                  the response cache or run store could not be used
 ```
@@ -31,7 +33,9 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BadResponseError",
+    "BatchIncomplete",
     "BatchPending",
+    "BatchUnanswered",
     "ConfigError",
     "FacetevalError",
     "InputError",
@@ -66,6 +70,18 @@ class BatchPending(FacetevalError):
 
     exit_code = 4
     """The exit status of a command that stopped to wait for a batch (1 is an error; 3 ``--fail-under``)."""
+
+
+class BatchIncomplete(FacetevalError):
+    """A batch run's rounds gave up on some requests (no batch answered them), and its outputs are written
+    with the work that needed them failed (``error`` judgments holding the batch's reason).
+
+    Not a clean success: the CLI prints it as an error and exits with `exit_code`. Running the same
+    command again asks those requests again.
+    """
+
+    exit_code = 5
+    """The exit status of a command whose batches left requests unanswered (4 waits for a cluster)."""
 
 
 class InstanceError(FacetevalError):
@@ -212,6 +228,18 @@ class ReplyTooLargeError(BadResponseError):
     """
 
     retry_limit = 1
+
+
+class BatchUnanswered(ProviderError):
+    """A request a batch run's rounds gave up on: its batches answered it with an error (or not at all)
+    in rounds that answered nothing, so often in a row that it is not sent again in this run.
+
+    The message holds the batch's reason. A batch run never calls the provider one by one in its place
+    (the batch price was asked for): the work that needed the reply fails as on any provider error.
+    A command stopped by it exits with `exit_code`, as `BatchIncomplete` does.
+    """
+
+    exit_code = 5
 
 
 class ParseError(FacetevalError):

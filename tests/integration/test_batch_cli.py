@@ -109,7 +109,13 @@ def test_a_batch_run_gives_the_synchronous_judgments_at_half_the_cost(
     sent = _sent(batches)
     assert len(sent) == len(set(sent)) == calls == server.request_count - before  # each once, by batch
     record, plain = _record(tmp_path, "batch"), _record(tmp_path, "sync")
-    assert record["batch"] == {"provider": "openai", "rounds": 3, "batches": 3, "requests": calls}
+    assert record["batch"] == {
+        "provider": "openai",
+        "rounds": 3,
+        "batches": 3,
+        "requests": calls,
+        "unanswered": 0,
+    }
     assert record["spend"]["calls"] == 0 and record["spend"]["cached"] == plain["spend"]["calls"]
     assert record["spend"]["input_tokens"] == plain["spend"]["input_tokens"]
     assert record["spend"]["cost_usd"] == pytest.approx(plain["spend"]["cost_usd"] / 2)

@@ -1,7 +1,8 @@
 """``--batch openai`` on every command that calls an LLM besides judge (meta-eval --method, hdeval
 train/apply, criteria generate, correct, bridge): through the local files + batches server, each writes
 what its synchronous run writes, every call sent once, all through batches; its run record (each of
-its judge runs' for hdeval) counts the batches and half the synchronous run's cost."""
+its judge runs' for hdeval) counts the batches and half the synchronous run's cost. With a request the
+server refuses every time, each ends with status 5 and one line, having written what it can."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from tests.support.bridge_judge import BridgeJudge
 from tests.support.fennec_judge import FennecJudge
 from tests.support.hdeval_judge import quality
 from tests.support.hdeval_judge import responder as hdeval_responder
-from tests.support.llm_server import LLMServer
+from tests.support.llm_server import LLMServer, Status
 from tests.support.rule_judge import RuleJudge
 
 
@@ -239,3 +240,98 @@ def test_hdeval_train_then_apply(served: Served, tmp_path: Path) -> None:
     assert jsonl(tmp_path / "batch-apply.jsonl") == jsonl(tmp_path / "sync-apply.jsonl")
     judged = [tmp_path / f"{name}-apply.criteria" / "judgments.run.json" for name in ("sync", "batch")]
     halved(*judged, calls=applied)
+
+
+def refusing(respond: Callable[[Mapping[str, Any]], Any], needle: str) -> Callable[[Mapping[str, Any]], Any]:
+    """``respond``, but a request with ``needle`` in a message is refused (400) every time it is asked."""
+
+    def answer(body: Mapping[str, Any]) -> Any:
+        if any(needle in str(message.get("content")) for message in body["messages"]):
+            return Status(400)
+        return respond(body)
+
+    return answer
+
+
+def given_up(done: Result) -> None:
+    """The command ended as a batch run with requests no batch answered ends: status 5, one line saying so,
+    no traceback."""
+    assert done.exit_code == 5, done.output
+    errors = [line for line in done.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in done.output, done.output
+    assert "test server says HTTP 400" in errors[0] and "run the same command again" in errors[0], errors[0]
+
+
+def failures_in(path: Path) -> list[str]:
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if "BatchUnanswered" in line]
+
+
+@pytest.mark.parametrize("served", [FENNEC.for_server()], indirect=True)
+def test_the_other_commands_write_what_they_can_when_requests_are_given_up(
+    served: Served, tmp_path: Path, data_dir: Path
+) -> None:
+    """correct, bridge and criteria generate write their outputs, the refused requests' work failed with
+    the batch's reason; each exits 5 with one line."""
+    judged = tmp_path / "j.jsonl"
+    done = invoke(
+        "judge", pairs(tmp_path), "--method", "fennec", "--out", judged, *served.engine("j", batch=False)
+    )
+    assert done.exit_code == 0, done.output
+    served.server.responder = refusing(FENNEC.for_server(), "poor 2")
+    out = tmp_path / "corrected.jsonl"
+    done = invoke("correct", judged, "--threshold", "3", "--out", out, *served.engine("c", batch=True))
+    given_up(done)
+    assert len(failures_in(out)) == 1 and len(out.read_text().splitlines()) == 12  # every response
+    assert record_of(tmp_path / "corrected.run.json")["batch"]["unanswered"] == 1
+
+    served.server.responder = refusing(BRIDGE.for_server(), "")  # every request
+    done = invoke("bridge", "autoj-pairwise", "--limit", "3", "--data-dir", data_dir, "--out",
+                  tmp_path / "bridged", *served.engine("b", batch=True))  # fmt: skip
+    given_up(done)
+    assert len(failures_in(tmp_path / "bridged" / "autoj-pairwise.jsonl")) == 6
+
+    served.server.responder = refusing(criteria_reply, "Why rain")
+    served.quiet = False  # (it has no progress bar)
+    done = invoke("criteria", "generate", "--task", "Explain to a child.", "--example-input", "Why rain?",
+                  "--example-output", "Clouds get heavy.", "--samples", "2", "--temperature", "0.7",
+                  "--out", tmp_path / "criteria", *served.engine("g", batch=True))  # fmt: skip
+    given_up(done)
+    generation = record_of(tmp_path / "criteria" / "generation.json")
+    assert generation["batch"]["unanswered"] == 3
+
+
+@pytest.mark.parametrize("served", [hdeval_responder], indirect=True)
+def test_hdeval_stops_or_writes_what_it_can_when_requests_are_given_up(
+    served: Served, tmp_path: Path
+) -> None:
+    """train stops at the layer whose judging lost requests (its judgments written): an evaluator learned
+    without them is not the one asked for; apply writes the scores, the output that lost one failed;
+    decompose, which needs every reply, stops. Each exits 5 with one line."""
+    labelled = write(tmp_path / "labelled.jsonl", outputs(48, "a"))
+    train = ["hdeval", "train", labelled, "--target", "coherence,fluency", "--layers", "2", "--children", "2",
+             "--expand", "1", "--aggregator", "lr", "--resamples", "100"]  # fmt: skip
+    served.server.responder = refusing(hdeval_responder, "a output 3")
+    done = invoke(*train, "--out", tmp_path / "stopped", *served.engine("t", batch=True))
+    given_up(done)
+    assert failures_in(tmp_path / "stopped" / "judgments" / "layer-1.jsonl")
+    assert not (tmp_path / "stopped" / "evaluator.json").exists()
+
+    served.server.responder = hdeval_responder
+    done = invoke(*train, "--out", tmp_path / "trained", *served.engine("a", batch=True))
+    assert done.exit_code == 0, done.output
+    served.server.responder = refusing(hdeval_responder, "b output 3")
+    fresh = write(tmp_path / "fresh.jsonl", outputs(8, "b"))
+    scored = tmp_path / "scored.jsonl"
+    done = invoke(
+        "hdeval", "apply", tmp_path / "trained", fresh, "--out", scored, *served.engine("a", batch=True)
+    )
+    given_up(done)
+    rows = [json.loads(line) for line in scored.read_text(encoding="utf-8").splitlines()]
+    assert [row["status"] for row in rows].count("failed") == 1 and len(rows) == 8
+
+    served.server.responder = refusing(hdeval_responder, "")
+    tree = tmp_path / "tree.yaml"
+    done = invoke("hdeval", "decompose", "--task", "Summarize a news article.", "--criteria", "coherence",
+                  "--children", "2", "--out", tree, *served.engine("d", batch=True))  # fmt: skip
+    given_up(done)
+    assert not tree.exists()

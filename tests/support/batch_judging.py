@@ -13,7 +13,7 @@ from faceteval import DnA, Instance, JudgeOptions, Judgment, judge_async
 from faceteval.llm import LLM, Collector, ModelSpec, Price, PriceTable
 from faceteval.llm._openai import OpenAIProvider
 from faceteval.store import SQLiteCache
-from tests.support.llm_server import LLMServer
+from tests.support.llm_server import Behaviour, LLMServer, Status
 from tests.support.rule_judge import RuleJudge
 
 SPEC = "openai:gpt-test"
@@ -39,6 +39,26 @@ def responder() -> Callable[[dict[str, Any]], str]:
         return rule.respond(messages)
 
     return respond
+
+
+REFUSAL = "test server says HTTP 400"
+"""The reason `Refusing` gives (the API's usual error object of a 400, whichever API asks)."""
+
+
+class Refusing:
+    """A responder that refuses (HTTP 400) every request about one of ``queries`` (a message holding
+    ``Q<n>\\n``, as the pairs' prompts do) and answers the others as ``respond`` does: requests that no
+    batch answers, whichever round they are in. ``queries`` may be changed between runs (empty: none)."""
+
+    def __init__(self, respond: Callable[[dict[str, Any]], str | Behaviour], *queries: str) -> None:
+        self.respond = respond
+        self.queries = set(queries)
+
+    def __call__(self, body: dict[str, Any]) -> str | Behaviour:
+        texts = [str(message.get("content")) for message in body["messages"]]
+        if any(f"{query}\n" in text for query in self.queries for text in texts):
+            return Status(400)
+        return self.respond(body)
 
 
 def llm(server: LLMServer, cache: SQLiteCache, collector: Collector | None = None) -> LLM:

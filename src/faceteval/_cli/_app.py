@@ -18,7 +18,7 @@ from faceteval._cli._family_commands import family_commands, load_family_command
 from faceteval._util.documents import read_toml
 from faceteval._util.text import did_you_mean
 from faceteval._version import __version__
-from faceteval.errors import BatchPending, FacetevalError
+from faceteval.errors import BatchIncomplete, BatchPending, BatchUnanswered, FacetevalError
 
 CONFIG_FILE = "faceteval.toml"
 DATA_DIR_KEYS = ("data-dir", "data_dir")
@@ -188,7 +188,9 @@ def config_prices() -> dict[str, Any]:
 
 def handle_errors(command: F) -> F:
     """Print faceteval errors without a traceback: exit 1 on failure, 130 on Ctrl-C, 4 when a batch round
-    waits for a cluster (`faceteval.errors.BatchPending`: its message says what to run)."""
+    waits for a cluster (`faceteval.errors.BatchPending`: its message says what to run), 5 when a batch
+    run's rounds gave up on requests no batch answered (`faceteval.errors.BatchIncomplete`: its outputs
+    are written; `faceteval.errors.BatchUnanswered`: a command that needs every reply stopped)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -199,7 +201,7 @@ def handle_errors(command: F) -> F:
             sys.exit(exc.exit_code)
         except FacetevalError as exc:
             err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-            sys.exit(1)
+            sys.exit(exc.exit_code if isinstance(exc, BatchIncomplete | BatchUnanswered) else 1)
         except KeyboardInterrupt:  # before a run began (a run stops itself, with its summary)
             err_console.print("[bold yellow]Interrupted.[/]")
             sys.exit(130)

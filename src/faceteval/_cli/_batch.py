@@ -16,7 +16,7 @@ from rich.progress import Progress, TaskID
 
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._numbers import FiniteFloat
-from faceteval._runner import BatchDone, collect_in_rounds
+from faceteval._runner import BatchDone, collect_in_rounds, from_cache
 from faceteval._util.text import plural
 from faceteval.batch import (
     BATCH_KINDS,
@@ -136,7 +136,7 @@ async def batched(
         kind, llm, cache, poll=poll, directory=directory, watch=shown.watch, endpoints=endpoints
     )
     try:
-        return await run(BatchRun(rounds, kind, window=window, on_round=shown.round))
+        return await run(BatchRun(rounds, kind, window=window, on_round=shown.round, backoff=poll))
     except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
         if any(row.status != DONE for row in cache.batches.all()):
             err_console.print(RESUME)
@@ -153,11 +153,15 @@ def batch_first(
     work: Callable[[], Awaitable[T]],
     *,
     told: Callable[[BatchDone], None] | None = None,
+    raise_incomplete: bool = True,
 ) -> Callable[[], Awaitable[T]]:
     """``work``; with ``--batch``, once collecting passes of ``collect(window)`` (the work without its
     outputs, holding ``window`` items waiting at once) have brought every reply into the cache through
     the batch API: ``work`` then makes no call. What the batches did is told on stderr, and to ``told``
-    (for the run record) before ``work`` starts.
+    (for the run record) before ``work`` starts. When the rounds gave up on requests, ``work`` fails
+    what needed them and writes the rest, then `faceteval.errors.BatchIncomplete` is raised (exit 5);
+    a command that writes or shows more once ``work`` returns passes ``raise_incomplete=False`` and
+    raises ``done.incomplete()`` (of ``told``) itself once it has.
     """
     if request.batch is None:
         return work
@@ -168,7 +172,11 @@ def batch_first(
         show_batches(done)
         if told is not None:
             told(done)
-        return await work()
+        with from_cache(llm, done):
+            result = await work()
+        if raise_incomplete and (incomplete := done.incomplete()) is not None:  # written: not a success
+            raise incomplete
+        return result
 
     async def run() -> T:
         return await batched(
@@ -189,9 +197,10 @@ def batches_line(done: BatchDone) -> str:
     """What a batch run's rounds did, in one line."""
     record, imported = done.record, done.imported
     cost = "unknown" if imported.cost_usd is None else f"${imported.cost_usd:,.4f}"
+    unanswered = f", {record.unanswered:,} given up unanswered" if record.unanswered else ""
     return (
         f"{record.provider}: {plural(record.rounds, 'round')}, {plural(record.batches, 'batch')}, "
-        f"{plural(record.requests, 'request')} answered; {imported.input_tokens:,} in, "
+        f"{plural(record.requests, 'request')} answered{unanswered}; {imported.input_tokens:,} in, "
         f"{imported.output_tokens:,} out; {cost} at the batch rate"
     )
 

@@ -115,11 +115,12 @@ def show_summary(request: RunRequest, result: RunResult, *, kept: Path | None = 
     spent = result.spent if result.batch is None else result.spent + result.batch.spend()
     usage_rows(table, " or ".join(s for s, _ in request.judges) if request.judges else request.model, spent)
     if (batch := result.batch) is not None:
+        unanswered = batch.record.unanswered
         table.add_row(
             "batches",
             f"{batch.record.provider}: {plural(batch.record.rounds, 'round')}, "
             f"{plural(batch.record.batches, 'batch')}, {plural(batch.record.requests, 'request')} answered "
-            "(at the batch rate)",
+            f"(at the batch rate){f', {unanswered:,} given up unanswered' if unanswered else ''}",
         )
     table.add_row("time", f"{result.elapsed:,.1f} s")
     if request.out is not None and result.kept:

@@ -90,7 +90,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     The result (win rates with CIs per system and position, a Bradley-Terry ranking of 3+ systems,
     swap consistency, the facets that decided the verdicts; mean scores of single outputs) is printed
     at the end. With --fail-under, the command exits with status 3 when the result is below a
-    threshold (1: the run failed; 2: a usage error; 130: interrupted).
+    threshold (1: the run failed; 2: a usage error; 5: --batch gave up on requests no batch answered,
+    written as error judgments; 130: interrupted).
 
     OUT and its run record (OUT.run.json) are put in place when the run ends, however it ends: a
     crash leaves the earlier ones as they were. Re-running an interrupted command finishes the rest
@@ -116,6 +117,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
         raise result.stopped
     if result.interrupted:
         ctx.exit(130)
+    if result.batch is not None and (incomplete := result.batch.incomplete()) is not None:
+        raise incomplete  # the judgments are written, those that needed them as errors
     if request.dry_run and (result.stats.unjudgeable or result.stats.invalid or not result.stats.judged):
         ctx.exit(1)  # the plan is of a run that would not judge everything
     if not request.dry_run and not result.stats.statuses.get("ok"):

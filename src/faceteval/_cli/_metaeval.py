@@ -232,9 +232,12 @@ def _run_method(
             outcome.record = await run_meta_eval(done, plans)
 
         collect = partial(collect_runs, context, plans)
-        batched = batch_first(request, llm, None, collect, run, told=batches.append)
+        batched = batch_first(request, llm, None, collect, run, told=batches.append, raise_incomplete=False)
         run_until_stopped(outcome, llm.closing_after, batched)
+    incomplete = batches[0].incomplete() if batches else None  # --batch gave requests up: exit 5, after
     if isinstance(outcome.stopped, NothingJudged):  # nothing to measure: the failures were shown
+        if incomplete is not None:
+            raise incomplete
         err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
         ctx.exit(1)
     if outcome.stopped is not None:
@@ -245,6 +248,8 @@ def _run_method(
         ctx.exit(1)
     if outcome.record is not None:
         show_results(summary_view(outcome.record), out, reports=flags["report"])
+    if incomplete is not None:
+        raise incomplete
 
 
 def _plans(ctx: click.Context, flags: dict[str, Any]) -> list[RunPlan]:

@@ -6,7 +6,7 @@ The meta-evaluation's names are imported on first use: importing faceteval loads
 from typing import TYPE_CHECKING
 
 from faceteval._runner._api import judge, judge_async
-from faceteval._runner._batch import BatchDone, collect_in_rounds, judge_file_in_batches
+from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache, judge_file_in_batches
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._instance import cannot_judge, judge_instance, presentation_orders
@@ -116,6 +116,7 @@ __all__ = [
     "criteria_use",
     "default_window",
     "ending",
+    "from_cache",
     "in_order",
     "in_order_spilled",
     "job_of",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 
-from faceteval._runner._batch import BatchDone, collect_in_rounds
+from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache
 from faceteval._runner._file import FileJob, RunHooks, RunResult, checked_items, judge_file
 from faceteval._runner._judge import RunAborted, check_arguments, judge_each
 from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
@@ -51,7 +51,10 @@ async def judge_async(
     With ``batch`` (a `faceteval.batch.BatchRun` of `faceteval.batch.rounds_for`), the calls go
     through a provider's batch API first, in collecting passes (`collect_in_rounds`; ``instances``
     are listed, or a `read_instances` file read again): the judging then makes no call, and the run
-    record of ``out`` says how the replies came, with their cost at the batch rate.
+    record of ``out`` says how the replies came, with their cost at the batch rate. An instance that
+    needs a request the rounds gave up on (no batch answered it) is an ``error`` judgment whose error
+    holds the batch's reason (`faceteval.errors.BatchUnanswered`); the record's ``batch.unanswered``
+    counts those requests.
 
     Examples:
         >>> from faceteval import Direct, Instance, LLM
@@ -77,12 +80,13 @@ async def judge_async(
             llm, batch, lambda: judge_each(again(), method, llm, options=collecting)
         )
     try:
-        if out is None:
-            await judge_each(instances, method, llm, options=options, sink=judgments.append)
-        else:
-            await _judge_into(
-                instances, method, llm, options, Path(out), force=force, sink=judgments, batch=done
-            )
+        with from_cache(llm, done):
+            if out is None:
+                await judge_each(instances, method, llm, options=options, sink=judgments.append)
+            else:
+                await _judge_into(
+                    instances, method, llm, options, Path(out), force=force, sink=judgments, batch=done
+                )
     except RunAborted as stopped:
         stopped.judgments = judgments
         raise

@@ -9,26 +9,47 @@ would, answered by the cache alone: its judgments are a synchronous run's.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from faceteval import tracing
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, judge_file
 from faceteval._runner._judge import Item, judge_each
 from faceteval._runner._options import JudgeOptions
+from faceteval._util.text import plural
 from faceteval.batch import BatchRun, ImportTally, Rounds, run_in_passes
-from faceteval.errors import ConfigError
+from faceteval.errors import BatchIncomplete, ConfigError
 from faceteval.llm import LLM, Collector, CompletionRequest, Judge, Spend
 from faceteval.methods import Method
 from faceteval.store import BatchRecord
 
+MESSAGE_SHOWN = 500
+"""Characters of the first unanswered request's message shown in the error a run ends with."""
+
 
 @dataclass(frozen=True, slots=True)
 class BatchDone:
-    """What a batch run's rounds did: the run record's ``batch``, and what they brought into the cache."""
+    """What a batch run's rounds did: the run record's ``batch``, what they brought into the cache, and
+    the requests they gave up on (by cache key, with the message each fails with in the run proper)."""
 
     record: BatchRecord
     imported: ImportTally
+    unanswered: Mapping[str, str] = field(default_factory=dict)
+
+    def incomplete(self) -> BatchIncomplete | None:
+        """The error a command ends with, once its outputs are written, when the rounds gave up on some
+        requests; None when every request was answered."""
+        count = len(self.unanswered)
+        if not count:
+            return None
+        first = next(iter(self.unanswered.values()))
+        shown = first if len(first) <= MESSAGE_SHOWN else f"{first[:MESSAGE_SHOWN]}..."
+        return BatchIncomplete(
+            f"{plural(count, 'request')} given up by the batch rounds: what needed "
+            f"{'them' if count > 1 else 'it'} is written as failed (status error). The first: {shown}"
+        )
 
     def spend(self) -> Spend:
         """The imported replies' tokens and their cost at the batch rate, as LLM use."""
@@ -47,9 +68,11 @@ async def collect_in_rounds(
     """Run ``collect`` in collecting passes until one misses nothing; the replies are then all in the
     cache. Spans are not made meanwhile (every waiting call would be a cancelled one).
 
+    Requests the rounds gave up on (`faceteval.batch.run_in_passes`) are in the outcome's ``unanswered``;
+    the run proper then goes `from_cache`.
+
     Raises:
         ConfigError: ``llm`` is a judge panel, or has no cache.
-        ProviderError: A round's batches answered none of its requests.
     """
     if not isinstance(llm, LLM):
         raise ConfigError("--batch sends one model's calls; a judge panel is judged without it")
@@ -58,13 +81,34 @@ async def collect_in_rounds(
     llm.collector = collector
     try:
         with tracing.paused():
-            passes = await run_in_passes(collect, collector, counted, on_round=batch.on_round)
+            passes = await run_in_passes(
+                collect, collector, counted, on_round=batch.on_round, backoff=batch.backoff
+            )
     finally:
         llm.collector = None  # a miss would wait forever otherwise
     record = BatchRecord(
-        provider=batch.kind, rounds=passes.rounds, batches=counted.batches, requests=passes.imported.imported
+        provider=batch.kind,
+        rounds=passes.rounds,
+        batches=counted.batches,
+        requests=passes.imported.imported,
+        unanswered=len(passes.unanswered),
     )
-    return BatchDone(record, passes.imported)
+    return BatchDone(record, passes.imported, passes.unanswered)
+
+
+@contextmanager
+def from_cache(llm: Judge, done: BatchDone | None) -> Iterator[None]:
+    """The run proper after a batch run's rounds (``done``; None: no batch run): answered by the cache,
+    with no call made. A request the rounds gave up on fails with its batch's reason, and any other
+    miss fails too (`faceteval.llm.Collector.after`): the batch price was asked for."""
+    if done is None or not isinstance(llm, LLM):
+        yield
+        return
+    llm.collector = Collector.after(done.unanswered)
+    try:
+        yield
+    finally:
+        llm.collector = None
 
 
 async def judge_file_in_batches(
@@ -82,8 +126,10 @@ async def judge_file_in_batches(
 ) -> None:
     """`judge_file` with its calls sent through a batch API: collecting passes, each over ``instances()``
     (the instances read again: a new `faceteval.datasets.InstanceFile`), then ``judge_file`` of ``items``
-    (the same instances), which calls nothing and writes a synchronous run's judgments. Its run record's
-    spend adds the imported replies at the batch rate, and its ``batch`` says how they came.
+    (the same instances), which calls nothing and writes a synchronous run's judgments (`from_cache`:
+    those that needed a request the rounds gave up on are ``error`` judgments with the batch's reason).
+    Its run record's spend adds the imported replies at the batch rate, and its ``batch`` says how they
+    came; ``result.batch.incomplete()`` is the error the run ends with when requests went unanswered.
     """
     # as they finish: a pass holds no judgment back for its turn, and ``batch.window`` instances wait
     collecting = replace(options, order="finish", window=batch.window)
@@ -91,7 +137,10 @@ async def judge_file_in_batches(
         llm, batch, lambda: judge_each(instances(), method, llm, options=collecting)
     )
     hooks = hooks or RunHooks()
-    await judge_file(job, items, method, llm, options=options, result=result, hooks=hooks, started=started)
+    with from_cache(llm, result.batch):
+        await judge_file(
+            job, items, method, llm, options=options, result=result, hooks=hooks, started=started
+        )
 
 
 class _Counted:
@@ -100,6 +149,10 @@ class _Counted:
     def __init__(self, rounds: Rounds) -> None:
         self.rounds = rounds
         self.batches = 0
+
+    def __getattr__(self, name: str) -> Any:
+        """The optional hooks of the rounds counted (``stalled``, ``gave_up``: `faceteval.batch.Rounds`)."""
+        return getattr(self.rounds, name)
 
     def last_round(self) -> int:
         return self.rounds.last_round()

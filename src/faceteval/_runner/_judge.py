@@ -24,6 +24,7 @@ from faceteval._runner._window import as_finished, in_order_spilled
 from faceteval.core import (
     INVALID_INPUT,
     PLANNED,
+    UNANSWERED,
     Instance,
     Judgment,
     TraceEntry,
@@ -72,7 +73,13 @@ class FailureStreak:
         self.count = 0
 
     def see(self, failed: bool, error: str | None) -> None:
-        """Count a result (``failed``: an error, not a parse error); raises `RunAborted` at the limit."""
+        """Count a result (``failed``: an error, not a parse error); raises `RunAborted` at the limit.
+
+        A failure for want of a request the batch rounds gave up on (`faceteval.core.UNANSWERED`) neither
+        counts nor resets the count: it calls nothing, and its number is bounded by the rounds already.
+        """
+        if failed and UNANSWERED in (error or ""):
+            return
         self.count = self.count + 1 if failed else 0
         if self.limit and self.count >= self.limit:
             raise RunAborted(

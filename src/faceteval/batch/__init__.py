@@ -5,7 +5,9 @@ the response cache under the identity the synchronous path uses (so the next pas
 provider's limits by `shards`), records each batch in the cache's `faceteval.store.BatchLedger` before
 anything else, polls, and imports the results.
 `run_in_passes` runs a method's work pass after pass with an LLM in collecting mode
-(`faceteval.llm.Collector`): each pass's misses are one round, until a pass misses nothing.
+(`faceteval.llm.Collector`): each pass's misses are one round, until a pass misses nothing; a round
+that answers nothing is sent again until `STALLED_ROUNDS` in a row have not, then its requests are given
+up (each fails with `faceteval.errors.BatchUnanswered`).
 `rounds_for` builds the rounds of a ``--batch`` kind (`BATCH_KINDS`) for an LLM.
 """
 
@@ -23,7 +25,7 @@ from faceteval.batch._choice import (
 from faceteval.batch._files import FileRounds
 from faceteval.batch._import import ImportReport, import_outputs
 from faceteval.batch._openai import OpenAIBatchRunner
-from faceteval.batch._passes import Passes, Rounds, run_in_passes
+from faceteval.batch._passes import STALLED_ROUNDS, Passes, Rounds, Stall, retry_wait, run_in_passes
 from faceteval.batch._ray import RayRounds
 from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import ANTHROPIC_LIMITS, OPENAI_LIMITS, Limits, shards
@@ -34,6 +36,7 @@ __all__ = [
     "DEFAULT_BATCH_WINDOW",
     "DEFAULT_POLL",
     "OPENAI_LIMITS",
+    "STALLED_ROUNDS",
     "AnthropicBatchRunner",
     "ApiRounds",
     "BatchRun",
@@ -46,9 +49,11 @@ __all__ = [
     "Passes",
     "RayRounds",
     "Rounds",
+    "Stall",
     "Watch",
     "close_rounds",
     "import_outputs",
+    "retry_wait",
     "rounds_for",
     "run_in_passes",
     "shards",

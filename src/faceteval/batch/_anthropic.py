@@ -147,12 +147,14 @@ class AnthropicBatchRunner(ApiRounds):
         async for item in await self.client.messages.batches.results(row.batch_id):
             result = item.result
             if result.type != "succeeded":
+                tally.reasons[item.custom_id] = _reason(result)
                 continue
             where = f"batch {row.batch_id} result {item.custom_id}"
             try:
                 completion = anthropic_batch_completion(result.message, model=self.model, where=where)
             except BadResponseError as exc:
                 logger.warning("%s cannot be read (%s); the next pass asks it again", where, exc)
+                tally.reasons[item.custom_id] = f"its reply cannot be read: {exc}"
                 continue
             self.cache.put(item.custom_id, completion, identity=self.identity, model=self.model)
             tally.count(completion, self.price)
@@ -166,6 +168,15 @@ class AnthropicBatchRunner(ApiRounds):
             )
         self.cache.batches.imported(row.row)
         return tally
+
+
+def _reason(result: Any) -> str:
+    """Why a batch result is not a reply: an errored request's error, or its type (expired, canceled)."""
+    if result.type == "errored":
+        error = getattr(result.error, "error", None)
+        kind, message = getattr(error, "type", None), getattr(error, "message", None)
+        return f"errored: {kind}: {message}" if message else "errored"
+    return str(result.type)
 
 
 def _total(batch: Any) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import Limits
 from faceteval.llm import Price
 from faceteval.store import BatchRow, SQLiteCache
@@ -53,6 +54,8 @@ class ApiRounds:
         self.limits = self.default_limits if limits is None else limits
         self.poll_interval = poll_interval
         self.watch = watch
+        self._keys: dict[int, list[str]] = {}
+        """The cache keys of the batches this runner submitted, by ledger row."""
 
     async def aclose(self) -> None:
         """Close the SDK's client."""
@@ -67,3 +70,13 @@ class ApiRounds:
         """The batches not yet imported of this endpoint (a shared cache may hold other endpoints' too,
         which this client cannot ask about)."""
         return [row for row in self.cache.batches.pending(self.provider) if row.identity == self.identity]
+
+    def _unsaid(self, row: BatchRow, tally: ImportTally, why: str) -> None:
+        """Give ``why`` (the batch's status) as the reason of each request of ``row`` that is neither
+        answered nor has a reason of its own in ``tally`` (a batch that failed as a whole: none has)."""
+        keys = self._keys.pop(row.row, [])  # imported once
+        if tally.failed <= len(tally.reasons):
+            return
+        for key in keys:
+            if key not in tally.reasons and self.cache.get(key) is None:
+                tally.reasons[key] = why

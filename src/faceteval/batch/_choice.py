@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from faceteval.batch._api import Watch
-from faceteval.batch._passes import Rounds
+from faceteval.batch._passes import DEFAULT_BACKOFF, Rounds
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM
 from faceteval.store import SQLiteCache
@@ -28,12 +28,15 @@ class BatchRun:
         window: Instances a collecting pass holds waiting at once: the instances past it go to a
             later pass (more rounds), so it should hold the whole input where memory allows.
         on_round: Told of each round (its number, its requests) before it is submitted.
+        backoff: Seconds before a round that answered none of its requests is sent again (then twice as
+            long; `faceteval.batch.run_in_passes`). The CLI gives ``--batch-poll``.
     """
 
     rounds: Rounds
     kind: str
     window: int = DEFAULT_BATCH_WINDOW
     on_round: Callable[[int, int], None] | None = None
+    backoff: float = DEFAULT_BACKOFF
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,10 +10,12 @@ import logging
 import os
 import shlex
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
 
+from faceteval.batch._passes import Stall
 from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import OPENAI_LIMITS, Limits, in_prefix_order, shards
 from faceteval.errors import BatchPending
@@ -65,6 +67,28 @@ class FileRounds:
     def last_round(self) -> int:
         """The highest round of request files recorded in the cache's ledger (0 if none)."""
         return max((row.round for row in self.cache.batches.all() if row.provider == PROVIDER), default=0)
+
+    def stalled(self) -> Stall:
+        """The rounds in a row, up to the last recorded, whose imports answered none of their requests:
+        each of their requests has a refusal in the ledger (an error line of the cluster's output), and a
+        run had not given them up yet. Counted when a run starts: each run sends one round."""
+        rows = [row for row in self.cache.batches.all() if row.provider == PROVIDER]
+        stall = Stall(carried=True)
+        for number in sorted({row.round for row in rows}, reverse=True):
+            batch = [row for row in rows if row.round == number]
+            refusals = self.cache.batches.refusals(row.row for row in batch)
+            if len(refusals) < sum(row.requests for row in batch) or any(r.given_up for r in refusals):
+                break  # some were answered (or the file was gone), or a run gave them up already
+            if not stall.rounds:
+                reasons = {refusal.custom_id: refusal.reason for refusal in refusals}
+                stall = Stall(1, reasons, carried=True, rows=tuple(row.row for row in batch))
+            else:
+                stall = replace(stall, rounds=stall.rounds + 1)
+        return stall
+
+    def gave_up(self, stall: Stall) -> None:
+        """Record that a run gave up the requests of ``stall``'s last round: the next run counts anew."""
+        self.cache.batches.give_up(stall.rows)
 
     async def submit(self, round: int, requests: Iterable[tuple[str, CompletionRequest]]) -> list[int]:
         """Write ``requests`` (cache key, request) as request files of round ``round``; their ledger rows.

@@ -64,6 +64,7 @@ def import_outputs(
     seen: set[str] = set()
     for path in paths:
         _import_file(cache, Path(path), owner, seen, report, price)
+    _keep_reasons(cache, report.tally.reasons, owner)
     for row in waiting:
         missing = sum(1 for k in shard_ids(row) if k not in seen and cache.get(k) is None)
         if missing:
@@ -72,6 +73,17 @@ def import_outputs(
             cache.batches.imported(row.row)
             report.completed.append(row)
     return report
+
+
+def _keep_reasons(cache: SQLiteCache, reasons: dict[str, str], owner: dict[str, BatchRow]) -> None:
+    """Record in the ledger why each refused request (not answered since) was, by request file: the run
+    that asks it again tells it."""
+    by_row: dict[int, dict[str, str]] = {}
+    for custom_id, reason in reasons.items():
+        if cache.get(custom_id) is None:
+            by_row.setdefault(owner[custom_id].row, {})[custom_id] = reason
+    for row, refused in by_row.items():
+        cache.batches.refused(row, refused)
 
 
 def _import_file(
@@ -118,6 +130,7 @@ def _import_line(
     seen.add(result.custom_id)  # answered or refused: the next pass asks again what is not in the cache
     if result.body is None:
         report.tally.failed += 1
+        report.tally.reasons[result.custom_id] = result.problem or "no reason given"
         return
     if cache.get(result.custom_id) is not None:
         report.already += 1

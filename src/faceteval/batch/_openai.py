@@ -41,8 +41,10 @@ class OpenAIBatchRunner(ApiRounds):
         Each file is recorded in the ledger once uploaded, and its batch id the moment it is created.
         """
         unique = dict(requests)  # one request per key, whoever asked it
+        keys = list(unique)
         rows = []
         for shard in shards((openai_batch_line(k, r) for k, r in unique.items()), self.limits):
+            shard_keys, keys = keys[: len(shard)], keys[len(shard) :]  # a shard's lines are the next keys'
             data = "".join(f"{line}\n" for line in shard).encode("utf-8")
             uploaded = await self.client.files.create(file=(f"round-{round}.jsonl", data), purpose="batch")
             row = self.cache.batches.uploaded(
@@ -53,6 +55,7 @@ class OpenAIBatchRunner(ApiRounds):
                 input_file_id=uploaded.id,
                 requests=len(shard),
             )
+            self._keys[row] = shard_keys
             await self._create(row, uploaded.id)
             rows.append(row)
         return rows
@@ -101,20 +104,25 @@ class OpenAIBatchRunner(ApiRounds):
 
     async def _import(self, row: BatchRow, batch: Any) -> ImportTally:
         """Put a finished batch's replies into the cache; errored and expired requests are left out (the
-        next pass asks them again)."""
+        next pass asks them again), with why each was not answered: its line of the error file, or the
+        batch's status (and errors, when it failed)."""
         self.cache.batches.status(row.row, batch.status)
+        why = f"the batch {batch.status}"
         if batch.status == "failed":
             problems = [
                 f"line {e.line}: {e.message}" for e in (batch.errors.data if batch.errors else None) or ()
             ]
+            why = f"the batch failed: {'; '.join(problems) or 'no reason given'}"
             logger.warning("batch %s failed: %s", row.batch_id, "; ".join(problems) or "no reason given")
         tally = ImportTally()
-        if batch.output_file_id is not None:
-            content = await self.client.files.content(batch.output_file_id)
-            for number, line in enumerate(content.text.splitlines(), start=1):
-                if line.strip():
-                    self._import_line(line, f"batch {row.batch_id} output line {number}", tally)
+        for kind, file_id in (("output", batch.output_file_id), ("error", batch.error_file_id)):
+            if file_id is not None:
+                content = await self.client.files.content(file_id)
+                for number, line in enumerate(content.text.splitlines(), start=1):
+                    if line.strip():
+                        self._import_line(line, f"batch {row.batch_id} {kind} line {number}", tally)
         tally.failed = row.requests - tally.imported  # the error file's lines, and any output line unread
+        self._unsaid(row, tally, why)
         if tally.failed:
             logger.warning(
                 "batch %s (%s): %d of %d requests not answered; the next pass asks them again",
@@ -129,15 +137,22 @@ class OpenAIBatchRunner(ApiRounds):
     def _import_line(self, line: str, where: str, tally: ImportTally) -> None:
         try:
             result = read_result(line, where)
-            if result.body is not None:
-                store_result(
-                    self.cache,
-                    result,
-                    identity=self.identity,
-                    model=self.model,
-                    price=self.price,
-                    tally=tally,
-                    where=where,
-                )
         except BadResponseError as exc:
             logger.warning("%s cannot be read (%s); the next pass asks it again", where, exc)
+            return
+        if result.body is None:
+            tally.reasons[result.custom_id] = result.problem or "no reason given"
+            return
+        try:
+            store_result(
+                self.cache,
+                result,
+                identity=self.identity,
+                model=self.model,
+                price=self.price,
+                tally=tally,
+                where=where,
+            )
+        except BadResponseError as exc:
+            logger.warning("%s cannot be read (%s); the next pass asks it again", where, exc)
+            tally.reasons[result.custom_id] = f"its reply cannot be read: {exc}"

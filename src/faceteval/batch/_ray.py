@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from faceteval.batch._results import ImportTally, ResultLine, store_result
+from faceteval.batch._results import ImportTally, ResultLine, refusal, store_result
 from faceteval.batch._shards import in_prefix_order
 from faceteval.errors import BadResponseError, MissingDependencyError, ProviderError
 from faceteval.llm import CompletionRequest, Price, openai_batch_line
@@ -193,6 +193,7 @@ class RayRounds:
         if reply["status_code"] != 200:
             logger.info("%s: answered %s", where, reply["status_code"])
             tally.failed += 1
+            tally.reasons[custom_id] = _refusal(reply["status_code"], reply["text"])
             return
         try:
             body = json.loads(reply["text"])
@@ -208,6 +209,16 @@ class RayRounds:
         except (ValueError, BadResponseError) as exc:
             logger.warning("%s cannot be read (%s); the next pass asks it again", where, exc)
             tally.failed += 1
+            tally.reasons[custom_id] = f"its reply cannot be read: {exc}"
+
+
+def _refusal(status: object, text: object) -> str:
+    """Why an endpoint did not answer a request, from its reply's status and text."""
+    try:
+        body = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        body = None
+    return refusal(status, body)
 
 
 def _body(line: str) -> str:

@@ -4,7 +4,7 @@ response cache under the identity of the synchronous path, and what they brought
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from faceteval.errors import BadResponseError
@@ -14,18 +14,24 @@ from faceteval.store import SQLiteCache
 
 @dataclass(slots=True)
 class ImportTally:
-    """What importing batches put into the cache, and what it cost at the batch rate (None: unpriced)."""
+    """What importing batches put into the cache, and what it cost at the batch rate (None: unpriced).
+
+    ``reasons`` holds why each request the batches did not answer was not, by cache key, as far as the
+    batches said (an error line's message, a failed batch's errors, an expiry).
+    """
 
     imported: int = 0
     failed: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0
+    reasons: dict[str, str] = field(default_factory=dict)
 
     def add(self, other: ImportTally) -> None:
         """Count ``other`` in."""
         self.imported += other.imported
         self.failed += other.failed
+        self.reasons.update(other.reasons)
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         both = (self.cost_usd, other.cost_usd)
@@ -68,11 +74,17 @@ def read_result(line: str, where: str) -> ResultLine:
     Raises:
         BadResponseError: It is not JSON, or not an object with a ``custom_id`` (``where`` named).
 
+    A result that is not answered has its ``problem``: the line's ``error`` (its message), and its
+    response's status with the message of the error its body holds (a request the API refused).
+
     Examples:
         >>> read_result('{"custom_id": "k", "response": {"status_code": 200, "body": {}}}', "x:1").problem
         >>> expired = '{"custom_id": "k", "response": null, "error": {"message": "expired"}}'
         >>> read_result(expired, "x:1").problem
         'expired'
+        >>> refused = {"status_code": 400, "body": {"error": {"message": "prompt too long"}}}
+        >>> read_result(json.dumps({"custom_id": "k", "response": refused}), "x:1").problem
+        'status 400: prompt too long'
     """
     try:
         result = json.loads(line)
@@ -85,9 +97,30 @@ def read_result(line: str, where: str) -> ResultLine:
     status = response.get("status_code") if isinstance(response, dict) else None
     if status == 200:
         return ResultLine(custom_id, response.get("body"), None)
-    error = result.get("error")
-    message = error.get("message") if isinstance(error, dict) else None
-    return ResultLine(custom_id, None, message or f"status {status}")
+    body = response.get("body") if isinstance(response, dict) else None
+    refused = None if status is None else refusal(status, body)
+    said = [why for why in (_message(result.get("error")), refused) if why]
+    return ResultLine(custom_id, None, "; ".join(said) or "no reason given")
+
+
+def refusal(status: object, body: object) -> str:
+    """Why a request was refused: its status, with the message of the error object its reply's body
+    holds (OpenAI's shape, which vLLM answers with too) if it does.
+
+    Examples:
+        >>> refusal(400, {"error": {"message": "prompt too long"}})
+        'status 400: prompt too long'
+        >>> refusal(502, "Bad Gateway")
+        'status 502'
+    """
+    message = _message(body.get("error")) if isinstance(body, dict) else None
+    return f"status {status}: {message}" if message else f"status {status}"
+
+
+def _message(error: object) -> str | None:
+    """An error's message: the error itself when it is text (vLLM's), else its ``message`` field."""
+    message = error.get("message") if isinstance(error, dict) else error
+    return message if isinstance(message, str) and message else None
 
 
 def store_result(

@@ -12,6 +12,7 @@ from faceteval.core._instance import Instance
 from faceteval.core._judgment import (
     INVALID_INPUT,
     PLANNED,
+    UNANSWERED,
     UNJUDGEABLE,
     FacetScore,
     FailureKind,
@@ -54,6 +55,7 @@ __all__ = [
     "INVALID_INPUT",
     "PLANNED",
     "RESULT_SCHEMA",
+    "UNANSWERED",
     "UNJUDGEABLE",
     "ConfidenceInputs",
     "Consistency",

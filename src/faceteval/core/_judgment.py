@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from faceteval.core._scoring import RecordedMode, ScoreSource, unset
-from faceteval.errors import InstanceError
+from faceteval.errors import BatchUnanswered, InstanceError
 
 Status = Literal["ok", "parse_error", "error"]
 FailureKind = Literal["parse_error", "error", "unjudgeable", "invalid_input", "planned"]
@@ -23,6 +23,9 @@ INVALID_INPUT = "invalid input: "
 """How the error of a judgment written for an input line that is not a valid instance begins."""
 UNJUDGEABLE = f"{InstanceError.__name__}: "
 """How the error of a judgment that failed with an `InstanceError` names it."""
+UNANSWERED = f"{BatchUnanswered.__name__}: "
+"""How the error of a judgment (or any result) names a `BatchUnanswered`: a request the batch rounds
+gave up on."""
 PLANNED = "dry run: no LLM was called, so nothing was judged (its usage counts the calls planned)"
 """The error of a judgment made with a dry-run LLM that had to plan a call (not all was cached)."""
 

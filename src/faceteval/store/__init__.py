@@ -6,6 +6,7 @@ kind of file a command writes)."""
 
 from faceteval.store._batches import DONE as BATCH_DONE
 from faceteval.store._batches import BatchLedger, BatchRow
+from faceteval.store._batches import Refusal as BatchRefusal
 from faceteval.store._cache import SQLiteCache
 from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
 from faceteval.store._record import (
@@ -124,6 +125,7 @@ __all__ = [
     "AnyRunRecord",
     "BatchLedger",
     "BatchRecord",
+    "BatchRefusal",
     "BatchRow",
     "BridgeRunRecord",
     "BridgeRunSummary",

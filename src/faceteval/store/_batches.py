@@ -2,13 +2,16 @@
 
 A batch is recorded the moment its input file is uploaded (without a batch id), and its id the moment
 the provider answers the create call, before anything else happens: a killed run finds every batch it
-paid for here when re-run, polls it, and never submits its requests again.
+paid for here when re-run, polls it, and never submits its requests again. The ``batch_refusals`` table
+keeps why a batch did not answer a request (``--batch files``: the error lines ``batch import`` read), for
+the run that asks it again, and whether a run gave it up after rounds without answers.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -29,6 +32,13 @@ CREATE TABLE IF NOT EXISTS batches (
     finished_at TEXT
 );
 CREATE INDEX IF NOT EXISTS batches_status ON batches (provider, status);
+CREATE TABLE IF NOT EXISTS batch_refusals (
+    batch INTEGER NOT NULL,
+    custom_id TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    given_up INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (batch, custom_id)
+);
 """
 
 DONE = "imported"
@@ -66,8 +76,26 @@ class BatchRow:
     finished_at: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A request a batch did not answer, as recorded for a later run.
+
+    Attributes:
+        row: The ledger row of its batch.
+        custom_id: The request's custom id (its cache key).
+        reason: Why, as the batch said.
+        given_up: A run gave it up after rounds without answers (a later run asks it again).
+    """
+
+    row: int
+    custom_id: str
+    reason: str
+    given_up: bool
+
+
 class BatchLedger:
-    """The ``batches`` table of a response cache; every write is committed before it returns."""
+    """The ``batches`` (and ``batch_refusals``) tables of a response cache; every write is committed
+    before it returns."""
 
     def __init__(self, db: sqlite3.Connection, lock: threading.Lock, path: str) -> None:
         self._db = db
@@ -98,6 +126,32 @@ class BatchLedger:
         """Record that a batch's results are in the cache: it is never polled again."""
         self._write("UPDATE batches SET status = ?, finished_at = ? WHERE row = ?", (DONE, _now(), row))
 
+    def refused(self, row: int, reasons: Mapping[str, str]) -> None:
+        """Record why requests of batch ``row`` were not answered (by custom id), for a later run to tell
+        (``--batch files``, whose replies are imported by another command)."""
+        if reasons:
+            self._write_many(
+                "INSERT OR REPLACE INTO batch_refusals (batch, custom_id, reason) VALUES (?, ?, ?)",
+                [(row, custom_id, reason) for custom_id, reason in reasons.items()],
+            )
+
+    def refusals(self, rows: Iterable[int]) -> list[Refusal]:
+        """The refusals recorded for the batches ``rows``."""
+        wanted = list(rows)
+        marks = ", ".join("?" * len(wanted))
+        sql = f"SELECT * FROM batch_refusals WHERE batch IN ({marks}) ORDER BY batch, custom_id"
+        with self._lock:
+            try:
+                found = self._db.execute(sql, wanted).fetchall() if wanted else []
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot read the batches of {self._path}: {exc}") from exc
+        return [Refusal(row, custom_id, reason, bool(given_up)) for row, custom_id, reason, given_up in found]
+
+    def give_up(self, rows: Iterable[int]) -> None:
+        """Record that a run gave up the refused requests of the batches ``rows``: a later run starts
+        counting its rounds without answers anew."""
+        self._write_many("UPDATE batch_refusals SET given_up = 1 WHERE batch = ?", [(row,) for row in rows])
+
     def pending(self, provider: str) -> list[BatchRow]:
         """The batches of ``provider`` whose results are not yet in the cache, oldest first."""
         return self._read(
@@ -115,6 +169,20 @@ class BatchLedger:
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot read the batches of {self._path}: {exc}") from exc
         return [BatchRow(*row) for row in rows]
+
+    def _write_many(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+        """``sql`` for each of ``rows``, in one transaction."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN")
+                try:
+                    self._db.executemany(sql, rows)
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot record a batch in {self._path}: {exc}") from exc
 
     def _write(self, sql: str, args: tuple[object, ...]) -> int | None:
         with self._lock:

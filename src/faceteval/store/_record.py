@@ -129,6 +129,9 @@ class BatchRecord(RecordPart):
     """The batches this run's rounds were sent as."""
     requests: int
     """The requests those batches answered and the cache took in (a killed run's batches included)."""
+    unanswered: int = 0
+    """The requests the rounds gave up on: no batch answered them in rounds in a row that answered
+    nothing (the work that needed them failed, with the batch's reason; the run exits 5)."""
 
 
 class Spent(Protocol):

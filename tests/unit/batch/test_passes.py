@@ -1,5 +1,7 @@
 """The pass loop against the local files + batches server: a two-level method run in collecting passes gives
-what the synchronous run gives, with one round per call level, each request sent once, no call made."""
+what the synchronous run gives, with one round per call level, each request sent once, no call made; a
+round that answers nothing is sent again, and after three in a row its requests fail with the batch's
+reason (a round that answers any starts the count again)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import anyio
 import openai
 import pytest
 
-from faceteval.batch import OpenAIBatchRunner, run_in_passes
+from faceteval.batch import STALLED_ROUNDS, OpenAIBatchRunner, run_in_passes
 from faceteval.errors import ConfigError, ProviderError
 from faceteval.llm import LLM, Collector, CompletionRequest, ModelSpec, Price, PriceTable, user
 from faceteval.llm._openai import OpenAIProvider
@@ -156,7 +158,24 @@ def _llm_without_cache(server: LLMServer) -> LLM:
     return LLM(provider=provider, spec=ModelSpec.parse(SPEC), collector=Collector())
 
 
-async def test_a_round_whose_batches_all_fail_stops_the_run_rather_than_sending_it_again(
+async def _failing_soft(llm: LLM, instances: int) -> list[str]:
+    """`_method`'s calls, each instance failing alone on a provider error (as the methods' instances do)."""
+    verdicts = [""] * instances
+
+    async def judge(n: int) -> None:
+        try:
+            facet = (await llm.generate([user(f"item {n} facet 0")])).completion.text
+            verdicts[n] = (await llm.generate([user(f"verdict on {facet}")])).completion.text
+        except ProviderError as exc:
+            verdicts[n] = f"failed: {type(exc).__name__}: {exc}"
+
+    async with anyio.create_task_group() as group:
+        for n in range(instances):
+            group.start_soon(judge, n)
+    return verdicts
+
+
+async def test_a_round_whose_batches_all_fail_is_sent_three_times_then_its_requests_fail(
     served: tuple[LLMServer, OpenAIBatches], client: openai.AsyncOpenAI, tmp_path: Path
 ) -> None:
     server, batches = served
@@ -164,6 +183,30 @@ async def test_a_round_whose_batches_all_fail_stops_the_run_rather_than_sending_
     with SQLiteCache(tmp_path / "batch.db") as cache:
         collector = Collector()
         llm = _llm(server, cache, collector)
-        with pytest.raises(ProviderError, match="round 1: none of its 40 requests was answered"):
-            await run_in_passes(lambda: _method(llm, 20), collector, _runner(client, cache, llm))
-    assert [b["status"] for b in batches.created] == ["failed"]
+        runner = _runner(client, cache, llm)
+        outcome = await run_in_passes(lambda: _failing_soft(llm, 20), collector, runner, backoff=0)
+    assert [b["status"] for b in batches.created] == ["failed"] * STALLED_ROUNDS
+    assert outcome.rounds == STALLED_ROUNDS and len(outcome.unanswered) == 20
+    assert all(v.startswith("failed: BatchUnanswered: no batch answered") for v in outcome.result)
+    assert all("the batch failed: line None: more than 3 requests" in v for v in outcome.result)
+    assert len(server.requests) == 0  # nothing asked one by one
+
+
+async def test_a_round_that_answers_some_starts_the_count_again(
+    served: tuple[LLMServer, OpenAIBatches], client: openai.AsyncOpenAI, tmp_path: Path
+) -> None:
+    """Rounds 1-2 answer nothing, round 3 answers half, rounds 4-6 nothing: only then are their requests
+    given up."""
+    server, batches = served
+    nothing, half = Fate("expired", answered=0), Fate("expired", answered=10)
+    batches.script(nothing, nothing, half, nothing, nothing, nothing)
+    with SQLiteCache(tmp_path / "batch.db") as cache:
+        collector = Collector()
+        llm = _llm(server, cache, collector)
+        runner = _runner(client, cache, llm)
+        outcome = await run_in_passes(lambda: _failing_soft(llm, 20), collector, runner, backoff=0)
+    # round 4 asks round 3's 10 unanswered facets and the verdicts of its 10 answered ones
+    assert [b["request_counts"]["total"] for b in batches.created] == [20] * 6
+    assert outcome.rounds == 6 and len(outcome.unanswered) == 20  # after rounds 4-6, not after 4
+    assert all(v.startswith("failed: BatchUnanswered") for v in outcome.result)
+    assert all("could not be executed before the completion window expired" in v for v in outcome.result)

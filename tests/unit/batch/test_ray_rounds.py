@@ -24,6 +24,8 @@ from faceteval.llm import Collector
 from faceteval.store import SQLiteCache
 from tests.support.batch_judging import (
     MODEL,
+    REFUSAL,
+    Refusing,
     judge_command,
     judging,
     judgments_in,
@@ -197,6 +199,35 @@ def test_a_driver_killed_during_a_round_asks_again_only_what_is_not_in_the_cache
     level_one = {body for body in first if SCORE not in body}
     assert level_one and not level_one & set(again)  # round 1 was in the cache: not asked again
     assert len(again) == len(set(again)) and sorted(set(first) | set(again)) == expected
+
+
+def test_a_request_no_job_answers_is_sent_three_times_then_written_as_an_error(
+    ray_local: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Instance 3's first request refused by the endpoint in every job: rounds 1-3 (aspects, scores,
+    Q7's re-asks) answer the rest, rounds 4-6 nothing; the run writes the synchronous judgments of the
+    others, instance 3's as an error with the endpoint's reason, and exits 5."""
+    import ray
+
+    refusing = Refusing(responder())
+    with LLMServer(refusing) as server:
+        source = pairs_file(tmp_path, len(PAIRS))
+        sync = run_to_end(judge_command(source, server, tmp_path / "sync.jsonl", tmp_path / "sync.db"), 300)
+        assert sync.returncode == 0, sync.stderr
+        refusing.queries = {"Q3"}
+        monkeypatch.setenv("RAY_ADDRESS", ray.get_runtime_context().gcs_address)
+        command = judge_command(source, server, tmp_path / "ray.jsonl", tmp_path / "ray.db", "--batch", "ray")
+        done = run_to_end(command, 300)
+    assert done.returncode == 5, done.stderr
+    judged, expected = judgments_in(tmp_path / "ray.jsonl"), judgments_in(tmp_path / "sync.jsonl")
+    assert [j for j in judged if j["id"] != "3"] == [j for j in expected if j["id"] != "3"]
+    (three,) = [j for j in judged if j["id"] == "3"]
+    assert three["status"] == "error" and "BatchUnanswered" in three["error"] and REFUSAL in three["error"]
+    with SQLiteCache(tmp_path / "ray.db") as cache:
+        rows = [(row.round, row.requests) for row in cache.batches.all()]
+    assert [r for r, _ in rows] == [1, 2, 3, 4, 5, 6] and [n for _, n in rows][3:] == [1, 1, 1]
+    record = json.loads((tmp_path / "ray.run.json").read_text(encoding="utf-8"))["batch"]
+    assert (record["rounds"], record["unanswered"]) == (6, 1)
 
 
 def test_without_ray_it_says_which_extra_before_any_round(

@@ -105,4 +105,10 @@ async def test_judge_async_with_batch_writes_the_synchronous_judgments_and_a_rec
     sent = [line["custom_id"] for b in batches.created for line in batches.input_lines(b["id"])]
     assert len(sent) == len(set(sent)) == calls == server.request_count - calls
     record: dict[str, Any] = json.loads(out.with_suffix(".run.json").read_text())
-    assert record["batch"] == {"provider": "openai", "rounds": 2, "batches": 2, "requests": calls}
+    assert record["batch"] == {
+        "provider": "openai",
+        "rounds": 2,
+        "batches": 2,
+        "requests": calls,
+        "unanswered": 0,
+    }

@@ -47,3 +47,27 @@ def test_a_cache_written_before_batches_existed_gains_the_table_and_keeps_its_re
         assert cache.batches.all() == []
         hit = cache.get("k")
         assert hit is not None and hit.text == "hi"
+
+
+def test_refusals_are_kept_by_batch_across_reopenings_and_marked_when_given_up(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    with SQLiteCache(path) as cache:
+        first, second = (
+            cache.batches.uploaded(
+                provider="files", identity="x", model="m", round=n, input_file_id=f"f{n}", requests=2
+            )
+            for n in (1, 2)
+        )
+        cache.batches.refused(first, {"k1": "status 400: refused", "k2": "status 500"})
+        cache.batches.refused(second, {"k1": "status 400: refused again"})
+        cache.batches.refused(second, {})  # nothing to record
+    with SQLiteCache(path) as cache:
+        assert {(r.custom_id, r.reason) for r in cache.batches.refusals([first])} == {
+            ("k1", "status 400: refused"),
+            ("k2", "status 500"),
+        }
+        (again,) = cache.batches.refusals([second])
+        assert (again.row, again.reason, again.given_up) == (second, "status 400: refused again", False)
+        assert cache.batches.refusals([]) == []
+        cache.batches.give_up([second])
+        assert [r.given_up for r in cache.batches.refusals([first, second])] == [False, False, True]

@@ -157,7 +157,9 @@ def generate(**flags: Any) -> None:
         def batches_done(done: BatchDone) -> None:
             told.append((done, replace(llm.spent)))
 
-        generating = batch_first(request, llm, None, lambda _: generate(), generate, told=batches_done)
+        generating = batch_first(
+            request, llm, None, lambda _: generate(), generate, told=batches_done, raise_incomplete=False
+        )
         generation = anyio.run(llm.closing_after, generating)
         batch, before = told[0] if told else (None, Spend())
         spent = spent_since(llm.spent, before)  # the last pass only, as judge's record counts it
@@ -170,6 +172,8 @@ def generate(**flags: Any) -> None:
         )
         save_generation(generation, out, model=flags["model"], force=force, about=about)  # its templates'
     _show_generation(generation, out, spent)
+    if batch is not None and (incomplete := batch.incomplete()) is not None:  # written, with the failures
+        raise incomplete
     if generation.reference.status != "ok":
         raise FacetevalError(
             f"the temperature-0 set could not be generated ({generation.reference.error}); "

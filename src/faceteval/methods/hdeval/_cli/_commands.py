@@ -24,7 +24,7 @@ from faceteval._util.files import read_json_object
 from faceteval._util.text import plural
 from faceteval.core import Criterion
 from faceteval.datasets import PLAIN_READING, Reading
-from faceteval.errors import FacetevalError
+from faceteval.errors import BatchIncomplete, FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
 from faceteval.methods.hdeval._cli._shared import (
     AGGREGATORS,
@@ -147,6 +147,7 @@ def apply(**flags: Any) -> None:
     model = None if flags["features_spec"] else _judge_model(flags, evaluator.model)
     target = _input_target(flags["target_spec"], flags["data_dir"], input_reading(flags))
     instances = list(target.instances)
+    left: list[BatchIncomplete] = []  # with --batch: requests given up, said once the scores are written
     if flags["features_spec"]:
         source = load_judgments(flags["features_spec"], target, flags["data_dir"])
         node_scores = scores_from_judgments(source.judgments, list(evaluator.features))
@@ -162,20 +163,21 @@ def apply(**flags: Any) -> None:
         input_path = write_instances(criteria_folder(flags["out"]), instances)
         method = HierarchyAware.from_tree(evaluator.tree, evaluator.features)
         judgments = input_path.with_name("judgments.jsonl")
-        node_scores = score_criteria(flags | {"model": model}, method, input_path, judgments)
+        node_scores = score_criteria(flags | {"model": model}, method, input_path, judgments, unanswered=left)
     rows = score(evaluator, instances, node_scores.scores)
     for row in rows:
         if row["id"] in node_scores.failed:
             row["status"] = "failed"
             row["error"] = node_scores.failed[row["id"]]
-    _write_scores(flags["out"], rows)
+    _write_scores(flags["out"], rows, left)
 
 
-def _write_scores(out: Path, rows: list[dict[str, Any]]) -> None:
+def _write_scores(out: Path, rows: list[dict[str, Any]], left: list[BatchIncomplete]) -> None:
     """Write the scored ``rows`` to ``out``, unless none was scored and ``out`` holds earlier scores,
     which are then left as they were; say which.
 
     Raises:
+        BatchIncomplete: Requests of ``--batch`` were given up (``left``), once the scores are written.
         click.exceptions.Exit: No output was scored (status 1).
     """
     scored = sum(row["status"] == "ok" for row in rows)
@@ -190,6 +192,8 @@ def _write_scores(out: Path, rows: list[dict[str, Any]]) -> None:
         if scored < len(rows):
             their = "its" if len(rows) - scored == 1 else "their"
             console.print(f"{len(rows) - scored:,} could not be scored (see {their} status and error)")
+    if left:  # those that needed them failed: not a success (a run again asks them again)
+        raise left[0]
     if kept or (rows and not scored):
         raise click.exceptions.Exit(1)
 

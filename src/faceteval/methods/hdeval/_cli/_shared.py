@@ -32,6 +32,7 @@ from faceteval.methods.hdeval._tree import CriteriaTree
 from faceteval.store import check_outputs
 
 if TYPE_CHECKING:
+    from faceteval.errors import BatchIncomplete
     from faceteval.methods.hdeval._train import NodeScores
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -85,8 +86,20 @@ def engine_flags(flags: dict[str, Any]) -> dict[str, Any]:
     return flags | {"swap": False, "trace": True, "dry_run": False}
 
 
-def score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Path, out: Path) -> NodeScores:
-    """The instances of ``input_path`` scored on the method's criteria (judgments written to ``out``)."""
+def score_criteria(
+    flags: dict[str, Any],
+    method: HierarchyAware,
+    input_path: Path,
+    out: Path,
+    *,
+    unanswered: list[BatchIncomplete] | None = None,
+) -> NodeScores:
+    """The instances of ``input_path`` scored on the method's criteria (judgments written to ``out``).
+
+    With ``--batch``, requests the rounds gave up on make their judgments errors: the error saying so
+    (`faceteval.errors.BatchIncomplete`) is raised once they are written, or put in ``unanswered`` for
+    a caller that writes what it can before raising it.
+    """
     from faceteval.methods.hdeval._features import scores_from_judgments
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -97,6 +110,11 @@ def score_criteria(flags: dict[str, Any], method: HierarchyAware, input_path: Pa
     if result.interrupted:
         err_console.print(interrupted_note(request))
         raise click.exceptions.Exit(130)
+    incomplete = None if result.batch is None else result.batch.incomplete()
+    if incomplete is not None:
+        if unanswered is None or result.kept:  # an evaluator learned without them is not the one asked for
+            raise incomplete
+        unanswered.append(incomplete)
     if result.kept:  # ``out`` holds an earlier run's judgments, not this one's: none of them is scored
         failed = result.stats.errors.most_common(1)
         why = f": {failed[0][0]}" if failed else ""
