@@ -73,7 +73,8 @@ FOREIGN: dict[str, tuple[Callable[[Path], None], str]] = {
     "no tables": (_no_tables, r"review\.sqlite is an SQLite database but not a review project \(no tables\)"),
     "response cache": (
         _response_cache,
-        r"review\.sqlite is an SQLite database but not a review project \(tables: batches, meta, responses\)",
+        r"review\.sqlite is an SQLite database but not a review project "
+        r"\(tables: batch_refusals, batches, meta, responses\)",
     ),
     "other program": (
         _other_program,

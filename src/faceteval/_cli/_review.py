@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -198,24 +197,10 @@ def _write(path: Path, text: str) -> None:
     """Write an output file whole, its folder made as `judge --out` does; an error naming it if that fails.
 
     It holds the project's outputs and annotators' words, so a file (and folder) it makes is readable
-    by its owner alone, 0600 (0700) whatever the umask; a file it replaces keeps its mode.
+    by its owner alone, 0600 (0700) whatever the umask, as every output is; a file it replaces keeps
+    its mode.
     """
-    with _owner_only():
-        write_atomic(path, text)
-
-
-@contextmanager
-def _owner_only() -> Iterator[None]:
-    """Files and folders made meanwhile by this process are its owner's alone (umask 077).
-
-    The umask is the process's: the command sets it around its own writes, which no other thread
-    makes at the time.
-    """
-    before = os.umask(0o077)
-    try:
-        yield
-    finally:
-        os.umask(before)
+    write_atomic(path, text)
 
 
 @review.command("stats")

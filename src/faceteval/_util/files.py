@@ -7,7 +7,9 @@ reads a file's objects field by field on top of these.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -249,3 +251,50 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(record, dict):
                 raise InputError(name, line_no, None, "expected a JSON object")
             yield line_no, record
+
+
+PRIVATE_FILE = 0o600
+"""The mode of a file faceteval makes that holds prompts, candidates or replies: its owner's alone."""
+PRIVATE_FOLDER = 0o700
+"""The mode of a folder faceteval makes for such files."""
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Make ``folder`` and those above it that are missing, each its owner's alone (`PRIVATE_FOLDER`,
+    whatever the umask); those there already are left as they are.
+
+    Raises:
+        OSError: One cannot be made.
+
+    Examples:
+        >>> import tempfile
+        >>> root = Path(tempfile.mkdtemp())
+        >>> make_private_dirs(root / "a" / "b")
+        >>> oct((root / "a").stat().st_mode & 0o777), oct((root / "a" / "b").stat().st_mode & 0o777)
+        ('0o700', '0o700')
+    """
+    missing = []
+    for path in (folder, *folder.parents):
+        if path.exists():
+            break
+        missing.append(path)
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by another process: as it is
+            path.mkdir(mode=PRIVATE_FOLDER)  # (a umask can take bits away from it, never add any)
+
+
+def create_private(path: Path) -> bool:
+    """Make the file ``path`` empty and its owner's alone (`PRIVATE_FILE`) if it is not there, so that
+    what opens it next (SQLite) writes into a private file; whether it made it. Its folder is made
+    private as `make_private_dirs` makes it.
+
+    Raises:
+        OSError: It cannot be made.
+    """
+    make_private_dirs(path.parent)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from contextlib import closing, suppress
 from pathlib import Path
 
+from faceteval._util.files import make_private_dirs
 from faceteval.review._model import ReviewError
 
 __all__ = ["make_database", "make_folder", "read_schema"]
@@ -84,21 +85,12 @@ def _version(db: sqlite3.Connection) -> str | None:
 
 
 def make_folder(folder: Path) -> None:
-    """Make the project's ``folder`` and those above it that are missing, each its owner's alone (0700).
+    """Make ``folder`` and those above it that are missing, each readable by its owner alone (0700).
 
     Raises:
-        ReviewError: One cannot be made.
+        OSError: One cannot be made.
     """
-    missing = []
-    for path in (folder, *folder.parents):
-        if path.exists():
-            break
-        missing.append(path)
-    try:
-        for path in reversed(missing):
-            path.mkdir(mode=0o700, exist_ok=True)
-    except OSError as exc:
-        raise ReviewError(f"{folder}: cannot make the project's directory: {exc.strerror or exc}") from None
+    make_private_dirs(folder)
 
 
 def make_database(path: Path, build: Callable[[sqlite3.Connection], None]) -> None:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from faceteval._util.files import create_private
 from faceteval.errors import StoreError
 from faceteval.llm import Completion, TokenLogprob
 from faceteval.store import _batches
@@ -45,8 +46,8 @@ class SQLiteCache:
         self.path = str(path)
         self._lock = threading.Lock()
         try:
-            if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            if self.path != ":memory:":  # replies hold prompts and candidates: a new cache is its
+                create_private(Path(self.path))  # owner's alone (SQLite gives -wal and -shm its mode)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")

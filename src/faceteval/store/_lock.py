@@ -12,6 +12,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from faceteval._util.files import PRIVATE_FILE, make_private_dirs
 from faceteval.errors import StoreError
 
 try:
@@ -78,8 +79,8 @@ class OutputLock:
     def _open(self, shown: Path) -> int:
         try:
             if not self.path.parent.exists():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                make_private_dirs(self.path.parent)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         except OSError as exc:
             raise StoreError(f"cannot write {shown}: {exc.strerror or exc}") from exc
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from faceteval._util.files import PRIVATE_FILE, make_private_dirs
 from faceteval.errors import StoreError
 
 try:
@@ -70,7 +71,8 @@ class OutputFile:
     Each `write` is kept whole or not at all: one that fails (a full disk) is cut from the file, and
     the file takes no more writes, but `commit` still puts what it holds in place. `discard` (or an
     error leaving a ``with`` block) removes the partial file and leaves ``path`` as it was. The file
-    gets the permissions of the one it replaces.
+    gets the permissions of the one it replaces; a new one is its owner's alone (0600, and the folders
+    made for it 0700), whatever the umask: outputs hold prompts, candidates and replies.
 
     Args:
         path: The output.
@@ -254,10 +256,11 @@ def partial_files(path: str | Path) -> list[Path]:
 
 
 def _create(path: Path) -> tuple[Path, int]:
-    """A new partial file beside ``path`` (its folder made), open for writing, locked while it lives."""
+    """A new partial file beside ``path`` (its folder made), open for writing, locked while it lives: its
+    owner's alone (0600, its folders 0700) unless it replaces a file, whose mode it takes."""
     try:
         if not path.parent.exists():  # (a file in its place: "not a directory", from os.open below)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(path.parent)
         mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else None
     except OSError as exc:
         raise write_error(path, exc) from exc
@@ -265,7 +268,8 @@ def _create(path: Path) -> tuple[Path, int]:
     while True:
         partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}{PARTIAL_SUFFIX}")
         try:
-            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+            fd = os.open(partial, flags, PRIVATE_FILE)
         except FileExistsError:
             continue
         except OSError as exc:

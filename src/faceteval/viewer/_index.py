@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from faceteval._util.files import create_private
 from faceteval.errors import StoreError
 from faceteval.viewer._fields import input_fields, line_fields
 from faceteval.viewer._filters import Filters
@@ -122,7 +123,7 @@ class RunIndex:
         self._choices: Choices | None = None
         self._names: dict[tuple[str, str], int] = {}
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            create_private(self.path)  # it holds the runs' texts: its owner's alone, as the runs are
             self._db = open_index(self.path)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(

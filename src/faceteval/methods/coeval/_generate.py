@@ -35,6 +35,7 @@ import anyio
 import yaml
 
 from faceteval import store
+from faceteval._util.files import make_private_dirs
 from faceteval._util.text import first_few, neutralise
 from faceteval.core import Criterion, TraceEntry, Usage, usage_of
 from faceteval.errors import ConfigError, FacetevalError, InputError, ParseError, ProviderError
@@ -257,7 +258,7 @@ def save_generation(
     out = Path(directory)
     targets = {s.index: _set_path(out, s.index) for s in generation.sets}
     check_edits(out, samples=len(generation.samples), force=force)
-    (out / SAMPLES_DIR).mkdir(parents=True, exist_ok=True)
+    make_private_dirs(out / SAMPLES_DIR)
     written: dict[int, Path] = {}
     for criteria_set in generation.sets:
         path = targets[criteria_set.index]

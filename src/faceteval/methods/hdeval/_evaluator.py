@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from faceteval import store
-from faceteval._util.files import read_json_object, read_jsonl
+from faceteval._util.files import make_private_dirs, read_json_object, read_jsonl
 from faceteval._util.numbers import number, rounded
 from faceteval._util.text import first_few, plural
 from faceteval.core import Instance
@@ -155,7 +155,7 @@ def save_evaluator(
     Returns:
         The record written to ``evaluator.json``.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(out)
     for stale in STALE:
         (out / stale).unlink(missing_ok=True)
     save_tree(trained.tree, out / TREE)

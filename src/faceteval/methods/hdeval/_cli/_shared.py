@@ -22,6 +22,7 @@ from faceteval._cli.kit import (
     run_judge,
     show_invalid,
 )
+from faceteval._util.files import make_private_dirs
 from faceteval._util.text import plural
 from faceteval.datasets import read_judgments
 from faceteval.errors import FacetevalError
@@ -102,7 +103,7 @@ def score_criteria(
     """
     from faceteval.methods.hdeval._features import scores_from_judgments
 
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(out.parent)
     request = build_request(engine_flags(flags), input_path=input_path, out=out, method=method)
     result = run_judge(request, on_invalid=show_invalid)
     if result.stopped is not None:
