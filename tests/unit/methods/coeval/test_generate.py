@@ -246,14 +246,15 @@ def test_edited_files_are_never_overwritten_or_removed_without_force(tmp_path: P
     reference.write_text(edited)
     (out / "samples" / "sample-99.yaml").write_text("criteria: [Mine]\n")  # not the generation's
     fewer = generate_criteria(TASK, EXAMPLE, llm_for(failing_sample(1)), samples=1)
+    # What the refused save must leave: the record of the second save (its times are its own, not
+    # the first's: a clock that ticked over a second between the two saves shows it).
+    record = (out / "generation.json").read_bytes()
 
     with pytest.raises(EditedFilesError, match=r"criteria\.yaml, .*sample-99\.yaml: changed since") as caught:
         save_generation(fewer, out, model="m")
     assert "pass --force to overwrite them" in str(caught.value)
     assert reference.read_text() == edited and len(list((out / "samples").glob("*.yaml"))) == 4
-    assert json.loads((out / "generation.json").read_text()) == json.loads(
-        summary.to_json()
-    )  # nothing written
+    assert (out / "generation.json").read_bytes() == record  # nothing written
     with pytest.raises(EditedFilesError):
         check_edits(out, samples=0)  # what a caller checks before any call
     check_edits(tmp_path / "new", samples=3)
