@@ -85,12 +85,15 @@ def _version(db: sqlite3.Connection) -> str | None:
 
 
 def make_folder(folder: Path) -> None:
-    """Make ``folder`` and those above it that are missing, each readable by its owner alone (0700).
+    """Make the project's ``folder`` and those above it that are missing, each its owner's alone (0700).
 
     Raises:
-        OSError: One cannot be made.
+        ReviewError: One cannot be made.
     """
-    make_private_dirs(folder)
+    try:
+        make_private_dirs(folder)
+    except OSError as exc:
+        raise ReviewError(f"{folder}: cannot make the project's directory: {exc.strerror or exc}") from None
 
 
 def make_database(path: Path, build: Callable[[sqlite3.Connection], None]) -> None:
