@@ -3,15 +3,19 @@
 import contextlib
 import logging
 
+OWNS_PROCESS = False
+"""Set by the ``faceteval`` command's entry point: the process is ours to tune (see
+`faceteval._cli._run.settle_heap`)."""
+
 
 def main() -> None:
     """Entry point of the ``faceteval`` command."""
+    global OWNS_PROCESS
     _show_warnings()  # first: building the commands loads method plugins, which may warn
     _neutralise_fallbacks()
-    from faceteval._cli import _run
     from faceteval._cli._app import cli
 
-    _run.OWNS_PROCESS = True
+    OWNS_PROCESS = True
     cli()
 
 

@@ -23,6 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from faceteval import _cli
 from faceteval._cli._batch import batched
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
@@ -247,17 +248,13 @@ async def _until_terminated(main: Callable[..., Awaitable[None]], *args: Any) ->
         raise KeyboardInterrupt
 
 
-OWNS_PROCESS = False
-"""Set by the ``faceteval`` command's entry point: the process is ours to tune (see `settle_heap`)."""
-
-
 def settle_heap() -> None:
     """Tune the garbage collector for the run about to start (`faceteval._util.heap.settle`).
 
     Only in the ``faceteval`` command's own process: a program that runs the commands in its own
     process (a test runner, a notebook) keeps its collector as it set it.
     """
-    if OWNS_PROCESS:
+    if _cli.OWNS_PROCESS:  # set by the command's entry point
         settle()
 
 
