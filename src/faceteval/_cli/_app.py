@@ -7,17 +7,16 @@ import importlib
 import json
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from faceteval import _cli
+from faceteval._cli import starting
 from faceteval._cli._console import err_console, escape, neutral_out
 from faceteval._cli._family_commands import family_commands, load_family_command
 from faceteval._util.documents import read_toml
-from faceteval._util.heap import collection_paused
 from faceteval._util.text import did_you_mean
 from faceteval._version import __version__
 from faceteval.errors import BatchPending, FacetevalError
@@ -218,10 +217,9 @@ class _Group(click.Group):
         return sorted({*self.commands, *COMMANDS, *family_commands()})
 
     def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:
-        """The command ``cmd_name``, imported the first time it is asked for (in the command's own
-        process, with the collector paused: `faceteval._util.heap.collection_paused`)."""
+        """The command ``cmd_name``, imported the first time it is asked for (`faceteval._cli.starting`)."""
         if cmd_name not in self.commands:
-            with collection_paused() if _cli.OWNS_PROCESS else nullcontext():
+            with starting():
                 loaded = _own_command(cmd_name) if cmd_name in COMMANDS else _family_command(cmd_name)
             if loaded is not None:
                 self.add_command(loaded, cmd_name)
