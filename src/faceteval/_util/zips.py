@@ -67,11 +67,7 @@ def read_zip(path: Path, limits: ZipLimits) -> bytes:
         OSError: The file cannot be read.
         zipfile.BadZipFile, FacetevalError: See `check_zip`.
     """
-    size = path.stat().st_size
-    if size > limits.total_bytes:
-        raise FacetevalError(
-            f"{path}: {size:,} bytes, over the {limits.total_bytes:,} an archive may hold: not loaded"
-        )
+    _check_size(path.stat().st_size, str(path), limits)
     data = path.read_bytes()
     check_zip(data, str(path), limits)
     return data
