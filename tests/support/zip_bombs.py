@@ -2,7 +2,7 @@
 
 `zip_archive` writes the local headers, data and central directory itself, so a member may declare
 any size and CRC-32 whatever its data inflate to. `deflated_zeros` makes the deflate stream of
-gigabytes of zero bytes in a few milliseconds (one 16 MiB block, flushed so that it stands alone,
+gigabytes of zero bytes in a fraction of a second (one 16 MiB block, flushed so that it stands alone,
 repeated: about 1,030 bytes inflate per byte of stream).
 """
 
