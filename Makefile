@@ -42,6 +42,7 @@ bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python benchmarks/review_import_memory.py
 	PYTHONPATH=. FACETEVAL_DATA_DIR=$(DATA_DIR) $(BIN)/python benchmarks/prefix_share.py
 	PYTHONPATH=. $(BIN)/python benchmarks/stream_memory.py
+	PYTHONPATH=. $(BIN)/python benchmarks/startup.py
 
 # The package boundaries (pyproject.toml's [tool.importlinter]); the test suite runs them too.
 lint: $(STAMP)

@@ -16,7 +16,8 @@ import psutil
 import pytest
 from click.testing import CliRunner, Result
 
-from faceteval._cli import _run, main
+from faceteval import _cli
+from faceteval._cli import main
 from faceteval._cli._app import cli
 from faceteval._cli._console import err_console
 from faceteval._util.heap import YOUNG_GENERATION
@@ -609,14 +610,14 @@ def test_only_the_commands_own_process_tunes_its_garbage_collector_before_a_run(
     tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pairs, cache, threshold = pairs_file(tmp_path), tmp_path / "cache.sqlite", gc.get_threshold()
-    monkeypatch.setattr(_run, "OWNS_PROCESS", False)  # restored at teardown, whatever main() sets
+    monkeypatch.setattr(_cli, "OWNS_PROCESS", False)  # restored at teardown, whatever main() sets
     assert invoke(pairs, "--method", "direct", "--cache", cache, *local(server)).exit_code == 0
     assert (gc.get_freeze_count(), gc.get_threshold()) == (0, threshold)  # this test runner's process
 
     monkeypatch.setattr(sys, "argv", ["faceteval", "--version"])
     with pytest.raises(SystemExit):
         main()
-    assert _run.OWNS_PROCESS
+    assert _cli.OWNS_PROCESS
     try:
         assert invoke(pairs, "--method", "direct", "--cache", cache, *local(server)).exit_code == 0
         assert gc.get_freeze_count() > 10_000

@@ -2,16 +2,30 @@
 
 import contextlib
 import logging
+from contextlib import AbstractContextManager
+
+from faceteval._util.heap import long_lived
+
+OWNS_PROCESS = False
+"""Set by the ``faceteval`` command's entry point: the process is ours to tune (see `starting` and
+`faceteval._cli._run.settle_heap`)."""
+
+
+def starting() -> AbstractContextManager[None]:
+    """For a block of start-up (a command's modules imported, a model's SDK imported and its client
+    built): in the command's own process, no garbage collection meanwhile and what it made frozen
+    after (`faceteval._util.heap.long_lived`); elsewhere nothing."""
+    return long_lived() if OWNS_PROCESS else contextlib.nullcontext()
 
 
 def main() -> None:
     """Entry point of the ``faceteval`` command."""
+    global OWNS_PROCESS
     _show_warnings()  # first: building the commands loads method plugins, which may warn
     _neutralise_fallbacks()
-    from faceteval._cli import _run
     from faceteval._cli._app import cli
 
-    _run.OWNS_PROCESS = True
+    OWNS_PROCESS = True
     cli()
 
 

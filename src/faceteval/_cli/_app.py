@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import math
 import sys
@@ -13,6 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
+from faceteval._cli import starting
 from faceteval._cli._console import err_console, escape, neutral_out
 from faceteval._cli._family_commands import family_commands, load_family_command
 from faceteval._util.documents import read_toml
@@ -209,18 +211,34 @@ def handle_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+COMMANDS = {
+    "batch": "_batch_import:batch",
+    "compare": "_compare:compare",
+    "cost": "_cost:cost",
+    "datasets": "_datasets:datasets",
+    "judge": "_judge:judge",
+    "meta-eval": "_metaeval:meta_eval",
+    "report": "_report:report",
+    "review": "_review:review",
+    "templates": "_templates:templates",
+    "view": "_view:view",
+}
+"""The CLI's own commands, each as the module of `faceteval._cli` and the name that define it. A command is
+imported the first time it is asked for, so that each pays for its own imports only (``--version``: none)."""
+
+
 class _Group(click.Group):
-    """The ``faceteval`` group: its own commands, and the method families' (imported when used)."""
+    """The ``faceteval`` group: its own commands and the method families', each imported when used."""
 
     def list_commands(self, ctx: click.Context | None) -> list[str]:
         """Every command's name: the CLI's own and the families'."""
-        return sorted({*self.commands, *family_commands()})
+        return sorted({*self.commands, *COMMANDS, *family_commands()})
 
     def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:
-        """The command ``cmd_name``; a family's is imported the first time it is asked for."""
+        """The command ``cmd_name``, imported the first time it is asked for (`faceteval._cli.starting`)."""
         if cmd_name not in self.commands:
-            commands = family_commands().get(cmd_name)
-            loaded = None if commands is None else load_family_command(cmd_name, commands)
+            with starting():
+                loaded = _own_command(cmd_name) if cmd_name in COMMANDS else _family_command(cmd_name)
             if loaded is not None:
                 self.add_command(loaded, cmd_name)
         return self.commands.get(cmd_name)
@@ -258,20 +276,12 @@ def cli() -> None:
     """
 
 
-def _register() -> None:
-    from faceteval._cli._batch_import import batch
-    from faceteval._cli._compare import compare
-    from faceteval._cli._cost import cost
-    from faceteval._cli._datasets import datasets
-    from faceteval._cli._judge import judge
-    from faceteval._cli._metaeval import meta_eval
-    from faceteval._cli._report import report
-    from faceteval._cli._review import review
-    from faceteval._cli._templates import templates
-    from faceteval._cli._view import view
-
-    for command in (judge, meta_eval, compare, cost, report, datasets, review, templates, view, batch):
-        cli.add_command(command)
+def _own_command(name: str) -> click.Command:
+    module, _, attribute = COMMANDS[name].partition(":")
+    command: click.Command = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+    return command
 
 
-_register()
+def _family_command(name: str) -> click.Command | None:
+    commands = family_commands().get(name)
+    return None if commands is None else load_family_command(name, commands)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import importlib
 import logging
+from typing import TYPE_CHECKING
 
 import click
 
-from faceteval.methods import Command, method_specs
+if TYPE_CHECKING:
+    from faceteval.methods import Command
 
 logger = logging.getLogger(__name__)
 
@@ -20,7 +22,10 @@ def family_commands() -> dict[str, list[Command]]:
     """Each top-level command name the specs give, with its command and the subcommands added to it.
 
     The first spec to name a path has it; a later one naming it otherwise is left out, with a warning.
+    The registry is imported here, not with the CLI: a command of the CLI's own needs none of it.
     """
+    from faceteval.methods import method_specs
+
     seen: dict[str, Command] = {}
     for spec in method_specs():
         for command in spec.commands:

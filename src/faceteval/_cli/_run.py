@@ -23,6 +23,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from faceteval import _cli
+from faceteval._cli import starting
 from faceteval._cli._batch import batched
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
@@ -247,17 +249,13 @@ async def _until_terminated(main: Callable[..., Awaitable[None]], *args: Any) ->
         raise KeyboardInterrupt
 
 
-OWNS_PROCESS = False
-"""Set by the ``faceteval`` command's entry point: the process is ours to tune (see `settle_heap`)."""
-
-
 def settle_heap() -> None:
     """Tune the garbage collector for the run about to start (`faceteval._util.heap.settle`).
 
     Only in the ``faceteval`` command's own process: a program that runs the commands in its own
     process (a test runner, a notebook) keeps its collector as it set it.
     """
-    if OWNS_PROCESS:
+    if _cli.OWNS_PROCESS:  # set by the command's entry point
         settle()
 
 
@@ -320,21 +318,22 @@ def _say_other_identities(llms: list[LLM], cache: SQLiteCache) -> None:
 
 def _llm(request: RunRequest, cache: SQLiteCache | None) -> LLM:
     """The LLM of ``request.model`` at ``request.base_url``, with the run's settings and ``cache``."""
-    llm = LLM.from_spec(
-        request.model,
-        base_url=request.base_url,
-        api_key=request.api_key,
-        dry_run=request.dry_run,
-        config=request.config,
-        cache=cache,
-        concurrency=request.concurrency,
-        timeout=request.timeout,
-        retry=request.retry,
-        prices=request.prices,
-        retry_unreadable=request.retry_unreadable,
-        max_reply_bytes=request.max_reply_bytes,
-        endpoint_id=request.endpoint_id,
-    )
+    with starting():  # its provider's SDK is imported, its client made
+        llm = LLM.from_spec(
+            request.model,
+            base_url=request.base_url,
+            api_key=request.api_key,
+            dry_run=request.dry_run,
+            config=request.config,
+            cache=cache,
+            concurrency=request.concurrency,
+            timeout=request.timeout,
+            retry=request.retry,
+            prices=request.prices,
+            retry_unreadable=request.retry_unreadable,
+            max_reply_bytes=request.max_reply_bytes,
+            endpoint_id=request.endpoint_id,
+        )
     check_score_mode(llm, request.judge_options())  # before any output is opened
     return llm
 

@@ -8,7 +8,9 @@ None verdict counts as wrong: it stays in ``n`` as a miss and is reported in `Ra
 Pointwise scores drop a pair where either score is None or NaN, reported in `Correlation.missing`.
 """
 
-from faceteval.metrics._agreement import AlphaLevel, average_pairwise_pearson, krippendorff_alpha
+from typing import TYPE_CHECKING
+
+from faceteval._util.lazy import lazy_attributes
 from faceteval.metrics._intervals import STUDENT_T, WILSON, mean_interval, wilson_interval
 from faceteval.metrics._pairwise import (
     TIE,
@@ -25,23 +27,50 @@ from faceteval.metrics._pairwise import (
     correct,
     vote_agreement,
 )
-from faceteval.metrics._pointwise import CorrelationMethod, correlation, summary_level, system_level
 from faceteval.metrics._ranking import DEFAULT_PENALTY, rank_by_weight, topk_kendall_distance
-from faceteval.metrics._stats import (
-    DEFAULT_LEVEL,
-    DEFAULT_N_RESAMPLES,
-    binomial_interval,
-    bootstrap_ci,
-    correlation_with_ci,
-    mcnemar_exact,
-    paired_bootstrap,
-    paired_correlation_test,
-    permutation_test,
-    summary_level_with_ci,
-    system_level_with_ci,
-    with_ci,
-)
 from faceteval.metrics._types import BOOTSTRAP, CLOPPER_PEARSON, Correlation, PairedTest, Rate
+
+if TYPE_CHECKING:
+    from faceteval.metrics._agreement import AlphaLevel, average_pairwise_pearson, krippendorff_alpha
+    from faceteval.metrics._pointwise import CorrelationMethod, correlation, summary_level, system_level
+    from faceteval.metrics._stats import (
+        DEFAULT_LEVEL,
+        DEFAULT_N_RESAMPLES,
+        binomial_interval,
+        bootstrap_ci,
+        correlation_with_ci,
+        mcnemar_exact,
+        paired_bootstrap,
+        paired_correlation_test,
+        permutation_test,
+        summary_level_with_ci,
+        system_level_with_ci,
+        with_ci,
+    )
+
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "_agreement": ("AlphaLevel", "average_pairwise_pearson", "krippendorff_alpha"),
+        "_pointwise": ("CorrelationMethod", "correlation", "summary_level", "system_level"),
+        "_stats": (
+            "DEFAULT_LEVEL",
+            "DEFAULT_N_RESAMPLES",
+            "binomial_interval",
+            "bootstrap_ci",
+            "correlation_with_ci",
+            "mcnemar_exact",
+            "paired_bootstrap",
+            "paired_correlation_test",
+            "permutation_test",
+            "summary_level_with_ci",
+            "system_level_with_ci",
+            "with_ci",
+        ),
+    },
+)
+"""The metrics over arrays (numpy, some scipy), imported on first use: a judge run's win rates need
+none of them."""
 
 __all__ = [
     "BOOTSTRAP",

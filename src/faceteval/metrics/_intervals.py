@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 from faceteval.metrics._checks import check_level
 
@@ -18,7 +19,9 @@ def wilson_interval(hits: float, n: int, level: float = 0.95) -> tuple[float, fl
     ``hits`` may be fractional: the mean of ``n`` outcomes in [0, 1] (a tie counted as half a win).
     The interval assumes each outcome varies as a coin does (variance ``p(1 - p)``), the most an
     outcome in [0, 1] with mean ``p`` can vary, so with fractional outcomes it is conservative (at
-    least as wide as needed). For whole ``hits`` it is scipy's ``proportion_ci(method="wilson")``.
+    least as wide as needed). For whole ``hits`` it is scipy's ``proportion_ci(method="wilson")``. The
+    normal quantile is the standard library's (`statistics.NormalDist`, to double precision as scipy's),
+    so that a judge run's rates load no scipy.
 
     Examples:
         >>> [round(bound, 4) for bound in wilson_interval(7, 10)]
@@ -28,14 +31,12 @@ def wilson_interval(hits: float, n: int, level: float = 0.95) -> tuple[float, fl
         >>> wilson_interval(0, 0) is None
         True
     """
-    from scipy import stats
-
     check_level(level)
     if n <= 0:
         return None
     if not 0 <= hits <= n:
         raise ValueError(f"hits must be within 0..n, got {hits} of {n}")
-    z = float(stats.norm.ppf(0.5 + level / 2))
+    z = NormalDist().inv_cdf(0.5 + level / 2)
     p = hits / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
@@ -53,12 +54,12 @@ def mean_interval(mean: float, sd: float, n: int, level: float = 0.95) -> tuple[
         >>> mean_interval(4.0, 0.0, 3), mean_interval(4.0, 0.0, 1)
         ((4.0, 4.0), None)
     """
-    from scipy import stats
-
     check_level(level)
     if n < 2:
         return None
     if sd == 0:
         return mean, mean
+    from scipy import stats
+
     low, high = stats.t.interval(level, n - 1, loc=mean, scale=sd / math.sqrt(n))
     return float(low), float(high)

@@ -22,13 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from faceteval.core import Ranking, Strength
+from faceteval.results._options import DEFAULT_BT_RESAMPLES, DEFAULT_PENALTY
 from faceteval.results._tally import Tally
 
-DEFAULT_PENALTY = 1.0
-"""The regression's ``C`` (inverse L2 strength): a weak prior, which ties down systems never compared
-with the rest."""
-DEFAULT_BT_RESAMPLES = 1000
-"""Resamples behind a ranking's intervals."""
 MAX_ITER = 1000
 SOLVER = "liblinear"
 """A trust-region Newton solver (primal, deterministic): the fastest on these few features."""

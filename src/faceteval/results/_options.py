@@ -6,8 +6,12 @@ from dataclasses import dataclass
 
 from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError
-from faceteval.results._bradley_terry import DEFAULT_BT_RESAMPLES, DEFAULT_PENALTY
 
+DEFAULT_PENALTY = 1.0
+"""The Bradley-Terry regression's ``C`` (inverse L2 strength): a weak prior, which ties down systems
+never compared with the rest."""
+DEFAULT_BT_RESAMPLES = 1000
+"""Resamples behind a Bradley-Terry ranking's intervals."""
 DEFAULT_MAX_FACETS = 30
 """Facets a result lists (those met most often); generated facets differ from query to query."""
 

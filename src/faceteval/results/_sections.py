@@ -19,7 +19,6 @@ from faceteval.core import (
     Standing,
     SystemMean,
 )
-from faceteval.results._bradley_terry import bradley_terry
 from faceteval.results._options import ResultOptions
 from faceteval.results._tally import FacetTally, Running, Tally, proportion
 from faceteval.results._verdicts import comparisons, facet_verdicts
@@ -197,6 +196,8 @@ def _matrix(matchups: Mapping[tuple[str, str], Tally], level: float) -> list[Mat
 
 
 def _ranking(matchups: Mapping[tuple[str, str], Tally], options: ResultOptions) -> Ranking | None:
+    from faceteval.results._bradley_terry import bradley_terry  # numpy and scikit-learn, for a ranking only
+
     return bradley_terry(
         matchups,
         penalty=options.penalty,

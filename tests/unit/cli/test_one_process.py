@@ -12,8 +12,10 @@ from faceteval.llm import LLM
 
 
 def commands(group: click.Group, path: tuple[str, ...] = ()) -> Iterator[tuple[str, click.Command]]:
-    """Every command under ``group``, with its name as typed (``hdeval apply``)."""
-    for name, command in group.commands.items():
+    """Every command under ``group`` (the families' too), with its name as typed (``hdeval apply``)."""
+    for name in group.list_commands(None):
+        command = group.get_command(None, name)
+        assert command is not None, name
         yield " ".join((*path, name)), command
         if isinstance(command, click.Group):
             yield from commands(command, (*path, name))

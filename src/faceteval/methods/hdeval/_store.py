@@ -3,6 +3,9 @@
 A skops file records the skops protocol and, inside each estimator's state, the scikit-learn version that
 fitted it (scikit-learn warns when loading under another version). Loading trusts only the types an
 aggregator is built from; a file that names any other type is refused before anything is constructed.
+Before skops reads anything, the file (a zip archive) is checked against `AGGREGATOR_LIMITS`: what each
+member declares and what its data really inflate to (`faceteval._util.zips`), so a zip bomb is refused
+having inflated no more than its largest allowed member.
 """
 
 from __future__ import annotations
@@ -14,10 +17,17 @@ from typing import Any
 
 import skops.io  # type: ignore[import-untyped]
 
+from faceteval._util.zips import MIB, ZipLimits, read_zip
 from faceteval.errors import FacetevalError
 from faceteval.store import write_atomic
 
-__all__ = ["ALLOWED_TYPES", "load_aggregator", "save_aggregator"]
+__all__ = ["AGGREGATOR_LIMITS", "ALLOWED_TYPES", "load_aggregator", "save_aggregator"]
+
+AGGREGATOR_LIMITS = ZipLimits(members=10_000, member_bytes=256 * MIB, total_bytes=1024 * MIB)
+"""What an aggregator file may hold: 10,000 members, 256 MiB in one, 1 GiB in all (and the file itself),
+at most 100 times its packed size past 1 MiB. `save_aggregator` writes members stored (not packed): a
+random forest of 100 trees on 1,600 outputs is 17.7 MB in 301 members, its largest 1.5 MB; on 10,000
+outputs, 103 MB."""
 
 ALLOWED_TYPES: frozenset[str] = frozenset(
     {
@@ -66,11 +76,12 @@ def load_aggregator(path: Path) -> Any:
     read as if written now.
 
     Raises:
-        FacetevalError: The file cannot be read as a skops file, or it names a type outside
-            `ALLOWED_TYPES` (nothing is loaded then).
+        FacetevalError: The file cannot be read as a skops file, it breaks `AGGREGATOR_LIMITS` (a
+            member larger than declared, too large or too packed: a zip bomb) or it names a type
+            outside `ALLOWED_TYPES` (nothing is loaded then).
     """
     try:
-        data = _moved(path.read_bytes())
+        data = _moved(read_zip(path, AGGREGATOR_LIMITS))
         untrusted = skops.io.get_untrusted_types(data=data)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise FacetevalError(f"{path}: not a readable aggregator file ({exc})") from exc

@@ -1,2 +1,2 @@
-"""HD-Eval's commands: ``hdeval decompose|train|apply|experiment|report`` and ``criteria show``
-(registered from the family's spec)."""
+"""HD-Eval's commands: ``hdeval decompose|train|apply|experiment|report`` (`_commands`) and ``criteria
+show`` (`_show`), registered from the family's spec."""

@@ -1,5 +1,4 @@
-"""``faceteval hdeval``: decompose criteria, train an aligned evaluator, apply it, report on it; and
-``faceteval criteria show``."""
+"""``faceteval hdeval``: decompose criteria, train an aligned evaluator, apply it, report on it."""
 
 from __future__ import annotations
 
@@ -47,7 +46,7 @@ from faceteval.store import TREE, check_outputs, write_atomic
 SHOWN_FAILURES = 5
 """Outputs that could not be scored shown when none was (the earlier scores are kept)."""
 
-__all__ = ["AGGREGATORS", "EXPERIMENTS", "hdeval", "show"]
+__all__ = ["AGGREGATORS", "EXPERIMENTS", "hdeval"]
 
 
 @click.group()
@@ -309,25 +308,3 @@ def report(evaluator_dir: Path, force: bool) -> None:
 
 
 hdeval.add_command(train_command)
-
-
-@click.command("show")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
-@handle_errors
-def show(path: Path) -> None:
-    """Show a criteria tree file, or an evaluator directory's tree with each criterion's importance."""
-    from faceteval.methods.hdeval._evaluator import load_evaluator, read_summary
-
-    if path.is_dir():
-        evaluator = load_evaluator(path)
-        summary = read_summary(path)
-        nodes = summary.get("tree", [])
-        console.print(
-            render_tree(
-                evaluator.tree,
-                importance={n["id"]: n["importance"] for n in nodes},
-                expanded={n["id"] for n in nodes if n.get("expanded")},
-            )
-        )
-        return
-    console.print(render_tree(load_tree(path)))
