@@ -444,7 +444,7 @@ class LLM:
                 except ProviderError as exc:
                     error = exc
                 if not self.retry.allows(error, attempt, answered=self._answered):
-                    raise final_error(error, attempt, answered=self._answered)
+                    raise final_error(error, attempt, answered=self._answered, policy=self.retry)
                 delay = self.retry.delay(attempt, error)
                 log = logger.warning if delay >= LOUD_WAIT else logger.info
                 log("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)
