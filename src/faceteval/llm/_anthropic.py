@@ -17,8 +17,9 @@ messages are sent as they are, with ``max_tokens``. Nothing else from `GenerateC
 Failures are mapped like the OpenAI adapter's: 429 → `RateLimitError`, 408 → `ProviderTimeout`, 5xx (and
 Anthropic's 529 "overloaded") → `ProviderServerError`, 401/403 → `AuthenticationError`, other 4xx →
 `BadRequestError`, timeouts → `ProviderTimeout`, refused connections and those closed before the reply
-was complete → `ProviderConnectionError`, a reply body over ``max_reply_bytes`` → `ReplyTooLargeError`
-(its reading stopped there; see `faceteval.llm._transport`).
+was complete → `ProviderConnectionError`, a reply that is not HTTP → `ProviderProtocolError`, a reply
+body over ``max_reply_bytes`` → `ReplyTooLargeError` (its reading stopped there; see
+`faceteval.llm._transport`).
 The SDK validates nothing by default: a 200 that is not JSON comes back as a ``str``, a JSON array as a
 ``list``, a body sent as ``application/json`` that does not parse raises a bare ``json.JSONDecodeError``,
 and a message without ``content`` comes back with ``content=None``; all of these are `BadResponseError`.
@@ -54,7 +55,13 @@ from faceteval.llm._http import (
     status_error,
     token_count,
 )
-from faceteval.llm._transport import RefusedReply, ReplyLimit, connection_error, refused_reply
+from faceteval.llm._transport import (
+    RefusedReply,
+    ReplyLimit,
+    connection_error,
+    refused_reply,
+    transport_error,
+)
 from faceteval.llm._types import Completion, CompletionRequest
 
 if TYPE_CHECKING:
@@ -197,6 +204,10 @@ class AnthropicProvider:
             raise BadResponseError(f"{where} sent a body that is not valid JSON: {detail}") from exc
         except RecursionError:  # nested deeper than the decoder goes: no message looks like that
             raise BadResponseError(f"{where} answered with JSON nested too deep to be a message") from None
+        except Exception as exc:  # from the transport, past the SDK
+            if (failed := transport_error(exc, self._base_url, where)) is None:
+                raise
+            raise failed from exc
         return _completion(reply, request, where)
 
     async def aclose(self) -> None:

@@ -20,7 +20,9 @@ few fields we need directly lets every malformed reply be caught in one place:
 - a timeout → `ProviderTimeout`; a refused connection, or one closed before the reply was complete →
   `ProviderConnectionError` (``connected=False`` when none could be made). The SDK raises
   ``APITimeoutError`` for some of these on the aiohttp transport, which maps every aiohttp connection
-  error to a "connect timeout": the chain of causes tells them apart.
+  error to a "connect timeout": the chain of causes tells them apart;
+- a reply that is not HTTP (another service on the port) → `ProviderProtocolError`, whether the SDK
+  reports it as a connection error (``httpx2``) or lets the transport's error through (``aiohttp``).
 """
 
 from __future__ import annotations
@@ -50,7 +52,13 @@ from faceteval.llm._http import (
     status_error,
     token_count,
 )
-from faceteval.llm._transport import RefusedReply, ReplyLimit, connection_error, refused_reply
+from faceteval.llm._transport import (
+    RefusedReply,
+    ReplyLimit,
+    connection_error,
+    refused_reply,
+    transport_error,
+)
 from faceteval.llm._types import Completion, CompletionRequest, TokenLogprob
 
 __all__ = ["LOCAL_API_KEY", "OPENAI_BASE_URL", "OpenAIProvider"]
@@ -186,6 +194,11 @@ class OpenAIProvider:
                 f"{self._name} at {self._base_url} sent a body that is not valid JSON "
                 f"for model {request.model!r}: {snippet(getattr(exc, 'doc', str(exc)))}"
             ) from exc
+        except Exception as exc:  # what the aiohttp transport lets through (a reply that is not HTTP)
+            where = f"{self._name} at {self._base_url} (model {request.model!r})"
+            if (failed := transport_error(exc, self._base_url, where)) is None:
+                raise
+            raise failed from exc
         return self._completion(reply, request)
 
     async def aclose(self) -> None:

@@ -7,7 +7,13 @@ import random
 from dataclasses import dataclass
 
 from faceteval._util.checks import whole_number
-from faceteval.errors import ConfigError, ProviderConnectionError, ProviderError, ProviderUnreachableError
+from faceteval.errors import (
+    ConfigError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderProtocolError,
+    ProviderUnreachableError,
+)
 
 DEFAULT_MAX_RETRY_AFTER = 60.0
 """The longest ``Retry-After`` (or ``retry-after-ms``) honoured: 60 s, as long as the longest backoff.
@@ -50,7 +56,9 @@ class RetryPolicy:
         Retries stop at ``max_retries``, or sooner where more cannot help: an error may set its own
         limit (a reply over the size limit: one), and a server that could not be connected to before
         any call succeeded is a wrong URL or port, or a server not started, far more often than one
-        restarting: one quick retry, then `final_error` makes it `ProviderUnreachableError`.
+        restarting: one quick retry, then `final_error` makes it `ProviderUnreachableError`. So is a
+        server that answers with something that is not HTTP (`ProviderProtocolError`) before any call
+        succeeded: another service on that port, far more often than a server gone wrong.
         """
         limit = self.max_retries
         if error.retry_limit is not None:
@@ -123,4 +131,7 @@ def _duration(seconds: float) -> str:
 
 
 def _unreachable(error: ProviderError, *, answered: bool) -> bool:
-    return isinstance(error, ProviderConnectionError) and not error.connected and not answered
+    absent = isinstance(error, ProviderProtocolError) or (
+        isinstance(error, ProviderConnectionError) and not error.connected
+    )
+    return absent and not answered
