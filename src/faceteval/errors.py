@@ -12,8 +12,10 @@ FacetevalError
 │   ├── RateLimitError          429; retried, honouring ``retry_after``
 │   ├── ProviderTimeout         no reply within the per-call timeout; retried
 │   ├── ProviderConnectionError the server could not be reached, or closed the connection mid-reply; retried
-│   │   └── ProviderUnreachableError  no connection could be made and no call has succeeded yet (a wrong
-│   │                               URL or port, a server not started); stops the run
+│   │   ├── ProviderProtocolError   what answered does not speak HTTP (another service on the port); retried
+│   │   └── ProviderUnreachableError  no connection could be made, or what answered does not speak HTTP,
+│   │                               and no call has succeeded yet (a wrong URL or port, a server not
+│   │                               started); stops the run
 │   ├── ProviderServerError     5xx; retried
 │   ├── BadResponseError        a reply that is not a completion (non-JSON, no choices); retried
 │   │   └── ReplyTooLargeError  a reply body over the size limit (``max_reply_bytes``); retried once
@@ -44,6 +46,7 @@ __all__ = [
     "ParseError",
     "ProviderConnectionError",
     "ProviderError",
+    "ProviderProtocolError",
     "ProviderServerError",
     "ProviderTimeout",
     "ProviderUnreachableError",
@@ -184,8 +187,23 @@ class ProviderConnectionError(ProviderError):
         super().__init__(message)
 
 
+class ProviderProtocolError(ProviderConnectionError):
+    """The server answered with something that is not HTTP: bytes that are no status line, headers
+    that cannot be read, a body whose framing is broken.
+
+    Another service on that port (SSH, a database, a TLS port spoken to in plain HTTP), or a broken
+    proxy. The message quotes, escaped, what came back as far as the HTTP parser shows it. Retried
+    as a connection error; until a call has succeeded, it is taken for a wrong address, as a
+    refused connection is (`ProviderUnreachableError`).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, connected=True)
+
+
 class ProviderUnreachableError(ProviderConnectionError):
-    """No connection could be made to the server, and no call to it has succeeded yet.
+    """No connection could be made to the server, or what answered does not speak HTTP, and no call
+    to it has succeeded yet.
 
     A wrong URL or port, or a server not started: the LLM wrapper retries such a call once, then
     raises this, and a run stops at it as it stops at refused credentials. Once a call has

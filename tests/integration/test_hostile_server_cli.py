@@ -1,12 +1,15 @@
-"""Commands against servers that misbehave: replies far too large, and no server at all."""
+"""Commands against servers that misbehave: replies far too large, waits too long, and no server at all."""
 
 from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,8 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from tests.support.files import read_jsonl
-from tests.support.llm_server import HugeBody, LLMServer, Reply
+from tests.support.llm_server import HugeBody, LLMServer, Reply, Status
+from tests.support.processes import run_to_end
 from tests.support.rule_judge import RuleJudge
 
 MB = 1_000_000
@@ -74,10 +78,10 @@ def peak_rss_growth() -> Iterator[list[int]]:
 
 
 @pytest.mark.parametrize("command", LLM_COMMANDS, ids=" ".join)
-def test_every_command_that_calls_an_llm_takes_the_reply_limit(command: list[str]) -> None:
+def test_every_command_that_calls_an_llm_takes_the_reply_and_wait_limits(command: list[str]) -> None:
     result = invoke(*command, "--help")
     assert result.exit_code == 0, result.output
-    assert "--max-reply-bytes" in result.output
+    assert "--max-reply-bytes" in result.output and "--max-retry-after" in result.output
 
 
 def test_replies_of_60_mb_keep_memory_output_and_cache_small(tmp_path: Path) -> None:
@@ -142,3 +146,44 @@ def test_a_wrong_port_stops_the_run_at_once_with_one_line(tmp_path: Path) -> Non
     # Each call sent at most once more (the default --retries is 5): seconds, not minutes.
     summary = record["spend"]  # schema 2: the LLM use is the record's spend
     assert summary["retries"] <= summary["calls"] <= 25, summary
+
+
+def test_a_retry_after_past_the_cap_fails_the_call_at_once_with_the_servers_time(tmp_path: Path) -> None:
+    # Each instance's server asks to be retried in 11 days or 30: not waited on (the default --retries
+    # would otherwise wait about 50 minutes for each), but failed with the time it asked for.
+    in_30_days = format_datetime(datetime.now(UTC) + timedelta(days=30), usegmt=True)
+    asks = {
+        "seconds": Status(429, headers={"retry-after": "999999"}),
+        "date": Status(429, headers={"retry-after": in_30_days}),
+        "ms": Status(429, headers={"retry-after-ms": "999999000"}),
+        "unavailable": Status(503, headers={"retry-after": "999999"}),
+    }
+    rule = RuleJudge(quality={"good": 8, "poor": 3})
+
+    def responder(body: dict[str, Any]) -> str | Status:
+        asked = next((status for name, status in asks.items() if f"ask-{name}" in json.dumps(body)), None)
+        return asked or rule.respond(body["messages"])
+
+    names = [*asks, "calm"]
+    pairs = [{"id": name, "query": f"ask-{name}", "candidates": ["good", "poor"]} for name in names]
+    out = tmp_path / "o.jsonl"
+    with LLMServer(responder) as server:
+        path = write_pairs(tmp_path / "p.jsonl", pairs)
+        command = [sys.executable, "-m", "faceteval", "judge", str(path), "--method", "direct"]
+        command += ["--model", "openai:judge", "--base-url", server.base_url, "--out", str(out)]
+        done = run_to_end([*command, "--no-cache", "--quiet"], timeout=300)  # a guard, not a measure
+        requests = server.request_count
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    judgments = {j["id"]: j for j in read_jsonl(out)}
+    assert judgments["calm"]["status"] == "ok"
+    assert requests == len(names)  # each asked once: none retried
+    waits = "more than the 60 s faceteval waits (--max-retry-after;"
+    for name in ("seconds", "ms", "unavailable"):
+        assert judgments[name]["status"] == "error"
+        assert (
+            f"the server asks to retry after 999,999 s (about 12 days), {waits}" in judgments[name]["error"]
+        )
+    assert judgments["unavailable"]["error"].startswith("ProviderServerError: ")
+    assert "(about 30 days), " + waits in judgments["date"]["error"]
+    assert judgments["date"]["error"].startswith("RateLimitError: ")

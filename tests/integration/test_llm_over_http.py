@@ -11,6 +11,7 @@ from faceteval import DnA, Instance, judge
 from faceteval.errors import (
     BadResponseError,
     ProviderConnectionError,
+    ProviderProtocolError,
     ProviderServerError,
     ProviderUnreachableError,
     ReplyTooLargeError,
@@ -27,6 +28,7 @@ from tests.support.llm_server import (
     Reply,
     Status,
 )
+from tests.support.raw_server import GARBAGE, RawServer, http_reply
 from tests.support.rule_judge import RuleJudge
 
 pytestmark = pytest.mark.anyio
@@ -161,3 +163,40 @@ async def test_a_refused_connection_stops_at_once_until_a_call_has_succeeded() -
         assert later.value.attempts == FAST.max_retries + 1
     finally:
         await llm.aclose()
+
+
+def _completion(text: str) -> dict[str, object]:
+    return {
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}]
+    }
+
+
+async def test_a_server_that_does_not_speak_http_is_taken_for_a_wrong_address_until_a_call_succeeded() -> (
+    None
+):
+    garbage = GARBAGE["garbage-then-close"]
+    with RawServer(lambda index, request: garbage()) as server:
+        llm = LLM.from_spec("openai:judge", base_url=server.base_url, env={}, retry=FAST)
+        try:
+            # Another service on that port: one quick retry, then an error that stops a run.
+            with pytest.raises(ProviderUnreachableError) as caught:
+                await llm.generate([user("first")])
+        finally:
+            await llm.aclose()
+        assert len(server.requests) == 2
+    assert "answered with something that is not HTTP" in str(caught.value)
+    assert caught.value.attempts == 2 and not caught.value.retryable
+    assert isinstance(caught.value.__cause__, ProviderProtocolError)
+    # Once a call has succeeded, a reply that is not HTTP is a server gone wrong: retried as usual.
+    with RawServer(
+        lambda index, request: http_reply(_completion("8 6")) if index == 0 else garbage()
+    ) as server:
+        llm = LLM.from_spec("openai:judge", base_url=server.base_url, env={}, retry=FAST)
+        try:
+            assert (await llm.generate([user("second")])).completion.text == "8 6"
+            with pytest.raises(ProviderProtocolError) as later:
+                await llm.generate([user("third")])
+        finally:
+            await llm.aclose()
+        assert len(server.requests) == 1 + FAST.max_retries + 1
+    assert later.value.retryable and later.value.attempts == FAST.max_retries + 1

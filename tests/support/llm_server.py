@@ -187,6 +187,8 @@ class RecordedRequest:
     body: Any
     headers: Mapping[str, str]
     received_at: float
+    query: str = ""
+    """The request's query string, as sent (without the ``?``)."""
 
     @property
     def response_format(self) -> Any:
@@ -485,7 +487,9 @@ class _Endpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         body = _parse_json(await request.body())
-        recorded = RecordedRequest(request.url.path, body, dict(request.headers), time.monotonic())
+        recorded = RecordedRequest(
+            request.url.path, body, dict(request.headers), time.monotonic(), request.url.query
+        )
         behaviour = self._server._admit(recorded, scripted=self._api is not None)
         try:
             response = await self._respond(behaviour, body)

@@ -35,6 +35,7 @@ MODEL_OPTIONS = frozenset(
         "--timeout",
         "--retries",
         "--max-reply-bytes",
+        "--max-retry-after",
         "--temperature",
         "--max-tokens",
         "--seed",

@@ -24,6 +24,7 @@ from faceteval.errors import ConfigError
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
+    DEFAULT_MAX_RETRY_AFTER,
     DEFAULT_TIMEOUT,
     GenerateConfig,
     PriceTable,
@@ -148,6 +149,14 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         default=RetryPolicy().max_retries,
         show_default=True,
         help="Retries on 429 / 5xx / timeouts / connection errors.",
+    ),
+    "--max-retry-after": click.option(
+        "--max-retry-after",
+        type=click.FloatRange(min=0.0, max=24 * 3600.0),
+        default=DEFAULT_MAX_RETRY_AFTER,
+        show_default=True,
+        help="Longest Retry-After wait honoured (seconds); a server that asks for longer fails the call "
+        "at once, with the time it asked for.",
     ),
     "--max-reply-bytes": click.option(
         "--max-reply-bytes",
@@ -299,7 +308,10 @@ def build_request(
         dry_run=flags["dry_run"],
         concurrency=flags["concurrency"],
         timeout=flags["timeout"],
-        retry=RetryPolicy(max_retries=flags["retries"]),
+        retry=RetryPolicy(
+            max_retries=flags["retries"],
+            max_retry_after=flags.get("max_retry_after", DEFAULT_MAX_RETRY_AFTER),
+        ),
         max_reply_bytes=flags["max_reply_bytes"],
         config=GenerateConfig(
             temperature=flags["temperature"],

@@ -41,6 +41,7 @@ from faceteval._runner import (
     judge_file_in_batches,
 )
 from faceteval._util.heap import settle
+from faceteval._util.urls import redact_urls
 from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL, BatchRun
 from faceteval.core import Judgment, PanelVote
 from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
@@ -309,7 +310,7 @@ def _say_other_identities(llms: list[LLM], cache: SQLiteCache) -> None:
         if others := cache.other_identities(llm.spec.model, llm.identity):
             err_console.print(
                 f"no cache hits for {escape(str(llm.spec))} at {escape(llm.identity)}, though the cache "
-                f"holds its replies from {escape(others[0])}"
+                f"holds its replies from {escape(redact_urls(others[0]))}"  # an older run's, kept verbatim
                 + (f" (and {len(others) - 1} more)" if len(others) > 1 else "")
                 + f"; if that is the same server, name it with {_endpoint_flag(others[0])} to use them",
                 soft_wrap=True,

@@ -7,12 +7,13 @@ tracing is on.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from faceteval import tracing
 from faceteval._runner._stats import RunStats
+from faceteval._util.urls import redact_urls
 from faceteval.core import Judgment
 from faceteval.llm import LLM
 
@@ -33,7 +34,7 @@ def run_span(tracer: Tracer, method: str, llm: Judge) -> Iterator[Span]:
         attributes |= {"gen_ai.request.model": llm.spec.model, "gen_ai.provider.name": llm.spec.provider}
     else:
         attributes["faceteval.panel"] = llm.name
-    with tracer.start_as_current_span(f"judge {method}", attributes=attributes) as span:
+    with _recording(tracer, f"judge {method}", attributes) as span:
         yield span
 
 
@@ -60,7 +61,7 @@ def instance_span(tracer: Tracer, instance_id: str, method: str) -> Iterator[Spa
     """The span ``judge_instance {method}`` of one instance, its LLM calls labelled with its id."""
     attributes = {"faceteval.instance_id": instance_id, "faceteval.method": method}
     with (
-        tracer.start_as_current_span(f"judge_instance {method}", attributes=attributes) as span,
+        _recording(tracer, f"judge_instance {method}", attributes) as span,
         tracing.labelled(instance_id=instance_id),
     ):
         yield span
@@ -83,4 +84,18 @@ def record_judgment(span: Span, judgment: Judgment) -> None:
         attributes["faceteval.cost_usd"] = usage.cost_usd
     span.set_attributes(attributes)
     if judgment.status != "ok":
-        span.set_status(Status(StatusCode.ERROR, judgment.error or judgment.status))
+        span.set_status(Status(StatusCode.ERROR, redact_urls(judgment.error or judgment.status)))
+
+
+@contextmanager
+def _recording(tracer: Tracer, name: str, attributes: Mapping[str, Any]) -> Iterator[Span]:
+    """A span ``name`` on which an error that ends it is recorded as `faceteval.tracing.record_error`
+    records it (OpenTelemetry's own recording would write the chain of causes behind it)."""
+    with tracer.start_as_current_span(
+        name, attributes=attributes, record_exception=False, set_status_on_exception=False
+    ) as span:
+        try:
+            yield span
+        except BaseException as exc:
+            tracing.record_error(span, exc, status=f"{type(exc).__name__}: {exc}")
+            raise

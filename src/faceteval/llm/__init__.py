@@ -20,7 +20,7 @@ from faceteval.llm._parser import JsonReply, Parser, reply_schema
 from faceteval.llm._pricing import Price, PriceTable
 from faceteval.llm._provider import Provider
 from faceteval.llm._registry import ModelSpec, create_provider
-from faceteval.llm._retry import DEFAULT_RETRY, RetryPolicy
+from faceteval.llm._retry import DEFAULT_MAX_RETRY_AFTER, DEFAULT_RETRY, RetryPolicy
 from faceteval.llm._scripted import ScriptedProvider
 from faceteval.llm._tokens import CHARS_PER_TOKEN, estimate_prompt_tokens, estimate_tokens
 from faceteval.llm._types import (
@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_GENERATE_CONFIG",
     "DEFAULT_MAX_REPLY_BYTES",
+    "DEFAULT_MAX_RETRY_AFTER",
     "DEFAULT_RETRY",
     "DEFAULT_TIMEOUT",
     "LLM",

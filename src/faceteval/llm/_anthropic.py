@@ -17,8 +17,9 @@ messages are sent as they are, with ``max_tokens``. Nothing else from `GenerateC
 Failures are mapped like the OpenAI adapter's: 429 → `RateLimitError`, 408 → `ProviderTimeout`, 5xx (and
 Anthropic's 529 "overloaded") → `ProviderServerError`, 401/403 → `AuthenticationError`, other 4xx →
 `BadRequestError`, timeouts → `ProviderTimeout`, refused connections and those closed before the reply
-was complete → `ProviderConnectionError`, a reply body over ``max_reply_bytes`` → `ReplyTooLargeError`
-(its reading stopped there; see `faceteval.llm._transport`).
+was complete → `ProviderConnectionError`, a reply that is not HTTP → `ProviderProtocolError`, a reply
+body over ``max_reply_bytes`` → `ReplyTooLargeError` (its reading stopped there; see
+`faceteval.llm._transport`).
 The SDK validates nothing by default: a 200 that is not JSON comes back as a ``str``, a JSON array as a
 ``list``, a body sent as ``application/json`` that does not parse raises a bare ``json.JSONDecodeError``,
 and a message without ``content`` comes back with ``content=None``; all of these are `BadResponseError`.
@@ -45,16 +46,22 @@ from faceteval.errors import (
     ProviderError,
     ProviderTimeout,
 )
+from faceteval.llm._endpoint import Endpoint
 from faceteval.llm._http import (
     DEFAULT_MAX_REPLY_BYTES,
     PerLoopClient,
-    check_base_url,
     check_max_reply_bytes,
     snippet,
     status_error,
     token_count,
 )
-from faceteval.llm._transport import RefusedReply, ReplyLimit, connection_error, refused_reply
+from faceteval.llm._transport import (
+    RefusedReply,
+    ReplyLimit,
+    connection_error,
+    refused_reply,
+    transport_error,
+)
 from faceteval.llm._types import Completion, CompletionRequest
 
 if TYPE_CHECKING:
@@ -82,7 +89,10 @@ class AnthropicProvider:
 
     Args:
         api_key: The API key.
-        base_url: The API root (without ``/v1``); the official API when None.
+        base_url: The API root (without ``/v1``); the official API when None. A user name and
+            password in it (``http://user:pass@host``) are sent as HTTP Basic authentication, beside
+            the key (which goes in ``x-api-key``); a query (``?key=...``) is sent with every request
+            (`faceteval.llm._endpoint`).
         timeout: Seconds the SDK waits for a reply; the SDK's default when None. `faceteval.llm.LLM`
             enforces its own per-call timeout as well.
         http_client: An ``httpx2.AsyncClient`` to send requests with. The caller owns it: `aclose` closes
@@ -103,7 +113,8 @@ class AnthropicProvider:
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self._api_key = api_key
-        self._base_url = base = check_base_url(base_url or ANTHROPIC_BASE_URL).rstrip("/")
+        self._endpoint = endpoint = Endpoint.parse(base_url or ANTHROPIC_BASE_URL)
+        self._base_url = base = endpoint.url
         limit = ReplyLimit(check_max_reply_bytes(max_reply_bytes))
         if http_client is not None:
             limit.install(http_client)
@@ -115,6 +126,8 @@ class AnthropicProvider:
                 max_retries=0,
                 # the SDK's own defaults, with the hooks
                 http_client=http_client or anthropic.DefaultAsyncHttpxClient(event_hooks=limit.hooks),
+                default_headers=endpoint.headers(),
+                default_query=dict(endpoint.query) or None,
             ),
             owned=http_client is None,
         )
@@ -164,12 +177,19 @@ class AnthropicProvider:
     def sdk_client(self) -> anthropic.AsyncAnthropic:
         """A new client of the official SDK with this provider's key and API root (Message Batches are
         asked through it, with the SDK's own retries); the caller closes it."""
-        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self._base_url)
+        endpoint = self._endpoint
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            default_headers=endpoint.headers(),
+            default_query=dict(endpoint.query) or None,
+        )
 
     @property
     def identity(self) -> str:
-        """``"anthropic"`` for the official API, else ``anthropic@base_url``."""
-        return "anthropic" if _is_official(self._base_url) else f"anthropic@{self._base_url}"
+        """``"anthropic"`` for the official API, else ``anthropic@base_url`` (its credentials hidden,
+        with a digest of them: `faceteval.llm._endpoint.Endpoint.identity`)."""
+        return "anthropic" if _is_official(self._base_url) else self._endpoint.identity("anthropic")
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """Make one attempt at a message.
@@ -183,13 +203,23 @@ class AnthropicProvider:
                 f"the Anthropic API returns no log-probabilities (model {request.model!r}); "
                 "use a method that does not need them, or an OpenAI-compatible provider"
             )
-        where = f"anthropic at {self._base_url} (model {request.model!r})"
         try:
-            reply: object = await self._clients.get().messages.create(**_params(request))
+            return _completion(await self._create(request), request, self._where(request))
+        except ProviderError as error:
+            self._endpoint.hide(error)
+            raise
+
+    def _where(self, request: CompletionRequest) -> str:
+        return f"anthropic at {self._endpoint.shown} (model {request.model!r})"
+
+    async def _create(self, request: CompletionRequest) -> object:
+        where = self._where(request)
+        try:
+            return await self._clients.get().messages.create(**_params(request))
         except RefusedReply as exc:
             raise exc.error(where) from None
         except anthropic.APIError as exc:
-            raise _api_error(exc, self._base_url, where) from exc
+            raise _api_error(exc, self._endpoint.shown, where) from exc
         except anthropic.AnthropicError as exc:
             raise ProviderError(f"{where} failed: {exc}") from exc
         except ValueError as exc:  # json.JSONDecodeError from a body sent as JSON that is not
@@ -197,7 +227,10 @@ class AnthropicProvider:
             raise BadResponseError(f"{where} sent a body that is not valid JSON: {detail}") from exc
         except RecursionError:  # nested deeper than the decoder goes: no message looks like that
             raise BadResponseError(f"{where} answered with JSON nested too deep to be a message") from None
-        return _completion(reply, request, where)
+        except Exception as exc:  # from the transport, past the SDK
+            if (failed := transport_error(exc, self._endpoint.shown, where)) is None:
+                raise
+            raise failed from exc
 
     async def aclose(self) -> None:
         """Close the connections, unless the caller passed in its own ``http_client``.

@@ -6,7 +6,6 @@ import asyncio
 import email.utils
 import json
 import math
-import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Generic, Protocol, TypeVar
@@ -108,24 +107,6 @@ def check_max_reply_bytes(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"max_reply_bytes must be a whole number of bytes, at least 1, got {value!r}")
     return value
-
-
-def check_base_url(url: str) -> str:
-    """``url`` if it is a whole http(s) URL.
-
-    Raises:
-        ConfigError: It is not (``127.0.0.1:8000/v1`` without its scheme, a typo).
-    """
-    try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port  # noqa: B018  (reading it checks it)
-    except ValueError as exc:
-        raise ConfigError(f"the base URL {url!r} is not a valid URL ({exc})") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(
-            f"the base URL {url!r} is not a whole http(s) URL; give it in full, such as http://127.0.0.1:8000/v1"
-        )
-    return url
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:

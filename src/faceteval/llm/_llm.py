@@ -16,6 +16,7 @@ from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError, ProviderError, ProviderTimeout
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._collect import Collector
+from faceteval.llm._endpoint import DRY_RUN_KEY
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES, check_max_reply_bytes
 from faceteval.llm._pricing import PriceTable
 from faceteval.llm._provider import Provider
@@ -291,7 +292,7 @@ class LLM:
         if endpoint_id is not None:
             options["identity"] = endpoint_identity(parsed.provider, endpoint_id)
         if dry_run and api_key is None:
-            api_key = "dry-run"
+            api_key = DRY_RUN_KEY
         provider = create_provider(
             parsed, base_url=base_url, api_key=api_key, env=env, max_reply_bytes=max_reply_bytes
         )
@@ -444,7 +445,7 @@ class LLM:
                 except ProviderError as exc:
                     error = exc
                 if not self.retry.allows(error, attempt, answered=self._answered):
-                    raise final_error(error, attempt, answered=self._answered)
+                    raise final_error(error, attempt, answered=self._answered, policy=self.retry)
                 delay = self.retry.delay(attempt, error)
                 log = logger.warning if delay >= LOUD_WAIT else logger.info
                 log("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)

@@ -20,7 +20,9 @@ few fields we need directly lets every malformed reply be caught in one place:
 - a timeout → `ProviderTimeout`; a refused connection, or one closed before the reply was complete →
   `ProviderConnectionError` (``connected=False`` when none could be made). The SDK raises
   ``APITimeoutError`` for some of these on the aiohttp transport, which maps every aiohttp connection
-  error to a "connect timeout": the chain of causes tells them apart.
+  error to a "connect timeout": the chain of causes tells them apart;
+- a reply that is not HTTP (another service on the port) → `ProviderProtocolError`, whether the SDK
+  reports it as a connection error (``httpx2``) or lets the transport's error through (``aiohttp``).
 """
 
 from __future__ import annotations
@@ -41,16 +43,22 @@ from faceteval.errors import (
     ProviderError,
     ProviderTimeout,
 )
+from faceteval.llm._endpoint import Endpoint, key_for
 from faceteval.llm._http import (
     DEFAULT_MAX_REPLY_BYTES,
     PerLoopClient,
-    check_base_url,
     check_max_reply_bytes,
     snippet,
     status_error,
     token_count,
 )
-from faceteval.llm._transport import RefusedReply, ReplyLimit, connection_error, refused_reply
+from faceteval.llm._transport import (
+    RefusedReply,
+    ReplyLimit,
+    connection_error,
+    refused_reply,
+    transport_error,
+)
 from faceteval.llm._types import Completion, CompletionRequest, TokenLogprob
 
 __all__ = ["LOCAL_API_KEY", "OPENAI_BASE_URL", "OpenAIProvider"]
@@ -68,6 +76,9 @@ class OpenAIProvider:
     Args:
         api_key: The key sent as a bearer token (any non-empty string for local servers).
         base_url: The API root, such as ``http://localhost:8000/v1``; the official API when None.
+            A user name and password in it (``http://user:pass@host/v1``) are sent as HTTP Basic
+            authentication, in the ``Authorization`` header in place of the key; a query
+            (``?api-key=...``) is sent with every request (`faceteval.llm._endpoint`).
         name: The registry name (``"openai"``, ``"ollama"``...), used in messages and the identity.
         timeout: Seconds the SDK waits for a reply; the SDK's default when None. `faceteval.llm.LLM`
             enforces its own per-call timeout as well.
@@ -93,9 +104,11 @@ class OpenAIProvider:
     ) -> None:
         self._name = name
         self._api_key = api_key
-        self._base_url = base = check_base_url(base_url or OPENAI_BASE_URL).rstrip("/")
+        self._endpoint = endpoint = Endpoint.parse(base_url or OPENAI_BASE_URL)
+        self._base_url = base = endpoint.url
+        self._where = f"{name} at {endpoint.shown}"
         # Absolute: the SDK then does not merge a path with the base URL at every call.
-        self._completions_url = f"{base}/chat/completions"
+        self._completions_url = f"{base}/chat/completions{endpoint.query_string}"
         limit = ReplyLimit(check_max_reply_bytes(max_reply_bytes))
         if http_client is not None:
             limit.install(http_client)
@@ -109,6 +122,7 @@ class OpenAIProvider:
                 timeout=openai.NOT_GIVEN if timeout is None else timeout,
                 max_retries=0,
                 http_client=make_http_client(),
+                default_headers=endpoint.headers(),
             ),
             owned=http_client is None,
         )
@@ -131,10 +145,12 @@ class OpenAIProvider:
             max_reply_bytes: The most bytes of a reply body read.
 
         Raises:
-            ConfigError: No key is given for the official API. Servers at any other URL get `LOCAL_API_KEY`.
+            ConfigError: No key is given for the official API (servers at any other URL get
+                `LOCAL_API_KEY`), or a key is given for a URL with a user name and password, which
+                take the ``Authorization`` header (``OPENAI_API_KEY`` is then not used).
         """
         url = base_url or env.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-        key = api_key or env.get("OPENAI_API_KEY")
+        key = key_for(url, api_key, env.get("OPENAI_API_KEY"))
         if not key:
             if _is_official(url):
                 raise ConfigError(
@@ -158,12 +174,19 @@ class OpenAIProvider:
     def sdk_client(self) -> openai.AsyncOpenAI:
         """A new client of the official SDK with this provider's key and API root (the batch endpoints
         are asked through it, with the SDK's own retries); the caller closes it."""
-        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self._base_url)
+        endpoint = self._endpoint
+        return openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            default_headers=endpoint.headers(),
+            default_query=dict(endpoint.query) or None,
+        )
 
     @property
     def identity(self) -> str:
-        """``"openai"`` for the official API, else ``name@base_url``, so two servers never share a cache."""
-        return "openai" if _is_official(self._base_url) else f"{self._name}@{self._base_url}"
+        """``"openai"`` for the official API, else ``name@base_url``, so two servers never share a cache
+        (with its credentials hidden, and a digest of them: `faceteval.llm._endpoint.Endpoint.identity`)."""
+        return "openai" if _is_official(self._base_url) else self._endpoint.identity(self._name)
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """Make one attempt at a chat completion.
@@ -172,21 +195,33 @@ class OpenAIProvider:
             ProviderError: A subclass that says what failed; see the module docstring.
         """
         try:
-            reply = await self._clients.get().post(
+            return self._completion(await self._post(request), request)
+        except ProviderError as error:
+            self._endpoint.hide(error)
+            raise
+
+    async def _post(self, request: CompletionRequest) -> httpx2.Response:
+        where = f"{self._where} (model {request.model!r})"
+        try:
+            reply: httpx2.Response = await self._clients.get().post(
                 self._completions_url, body=_params(request), cast_to=httpx2.Response
             )
         except RefusedReply as exc:
-            raise exc.error(f"{self._name} at {self._base_url} (model {request.model!r})") from None
+            raise exc.error(where) from None
         except openai.APIError as exc:
             raise self._api_error(exc, request.model) from exc
         except openai.OpenAIError as exc:
-            raise ProviderError(f"{self._name} at {self._base_url} failed: {exc}") from exc
+            raise ProviderError(f"{self._where} failed: {exc}") from exc
         except ValueError as exc:  # json.JSONDecodeError from a body sent as JSON that is not
             raise BadResponseError(
-                f"{self._name} at {self._base_url} sent a body that is not valid JSON "
+                f"{self._where} sent a body that is not valid JSON "
                 f"for model {request.model!r}: {snippet(getattr(exc, 'doc', str(exc)))}"
             ) from exc
-        return self._completion(reply, request)
+        except Exception as exc:  # what the aiohttp transport lets through (a reply that is not HTTP)
+            if (failed := transport_error(exc, self._endpoint.shown, where)) is None:
+                raise
+            raise failed from exc
+        return reply
 
     async def aclose(self) -> None:
         """Close the connections, unless the caller passed in its own ``http_client``.
@@ -196,7 +231,7 @@ class OpenAIProvider:
         await self._clients.aclose()
 
     def _completion(self, reply: httpx2.Response, request: CompletionRequest) -> Completion:
-        where = f"{self._name} at {self._base_url} (model {request.model!r})"
+        where = f"{self._where} (model {request.model!r})"
         try:
             data = json.loads(reply.content)
         except ValueError:
@@ -209,11 +244,11 @@ class OpenAIProvider:
         return completion_of(data, request, where)
 
     def _api_error(self, exc: openai.APIError, model: str) -> ProviderError:
-        where = f"{self._name} at {self._base_url}"
+        where = self._where
         if (refused := refused_reply(exc)) is not None:
             return refused.error(f"{where} (model {model!r})")
         if isinstance(exc, openai.APIConnectionError):  # APITimeoutError too
-            failed = connection_error(exc, self._base_url, f"{where} (model {model!r})")
+            failed = connection_error(exc, self._endpoint.shown, f"{where} (model {model!r})")
             if failed is not None:
                 return failed
         if isinstance(exc, openai.APITimeoutError):

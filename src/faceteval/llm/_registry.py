@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from faceteval._util.urls import redact_url
 from faceteval.errors import ConfigError, MissingDependencyError
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
 from faceteval.llm._provider import Provider
@@ -70,13 +71,13 @@ def _ollama(
     api_key: str | None,
     max_reply: int = DEFAULT_MAX_REPLY_BYTES,
 ) -> Provider:
+    from faceteval.llm._endpoint import key_for
     from faceteval.llm._openai import OpenAIProvider
 
     host = env.get("OLLAMA_HOST", "").strip().strip("\"'")  # as Ollama reads it: quotes dropped
-    default = f"{_ollama_url(host)}/v1" if host else OLLAMA_BASE_URL
-    return OpenAIProvider(
-        api_key=api_key or "ollama", base_url=base_url or default, name="ollama", max_reply_bytes=max_reply
-    )
+    url = base_url or (f"{_ollama_url(host)}/v1" if host else OLLAMA_BASE_URL)
+    key = key_for(url, api_key) or "ollama"  # a user and password in the URL take its place
+    return OpenAIProvider(api_key=key, base_url=url, name="ollama", max_reply_bytes=max_reply)
 
 
 def _ollama_url(value: str) -> str:
@@ -86,6 +87,9 @@ def _ollama_url(value: str) -> str:
     127.0.0.1 by default); with one, the scheme's own port is the default. IPv6 hosts are written
     in brackets when a port follows.
 
+    A user and password before the host (``https://user:pass@box``, a server behind a proxy that
+    asks for them) are kept: they are sent as HTTP Basic authentication (`faceteval.llm._endpoint`).
+
     Raises:
         ConfigError: A port that is not a number from 0 to 65535.
 
@@ -94,6 +98,8 @@ def _ollama_url(value: str) -> str:
         ('http://127.0.0.1:8080', 'http://gpu-box:11434', 'https://o.example:443')
         >>> _ollama_url("::1"), _ollama_url("[::1]:9000"), _ollama_url(":11435"), _ollama_url("http://box")
         ('http://[::1]:11434', 'http://[::1]:9000', 'http://127.0.0.1:11435', 'http://box:80')
+        >>> _ollama_url("https://me:pw@box")
+        'https://me:pw@box:443'
     """
     scheme, found, rest = value.strip().partition("://")
     if not found:
@@ -102,14 +108,15 @@ def _ollama_url(value: str) -> str:
         scheme = scheme.lower()
         default_port = {"http": "80", "https": "443"}.get(scheme, "11434")
     hostport, _, path = rest.partition("/")
+    userinfo, at, hostport = hostport.rpartition("@")
     host, port = _split_host_port(hostport)
     if host is None:  # no port given: the whole is the host (an IPv6 address, possibly bracketed)
         host, port = hostport.strip("[]") or "127.0.0.1", default_port
     host = host or "127.0.0.1"
     if not (port.isascii() and port.isdigit()) or int(port) > 65535:
-        raise ConfigError(f"OLLAMA_HOST={value!r}: {port!r} is not a port")
+        raise ConfigError(f"OLLAMA_HOST={redact_url(value)!r}: {port!r} is not a port")
     shown = f"[{host}]" if ":" in host else host
-    return f"{scheme}://{shown}:{port}" + (f"/{path.strip('/')}" if path.strip("/") else "")
+    return f"{scheme}://{userinfo}{at}{shown}:{port}" + (f"/{path.strip('/')}" if path.strip("/") else "")
 
 
 def _split_host_port(hostport: str) -> tuple[str | None, str]:

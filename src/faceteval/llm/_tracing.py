@@ -27,7 +27,7 @@ OPERATION = "chat"
 @contextmanager
 def call_span(tracer: Tracer, spec: ModelSpec, request: CompletionRequest) -> Iterator[Span]:
     """A CLIENT span ``chat {model}`` around one call; an error that ends it is recorded on it."""
-    from opentelemetry.trace import SpanKind, Status, StatusCode
+    from opentelemetry.trace import SpanKind
 
     with tracer.start_as_current_span(
         f"{OPERATION} {spec.model}",
@@ -43,8 +43,7 @@ def call_span(tracer: Tracer, spec: ModelSpec, request: CompletionRequest) -> It
                 span.set_attribute("faceteval.attempts", exc.attempts)
                 span.set_attribute("faceteval.retries", max(exc.attempts - 1, 0))
             span.set_attribute("error.type", type(exc).__qualname__)
-            span.record_exception(exc)
-            span.set_status(Status(StatusCode.ERROR, str(exc)))
+            tracing.record_error(span, exc)  # its URLs' credentials hidden
             raise
 
 

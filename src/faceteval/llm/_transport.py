@@ -13,17 +13,32 @@ Two things the SDKs do not do for us:
   mid-reply and a timeout with the same one or two exception types (the openai SDK's aiohttp
   transport maps every ``aiohttp.ClientConnectionError``, a server that hung up included, to
   ``httpx2.ConnectTimeout``). `connection_error` reads the chain of causes to say which it was.
+- **A server that does not speak HTTP.** Bytes that are no status line, headers that cannot be
+  read, broken chunked framing: ``h11`` (under ``httpx2``) raises a protocol error that the SDKs
+  report as a connection error, and ``aiohttp`` a ``ClientResponseError`` that the openai SDK lets
+  through as it is. `connection_error` makes both `ProviderProtocolError`, quoting (escaped) what
+  the parser quotes of the reply: ``aiohttp`` quotes the line it could not read, ``h11`` a status,
+  header or chunk line, but not a first line it rejects at its first bytes.
 """
 
 from __future__ import annotations
 
+import re
 import socket
+import ssl
 import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 
 import httpx2
 
-from faceteval.errors import BadResponseError, ProviderConnectionError, ProviderError, ReplyTooLargeError
+from faceteval._util.text import neutralise
+from faceteval.errors import (
+    BadResponseError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderProtocolError,
+    ReplyTooLargeError,
+)
 from faceteval.llm._http import snippet
 
 LIMIT_HINT = "--max-reply-bytes; max_reply_bytes= in Python"
@@ -147,17 +162,38 @@ def connection_error(exc: BaseException, url: str, where: str) -> ProviderConnec
         where: The server and model, as a connection closed mid-reply names them.
     """
     causes = list(_causes(exc))
-    reason = _connect_failure(causes)
-    if reason is not None:
-        return ProviderConnectionError(
-            f"cannot connect to {url}: {reason}; is the server running?", connected=False
+    failure = _connect_failure(causes)
+    if failure is not None:
+        reason, hint = failure
+        return ProviderConnectionError(f"cannot connect to {url}: {reason}; {hint}", connected=False)
+    answered = _not_http(causes)
+    if answered is not None:
+        tls = url.startswith("http://") and _TLS_RECORD.search(answered) is not None
+        hint = (
+            "it answers in TLS: give the URL with https://"
+            if tls
+            else "is that an LLM server's host and port?"
         )
+        return ProviderProtocolError(f"{where} answered with something that is not HTTP ({answered}); {hint}")
     if any(_dropped(cause) for cause in causes):
-        detail = next((str(c) for c in reversed(causes) if str(c)), "no detail")
+        detail = next((_said(c) for c in reversed(causes) if _said(c)), "no detail")
         return ProviderConnectionError(
             f"the connection to {where} was closed before the reply was complete ({snippet(detail)})"
         )
     return None
+
+
+def transport_error(exc: Exception, url: str, where: str) -> ProviderConnectionError | None:
+    """The error for an exception an SDK let through from its HTTP transport as it is, else None.
+
+    The openai SDK passes on the ``aiohttp`` errors its transport does not map (a reply that is not
+    HTTP is one); every other exception is not the transport's, and the caller raises it again.
+    """
+    failed = connection_error(exc, url, where)
+    aiohttp = sys.modules.get("aiohttp")
+    if failed is None and aiohttp is not None and isinstance(exc, aiohttp.ClientError):
+        failed = ProviderConnectionError(f"the connection to {where} failed: {snippet(neutralise(str(exc)))}")
+    return failed
 
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:
@@ -170,8 +206,8 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         cause = cause.__cause__ or cause.__context__
 
 
-def _connect_failure(causes: list[BaseException]) -> str | None:
-    """Why no connection could be made, if that is what happened."""
+def _connect_failure(causes: list[BaseException]) -> tuple[str, str] | None:
+    """Why no connection could be made, and what to check, if that is what happened."""
     aiohttp = sys.modules.get("aiohttp")  # loaded if its transport is in use, else not needed
     connecting = any(
         isinstance(cause, httpx2.ConnectError)
@@ -180,14 +216,70 @@ def _connect_failure(causes: list[BaseException]) -> str | None:
     )
     for cause in causes:
         if isinstance(cause, ConnectionRefusedError):
-            return "connection refused"
+            return "connection refused", _RUNNING
         if isinstance(cause, socket.gaierror):
-            return f"the host name cannot be resolved ({cause.strerror or cause})"
+            return f"the host name cannot be resolved ({cause.strerror or cause})", _RUNNING
     if not connecting:
         return None
+    tls = next((cause for cause in causes if isinstance(cause, ssl.SSLError)), None)
+    if tls is not None:
+        return _tls_failure(tls)
     errors = [cause for cause in causes if isinstance(cause, OSError)]
     deepest = errors[-1] if errors else causes[-1]
-    return snippet(getattr(deepest, "strerror", None) or str(deepest))
+    return snippet(getattr(deepest, "strerror", None) or str(deepest)), _RUNNING
+
+
+_RUNNING = "is the server running?"
+_PLAIN_HTTP = ("WRONG_VERSION_NUMBER", "record layer failure", "packet length too long", "unknown protocol")
+"""What OpenSSL says when what answered a TLS handshake does not speak TLS (a plain-HTTP server)."""
+_TLS_RECORD = re.compile(r"\\x1[56]\\x03")
+"""The first bytes of a TLS record (an alert or a handshake), as the parsers quote them, escaped."""
+
+
+def _tls_failure(error: ssl.SSLError) -> tuple[str, str]:
+    """Why the TLS handshake failed, and what to check."""
+    said = snippet(error.strerror or str(error))
+    if any(sign in said for sign in _PLAIN_HTTP):
+        return (
+            f"the TLS handshake failed ({said})",
+            "is it a plain-HTTP server? then give the URL with http://",
+        )
+    if "CERTIFICATE_VERIFY_FAILED" in said:
+        return f"the TLS handshake failed ({said})", "SSL_CERT_FILE names the certificates trusted"
+    return f"the TLS handshake failed ({said})", _RUNNING
+
+
+_EOF_SAYINGS = ("peer closed connection", "peer unexpectedly closed", "Not enough data to satisfy")
+"""How ``h11`` and ``aiohttp`` begin saying that a reply stopped short: a dropped connection, not bad HTTP."""
+
+
+def _not_http(causes: list[BaseException]) -> str | None:
+    """What the HTTP parser said of a reply it could not read as HTTP, escaped; None if none was."""
+    aiohttp = sys.modules.get("aiohttp")
+    processing = aiohttp.http_exceptions.HttpProcessingError if aiohttp is not None else ()
+    h11 = sys.modules.get("h11")
+    protocol = h11.RemoteProtocolError if h11 is not None else ()
+    for cause in reversed(causes):  # the parser's own error is the deepest
+        if isinstance(cause, processing):
+            said = str(getattr(cause, "message", "") or cause)
+        elif isinstance(cause, protocol):
+            said = str(cause)
+            if said == "illegal request line":  # h11's words for a first line it rejects at once
+                said = "its first line cannot begin an HTTP status line"
+        else:
+            continue
+        if not said.startswith(_EOF_SAYINGS):
+            lines = [line.strip() for line in said.splitlines()]
+            return snippet(neutralise(" ".join(line for line in lines if line.strip("^ "))))
+    return None
+
+
+def _said(cause: BaseException) -> str:
+    """What ``cause`` says, in words (``aiohttp`` puts the partial reply's repr in a disconnection)."""
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None and isinstance(cause, aiohttp.ServerDisconnectedError):
+        return "Server disconnected"
+    return neutralise(str(cause))
 
 
 def _dropped(cause: BaseException) -> bool:

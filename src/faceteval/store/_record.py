@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 from pydantic_core import to_jsonable_python
 
+from faceteval._util.urls import redact_urls
 from faceteval._version import __version__
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError, InputError
@@ -318,11 +319,14 @@ SECRET_FLAGS = frozenset({"--api-key"})
 
 
 def redacted(argv: Sequence[str]) -> list[str]:
-    """A command line with the value of every secret flag (``--api-key``) hidden, as records keep it.
+    """A command line with the value of every secret flag (``--api-key``) hidden, and the credentials
+    in every URL (`faceteval._util.urls.redact_url`), as records keep it.
 
     Examples:
         >>> redacted(["faceteval", "judge", "--api-key", "sk-1", "--api-key=sk-2", "--out", "j.jsonl"])
         ['faceteval', 'judge', '--api-key', '***', '--api-key=***', '--out', 'j.jsonl']
+        >>> redacted(["--base-url", "http://u:pw@h/v1?api-key=k", "--model=openai:m@http://t@h2/v1"])
+        ['--base-url', 'http://***@h/v1?api-key=***', '--model=openai:m@http://***@h2/v1']
     """
     shown = []
     for before, arg in zip(["", *argv], argv, strict=False):
@@ -331,7 +335,7 @@ def redacted(argv: Sequence[str]) -> list[str]:
             arg = f"{flag}=***"
         elif before in SECRET_FLAGS:
             arg = "***"
-        shown.append(arg)
+        shown.append(redact_urls(arg))
     return shown
 
 

@@ -70,7 +70,9 @@ class Settings:
 
     def describe(self) -> str:
         """One line for pytest's report header."""
-        endpoint = f" at {self.base_url}" if self.base_url else ""
+        from faceteval._util.urls import redact_url  # here: loading the plugin loads next to nothing
+
+        endpoint = f" at {redact_url(self.base_url)}" if self.base_url else ""
         endpoint += f" (cached as endpoint {self.endpoint_id})" if self.endpoint_id else ""
         cache = f", replies cached in {self.cache}" if self.cache else ", no response cache"
         return f"faceteval: judging with {self.model}{endpoint}{cache}"

@@ -10,10 +10,11 @@ left out unless ``capture_content`` is asked for.
 While tracing is off, nothing of OpenTelemetry is imported and the calls below cost a check of
 one variable. The command line turns it on with ``--otel`` (or ``FACETEVAL_OTEL=1``).
 
-The labels (`labelled`, `labels`) and the tracer (`tracer`) are what faceteval's own parts use
-to make their spans.
+The labels (`labelled`, `labels`), the tracer (`tracer`) and `record_error` are what faceteval's
+own parts use to make their spans.
 """
 
+from faceteval.tracing._errors import record_error
 from faceteval.tracing._state import (
     capture_content,
     disable,
@@ -25,4 +26,14 @@ from faceteval.tracing._state import (
     tracer,
 )
 
-__all__ = ["capture_content", "disable", "enable", "enabled", "labelled", "labels", "paused", "tracer"]
+__all__ = [
+    "capture_content",
+    "disable",
+    "enable",
+    "enabled",
+    "labelled",
+    "labels",
+    "paused",
+    "record_error",
+    "tracer",
+]

@@ -15,6 +15,7 @@ from faceteval.errors import (
     StoreError,
 )
 from faceteval.llm import (
+    DEFAULT_MAX_RETRY_AFTER,
     LLM,
     Completion,
     CompletionRequest,
@@ -124,11 +125,56 @@ async def test_retry_after_is_honoured() -> None:
 
 
 def test_a_retry_after_wait_never_exceeds_the_cap() -> None:
-    policy = RetryPolicy(max_retry_after=600.0)
-    for asked in (30.0, 599.0, 3600.0, 2.3e9):  # 2.3e9: an HTTP date decades ahead
+    policy = RetryPolicy(max_retry_after=60.0)
+    for asked in (0.5, 30.0, 59.0, 60.0):
         waits = [policy.delay(1, RateLimitError("x", retry_after=asked)) for _ in range(500)]
-        assert min(asked, 600.0) <= min(waits) and max(waits) <= 600.0
+        assert asked <= min(waits) and max(waits) <= 60.0
     assert max(policy.delay(1, RateLimitError("x", retry_after=30.0)) for _ in range(500)) > 30.0  # jitter
+    assert RetryPolicy().max_retry_after == DEFAULT_MAX_RETRY_AFTER == 60.0
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (
+            RateLimitError("openai at http://h/v1 answered HTTP 429: slow down", retry_after=999999.0),
+            "999,999 s (about 12 days)",
+        ),
+        (RateLimitError("429", retry_after=60.5), "60.5 s"),
+        (
+            RateLimitError("429", retry_after=2.3e9),
+            "2,300,000,000 s (about 73 years)",
+        ),  # a date decades ahead
+        (ProviderServerError("503", status=503, retry_after=7200.0), "7,200 s (about 2 hours)"),
+        (RateLimitError("429", retry_after=86400.0 * 3), "259,200 s (about 3 days)"),
+    ],
+    ids=["seconds", "just-past", "http-date", "503", "days"],
+)
+async def test_a_retry_after_past_the_cap_fails_the_call_at_once_with_the_servers_time(
+    error: RateLimitError | ProviderServerError, said: str
+) -> None:
+    provider = ScriptedProvider.sequence([error, "never asked"])
+    llm = LLM(provider, SPEC, retry=RetryPolicy(max_retries=5))
+
+    with pytest.raises(type(error)) as caught:
+        await llm.generate([user("q")])
+
+    assert len(provider.requests) == 1  # not retried, and nothing waited on
+    message = str(caught.value)
+    assert message.startswith(str(error).split(";")[0])
+    assert f"the server asks to retry after {said}, more than the 60 s faceteval waits" in message
+    assert "--max-retry-after" in message
+    assert caught.value.attempts == 1
+
+
+async def test_the_cap_is_the_policys() -> None:
+    provider = ScriptedProvider.sequence([RateLimitError("429", retry_after=0.2), "ok"])
+    llm = LLM(provider, SPEC, retry=RetryPolicy(max_retries=1, max_retry_after=0.1))
+    with pytest.raises(RateLimitError, match=r"retry after 0.2 s, more than the 0.1 s faceteval waits"):
+        await llm.generate([user("q")])
+    provider = ScriptedProvider.sequence([RateLimitError("429", retry_after=0.2), "ok"])
+    llm = LLM(provider, SPEC, retry=RetryPolicy(max_retries=1, max_retry_after=0.3))
+    assert (await llm.generate([user("q")])).completion.text == "ok"
 
 
 async def test_retries_give_up_with_the_last_error() -> None:
@@ -387,14 +433,13 @@ async def test_a_call_cancelled_once_sent_is_counted_and_one_never_sent_is_not()
 async def test_a_long_retry_wait_is_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
-    replies: list[object] = [RateLimitError("slow down", retry_after=12), "ok"]
-    llm = LLM(
-        ScriptedProvider.sequence(replies), SPEC, retry=RetryPolicy(max_retries=1, max_retry_after=0.01)
-    )
+    short: list[object] = [RateLimitError("slow down", retry_after=0.01), "ok"]
+    llm = LLM(ScriptedProvider.sequence(short), SPEC, retry=RetryPolicy(max_retries=1))
     with caplog.at_level(logging.INFO, logger="faceteval"):
         await llm.generate([user("q")])
     (record,) = [r for r in caplog.records if "retrying in" in r.getMessage()]
-    assert record.levelno == logging.INFO  # capped to 0.01 s: not worth a warning
+    assert record.levelno == logging.INFO  # 0.01 s: not worth a warning
+    replies: list[object] = [RateLimitError("slow down", retry_after=12), "ok"]
     llm = LLM(ScriptedProvider.sequence(replies), SPEC, retry=RetryPolicy(max_retries=1))
     with caplog.at_level(logging.INFO, logger="faceteval"):
         with anyio.move_on_after(0.2):  # it would wait 12 s

@@ -1,5 +1,5 @@
 """What both providers do at the HTTP layer, through the official SDKs on each of their transports:
-the reply size limit, and connection failures named as what they are."""
+the reply size limit, connection failures named as what they are, and replies that are not HTTP."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from faceteval.errors import (
     BadResponseError,
     ConfigError,
     ProviderConnectionError,
+    ProviderProtocolError,
     ProviderTimeout,
     ReplyTooLargeError,
 )
@@ -24,6 +25,7 @@ from faceteval.llm import LLM, CompletionRequest, Provider, user
 from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.llm._openai import OpenAIProvider
 from tests.support.llm_server import Behaviour, Disconnect, HugeBody, LLMServer, RawBody, Reply, Status
+from tests.support.raw_server import GARBAGE, RawServer
 
 pytestmark = pytest.mark.anyio
 
@@ -37,17 +39,23 @@ in), and the anthropic SDK on its httpx2 one."""
 
 
 @pytest.fixture(params=TRANSPORTS)
-async def make(request: pytest.FixtureRequest, llm_server: LLMServer) -> AsyncIterator[Make]:
+def transport(request: pytest.FixtureRequest) -> str:
+    """The SDK and transport under test (one of `TRANSPORTS`)."""
+    return str(request.param)
+
+
+@pytest.fixture
+async def make(transport: str, llm_server: LLMServer) -> AsyncIterator[Make]:
     """Builds a provider of the transport under test, pointed at the local server unless told otherwise."""
     async with AsyncExitStack() as stack:
 
         def build(*, base: str | None = None, timeout: float = 30, **options: Any) -> Provider:
             provider: Provider
-            if request.param == "anthropic":
+            if transport == "anthropic":
                 url = base or llm_server.root_url
                 provider = AnthropicProvider(api_key="k", base_url=url, timeout=timeout, **options)
             else:
-                if request.param == "openai-httpx2":
+                if transport == "openai-httpx2":
                     options["http_client"] = client = httpx2.AsyncClient()
                     stack.push_async_callback(client.aclose)
                 url = f"{base}/v1" if base else llm_server.base_url
@@ -153,6 +161,93 @@ async def test_a_refused_connection_says_so(make: Make) -> None:
     url = provider.base_url  # type: ignore[attr-defined]
     assert str(caught.value) == f"cannot connect to {url}: connection refused; is the server running?"
     assert caught.value.retryable and not caught.value.connected
+
+
+QUOTED = {
+    "garbage-then-close": r"b'\x00\x01garbage\x1b[31m\x07'",
+    "garbage-forever": r"b'\x00\x1b[2Jgarbage\x00\x1b[2Jgarbage",
+    "broken-headers": "Content-Type application/json",
+    "bad-status-code": "HTTP/1.1 abc OK",
+    "bad-chunk": "b'zz",
+    "headers-forever": "Too many headers received",
+    "tls-alert": r"b'\x15\x03\x01\x00\x02\x02F'); it answers in TLS: give the URL with https://",
+}
+"""What the message quotes of each reply that is not HTTP, on the aiohttp transport (whose parser
+quotes the line it could not read)."""
+QUOTED_BY_H11 = {
+    "garbage-then-close": "its first line cannot begin an HTTP status line",
+    "garbage-forever": "its first line cannot begin an HTTP status line",
+    "broken-headers": "illegal header line: bytearray(b'Content-Type application/json')",
+    "bad-status-code": "illegal status line: bytearray(b'HTTP/1.1 abc OK')",
+    "bad-chunk": r"illegal chunk header: bytearray(b'zz\r\n')",
+    "headers-forever": "Receive buffer too long",
+    "tls-alert": "its first line cannot begin an HTTP status line",
+}
+"""The same on the httpx2 transport (h11 quotes a status, header or chunk line it could not read, but
+not a first line it rejects at its first bytes)."""
+
+
+@pytest.mark.parametrize("kind", sorted(GARBAGE))
+async def test_a_reply_that_is_not_http_is_named_with_what_came_back(
+    make: Make, transport: str, kind: str
+) -> None:
+    with RawServer(lambda index, request: GARBAGE[kind]()) as server:
+        provider = make(base=server.root_url)
+
+        with pytest.raises(ProviderProtocolError) as caught:
+            await provider.complete(REQUEST)
+
+    message = str(caught.value)
+    where = f"{provider.name} at {provider.base_url} (model 'judge-7b')"  # type: ignore[attr-defined]
+    assert message.startswith(f"{where} answered with something that is not HTTP (")
+    assert (QUOTED if transport == "openai-aiohttp" else QUOTED_BY_H11)[kind] in message
+    assert message.isprintable()  # escaped: no control character reaches a terminal or a file
+    assert "is that an LLM server's host and port?" in message or "https://" in message
+    assert caught.value.retryable and caught.value.connected
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [[b"HTTP/1.1 2"], [b"SSH-2.0-OpenSSH_9.6\r\nInvalid SSH identification string.\r\n"]],
+    ids=["half-status-line", "ssh-banner"],
+)
+async def test_a_reply_cut_short_is_a_connection_error_naming_the_server(
+    make: Make, transport: str, reply: list[bytes]
+) -> None:
+    # The half status line is a server that hung up; an SSH banner is not HTTP, but h11 waits for
+    # the end of a head that never comes: it sees a server that hung up too.
+    with RawServer(lambda index, request: reply) as server:
+        provider = make(base=server.root_url)
+
+        with pytest.raises(ProviderConnectionError) as caught:
+            await provider.complete(REQUEST)
+
+    message = str(caught.value)
+    where = f"{provider.name} at {provider.base_url} (model 'judge-7b')"  # type: ignore[attr-defined]
+    ssh_on_aiohttp = transport == "openai-aiohttp" and b"SSH" in reply[0]
+    if ssh_on_aiohttp:
+        assert isinstance(caught.value, ProviderProtocolError)
+        assert f"{where} answered with something that is not HTTP (" in message and "SSH-2.0" in message
+    else:
+        assert not isinstance(caught.value, ProviderProtocolError)
+        assert message.startswith(f"the connection to {where} was closed before the reply was complete (")
+        assert "RawResponseMessage" not in message  # aiohttp's repr of the partial reply is no detail
+    assert message.isprintable() and caught.value.retryable
+
+
+async def test_https_to_a_plain_http_server_says_which_to_use(llm_server: LLMServer, make: Make) -> None:
+    provider = make(base=llm_server.root_url.replace("http://", "https://"))
+
+    with pytest.raises(ProviderConnectionError) as caught:
+        await provider.complete(REQUEST)
+
+    url = provider.base_url  # type: ignore[attr-defined]
+    message = str(caught.value)
+    assert message.startswith(
+        f"cannot connect to {url}: the TLS handshake failed ([SSL: WRONG_VERSION_NUMBER]"
+    )
+    assert message.endswith("; is it a plain-HTTP server? then give the URL with http://")
+    assert not caught.value.connected
 
 
 @pytest.mark.parametrize("value", [0, -1, True, 1.5, "4MB", None])

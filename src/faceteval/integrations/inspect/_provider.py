@@ -18,6 +18,7 @@ from inspect_ai.model import (
 from inspect_ai.model import GenerateConfig as InspectConfig
 from inspect_ai.util import LimitExceededError
 
+from faceteval._util.urls import redact_url
 from faceteval.errors import ProviderError
 from faceteval.llm import (
     DEFAULT_GENERATE_CONFIG,
@@ -71,9 +72,10 @@ class InspectProvider:
 
     @property
     def identity(self) -> str:
-        """The Inspect model's name (``openai/gpt-4o-mini``), with its base URL when it has one."""
+        """The Inspect model's name (``openai/gpt-4o-mini``), with its base URL when it has one (its
+        credentials hidden: `faceteval._util.urls.redact_url`)."""
         base_url = self.model.api.base_url
-        return f"{PROVIDER_NAME}:{self.model}" + (f"@{base_url}" if base_url else "")
+        return f"{PROVIDER_NAME}:{self.model}" + (f"@{redact_url(base_url)}" if base_url else "")
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """One ``generate`` call of the Inspect model."""
