@@ -152,7 +152,7 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     ),
     "--max-retry-after": click.option(
         "--max-retry-after",
-        type=click.FloatRange(min=0.0, max=24 * 3600.0),
+        type=FiniteFloat(min=0.0, max=24 * 3600.0),
         default=DEFAULT_MAX_RETRY_AFTER,
         show_default=True,
         help="Longest Retry-After wait honoured (seconds); a server that asks for longer fails the call "
