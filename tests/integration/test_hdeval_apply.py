@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from tests.integration.test_hdeval_train import outputs, responder, write
+from tests.support.hdeval_judge import train_evaluator
 from tests.support.llm_server import LLMServer
 
 
@@ -24,16 +25,7 @@ def server() -> Iterator[LLMServer]:
 @pytest.fixture(scope="module")
 def trained(server: LLMServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An evaluator whose criteria `openai:judge` scored (one layer: no decomposition)."""
-    root = tmp_path_factory.mktemp("hdeval-apply")
-    labelled = write(root / "labelled.jsonl", outputs(16, "a"))
-    args = [
-        "hdeval", "train", labelled, "--target", "coherence,fluency", "--layers", "1", "--aggregator", "lr",
-        "--resamples", "0", "--out", root / "evaluator", "--model", "openai:judge",
-        "--base-url", server.base_url, "--cache", root / "c.sqlite", "-q",
-    ]  # fmt: skip
-    result = invoke(*args)
-    assert result.exit_code == 0, result.output
-    return root / "evaluator"
+    return train_evaluator(tmp_path_factory.mktemp("hdeval-apply"), server.base_url)
 
 
 def invoke(*args: str | Path, env: dict[str, str] | None = None) -> Result:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_hdeval_apply import invoke
 from tests.integration.test_hdeval_train import outputs, responder, write
+from tests.support.hdeval_judge import train_evaluator
 from tests.support.llm_server import LLMServer
 from tests.support.processes import SRC
 from tests.support.zip_bombs import GIB, Member, bomb, stored, zip_archive
@@ -37,16 +37,7 @@ def server() -> Iterator[LLMServer]:
 
 @pytest.fixture(scope="module")
 def trained(server: LLMServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("hdeval-bombs")
-    labelled = write(root / "labelled.jsonl", outputs(16, "a"))
-    args = [
-        "hdeval", "train", labelled, "--target", "coherence,fluency", "--layers", "1", "--aggregator", "lr",
-        "--resamples", "0", "--out", root / "evaluator", "--model", "openai:judge",
-        "--base-url", server.base_url, "--cache", root / "c.sqlite", "-q",
-    ]  # fmt: skip
-    result = invoke(*args)
-    assert result.exit_code == 0, result.output
-    return root / "evaluator"
+    return train_evaluator(tmp_path_factory.mktemp("hdeval-bombs"), server.base_url)
 
 
 def capped() -> None:

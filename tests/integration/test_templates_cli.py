@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+import faceteval.methods  # noqa: F401  (registers every family's templates, which these render)
 from faceteval._cli._app import cli
 from faceteval.prompts import builtin_template
 from tests.support.llm_server import LLMServer
@@ -287,18 +288,10 @@ def test_a_checkout_s_template_runs_no_code_even_in_a_dry_run(
     line = builtin_template(name).source.rstrip("\n").count("\n") + 2
     (checkout / "faceteval.toml").write_text('templates = "tpl"\n', encoding="utf-8")
     method = name.split("/")[0] if name != "common/reask" else "direct"
-    base = [sys.executable, "-m", "faceteval", "judge", str(pairs), "--method", method, "--model", "openai:m"]
+    base = ["judge", str(pairs), "--method", method, "--model", "openai:m"]
     local = ["--base-url", "http://127.0.0.1:9/v1", "--dry-run"]
     for extra in ([], ["--templates", str(checkout / "tpl")]):
-        ran = subprocess.run(
-            [*base, *local, *extra],
-            cwd=checkout,
-            env={**os.environ, "PYTHONPATH": str(SRC)},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        ran = faceteval_in(checkout, *base, *local, *extra)
         assert ran.returncode == 2, ran.stderr
         assert (
             f"score.j2, line {line}: " in ran.stderr or f"{Path(name).name}.j2, line {line}: " in ran.stderr
@@ -306,14 +299,19 @@ def test_a_checkout_s_template_runs_no_code_even_in_a_dry_run(
         assert "the template is refused" in ran.stderr and "Traceback" not in ran.stderr
         assert not (checkout / "PWNED").exists()
         assert not list(checkout.glob("*.jsonl"))
-    listed = subprocess.run(
-        [sys.executable, "-m", "faceteval", "templates", "list", "--templates", "tpl"],
-        cwd=checkout,
+    listed = faceteval_in(checkout, "templates", "list", "--templates", "tpl")
+    assert listed.returncode == 2 and "the template is refused" in listed.stderr
+    assert not (checkout / "PWNED").exists()
+
+
+def faceteval_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command line run in ``folder`` (where it reads faceteval.toml), in a process of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "faceteval", *args],
+        cwd=folder,
         env={**os.environ, "PYTHONPATH": str(SRC)},
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    assert listed.returncode == 2 and "the template is refused" in listed.stderr
-    assert not (checkout / "PWNED").exists()

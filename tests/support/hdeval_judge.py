@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from tests.support.quoted import unquote
@@ -37,3 +38,22 @@ def responder(body: Mapping[str, Any]) -> str:
     metric, response = _METRIC.search(prompt), _RESPONSE.search(prompt)
     assert metric is not None and response is not None, prompt
     return f"{quality(unquote(response[1]), metric[1].strip().lower())}\nScored by rule."
+
+
+def train_evaluator(root: Path, base_url: str) -> Path:
+    """An evaluator trained with `faceteval hdeval train` in ``root`` on 16 labelled outputs, its
+    criteria scored by `openai:judge` at ``base_url`` (one layer: no decomposition); its folder."""
+    from click.testing import CliRunner
+
+    from faceteval._cli._app import cli
+    from tests.integration.test_hdeval_train import outputs, write
+
+    labelled = write(root / "labelled.jsonl", outputs(16, "a"))
+    args = [
+        "hdeval", "train", labelled, "--target", "coherence,fluency", "--layers", "1", "--aggregator", "lr",
+        "--resamples", "0", "--out", root / "evaluator", "--model", "openai:judge",
+        "--base-url", base_url, "--cache", root / "c.sqlite", "-q",
+    ]  # fmt: skip
+    result = CliRunner().invoke(cli, [str(a) for a in args], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return root / "evaluator"

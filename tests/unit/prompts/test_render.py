@@ -1,6 +1,7 @@
 import jinja2
 import pytest
 
+import faceteval.methods  # noqa: F401  (registers every family's templates, which these render)
 from faceteval.prompts import fence, fence_inline, load_template, render
 
 CONTEXT = {
