@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 
@@ -17,15 +18,16 @@ from faceteval.errors import (
     BadResponseError,
     ConfigError,
     ProviderConnectionError,
+    ProviderError,
     ProviderProtocolError,
     ProviderTimeout,
     ReplyTooLargeError,
 )
-from faceteval.llm import LLM, CompletionRequest, Provider, user
+from faceteval.llm import LLM, CompletionRequest, ModelSpec, Provider, RetryPolicy, user
 from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.llm._openai import OpenAIProvider
 from tests.support.llm_server import Behaviour, Disconnect, HugeBody, LLMServer, RawBody, Reply, Status
-from tests.support.raw_server import GARBAGE, RawServer
+from tests.support.raw_server import GARBAGE, RawServer, bad_chunk_later
 
 pytestmark = pytest.mark.anyio
 
@@ -204,6 +206,24 @@ async def test_a_reply_that_is_not_http_is_named_with_what_came_back(
     assert message.isprintable()  # escaped: no control character reaches a terminal or a file
     assert "is that an LLM server's host and port?" in message or "https://" in message
     assert caught.value.retryable and caught.value.connected
+
+
+async def test_a_broken_chunk_after_the_head_fails_the_call_within_its_timeout(
+    make: Make, transport: str
+) -> None:
+    # aiohttp's compiled parser (what the openai SDK's aiohttp transport reads with) refuses a chunk
+    # that comes after the head it has handed on without telling that head's body, which then waits:
+    # the wrapper's per-call timeout ends it; h11 names what came back.
+    with RawServer(lambda index, request: bad_chunk_later()) as server:
+        spec = ModelSpec("anthropic" if transport == "anthropic" else "openai", "judge-7b")
+        llm = LLM(make(base=server.root_url), spec, timeout=2, retry=RetryPolicy(max_retries=0))
+        with anyio.fail_after(60), pytest.raises(ProviderError) as caught:
+            await llm.generate([user("Hi")])
+    message = str(caught.value)
+    if transport == "openai-aiohttp":
+        assert "no reply within 2 s" in message or "illegal chunk header" in message or "not HTTP" in message
+    else:
+        assert "answered with something that is not HTTP (illegal chunk header" in message
 
 
 @pytest.mark.parametrize(
