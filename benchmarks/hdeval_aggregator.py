@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from faceteval.methods.hdeval._aggregators import make_aggregator
-from faceteval.methods.hdeval._importance import importance
+from faceteval.workflows.hdeval._aggregators import make_aggregator
+from faceteval.workflows.hdeval._importance import importance
 
 LIMIT_S = 30.0
 

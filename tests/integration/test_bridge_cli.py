@@ -19,7 +19,7 @@ from rich.progress import Progress
 from faceteval._cli._app import cli
 from faceteval._cli._console import err_console
 from faceteval._cli._run import RunRequest, progress_bar
-from faceteval.methods.fennec._bridge_sources import load_sources
+from faceteval.workflows.fennec._bridge_sources import load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
 from tests.support.llm_server import Hang, LLMServer, Status
 from tests.support.processes import partial_files, run_to_end, start, wait_for_lines
@@ -184,7 +184,7 @@ def test_a_progress_bar_counts_the_records_unless_quiet(
         bars.append((request, bar))
         return bar
 
-    monkeypatch.setattr("faceteval.methods.fennec._cli._bridge.progress_bar", spy)
+    monkeypatch.setattr("faceteval.workflows.fennec._cli._bridge.progress_bar", spy)
     monkeypatch.setattr(err_console, "_force_terminal", True)  # a bar is shown on a terminal only
     with LLMServer(BridgeJudge().for_server()) as server:
         flags = ["--quiet"] if quiet else []

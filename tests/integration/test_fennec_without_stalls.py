@@ -18,11 +18,11 @@ import pytest
 from faceteval import LLM, Instance, judge
 from faceteval.llm import ModelSpec, ScriptedProvider
 from faceteval.methods.fennec import Fennec
-from faceteval.methods.fennec._bridge import BridgeRecord, bridge_each
-from faceteval.methods.fennec._bridge_sources import BridgeSource, load_sources
-from faceteval.methods.fennec._correct import Correction, CorrectOptions, correct_each
-from faceteval.methods.fennec._correctable import Correctable, load_correctable
 from faceteval.prompts import fence
+from faceteval.workflows.fennec._bridge import BridgeRecord, bridge_each
+from faceteval.workflows.fennec._bridge_sources import BridgeSource, load_sources
+from faceteval.workflows.fennec._correct import Correction, CorrectOptions, correct_each
+from faceteval.workflows.fennec._correctable import Correctable, load_correctable
 from tests.support.bridge_judge import BridgeJudge
 from tests.support.fennec_judge import FennecJudge
 from tests.support.llm_server import Hold, LLMServer

@@ -13,10 +13,10 @@ from click.testing import CliRunner, Result
 from faceteval import Criterion, Instance, judge
 from faceteval._cli._app import cli
 from faceteval.llm import LLM
-from faceteval.methods.hdeval._decompose import decompose_tree
 from faceteval.methods.hdeval._method import HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree, load_tree, save_tree
 from faceteval.store import SQLiteCache
+from faceteval.workflows.hdeval._decompose import decompose_tree
 from tests.support.files import read_jsonl, write_jsonl
 from tests.support.llm_server import LLMServer
 from tests.support.quoted import unquote

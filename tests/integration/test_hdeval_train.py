@@ -187,7 +187,7 @@ def test_recorded_chatgpt_criterion_scores_train_without_an_llm(data_dir: Path, 
 
 
 def test_outputs_to_score_may_come_as_json_or_csv_without_human_scores(tmp_path: Path) -> None:
-    from faceteval.methods.hdeval._cli._commands import _input_target
+    from faceteval.workflows.hdeval._cli._commands import _input_target
 
     rows = [{"id": "a", "query": "Summarise.", "candidates": ["One line."]}]
     as_json = tmp_path / "new.json"
@@ -263,8 +263,8 @@ def test_experiments_without_shap_installed(
 
 def test_the_command_line_offers_every_aggregator_and_experiment() -> None:
     from faceteval.methods.hdeval import AGGREGATORS
-    from faceteval.methods.hdeval._cli import _commands as _hdeval
-    from faceteval.methods.hdeval._experiments import EXPERIMENTS
+    from faceteval.workflows.hdeval._cli import _commands as _hdeval
+    from faceteval.workflows.hdeval._experiments import EXPERIMENTS
 
     assert _hdeval.AGGREGATORS == AGGREGATORS and _hdeval.EXPERIMENTS == EXPERIMENTS
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from faceteval.core import Criterion, Instance
-from faceteval.methods.hdeval._train import NodeScores
 from faceteval.methods.hdeval._tree import CriteriaTree, Node
+from faceteval.workflows.hdeval._train import NodeScores
 
 TASK = "summaries of news articles"
 CHILDREN = {

@@ -101,57 +101,28 @@ def test_each_contract_catches_an_import_it_forbids(tmp_path: Path, broken: str)
     assert reported in result.stdout
 
 
-def modules_under(package: Path, name: str) -> list[str]:
-    """Every module of the package at ``package`` (named ``name``), subpackages included."""
-    found = [name]
-    for path in sorted(package.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        parts = path.relative_to(package).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if parts:
-            found.append(".".join((name, *parts)))
-    return sorted(set(found))
+def test_the_layers_name_packages_and_leave_none_out() -> None:
+    # every package is placed whole: the layers contract is exhaustive with no exceptions, and no layer
+    # reaches into a package for some of its modules
+    layers = contract("layers")
+    tops = [tail.strip() for layer in layers["layers"] for tail in re.split(r"[|:]", layer)]
+
+    assert layers["exhaustive"] is True
+    assert "exhaustive_ignores" not in layers
+    assert all("." not in top for top in tops), tops
 
 
-def unlayered(modules: Iterable[str], layers: Mapping[str, Any]) -> list[str]:
-    """The modules no layer of the ``layers`` contract holds, but a family's package itself (its
-    __init__, which the registry imports, so that what it imports is checked through the registry's
-    layer) and ``faceteval.methods``."""
-    (container,) = layers["containers"]
-    listed = [
-        f"{container}.{tail.strip().strip('()')}"
-        for layer in layers["layers"]
-        for tail in re.split(r"[|:]", layer)
-    ]
-    glue = re.compile(rf"{re.escape(container)}\.methods(\.[a-z]\w*)?")
-    return [
-        module
-        for module in modules
-        if not glue.fullmatch(module)
-        and not any(module == top or module.startswith(f"{top}.") for top in listed)
-    ]
+def test_an_import_made_only_for_types_counts_against_the_layers(tmp_path: Path) -> None:
+    copy = tmp_path / "src"
+    shutil.copytree(SRC / "faceteval", copy / "faceteval", ignore=shutil.ignore_patterns("__pycache__"))
+    with (copy / "faceteval" / "store" / "_record.py").open("a", encoding="utf-8") as handle:
+        handle.write("\nif TYPE_CHECKING:\n    from faceteval.workflows.fennec import Correction\n")
 
+    result = lint_imports(copy, tmp_path)
 
-def test_every_module_of_the_method_families_has_a_layer() -> None:
-    # `methods` is placed module by module (its families span the layers), so import-linter's own
-    # exhaustive check leaves it out; a module added to a family without a layer would go unchecked.
-    modules = modules_under(SRC / "faceteval" / "methods", "faceteval.methods")
-
-    assert "faceteval.methods.hdeval._cli._commands" in modules
-    assert unlayered(modules, contract("layers")) == []
-
-
-def test_a_module_without_a_layer_is_found() -> None:
-    modules = [
-        "faceteval.methods",
-        "faceteval.methods.dna",
-        "faceteval.methods.dna._method",
-        "faceteval.methods.dna._new",
-    ]
-
-    assert unlayered(modules, contract("layers")) == ["faceteval.methods.dna._new"]
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert verdicts(result.stdout)[contract("layers")["name"]] == "BROKEN"
+    assert "faceteval.store._record -> faceteval.workflows" in result.stdout
 
 
 def test_every_method_family_is_named_by_the_families_contract() -> None:
@@ -161,4 +132,4 @@ def test_every_method_family_is_named_by_the_families_contract() -> None:
         if not path.parent.name.startswith("_")
     }
 
-    assert set(contract("families")["forbidden_modules"]) == families
+    assert set(contract("families")["forbidden_modules"]) == families | {"faceteval.workflows"}

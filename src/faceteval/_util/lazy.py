@@ -13,7 +13,8 @@ def lazy_attributes(package: str, modules: Mapping[str, Sequence[str]]) -> Calla
 
     Args:
         package: The package's ``__name__``.
-        modules: The names each module of the package gives (``{"_correct": ("correct", ...)}``).
+        modules: The names each module of the package gives (``{"_correct": ("correct", ...)}``), or
+            each module named in full gives (``{"faceteval.workflows.fennec": (...)}``).
 
     Examples:
         >>> getattr_ = lazy_attributes("json", {"decoder": ("JSONDecoder",)})
@@ -29,6 +30,7 @@ def lazy_attributes(package: str, modules: Mapping[str, Sequence[str]]) -> Calla
     def __getattr__(name: str) -> Any:
         if name not in homes:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(f"{package}.{homes[name]}"), name)
+        module = homes[name]
+        return getattr(importlib.import_module(module if "." in module else f"{package}.{module}"), name)
 
     return __getattr__

@@ -23,8 +23,8 @@ from faceteval.methods.fennec._parsers import (
     RewriteParser,
 )
 from faceteval.methods.hdeval import CriteriaTree, HierarchyAware
-from faceteval.methods.hdeval._decompose import ChildrenParser
 from faceteval.parsing import CriteriaParser, ScoreParser, WeightParser
+from faceteval.workflows.hdeval._decompose import ChildrenParser
 from tests.support.schema_replies import conforming, conforming_script
 
 STRUCTURED = GenerateConfig(structured=True)

@@ -3,16 +3,11 @@
 Li et al., "Collaborative Evaluation: Exploring the Synergy of Large Language Models and Humans for
 Open-ended Generation Evaluation". `CoEval` evaluates one criterion at a time, then the overall
 quality with those evaluations in view (Section 5.1); `CoEvalDirect` is its straightforward baseline.
-`generate_criteria` asks for a temperature-0 criteria set and N sampled ones from a task description
-and a demonstration (Section 4.1); `save_generation` writes them as editable criteria files;
-`measure_consistency` computes CC and ICC (Section 4.2, Equations 1 and 2) with sentence embeddings
-(the ``embeddings`` extra, imported only when a model is loaded). Generation and consistency are
-imported on first use.
+Criteria generation and consistency are `faceteval.workflows.coeval`'s (still reachable here by their
+old names, imported on first use).
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from faceteval._util.lazy import lazy_attributes
 from faceteval.methods._spec import Command, EvaluationStages, MethodOption, MethodSpec, TemplateFolder
@@ -24,31 +19,6 @@ from faceteval.methods.coeval._parsers import (
     OverallParser,
     TaskCriteriaParser,
 )
-
-if TYPE_CHECKING:
-    from faceteval.methods.coeval._consistency import (
-        DEFAULT_EMBEDDING_MODEL,
-        ConsistencyReport,
-        ConsistencyScores,
-        CriteriaSets,
-        Embedder,
-        consistency_scores,
-        load_criteria_sets,
-        load_embedder,
-        measure_consistency,
-    )
-    from faceteval.methods.coeval._generate import (
-        DEFAULT_SAMPLES,
-        DEFAULT_TEMPERATURE,
-        CriteriaGeneration,
-        CriteriaSet,
-        Demonstration,
-        EditedFilesError,
-        check_edits,
-        generate_criteria,
-        generate_criteria_async,
-        save_generation,
-    )
 
 _TEMPLATES = (TemplateFolder("coeval", __name__),)
 _TASK = MethodOption(
@@ -65,7 +35,7 @@ SPEC = MethodSpec(
     scale=COEVAL_SCALE,
     options=(_TASK,),
     templates=_TEMPLATES,
-    commands=(Command("criteria", f"{__name__}._cli:criteria"),),
+    commands=(Command("criteria", "faceteval.workflows.coeval._cli:criteria"),),
     evaluations=EvaluationStages(criterion="coeval.criterion", overall="coeval.overall"),
 )
 DIRECT_SPEC = MethodSpec(
@@ -80,63 +50,43 @@ DIRECT_SPEC = MethodSpec(
 SPECS = (SPEC, DIRECT_SPEC)
 """The family's methods, as the registry holds them."""
 
-_LAZY = {
-    "_consistency": (
+# Kept for code written before they moved to `faceteval.workflows.coeval`.
+_MOVED = {
+    "faceteval.workflows.coeval": (
         "DEFAULT_EMBEDDING_MODEL",
+        "DEFAULT_SAMPLES",
+        "DEFAULT_TEMPERATURE",
         "ConsistencyReport",
         "ConsistencyScores",
+        "CriteriaGeneration",
+        "CriteriaSet",
         "CriteriaSets",
+        "Demonstration",
+        "EditedFilesError",
         "Embedder",
+        "check_edits",
         "consistency_scores",
+        "generate_criteria",
+        "generate_criteria_async",
         "load_criteria_sets",
         "load_embedder",
         "measure_consistency",
-    ),
-    "_generate": (
-        "DEFAULT_SAMPLES",
-        "DEFAULT_TEMPERATURE",
-        "CriteriaGeneration",
-        "CriteriaSet",
-        "Demonstration",
-        "EditedFilesError",
-        "check_edits",
-        "generate_criteria",
-        "generate_criteria_async",
         "save_generation",
-    ),
+    )
 }
-__getattr__ = lazy_attributes(__name__, _LAZY)
+__getattr__ = lazy_attributes(__name__, _MOVED)
 
 __all__ = [
     "COEVAL_SCALE",
-    "DEFAULT_EMBEDDING_MODEL",
-    "DEFAULT_SAMPLES",
     "DEFAULT_TASK",
-    "DEFAULT_TEMPERATURE",
     "DIRECT_SPEC",
     "SPEC",
     "SPECS",
     "CoEval",
     "CoEvalDirect",
-    "ConsistencyReport",
-    "ConsistencyScores",
-    "CriteriaGeneration",
-    "CriteriaSet",
-    "CriteriaSets",
     "CriterionEvaluation",
     "CriterionParser",
-    "Demonstration",
-    "EditedFilesError",
-    "Embedder",
     "OverallEvaluation",
     "OverallParser",
     "TaskCriteriaParser",
-    "check_edits",
-    "consistency_scores",
-    "generate_criteria",
-    "generate_criteria_async",
-    "load_criteria_sets",
-    "load_embedder",
-    "measure_consistency",
-    "save_generation",
 ]

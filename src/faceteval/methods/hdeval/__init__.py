@@ -2,43 +2,48 @@
 
 Liu et al., "HD-Eval: Aligning Large Language Model Evaluators Through Hierarchical Criteria
 Decomposition". `HierarchyAware` is the method (every node of a tree scored in its own call, shown
-under its parent); the rest (decomposition, training, evaluators, experiments, reports) is imported on
-first use, so that importing faceteval loads no scikit-learn.
+under its parent), with criteria trees; decomposition, training, evaluators, experiments and reports are
+`faceteval.workflows.hdeval`'s (still reachable here by their old names, imported on first use).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from faceteval._util.lazy import lazy_attributes
 from faceteval.methods._spec import Command, CriteriaUse, MethodOption, MethodSpec, RunReport, TemplateFolder
-from faceteval.methods.hdeval._domains import DOMAINS, Domain
+from faceteval.methods.hdeval._domains import DOMAINS, Domain, domain_of
 from faceteval.methods.hdeval._method import HDEVAL_SCALE, EvalNode, HierarchyAware, tree_params
-from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
+from faceteval.methods.hdeval._tree import SEPARATOR, CriteriaTree, Node, load_tree, render_tree, save_tree
 
-if TYPE_CHECKING:
-    from faceteval.methods.hdeval._aggregators import AGGREGATORS, MeanAggregator, make_aggregator
-    from faceteval.methods.hdeval._decompose import decompose_tree, decompose_tree_async
-    from faceteval.methods.hdeval._evaluator import Evaluator, load_evaluator, save_evaluator, score
-    from faceteval.methods.hdeval._experiments import run_experiments
-    from faceteval.methods.hdeval._features import recorded_scorer, scores_from_judgments
-    from faceteval.methods.hdeval._importance import contributions, importance, top_k
-    from faceteval.methods.hdeval._report import write_evaluator_report
-    from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary, held_out
-    from faceteval.methods.hdeval._store import load_aggregator, save_aggregator
-    from faceteval.methods.hdeval._train import NodeScores, TrainConfig, Trained, initial_tree, train
-
-_LAZY = {
-    "_aggregators": ("AGGREGATORS", "MeanAggregator", "make_aggregator"),
-    "_decompose": ("decompose_tree", "decompose_tree_async"),
-    "_evaluator": ("Evaluator", "load_evaluator", "save_evaluator", "score"),
-    "_experiments": ("run_experiments",),
-    "_features": ("recorded_scorer", "scores_from_judgments"),
-    "_importance": ("contributions", "importance", "top_k"),
-    "_report": ("write_evaluator_report",),
-    "_results": ("evaluator_info", "evaluator_summary", "held_out"),
-    "_store": ("load_aggregator", "save_aggregator"),
-    "_train": ("NodeScores", "TrainConfig", "Trained", "initial_tree", "train"),
+# Kept for code written before they moved to `faceteval.workflows.hdeval`.
+_MOVED = {
+    "faceteval.workflows.hdeval": (
+        "AGGREGATORS",
+        "Evaluator",
+        "MeanAggregator",
+        "NodeScores",
+        "TrainConfig",
+        "Trained",
+        "contributions",
+        "decompose_tree",
+        "decompose_tree_async",
+        "evaluator_info",
+        "evaluator_summary",
+        "held_out",
+        "importance",
+        "initial_tree",
+        "load_aggregator",
+        "load_evaluator",
+        "make_aggregator",
+        "recorded_scorer",
+        "run_experiments",
+        "save_aggregator",
+        "save_evaluator",
+        "score",
+        "scores_from_judgments",
+        "top_k",
+        "train",
+        "write_evaluator_report",
+    )
 }
 
 SPEC = MethodSpec(
@@ -63,55 +68,31 @@ SPEC = MethodSpec(
     ),
     templates=(TemplateFolder("hdeval", __name__),),
     commands=(
-        Command("hdeval", f"{__name__}._cli._commands:hdeval"),
-        Command("criteria show", f"{__name__}._cli._show:show"),
+        Command("hdeval", "faceteval.workflows.hdeval._cli._commands:hdeval"),
+        Command("criteria show", "faceteval.workflows.hdeval._cli._show:show"),
     ),
-    reports=(RunReport("hdeval train", f"{__name__}._report:write_evaluator_report"),),
+    reports=(RunReport("hdeval train", "faceteval.workflows.hdeval._report:write_evaluator_report"),),
 )
 SPECS = (SPEC,)
 """The family's methods, as the registry holds them."""
 
 __all__ = [
-    "AGGREGATORS",
     "DOMAINS",
     "HDEVAL_SCALE",
+    "SEPARATOR",
     "SPEC",
     "SPECS",
     "CriteriaTree",
     "Domain",
     "EvalNode",
-    "Evaluator",
     "HierarchyAware",
-    "MeanAggregator",
     "Node",
-    "NodeScores",
-    "TrainConfig",
-    "Trained",
-    "contributions",
-    "decompose_tree",
-    "decompose_tree_async",
-    "evaluator_info",
-    "evaluator_summary",
-    "held_out",
-    "importance",
-    "initial_tree",
-    "load_aggregator",
-    "load_evaluator",
+    "domain_of",
     "load_tree",
-    "make_aggregator",
-    "recorded_scorer",
     "render_tree",
-    "run_experiments",
-    "save_aggregator",
-    "save_evaluator",
     "save_tree",
-    "score",
-    "scores_from_judgments",
-    "top_k",
-    "train",
     "tree_params",
-    "write_evaluator_report",
 ]
 
 
-__getattr__ = lazy_attributes(__name__, _LAZY)
+__getattr__ = lazy_attributes(__name__, _MOVED)

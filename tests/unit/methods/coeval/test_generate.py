@@ -21,8 +21,8 @@ from faceteval.methods.coeval import (
     generate_criteria,
     save_generation,
 )
-from faceteval.methods.coeval._generate import STAGE, sample_config, sample_path
 from faceteval.store import SQLiteCache
+from faceteval.workflows.coeval._generate import STAGE, sample_config, sample_path
 
 TASK = "Answer Reddit questions so a five-year-old understands."
 EXAMPLE = Demonstration(

@@ -17,18 +17,18 @@ from faceteval._runner import RunAborted
 from faceteval.core import Criterion
 from faceteval.errors import AuthenticationError, ConfigError, FacetevalError, ParseError, ProviderServerError
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, RetryPolicy, ScriptedProvider
-from faceteval.methods.fennec._bridge import (
+from faceteval.methods.fennec._parsers import DecisionParser, ReverseCriteriaParser
+from faceteval.prompts import fence
+from faceteval.store import SQLiteCache
+from faceteval.workflows.fennec._bridge import (
     BridgeRecord,
     bridge,
     bridge_each,
     criteria_text,
     rounded,
 )
-from faceteval.methods.fennec._bridge_files import bridge_files, save_bridge, sft_example, summarize
-from faceteval.methods.fennec._bridge_sources import BridgeSource, decision_text, load_sources
-from faceteval.methods.fennec._parsers import DecisionParser, ReverseCriteriaParser
-from faceteval.prompts import fence
-from faceteval.store import SQLiteCache
+from faceteval.workflows.fennec._bridge_files import bridge_files, save_bridge, sft_example, summarize
+from faceteval.workflows.fennec._bridge_sources import BridgeSource, decision_text, load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
 
 AUTOJ_CODE = {0: 1, 1: 2, 2: 0}

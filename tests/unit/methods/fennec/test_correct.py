@@ -14,15 +14,15 @@ from faceteval.core import FacetScore
 from faceteval.errors import BadRequestError, InputError
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
 from faceteval.methods.fennec import Fennec
-from faceteval.methods.fennec._correct import (
+from faceteval.prompts import fence
+from faceteval.workflows.fennec._correct import (
     CORRECTION_STAGE,
     Correction,
     CorrectionStats,
     CorrectOptions,
     correct_each,
 )
-from faceteval.methods.fennec._correctable import load_correctable, response_score
-from faceteval.prompts import fence
+from faceteval.workflows.fennec._correctable import load_correctable, response_score
 from tests.support.fennec_judge import DEFAULT_CRITERIA, FennecJudge, stage_of
 
 REFUSAL = "I'm sorry, but I can't help with that."

@@ -9,9 +9,6 @@ import pytest
 
 from faceteval.core import Criterion
 from faceteval.errors import InputError
-from faceteval.methods.fennec._bridge import BridgeRecord
-from faceteval.methods.fennec._correct import Correction
-from faceteval.methods.fennec._run_reports import write_bridge_report, write_correct_report
 from faceteval.store import (
     BridgeRunRecord,
     BridgeRunSummary,
@@ -20,6 +17,9 @@ from faceteval.store import (
     CorrectSummary,
     write_atomic,
 )
+from faceteval.workflows.fennec._bridge import BridgeRecord
+from faceteval.workflows.fennec._correct import Correction
+from faceteval.workflows.fennec._run_reports import write_bridge_report, write_correct_report
 from tests.support.report_runs import markdown_table
 
 

@@ -15,8 +15,8 @@ from faceteval.core import Criterion
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from faceteval.methods.fennec import Fennec
-from faceteval.methods.fennec._sft import build_sft, export_sft, read_corrections, write_sft
-from faceteval.methods.fennec._sft_model import (
+from faceteval.workflows.fennec._sft import build_sft, export_sft, read_corrections, write_sft
+from faceteval.workflows.fennec._sft_model import (
     SET_FILES,
     SFT_SETS,
     STATS_FILE,

@@ -15,7 +15,7 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from faceteval.methods.hdeval._aggregators import AGGREGATORS, MeanAggregator, make_aggregator
+from faceteval.workflows.hdeval._aggregators import AGGREGATORS, MeanAggregator, make_aggregator
 
 ARRAY_API_CHECK = "check_array_api_input"
 
@@ -62,7 +62,7 @@ def test_array_api_check_passes_with_scipy_array_api_enabled() -> None:
         import warnings
         warnings.simplefilter("error")
         from sklearn.utils.estimator_checks import check_array_api_input
-        from faceteval.methods.hdeval._aggregators import AGGREGATORS, make_aggregator
+        from faceteval.workflows.hdeval._aggregators import AGGREGATORS, make_aggregator
         for kind in AGGREGATORS:
             check_array_api_input(kind, make_aggregator(kind), "numpy", expect_only_array_outputs=False)
         """

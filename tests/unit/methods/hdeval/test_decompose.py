@@ -10,10 +10,10 @@ import pytest
 from faceteval.core import Criterion
 from faceteval.errors import ConfigError, ParseError
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
-from faceteval.methods.hdeval._decompose import ChildrenParser, decompose_tree, merge_similar, similar
 from faceteval.methods.hdeval._tree import CriteriaTree
 from faceteval.parsing import CriteriaParser
 from faceteval.store import SQLiteCache
+from faceteval.workflows.hdeval._decompose import ChildrenParser, decompose_tree, merge_similar, similar
 
 TREE = CriteriaTree(
     task="text summarization",

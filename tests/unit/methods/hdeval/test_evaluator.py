@@ -11,7 +11,8 @@ import pytest
 
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError
-from faceteval.methods.hdeval._evaluator import (
+from faceteval.store import RECORD_SCHEMA, TrainRecord, read_record
+from faceteval.workflows.hdeval._evaluator import (
     EVALUATOR,
     SUMMARY,
     Evaluator,
@@ -21,9 +22,8 @@ from faceteval.methods.hdeval._evaluator import (
     save_evaluator,
     score,
 )
-from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary
-from faceteval.methods.hdeval._train import TrainConfig, Trained, train
-from faceteval.store import RECORD_SCHEMA, TrainRecord, read_record
+from faceteval.workflows.hdeval._results import evaluator_info, evaluator_summary
+from faceteval.workflows.hdeval._train import TrainConfig, Trained, train
 from tests.support import hdeval_synthetic as synthetic
 
 TARGETS = ("coherence", "fluency")
@@ -197,7 +197,7 @@ def test_repeated_features_are_refused(directory: Path) -> None:
 def test_a_damaged_features_jsonl_names_its_line_and_field(
     directory: Path, change: Any, message: str
 ) -> None:
-    from faceteval.methods.hdeval._experiments import run_experiments
+    from faceteval.workflows.hdeval._experiments import run_experiments
 
     path = directory / "features.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]

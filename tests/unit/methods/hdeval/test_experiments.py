@@ -11,9 +11,9 @@ import pytest
 from scipy import stats
 
 from faceteval.errors import FacetevalError
-from faceteval.methods.hdeval._aggregators import AGGREGATORS
-from faceteval.methods.hdeval._evaluator import SUMMARY, load_evaluator, read_summary, save_evaluator
-from faceteval.methods.hdeval._experiments import (
+from faceteval.workflows.hdeval._aggregators import AGGREGATORS
+from faceteval.workflows.hdeval._evaluator import SUMMARY, load_evaluator, read_summary, save_evaluator
+from faceteval.workflows.hdeval._experiments import (
     Data,
     ablations,
     aggregators,
@@ -25,8 +25,8 @@ from faceteval.methods.hdeval._experiments import (
     run_experiments,
     shap_explanation,
 )
-from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary
-from faceteval.methods.hdeval._train import TrainConfig, Trained, train
+from faceteval.workflows.hdeval._results import evaluator_info, evaluator_summary
+from faceteval.workflows.hdeval._train import TrainConfig, Trained, train
 from tests.support import hdeval_synthetic as synthetic
 
 # Importing shap imports its plots, which call Colormap.set_bad and the like: matplotlib will deprecate them.

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from faceteval.core import FacetScore, Judgment
-from faceteval.methods.hdeval._features import recorded_scorer, scores_from_judgments
-from faceteval.methods.hdeval._train import TrainConfig, train
+from faceteval.workflows.hdeval._features import recorded_scorer, scores_from_judgments
+from faceteval.workflows.hdeval._train import TrainConfig, train
 from tests.support import hdeval_synthetic as synthetic
 
 

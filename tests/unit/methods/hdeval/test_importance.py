@@ -14,8 +14,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
 from faceteval.errors import FacetevalError, MissingDependencyError
-from faceteval.methods.hdeval._aggregators import make_aggregator
-from faceteval.methods.hdeval._importance import contributions, importance, shap_values, top_k
+from faceteval.workflows.hdeval._aggregators import make_aggregator
+from faceteval.workflows.hdeval._importance import contributions, importance, shap_values, top_k
 
 INFORMATIVE = (0, 3)
 

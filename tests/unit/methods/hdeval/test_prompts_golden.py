@@ -20,7 +20,7 @@ from faceteval.errors import ConfigError, InputError
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
 from faceteval.methods import create_method, for_benchmark
 from faceteval.methods.hdeval import DOMAINS, CriteriaTree, HierarchyAware, initial_tree, load_tree, save_tree
-from faceteval.methods.hdeval._decompose import decompose_tree
+from faceteval.workflows.hdeval._decompose import decompose_tree
 
 CRITERIA = (
     Criterion(

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.methods.hdeval._evaluator import save_evaluator
-from faceteval.methods.hdeval._report import write_evaluator_report
-from faceteval.methods.hdeval._results import evaluator_info, evaluator_summary
-from faceteval.methods.hdeval._train import TrainConfig, train
+from faceteval.workflows.hdeval._evaluator import save_evaluator
+from faceteval.workflows.hdeval._report import write_evaluator_report
+from faceteval.workflows.hdeval._results import evaluator_info, evaluator_summary
+from faceteval.workflows.hdeval._train import TrainConfig, train
 from tests.support import hdeval_synthetic as synthetic
 
 

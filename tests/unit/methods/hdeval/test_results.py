@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 
 from faceteval.core import Criterion
-from faceteval.methods.hdeval._results import (
+from faceteval.methods.hdeval._tree import CriteriaTree
+from faceteval.workflows.hdeval._results import (
     describe_split,
     evaluator_info,
     evaluator_summary,
@@ -19,8 +20,7 @@ from faceteval.methods.hdeval._results import (
     held_out,
     tree_summary,
 )
-from faceteval.methods.hdeval._train import TrainConfig, Trained, fit, train
-from faceteval.methods.hdeval._tree import CriteriaTree
+from faceteval.workflows.hdeval._train import TrainConfig, Trained, fit, train
 from tests.support import hdeval_synthetic as synthetic
 
 TARGETS = ("coherence", "fluency")

@@ -11,8 +11,8 @@ import pytest
 import skops.io
 
 from faceteval.errors import FacetevalError
-from faceteval.methods.hdeval._aggregators import AGGREGATORS, make_aggregator
-from faceteval.methods.hdeval._store import load_aggregator, save_aggregator
+from faceteval.workflows.hdeval._aggregators import AGGREGATORS, make_aggregator
+from faceteval.workflows.hdeval._store import load_aggregator, save_aggregator
 
 
 class Gadget:
@@ -94,7 +94,7 @@ def test_a_file_of_an_earlier_version_naming_the_old_module_loads(tmp_path: Path
     with zipfile.ZipFile(path) as archive:  # as faceteval wrote it before the method families moved
         entries = {item.filename: archive.read(item) for item in archive.infolist()}
     schema = entries["schema.json"].decode()
-    assert '"faceteval.methods.hdeval._aggregators"' in schema
+    assert '"faceteval.workflows.hdeval._aggregators"' in schema
     entries["schema.json"] = schema.replace("faceteval.methods.hdeval.", "faceteval.hdeval.").encode()
     with zipfile.ZipFile(path, "w") as archive:
         for name, data in entries.items():

@@ -11,8 +11,9 @@ from sklearn.linear_model import LinearRegression
 
 from faceteval.core import Criterion, Instance
 from faceteval.errors import FacetevalError
-from faceteval.methods.hdeval._importance import top_k
-from faceteval.methods.hdeval._train import (
+from faceteval.methods.hdeval._tree import CriteriaTree, Node
+from faceteval.workflows.hdeval._importance import top_k
+from faceteval.workflows.hdeval._train import (
     NodeScores,
     TrainConfig,
     Trained,
@@ -22,7 +23,6 @@ from faceteval.methods.hdeval._train import (
     split,
     train,
 )
-from faceteval.methods.hdeval._tree import CriteriaTree, Node
 from tests.support import hdeval_synthetic as synthetic
 
 TARGETS = ("coherence", "fluency")
