@@ -20,13 +20,13 @@ from starlette.testclient import TestClient
 from faceteval._cli._app import cli
 from faceteval.errors import InputError
 from faceteval.review import ReviewStore, create_app
-from faceteval.review._coeval import (
+from faceteval.review._stats import LLM, review_stats
+from faceteval.workflows.coeval._review import (
     file_action_rates,
     import_coeval,
     published_action_rates,
     published_score_changes,
 )
-from faceteval.review._stats import LLM, review_stats
 
 TASKS = {  # short name -> (project task, score file, criteria, annotators)
     "eli5": ("coeval-eli5", "ELI5/eli5", 5, ("A01", "A02", "A03", "A04", "A05")),

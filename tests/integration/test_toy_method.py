@@ -160,3 +160,94 @@ def test_a_plugin_that_cannot_be_loaded_is_named_and_the_rest_runs(tmp_path: Pat
         "ModuleNotFoundError: No module named 'no_such_module'" in judged.stderr
     )
     assert len(read_jsonl(tmp_path / "j.jsonl")) == 4
+
+
+READ_BACK = """
+import sys
+from pathlib import Path
+from faceteval import store
+record = store.read_record(store.record_path_for(Path(sys.argv[1])), store.record_kind("toy tally").record)
+print(type(record).__name__, record.summary.tallied, record.summary.first, record.made_by()["name"])
+print(type(store.RUN_RECORDS.validate_json(store.record_path_for(Path(sys.argv[1])).read_bytes())).__name__)
+"""
+
+
+def test_a_plugin_record_kind_is_read_back_costed_and_listed(tmp_path: Path, site: Path) -> None:
+    with LLMServer(responder) as server:
+        judged = faceteval(
+            site, "judge", pairs(tmp_path / "pairs.jsonl"), "--method", "toy", "--model", "openai:judge",
+            "--base-url", server.base_url, "--no-cache", "--out", tmp_path / "j.jsonl",
+        )  # fmt: skip
+    assert judged.returncode == 0, judged.stderr
+    tallies = tmp_path / "tallies" / "t.jsonl"
+    tallied = faceteval(site, "toy-tally", tmp_path / "j.jsonl", "--out", tallies)
+    assert tallied.returncode == 0, tallied.stderr
+
+    # the store reads the plugin's record back as its own model, found through the plugin's spec alone
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT), str(site)])}
+    read = subprocess.run(
+        [sys.executable, "-c", READ_BACK, str(tallies)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.split("\n")[:2] == ["TallyRecord 4 2 toy tallying", "TallyRecord"]
+
+    # cost finds the run by the plugin's kind of lines, and names it by what its record says made it
+    costed = faceteval(site, "cost", tallies, "--markdown", tmp_path / "cost.md")
+    assert costed.returncode == 0, costed.stderr
+    rows = [line for line in (tmp_path / "cost.md").read_text().splitlines() if "toy tallying" in line]
+    assert len(rows) == 1 and [cell.strip() for cell in rows[0].split("|")][1:4] == ["toy tallying", "", "4"]
+
+    # without the plugin, the same record is of no known kind: refused by name, not misread
+    alone = subprocess.run(
+        [sys.executable, "-c", READ_BACK, str(tallies)],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT)])},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert alone.returncode == 1
+    assert "no kind of run record is registered for the command 'toy tally'" in alone.stderr
+
+
+LIST_ITEMS = """
+import sys
+from pathlib import Path
+from faceteval.review import ReviewStore
+store = ReviewStore.open(Path(sys.argv[1]))
+print(sorted(name for name, _ in store.tasks()), len(store.items()))
+"""
+
+
+def test_a_plugin_review_importer_joins_the_review_group(tmp_path: Path, site: Path) -> None:
+    with LLMServer(responder) as server:
+        judged = faceteval(
+            site, "judge", pairs(tmp_path / "pairs.jsonl"), "--method", "toy", "--model", "openai:judge",
+            "--base-url", server.base_url, "--no-cache", "--out", tmp_path / "j.jsonl",
+        )  # fmt: skip
+    assert judged.returncode == 0, judged.stderr
+
+    listed = faceteval(site, "review", "--help")
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(r"^\s+import-toy\s+Import a toy run into PROJECT", listed.stdout, re.MULTILINE)
+    assert re.search(r"^\s+import-coeval\s", listed.stdout, re.MULTILINE)  # the built-in family's too
+
+    imported = faceteval(
+        site, "review", "import-toy", tmp_path / "p", tmp_path / "j.jsonl", tmp_path / "pairs.jsonl"
+    )
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.strip() == "imported 4 toy items"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT)])}
+    shown = subprocess.run(
+        [sys.executable, "-c", LIST_ITEMS, str(tmp_path / "p")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.split() == ["['toy", "strictness']", "4"]
+
+    # without the plugin, the review group has no such command
+    alone = subprocess.run(
+        [sys.executable, "-m", "faceteval", "review", "import-toy", "--help"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert alone.returncode == 2 and "No such command 'import-toy'" in alone.stderr

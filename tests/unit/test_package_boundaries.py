@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 

@@ -16,7 +16,7 @@ import click
 
 from faceteval._cli import starting
 from faceteval._cli._console import err_console, escape, neutral_out
-from faceteval._cli._family_commands import family_commands, load_family_command
+from faceteval._cli._family_commands import add_family_subcommands, family_commands, load_family_command
 from faceteval._util.documents import read_toml
 from faceteval._util.text import did_you_mean
 from faceteval._version import __version__
@@ -227,6 +227,11 @@ COMMANDS = {
 imported the first time it is asked for, so that each pays for its own imports only (``--version``: none)."""
 
 
+GROUPS_FAMILIES_ADD_TO = ("review",)
+"""The CLI's own groups a spec may add commands to (``"review import-coeval"``): only these pay for
+loading the method registry when they start."""
+
+
 class _Group(click.Group):
     """The ``faceteval`` group: its own commands and the method families', each imported when used."""
 
@@ -279,6 +284,8 @@ def cli() -> None:
 def _own_command(name: str) -> click.Command:
     module, _, attribute = COMMANDS[name].partition(":")
     command: click.Command = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+    if isinstance(command, click.Group) and name in GROUPS_FAMILIES_ADD_TO:
+        add_family_subcommands(command, name)
     return command
 
 

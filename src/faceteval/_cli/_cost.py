@@ -27,26 +27,16 @@ from faceteval.report import (
 )
 from faceteval.store import (
     COST_TABLE,
-    BridgeRunRecord,
-    CorrectRecord,
-    JudgeRecord,
     RunRecord,
-    TrainRecord,
     check_outputs,
     read_record,
+    record_kind,
     record_path_for,
     write_atomic,
 )
 from faceteval.viewer import Run
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
-RECORDS: dict[str, type[RunRecord]] = {
-    "judge": JudgeRecord,
-    "correct": CorrectRecord,
-    "bridge": BridgeRunRecord,
-    "hdeval train": TrainRecord,
-}
-"""The record of each kind of run other than a meta-evaluation."""
 
 
 @click.command()
@@ -116,7 +106,7 @@ def _records(runs: list[Run]) -> dict[str, tuple[Path, RunRecord]]:
                 f"{run.path}: no run record ({expected.name} is not beside it): cost reads what a run "
                 "spent from the record its command writes"
             )
-        record = read_record(run.record, RECORDS[run.command])
+        record = read_record(run.record, record_kind(run.command).record)
         name = method_of(record)
         named[name if name not in named else f"{name} ({run.path})"] = (run.path, record)
     return named

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +12,8 @@ from rich.table import Table as RichTable
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._inputs import input_options, input_reading
-from faceteval._cli._options import data_dir_option, force_flag
+from faceteval._cli._options import force_flag
+from faceteval._cli._projects import PROJECT, made_for
 from faceteval._cli._serving import listen_on, serve_on
 from faceteval._util.text import plural
 from faceteval._web import url_of
@@ -31,8 +30,6 @@ from faceteval.store import (
 )
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
-
-PROJECT = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
 
 
 @click.group()
@@ -123,7 +120,7 @@ def import_command(
     source = Path(flags["hf_dataset"]) if flags["hf_dataset"] else input_path
     reading = input_reading(flags)
     given = reading if not reading.plain or source is not None else None
-    with _made_for(project):
+    with made_for(project):
         store = ReviewStore.open(project)
         summary = import_run(store, judgments, input_path=source, task=task, reading=given)
     console.print(
@@ -161,24 +158,6 @@ def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
         f"{plural(len(rows), 'reviewed output')} -> {escape(str(out))}\n"
         f"{plural(len(log), 'action')} -> {escape(str(actions))}"
     )
-
-
-@contextmanager
-def _made_for(project: Path) -> Iterator[None]:
-    """A project this import creates is removed again if the import fails: a re-run starts clean."""
-    from faceteval.review import DATABASE
-
-    made_dir, made_database = not project.exists(), not (project / DATABASE).exists()
-    try:
-        yield
-    except BaseException:
-        if made_database:
-            for suffix in ("", "-journal", "-wal", "-shm"):
-                (project / f"{DATABASE}{suffix}").unlink(missing_ok=True)
-        if made_dir:
-            with suppress(OSError):  # only if empty: nothing but what this import made is removed
-                project.rmdir()
-        raise
 
 
 def _check(project: Path, force: bool, *outputs: tuple[str, Path | None, OutputKind]) -> None:
@@ -243,43 +222,6 @@ def stats(
     if markdown_path is not None:
         _write(markdown_path, render_stats_markdown(numbers))
         console.print(f"Tables -> {escape(str(markdown_path))}")
-
-
-@review.command("import-coeval")
-@PROJECT
-@click.option(
-    "--task",
-    "tasks",
-    default="eli5,rocstories,selfinstruct",
-    show_default=True,
-    help="Comma-separated CoEval tasks to import.",
-)
-@data_dir_option
-@handle_errors
-def import_coeval_command(project: Path, tasks: str, data_dir: Path) -> None:
-    """Import CoEval's released review (ChatGPT drafts, 5 annotators' actions and scores) into PROJECT."""
-    from faceteval.review import ReviewStore, import_coeval
-
-    names = [name.strip() for name in tasks.split(",") if name.strip()]
-    with _made_for(project):
-        summary = import_coeval(ReviewStore.open(project), data_dir, names)
-    console.print(
-        f"Imported {plural(summary.items, 'output')}, {plural(summary.drafts, 'ChatGPT evaluation')}, "
-        f"{plural(summary.sentence_actions, 'sentence action')} and {plural(summary.scores, 'score')} of "
-        f"{plural(len(summary.annotators), 'annotator')} into {escape(str(project))} "
-        f"(tasks {escape(', '.join(summary.tasks))})."
-    )
-    if summary.unaligned:
-        console.print(
-            f"[yellow]{plural(len(summary.unaligned), 'action list')} "
-            f"{'does' if len(summary.unaligned) == 1 else 'do'} not line up with their evaluation's "
-            "sentences (kept whole; listed in each item's metadata):[/]"
-        )
-        for entry in summary.unaligned:
-            console.print(
-                f"  {escape(entry.item_id)} / {escape(entry.criterion)} / {escape(entry.annotator)}: "
-                f"{plural(entry.actions, 'action')}, {plural(entry.sentences, 'sentence')}"
-            )
 
 
 def _rich_table(table: ReportTable) -> RichTable:

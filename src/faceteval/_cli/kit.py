@@ -1,6 +1,6 @@
 """What a method family's commands build on: the only module of the CLI a family imports.
 
-A family's commands (``faceteval.methods.<family>._cli``) parse their flags with the shared options
+A family's commands (``faceteval.workflows.<family>._cli``) parse their flags with the shared options
 here, run through the same engine, show their results with the same consoles, and print errors the
 same way as the CLI's own commands.
 """
@@ -23,6 +23,8 @@ from faceteval._cli._options import (
     force_option,
     given_flags,
 )
+from faceteval._cli._projects import PROJECT as review_project
+from faceteval._cli._projects import made_for
 from faceteval._cli._run import (
     RunRequest,
     open_llm,
@@ -59,8 +61,10 @@ __all__ = [
     "input_reading",
     "input_source",
     "interrupted_note",
+    "made_for",
     "open_llm",
     "progress_bar",
+    "review_project",
     "run_judge",
     "run_until_stopped",
     "show_failures",

@@ -23,6 +23,7 @@ from faceteval.methods import baselines, coeval, dna, fennec, hdeval
 from faceteval.methods._base import Method
 from faceteval.methods._spec import DEFAULT_SWEEP, MethodSpec, Sweep
 from faceteval.prompts import add_templates
+from faceteval.store import register_record_kinds
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +40,8 @@ _plugins_loaded = False
 
 
 def register_method(spec: MethodSpec) -> None:
-    """Add ``spec``'s method to the registry (and its template folders to the prompts').
+    """Add ``spec``'s method to the registry (its template folders to the prompts', its record kinds to
+    the store's).
 
     Registering the same spec again does nothing.
 
@@ -56,6 +58,8 @@ def register_method(spec: MethodSpec) -> None:
         raise ConfigError(f"a method named {spec.name!r} is registered already")
     for folder in spec.templates:
         add_templates(folder.prefix, folder.package, folder.folder)
+    for target in spec.records:
+        register_record_kinds(target)
     _SPECS[spec.name] = spec
 
 

@@ -202,6 +202,10 @@ class MethodSpec:
         templates: The folders of its family's prompt templates.
         commands: Its family's commands.
         reports: How ``faceteval report`` reports the runs of its family's commands.
+        records: Where the run records of its family's commands are modelled: ``"module:attr"``
+            targets, each a sequence of `faceteval.store.RecordKind` (imported when the store is first
+            asked about a kind), so that the store reads them back and ``cost`` and the viewer find
+            their runs.
         per_criterion_judgments: Its judgments carry, per criterion, a guideline and each response's
             score and explanation (what ``correct`` and ``export sft`` read).
         evaluations: The trace stages the review app's import reads evaluations from.
@@ -218,6 +222,7 @@ class MethodSpec:
     templates: tuple[TemplateFolder, ...] = ()
     commands: tuple[Command, ...] = ()
     reports: tuple[RunReport, ...] = ()
+    records: tuple[str, ...] = ()
     per_criterion_judgments: bool = False
     evaluations: EvaluationStages | None = None
     overall_scale: OverallScale | None = None
@@ -231,6 +236,9 @@ class MethodSpec:
         ):
             if repeated := sorted({v for v in values if values.count(v) > 1}):
                 raise ConfigError(f"method {self.name!r}: option {what} {', '.join(repeated)} given twice")
+        for target in self.records:
+            if not _TARGET.fullmatch(target):
+                raise ConfigError(f"method {self.name!r}: records {target!r} is not 'module:attribute'")
 
     def option(self, param: str) -> MethodOption | None:
         """The option of parameter ``param``, if the method has one."""

@@ -12,19 +12,10 @@ from pathlib import Path
 from faceteval.report._format import DASH, count, dollars
 from faceteval.report._markdown import table_lines
 from faceteval.report._model import Table, numeric_columns
-from faceteval.store import (
-    BridgeRunSummary,
-    CorrectSummary,
-    JudgeSummary,
-    MetaEvalSummary,
-    RunRecord,
-    SpendRecord,
-    TrainSummary,
-)
+from faceteval.store import RunRecord, SpendRecord
 
 SPEND_COLUMNS = ("Calls", "Cached calls", "Retries", "Input tokens", "Output tokens", "Cost (USD)", "Seconds")
 """What a spend is shown as, in order."""
-_METHODS = {"correct": "fennec correction", "bridge": "fennec bridging", "hdeval train": "hdeval"}
 
 
 def spend_cells(spend: SpendRecord | None) -> tuple[str, ...]:
@@ -68,32 +59,31 @@ def render_spend_table(records: Mapping[str, tuple[Path, RunRecord]]) -> str:
 
 
 def method_of(record: RunRecord) -> str:
-    """What a record names as its method: its method's name, else its command's (Fennec's correction
-    and bridging, HD-Eval).
+    """What a record names as its method: its method's name, else what made it (`RunRecord.made_by`:
+    Fennec's correction and bridging, HD-Eval), else its command.
 
     Examples:
-        >>> from faceteval.store import CorrectRecord
-        >>> method_of(CorrectRecord())
-        'fennec correction'
+        >>> from faceteval.store import JudgeRecord, MethodRecord
+        >>> method_of(JudgeRecord(method=MethodRecord(name="dna"))), method_of(JudgeRecord())
+        ('dna', 'judge')
     """
     if record.method is not None:
         return record.method.name
-    return _METHODS.get(record.command, record.command)
+    made_by = record.made_by()
+    return str(made_by["name"]) if made_by is not None else record.command
 
 
 def _model(record: RunRecord) -> str:
     if record.llm is not None:
         return record.llm.model
-    summary = record.summary
-    if isinstance(summary, TrainSummary) and isinstance(summary.model, str):
-        return summary.model
-    return DASH
+    model = getattr(record.summary, "model", None)  # what an evaluator learned from (HD-Eval's)
+    return model if isinstance(model, str) else DASH
 
 
 def _input_of(record: RunRecord) -> str:
-    summary = record.summary
-    if isinstance(summary, TrainSummary | MetaEvalSummary) and summary.benchmark:
-        return summary.benchmark
+    benchmark = getattr(record.summary, "benchmark", None)  # a meta-evaluation's, an evaluator's
+    if isinstance(benchmark, str) and benchmark:
+        return benchmark
     if isinstance(benchmark := record.options.get("benchmark"), str):
         return benchmark
     given = record.inputs.get("input")
@@ -101,13 +91,5 @@ def _input_of(record: RunRecord) -> str:
 
 
 def _items_of(record: RunRecord) -> str:
-    summary = record.summary
-    if isinstance(summary, JudgeSummary):
-        return count(sum(summary.judgments.values()))
-    if isinstance(summary, CorrectSummary):
-        return count(summary.responses)
-    if isinstance(summary, BridgeRunSummary):
-        return count(summary.records)
-    if isinstance(summary, MetaEvalSummary):
-        return count(summary.n)
-    return DASH
+    items = record.summary.written_items() if record.summary is not None else None
+    return DASH if items is None else count(items)

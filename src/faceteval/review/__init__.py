@@ -12,12 +12,12 @@ from faceteval._util.lazy import lazy_attributes
 if TYPE_CHECKING:
     from faceteval.review._access import base_address, invite_url, is_loopback, is_wildcard, new_invite
     from faceteval.review._app import create_app
-    from faceteval.review._coeval import COEVAL_TASKS, CoevalImport, import_coeval
     from faceteval.review._explain import explanation_parts, split_sentences, states_score
     from faceteval.review._export import export_actions, export_scores
     from faceteval.review._io import ImportSummary, import_run
     from faceteval.review._model import (
         OVERALL,
+        SENTENCE_ACTIONS,
         TIE,
         Candidate,
         CriterionRow,
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         Item,
         Part,
         ReviewError,
+        SentenceAction,
         SentenceView,
     )
     from faceteval.review._stats import review_stats
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 _LAZY = {
     "_access": ("base_address", "invite_url", "is_loopback", "is_wildcard", "new_invite"),
     "_app": ("create_app",),
-    "_coeval": ("COEVAL_TASKS", "CoevalImport", "import_coeval"),
     "_explain": ("explanation_parts", "split_sentences", "states_score"),
     "_export": ("export_actions", "export_scores"),
     "_io": ("ImportSummary", "import_run"),
@@ -50,6 +50,8 @@ _LAZY = {
         "OVERALL",
         "Part",
         "ReviewError",
+        "SENTENCE_ACTIONS",
+        "SentenceAction",
         "SentenceView",
         "TIE",
     ),
@@ -59,12 +61,11 @@ _LAZY = {
 }
 
 __all__ = [
-    "COEVAL_TASKS",
     "DATABASE",
     "OVERALL",
+    "SENTENCE_ACTIONS",
     "TIE",
     "Candidate",
-    "CoevalImport",
     "CriterionRow",
     "CriterionView",
     "DiskFullError",
@@ -74,13 +75,13 @@ __all__ = [
     "Part",
     "ReviewError",
     "ReviewStore",
+    "SentenceAction",
     "SentenceView",
     "base_address",
     "create_app",
     "explanation_parts",
     "export_actions",
     "export_scores",
-    "import_coeval",
     "import_run",
     "invite_url",
     "is_loopback",

@@ -4,10 +4,23 @@ its result, `read_run`), and the output files and run records of runs, written w
 `RunFiles`) and never over a file that is not ours (`check_outputs`, with an `OutputKind` for each
 kind of file a command writes)."""
 
+from typing import Any
+
 from faceteval.store._batches import DONE as BATCH_DONE
 from faceteval.store._batches import BatchLedger, BatchRow
 from faceteval.store._batches import Refusal as BatchRefusal
 from faceteval.store._cache import SQLiteCache
+from faceteval.store._kinds import (
+    RUN_RECORDS,
+    RecordKind,
+    RunRecords,
+    find_record_kind,
+    record_kind,
+    record_kinds,
+    record_module_name,
+    register_record_kind,
+    register_record_kinds,
+)
 from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
 from faceteval.store._record import (
     RECORD_SCHEMA,
@@ -16,6 +29,7 @@ from faceteval.store._record import (
     InputFile,
     LLMRecord,
     MethodRecord,
+    RecordPart,
     RecordSummary,
     RunRecord,
     SpendRecord,
@@ -27,26 +41,23 @@ from faceteval.store._record import (
     stop_reason,
 )
 from faceteval.store._record_kinds import (
-    RUN_RECORDS,
-    AnyRunRecord,
-    BridgeRunRecord,
-    BridgeRunSummary,
-    CorrectionGain,
-    CorrectRecord,
-    CorrectSummary,
-    Demonstration,
-    GeneratedSet,
-    GenerationFailure,
-    GenerationRecord,
-    GenerationSummary,
     JudgeRecord,
     JudgeSummary,
     MetaEvalRecord,
     MetaEvalSummary,
-    TrainRecord,
-    TrainSummary,
 )
-from faceteval.store._record_read import MIGRATIONS, command_of, parse_record, read_record, read_run
+from faceteval.store._record_read import (
+    SPEND,
+    Refused,
+    command_of,
+    old_header,
+    old_sections,
+    old_spend,
+    parse_record,
+    read_record,
+    read_run,
+    without,
+)
 from faceteval.store._runfiles import (
     RECORD_ROOM,
     WRITTEN,
@@ -57,19 +68,8 @@ from faceteval.store._runfiles import (
     record_path_for,
 )
 from faceteval.store._targets import (
-    AGGREGATOR,
-    BRIDGE_RECORDS,
-    CHATS,
     COMPARISON,
-    CONSISTENCY,
-    CORRECTIONS,
     COST_TABLE,
-    CRITERIA_SET,
-    CRITERION_SCORES,
-    EVALUATOR,
-    EVALUATOR_SUMMARY,
-    EXPERIMENTS,
-    GENERATION,
     INSTANCES,
     JUDGMENTS,
     REPORT,
@@ -78,11 +78,8 @@ from faceteval.store._targets import (
     REVIEW_STATS,
     REVIEW_TABLES,
     RUN_RECORD,
-    SCORED,
-    SFT_STATS,
     SQLITE_MAGIC,
     SUMMARY,
-    TREE,
     OutputKind,
     check_distinct,
     check_outputs,
@@ -90,23 +87,11 @@ from faceteval.store._targets import (
 )
 
 __all__ = [
-    "AGGREGATOR",
     "BATCH_DONE",
-    "BRIDGE_RECORDS",
-    "CHATS",
     "COMPARISON",
-    "CONSISTENCY",
-    "CORRECTIONS",
     "COST_TABLE",
-    "CRITERIA_SET",
-    "CRITERION_SCORES",
-    "EVALUATOR",
-    "EVALUATOR_SUMMARY",
-    "EXPERIMENTS",
-    "GENERATION",
     "INSTANCES",
     "JUDGMENTS",
-    "MIGRATIONS",
     "RECORD_ROOM",
     "RECORD_SCHEMA",
     "REPORT",
@@ -116,28 +101,16 @@ __all__ = [
     "REVIEW_TABLES",
     "RUN_RECORD",
     "RUN_RECORDS",
-    "SCORED",
-    "SFT_STATS",
+    "SPEND",
     "SQLITE_MAGIC",
     "SUMMARY",
-    "TREE",
     "WRITTEN",
     "AnyRunRecord",
     "BatchLedger",
     "BatchRecord",
     "BatchRefusal",
     "BatchRow",
-    "BridgeRunRecord",
-    "BridgeRunSummary",
-    "CorrectRecord",
-    "CorrectSummary",
-    "CorrectionGain",
-    "Demonstration",
     "FileEntry",
-    "GeneratedSet",
-    "GenerationFailure",
-    "GenerationRecord",
-    "GenerationSummary",
     "InputFile",
     "JudgeRecord",
     "JudgeSummary",
@@ -147,13 +120,15 @@ __all__ = [
     "MethodRecord",
     "OutputFile",
     "OutputKind",
+    "RecordKind",
+    "RecordPart",
     "RecordSummary",
+    "Refused",
     "RunFiles",
     "RunRecord",
+    "RunRecords",
     "SQLiteCache",
     "SpendRecord",
-    "TrainRecord",
-    "TrainSummary",
     "check_distinct",
     "check_outputs",
     "check_written",
@@ -161,17 +136,35 @@ __all__ = [
     "describes",
     "file_entry",
     "file_sha256",
+    "find_record_kind",
     "header",
     "input_file",
+    "old_header",
+    "old_sections",
+    "old_spend",
     "parse_record",
     "partial_files",
     "read_record",
     "read_run",
+    "record_kind",
+    "record_kinds",
     "record_path_for",
     "redacted",
+    "register_record_kind",
+    "register_record_kinds",
     "same_file",
     "spend_of",
     "stop_reason",
+    "without",
     "write_atomic",
     "write_error",
 ]
+
+AnyRunRecord = RunRecord
+"""Any command's run record (read one with `RUN_RECORDS`, told apart by its ``command``)."""
+
+
+def __getattr__(name: str) -> Any:
+    # the record models and file kinds the method families now hold (``CorrectRecord``, ``TREE`` ...),
+    # for code that imported them from here: found among the registered kinds' modules
+    return record_module_name(name)

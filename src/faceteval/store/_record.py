@@ -165,6 +165,10 @@ def spend_of(spent: Spent, seconds: float | None = None) -> SpendRecord:
 class RecordSummary(RecordPart):
     """What a command did, in its own terms: each command's record has its own kind."""
 
+    def written_items(self) -> int | None:
+        """The items the run wrote (judgments, responses, records), where its command counts them."""
+        return None
+
 
 class RunRecord(RecordPart):
     """The fields every run record has. A command's record (`JudgeRecord` ...) adds its ``summary``.
@@ -254,6 +258,11 @@ class RunRecord(RecordPart):
         named = [str(s) for s in systems] if isinstance(systems, list) else None
         path = judgments_beside(self)
         return judgments_to_pandas(path, instances=instances, systems=named, facets=facets)
+
+    def made_by(self) -> dict[str, Any] | None:
+        """What lists of runs name as the method of a record that names none (``{name, params}``: a
+        family's correction, say); None: its command's name. Kinds refine it."""
+        return None
 
     def summary_table(self) -> pd.DataFrame:
         """The summary as a DataFrame of one row (nested fields as dotted columns); kinds refine it."""

@@ -1,17 +1,16 @@
-"""Each command's run record: its ``command`` and the summary of what it did.
-
-`AnyRunRecord` is their union, told apart by ``command`` (a pydantic discriminated union).
-"""
+r"""The engine's run records: a ``judge`` run's and a meta-evaluation's, each with the summary of what
+it did. The method families' records (``correct``, ``bridge``, ``hdeval train``, ``criteria
+generate``) are their workflows', registered as `faceteval.store.RecordKind`\ s."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import ConfigDict, Field, JsonValue, TypeAdapter
+from pydantic import ConfigDict, Field, JsonValue
 
-from faceteval.core import JudgeResult, Usage
+from faceteval.core import JudgeResult
 from faceteval.frames import result_to_pandas, summary_to_pandas
-from faceteval.store._record import RecordPart, RecordSummary, RunRecord
+from faceteval.store._record import RecordSummary, RunRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +43,10 @@ class JudgeSummary(RecordSummary):
     were written (those an earlier run left and this one kept included). None in a record written
     before results were recorded, and in a dry run's."""
 
+    def written_items(self) -> int | None:
+        """Judgments written."""
+        return sum(self.judgments.values())
+
 
 class JudgeRecord(RunRecord):
     """The record of a ``judge`` run (``<out>.run.json``), and of the judging of a meta-evaluation or
@@ -58,82 +61,6 @@ class JudgeRecord(RunRecord):
         """The run's result per system (`faceteval.frames.result_to_pandas`), when it has one."""
         result = self.summary.result
         return super().summary_table() if result is None else result_to_pandas(result)
-
-
-class CorrectionGain(RecordPart):
-    """What correction gained, re-judged against the originals (cf. Fennec's Table 4)."""
-
-    responses: int
-    """Re-judged corrected responses counted."""
-    before: float | None = None
-    """Mean score of their originals (1-5)."""
-    after: float | None = None
-    """Mean score of their corrections."""
-    gain: float | None = None
-    """Mean of ``after - before`` per response."""
-    ci: list[float] | None = None
-    """The gain's confidence interval (Student's t), None with fewer than two responses."""
-    confidence: float | None = None
-    wins: int = 0
-    ties: int = 0
-    losses: int = 0
-
-
-class CorrectSummary(RecordSummary):
-    """What a ``correct`` run did."""
-
-    judgments: int = 0
-    """Judgments read and used (ok)."""
-    skipped_judgments: int = 0
-    """Failed judgments, skipped."""
-    responses: int = 0
-    """Responses written (kept or corrected)."""
-    below_threshold: int = 0
-    kept: int = 0
-    corrected: int = 0
-    parse_errors: int = 0
-    errors: int = 0
-    rejudged: dict[str, int] = Field(default_factory=dict)
-    """Corrections re-judged against their originals (``--rejudge``), by status."""
-    improvement: CorrectionGain | None = None
-    """The gain of the corrections, with ``--rejudge``."""
-
-
-class CorrectRecord(RunRecord):
-    """The record of a ``correct`` run (``<out>.run.json``). ``inputs``: ``judgments`` and the judged
-    ``input``; ``options``: ``threshold``, ``rejudge``, ``trace``."""
-
-    command: Literal["correct"] = "correct"
-    summary: CorrectSummary = Field(default_factory=CorrectSummary)
-
-
-class BridgeRunSummary(RecordSummary):
-    """What a ``bridge`` run did."""
-
-    sources: int | None = None
-    """Recorded outputs to bridge (what the run would have written had it not stopped)."""
-    records: int = 0
-    kept: int = 0
-    """Consistent records: the training examples."""
-    inconsistent: int = 0
-    parse_errors: int = 0
-    errors: int = 0
-    skipped: int = 0
-    """Recorded outputs without a readable verdict (no call made)."""
-    duplicates: int = 0
-    """Kept records whose chat repeats one already written."""
-    usage: Usage = Field(default_factory=Usage)
-    """The records' calls (cached included), tokens and cost."""
-    files: dict[str, str] = Field(default_factory=dict)
-    """The file names: ``records`` and ``sft``."""
-
-
-class BridgeRunRecord(RunRecord):
-    """The record of a ``bridge`` run (``<benchmark>.run.json``). ``options``: ``benchmark``, ``judge``
-    (``recorded:<name>``), ``limit``."""
-
-    command: Literal["bridge"] = "bridge"
-    summary: BridgeRunSummary = Field(default_factory=BridgeRunSummary)
 
 
 class MetaEvalSummary(RecordSummary):
@@ -205,6 +132,10 @@ class MetaEvalSummary(RecordSummary):
     repeats: dict[str, JsonValue] | None = None
     """Mean and spread over seeds, when the seed varies."""
 
+    def written_items(self) -> int | None:
+        """Instances measured."""
+        return self.n
+
 
 class MetaEvalRecord(RunRecord):
     """The record of a meta-evaluation: a run directory's ``summary.json``. ``method`` and ``llm`` are
@@ -217,98 +148,3 @@ class MetaEvalRecord(RunRecord):
         """A sweep's or repeats' runs, one a row; a single run's summary as one row."""
         runs = self.summary.runs
         return super().summary_table() if not runs else summary_to_pandas(runs)
-
-
-class TrainSummary(RecordSummary):
-    """What ``hdeval train`` made: an evaluator, as `faceteval.methods.hdeval` loads it.
-
-    Its targets, features and background are taken as they were written, and checked by the
-    evaluator that reads them against each other and its files (each problem named by its field).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=True)
-
-    targets: JsonValue = None
-    """The human score aspects it predicts: a non-empty list of distinct names."""
-    features: JsonValue = None
-    """Tree node ids in the aggregator's column order: a non-empty list of distinct names."""
-    background: JsonValue = None
-    """Mean training score of each feature (the reference point of each contribution): a number each."""
-    aggregator: str | None = None
-    task: str | None = None
-    benchmark: str | None = None
-    source: str | None = None
-    """Where the criterion scores came from: the model, or recorded scores."""
-    model: JsonValue = None
-    """The model (``provider:model``) whose criterion scores it learned; None for recorded scores (an
-    evaluator written before it named one has it as its ``source``)."""
-    group_by: str | None = None
-    system_by: str | None = None
-    level: str | None = None
-    """The level results are read at (``sample``, ``summary``)."""
-
-
-class TrainRecord(RunRecord):
-    """The record of ``hdeval train``: an evaluator directory's ``evaluator.json``."""
-
-    command: Literal["hdeval train"] = "hdeval train"
-    summary: TrainSummary = Field(default_factory=TrainSummary)
-
-
-class Demonstration(RecordPart):
-    """The example shown with the task."""
-
-    input: str
-    output: str
-
-
-class GeneratedSet(RecordPart):
-    """One criteria set of a generation."""
-
-    index: int
-    """0: the temperature-0 set; 1..N: the samples."""
-    temperature: float
-    status: str
-    file: str | None = None
-    """Its criteria file, relative to the directory (None when it failed)."""
-    criteria: int = 0
-    usage: Usage = Field(default_factory=Usage)
-    sha256: str | None = None
-    """Its file's SHA-256 as written (edits since are refused unless forced)."""
-
-
-class GenerationFailure(RecordPart):
-    """A set that could not be generated, with its raw replies."""
-
-    index: int
-    status: str
-    error: str | None = None
-    replies: list[str] = Field(default_factory=list)
-
-
-class GenerationSummary(RecordSummary):
-    """What ``criteria generate`` made."""
-
-    task: str = ""
-    example: Demonstration | None = None
-    temperature: float | None = None
-    """The samples' temperature."""
-    samples: int = 0
-    sets: list[GeneratedSet] = Field(default_factory=list)
-    usage: Usage = Field(default_factory=Usage)
-    failures: list[GenerationFailure] = Field(default_factory=list)
-
-
-class GenerationRecord(RunRecord):
-    """The record of ``criteria generate``: the directory's ``generation.json``."""
-
-    command: Literal["criteria generate"] = "criteria generate"
-    summary: GenerationSummary = Field(default_factory=GenerationSummary)
-
-
-AnyRunRecord = Annotated[
-    JudgeRecord | CorrectRecord | BridgeRunRecord | MetaEvalRecord | TrainRecord | GenerationRecord,
-    Field(discriminator="command"),
-]
-"""Any command's run record, told apart by its ``command``."""
-RUN_RECORDS: TypeAdapter[AnyRunRecord] = TypeAdapter(AnyRunRecord)

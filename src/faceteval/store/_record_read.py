@@ -2,12 +2,13 @@
 
 Records of schema 1 (each command had its own shape) and those that named no schema version (an
 HD-Eval ``evaluator.json`` with its own ``format``, records written by hand) are moved into the
-current shape by one migration per command (`MIGRATIONS`), then validated by the command's model.
+current shape by the migration of the command's `RecordKind` (the families' kinds bring their own,
+written with `old_header`, `old_sections`, `old_spend` and `without`), then validated by its model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,16 +16,11 @@ from pydantic import ValidationError
 
 from faceteval._util.files import read_json_object
 from faceteval.errors import InputError
+from faceteval.store._kinds import RecordKind, find_record_kind, register_record_kind
 from faceteval.store._record import RECORD_SCHEMA, RunRecord
-from faceteval.store._record_kinds import (
-    BridgeRunRecord,
-    CorrectRecord,
-    GenerationRecord,
-    JudgeRecord,
-    MetaEvalRecord,
-    TrainRecord,
-)
+from faceteval.store._record_kinds import JudgeRecord, MetaEvalRecord
 from faceteval.store._runfiles import record_path_for
+from faceteval.store._targets import JUDGMENTS
 
 R = TypeVar("R", bound=RunRecord)
 Data = dict[str, Any]
@@ -81,8 +77,12 @@ def parse_record(data: Mapping[str, Any], kind: type[R], *, source: str) -> R:
     command = command_of(kind)
     version = data.get("schema_version")
     if version is None or version == 1:
+        registered = find_record_kind(command)
+        if registered is None or registered.migrate is None:
+            problem = f"a {command!r} record of schema {version}, which this faceteval does not read"
+            raise InputError(source, None, "schema_version", problem)
         try:
-            data = MIGRATIONS[command](dict(data))
+            data = registered.migrate(dict(data))
         except Refused as exc:
             raise InputError(source, None, exc.field, exc.problem) from None
     elif not isinstance(version, int) or isinstance(version, bool):
@@ -126,7 +126,7 @@ def command_of(kind: type[RunRecord]) -> str:
     return default
 
 
-def _header(data: Data, command: str) -> Data:
+def old_header(data: Data, command: str) -> Data:
     """The header of a schema-1 (or unversioned) record, in the current names."""
     out: Data = {"schema_version": data.get("schema_version"), "command": command}
     out |= {key: data[key] for key in HEADER if key in data}
@@ -136,18 +136,18 @@ def _header(data: Data, command: str) -> Data:
     return out
 
 
-def _common(data: Data) -> Data:
+def old_sections(data: Data) -> Data:
     """The sections schema 1 kept under the same names: LLM, options, prompts, outputs."""
     return {key: data[key] for key in ("llm", "options", "prompts", "written", "output") if key in data}
 
 
-def _spend(counts: Any) -> Data | None:
+def old_spend(counts: Any) -> Data | None:
     if not isinstance(counts, dict) or not any(key in counts for key in SPEND):
         return None
     return {key: counts[key] for key in SPEND if key in counts}
 
 
-def _apart(counts: Any, keys: tuple[str, ...]) -> Any:
+def without(counts: Any, keys: tuple[str, ...]) -> Any:
     """``counts`` without ``keys`` (left as it is when it is not a mapping, to fail validation)."""
     return {k: v for k, v in counts.items() if k not in keys} if isinstance(counts, dict) else counts
 
@@ -155,43 +155,15 @@ def _apart(counts: Any, keys: tuple[str, ...]) -> Any:
 def _judge(data: Data) -> Data:
     """A ``judge`` record of schema 1: its input as ``input``/``input_path``/``input_sha256``, and its LLM
     use in ``summary``."""
-    out = _header(data, "judge") | _common(data)
+    out = old_header(data, "judge") | old_sections(data)
     given = {"path": "input", "absolute": "input_path", "sha256": "input_sha256"}
     if any(key in data for key in given.values()):
         out["inputs"] = {"input": {part: data.get(key) for part, key in given.items()}}
     if "method" in data:
         out["method"] = data["method"]
     summary = data.get("summary", {})
-    out["spend"] = _spend(summary)
-    out["summary"] = _apart(summary, SPEND)
-    return out
-
-
-def _correct(data: Data) -> Data:
-    """A ``correct`` record of schema 1: its inputs by name, the model and threshold at the top (as in
-    ``llm`` and ``options``), its gain beside the summary."""
-    out = _header(data, "correct") | _common(data)
-    out["inputs"] = {role: {"path": data[role]} for role in ("judgments", "input") if role in data}
-    if "llm" not in data and isinstance(data.get("model"), str):
-        out["llm"] = {"model": data["model"]}
-    summary = data.get("summary", {})
-    out["spend"] = _spend(summary)
-    out["summary"] = _apart(summary, SPEND)
-    if isinstance(out["summary"], dict) and data.get("improvement") is not None:
-        out["summary"]["improvement"] = data["improvement"]
-    return out
-
-
-def _bridge(data: Data) -> Data:
-    """A ``bridge`` record of schema 1 (``save_bridge``'s had no header): what was bridged at the top,
-    its LLM use in ``spent``."""
-    out = _header(data, "bridge") | _common(data)
-    out["options"] = {key: data[key] for key in ("benchmark", "judge", "limit") if key in data}
-    out["spend"] = _spend(data.get("spent"))
-    summary = data.get("summary", {})
-    if isinstance(summary, dict):
-        summary = summary | {key: data[key] for key in ("sources", "files") if key in data}
-    out["summary"] = summary
+    out["spend"] = old_spend(summary)
+    out["summary"] = without(summary, SPEND)
     return out
 
 
@@ -202,12 +174,12 @@ METHOD_EXTRAS = ("model", "swap")
 def _meta_eval(data: Data) -> Data:
     """A meta-evaluation ``summary.json`` of schema 1 (or unversioned): its numbers at the top, and the
     model and ``swap`` in its ``method``."""
-    out = _header(data, "meta-eval")
+    out = old_header(data, "meta-eval")
     if "written" in data:
         out["written"] = data["written"]
     method = data.get("method")
     if isinstance(method, dict):
-        out["method"] = _apart(method, METHOD_EXTRAS)
+        out["method"] = without(method, METHOD_EXTRAS)
         if isinstance(method.get("model"), str):
             out["llm"] = {"model": method["model"]}
         if "swap" in method:
@@ -218,55 +190,5 @@ def _meta_eval(data: Data) -> Data:
     return out
 
 
-TRAIN_SUMMARY = (
-    "targets",
-    "features",
-    "background",
-    "aggregator",
-    "task",
-    "benchmark",
-    "source",
-    "model",
-    "group_by",
-    "system_by",
-    "level",
-)
-
-
-def _train(data: Data) -> Data:
-    """An HD-Eval ``evaluator.json`` of its own format (``format``, ``version``, ``faceteval``)."""
-    if data.get("format") != "faceteval-hdeval-evaluator":
-        raise Refused("format", f"not an HD-Eval evaluator file (format {data.get('format')!r})")
-    version = data.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version > 1:
-        raise Refused("version", f"evaluator format version {version!r}; this faceteval reads up to 1")
-    out: Data = {"schema_version": None, "command": "hdeval train"}
-    if "faceteval" in data:
-        out["faceteval_version"] = data["faceteval"]
-    extra = [key for key in data if key not in (*TRAIN_SUMMARY, "format", "version", "faceteval")]
-    out["summary"] = {key: data[key] for key in (*TRAIN_SUMMARY, *extra) if key in data}
-    return out
-
-
-def _generation(data: Data) -> Data:
-    """A ``generation.json`` of schema 1: the model and the template at the top."""
-    out = _header(data, "criteria generate")
-    if isinstance(data.get("model"), str):
-        out["llm"] = {"model": data["model"]}
-    template = data.get("template")
-    if isinstance(template, dict) and isinstance(template.get("name"), str):
-        out["prompts"] = {template["name"]: template.get("sha256")}
-    keys = ("task", "example", "temperature", "samples", "sets", "usage", "failures")
-    out["summary"] = {key: data[key] for key in keys if key in data}
-    return out
-
-
-MIGRATIONS: dict[str, Callable[[Data], Data]] = {
-    command_of(JudgeRecord): _judge,
-    command_of(CorrectRecord): _correct,
-    command_of(BridgeRunRecord): _bridge,
-    command_of(MetaEvalRecord): _meta_eval,
-    command_of(TrainRecord): _train,
-    command_of(GenerationRecord): _generation,
-}
-"""How each command's records of schema 1 (and unversioned ones) become records of this schema."""
+register_record_kind(RecordKind(record=JudgeRecord, migrate=_judge, lines=JUDGMENTS))
+register_record_kind(RecordKind(record=MetaEvalRecord, migrate=_meta_eval, costed=False))

@@ -57,7 +57,7 @@ class OutputKind:
             >>> import tempfile
             >>> path = Path(tempfile.mkdtemp()) / "j.jsonl"
             >>> _ = path.write_text('{"id": "1", "method": "dna", "status": "ok"}\\n')
-            >>> JUDGMENTS.holds(path), CORRECTIONS.holds(path)
+            >>> JUDGMENTS.holds(path), INSTANCES.holds(path)
             (True, False)
         """
         try:
@@ -87,37 +87,14 @@ class OutputKind:
 
 
 JUDGMENTS = OutputKind("judgments JSONL", "jsonl", ("id", "method", "status"))
-CORRECTIONS = OutputKind("corrections JSONL", "jsonl", ("id", "candidate", "status"))
-BRIDGE_RECORDS = OutputKind("bridged records JSONL", "jsonl", ("id", "benchmark", "status"))
-CHATS = OutputKind("training chats JSONL", "jsonl", ("messages",))
 INSTANCES = OutputKind("instances JSONL", "jsonl", ("id", "query", "candidates"))
 RUN_RECORD = OutputKind("a run record", "json", ("schema_version", "faceteval_version"))
 SUMMARY = OutputKind("a meta-evaluation summary", "json", ("schema_version",))
-SFT_STATS = OutputKind("SFT statistics", "json", ("sets", "total"))
 REPORT = OutputKind("a faceteval report", "text", ("faceteval",))
 COMPARISON = OutputKind("a run comparison", "json", ("a", "b", "metrics", "unjudged"))
 COST_TABLE = OutputKind(
     "a cost table", "text", ("| Method | Benchmark | Instances | Calls | Cached calls |",)
 )
-TREE = OutputKind("a criteria tree", "yaml", ("task", "criteria"))
-CRITERIA_SET = OutputKind("a criteria file", "text", ("criteria",))
-GENERATION = OutputKind(
-    "a criteria generation summary", "json", ("schema_version", "task", "sets"), command="criteria generate"
-)
-CONSISTENCY = OutputKind("criteria consistency scores", "json", ("cc", "icc", "per_sample"))
-EVALUATOR = OutputKind(
-    "an HD-Eval evaluator file", "json", ("format", "version", "features"), command="hdeval train"
-)
-AGGREGATOR = OutputKind("a saved aggregator (skops)", "zip", ("schema.json",))
-CRITERION_SCORES = OutputKind("criterion scores JSONL", "jsonl", ("id", "split", "features", "targets"))
-EVALUATOR_SUMMARY = OutputKind("an HD-Eval evaluator summary", "json", ("held_out", "split", "tree"))
-EXPERIMENTS = OutputKind(
-    "HD-Eval experiment results",
-    "json",
-    (),
-    ("ablations", "aggregators", "data", "criteria", "importance", "shap"),
-)
-SCORED = OutputKind("scored outputs JSONL", "jsonl", ("id", "status"), ("contributions", "missing_criteria"))
 REVIEW_SCORES = OutputKind("review scores JSONL", "jsonl", ("id", "annotator", "scores", "llm_scores"))
 REVIEW_ACTIONS = OutputKind("a review action log", "jsonl", ("stage", "annotator", "created_at"))
 REVIEW_STATS = OutputKind("review statistics", "json", ("annotators", "tasks"))

@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from faceteval import store
 from faceteval.errors import FacetevalError
 
-__all__ = ["COMMANDS", "Command", "RecordView", "read_record"]
+__all__ = ["Command", "RecordView", "read_record"]
 
-Command = Literal["judge", "meta-eval", "hdeval train", "correct", "bridge"]
-"""The commands whose runs the viewer shows."""
-COMMANDS: tuple[Command, ...] = ("judge", "meta-eval", "hdeval train", "correct", "bridge")
+Command = str
+"""A command whose runs the viewer shows: one with a registered kind of run record
+(`faceteval.store.record_kinds`: ``judge``, ``meta-eval``, and what the method families register)."""
 
 _SPEND = ("calls", "cached", "retries", "input_tokens", "output_tokens", "cost_usd", "seconds")
 _HEADER = ("faceteval_version", "started_at", "finished_at", "interrupted", "stopped_by")
@@ -114,11 +114,11 @@ def read_record(path: Path, command: Command) -> RecordView:
         True
     """
     try:
-        record = store.read_record(path, _KINDS[command])
+        record = store.read_record(path, store.record_kind(command).record)
     except FacetevalError as exc:
         return RecordView(command, path, {}, str(exc))
     data = record.model_dump(mode="json", exclude_unset=True)  # what the file holds, in the record's shape
-    if data.get("method") is None and (method := _made_by(command, record)) is not None:
+    if data.get("method") is None and (method := record.made_by()) is not None:
         data["method"] = method
     return RecordView(command, path, data)
 
@@ -129,25 +129,3 @@ def _text(value: Any) -> str | None:
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-_KINDS: dict[Command, type[store.RunRecord]] = {
-    "judge": store.JudgeRecord,
-    "meta-eval": store.MetaEvalRecord,
-    "hdeval train": store.TrainRecord,
-    "correct": store.CorrectRecord,
-    "bridge": store.BridgeRunRecord,
-}
-
-
-def _made_by(command: Command, record: store.RunRecord) -> dict[str, Any] | None:
-    """What the list names as the method of a run whose record names none: Fennec's correction and
-    bridging, with what they were run with, and HD-Eval with its aggregator."""
-    if command == "correct":
-        return {"name": "fennec correction", "params": {"threshold": record.options.get("threshold")}}
-    if command == "bridge":
-        return {"name": "fennec bridging", "params": dict(record.options)}
-    summary = record.summary
-    if command == "hdeval train" and isinstance(summary, store.TrainSummary) and summary.aggregator:
-        return {"name": "hdeval", "params": {"aggregator": summary.aggregator}}
-    return None

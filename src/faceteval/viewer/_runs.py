@@ -32,11 +32,6 @@ RECORD_SUFFIX = ".run.json"
 MAX_DEPTH = 4
 """How deep a directory is searched for runs."""
 _SKIPPED = {"__pycache__", "node_modules", "site-packages"}
-_LINES_KINDS: tuple[tuple[Command, store.OutputKind], ...] = (
-    ("judge", store.JUDGMENTS),
-    ("correct", store.CORRECTIONS),
-    ("bridge", store.BRIDGE_RECORDS),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +146,19 @@ def _runs_in(path: Path, depth: int = 0) -> Iterator[Run]:
 
 
 def _directory_run(path: Path, parent: Path | None) -> Run | None:
-    if store.EVALUATOR.holds(path / EVALUATOR) and (path / EVALUATOR).stat().st_size:
-        return Run("hdeval train", path, path / EVALUATOR)
+    for kind in store.record_kinds():
+        if kind.folder is not None and _holds(path / kind.folder[0], kind.folder[1]):
+            return Run(kind.command, path, path / kind.folder[0])
     summary = path / SUMMARY
     if summary.is_file() and _is_meta_eval(summary):
         lines = path / JUDGMENTS
         return Run("meta-eval", path, summary, lines if lines.is_file() else None, parent)
     return None
+
+
+def _holds(path: Path, kind: store.OutputKind) -> bool:
+    """Whether ``path`` is a file of ``kind`` with something in it."""
+    return kind.holds(path) and path.is_file() and path.stat().st_size > 0
 
 
 def _is_meta_eval(summary: Path) -> bool:
@@ -198,7 +199,7 @@ def _lines_run(path: Path) -> Run | None:
         return None
     if empty:
         return Run("judge", path, record, path) if record is not None else None
-    for command, kind in _LINES_KINDS:
-        if kind.holds(path):
-            return Run(command, path, record, path)
+    for kind in store.record_kinds():
+        if kind.lines is not None and kind.lines.holds(path):
+            return Run(kind.command, path, record, path)
     return None

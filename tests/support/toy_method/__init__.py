@@ -1,4 +1,5 @@
-"""A toy method, packaged as another project would package one: a spec, a method, a template, a command.
+"""A toy method, packaged as another project would package one: a spec, a method, a template, commands
+and a kind of run record.
 
 It exists to prove that adding a method is one package and one registry line: the tests install it
 with an entry point (``faceteval.methods``: ``toy = tests.support.toy_method:SPEC``) and run it
@@ -36,7 +37,12 @@ SPEC = MethodSpec(
     ),
     criteria=None,
     templates=(TemplateFolder("toy", __name__),),
-    commands=(Command("toy", f"{__name__}._cli:toy"),),
+    commands=(
+        Command("toy", f"{__name__}._cli:toy"),
+        Command("toy-tally", f"{__name__}._cli:tally"),
+        Command("review import-toy", f"{__name__}._cli:import_toy"),
+    ),
+    records=(f"{__name__}._records:RECORD_KINDS",),
 )
 
 __all__ = ["SPEC", "Toy"]

@@ -14,7 +14,7 @@ import pytest
 
 from faceteval.datasets import TASKS_BY_NAME, chatgpt_texts, read_coeval
 from faceteval.review import Part, explanation_parts, split_sentences, states_score
-from faceteval.review._coeval import COEVAL_TASKS
+from faceteval.workflows.coeval._review import COEVAL_TASKS
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

@@ -35,7 +35,11 @@ SPEC = MethodSpec(
     scale=COEVAL_SCALE,
     options=(_TASK,),
     templates=_TEMPLATES,
-    commands=(Command("criteria", "faceteval.workflows.coeval._cli:criteria"),),
+    commands=(
+        Command("criteria", "faceteval.workflows.coeval._cli:criteria"),
+        Command("review import-coeval", "faceteval.workflows.coeval._review_command:import_coeval_command"),
+    ),
+    records=("faceteval.workflows.coeval._records:RECORD_KINDS",),
     evaluations=EvaluationStages(criterion="coeval.criterion", overall="coeval.overall"),
 )
 DIRECT_SPEC = MethodSpec(

@@ -76,6 +76,7 @@ SPEC = MethodSpec(
         Command("bridge", "faceteval.workflows.fennec._cli._bridge:bridge"),
         Command("export", "faceteval.workflows.fennec._cli._export:export"),
     ),
+    records=("faceteval.workflows.fennec._records:RECORD_KINDS",),
     reports=(
         RunReport("correct", "faceteval.workflows.fennec._run_reports:write_correct_report"),
         RunReport("bridge", "faceteval.workflows.fennec._run_reports:write_bridge_report"),

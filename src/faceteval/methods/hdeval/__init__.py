@@ -71,6 +71,7 @@ SPEC = MethodSpec(
         Command("hdeval", "faceteval.workflows.hdeval._cli._commands:hdeval"),
         Command("criteria show", "faceteval.workflows.hdeval._cli._show:show"),
     ),
+    records=("faceteval.workflows.hdeval._records:RECORD_KINDS",),
     reports=(RunReport("hdeval train", "faceteval.workflows.hdeval._report:write_evaluator_report"),),
 )
 SPECS = (SPEC,)

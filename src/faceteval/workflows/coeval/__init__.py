@@ -37,9 +37,11 @@ if TYPE_CHECKING:
         generate_criteria_async,
         save_generation,
     )
+    from faceteval.workflows.coeval._review import COEVAL_TASKS, CoevalImport, import_coeval
 
 
 _LAZY = {
+    "_review": ("COEVAL_TASKS", "CoevalImport", "import_coeval"),
     "_consistency": (
         "DEFAULT_EMBEDDING_MODEL",
         "ConsistencyReport",
@@ -67,9 +69,11 @@ _LAZY = {
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
+    "COEVAL_TASKS",
     "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_SAMPLES",
     "DEFAULT_TEMPERATURE",
+    "CoevalImport",
     "ConsistencyReport",
     "ConsistencyScores",
     "CriteriaGeneration",
@@ -82,6 +86,7 @@ __all__ = [
     "consistency_scores",
     "generate_criteria",
     "generate_criteria_async",
+    "import_coeval",
     "load_criteria_sets",
     "load_embedder",
     "measure_consistency",

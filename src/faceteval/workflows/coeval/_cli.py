@@ -35,15 +35,7 @@ from faceteval._util.text import plural
 from faceteval.errors import FacetevalError
 from faceteval.llm import Spend
 from faceteval.methods.coeval import CoEvalDirect
-from faceteval.store import (
-    CONSISTENCY,
-    GenerationRecord,
-    LLMRecord,
-    check_outputs,
-    header,
-    spend_of,
-    write_atomic,
-)
+from faceteval.store import LLMRecord, check_outputs, header, spend_of, write_atomic
 from faceteval.workflows.coeval._consistency import (
     DEFAULT_EMBEDDING_MODEL,
     ConsistencyReport,
@@ -65,6 +57,7 @@ from faceteval.workflows.coeval._generate import (
     generation_files,
     save_generation,
 )
+from faceteval.workflows.coeval._records import CONSISTENCY, GenerationRecord
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

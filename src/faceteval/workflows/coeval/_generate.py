@@ -43,7 +43,8 @@ from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods import JudgeContext, QueryMemo
 from faceteval.methods.coeval import TaskCriteriaParser
 from faceteval.prompts import recorded_prompts, render
-from faceteval.store import CRITERIA_SET, GENERATION, GenerationRecord, OutputKind, write_atomic
+from faceteval.store import OutputKind, write_atomic
+from faceteval.workflows.coeval._records import CRITERIA_SET, GENERATION, GenerationRecord
 
 STAGE = "coeval.generate"
 TEMPLATE = "coeval/generate"

@@ -10,7 +10,7 @@ from pathlib import Path
 from faceteval._runner import BatchDone, Started, ending, note_ending, put_in_place, spent_since, with_batch
 from faceteval.errors import FacetevalError
 from faceteval.llm import LLM, Spend
-from faceteval.store import BRIDGE_RECORDS, CHATS, RUN_RECORD, BridgeRunRecord, check_outputs, spend_of
+from faceteval.store import RUN_RECORD, check_outputs, spend_of
 from faceteval.workflows.fennec._bridge import BridgeRecord, bridge_each
 from faceteval.workflows.fennec._bridge_files import (
     BridgeFiles,
@@ -21,6 +21,7 @@ from faceteval.workflows.fennec._bridge_files import (
     summarize,
 )
 from faceteval.workflows.fennec._bridge_sources import BridgeSource
+from faceteval.workflows.fennec._records import BRIDGE_RECORDS, CHATS, BridgeRunRecord
 
 
 @dataclass(slots=True)

@@ -13,11 +13,7 @@ from faceteval.llm import LLM, Spend
 from faceteval.methods.fennec import Fennec
 from faceteval.prompts import recorded_prompts
 from faceteval.store import (
-    CORRECTIONS,
     RUN_RECORD,
-    CorrectionGain,
-    CorrectRecord,
-    CorrectSummary,
     InputFile,
     LLMRecord,
     RunFiles,
@@ -34,6 +30,7 @@ from faceteval.workflows.fennec._correct import (
     correct_each,
 )
 from faceteval.workflows.fennec._correctable import Correctable
+from faceteval.workflows.fennec._records import CORRECTIONS, CorrectionGain, CorrectRecord, CorrectSummary
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,15 +32,10 @@ from faceteval.report import (
     record_section,
     write_pages,
 )
-from faceteval.store import (
-    BridgeRunRecord,
-    CorrectRecord,
-    RunRecord,
-    read_record,
-    record_path_for,
-)
+from faceteval.store import RunRecord, read_record, record_path_for
 from faceteval.workflows.fennec._bridge import BridgeRecord
 from faceteval.workflows.fennec._correct import Correction
+from faceteval.workflows.fennec._records import BridgeRunRecord, CorrectRecord
 
 R = TypeVar("R", bound=RunRecord)
 TEXT_CHARS = 240

@@ -24,14 +24,9 @@ from faceteval._util.text import first_few, plural
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods.hdeval import CriteriaTree, load_tree, save_tree
-from faceteval.store import (
-    OutputKind,
-    TrainRecord,
-    TrainSummary,
-    read_record,
-    write_atomic,
-)
+from faceteval.store import OutputKind, read_record, write_atomic
 from faceteval.workflows.hdeval._importance import contributions
+from faceteval.workflows.hdeval._records import TrainRecord, TrainSummary
 from faceteval.workflows.hdeval._store import load_aggregator, save_aggregator
 from faceteval.workflows.hdeval._train import Matrix, Trained, predict
 

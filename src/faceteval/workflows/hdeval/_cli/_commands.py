@@ -26,8 +26,7 @@ from faceteval.datasets import PLAIN_READING, Reading
 from faceteval.errors import BatchIncomplete, FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
 from faceteval.methods.hdeval import DOMAINS, CriteriaTree, HierarchyAware, load_tree, render_tree, save_tree
-from faceteval.store import EXPERIMENTS as EXPERIMENTS_KIND
-from faceteval.store import TREE, check_outputs, write_atomic
+from faceteval.store import check_outputs, write_atomic
 from faceteval.workflows.hdeval._cli._shared import (
     AGGREGATORS,
     EXPERIMENTS,
@@ -40,6 +39,8 @@ from faceteval.workflows.hdeval._cli._shared import (
     score_criteria,
 )
 from faceteval.workflows.hdeval._cli._train import train_command
+from faceteval.workflows.hdeval._records import EXPERIMENTS as EXPERIMENTS_KIND
+from faceteval.workflows.hdeval._records import TREE
 
 SHOWN_FAILURES = 5
 """Outputs that could not be scored shown when none was (the earlier scores are kept)."""

@@ -27,7 +27,7 @@ from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
 from faceteval.methods.hdeval import CriteriaTree, EvalNode, HierarchyAware, Node, load_tree
 from faceteval.prompts import recorded_prompts
-from faceteval.store import LLMRecord, TrainRecord, header, input_file
+from faceteval.store import LLMRecord, header, input_file
 from faceteval.workflows.hdeval._cli._display import show_held_out
 from faceteval.workflows.hdeval._cli._shared import (
     AGGREGATORS,
@@ -39,6 +39,7 @@ from faceteval.workflows.hdeval._cli._shared import (
     domain_option,
     score_criteria,
 )
+from faceteval.workflows.hdeval._records import TrainRecord
 
 if TYPE_CHECKING:
     from faceteval.workflows.hdeval._train import NodeScores

@@ -1,4 +1,5 @@
-"""CoEval's released human-in-the-loop review (Li et al., 2023) as a review project.
+"""CoEval's released human-in-the-loop review (Li et al., 2023) as a review project: the family's review
+importer (``faceteval review import-coeval``, a ``review`` command its spec adds).
 
 `import_coeval` turns each CoEval task (ELI5, ROCStories, Self-Instruct; 50 inputs x 4 systems = 200
 outputs) into a task of the project: its criteria, one item per output, ChatGPT's evaluation of each
@@ -53,8 +54,7 @@ from faceteval.datasets import (
     coeval_actions,
     read_coeval,
 )
-from faceteval.review._model import SENTENCE_ACTIONS, Draft, Item, ReviewError, SentenceAction
-from faceteval.review._store import ReviewStore
+from faceteval.review import SENTENCE_ACTIONS, Draft, Item, ReviewError, ReviewStore, SentenceAction
 
 __all__ = [
     "COEVAL_TASKS",
