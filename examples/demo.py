@@ -37,7 +37,7 @@ from faceteval.metaeval import (
     select,
     summarize,
 )
-from faceteval.methods import hdeval
+from faceteval.workflows import hdeval
 from faceteval.report import write_report
 
 OUT = Path("runs/demo")
