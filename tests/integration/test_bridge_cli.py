@@ -192,7 +192,7 @@ def test_a_progress_bar_counts_the_records_unless_quiet(
         result = invoke(server, tmp_path, data_dir, "prometheus-mtbench", "--limit", "3", *flags)
     assert result.exit_code == 0, result.output
     ((request, bar),) = bars
-    assert request.progress is not quiet
+    assert request.outputs.progress is not quiet
     assert bar.disable is quiet
     (task,) = bar.tasks
     assert (task.description, task.completed, task.total) == ("bridging", 3, 3)
