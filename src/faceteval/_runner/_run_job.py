@@ -8,7 +8,7 @@ else into the hooks alone.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
@@ -118,7 +118,7 @@ class Ready:
 
 
 @asynccontextmanager
-async def _rounds(llm: Judge, mode: BatchMode, hooks: JobHooks) -> Any:
+async def _rounds(llm: Judge, mode: BatchMode, hooks: JobHooks) -> AsyncIterator[BatchRun]:
     """The rounds of ``mode.api`` for ``llm``, closed after; ``hooks.stopped_with_batches`` told when
     the run is interrupted with batches still running at the provider."""
     if not isinstance(llm, LLM) or llm.cache is None:
@@ -131,10 +131,9 @@ async def _rounds(llm: Judge, mode: BatchMode, hooks: JobHooks) -> Any:
     try:
         yield BatchRun(rounds, mode.api, window=mode.window, on_round=hooks.batch_round, backoff=mode.poll)
     except (KeyboardInterrupt, anyio.get_cancelled_exc_class()):
-        if hooks.stopped_with_batches is not None and any(
-            r.status != BATCH_DONE for r in cache.batches.all()
-        ):
-            hooks.stopped_with_batches()
+        told = hooks.stopped_with_batches
+        if told is not None and any(row.status != BATCH_DONE for row in cache.batches.all()):
+            told()
         raise
     finally:
         await close_rounds(rounds)
