@@ -18,7 +18,8 @@ from rich.progress import Progress
 
 from faceteval._cli._app import cli
 from faceteval._cli._console import err_console
-from faceteval._cli._run import RunRequest, progress_bar
+from faceteval._cli._run import progress_bar
+from faceteval._runner import JudgeJob
 from faceteval.workflows.fennec._bridge_sources import load_sources
 from tests.support.bridge_judge import REFUSAL, BridgeJudge
 from tests.support.llm_server import Hang, LLMServer, Status
@@ -177,9 +178,9 @@ def test_a_benchmark_without_recorded_judgments_is_refused(tmp_path: Path, data_
 def test_a_progress_bar_counts_the_records_unless_quiet(
     tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, quiet: bool
 ) -> None:
-    bars: list[tuple[RunRequest, Progress]] = []
+    bars: list[tuple[JudgeJob, Progress]] = []
 
-    def spy(request: RunRequest) -> Progress:
+    def spy(request: JudgeJob) -> Progress:
         bar = progress_bar(request)
         bars.append((request, bar))
         return bar
@@ -191,7 +192,7 @@ def test_a_progress_bar_counts_the_records_unless_quiet(
         result = invoke(server, tmp_path, data_dir, "prometheus-mtbench", "--limit", "3", *flags)
     assert result.exit_code == 0, result.output
     ((request, bar),) = bars
-    assert request.progress is not quiet
+    assert request.outputs.progress is not quiet
     assert bar.disable is quiet
     (task,) = bar.tasks
     assert (task.description, task.completed, task.total) == ("bridging", 3, 3)

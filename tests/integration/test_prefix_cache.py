@@ -58,3 +58,29 @@ def test_the_facet_goes_last_and_the_shared_prefix_grows(tmp_path: Path, pairs: 
     assert after["spend"]["cached_input_tokens"] < after["spend"]["input_tokens"]
     assert "shared prefix" not in papers.stderr and "(--prefix-cache)" in " ".join(ordered.stderr.split())
     assert "from the provider's prompt cache" in " ".join(ordered.stderr.split())
+
+
+def test_a_job_written_in_python_orders_its_prompts_as_the_command_does(tmp_path: Path, pairs: Path) -> None:
+    from faceteval import DnA, FileInstances, JobOutputs, JudgeJob, JudgeOptions, JudgeSpec, run_job
+    from faceteval.prompts import prefix_cache_on
+
+    ordered, _ = judge(pairs, tmp_path, "cli", "--prefix-cache")
+    assert ordered.exit_code == 0, ordered.output
+    rules = RuleJudge(quality={"good": {"Is it clear?": 9}, "poor": 3})
+    with LLMServer(rules.for_server(), prefix_cache=True) as server:
+        job = JudgeJob(
+            FileInstances(pairs),
+            DnA(),
+            JudgeSpec("openai:judge", base_url=server.base_url, api_key="test"),
+            options=JudgeOptions(swap=True, prefix_cache=True),
+            outputs=JobOutputs(out=tmp_path / "python.jsonl"),
+        )
+        result = run_job(job)
+    assert result.stats.statuses == {"ok": len(PAIRS)} and not prefix_cache_on()  # nothing left in use
+    scoring = [r.body["messages"][-1]["content"] for r in server.requests if "[Aspect]" in str(r.body)]
+    assert scoring and all(text.rsplit("\n[Aspect]\n", 1)[1].startswith("> ") for text in scoring)
+    assert outcome(tmp_path / "python.jsonl") == outcome(tmp_path / "cli.jsonl")
+    python = json.loads((tmp_path / "python.run.json").read_text())
+    command = json.loads((tmp_path / "cli.run.json").read_text())
+    assert python["options"] == command["options"] and python["prompts"] == command["prompts"]
+    assert python["summary"]["prefix_share"] == command["summary"]["prefix_share"]

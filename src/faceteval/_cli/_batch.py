@@ -31,7 +31,7 @@ from faceteval.llm import LLM, Judge
 from faceteval.store import BATCH_DONE as DONE
 
 if TYPE_CHECKING:
-    from faceteval._cli._run import RunRequest
+    from faceteval._runner import JudgeJob
     from faceteval.store import BatchRow
 
 T = TypeVar("T")
@@ -146,7 +146,7 @@ async def batched(
 
 
 def batch_first(
-    request: RunRequest,
+    job: JudgeJob,
     llm: Judge,
     progress: Progress | None,
     collect: Callable[[int], Awaitable[object]],
@@ -163,9 +163,10 @@ def batch_first(
     a command that writes or shows more once ``work`` returns passes ``raise_incomplete=False`` and
     raises ``done.incomplete()`` (of ``told``) itself once it has.
     """
-    if request.batch is None:
+    mode = job.mode
+    if mode.kind != "batch":
         return work
-    kind = request.batch
+    kind = mode.api
 
     async def rounds(batch: BatchRun) -> T:
         done = await collect_in_rounds(llm, batch, lambda: collect(batch.window))
@@ -182,10 +183,10 @@ def batch_first(
         return await batched(
             llm,
             kind,
-            poll=request.batch_poll,
-            directory=request.batch_dir,
-            endpoints=request.batch_endpoints,
-            window=request.batch_window,
+            poll=mode.poll,
+            directory=mode.directory,
+            endpoints=mode.endpoints,
+            window=mode.window,
             progress=None if progress is None or progress.disable else progress,
             run=rounds,
         )

@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from faceteval._cli._console import Console, err_console, escape
-from faceteval._runner import INVALID_INPUT, UNJUDGEABLE
+from faceteval._runner import INVALID_INPUT, UNJUDGEABLE, JudgeSpec
 from faceteval._util.text import plural
 from faceteval.core import Judgment, Usage
-from faceteval.llm import CHARS_PER_TOKEN, Spend
+from faceteval.llm import CHARS_PER_TOKEN, Panel, Spend
 
 if TYPE_CHECKING:
-    from faceteval._cli._run import RunRequest
-    from faceteval._runner import RunResult
+    from faceteval._runner import JudgeJob, RunResult
 
 
 SHOWN_ERROR_KINDS = 3
@@ -29,21 +28,35 @@ def show_invalid(judgment: Judgment) -> None:
     err_console.print(f"[yellow]invalid input:[/] {escape(message)}")
 
 
+def judge_named(job: JudgeJob) -> str:
+    """The judge as a summary names it: its model, or ``panel (vote): a, b``."""
+    judge = job.judge
+    return judge.name if isinstance(judge, JudgeSpec) else _models(job)
+
+
+def _models(job: JudgeJob) -> str:
+    """The judge's model, or its panel's models: ``a or b``."""
+    judge = job.judge
+    if isinstance(judge, JudgeSpec):
+        return " or ".join(spec for spec, _ in judge.panel) if judge.panel else judge.model
+    return " or ".join(str(llm.spec) for llm in (judge.judges if isinstance(judge, Panel) else (judge,)))
+
+
 def _cost(stage: Spend) -> str:
     if not stage.cost_known:
         return "unknown"
     return f"${stage.cost_usd:,.4f}"
 
 
-def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = None) -> None:
+def show_plan(job: JudgeJob, result: RunResult, *, subject: str | None = None) -> None:
     """The dry-run table: calls, cache hits, estimated tokens and cost per stage.
 
     ``subject`` says what is judged (by default the input file), e.g. a benchmark and its sample.
     """
     stats = result.stats
-    on = subject if subject is not None else str(request.input_path)
+    on = subject if subject is not None else str(job.input_path)
     table = Table(
-        title=f"Dry run: {escape(request.method.name)} with {escape(request.model)} on {escape(on)}",
+        title=f"Dry run: {escape(job.method.name)} with {escape(judge_named(job))} on {escape(on)}",
         title_justify="left",
     )
     stages = [*sorted(stats.stages.items()), ("total", stats.total)]
@@ -66,7 +79,9 @@ def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = N
     console = err_console
     console.print(table)
     instances = stats.judged - stats.invalid
-    orders = " with --swap (a pair in both orders, more candidates in each rotation)" if request.swap else ""
+    orders = (
+        " with --swap (a pair in both orders, more candidates in each rotation)" if job.options.swap else ""
+    )
     console.print(
         f"{plural(instances, 'instance')}{orders}; {plural(stats.invalid, 'invalid input line')}. "
         "No LLM was called. "
@@ -74,7 +89,7 @@ def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = N
         "readable (re-asks not counted); cached replies cost nothing."
     )
     if not stats.total.cost_known:
-        model = " or ".join(spec for spec, _ in request.judges) if request.judges else request.model
+        model = _models(job)
         console.print(f"No price is known for {escape(model)}: add one with --prices FILE.")
     if stats.unjudgeable:
         they = "it is" if stats.unjudgeable == 1 else "they are"
@@ -83,18 +98,18 @@ def show_plan(request: RunRequest, result: RunResult, *, subject: str | None = N
         show_failures(cannot, stats.examples, console, failed=stats.unjudgeable)
 
 
-def show_summary(request: RunRequest, result: RunResult, *, kept: Path | None = None) -> None:
+def show_summary(job: JudgeJob, result: RunResult, *, kept: Path | None = None) -> None:
     """What the run did: judgments by status, calls, cache hits, tokens, cost, where it is written
     (or that ``kept``, the output by default, is left as it was)."""
     stats = result.stats
     console = err_console
-    left = escape(f"{request.out if kept is None else kept} is left as it was")
+    left = escape(f"{job.outputs.out if kept is None else kept} is left as it was")
     if result.stopped is not None and not stats.judged:  # a wrong endpoint or key: its error says it all
         if result.kept:
             console.print(f"Nothing was judged; {left}.")
         return
     if result.interrupted:
-        console.print(interrupted_note(request, reuses=request.out is not None))
+        console.print(interrupted_note(job, reuses=job.outputs.out is not None))
     parse_errors, errors = stats.statuses.get("parse_error", 0), stats.statuses.get("error", 0)
     notes = [plural(stats.invalid, "invalid input line")] if stats.invalid else []
     notes += [f"{stats.reused:,} reused from an earlier output"] if stats.reused else []
@@ -110,10 +125,10 @@ def show_summary(request: RunRequest, result: RunResult, *, kept: Path | None = 
         table.add_row("orders agreed", f"{agreed:,} of {both:,} ({agreed / both:.1%})")
     if stats.score_modes:
         table.add_row("scores", modes_line(stats.score_modes))
-    if request.prefix_cache and (share := stats.prefix.share) is not None:  # always in the run record
+    if job.options.prefix_cache and (share := stats.prefix.share) is not None:  # always in the run record
         table.add_row("shared prefix", f"{share:.0%} of the per-facet prompts (--prefix-cache)")
     spent = result.spent if result.batch is None else result.spent + result.batch.spend()
-    usage_rows(table, " or ".join(s for s, _ in request.judges) if request.judges else request.model, spent)
+    usage_rows(table, _models(job), spent)
     if (batch := result.batch) is not None:
         unanswered = batch.record.unanswered
         table.add_row(
@@ -123,11 +138,11 @@ def show_summary(request: RunRequest, result: RunResult, *, kept: Path | None = 
             f"(at the batch rate){f', {unanswered:,} given up unanswered' if unanswered else ''}",
         )
     table.add_row("time", f"{result.elapsed:,.1f} s")
-    if request.out is not None and result.kept:
+    if job.outputs.out is not None and result.kept:
         table.add_row("written", f"nothing: no ok judgment; {left}")
-    elif request.out is not None:
+    elif job.outputs.out is not None:
         record = f" (run record: {result.record_path})" if result.record_path else ""
-        table.add_row("written", escape(f"{request.out}{record}"))
+        table.add_row("written", escape(f"{job.outputs.out}{record}"))
     console.print(table)
     show_failures(stats.errors, stats.examples, failed=parse_errors + errors)
 
@@ -156,15 +171,15 @@ def calls_line(usage: Usage, spent: Spend) -> str:
     )
 
 
-def interrupted_note(request: RunRequest, *, reuses: bool = False) -> str:
+def interrupted_note(job: JudgeJob, *, reuses: bool = False) -> str:
     """What an interrupted run says about finishing it: from the cache, or (--no-cache) from scratch
     (from its ok judgments, for a command that ``reuses`` them)."""
-    if request.cache_path is None and reuses:
+    if job.outputs.cache is None and reuses:
         return (
             "[bold yellow]Interrupted.[/] What was finished is written; with --no-cache, running the "
             "command again reuses its ok judgments and asks the rest again."
         )
-    if request.cache_path is None:
+    if job.outputs.cache is None:
         return (
             "[bold yellow]Interrupted.[/] What was finished is written; with --no-cache, running the "
             "command again asks everything again."

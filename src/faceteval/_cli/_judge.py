@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from faceteval._cli._method_options import (
     check_method_flags,
     method_params,
 )
-from faceteval._cli._options import build_request, engine_options, force_option, scoring_options
+from faceteval._cli._options import build_job, engine_options, force_option, scoring_options
 from faceteval._cli._panel import panel_flags
 from faceteval._cli._results import (
     check_before_run,
@@ -29,7 +29,7 @@ from faceteval._cli._results import (
     systems_option,
 )
 from faceteval._cli._run import run_judge
-from faceteval._runner import ORDERS
+from faceteval._runner import ORDERS, JudgeJob
 from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 
 
@@ -97,20 +97,13 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     crash leaves the earlier ones as they were. Re-running an interrupted command finishes the rest
     from the response cache; with --no-cache, it reuses the ok judgments of the earlier OUT.
     """
-    check_method_flags(ctx, flags["method"])
-    spec = method_spec(flags["method"])
-    method = build_method(spec, method_params(ctx, spec), flags["criteria_path"])
-    flags = panel_flags(ctx, flags)
-    source = input_source(flags, "input_path")
-    reading = input_reading(flags)
-    request = build_request(flags, input_path=source, out=flags["out"], method=method, strict=flags["strict"])
-    request = dataclasses.replace(request, systems=flags["systems"], reading=reading, order=flags["order"])
+    job = job_of_flags(ctx, flags)
     check_before_run(flags)
-    result = run_judge(request, on_invalid=show_invalid)
-    if request.dry_run:
-        show_plan(request, result)
+    result = run_judge(job, on_invalid=show_invalid)
+    if job.dry_run:
+        show_plan(job, result)
     else:
-        show_summary(request, result)
+        show_summary(job, result)
         if result.result is not None and result.result.judgments:
             show_result(result.result)
     if result.stopped is not None:
@@ -119,13 +112,13 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
         ctx.exit(130)
     if result.batch is not None and (incomplete := result.batch.incomplete()) is not None:
         raise incomplete  # the judgments are written, those that needed them as errors
-    if request.dry_run and (result.stats.unjudgeable or result.stats.invalid or not result.stats.judged):
+    if job.dry_run and (result.stats.unjudgeable or result.stats.invalid or not result.stats.judged):
         ctx.exit(1)  # the plan is of a run that would not judge everything
-    if not request.dry_run and not result.stats.statuses.get("ok"):
+    if not job.dry_run and not result.stats.statuses.get("ok"):
         if result.stats.judged:
             err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
         else:
-            where = escape(str(request.input_path))
+            where = escape(str(job.input_path))
             err_console.print(f"[bold red]error:[/] {where} holds no instance to judge")
         ctx.exit(1)
     if flags["fail_under"] and result.result is not None:
@@ -134,4 +127,35 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
 
 add_method_options(judge, after="force", sweeps=False)
 
-__all__ = ["err_console", "judge"]
+
+def job_of_flags(ctx: click.Context, flags: dict[str, Any]) -> JudgeJob:
+    """The job the ``judge`` command's flags ask for (what it runs)."""
+    check_method_flags(ctx, flags["method"])
+    spec = method_spec(flags["method"])
+    method = build_method(spec, method_params(ctx, spec), flags["criteria_path"])
+    flags = panel_flags(ctx, flags)
+    source = input_source(flags, "input_path")
+    reading = input_reading(flags)
+    return build_job(
+        flags,
+        input_path=source,
+        out=flags["out"],
+        method=method,
+        strict=flags["strict"],
+        systems=flags["systems"],
+        reading=reading,
+    )
+
+
+def job_from_cli(args: Sequence[str]) -> JudgeJob:
+    """The job ``faceteval judge ARGS`` runs, its flags parsed as the command parses them, without
+    running it (nothing is opened; ``--hf-dataset`` is staged as the command stages it).
+
+    Raises:
+        click.UsageError: Flags the command refuses.
+    """
+    with judge.make_context("judge", list(args)) as ctx:
+        return job_of_flags(ctx, dict(ctx.params))
+
+
+__all__ = ["err_console", "job_from_cli", "judge"]

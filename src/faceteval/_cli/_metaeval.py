@@ -26,18 +26,20 @@ from faceteval._cli._method_options import (
     method_params,
 )
 from faceteval._cli._options import (
-    build_request,
+    build_job,
     data_dir_option,
     engine_options,
     force_option,
     scoring_options,
 )
 from faceteval._cli._panel import panel_flags
-from faceteval._cli._run import RunRequest, open_judge, progress_bar, run_until_stopped
+from faceteval._cli._run import open_judge, progress_bar, run_until_stopped
 from faceteval._cli._sweeps import runs_of
 from faceteval._runner import (
     BatchDone,
+    FileInstances,
     FileJob,
+    JudgeJob,
     MetaEvalHooks,
     MetaEvalOptions,
     NothingJudged,
@@ -213,17 +215,16 @@ def _run_method(
     out: Path = flags["out"]
     # one LLM for every run: a run of another provider seed (--seeds) asks a copy with that seed
     engine = flags | {"seed": None}
-    request = build_request(engine, input_path=out / INSTANCES, out=out / JUDGMENTS, method=plans[0].method)
+    job = build_job(engine, input_path=out / INSTANCES, out=out / JUDGMENTS, method=plans[0].method)
     outcome = _Outcome()
     subject = _sample_name(flags["target_spec"], target, instances)
     hooks = MetaEvalHooks(
-        judging=partial(_judging, request),
-        judged=partial(_judged, request, outcome, subject, partial(_judged_with, target, instances)),
+        judging=partial(_judging, job),
+        judged=partial(_judged, job, outcome, subject, partial(_judged_with, target, instances)),
     )
-    judging = request.judge_options()
     with ExitStack() as stack:
-        llm = open_judge(request, stack, batched=True)
-        context = RunContext(target, instances, llm, out, options, judging, hooks, request.force)
+        llm = open_judge(job, stack, batched=True)
+        context = RunContext(target, instances, llm, out, options, job.options, hooks, job.outputs.force)
 
         batches: list[BatchDone] = []
 
@@ -232,7 +233,7 @@ def _run_method(
             outcome.record = await run_meta_eval(done, plans)
 
         collect = partial(collect_runs, context, plans)
-        batched = batch_first(request, llm, None, collect, run, told=batches.append, raise_incomplete=False)
+        batched = batch_first(job, llm, None, collect, run, told=batches.append, raise_incomplete=False)
         run_until_stopped(outcome, llm.closing_after, batched)
     incomplete = batches[0].incomplete() if batches else None  # --batch gave requests up: exit 5, after
     if isinstance(outcome.stopped, NothingJudged):  # nothing to measure: the failures were shown
@@ -266,15 +267,15 @@ def _plans(ctx: click.Context, flags: dict[str, Any]) -> list[RunPlan]:
 
 
 @contextmanager
-def _judging(request: RunRequest, plan: RunPlan, job: FileJob) -> Iterator[RunHooks]:
+def _judging(job: JudgeJob, plan: RunPlan, file: FileJob) -> Iterator[RunHooks]:
     """A run's progress bar, and what its judging shows."""
-    with progress_bar(request) as progress:
-        task = progress.add_task("judging", total=job.instances or None)
+    with progress_bar(job) as progress:
+        task = progress.add_task("judging", total=file.instances or None)
         yield RunHooks(judged=lambda _: progress.advance(task), invalid=show_invalid)
 
 
 def _judged(
-    request: RunRequest,
+    job: JudgeJob,
     outcome: _Outcome,
     subject: str,
     judged_with: Callable[[RunPlan], str],
@@ -283,8 +284,9 @@ def _judged(
     result: RunResult,
 ) -> None:
     """What a run's judging did, shown as ``judge`` shows it (a dry run: its plan, what it judges with)."""
-    shown = replace(request, method=plan.method, input_path=run_dir / INSTANCES, out=run_dir / JUDGMENTS)
-    if request.dry_run:
+    outputs = replace(job.outputs, out=run_dir / JUDGMENTS)
+    shown = replace(job, method=plan.method, instances=FileInstances(run_dir / INSTANCES), outputs=outputs)
+    if job.dry_run:
         show_plan(shown, result, subject=subject)
         err_console.print(judged_with(plan))
         outcome.unjudgeable += result.stats.unjudgeable

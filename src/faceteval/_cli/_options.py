@@ -16,10 +16,20 @@ from faceteval._cli._app import config_data_dir, config_prices, config_templates
 from faceteval._cli._batch import BATCH_OPTIONS, check_batch_flags
 from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._panel import panel_options
-from faceteval._cli._run import RunRequest, default_cache_path
+from faceteval._cli._run import default_cache_path
+from faceteval._runner import (
+    BatchMode,
+    FileInstances,
+    JobOutputs,
+    JudgeJob,
+    JudgeOptions,
+    JudgeSpec,
+    Mode,
+    SyncMode,
+)
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL
-from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR
+from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR, PLAIN_READING, Reading
 from faceteval.errors import ConfigError
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
@@ -276,64 +286,93 @@ def given_flags(ctx: click.Context, *names: str) -> list[str]:
     ]
 
 
-def build_request(
-    flags: dict[str, Any], *, input_path: Path, out: Path | None, method: Method, strict: bool = False
-) -> RunRequest:
-    """The run the engine flags ask for, over ``input_path``."""
+def build_job(
+    flags: dict[str, Any],
+    *,
+    input_path: Path,
+    out: Path | None,
+    method: Method,
+    strict: bool = False,
+    systems: tuple[str, ...] | None = None,
+    reading: Reading = PLAIN_READING,
+) -> JudgeJob:
+    """The run the engine flags ask for, over ``input_path``.
+
+    Raises:
+        click.UsageError: Flags that cannot go together, or no model.
+    """
     if not flags["model"]:
         raise click.UsageError("--model is required (or set FACETEVAL_MODEL, or model in faceteval.toml)")
     if flags["retry_unreadable"] and flags["no_cache"]:
         raise click.UsageError("--retry-unreadable asks again replies in the cache; --no-cache keeps none")
     check_batch_flags(flags)
-    judges = tuple(flags.get("judges") or ())
-    panel = tuple((spec, url or flags["base_url"]) for spec, url in judges) if len(judges) > 1 else ()
-    vote = flags.get("panel_vote") or DEFAULT_PANEL_VOTE
     score_mode = flags.get("score_mode", "parse")
     top_logprobs = flags.get("top_logprobs", DEFAULT_TOP_LOGPROBS)
     if score_mode == "parse" and top_logprobs != DEFAULT_TOP_LOGPROBS:
         raise click.UsageError("--top-logprobs is used with --score-mode logprobs")
-    return RunRequest(
-        input_path=input_path,
-        method=method,
-        model=f"panel ({vote}): {', '.join(spec for spec, _ in judges)}" if panel else flags["model"],
-        base_url=flags["base_url"],
-        endpoint_id=flags.get("endpoint_id"),
-        prefix_cache=bool(flags.get("prefix_cache")),
-        judges=panel,
-        panel_vote=vote,
-        api_key=flags["api_key"],
-        out=out,
+    options = JudgeOptions(
         swap=flags["swap"],
+        trace=flags["trace"],
+        score_mode=score_mode,
+        top_logprobs=top_logprobs,
+        templates=flags.get("templates"),
+        order=flags.get("order", "input"),
         strict=strict,
-        dry_run=flags["dry_run"],
-        concurrency=flags["concurrency"],
-        timeout=flags["timeout"],
-        retry=RetryPolicy(
-            max_retries=flags["retries"],
-            max_retry_after=flags.get("max_retry_after", DEFAULT_MAX_RETRY_AFTER),
-        ),
-        max_reply_bytes=flags["max_reply_bytes"],
+        prefix_cache=bool(flags.get("prefix_cache")),
+    )
+    outputs = JobOutputs(
+        out=out,
+        force=bool(flags.get("force")),
+        cache=cache_of(flags),
+        progress=not flags["quiet"],
+        otel=bool(flags.get("otel")),
+    )
+    instances = FileInstances(input_path, reading, systems)
+    return JudgeJob(
+        instances, method, judge_spec(flags), options=options, outputs=outputs, mode=mode_of(flags)
+    )
+
+
+def judge_spec(flags: dict[str, Any]) -> JudgeSpec:
+    """The judge the engine flags name: a model at an endpoint, or a panel (two ``--model`` or more)."""
+    judges = tuple(flags.get("judges") or ())
+    panel = tuple((spec, url or flags["base_url"]) for spec, url in judges) if len(judges) > 1 else ()
+    return JudgeSpec(
+        model=panel[0][0] if panel else flags["model"],
+        base_url=panel[0][1] if panel else flags["base_url"],
+        api_key=flags["api_key"],
+        endpoint_id=flags.get("endpoint_id"),
         config=GenerateConfig(
             temperature=flags["temperature"],
             max_tokens=flags["max_tokens"],
             seed=flags["seed"],
             structured=bool(flags.get("structured")),
         ),
-        cache_path=cache_of(flags),
+        concurrency=flags["concurrency"],
+        timeout=flags["timeout"],
+        retry=RetryPolicy(
+            max_retries=flags["retries"],
+            max_retry_after=flags.get("max_retry_after", DEFAULT_MAX_RETRY_AFTER),
+        ),
         prices=_prices(flags["prices_path"]),
         retry_unreadable=flags["retry_unreadable"],
-        trace=flags["trace"],
-        progress=not flags["quiet"],
-        otel=bool(flags.get("otel")),
-        force=bool(flags.get("force")),
-        score_mode=score_mode,
-        top_logprobs=top_logprobs,
-        templates=flags.get("templates"),
-        batch=flags.get("batch"),
-        batch_poll=flags.get("batch_poll", DEFAULT_POLL),
-        batch_dir=flags.get("batch_dir"),
-        batch_endpoints=tuple(flags.get("batch_endpoints") or ()),
-        batch_window=flags.get("batch_window", DEFAULT_BATCH_WINDOW),
+        max_reply_bytes=flags["max_reply_bytes"],
+        dry_run=flags["dry_run"],
+        panel=panel,
+        panel_vote=flags.get("panel_vote") or DEFAULT_PANEL_VOTE,
+    )
+
+
+def mode_of(flags: dict[str, Any]) -> Mode:
+    """How the calls are made: one by one, or through ``--batch``'s API."""
+    if flags.get("batch") is None:
+        return SyncMode()
+    return BatchMode(
+        api=flags["batch"],
+        poll=flags.get("batch_poll", DEFAULT_POLL),
+        directory=flags.get("batch_dir"),
+        endpoints=tuple(flags.get("batch_endpoints") or ()),
+        window=flags.get("batch_window", DEFAULT_BATCH_WINDOW),
     )
 
 

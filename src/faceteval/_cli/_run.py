@@ -6,9 +6,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,100 +25,18 @@ from rich.progress import (
 
 from faceteval import _cli
 from faceteval._cli import starting
-from faceteval._cli._batch import batched
+from faceteval._cli._batch import RESUME, BatchProgress
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
-from faceteval._runner import (
-    FileJob,
-    JudgeOptions,
-    Order,
-    RunHooks,
-    RunResult,
-    Started,
-    check_score_mode,
-    checked_items,
-    judge_file,
-    judge_file_in_batches,
-)
+from faceteval._runner import JobHooks, JudgeJob, JudgeSpec, RunHooks, RunResult, run_job, templates_of
+from faceteval._runner import open_judge as open_spec
 from faceteval._util.heap import settle
 from faceteval._util.urls import redact_urls
-from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL, BatchRun
-from faceteval.core import Judgment, PanelVote
-from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
+from faceteval.core import Judgment
 from faceteval.errors import ConfigError, FacetevalError
-from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, Judge, Panel, PriceTable, RetryPolicy
-from faceteval.methods import DEFAULT_TOP_LOGPROBS, Method, ScoreModeOption
-from faceteval.prompts import Templates, prefix_cache_order, using_templates
+from faceteval.llm import LLM, Judge
+from faceteval.prompts import prefix_cache_order, using_templates
 from faceteval.store import SQLiteCache
-
-
-@dataclass(frozen=True, slots=True)
-class RunRequest:
-    """Everything the ``judge`` command was asked to do."""
-
-    input_path: Path
-    method: Method
-    model: str
-    base_url: str | None
-    api_key: str | None
-    out: Path | None
-    swap: bool
-    strict: bool
-    dry_run: bool
-    concurrency: int
-    timeout: float
-    retry: RetryPolicy
-    config: GenerateConfig
-    cache_path: Path | None
-    prices: PriceTable
-    retry_unreadable: bool = False
-    trace: bool = True
-    progress: bool = True
-    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
-    force: bool = False
-    """Overwrite an output (or its run record) that is not one of ours."""
-    systems: tuple[str, ...] | None = None
-    """The systems behind the candidates of every instance that names none (``--systems``)."""
-    reading: Reading = PLAIN_READING
-    """How the input is read (``--field``, ``--preset``, ``--format``, ``--hf-dataset``)."""
-    otel: bool = False
-    """Send OpenTelemetry spans of the work (``--otel``)."""
-    judges: tuple[tuple[str, str | None], ...] = ()
-    """A judge panel's judges, each a model spec and its endpoint (``model`` then names the panel)."""
-    panel_vote: PanelVote = "majority"
-    """How a panel's verdicts are combined (``--panel-vote``)."""
-    score_mode: ScoreModeOption = "parse"
-    """How scoring stages obtain their scores (``--score-mode``)."""
-    top_logprobs: int = DEFAULT_TOP_LOGPROBS
-    """Alternatives per token with ``--score-mode logprobs`` (``--top-logprobs``)."""
-    templates: Templates | None = None
-    """Prompt templates in place of built-in ones (``--templates``), in use while the LLM is open."""
-    endpoint_id: str | None = None
-    """The endpoint's name in cache keys in place of its URL (``--endpoint-id``)."""
-    prefix_cache: bool = False
-    """Per-facet prompts ordered for a server's prefix cache (``--prefix-cache``) while the LLM is open."""
-    order: Order = "input"
-    """How judgments are written: in input order or as they finish (``--order``)."""
-    batch: str | None = None
-    """The batch API the calls are sent through (``--batch``), None: one by one."""
-    batch_poll: float = DEFAULT_POLL
-    """Seconds between two looks at the running batches (``--batch-poll``)."""
-    batch_dir: Path | None = None
-    batch_endpoints: tuple[str, ...] = ()
-    """Where a ``--batch files`` round's requests are written (``--batch-dir``)."""
-    batch_window: int = DEFAULT_BATCH_WINDOW
-    """Instances one collecting pass holds waiting at most (``--batch-window``)."""
-
-    def judge_options(self) -> JudgeOptions:
-        """How the engine carries the run out."""
-        return JudgeOptions(
-            swap=self.swap,
-            trace=self.trace,
-            score_mode=self.score_mode,
-            top_logprobs=self.top_logprobs,
-            templates=self.templates,
-            order=self.order,
-        )
 
 
 def default_cache_path(env: Mapping[str, str]) -> Path:
@@ -127,71 +45,40 @@ def default_cache_path(env: Mapping[str, str]) -> Path:
     return Path(base) / "faceteval" / "responses.sqlite"
 
 
-def run_judge(request: RunRequest, *, on_invalid: Callable[[Judgment], None]) -> RunResult:
-    """Judge the input file as requested; Ctrl-C stops cleanly with everything so far kept.
+def run_judge(job: JudgeJob, *, on_invalid: Callable[[Judgment], None]) -> RunResult:
+    """Run ``job`` (`faceteval._runner.run_job`) with its progress on stderr and its judgments on
+    standard output without an ``out``; Ctrl-C stops cleanly with everything so far kept.
 
     The output and its run record (with the run's result, also in the `RunResult`) are put in place
     when the run ends, however it ends (a kill -9 leaves the earlier ones as they were). Without a
     response cache, the ok judgments of an earlier output of the same job are reused rather than
-    asked again.
+    asked again. A missing input, or an output that would overwrite it (or any file not ours), fails
+    before anything is opened, leaving every file as it was.
     """
-    # Before anything is opened, and the output above all: a missing input or an output that would
-    # overwrite it (or any file not ours) fails here, leaving every file as it was.
-    job = FileJob.check(
-        request.input_path,
-        None if request.dry_run else request.out,
-        cache=request.cache_path,
-        strict=request.strict,
-        force=request.force,
-        systems=request.systems,
-        reading=request.reading,
-    )
-    hooks = RunHooks(invalid=on_invalid, refused=_refused, stream=json_lines_out(sys.stdout))
-    instances = InstanceFile(request.input_path, systems=request.systems, reading=request.reading)
-    items = checked_items(job, instances, request.method, hooks)
-    result = RunResult(instances=job.instances)
-    started = Started.now()
-    with ExitStack() as stack:
-        llm = open_judge(request, stack, batched=True)
-        progress = stack.enter_context(progress_bar(request))
-        task = progress.add_task("judging", total=result.instances or None)
-
-        hooks = replace(hooks, judged=lambda _: progress.advance(task))
-        options = request.judge_options()
-        judging = partial(
-            judge_file, job, items, request.method, llm, options=options, result=result, hooks=hooks,
-            started=started.opened(),
-        )  # fmt: skip
-        if request.batch is not None:
-
-            async def judging_in_batches(batch: BatchRun) -> None:
-                again = partial(
-                    InstanceFile, request.input_path, systems=request.systems, reading=request.reading
-                )
-                await judge_file_in_batches(
-                    job, again, items, request.method, llm, options=options, result=result,
-                    batch=batch, hooks=hooks, started=started.opened(),
-                )  # fmt: skip
-
-            judging = partial(in_batch_rounds, request, llm, progress, judging_in_batches)
-        run_until_stopped(result, llm.closing_after, judging)
-    return result
+    with progress_bar(job) as progress:
+        task = progress.add_task("judging", total=None)
+        shown = BatchProgress(None if progress.disable else progress)
+        run = RunHooks(
+            invalid=on_invalid,
+            refused=_refused,
+            stream=json_lines_out(sys.stdout),
+            judged=lambda _: progress.advance(task),
+        )
+        hooks = replace(
+            cli_hooks(),
+            run=run,
+            measured=lambda count: progress.update(task, total=count or None),
+            batch_round=shown.round,
+            batch_watch=shown.watch,
+            stopped_with_batches=partial(err_console.print, RESUME),
+        )
+        return run_job(job, hooks=hooks, until=run_until_stopped)
 
 
-async def in_batch_rounds(
-    request: RunRequest, llm: Judge, progress: Progress, run: Callable[[BatchRun], Awaitable[None]]
-) -> None:
-    """``run(batch)`` with the rounds of ``request.batch`` for ``llm``, shown on ``progress`` (the same
-    bar as the run's)."""
-    await batched(
-        llm,
-        request.batch or "",
-        poll=request.batch_poll,
-        directory=request.batch_dir,
-        endpoints=request.batch_endpoints,
-        window=request.batch_window,
-        progress=None if progress.disable else progress,
-        run=run,
+def cli_hooks() -> JobHooks:
+    """What the command lends a job: its start-up, its ``--otel`` spans, its word on other endpoints."""
+    return JobHooks(
+        opening=starting, exporting=partial(otel_tracing, True, os.environ), opened=_say_other_identities
     )
 
 
@@ -260,38 +147,29 @@ def settle_heap() -> None:
         settle()
 
 
-def open_judge(request: RunRequest, stack: ExitStack, *, batched: bool = False) -> Judge:
-    """The LLM a run asks, or its judge panel (``request.judges``), as `open_llm` opens one."""
-    if not request.judges:
-        return open_llm(request, stack, batched=batched)
-    stack.enter_context(otel_tracing(request.otel, os.environ))
-    stack.enter_context(prefix_cache_order(request.prefix_cache))
-    cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
-    llms = [_llm(replace(request, model=spec, base_url=url), cache) for spec, url in request.judges]
-    if cache is not None:
-        stack.callback(_say_other_identities, llms, cache)
-    return Panel(llms, request.panel_vote)
-
-
-def open_llm(request: RunRequest, stack: ExitStack, *, batched: bool = False) -> LLM:
-    """The LLM a run asks, with its response cache open, its spans exported and the request's templates
-    in use (`faceteval.prompts.using_templates`), until ``stack`` closes.
+def open_judge(job: JudgeJob, stack: ExitStack, *, batched: bool = False) -> Judge:
+    """The LLM a run asks, or its judge panel, with its response cache open, its spans exported and
+    the job's templates and prompt order in use for what renders prompts outside a judge run (a
+    family's commands), until ``stack`` closes.
 
     Raises:
         ConfigError: ``--batch`` was given to a command that does not send its calls in batches
             (``batched``: the caller does).
     """
-    if request.batch is not None and not batched:
+    if job.mode.kind == "batch" and not batched:
         raise ConfigError(
             "--batch is not available for this command yet (judge takes it); run it without --batch"
         )
-    stack.enter_context(otel_tracing(request.otel, os.environ))
-    stack.enter_context(using_templates(request.templates))
-    stack.enter_context(prefix_cache_order(request.prefix_cache))
-    cache = stack.enter_context(SQLiteCache(request.cache_path)) if request.cache_path else None
-    llm = _llm(request, cache)
-    if cache is not None:
-        stack.callback(_say_other_identities, [llm], cache)
+    assert isinstance(job.judge, JudgeSpec)
+    stack.enter_context(using_templates(templates_of(job.options)))
+    stack.enter_context(prefix_cache_order(job.options.prefix_cache))
+    return open_spec(job.judge, job, cli_hooks(), stack)
+
+
+def open_llm(job: JudgeJob, stack: ExitStack, *, batched: bool = False) -> LLM:
+    """`open_judge` of a job of one model."""
+    llm = open_judge(job, stack, batched=batched)
+    assert isinstance(llm, LLM)
     return llm
 
 
@@ -301,7 +179,7 @@ def _endpoint_flag(identity: str) -> str:
     return f"--endpoint-id {name}" if named else "--endpoint-id NAME (here and in the run that filled it)"
 
 
-def _say_other_identities(llms: list[LLM], cache: SQLiteCache) -> None:
+def _say_other_identities(llms: Sequence[LLM], cache: SQLiteCache) -> None:
     """At the end of a run, say (one line per LLM) when it found no reply in a cache that holds replies
     of its model under another endpoint identity: a server moved to another port, say."""
     for llm in llms:
@@ -317,29 +195,7 @@ def _say_other_identities(llms: list[LLM], cache: SQLiteCache) -> None:
             )
 
 
-def _llm(request: RunRequest, cache: SQLiteCache | None) -> LLM:
-    """The LLM of ``request.model`` at ``request.base_url``, with the run's settings and ``cache``."""
-    with starting():  # its provider's SDK is imported, its client made
-        llm = LLM.from_spec(
-            request.model,
-            base_url=request.base_url,
-            api_key=request.api_key,
-            dry_run=request.dry_run,
-            config=request.config,
-            cache=cache,
-            concurrency=request.concurrency,
-            timeout=request.timeout,
-            retry=request.retry,
-            prices=request.prices,
-            retry_unreadable=request.retry_unreadable,
-            max_reply_bytes=request.max_reply_bytes,
-            endpoint_id=request.endpoint_id,
-        )
-    check_score_mode(llm, request.judge_options())  # before any output is opened
-    return llm
-
-
-def progress_bar(request: RunRequest) -> Progress:
+def progress_bar(job: JudgeJob) -> Progress:
     """A run's progress bar on stderr (off with ``--quiet``, in dry runs, and where stderr is not a
     terminal: a log file would get only a stray blank line from it)."""
     return Progress(
@@ -350,5 +206,5 @@ def progress_bar(request: RunRequest) -> Progress:
         TimeRemainingColumn(),
         console=err_console,
         transient=True,
-        disable=not request.progress or request.dry_run or not err_console.is_terminal,
+        disable=not job.outputs.progress or job.dry_run or not err_console.is_terminal,
     )

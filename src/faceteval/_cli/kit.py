@@ -11,11 +11,18 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._batch import batch_first
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import Console, err_console, escape
-from faceteval._cli._display import calls_line, interrupted_note, show_failures, show_invalid, usage_rows
+from faceteval._cli._display import (
+    calls_line,
+    interrupted_note,
+    judge_named,
+    show_failures,
+    show_invalid,
+    usage_rows,
+)
 from faceteval._cli._inputs import input_options, input_reading, input_source
 from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._options import (
-    build_request,
+    build_job,
     cache_of,
     data_dir_option,
     engine_options,
@@ -26,12 +33,12 @@ from faceteval._cli._options import (
 from faceteval._cli._projects import PROJECT as review_project
 from faceteval._cli._projects import made_for
 from faceteval._cli._run import (
-    RunRequest,
     open_llm,
     progress_bar,
     run_judge,
     run_until_stopped,
 )
+from faceteval._runner import JudgeJob
 
 
 def hub_offline() -> None:
@@ -42,10 +49,10 @@ def hub_offline() -> None:
 __all__ = [
     "Console",
     "FiniteFloat",
+    "JudgeJob",
     "NamedChoice",
-    "RunRequest",
     "batch_first",
-    "build_request",
+    "build_job",
     "cache_of",
     "calls_line",
     "data_dir_option",
@@ -61,6 +68,7 @@ __all__ = [
     "input_reading",
     "input_source",
     "interrupted_note",
+    "judge_named",
     "made_for",
     "open_llm",
     "progress_bar",

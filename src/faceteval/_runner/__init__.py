@@ -6,19 +6,31 @@ The meta-evaluation's names are imported on first use: importing faceteval loads
 from typing import TYPE_CHECKING
 
 from faceteval._runner._api import judge, judge_async
-from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache, judge_file_in_batches
+from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._instance import cannot_judge, judge_instance, presentation_orders
+from faceteval._runner._job import (
+    BatchMode,
+    FileInstances,
+    JobHooks,
+    JobOutputs,
+    JudgeJob,
+    JudgeSpec,
+    Mode,
+    SyncMode,
+)
 from faceteval._runner._judge import FailureStreak, RunAborted, default_window, judge_each
 from faceteval._runner._options import (
     DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,
     JudgeOptions,
     check_score_mode,
+    templates_of,
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
+from faceteval._runner._run_job import open_judge, run_job, run_job_async
 from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of, with_batch
 from faceteval._runner._window import (
     ORDERS,
@@ -86,12 +98,19 @@ __all__ = [
     "ORDERS",
     "UNJUDGEABLE",
     "BatchDone",
+    "BatchMode",
     "FailureStreak",
+    "FileInstances",
     "FileJob",
+    "JobHooks",
+    "JobOutputs",
+    "JudgeJob",
     "JudgeOptions",
+    "JudgeSpec",
     "JudgmentsOutput",
     "MetaEvalHooks",
     "MetaEvalOptions",
+    "Mode",
     "NothingJudged",
     "Order",
     "Outcome",
@@ -105,6 +124,7 @@ __all__ = [
     "Spill",
     "StageStats",
     "Started",
+    "SyncMode",
     "as_finished",
     "cache_file",
     "cannot_judge",
@@ -124,18 +144,21 @@ __all__ = [
     "judge_async",
     "judge_each",
     "judge_file",
-    "judge_file_in_batches",
     "judge_instance",
     "measure_source",
     "measured_instances",
     "meta_evaluate",
     "meta_evaluate_async",
     "note_ending",
+    "open_judge",
     "plan_runs",
     "presentation_orders",
     "put_in_place",
+    "run_job",
+    "run_job_async",
     "run_meta_eval",
     "spent_since",
+    "templates_of",
     "total_of",
     "unwrap_group",
     "with_batch",

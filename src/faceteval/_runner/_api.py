@@ -1,22 +1,19 @@
-"""The public judging entry points: one async function and its blocking form."""
+"""The public judging entry points: one async function and its blocking form, each the run of a
+`JudgeJob` (`faceteval._runner._run_job`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
-from dataclasses import replace
-from functools import partial
+from collections.abc import Iterable
 from pathlib import Path
 
-import anyio
-
-from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache
-from faceteval._runner._file import FileJob, RunHooks, RunResult, checked_items, judge_file
-from faceteval._runner._judge import RunAborted, check_arguments, judge_each
+from faceteval._runner._file import RunHooks
+from faceteval._runner._job import SYNC, BatchMode, JobHooks, JobOutputs, JudgeJob
+from faceteval._runner._judge import RunAborted, check_arguments
 from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
+from faceteval._runner._run_job import run_job, run_job_async
 from faceteval.batch import BatchRun
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import PLAIN_READING, InstanceFile
 from faceteval.errors import ConfigError, InputError
 from faceteval.llm import Judge
 from faceteval.methods import Method
@@ -70,61 +67,30 @@ async def judge_async(
         >>> [(j.verdict, j.scores) for j in asyncio.run(main())]
         [(1, [9.0, 2.0])]
     """
+    job = job_of_call(instances, method, llm, options=options, out=out, force=force, batch=batch)
     judgments: list[Judgment] = []
-    done: BatchDone | None = None
-    if batch is not None:
-        check_arguments(instances, method, llm, options)
-        instances, again = _again(instances)
-        collecting = replace(options, order="finish", window=batch.window)
-        done = await collect_in_rounds(
-            llm, batch, lambda: judge_each(again(), method, llm, options=collecting)
-        )
     try:
-        with from_cache(llm, done):
-            if out is None:
-                await judge_each(instances, method, llm, options=options, sink=judgments.append)
-            else:
-                await _judge_into(
-                    instances, method, llm, options, Path(out), force=force, sink=judgments, batch=done
-                )
+        await run_job_async(job, hooks=JobHooks(run=RunHooks(judged=judgments.append)))
     except RunAborted as stopped:
         stopped.judgments = judgments
         raise
     return judgments
 
 
-async def _judge_into(
+def job_of_call(
     instances: Iterable[Instance | InputError],
     method: Method,
     llm: Judge,
-    options: JudgeOptions,
-    out: Path,
     *,
-    force: bool,
-    sink: list[Judgment],
-    batch: BatchDone | None = None,
-) -> None:
-    """Judge into ``out`` with its run record, as the ``judge`` command does."""
-    check_arguments(instances, method, llm, options)
-    input_path = instances.path if isinstance(instances, InstanceFile) else None
-    cache = getattr(llm.cache, "path", None)
-    cache_file = Path(cache) if isinstance(cache, str) and cache != ":memory:" else None
-    systems = instances.systems if isinstance(instances, InstanceFile) else None
-    reading = instances.reading if isinstance(instances, InstanceFile) else PLAIN_READING
-    job = FileJob.check(
-        input_path,
-        out,
-        cache=cache_file,
-        reuse=llm.cache is None,
-        force=force,
-        systems=systems,
-        reading=reading,
-    )
-    items = checked_items(job, instances, method)
-    result = RunResult(instances=job.instances, batch=batch)
-    await judge_file(
-        job, items, method, llm, options=options, result=result, hooks=RunHooks(judged=sink.append)
-    )
+    options: JudgeOptions = DEFAULT_JUDGE_OPTIONS,
+    out: str | Path | None = None,
+    force: bool = False,
+    batch: BatchRun | None = None,
+) -> JudgeJob:
+    """The `JudgeJob` of a `judge` call's arguments."""
+    mode = SYNC if batch is None else BatchMode(api=batch.kind, window=batch.window, rounds=batch)
+    outputs = JobOutputs(out=None if out is None else Path(out), force=force)
+    return JudgeJob(instances, method, llm, options=options, outputs=outputs, mode=mode)
 
 
 def judge(
@@ -163,20 +129,14 @@ def judge(
             "use `await judge_async(...)` there, and `await llm.aclose()` when done"
         )
 
-    judging = partial(judge_async, instances, method, llm, options=options, out=out, force=force, batch=batch)
-    return anyio.run(llm.closing_after, judging)
-
-
-def _again(
-    instances: Iterable[Instance | InputError],
-) -> tuple[Iterable[Instance | InputError], Callable[[], Iterable[Instance | InputError]]]:
-    """``instances`` to judge once, and how to read them again for each collecting pass: a
-    `read_instances` file is read anew, anything else is listed."""
-    if isinstance(instances, InstanceFile):
-        file = instances
-        return file, lambda: InstanceFile(file.path, systems=file.systems, reading=file.reading)
-    listed = list(instances)
-    return listed, lambda: listed
+    job = job_of_call(instances, method, llm, options=options, out=out, force=force, batch=batch)
+    judgments: list[Judgment] = []
+    try:
+        run_job(job, hooks=JobHooks(run=RunHooks(judged=judgments.append)))
+    except RunAborted as stopped:
+        stopped.judgments = judgments
+        raise
+    return judgments
 
 
 def running_loop() -> bool:

@@ -3,26 +3,22 @@
 Each collecting pass runs the work with the LLM in collecting mode (`faceteval.llm.Collector`): cache
 hits answer, misses are gathered and wait, nothing is written. Its misses go out as one round of
 batches (`faceteval.batch.run_in_passes`), whose replies come back into the cache. Once a pass misses
-nothing, the collector is taken off and the run proper (`judge_file`, ...) runs as a synchronous run
-would, answered by the cache alone: its judgments are a synchronous run's.
+nothing, the collector is taken off and the run proper (`faceteval._runner._run_job`, ...) runs as a
+synchronous run would, answered by the cache alone: its judgments are a synchronous run's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from faceteval import tracing
-from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, judge_file
-from faceteval._runner._judge import Item, judge_each
-from faceteval._runner._options import JudgeOptions
 from faceteval._util.text import plural
 from faceteval.batch import BatchRun, ImportTally, Rounds, run_in_passes
 from faceteval.errors import BatchIncomplete, ConfigError
 from faceteval.llm import LLM, Collector, CompletionRequest, Judge, Spend
-from faceteval.methods import Method
 from faceteval.store import BatchRecord
 
 MESSAGE_SHOWN = 500
@@ -109,38 +105,6 @@ def from_cache(llm: Judge, done: BatchDone | None) -> Iterator[None]:
         yield
     finally:
         llm.collector = None
-
-
-async def judge_file_in_batches(
-    job: FileJob,
-    instances: Callable[[], Iterable[Item]],
-    items: Iterable[Item],
-    method: Method,
-    llm: Judge,
-    *,
-    options: JudgeOptions,
-    result: RunResult,
-    batch: BatchRun,
-    hooks: RunHooks | None = None,
-    started: Started | None = None,
-) -> None:
-    """`judge_file` with its calls sent through a batch API: collecting passes, each over ``instances()``
-    (the instances read again: a new `faceteval.datasets.InstanceFile`), then ``judge_file`` of ``items``
-    (the same instances), which calls nothing and writes a synchronous run's judgments (`from_cache`:
-    those that needed a request the rounds gave up on are ``error`` judgments with the batch's reason).
-    Its run record's spend adds the imported replies at the batch rate, and its ``batch`` says how they
-    came; ``result.batch.incomplete()`` is the error the run ends with when requests went unanswered.
-    """
-    # as they finish: a pass holds no judgment back for its turn, and ``batch.window`` instances wait
-    collecting = replace(options, order="finish", window=batch.window)
-    result.batch = await collect_in_rounds(
-        llm, batch, lambda: judge_each(instances(), method, llm, options=collecting)
-    )
-    hooks = hooks or RunHooks()
-    with from_cache(llm, result.batch):
-        await judge_file(
-            job, items, method, llm, options=options, result=result, hooks=hooks, started=started
-        )
 
 
 class _Counted:

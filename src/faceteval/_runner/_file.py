@@ -182,7 +182,7 @@ class RunResult:
     """The result of the judgments handed on (and of the earlier ones the output kept), as the run
     record stores it; None in a dry run (a plan has no result)."""
     batch: BatchDone | None = None
-    """With ``--batch``: what its rounds did, once they are done (`judge_file_in_batches`)."""
+    """With ``--batch``: what its rounds did, once they are done (`faceteval._runner._run_job`)."""
 
 
 async def judge_file(
@@ -313,7 +313,7 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         llm=LLMRecord.of(llm.describe()),
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | scoring_options(options)
-        | ({"prefix_cache": True} if prefix_cache_on() else {})
+        | ({"prefix_cache": True} if options.prefix_cache or prefix_cache_on() else {})
         | ({} if job.systems is None else {"systems": list(job.systems)})
         | ({} if options.order == "input" else {"order": options.order}),
         **recorded_templates(method, llm, options),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from contextlib import nullcontext
 from functools import partial
 from typing import TypeVar
 
@@ -35,7 +36,7 @@ from faceteval.methods import (
     Method,
     QueryMemo,
 )
-from faceteval.prompts import using_templates
+from faceteval.prompts import prefix_cache_order, using_templates
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -116,7 +117,8 @@ async def judge_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     check_arguments(items, method, llm, options)
-    with using_templates(templates_of(options)):
+    ordered = prefix_cache_order(True) if options.prefix_cache else nullcontext()
+    with using_templates(templates_of(options)), ordered:
         return await _judge_each(items, method, llm, options, sink, stats, reuse)
 
 

@@ -44,6 +44,11 @@ class JudgeOptions:
             or a directory of them, read and checked here); None: those in use (the built-in ones,
             unless inside `faceteval.prompts.using_templates`). The run record names each template
             used, its hash and where it came from.
+        strict: Check every instance first (a file's every line), and judge nothing if one is bad
+            (``--strict``).
+        prefix_cache: Render the per-facet scoring prompts from their ``.prefix`` variants, which put
+            what an instance's calls share first and the facet last, so that a server's prefix cache
+            reuses it (``--prefix-cache``).
     """
 
     swap: bool = False
@@ -55,6 +60,8 @@ class JudgeOptions:
     score_mode: ScoreModeOption = "parse"
     top_logprobs: int = DEFAULT_TOP_LOGPROBS
     templates: Templates | str | os.PathLike[str] | None = None
+    strict: bool = False
+    prefix_cache: bool = False
 
     def __post_init__(self) -> None:
         if self.score_mode not in SCORE_MODES:

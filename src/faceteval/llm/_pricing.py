@@ -127,6 +127,12 @@ class PriceTable:
     def __contains__(self, spec: object) -> bool:
         return isinstance(spec, str) and self.lookup(spec) is not None
 
+    def __eq__(self, other: object) -> bool:
+        """Tables are equal when they hold the same prices (two runs' settings compare by them)."""
+        return isinstance(other, PriceTable) and self._prices == other._prices
+
+    __hash__ = None  # type: ignore[assignment]  # a table's prices may be extended: not a key
+
 
 def _parse(data: Any, source: str) -> dict[str, Price]:
     if not isinstance(data, Mapping):

@@ -1,6 +1,5 @@
 """What the command says when stopped: exit 130 before a run too, and no cache promised without one."""
 
-import types
 from pathlib import Path
 
 import click
@@ -9,6 +8,8 @@ from click.testing import CliRunner
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._display import interrupted_note
+from faceteval._runner import JobOutputs, JudgeJob, JudgeSpec
+from faceteval.methods.baselines import Direct
 
 
 def test_ctrl_c_before_a_run_begins_exits_130_not_aborted() -> None:
@@ -22,8 +23,11 @@ def test_ctrl_c_before_a_run_begins_exits_130_not_aborted() -> None:
 
 
 def test_an_interrupted_run_promises_the_cache_only_when_there_is_one() -> None:
-    cached = interrupted_note(types.SimpleNamespace(cache_path=Path("c.sqlite")))  # type: ignore[arg-type]
-    uncached = interrupted_note(types.SimpleNamespace(cache_path=None))  # type: ignore[arg-type]
+    def job(cache: Path | None) -> JudgeJob:
+        return JudgeJob([], Direct(), JudgeSpec("openai:m"), outputs=JobOutputs(cache=cache))
+
+    cached = interrupted_note(job(Path("c.sqlite")))
+    uncached = interrupted_note(job(None))
     assert "Every reply received so far is in the cache" in cached
     assert "cache" not in uncached.replace("--no-cache", "") and "asks everything again" in uncached
 

@@ -19,7 +19,7 @@ from faceteval._cli.kit import (
     Console,
     FiniteFloat,
     batch_first,
-    build_request,
+    build_job,
     cache_of,
     calls_line,
     engine_options,
@@ -132,7 +132,7 @@ def generate(**flags: Any) -> None:
     check_edits(out, samples=flags["samples"], force=force)
     engine = flags | {"swap": False, "trace": True, "dry_run": False, "quiet": True, "temperature": 0.0}
     # The engine's request carries a method; generation uses only its LLM settings.
-    request = build_request(engine, input_path=Path(), out=None, method=CoEvalDirect())
+    request = build_job(engine, input_path=Path(), out=None, method=CoEvalDirect())
     example = Demonstration(flags["example_input"], flags["example_output"])
     started, clock = datetime.now(UTC), time.perf_counter()
     with ExitStack() as stack:

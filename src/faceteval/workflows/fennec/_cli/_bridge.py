@@ -12,10 +12,10 @@ import click
 
 from faceteval._cli.kit import (
     Console,
+    JudgeJob,
     NamedChoice,
-    RunRequest,
     batch_first,
-    build_request,
+    build_job,
     calls_line,
     data_dir_option,
     engine_options,
@@ -88,7 +88,7 @@ def bridge(ctx: click.Context, /, **flags: Any) -> None:
     judge = flags["judge"] or BRIDGEABLE[benchmark].judge
     engine = flags | {"swap": False, "trace": True, "dry_run": False}
     # The engine's request carries a method; bridging uses only its LLM settings.
-    request = build_request(engine, input_path=Path(), out=None, method=Fennec())
+    request = build_job(engine, input_path=Path(), out=None, method=Fennec())
     run, failures = run_bridge(
         request, sources, flags["out"], benchmark=benchmark, judge=judge, limit=flags["limit"]
     )
@@ -103,7 +103,7 @@ def bridge(ctx: click.Context, /, **flags: Any) -> None:
 
 
 def run_bridge(
-    request: RunRequest,
+    request: JudgeJob,
     sources: Sequence[BridgeSource],
     out: Path,
     *,
@@ -116,7 +116,7 @@ def run_bridge(
 
     Ctrl-C and SIGTERM stop the run cleanly: what finished is written, with the run record.
     """
-    files = check_bridge_outputs(out, benchmark, cache=request.cache_path, force=request.force)
+    files = check_bridge_outputs(out, benchmark, cache=request.outputs.cache, force=request.outputs.force)
     run = BridgeRun(sources=len(sources), files=files)
     failures: list[BridgeRecord] = []
     started = Started.now()
@@ -150,7 +150,7 @@ async def _collect(sources: Sequence[BridgeSource], llm: LLM, window: int) -> No
 
 
 def _show(
-    request: RunRequest, benchmark: str, judge: str, run: BridgeRun, failures: list[BridgeRecord]
+    request: JudgeJob, benchmark: str, judge: str, run: BridgeRun, failures: list[BridgeRecord]
 ) -> None:
     summary, files, spent = run.summary, run.files, run.spent
     if run.interrupted:

@@ -14,14 +14,15 @@ from rich.table import Table
 from faceteval._cli.kit import (
     Console,
     FiniteFloat,
-    RunRequest,
+    JudgeJob,
     batch_first,
-    build_request,
+    build_job,
     engine_options,
     escape,
     force_option,
     handle_errors,
     interrupted_note,
+    judge_named,
     open_llm,
     progress_bar,
     run_until_stopped,
@@ -104,7 +105,7 @@ def correct(ctx: click.Context, /, **flags: Any) -> None:
     """
     judgments_path: Path = flags["judgments_path"]
     engine = flags | {"swap": True, "dry_run": False}
-    request = build_request(engine, input_path=judgments_path, out=flags["out"], method=Fennec())
+    request = build_job(engine, input_path=judgments_path, out=flags["out"], method=Fennec())
     input_path = judged_input(judgments_path, flags["input_path"])
     items = load_correctable(judgments_path, input_path)
     options = CorrectOptions(threshold=flags["threshold"], rejudge=flags["rejudge"], trace=flags["trace"])
@@ -129,17 +130,21 @@ def correct(ctx: click.Context, /, **flags: Any) -> None:
 
 
 def run_correct(
-    request: RunRequest,
+    request: JudgeJob,
     items: list[Correctable],
     options: CorrectOptions,
     *,
     judgments_path: Path,
     input_path: Path,
 ) -> CorrectRun:
-    """Correct ``items`` into ``request.out``; Ctrl-C stops cleanly with everything so far kept."""
-    assert request.out is not None
+    """Correct ``items`` into ``request.outputs.out``; Ctrl-C stops cleanly with everything so far kept."""
+    assert request.outputs.out is not None
     job = CorrectJob.check(
-        judgments_path, input_path, request.out, cache=request.cache_path, force=request.force
+        judgments_path,
+        input_path,
+        request.outputs.out,
+        cache=request.outputs.cache,
+        force=request.outputs.force,
     )
     responses = sum(i.instance.n_candidates for i in items if i.judgment.status == "ok" and i.instance)
     run = CorrectRun(responses=responses, judgments=len(items))
@@ -162,7 +167,7 @@ def run_correct(
     return run
 
 
-def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) -> None:
+def show_summary(request: JudgeJob, options: CorrectOptions, run: CorrectRun) -> None:
     """What the run did: responses by outcome, skipped judgments, calls, tokens, cost, where it is written."""
     stats = run.stats
     if run.interrupted:
@@ -183,13 +188,15 @@ def show_summary(request: RunRequest, options: CorrectOptions, run: CorrectRun) 
     if options.rejudge:
         failed = sum(n for status, n in stats.rejudged.items() if status != "ok")
         table.add_row("re-judged", f"{stats.rejudged.get('ok', 0):,} ({failed:,} failed)")
-    usage_rows(table, request.model, run.spent)
+    usage_rows(table, judge_named(request), run.spent)
     table.add_row("time", f"{run.elapsed:,.1f} s")
     record = f" (run record: {run.record_path})" if run.record_path else ""
     if run.kept:
-        table.add_row("written", escape(f"nothing: no correction succeeded; {request.out} is left as it was"))
+        table.add_row(
+            "written", escape(f"nothing: no correction succeeded; {request.outputs.out} is left as it was")
+        )
     else:
-        table.add_row("written", escape(f"{request.out}{record}"))
+        table.add_row("written", escape(f"{request.outputs.out}{record}"))
     console.print(table)
     show_failures(stats.errors, stats.examples, console)
 

@@ -14,7 +14,7 @@ import click
 from faceteval._cli.kit import (
     Console,
     batch_first,
-    build_request,
+    build_job,
     cache_of,
     err_console,
     interrupted_note,
@@ -66,7 +66,7 @@ def decompose_with_llm(
 ) -> CriteriaTree:
     """``node_ids`` of ``tree`` decomposed into about ``k`` children each, by the LLM the flags name."""
     method = HierarchyAware.from_tree(tree)
-    request = build_request(engine_flags(flags), input_path=Path(), out=None, method=method)
+    request = build_job(engine_flags(flags), input_path=Path(), out=None, method=method)
     with ExitStack() as stack:
         llm = open_llm(request, stack, batched=True)
         work = partial(decompose_tree_async, tree, node_ids, k, llm)
@@ -102,7 +102,7 @@ def score_criteria(
     from faceteval.workflows.hdeval._features import scores_from_judgments
 
     make_private_dirs(out.parent)
-    request = build_request(engine_flags(flags), input_path=input_path, out=out, method=method)
+    request = build_job(engine_flags(flags), input_path=input_path, out=out, method=method)
     result = run_judge(request, on_invalid=show_invalid)
     if result.stopped is not None:
         raise result.stopped
