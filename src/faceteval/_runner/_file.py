@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING
 from faceteval._runner._ending import ending, note_ending, put_in_place
 from faceteval._runner._instance import cannot_judge
 from faceteval._runner._judge import Item, judge_each
-from faceteval._runner._options import JudgeOptions, scoring_options, templates_of
+from faceteval._runner._options import JudgeOptions, run_prompts, scoring_options
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since, with_batch
 from faceteval._runner._tally import ResultTally
@@ -35,7 +35,7 @@ from faceteval.datasets import Reading, measure_input
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import Judge, Panel, Spend
 from faceteval.methods import Method
-from faceteval.prompts import prefix_cache_on, recorded_prompts
+from faceteval.prompts import recorded_prompts
 from faceteval.results import JudgeResult
 from faceteval.store import (
     JUDGMENTS,
@@ -313,7 +313,7 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         llm=LLMRecord.of(llm.describe()),
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | scoring_options(options)
-        | ({"prefix_cache": True} if options.prefix_cache or prefix_cache_on() else {})
+        | ({"prefix_cache": True} if run_prompts(options).prefix_cache else {})
         | ({} if job.systems is None else {"systems": list(job.systems)})
         | ({} if options.order == "input" else {"order": options.order}),
         **recorded_templates(method, llm, options),
@@ -326,7 +326,7 @@ def recorded_templates(method: Method, llm: Judge, options: JudgeOptions) -> dic
     judges = llm.judges if isinstance(llm, Panel) else (llm,)
     structured = any(judge.config.structured for judge in judges)
     names = (*method.templates(), *(("common/structured",) if structured else ()))
-    return recorded_prompts(names, templates_of(options))
+    return recorded_prompts(names, prompts=run_prompts(options))
 
 
 def _record(

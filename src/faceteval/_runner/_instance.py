@@ -9,7 +9,7 @@ from typing import Any
 
 from faceteval import tracing
 from faceteval._runner._confidence import with_confidence
-from faceteval._runner._options import JudgeOptions
+from faceteval._runner._options import JudgeOptions, run_prompts
 from faceteval._runner._tracing import instance_span, record_judgment
 from faceteval.aggregation import ranks, verdict
 from faceteval.core import (
@@ -26,6 +26,7 @@ from faceteval.core import (
 from faceteval.errors import FacetevalError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM
 from faceteval.methods import JudgeContext, Method, OrderOutcome, QueryMemo, gather, severity
+from faceteval.prompts import Prompts
 
 
 def presentation_orders(n: int, *, swap: bool) -> list[tuple[int, ...]]:
@@ -44,29 +45,36 @@ def presentation_orders(n: int, *, swap: bool) -> list[tuple[int, ...]]:
 
 
 async def judge_instance(
-    instance: Instance, method: Method, llm: LLM, memo: QueryMemo, options: JudgeOptions
+    instance: Instance,
+    method: Method,
+    llm: LLM,
+    memo: QueryMemo,
+    options: JudgeOptions,
+    prompts: Prompts | None = None,
 ) -> tuple[Judgment, list[TraceEntry]]:
     """Judge one instance in every order asked for; returns the judgment and its full trace.
 
-    While tracing is on, the instance is a span, the parent of its LLM calls' spans.
+    The stages render ``prompts`` (the run's: `run_prompts` of ``options`` when not given). While
+    tracing is on, the instance is a span, the parent of its LLM calls' spans.
     """
+    prompts = run_prompts(options) if prompts is None else prompts
     if (tracer := tracing.tracer()) is None:
-        return await _judge_instance(instance, method, llm, memo, options)
+        return await _judge_instance(instance, method, llm, memo, options, prompts)
     with instance_span(tracer, instance.id, method.name) as span:
-        judgment, trace = await _judge_instance(instance, method, llm, memo, options)
+        judgment, trace = await _judge_instance(instance, method, llm, memo, options, prompts)
         record_judgment(span, judgment)
     return judgment, trace
 
 
 async def _judge_instance(
-    instance: Instance, method: Method, llm: LLM, memo: QueryMemo, options: JudgeOptions
+    instance: Instance, method: Method, llm: LLM, memo: QueryMemo, options: JudgeOptions, prompts: Prompts
 ) -> tuple[Judgment, list[TraceEntry]]:
     if (unjudgeable := cannot_judge(method, instance)) is not None:
         failed = Judgment(id=instance.id, method=method.name, status="error", error=_describe(unjudgeable))
         return failed.model_copy(update={"input_hash": instance.content_hash()}), []
     orders = presentation_orders(instance.n_candidates, swap=options.swap)
     runs = await gather(
-        [partial(_judge_order, instance, order, method, llm, memo, options) for order in orders]
+        [partial(_judge_order, instance, order, method, llm, memo, options, prompts) for order in orders]
     )
     trace = [entry for _, _, entries in runs for entry in entries]
     kept = trace if options.trace else []
@@ -99,9 +107,15 @@ async def _judge_order(
     llm: LLM,
     memo: QueryMemo,
     options: JudgeOptions,
+    prompts: Prompts,
 ) -> _Run:
     ctx = JudgeContext(
-        llm, memo, order=order, score_mode=options.score_mode, top_logprobs=options.top_logprobs
+        llm,
+        memo,
+        order=order,
+        score_mode=options.score_mode,
+        top_logprobs=options.top_logprobs,
+        prompts=prompts,
     )
     try:
         outcome: OrderOutcome | FacetevalError = await method.judge_order(instance.permuted(order), ctx)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from contextlib import nullcontext
 from functools import partial
 from typing import TypeVar
 
@@ -16,7 +15,7 @@ from faceteval._runner._options import (
     DEFAULT_JUDGE_OPTIONS,
     JudgeOptions,
     check_score_mode,
-    templates_of,
+    run_prompts,
 )
 from faceteval._runner._panel import judge_with_panel, panel_memos
 from faceteval._runner._stats import RunStats, unjudgeable
@@ -36,7 +35,7 @@ from faceteval.methods import (
     Method,
     QueryMemo,
 )
-from faceteval.prompts import prefix_cache_order, using_templates
+from faceteval.prompts import Prompts
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -117,9 +116,7 @@ async def judge_each(
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     check_arguments(items, method, llm, options)
-    ordered = prefix_cache_order(True) if options.prefix_cache else nullcontext()
-    with using_templates(templates_of(options)), ordered:
-        return await _judge_each(items, method, llm, options, sink, stats, reuse)
+    return await _judge_each(items, method, llm, options, sink, stats, reuse)
 
 
 async def _judge_each(
@@ -133,6 +130,7 @@ async def _judge_each(
 ) -> RunStats:
     memo = QueryMemo(options.memo_size)
     memos = panel_memos(llm, options.memo_size) if isinstance(llm, Panel) else []
+    prompts = run_prompts(options)  # the templates the stages render: the run's options', passed down
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 
     async def work(item: Item) -> _Done:
@@ -141,11 +139,11 @@ async def _judge_each(
         if reuse is not None and (earlier := reuse(item)) is not None:
             return earlier, [], False, True
         if isinstance(llm, Panel):
-            one = partial(_judge_by, item, method, options)
+            one = partial(_judge_by, item, method, options, prompts)
             judgment, entries = await judge_with_panel(item, llm, memos, one)
             judgment = with_confidence(judgment, method)
         else:
-            judgment, entries = await judge_instance(item, method, llm, memo, options)
+            judgment, entries = await judge_instance(item, method, llm, memo, options, prompts)
         return judgment, entries, False, False
 
     drive = partial(
@@ -182,10 +180,10 @@ async def _drive(
 
 
 async def _judge_by(
-    instance: Instance, method: Method, options: JudgeOptions, llm: LLM, memo: QueryMemo
+    instance: Instance, method: Method, options: JudgeOptions, prompts: Prompts, llm: LLM, memo: QueryMemo
 ) -> tuple[Judgment, list[TraceEntry]]:
     """`judge_instance` with one judge of a panel."""
-    return await judge_instance(instance, method, llm, memo, options)
+    return await judge_instance(instance, method, llm, memo, options, prompts)
 
 
 def check_arguments(items: object, method: object, llm: object, options: object) -> None:

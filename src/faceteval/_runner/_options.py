@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from faceteval._runner._window import ORDERS, Order
@@ -11,7 +12,7 @@ from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError
 from faceteval.llm import Judge, Panel
 from faceteval.methods import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
-from faceteval.prompts import Templates
+from faceteval.prompts import Prompts, Templates, current_prompts
 
 DEFAULT_ABORT_AFTER = 10
 MAX_TOP_LOGPROBS = 20
@@ -93,6 +94,15 @@ def templates_of(options: JudgeOptions) -> Templates | None:
     """The templates a run's options put in place of built-in ones (a directory read already)."""
     assert options.templates is None or isinstance(options.templates, Templates)
     return options.templates
+
+
+def run_prompts(options: JudgeOptions) -> Prompts:
+    """The prompts a run renders: its options' templates and prefix-cache order, over those in use
+    around the call (`faceteval.prompts.using_templates`, kept for code that sets them so)."""
+    around = current_prompts()
+    templates = templates_of(options)
+    overrides = around.overrides if templates is None else {**around.overrides, **templates.overrides}
+    return Prompts(MappingProxyType(dict(overrides)), options.prefix_cache or around.prefix_cache)
 
 
 def scoring_options(options: JudgeOptions) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
 from faceteval.methods._structured import structured
 from faceteval.parsing import ScoreReader, score_sources
-from faceteval.prompts import render
+from faceteval.prompts import Prompts, current_prompts
 
 T = TypeVar("T")
 
@@ -89,6 +89,8 @@ class JudgeContext:
             obtain scores: ``parse``, or ``logprobs`` (their calls ask for ``top_logprobs``
             alternatives per token, and each score becomes its expected score).
         top_logprobs: Alternatives asked for per token with ``logprobs``.
+        prompts: The templates the stages render (`render`): the run's (its options' ``templates``
+            and ``prefix_cache``); by default those in use where the context is made.
     """
 
     llm: LLM
@@ -97,6 +99,11 @@ class JudgeContext:
     trace: list[TraceEntry] = field(default_factory=list)
     score_mode: ScoreModeOption = "parse"
     top_logprobs: int = DEFAULT_TOP_LOGPROBS
+    prompts: Prompts = field(default_factory=current_prompts)
+
+    def render(self, name: str, **variables: Any) -> tuple[Message, ...]:
+        """The messages of the template ``name`` with ``variables``, as this run's prompts render it."""
+        return self.prompts.render(name, **variables)
 
     async def ask(
         self,
@@ -128,7 +135,9 @@ class JudgeContext:
         if scoring:
             config = (config or self.llm.config).merge(logprobs=True, top_logprobs=self.top_logprobs)
         if (config or self.llm.config).structured:
-            messages, parser, config = structured(messages, parser, config or self.llm.config, stage=stage)
+            messages, parser, config = structured(
+                messages, parser, config or self.llm.config, stage=stage, prompts=self.prompts
+            )
         exchange = await self._generate(stage, messages, parser, config, order, facet)
         try:
             value = parser.parse(exchange.completion.text)
@@ -137,7 +146,9 @@ class JudgeContext:
             retry = [
                 *messages,
                 assistant(exchange.completion.text),
-                *render("common/reask", problem=first.problem.rstrip("."), instructions=parser.instructions),
+                *self.render(
+                    "common/reask", problem=first.problem.rstrip("."), instructions=parser.instructions
+                ),
             ]
             exchange = await self._generate(stage, retry, parser, config, order, facet)
             try:
@@ -163,7 +174,11 @@ class JudgeContext:
 
         async def run() -> _Shared:
             sub = JudgeContext(
-                self.llm, self.memo, score_mode=self.score_mode, top_logprobs=self.top_logprobs
+                self.llm,
+                self.memo,
+                score_mode=self.score_mode,
+                top_logprobs=self.top_logprobs,
+                prompts=self.prompts,
             )
             try:
                 return _Shared(await compute(sub), None, sub.trace)

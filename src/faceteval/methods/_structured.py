@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from faceteval.errors import ConfigError, ParseError
 from faceteval.llm import GenerateConfig, JsonReply, Message, Parser, ResponseSchema, reply_schema
-from faceteval.prompts import render
+from faceteval.prompts import Prompts, current_prompts
 
 T = TypeVar("T")
 
@@ -71,7 +71,12 @@ class StructuredParser(Generic[T]):
 
 
 def structured(
-    messages: Sequence[Message], parser: Parser[T], config: GenerateConfig, *, stage: str
+    messages: Sequence[Message],
+    parser: Parser[T],
+    config: GenerateConfig,
+    *,
+    stage: str,
+    prompts: Prompts | None = None,
 ) -> tuple[tuple[Message, ...], StructuredParser[T], GenerateConfig]:
     """``messages``, ``parser`` and ``config`` of a stage, asked as structured output.
 
@@ -85,17 +90,17 @@ def structured(
             "(json_reply); run it without structured output (--structured)"
         )
     reply = cast(JsonReply[T], make())
-    described, note = _request_parts(reply.name, reply.model)
+    described, note = _request_parts(reply.name, reply.model, prompts or current_prompts())
     return _appended(messages, note), StructuredParser(reply), config.merge(response_schema=described)
 
 
 @functools.lru_cache(maxsize=1024)
-def _request_parts(name: str, model: type[BaseModel]) -> tuple[ResponseSchema, str]:
-    """The schema sent for ``model`` and the paragraph that shows it (made once per model)."""
+def _request_parts(name: str, model: type[BaseModel], prompts: Prompts) -> tuple[ResponseSchema, str]:
+    """The schema sent for ``model`` and the paragraph that shows it (made once per model and run)."""
     schema = reply_schema(model)
     doc = (model.__doc__ or "").strip()
     described = ResponseSchema.of(name, schema, doc.splitlines()[0] if doc else "")
-    note = render("common/structured", schema=json.dumps(schema, ensure_ascii=False))[0].content
+    note = prompts.render("common/structured", schema=json.dumps(schema, ensure_ascii=False))[0].content
     return described, note
 
 

@@ -19,7 +19,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -211,24 +211,63 @@ PREFIX_VARIANT = ".prefix"
 instance's calls share first, what tells them apart (the facet) last."""
 
 
+@dataclass(frozen=True, eq=False, slots=True)
+class Prompts:
+    """Which template each name renders in a run: replacements of built-in ones, and whether the
+    per-facet prompts are ordered for a server's prefix cache. A judge run's come from its options
+    (`faceteval.JudgeOptions`: ``templates``, ``prefix_cache``) and travel with its `JudgeContext`.
+
+    Attributes:
+        overrides: Templates in place of the built-in ones of their names.
+        prefix_cache: Render a template's ``.prefix`` variant where it has one (unless ``overrides``
+            replace the template and not its variant: a template of your own is rendered as written).
+    """
+
+    overrides: Mapping[str, Template] = field(default_factory=lambda: MappingProxyType({}))
+    prefix_cache: bool = False
+
+    def in_use(self, name: str) -> str:
+        """The name of the template rendered for ``name``.
+
+        Examples:
+            >>> Prompts().in_use("dna/score"), Prompts(prefix_cache=True).in_use("dna/score")
+            ('dna/score', 'dna/score.prefix')
+        """
+        if not self.prefix_cache:
+            return name
+        variant = name + PREFIX_VARIANT
+        if variant in self.overrides:
+            return variant
+        if name in self.overrides or not _has_builtin(variant):
+            return name
+        return variant
+
+    def template(self, name: str) -> Template:
+        """The template rendered for ``name``: the one in its place, else the built-in one."""
+        used = self.in_use(name)
+        return self.overrides.get(used) or builtin_template(used)
+
+    def render(self, name: str, **variables: Any) -> tuple[Message, ...]:
+        """Render the template in use for ``name`` with ``variables``."""
+        return self.template(name).render(**variables)
+
+
+def current_prompts() -> Prompts:
+    """The prompts of code outside a judge run: those `faceteval.prompts.using_templates` and
+    `faceteval.prompts.prefix_cache_order` put in use around it (the built-in ones otherwise)."""
+    return Prompts(ACTIVE.get(), PREFIX_CACHE.get())
+
+
 def in_use(name: str, overrides: Mapping[str, Template] | None = None) -> str:
-    """The name of the template rendered for ``name`` here: its prefix-cache variant within
-    `prefix_cache_order` ``(True)`` where it has one, unless ``overrides`` (default: those in use)
-    replace ``name`` and not its variant (a template of your own is rendered as you wrote it).
+    """The name of the template rendered for ``name`` here (`Prompts.in_use` of `current_prompts`, or of
+    ``overrides`` in place of those in use).
 
     Examples:
         >>> in_use("dna/score")
         'dna/score'
     """
-    if not PREFIX_CACHE.get():
-        return name
-    overrides = ACTIVE.get() if overrides is None else overrides
-    variant = name + PREFIX_VARIANT
-    if variant in overrides:
-        return variant
-    if name in overrides or not _has_builtin(variant):
-        return name
-    return variant
+    prompts = current_prompts()
+    return (prompts if overrides is None else Prompts(overrides, prompts.prefix_cache)).in_use(name)
 
 
 @functools.cache
@@ -243,5 +282,6 @@ def _has_builtin(name: str) -> bool:
 
 
 def render(name: str, **variables: Any) -> tuple[Message, ...]:
-    """Render the template ``name`` (its variant for a prefix cache where one is in use: `in_use`)."""
-    return load_template(in_use(name)).render(**variables)
+    """Render the template ``name`` as `current_prompts` say (a method renders through its
+    `JudgeContext`, whose prompts are the run's)."""
+    return current_prompts().render(name, **variables)

@@ -30,11 +30,11 @@ from faceteval.prompts._render import (
     ACTIVE,
     BUILT_IN,
     PREFIX_CACHE,
+    Prompts,
     Template,
     builtin_template,
+    current_prompts,
     environment,
-    in_use,
-    load_template,
     sections,
     template_names,
 )
@@ -152,15 +152,28 @@ def prefix_cache_on() -> bool:
     return PREFIX_CACHE.get()
 
 
-def recorded_prompts(names: Sequence[str], templates: Templates | None = None) -> dict[str, dict[str, str]]:
+def prompts_of(templates: Templates | None, *, prefix_cache: bool = False) -> Prompts:
+    """The prompts of a run whose options give ``templates`` (None: the built-in ones) and
+    ``prefix_cache``.
+
+    Examples:
+        >>> mine = Templates.from_texts({"common/reask": "### user\\n{{ problem }}. {{ instructions }}"})
+        >>> prompts_of(mine).render("common/reask", problem="no score", instructions="Reply.")[0].content
+        'no score. Reply.'
+    """
+    return Prompts(MappingProxyType({}) if templates is None else templates.overrides, prefix_cache)
+
+
+def recorded_prompts(
+    names: Sequence[str], templates: Templates | None = None, *, prompts: Prompts | None = None
+) -> dict[str, dict[str, str]]:
     """What a run record says of the templates ``names``: ``prompts`` (each one's SHA-256) and
-    ``prompt_sources`` (`BUILT_IN`, or where the one used in its place was read from); ``templates``'s,
-    else those in use."""
-    overrides = None if templates is None else templates.overrides
-    used = [
-        load_template(in_use(name)) if templates is None else templates.get(in_use(name, overrides))
-        for name in names
-    ]
+    ``prompt_sources`` (`BUILT_IN`, or where the one used in its place was read from); as ``prompts``
+    render them, else ``templates``'s, else those in use."""
+    if prompts is None:
+        current = current_prompts()
+        prompts = current if templates is None else Prompts(templates.overrides, current.prefix_cache)
+    used = [prompts.template(name) for name in names]
     return {
         "prompts": {template.name: template.sha256 for template in used},
         "prompt_sources": {template.name: template.origin for template in used},

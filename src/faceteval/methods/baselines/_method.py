@@ -41,7 +41,6 @@ from faceteval.methods._base import (
 from faceteval.methods._context import JudgeContext
 from faceteval.methods.baselines._parsers import ChoiceParser, ScoreLinesParser
 from faceteval.parsing import ScoreParser
-from faceteval.prompts import render
 
 DEFAULT_CRITERIA = ("helpfulness", "relevance", "accuracy", "level of detail")
 """What the generic prompt asks to rate when an instance names no criteria (FairEval, MT-Bench)."""
@@ -127,7 +126,7 @@ class _Holistic:
         """One call: an overall score per candidate (a choice, with LLMBar's template)."""
         self.check(instance)
         if self.style == "llmbar":
-            messages = render(self.template_name, **shown(instance))
+            messages = ctx.render(self.template_name, **shown(instance))
             choice = await ctx.ask(messages, ChoiceParser(explained=self.name == "cot"), stage=self.name)
             chosen = tuple(1.0 if i == choice.index else 0.0 for i in range(2))
             return OrderOutcome(scores=chosen, explanation=choice.explanation or None)
@@ -135,7 +134,7 @@ class _Holistic:
         criteria = self.criteria or instance.criteria
         names = [c.name for c in criteria] if criteria else list(DEFAULT_CRITERIA)
         view = shown(instance) | {"labels": labels}
-        messages = render(self.template_name, **view, criteria=names, scale=self.scale)
+        messages = ctx.render(self.template_name, **view, criteria=names, scale=self.scale)
         parser: ScoreParser
         if self.style == "faireval" and self._position == "last":
             parser = ScoreLinesParser(labels, scale=self.scale)

@@ -55,7 +55,6 @@ from faceteval.methods.coeval._parsers import (
     OverallEvaluation,
     OverallParser,
 )
-from faceteval.prompts import render
 
 COEVAL_SCALE = (1.0, 5.0)
 DEFAULT_TASK = "The task is to generate a response to a user's instruction."
@@ -173,7 +172,7 @@ class CoEval:
         criteria: Sequence[Criterion],
         ctx: JudgeContext,
     ) -> tuple[list[CriterionEvaluation], OverallEvaluation]:
-        prompts = [self._prompt(task, query, output, criterion) for criterion in criteria]
+        prompts = [self._prompt(task, query, output, criterion, ctx) for criterion in criteria]
         asks = [
             partial(
                 ctx.ask,
@@ -188,14 +187,16 @@ class CoEval:
         history: list[Message] = []
         for prompt, evaluation in zip(prompts, evaluations, strict=True):
             history += [*prompt, assistant(evaluation.explanation)]
-        question = render("coeval/overall", low=fmt(self.scale[0]), high=fmt(self.scale[1]))
+        question = ctx.render("coeval/overall", low=fmt(self.scale[0]), high=fmt(self.scale[1]))
         overall = await ctx.ask(
             [*history, *question], OverallParser(number, self.scale), stage="coeval.overall"
         )
         return evaluations, overall
 
-    def _prompt(self, task: str, query: str, output: str, criterion: Criterion) -> tuple[Message, ...]:
-        return render(
+    def _prompt(
+        self, task: str, query: str, output: str, criterion: Criterion, ctx: JudgeContext
+    ) -> tuple[Message, ...]:
+        return ctx.render(
             "coeval/criterion",
             **_shown(task, query, output, criterion.scale or self.scale),
             criterion=criterion.describe(),
@@ -235,7 +236,7 @@ class CoEvalDirect:
         asks = [
             partial(
                 ctx.ask,
-                render("coeval/direct", **_shown(task, instance.query, text, self.scale)),
+                ctx.render("coeval/direct", **_shown(task, instance.query, text, self.scale)),
                 OverallParser(number, self.scale, direct=True),
                 stage=self.name,
             )

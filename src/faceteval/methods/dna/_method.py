@@ -38,7 +38,6 @@ from faceteval.methods._base import (
 )
 from faceteval.methods._context import JudgeContext
 from faceteval.parsing import CriteriaParser, ScoreParser, Scores, WeightParser
-from faceteval.prompts import render
 
 Aggregate = Literal["weighted", "mean", "prompted"]
 AGGREGATES: tuple[Aggregate, ...] = ("weighted", "mean", "prompted")
@@ -137,7 +136,7 @@ class DnA:
 
     async def _generate_facets(self, query: str, ctx: JudgeContext) -> tuple[Criterion, ...]:
         async def generate(sub: JudgeContext) -> tuple[Criterion, ...]:
-            messages = render("dna/aspects", query=query, k=self.aspects)
+            messages = ctx.render("dna/aspects", query=query, k=self.aspects)
             return await sub.ask(
                 messages, CriteriaParser(self.aspects), stage="dna.aspects", sees_candidates=False
             )
@@ -156,7 +155,7 @@ class DnA:
         ctx: JudgeContext,
     ) -> Scores:
         table = [{"name": f.name, "scores": matrix[j]} for j, f in enumerate(facets)]
-        messages = render("dna/aggregate", **shown(instance), facets=table, scale=self.scale)
+        messages = ctx.render("dna/aggregate", **shown(instance), facets=table, scale=self.scale)
         parser = ScoreParser(labels, scale=self.scale, position="first", explained=True)
         return await ctx.ask(messages, parser, stage="dna.aggregate")
 
@@ -175,7 +174,7 @@ async def facet_weights(
     aspects = [f.describe() for f in facets]
 
     async def propose(sub: JudgeContext) -> list[float]:
-        messages = render("dna/weights", query=query, aspects=aspects)
+        messages = sub.render("dna/weights", query=query, aspects=aspects)
         parser = WeightParser([f.name for f in facets])
         return list(await sub.ask(messages, parser, stage=stage, sees_candidates=False))
 
@@ -185,6 +184,6 @@ async def facet_weights(
 async def _score_facet(
     method: DnA, instance: Instance, facet: Criterion, labels: list[str], ctx: JudgeContext
 ) -> Scores:
-    messages = render("dna/score", **shown(instance), aspect=facet.describe(), scale=method.scale)
+    messages = ctx.render("dna/score", **shown(instance), aspect=facet.describe(), scale=method.scale)
     parser = ScoreParser(labels, scale=method.scale, explained=True)
     return await ctx.ask(messages, parser, stage="dna.score", facet=facet.name)

@@ -49,7 +49,6 @@ from faceteval.methods.fennec._parsers import (
     Judged,
     JudgeResultParser,
 )
-from faceteval.prompts import render
 
 FennecAggregate = Literal["sum", "mean", "weighted"]
 FENNEC_AGGREGATES: tuple[FennecAggregate, ...] = ("sum", "mean", "weighted")
@@ -177,7 +176,7 @@ class Fennec:
         """``criteria_count`` criteria for ``query`` (once per run for each distinct query)."""
 
         async def generate(sub: JudgeContext) -> tuple[Criterion, ...]:
-            messages = render("fennec/criteria", query=query, count=self.criteria_count)
+            messages = ctx.render("fennec/criteria", query=query, count=self.criteria_count)
             parser = FennecCriteriaParser(self.criteria_count)
             return await sub.ask(messages, parser, stage="fennec.criteria", sees_candidates=False)
 
@@ -190,7 +189,7 @@ class Fennec:
         shown = criterion.describe()
 
         async def write(sub: JudgeContext) -> str:
-            messages = render("fennec/guideline", query=query, criterion=shown)
+            messages = ctx.render("fennec/guideline", query=query, criterion=shown)
             return await sub.ask(messages, GuidelineParser(), stage="fennec.guideline", sees_candidates=False)
 
         text = await ctx.shared(("fennec.guideline", query, shown), write)
@@ -209,7 +208,7 @@ class Fennec:
                 sources=None if all(s is None for s in sources) else tuple(sources),
             )
         labels = response_labels(instance.n_candidates)
-        messages = render(
+        messages = ctx.render(
             "fennec/pairwise",
             query=instance.query,
             criterion=criterion.describe(),
@@ -226,7 +225,7 @@ class Fennec:
         shown = criterion.describe()
 
         async def judge(sub: JudgeContext) -> Judged:
-            messages = render(
+            messages = ctx.render(
                 "fennec/single",
                 query=instance.query,
                 criterion=shown,

@@ -38,7 +38,6 @@ from faceteval.methods._context import JudgeContext
 from faceteval.methods.hdeval._domains import DOMAINS, EVALUATE_TEMPLATE, domain_of
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree
 from faceteval.parsing import ScoreParser, Scores
-from faceteval.prompts import render
 
 HDEVAL_SCALE = (1.0, 5.0)
 STAGE = "hdeval.evaluate"
@@ -249,7 +248,7 @@ class HierarchyAware:
 
     async def _score(self, task: str, node: EvalNode, instance: Instance, ctx: JudgeContext) -> Scores:
         fact = instance.metadata.get("fact") if instance.metadata else None
-        messages = render(
+        messages = ctx.render(
             self.template,
             **shown(instance),
             fact=fact if isinstance(fact, str) and fact.strip() else None,
