@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from faceteval._runner import (
         JudgeOptions,
         MetaEvalOptions,
-        NothingJudged,
-        RunAborted,
         RunStats,
         judge,
         judge_async,
@@ -42,6 +40,7 @@ if TYPE_CHECKING:
     )
     from faceteval.core import Criterion, FacetScore, Instance, Judgment, OrderResult, TraceEntry, Usage
     from faceteval.datasets import load_criteria, read_instances
+    from faceteval.errors import NothingJudged, RunAborted
     from faceteval.frames import judgments_to_pandas
     from faceteval.llm import LLM, GenerateConfig, Panel, RetryPolicy
     from faceteval.methods import Method, Templates, create_method
@@ -56,8 +55,6 @@ __getattr__ = lazy_attributes(
         "_runner": (
             "JudgeOptions",
             "MetaEvalOptions",
-            "NothingJudged",
-            "RunAborted",
             "RunStats",
             "judge",
             "judge_async",
@@ -67,6 +64,7 @@ __getattr__ = lazy_attributes(
         ),
         "core": ("Criterion", "FacetScore", "Instance", "Judgment", "OrderResult", "TraceEntry", "Usage"),
         "datasets": ("load_criteria", "read_instances"),
+        "errors": ("NothingJudged", "RunAborted"),
         "frames": ("judgments_to_pandas",),
         "llm": ("LLM", "GenerateConfig", "Panel", "RetryPolicy"),
         "methods": ("Method", "Templates", "create_method"),

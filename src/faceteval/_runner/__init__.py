@@ -10,7 +10,7 @@ from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache, j
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._instance import cannot_judge, judge_instance, presentation_orders
-from faceteval._runner._judge import FailureStreak, RunAborted, default_window, judge_each
+from faceteval._runner._judge import FailureStreak, default_window, judge_each
 from faceteval._runner._options import (
     DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,
@@ -31,6 +31,7 @@ from faceteval._runner._window import (
 )
 from faceteval._util.lazy import lazy_attributes
 from faceteval.core import INVALID_INPUT, UNJUDGEABLE
+from faceteval.errors import RunAborted
 
 if TYPE_CHECKING:
     from faceteval._runner._criteria_use import criteria_use
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
         DEFAULT_META_EVAL_OPTIONS,
         MetaEvalHooks,
         MetaEvalOptions,
-        NothingJudged,
         RunContext,
         RunPlan,
         cache_file,
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         collect_runs,
         run_meta_eval,
     )
+    from faceteval.errors import NothingJudged
 
 _LAZY = {
     "_criteria_use": ("criteria_use",),

@@ -29,7 +29,8 @@ from faceteval.core import (
     Judgment,
     TraceEntry,
 )
-from faceteval.errors import FacetevalError, InputError
+from faceteval.errors import InputError
+from faceteval.errors import RunAborted as RunAborted  # where the engine imported it from
 from faceteval.llm import LLM, Judge, Panel
 from faceteval.methods import (
     Method,
@@ -43,19 +44,6 @@ _Done = tuple[Judgment, list[TraceEntry], bool, bool]
 """A finished item: its judgment, the exchanges behind it, whether it was invalid, and reused."""
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-class RunAborted(FacetevalError):
-    """Too many instances in a row failed with errors (the provider's, most often); the run stopped.
-
-    Attributes:
-        judgments: The judgments handed on before it stopped, in the run's order (filled in by
-            `faceteval.judge` and `faceteval.judge_async`; a ``sink`` has had them already).
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.judgments: list[Judgment] = []
 
 
 class FailureStreak:

@@ -30,7 +30,7 @@ from faceteval._runner._stats import with_batch
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances
-from faceteval.errors import FacetevalError
+from faceteval.errors import FacetevalError, NothingJudged
 from faceteval.llm import Judge, Panel
 from faceteval.metaeval import (
     INSTANCES,
@@ -106,17 +106,6 @@ class MetaEvalOptions:
 
 
 DEFAULT_META_EVAL_OPTIONS = MetaEvalOptions()
-
-
-class NothingJudged(FacetevalError):
-    """A run of a meta-evaluation judged no instance: there is nothing to measure. Its judgments file
-    holds the failures, or (``kept``) its run directory is left as an earlier run left it."""
-
-    def __init__(self, judgments: Path, *, kept: bool = False) -> None:
-        where = f"{judgments.parent} is left as it was" if kept else f"see the failures in {judgments}"
-        super().__init__(f"no instance was judged; {where}")
-        self.judgments = judgments
-        self.kept = kept
 
 
 @dataclass(frozen=True, slots=True)

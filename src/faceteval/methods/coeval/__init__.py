@@ -26,6 +26,7 @@ from faceteval.methods.coeval._parsers import (
 )
 
 if TYPE_CHECKING:
+    from faceteval.errors import EditedFilesError
     from faceteval.methods.coeval._consistency import (
         DEFAULT_EMBEDDING_MODEL,
         ConsistencyReport,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
         CriteriaGeneration,
         CriteriaSet,
         Demonstration,
-        EditedFilesError,
         check_edits,
         generate_criteria,
         generate_criteria_async,

@@ -36,9 +36,15 @@ import yaml
 
 from faceteval import store
 from faceteval._util.files import make_private_dirs
-from faceteval._util.text import first_few, neutralise
+from faceteval._util.text import neutralise
 from faceteval.core import Criterion, TraceEntry, Usage, usage_of
-from faceteval.errors import ConfigError, FacetevalError, InputError, ParseError, ProviderError
+from faceteval.errors import (
+    ConfigError,
+    EditedFilesError,
+    InputError,
+    ParseError,
+    ProviderError,
+)
 from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods.coeval._parsers import TaskCriteriaParser
@@ -274,21 +280,6 @@ def save_generation(
     record = _record(generation, model, files, about)
     write_atomic(out / GENERATION_FILE, record.to_json())
     return record
-
-
-class EditedFilesError(FacetevalError):
-    """Generating into a directory would overwrite or remove criteria files edited since they were written."""
-
-    def __init__(self, directory: Path, paths: Sequence[Path]) -> None:
-        self.paths = tuple(paths)
-        names = first_few([str(p) for p in paths])
-        them = "it" if len(paths) == 1 else "them"
-        super().__init__(
-            f"{names}: changed since `criteria generate` wrote {them} (or not written by it, or by a "
-            "version that recorded no file hashes in generation.json); generating "
-            f"into {directory} again would overwrite or remove {them}. Write to another --out, move "
-            f"the edited files away, or pass --force to overwrite {them}"
-        )
 
 
 def check_edits(directory: str | Path, *, samples: int, force: bool = False) -> None:
