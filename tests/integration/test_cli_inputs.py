@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from faceteval.review import ReviewStore
-from faceteval.store import record_path_for
+from faceteval.store.internal import record_path_for
 from faceteval.viewer._opened import open_run
 from faceteval.viewer._runs import run_at
 from tests.integration import test_hdeval_train as hdeval_data

@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 
 from faceteval import store
 from faceteval._cli._app import cli
-from faceteval.store import OutputKind
+from faceteval.store.internal import OutputKind
 from tests.support.files import sqlite_database, write_jsonl
 from tests.support.llm_server import LLMServer
 from tests.support.review_project import build_project

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from faceteval._cli._app import cli
 from faceteval.errors import InputError
-from faceteval.review import ReviewStore, create_app
+from faceteval.review import ReviewStore
 from faceteval.review._coeval import (
     file_action_rates,
     import_coeval,
@@ -27,6 +27,7 @@ from faceteval.review._coeval import (
     published_score_changes,
 )
 from faceteval.review._stats import LLM, review_stats
+from faceteval.review.internal import create_app
 
 TASKS = {  # short name -> (project task, score file, criteria, annotators)
     "eli5": ("coeval-eli5", "ELI5/eli5", 5, ("A01", "A02", "A03", "A04", "A05")),

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from faceteval._cli._app import cli
 from faceteval.review import OVERALL, ReviewStore
-from faceteval.store import record_path_for
+from faceteval.store.internal import record_path_for
 from tests.integration.test_coeval_http import QUALITY, inputs, responder
 from tests.support.llm_server import LLMServer
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.review import ReviewStore, import_run
+from faceteval.review import ReviewStore
 from faceteval.review import _io as review_io
+from faceteval.review.internal import import_run
 
 TRACE_KB = 64
 

@@ -16,7 +16,7 @@ from faceteval._cli._app import cli
 from faceteval.methods import EvaluationStages, MethodSpec, register_method
 from faceteval.methods.coeval import CoEval
 from faceteval.review import OVERALL, ReviewStore
-from faceteval.store import record_path_for
+from faceteval.store.internal import record_path_for
 from tests.integration.test_coeval_http import inputs, responder
 from tests.support.llm_server import LLMServer
 

@@ -15,9 +15,10 @@ from faceteval._cli._console import Console, escape
 from faceteval._cli._options import force_flag
 from faceteval._cli._runs import find_run, run_files
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import read_summary, run_inputs
+from faceteval.metaeval import read_summary
+from faceteval.metaeval.internal import run_inputs
 from faceteval.report import Table as ReportTable
-from faceteval.report import (
+from faceteval.report.internal import (
     cost_table,
     method_of,
     render_cost_table,
@@ -25,18 +26,8 @@ from faceteval.report import (
     spend_table,
     summary_view,
 )
-from faceteval.store import (
-    COST_TABLE,
-    BridgeRunRecord,
-    CorrectRecord,
-    JudgeRecord,
-    RunRecord,
-    TrainRecord,
-    check_outputs,
-    read_record,
-    record_path_for,
-    write_atomic,
-)
+from faceteval.store import BridgeRunRecord, CorrectRecord, JudgeRecord, RunRecord, TrainRecord, read_record
+from faceteval.store.internal import COST_TABLE, check_outputs, record_path_for, write_atomic
 from faceteval.viewer import Run
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

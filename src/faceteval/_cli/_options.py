@@ -30,7 +30,8 @@ from faceteval.llm import (
     PriceTable,
     RetryPolicy,
 )
-from faceteval.methods import DEFAULT_TOP_LOGPROBS, SCORE_MODES, Method
+from faceteval.methods import Method
+from faceteval.methods.internal import DEFAULT_TOP_LOGPROBS, SCORE_MODES
 from faceteval.prompts import Templates
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -19,7 +19,7 @@ from faceteval._cli._serving import listen_on, serve_on
 from faceteval._util.text import plural
 from faceteval._web import url_of
 from faceteval.report import Table as ReportTable
-from faceteval.store import (
+from faceteval.store.internal import (
     REVIEW_ACTIONS,
     REVIEW_SCORES,
     REVIEW_STATS,
@@ -53,7 +53,8 @@ def review() -> None:
 @handle_errors
 def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> None:
     """Serve the review web app of PROJECT (created when missing) on http://HOST:PORT."""
-    from faceteval.review import ReviewStore, create_app, is_loopback
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import create_app, is_loopback
 
     ReviewStore.open(project)
     app = create_app(project, host=host, allow_hosts=allow_hosts)
@@ -78,7 +79,8 @@ def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> 
 @handle_errors
 def invite(project: Path, name: str, base_url: str | None, host: str, port: int, revoke: bool) -> None:
     """Print a link that signs NAME in to PROJECT's review app (the only way in beyond loopback)."""
-    from faceteval.review import ReviewStore, base_address, invite_url, is_wildcard, new_invite
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import base_address, invite_url, is_wildcard, new_invite
 
     store = ReviewStore.open(project, create=False)
     if revoke:
@@ -116,7 +118,8 @@ def import_command(
     project: Path, judgments: Path, input_path: Path | None, task: str | None, **flags: Any
 ) -> None:
     """Import a `judge` run's LLM evaluations into PROJECT as drafts to review."""
-    from faceteval.review import ReviewStore, import_run
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import import_run
 
     if input_path is not None and flags["hf_dataset"]:
         raise click.UsageError("give --input or --hf-dataset, not both")
@@ -148,7 +151,8 @@ def import_command(
 @handle_errors
 def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
     """Export every annotator's final scores and explanations, and the log of every action."""
-    from faceteval.review import ReviewStore, export_actions, export_scores
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import export_actions, export_scores
 
     actions = actions or out.with_name(f"{out.stem}.actions.jsonl")
     _check(project, force, ("--out", out, REVIEW_SCORES), ("--actions", actions, REVIEW_ACTIONS))
@@ -166,7 +170,7 @@ def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
 @contextmanager
 def _made_for(project: Path) -> Iterator[None]:
     """A project this import creates is removed again if the import fails: a re-run starts clean."""
-    from faceteval.review import DATABASE
+    from faceteval.review.internal import DATABASE
 
     made_dir, made_database = not project.exists(), not (project / DATABASE).exists()
     try:
@@ -183,7 +187,7 @@ def _made_for(project: Path) -> Iterator[None]:
 
 def _check(project: Path, force: bool, *outputs: tuple[str, Path | None, OutputKind]) -> None:
     """Refuse outputs that would overwrite the project's database, each other, or files not ours."""
-    from faceteval.review import DATABASE
+    from faceteval.review.internal import DATABASE
 
     check_distinct(*((option, path) for option, path, _ in outputs))
     database = project / DATABASE
@@ -230,7 +234,8 @@ def stats(
     force: bool,
 ) -> None:
     """Action rates, score changes, agreement and LLM-human correlations of PROJECT (as in CoEval)."""
-    from faceteval.review import ReviewStore, render_stats_markdown, review_stats, stats_tables
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import render_stats_markdown, review_stats, stats_tables
 
     _check(project, force, ("--json", json_path, REVIEW_STATS), ("--markdown", markdown_path, REVIEW_TABLES))
     store = ReviewStore.open(project, create=False)
@@ -258,7 +263,8 @@ def stats(
 @handle_errors
 def import_coeval_command(project: Path, tasks: str, data_dir: Path) -> None:
     """Import CoEval's released review (ChatGPT drafts, 5 annotators' actions and scores) into PROJECT."""
-    from faceteval.review import ReviewStore, import_coeval
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import import_coeval
 
     names = [name.strip() for name in tasks.split(",") if name.strip()]
     with _made_for(project):

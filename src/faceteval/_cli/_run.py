@@ -44,10 +44,12 @@ from faceteval._util.heap import settle
 from faceteval._util.urls import redact_urls
 from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL, BatchRun
 from faceteval.core import Judgment, PanelVote
-from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
+from faceteval.datasets import InstanceFile, Reading
+from faceteval.datasets.internal import PLAIN_READING
 from faceteval.errors import ConfigError, FacetevalError
 from faceteval.llm import DEFAULT_MAX_REPLY_BYTES, LLM, GenerateConfig, Judge, Panel, PriceTable, RetryPolicy
-from faceteval.methods import DEFAULT_TOP_LOGPROBS, Method, ScoreModeOption
+from faceteval.methods import Method
+from faceteval.methods.internal import DEFAULT_TOP_LOGPROBS, ScoreModeOption
 from faceteval.prompts import Templates, prefix_cache_order, using_templates
 from faceteval.store import SQLiteCache
 

@@ -30,7 +30,7 @@ from faceteval._runner._window import (
     unwrap_group,
 )
 from faceteval._util.lazy import lazy_attributes
-from faceteval.core import INVALID_INPUT, UNJUDGEABLE
+from faceteval.core.internal import INVALID_INPUT, UNJUDGEABLE
 from faceteval.errors import RunAborted
 
 if TYPE_CHECKING:

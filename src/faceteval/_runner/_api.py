@@ -16,7 +16,8 @@ from faceteval._runner._judge import RunAborted, check_arguments, judge_each
 from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
 from faceteval.batch import BatchRun
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import PLAIN_READING, InstanceFile
+from faceteval.datasets import InstanceFile
+from faceteval.datasets.internal import PLAIN_READING
 from faceteval.errors import ConfigError, InputError
 from faceteval.llm import Judge
 from faceteval.methods import Method

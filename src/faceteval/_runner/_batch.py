@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from faceteval import tracing
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, judge_file
 from faceteval._runner._judge import Item, judge_each
 from faceteval._runner._options import JudgeOptions
@@ -24,6 +23,7 @@ from faceteval.errors import BatchIncomplete, ConfigError
 from faceteval.llm import LLM, Collector, CompletionRequest, Judge, Spend
 from faceteval.methods import Method
 from faceteval.store import BatchRecord
+from faceteval.tracing.internal import paused
 
 MESSAGE_SHOWN = 500
 """Characters of the first unanswered request's message shown in the error a run ends with."""
@@ -80,7 +80,7 @@ async def collect_in_rounds(
     collector = Collector()
     llm.collector = collector
     try:
-        with tracing.paused():
+        with paused():
             passes = await run_in_passes(
                 collect, collector, counted, on_round=batch.on_round, backoff=batch.backoff
             )

@@ -8,7 +8,6 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from functools import partial
 from typing import TypeVar
 
-from faceteval import tracing
 from faceteval._runner._confidence import with_confidence
 from faceteval._runner._instance import judge_instance
 from faceteval._runner._options import (
@@ -21,14 +20,8 @@ from faceteval._runner._panel import judge_with_panel, panel_memos
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import record_run, run_span
 from faceteval._runner._window import as_finished, in_order_spilled
-from faceteval.core import (
-    INVALID_INPUT,
-    PLANNED,
-    UNANSWERED,
-    Instance,
-    Judgment,
-    TraceEntry,
-)
+from faceteval.core import Instance, Judgment, TraceEntry
+from faceteval.core.internal import INVALID_INPUT, PLANNED, UNANSWERED
 from faceteval.errors import InputError
 from faceteval.errors import RunAborted as RunAborted  # where the engine imported it from
 from faceteval.llm import LLM, Judge, Panel
@@ -37,6 +30,7 @@ from faceteval.methods import (
     QueryMemo,
 )
 from faceteval.prompts import using_templates
+from faceteval.tracing import internal as tracing_internal
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -63,7 +57,7 @@ class FailureStreak:
     def see(self, failed: bool, error: str | None) -> None:
         """Count a result (``failed``: an error, not a parse error); raises `RunAborted` at the limit.
 
-        A failure for want of a request the batch rounds gave up on (`faceteval.core.UNANSWERED`) neither
+        A failure for want of a request the batch rounds gave up on (`faceteval.core.internal.UNANSWERED`) neither
         counts nor resets the count: it calls nothing, and its number is bounded by the rounds already.
         """
         if failed and UNANSWERED in (error or ""):
@@ -137,7 +131,7 @@ async def _judge_each(
     drive = partial(
         _drive, _instances(items), work, emitter.emit, options, options.window or default_window(llm)
     )
-    if (tracer := tracing.tracer()) is None:
+    if (tracer := tracing_internal.tracer()) is None:
         await drive()
         return emitter.stats
     with run_span(tracer, method.name, llm) as span:

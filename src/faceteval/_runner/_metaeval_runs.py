@@ -32,16 +32,13 @@ from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances
 from faceteval.errors import FacetevalError, NothingJudged
 from faceteval.llm import Judge, Panel
-from faceteval.metaeval import (
+from faceteval.metaeval import HumanWeights, Settings, Target, measure
+from faceteval.metaeval.internal import (
     INSTANCES,
     JUDGMENTS,
-    HumanWeights,
-    Settings,
-    Target,
     Variant,
     combine,
     forget_results,
-    measure,
     read_slim,
     run_files,
     stage_instances,
@@ -50,16 +47,8 @@ from faceteval.metaeval import (
 )
 from faceteval.methods import Method, for_benchmark
 from faceteval.report import write_report
-from faceteval.store import (
-    LLMRecord,
-    MetaEvalRecord,
-    MethodRecord,
-    OutputFile,
-    SpendRecord,
-    check_outputs,
-    header,
-    spend_of,
-)
+from faceteval.store import LLMRecord, MetaEvalRecord, MethodRecord, SpendRecord
+from faceteval.store.internal import OutputFile, check_outputs, header, spend_of
 
 
 @dataclass(frozen=True, slots=True)

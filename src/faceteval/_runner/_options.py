@@ -10,7 +10,7 @@ from faceteval._runner._window import ORDERS, Order
 from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError
 from faceteval.llm import Judge, Panel
-from faceteval.methods import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
+from faceteval.methods.internal import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
 from faceteval.prompts import Templates
 
 DEFAULT_ABORT_AFTER = 10

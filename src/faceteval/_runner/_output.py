@@ -13,7 +13,8 @@ from faceteval._runner._reuse import PreviousJudgments
 from faceteval._runner._stats import RunStats
 from faceteval.core import Instance, Judgment
 from faceteval.errors import StoreError
-from faceteval.store import JudgeRecord, RunFiles, record_path_for
+from faceteval.store import JudgeRecord, RunFiles
+from faceteval.store.internal import record_path_for
 
 
 class JudgmentsOutput:

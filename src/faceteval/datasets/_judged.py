@@ -9,7 +9,8 @@ from pathlib import Path
 from faceteval.core import Instance, Judgment
 from faceteval.datasets._reader import PLAIN, InstanceFile, Reading
 from faceteval.errors import FacetevalError, InputError
-from faceteval.store import JudgeRecord, read_record, record_path_for
+from faceteval.store import JudgeRecord, read_record
+from faceteval.store.internal import record_path_for
 
 META_EVAL_INSTANCES = "instances.jsonl"
 

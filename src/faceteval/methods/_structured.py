@@ -20,7 +20,8 @@ from typing import Generic, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from faceteval.errors import ConfigError, ParseError
-from faceteval.llm import GenerateConfig, JsonReply, Message, Parser, ResponseSchema, reply_schema
+from faceteval.llm import GenerateConfig, JsonReply, Message, Parser, ResponseSchema
+from faceteval.llm.internal import reply_schema
 from faceteval.prompts import render
 
 T = TypeVar("T")

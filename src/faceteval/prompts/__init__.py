@@ -5,38 +5,17 @@
 """
 
 from faceteval.prompts._fence import fence, fence_inline
-from faceteval.prompts._render import (
-    BUILT_IN,
-    Template,
-    add_templates,
-    builtin_template,
-    load_template,
-    render,
-    template_names,
-)
-from faceteval.prompts._templates import (
-    Templates,
-    overridable_names,
-    prefix_cache_on,
-    prefix_cache_order,
-    recorded_prompts,
-    slots,
-    using_templates,
-)
+from faceteval.prompts._render import Template, add_templates, load_template, render, template_names
+from faceteval.prompts._templates import Templates, prefix_cache_order, slots, using_templates
 
 __all__ = [
-    "BUILT_IN",
     "Template",
     "Templates",
     "add_templates",
-    "builtin_template",
     "fence",
     "fence_inline",
     "load_template",
-    "overridable_names",
-    "prefix_cache_on",
     "prefix_cache_order",
-    "recorded_prompts",
     "render",
     "slots",
     "template_names",

@@ -12,18 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import (
-    PLAIN_READING,
-    InstanceFile,
-    Reading,
-    judged_input,
-    judgment_from_line,
-    recorded_reading,
-)
+from faceteval.datasets import InstanceFile, Reading
+from faceteval.datasets.internal import PLAIN_READING, judged_input, judgment_from_line, recorded_reading
 from faceteval.errors import FacetevalError, InputError
 from faceteval.report._judge_evidence import Evidence, collect_evidence
 from faceteval.results import JudgeResult, compute_result
-from faceteval.store import JudgeRecord, read_record, record_path_for
+from faceteval.store import JudgeRecord, read_record
+from faceteval.store.internal import record_path_for
 
 DEFAULT_ITEMS = 25
 """How many items each list of a judge run's report (disagreements, failures) shows at most."""

@@ -10,12 +10,8 @@ from typing import TYPE_CHECKING
 from faceteval._util.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from faceteval.review._access import base_address, invite_url, is_loopback, is_wildcard, new_invite
-    from faceteval.review._app import create_app
-    from faceteval.review._coeval import COEVAL_TASKS, CoevalImport, import_coeval
-    from faceteval.review._explain import explanation_parts, split_sentences, states_score
-    from faceteval.review._export import export_actions, export_scores
-    from faceteval.review._io import ImportSummary, import_run
+    from faceteval.review._coeval import COEVAL_TASKS, CoevalImport
+    from faceteval.review._io import ImportSummary
     from faceteval.review._model import (
         OVERALL,
         TIE,
@@ -29,17 +25,11 @@ if TYPE_CHECKING:
         ReviewError,
         SentenceView,
     )
-    from faceteval.review._stats import review_stats
-    from faceteval.review._stats_tables import render_stats_markdown, stats_tables
-    from faceteval.review._store import DATABASE, ReviewStore
+    from faceteval.review._store import ReviewStore
 
 _LAZY = {
-    "_access": ("base_address", "invite_url", "is_loopback", "is_wildcard", "new_invite"),
-    "_app": ("create_app",),
-    "_coeval": ("COEVAL_TASKS", "CoevalImport", "import_coeval"),
-    "_explain": ("explanation_parts", "split_sentences", "states_score"),
-    "_export": ("export_actions", "export_scores"),
-    "_io": ("ImportSummary", "import_run"),
+    "_coeval": ("COEVAL_TASKS", "CoevalImport"),
+    "_io": ("ImportSummary",),
     "_model": (
         "Candidate",
         "CriterionRow",
@@ -53,14 +43,11 @@ _LAZY = {
         "SentenceView",
         "TIE",
     ),
-    "_stats": ("review_stats",),
-    "_stats_tables": ("render_stats_markdown", "stats_tables"),
-    "_store": ("DATABASE", "ReviewStore"),
+    "_store": ("ReviewStore",),
 }
 
 __all__ = [
     "COEVAL_TASKS",
-    "DATABASE",
     "OVERALL",
     "TIE",
     "Candidate",
@@ -75,22 +62,6 @@ __all__ = [
     "ReviewError",
     "ReviewStore",
     "SentenceView",
-    "base_address",
-    "create_app",
-    "explanation_parts",
-    "export_actions",
-    "export_scores",
-    "import_coeval",
-    "import_run",
-    "invite_url",
-    "is_loopback",
-    "is_wildcard",
-    "new_invite",
-    "render_stats_markdown",
-    "review_stats",
-    "split_sentences",
-    "states_score",
-    "stats_tables",
 ]
 
 

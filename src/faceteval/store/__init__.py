@@ -1,14 +1,12 @@
 """Storage: the SQLite response cache (runs resume from it), the typed run record of every command
 (`RunRecord` and its kinds, read back whatever version wrote them: `read_record`; a judge run's, with
-its result, `read_run`), and the output files and run records of runs, written whole (`OutputFile`,
-`RunFiles`) and never over a file that is not ours (`check_outputs`, with an `OutputKind` for each
-kind of file a command writes)."""
+its result, `read_run`), and the files of runs (`RunFiles`). How the commands write them, whole and
+never over a file that is not ours (`OutputFile`, `check_outputs`, an `OutputKind` for each kind of
+file a command writes, the records' `header`), is in `faceteval.store.internal`."""
 
-from faceteval.store._batches import DONE as BATCH_DONE
 from faceteval.store._batches import BatchLedger, BatchRow
 from faceteval.store._batches import Refusal as BatchRefusal
 from faceteval.store._cache import SQLiteCache
-from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
 from faceteval.store._record import (
     RECORD_SCHEMA,
     BatchRecord,
@@ -19,12 +17,6 @@ from faceteval.store._record import (
     RecordSummary,
     RunRecord,
     SpendRecord,
-    file_sha256,
-    header,
-    input_file,
-    redacted,
-    spend_of,
-    stop_reason,
 )
 from faceteval.store._record_kinds import (
     RUN_RECORDS,
@@ -46,82 +38,12 @@ from faceteval.store._record_kinds import (
     TrainRecord,
     TrainSummary,
 )
-from faceteval.store._record_read import MIGRATIONS, command_of, parse_record, read_record, read_run
-from faceteval.store._runfiles import (
-    RECORD_ROOM,
-    WRITTEN,
-    RunFiles,
-    check_written,
-    describes,
-    file_entry,
-    record_path_for,
-)
-from faceteval.store._targets import (
-    AGGREGATOR,
-    BRIDGE_RECORDS,
-    CHATS,
-    COMPARISON,
-    CONSISTENCY,
-    CORRECTIONS,
-    COST_TABLE,
-    CRITERIA_SET,
-    CRITERION_SCORES,
-    EVALUATOR,
-    EVALUATOR_SUMMARY,
-    EXPERIMENTS,
-    GENERATION,
-    INSTANCES,
-    JUDGMENTS,
-    REPORT,
-    REVIEW_ACTIONS,
-    REVIEW_SCORES,
-    REVIEW_STATS,
-    REVIEW_TABLES,
-    RUN_RECORD,
-    SCORED,
-    SFT_STATS,
-    SQLITE_MAGIC,
-    SUMMARY,
-    TREE,
-    OutputKind,
-    check_distinct,
-    check_outputs,
-    same_file,
-)
+from faceteval.store._record_read import read_record, read_run
+from faceteval.store._runfiles import RunFiles
 
 __all__ = [
-    "AGGREGATOR",
-    "BATCH_DONE",
-    "BRIDGE_RECORDS",
-    "CHATS",
-    "COMPARISON",
-    "CONSISTENCY",
-    "CORRECTIONS",
-    "COST_TABLE",
-    "CRITERIA_SET",
-    "CRITERION_SCORES",
-    "EVALUATOR",
-    "EVALUATOR_SUMMARY",
-    "EXPERIMENTS",
-    "GENERATION",
-    "INSTANCES",
-    "JUDGMENTS",
-    "MIGRATIONS",
-    "RECORD_ROOM",
     "RECORD_SCHEMA",
-    "REPORT",
-    "REVIEW_ACTIONS",
-    "REVIEW_SCORES",
-    "REVIEW_STATS",
-    "REVIEW_TABLES",
-    "RUN_RECORD",
     "RUN_RECORDS",
-    "SCORED",
-    "SFT_STATS",
-    "SQLITE_MAGIC",
-    "SUMMARY",
-    "TREE",
-    "WRITTEN",
     "AnyRunRecord",
     "BatchLedger",
     "BatchRecord",
@@ -145,8 +67,6 @@ __all__ = [
     "MetaEvalRecord",
     "MetaEvalSummary",
     "MethodRecord",
-    "OutputFile",
-    "OutputKind",
     "RecordSummary",
     "RunFiles",
     "RunRecord",
@@ -154,24 +74,6 @@ __all__ = [
     "SpendRecord",
     "TrainRecord",
     "TrainSummary",
-    "check_distinct",
-    "check_outputs",
-    "check_written",
-    "command_of",
-    "describes",
-    "file_entry",
-    "file_sha256",
-    "header",
-    "input_file",
-    "parse_record",
-    "partial_files",
     "read_record",
     "read_run",
-    "record_path_for",
-    "redacted",
-    "same_file",
-    "spend_of",
-    "stop_reason",
-    "write_atomic",
-    "write_error",
 ]

@@ -16,10 +16,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from faceteval import store
 from faceteval._util.files import read_json_object
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import INSTANCES, JUDGMENTS, SUMMARY
+from faceteval.metaeval.internal import INSTANCES, JUDGMENTS, SUMMARY
+from faceteval.store import internal as store_internal
+from faceteval.store.internal import BRIDGE_RECORDS, CORRECTIONS, WRITTEN, OutputKind, record_path_for
 from faceteval.viewer._record import Command, RecordView, read_record
 
 __all__ = ["EVALUATOR", "EVALUATOR_SUMMARY", "RECORD_SUFFIX", "Run", "find_runs", "run_at"]
@@ -32,10 +33,10 @@ RECORD_SUFFIX = ".run.json"
 MAX_DEPTH = 4
 """How deep a directory is searched for runs."""
 _SKIPPED = {"__pycache__", "node_modules", "site-packages"}
-_LINES_KINDS: tuple[tuple[Command, store.OutputKind], ...] = (
-    ("judge", store.JUDGMENTS),
-    ("correct", store.CORRECTIONS),
-    ("bridge", store.BRIDGE_RECORDS),
+_LINES_KINDS: tuple[tuple[Command, OutputKind], ...] = (
+    ("judge", store_internal.JUDGMENTS),
+    ("correct", CORRECTIONS),
+    ("bridge", BRIDGE_RECORDS),
 )
 
 
@@ -151,7 +152,7 @@ def _runs_in(path: Path, depth: int = 0) -> Iterator[Run]:
 
 
 def _directory_run(path: Path, parent: Path | None) -> Run | None:
-    if store.EVALUATOR.holds(path / EVALUATOR) and (path / EVALUATOR).stat().st_size:
+    if store_internal.EVALUATOR.holds(path / EVALUATOR) and (path / EVALUATOR).stat().st_size:
         return Run("hdeval train", path, path / EVALUATOR)
     summary = path / SUMMARY
     if summary.is_file() and _is_meta_eval(summary):
@@ -174,7 +175,7 @@ def _record_run(path: Path) -> Run | None:
         data = read_json_object(path)
     except (FacetevalError, OSError):
         return None
-    written = data.get(store.WRITTEN)
+    written = data.get(WRITTEN)
     names = [name for name in written if isinstance(name, str)] if isinstance(written, dict) else []
     if isinstance(data.get("output"), str):
         names.append(Path(data["output"]).name)
@@ -190,7 +191,7 @@ def _record_run(path: Path) -> Run | None:
 def _lines_run(path: Path) -> Run | None:
     """The run of the JSONL ``path``: judgments, corrections or bridged records (an empty file is one
     when its record says so)."""
-    beside = store.record_path_for(path)
+    beside = record_path_for(path)
     record = beside if beside.is_file() else None
     try:
         empty = path.stat().st_size == 0

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.datasets import TASKS_BY_NAME, chatgpt_texts, read_coeval
-from faceteval.review import Part, explanation_parts, split_sentences, states_score
+from faceteval.datasets import read_coeval
+from faceteval.datasets.internal import TASKS_BY_NAME, chatgpt_texts
+from faceteval.review import Part
 from faceteval.review._coeval import COEVAL_TASKS
+from faceteval.review.internal import explanation_parts, split_sentences, states_score
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from faceteval.errors import StoreError
-from faceteval.store import OutputFile, RunFiles, partial_files, write_atomic, write_error
+from faceteval.store import RunFiles
 from faceteval.store._output import STALE_AFTER
 from faceteval.store._runfiles import RECORD_ROOM
+from faceteval.store.internal import OutputFile, partial_files, write_atomic, write_error
 from tests.support.processes import SRC
 
 

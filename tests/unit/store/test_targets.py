@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from faceteval.errors import ConfigError
-from faceteval.store import (
+from faceteval.store import SQLiteCache
+from faceteval.store.internal import (
     BRIDGE_RECORDS,
     CHATS,
     CORRECTIONS,
@@ -19,7 +20,6 @@ from faceteval.store import (
     SFT_STATS,
     SUMMARY,
     OutputKind,
-    SQLiteCache,
     check_outputs,
 )
 

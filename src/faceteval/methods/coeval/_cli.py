@@ -56,15 +56,8 @@ from faceteval.methods.coeval._generate import (
     save_generation,
 )
 from faceteval.methods.coeval._method import CoEvalDirect
-from faceteval.store import (
-    CONSISTENCY,
-    GenerationRecord,
-    LLMRecord,
-    check_outputs,
-    header,
-    spend_of,
-    write_atomic,
-)
+from faceteval.store import GenerationRecord, LLMRecord
+from faceteval.store.internal import CONSISTENCY, check_outputs, header, spend_of, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

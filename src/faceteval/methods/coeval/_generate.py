@@ -48,8 +48,10 @@ from faceteval.errors import (
 from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods.coeval._parsers import TaskCriteriaParser
-from faceteval.prompts import recorded_prompts, render
-from faceteval.store import CRITERIA_SET, GENERATION, GenerationRecord, OutputKind, write_atomic
+from faceteval.prompts import render
+from faceteval.prompts.internal import recorded_prompts
+from faceteval.store import GenerationRecord
+from faceteval.store.internal import CRITERIA_SET, GENERATION, OutputKind, write_atomic
 
 STAGE = "coeval.generate"
 TEMPLATE = "coeval/generate"
@@ -301,7 +303,7 @@ def check_edits(directory: str | Path, *, samples: int, force: bool = False) -> 
 
 def generation_files(directory: str | Path, *, samples: int) -> list[tuple[Path, OutputKind]]:
     """The files generating ``samples`` sampled sets into ``directory`` writes or removes, each with its
-    kind (see `faceteval.store.check_outputs`)."""
+    kind (see `faceteval.store.internal.check_outputs`)."""
     out = Path(directory)
     sets = {_set_path(out, index) for index in range(samples + 1)} | set(
         (out / SAMPLES_DIR).glob("sample-*.yaml")

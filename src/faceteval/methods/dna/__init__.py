@@ -7,7 +7,7 @@ aggregate reuses.
 
 from faceteval.methods._base import DEFAULT_SCALE
 from faceteval.methods._spec import MethodOption, MethodSpec, Sweep, TemplateFolder
-from faceteval.methods.dna._method import AGGREGATES, DEFAULT_ASPECTS, DnA, facet_weights
+from faceteval.methods.dna._method import AGGREGATES, DEFAULT_ASPECTS, DnA
 
 SPEC = MethodSpec(
     name="dna",
@@ -47,4 +47,10 @@ SPEC = MethodSpec(
 SPECS = (SPEC,)
 """The family's methods, as the registry holds them."""
 
-__all__ = ["AGGREGATES", "DEFAULT_ASPECTS", "SPEC", "SPECS", "DnA", "facet_weights"]
+__all__ = [
+    "AGGREGATES",
+    "DEFAULT_ASPECTS",
+    "SPEC",
+    "SPECS",
+    "DnA",
+]

@@ -24,8 +24,9 @@ from faceteval.core import Usage
 from faceteval.errors import StoreError
 from faceteval.methods.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
 from faceteval.methods.fennec._sft_model import Repeats, Sample
-from faceteval.prompts import recorded_prompts
-from faceteval.store import BridgeRunRecord, BridgeRunSummary, LLMRecord, RunFiles, header
+from faceteval.prompts.internal import recorded_prompts
+from faceteval.store import BridgeRunRecord, BridgeRunSummary, LLMRecord, RunFiles
+from faceteval.store.internal import header
 
 
 def sft_sample(record: BridgeRecord) -> Sample:

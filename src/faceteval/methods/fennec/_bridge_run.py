@@ -20,7 +20,8 @@ from faceteval.methods.fennec._bridge_files import (
     summarize,
 )
 from faceteval.methods.fennec._bridge_sources import BridgeSource
-from faceteval.store import BRIDGE_RECORDS, CHATS, RUN_RECORD, BridgeRunRecord, check_outputs, spend_of
+from faceteval.store import BridgeRunRecord
+from faceteval.store.internal import BRIDGE_RECORDS, CHATS, RUN_RECORD, check_outputs, spend_of
 
 
 @dataclass(slots=True)

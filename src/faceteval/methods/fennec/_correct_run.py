@@ -19,16 +19,11 @@ from faceteval.methods.fennec._correct import (
 )
 from faceteval.methods.fennec._correctable import Correctable
 from faceteval.methods.fennec._method import Fennec
-from faceteval.prompts import recorded_prompts
-from faceteval.store import (
+from faceteval.prompts.internal import recorded_prompts
+from faceteval.store import CorrectionGain, CorrectRecord, CorrectSummary, InputFile, LLMRecord, RunFiles
+from faceteval.store.internal import (
     CORRECTIONS,
     RUN_RECORD,
-    CorrectionGain,
-    CorrectRecord,
-    CorrectSummary,
-    InputFile,
-    LLMRecord,
-    RunFiles,
     check_outputs,
     input_file,
     record_path_for,

@@ -29,7 +29,8 @@ from functools import partial
 from typing import Any, ClassVar, Literal
 
 from faceteval.aggregation import mean, total, weighted_sum
-from faceteval.core import Criterion, FacetScore, Instance, recorded_modes
+from faceteval.core import Criterion, FacetScore, Instance
+from faceteval.core.internal import recorded_modes
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import (
     CriterionLike,
@@ -41,7 +42,7 @@ from faceteval.methods._base import (
     weighted_criteria,
 )
 from faceteval.methods._context import JudgeContext
-from faceteval.methods.dna import facet_weights
+from faceteval.methods.dna.internal import facet_weights
 from faceteval.methods.fennec._parsers import (
     FENNEC_SCALE,
     FennecCriteriaParser,

@@ -23,24 +23,17 @@ from faceteval._version import __version__
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods.fennec._bridge import BridgeRecord
 from faceteval.methods.fennec._correct import Correction
-from faceteval.report import (
+from faceteval.report import Section, Table, count
+from faceteval.report.internal import (
     DASH,
     DEFAULT_ITEMS,
-    Section,
-    Table,
-    count,
     decimal,
     numeric_columns,
     record_section,
     write_pages,
 )
-from faceteval.store import (
-    BridgeRunRecord,
-    CorrectRecord,
-    RunRecord,
-    read_record,
-    record_path_for,
-)
+from faceteval.store import BridgeRunRecord, CorrectRecord, RunRecord, read_record
+from faceteval.store.internal import record_path_for
 
 R = TypeVar("R", bound=RunRecord)
 TEXT_CHARS = 240

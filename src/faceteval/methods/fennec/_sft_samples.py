@@ -9,7 +9,7 @@ from typing import Any
 
 from faceteval._util.numbers import fmt
 from faceteval.core import FacetScore, Instance, Judgment
-from faceteval.datasets import changed_since, why_missing
+from faceteval.datasets.internal import changed_since, why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods.fennec._judged import either, per_criterion_methods
 from faceteval.methods.fennec._method import response_labels

@@ -14,21 +14,18 @@ from faceteval._util.text import plural, plural_of
 from faceteval._version import __version__
 from faceteval.methods.hdeval._evaluator import EXPERIMENTS_FILE, read_summary
 from faceteval.methods.hdeval._results import SCORERS
-from faceteval.report import (
+from faceteval.report import Plot, Section, Table, render_page
+from faceteval.report.internal import (
     DASH,
-    Plot,
-    Section,
-    Table,
     decimal,
     encode_plot,
     escape_markdown,
     new_figure,
     numeric_columns,
     plot_label,
-    render_page,
     section_lines,
 )
-from faceteval.store import write_atomic
+from faceteval.store.internal import write_atomic
 
 TOP_CRITERIA = 15
 SHAP_ROWS = 10

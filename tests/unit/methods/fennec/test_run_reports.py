@@ -12,14 +12,8 @@ from faceteval.errors import InputError
 from faceteval.methods.fennec._bridge import BridgeRecord
 from faceteval.methods.fennec._correct import Correction
 from faceteval.methods.fennec._run_reports import write_bridge_report, write_correct_report
-from faceteval.store import (
-    BridgeRunRecord,
-    BridgeRunSummary,
-    CorrectionGain,
-    CorrectRecord,
-    CorrectSummary,
-    write_atomic,
-)
+from faceteval.store import BridgeRunRecord, BridgeRunSummary, CorrectionGain, CorrectRecord, CorrectSummary
+from faceteval.store.internal import write_atomic
 from tests.support.report_runs import markdown_table
 
 

@@ -30,7 +30,7 @@ from faceteval._cli.kit import (
 )
 from faceteval._runner import BatchDone, Started
 from faceteval._util.text import plural
-from faceteval.datasets import judged_input
+from faceteval.datasets.internal import judged_input
 from faceteval.methods.fennec._correct import (
     DEFAULT_THRESHOLD,
     CorrectionStats,

@@ -10,11 +10,11 @@ from rich.table import Table
 
 from faceteval._cli.kit import Console, escape, force_option, handle_errors
 from faceteval._util.text import plural
-from faceteval.datasets import judged_input
+from faceteval.datasets.internal import judged_input
 from faceteval.errors import FacetevalError
 from faceteval.methods.fennec._sft import export_sft
 from faceteval.methods.fennec._sft_model import SET_FILES, SFT_SETS, STATS_FILE, SftSet, SftStats
-from faceteval.store import CHATS, SFT_STATS, check_outputs
+from faceteval.store.internal import CHATS, SFT_STATS, check_outputs
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

@@ -30,7 +30,7 @@ from faceteval.methods.hdeval._decompose import decompose_tree_async
 from faceteval.methods.hdeval._domains import DOMAINS
 from faceteval.methods.hdeval._method import HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree
-from faceteval.store import check_outputs
+from faceteval.store.internal import check_outputs
 
 if TYPE_CHECKING:
     from faceteval.errors import BatchIncomplete

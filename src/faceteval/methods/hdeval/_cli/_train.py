@@ -24,7 +24,8 @@ from faceteval._cli.kit import (
 from faceteval._util.text import plural
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
+from faceteval.metaeval import load_judgments, load_target
+from faceteval.metaeval.internal import source_files, write_instances
 from faceteval.methods.hdeval._cli._display import show_held_out
 from faceteval.methods.hdeval._cli._shared import (
     AGGREGATORS,
@@ -38,8 +39,9 @@ from faceteval.methods.hdeval._cli._shared import (
 )
 from faceteval.methods.hdeval._method import EvalNode, HierarchyAware
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree
-from faceteval.prompts import recorded_prompts
-from faceteval.store import LLMRecord, TrainRecord, header, input_file
+from faceteval.prompts.internal import recorded_prompts
+from faceteval.store import LLMRecord, TrainRecord
+from faceteval.store.internal import header, input_file
 
 if TYPE_CHECKING:
     from faceteval.methods.hdeval._train import NodeScores
