@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from faceteval import store
 from faceteval.errors import ConfigError
 from faceteval.store import internal as store_internal
 from faceteval.store.internal import (
@@ -89,7 +88,7 @@ def archive(*members: str) -> bytes:
 def test_each_kind_of_output_is_told_from_others(
     tmp_path: Path, name: str, ours: str | bytes, not_ours: str | bytes
 ) -> None:
-    kind = getattr(store, name)
+    kind = getattr(store_internal, name)
     assert isinstance(kind, OutputKind)
     path = tmp_path / "f"
     for content, expected in (

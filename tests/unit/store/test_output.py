@@ -102,7 +102,8 @@ LIMITED = """
 import json, resource, sys
 from pathlib import Path
 from faceteval.errors import StoreError
-from faceteval.store import OutputFile, RunFiles
+from faceteval.store import RunFiles
+from faceteval.store.internal import OutputFile
 resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), resource.RLIM_INFINITY))
 folder = Path(sys.argv[1])
 result = {}
