@@ -57,8 +57,8 @@ class FailureStreak:
     def see(self, failed: bool, error: str | None) -> None:
         """Count a result (``failed``: an error, not a parse error); raises `RunAborted` at the limit.
 
-        A failure for want of a request the batch rounds gave up on (`faceteval.core.internal.UNANSWERED`) neither
-        counts nor resets the count: it calls nothing, and its number is bounded by the rounds already.
+        A failure for want of a request the batch rounds gave up on
+        (`faceteval.core.internal.UNANSWERED`) neither counts nor resets the count: it calls nothing, and its number is bounded by the rounds already.
         """
         if failed and UNANSWERED in (error or ""):
             return

@@ -201,7 +201,8 @@ def read_run(run_dir: Path) -> tuple[MetaEvalRecord, list[Instance], list[Judgme
 
 
 def run_files(run_dir: Path) -> list[tuple[Path, OutputKind]]:
-    """The files a run writes into ``run_dir``, each with its kind (see `faceteval.store.internal.check_outputs`)."""
+    """The files a run writes into ``run_dir``, each with its kind (see
+    `faceteval.store.internal.check_outputs`)."""
     return [
         (run_dir / INSTANCES, store_internal.INSTANCES),
         (run_dir / JUDGMENTS, store_internal.JUDGMENTS),

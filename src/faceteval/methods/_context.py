@@ -119,7 +119,8 @@ class JudgeContext:
 
         With ``score_mode="logprobs"`` and a parser that reads scores (`faceteval.parsing.ScoreReader`),
         the call asks for log-probabilities and the value's scores are the expected scores where they
-        can be computed (`faceteval.parsing.internal.score_sources`); the trace entry keeps how each was obtained.
+        can be computed (`faceteval.parsing.internal.score_sources`); the trace entry keeps how each
+        was obtained.
 
         Raises:
             ParseError: The reply and the one re-ask could not be read; both are in the trace.

@@ -60,8 +60,8 @@ STALE = (EXPERIMENTS_FILE, "report.md", "report.html")
 
 def evaluator_files(out: Path, *, layers: int = 0) -> list[tuple[Path, OutputKind]]:
     """The files `faceteval hdeval train` writes (or removes) in ``out``, each with its kind (see
-    `faceteval.store.internal.check_outputs`); with ``layers``, also the criterion judgments of a training that
-    scores that many layers with an LLM."""
+    `faceteval.store.internal.check_outputs`); with ``layers``, also the criterion judgments of a
+    training that scores that many layers with an LLM."""
     files = [
         (out / EVALUATOR, store_internal.EVALUATOR),
         (out / TREE, store_internal.TREE),
