@@ -58,7 +58,8 @@ class FailureStreak:
         """Count a result (``failed``: an error, not a parse error); raises `RunAborted` at the limit.
 
         A failure for want of a request the batch rounds gave up on
-        (`faceteval.core.internal.UNANSWERED`) neither counts nor resets the count: it calls nothing, and its number is bounded by the rounds already.
+        (`faceteval.core.internal.UNANSWERED`) neither counts nor resets the count: it calls nothing,
+        and its number is bounded by the rounds already.
         """
         if failed and UNANSWERED in (error or ""):
             return
