@@ -38,7 +38,8 @@ class Staged:
     def add_instances(self, entries: Iterable[Instance | InputError]) -> None:
         """Keep the instances of a judged input (as `faceteval.datasets.internal.judged_instances` reads
         them) by id; a line that is not one by the ids a judgment of it has: its record's, else its line
-        number (an id-less line judged when it was valid) and ``line-N`` (the error judgment `judge` wrote)."""
+        number (an id-less line judged when it was valid) and ``line-N`` (the error judgment
+        `judge` wrote)."""
         for chunk in chunked(entries, BATCH):
             rows: list[tuple[str, bytes]] = []
             invalid: list[tuple[str, str]] = []
