@@ -18,14 +18,8 @@ from faceteval.errors import FacetevalError
 from faceteval.metaeval import read_summary
 from faceteval.metaeval.internal import run_inputs
 from faceteval.report import Table as ReportTable
-from faceteval.report.internal import (
-    cost_table,
-    method_of,
-    render_cost_table,
-    render_spend_table,
-    spend_table,
-    summary_view,
-)
+from faceteval.report import render_cost_table, spend_table
+from faceteval.report.internal import cost_table, method_of, render_spend_table, summary_view
 from faceteval.store import BridgeRunRecord, CorrectRecord, JudgeRecord, RunRecord, TrainRecord, read_record
 from faceteval.store.internal import COST_TABLE, check_outputs, record_path_for, write_atomic
 from faceteval.viewer import Run

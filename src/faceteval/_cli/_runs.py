@@ -12,7 +12,8 @@ from typing import Any
 from faceteval.errors import FacetevalError
 from faceteval.metaeval.internal import SUMMARY
 from faceteval.methods import RunReport, method_specs
-from faceteval.report.internal import HTML_FILE, MARKDOWN_FILE, judge_report_paths
+from faceteval.report import judge_report_paths
+from faceteval.report.internal import HTML_FILE, MARKDOWN_FILE
 from faceteval.viewer import Run
 from faceteval.viewer.internal import run_at
 

@@ -1,8 +1,8 @@
 """The data model: no I/O, no LLM, just the shapes everything else agrees on.
 
-`partial_weights`, `repeated_name` and `zero_weights` say what is wrong with a list of criteria
-(where criteria are given and where their weights are used); `usage_of` is the usage of a trace;
-`failure_kind` says why a judgment failed; `confidence` is how far to trust a verdict. `JudgeResult`
+`usage_of` is the usage of a trace; `confidence` is how far to trust a verdict. The checks of lists
+of criteria and of recorded score modes, why a judgment failed (`failure_kind`) and the error
+markers the engine writes are in `faceteval.core.internal`. `JudgeResult`
 and its parts are the result of a judge run (computed by `faceteval.results`, which exports them too).
 """
 

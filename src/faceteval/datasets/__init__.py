@@ -29,11 +29,11 @@ from faceteval.datasets._reader import InputFormat, InstanceFile, Reading, read_
 from faceteval.datasets._registry import benchmarks, get_benchmark
 
 if TYPE_CHECKING:
-    from faceteval.datasets._coeval_recorded import CoevalAction
+    from faceteval.datasets._coeval_recorded import CoevalAction, chatgpt_texts, coeval_actions
     from faceteval.datasets._coeval_tasks import CoevalOutput, CoevalTask, read_coeval
 
 _LAZY = {
-    "_coeval_recorded": ("CoevalAction",),
+    "_coeval_recorded": ("CoevalAction", "chatgpt_texts", "coeval_actions"),
     "_coeval_tasks": ("CoevalOutput", "CoevalTask", "read_coeval"),
 }
 
@@ -55,6 +55,8 @@ __all__ = [
     "RecordedSource",
     "RemoteFile",
     "benchmarks",
+    "chatgpt_texts",
+    "coeval_actions",
     "fetch",
     "get_benchmark",
     "get_preset",

@@ -22,13 +22,11 @@ from faceteval.datasets._reader import FORMATS, SUFFIXES, measure_input, reading
 from faceteval.datasets._reader import PLAIN as PLAIN_READING
 
 if TYPE_CHECKING:  # imported on first use, as the package's own names are
-    from faceteval.datasets._coeval_recorded import chatgpt_texts, coeval_actions
     from faceteval.datasets._coeval_tasks import TASKS_BY_NAME
 
 __getattr__ = lazy_attributes(
     "faceteval.datasets",
     {
-        "_coeval_recorded": ("chatgpt_texts", "coeval_actions"),
         "_coeval_tasks": ("TASKS_BY_NAME",),
     },
 )
@@ -40,8 +38,6 @@ __all__ = [
     "SUFFIXES",
     "TASKS_BY_NAME",
     "changed_since",
-    "chatgpt_texts",
-    "coeval_actions",
     "instance_from_line",
     "judged_input",
     "judged_instances",

@@ -5,9 +5,7 @@ use is in the package's ``__all__``. See "Public names and internal seams" in do
 """
 
 from faceteval.parsing._expected import score_sources
-from faceteval.parsing._json_replies import text_field
 
 __all__ = [
     "score_sources",
-    "text_field",
 ]

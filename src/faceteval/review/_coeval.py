@@ -44,8 +44,15 @@ from typing import Any
 
 from faceteval._util.files import read_json_object
 from faceteval._util.text import did_you_mean
-from faceteval.datasets import CoevalAction, CoevalOutput, CoevalTask, read_coeval
-from faceteval.datasets.internal import TASKS_BY_NAME, chatgpt_texts, coeval_actions
+from faceteval.datasets import (
+    CoevalAction,
+    CoevalOutput,
+    CoevalTask,
+    chatgpt_texts,
+    coeval_actions,
+    read_coeval,
+)
+from faceteval.datasets.internal import TASKS_BY_NAME
 from faceteval.review._model import SENTENCE_ACTIONS, Draft, Item, ReviewError, SentenceAction
 from faceteval.review._store import ReviewStore
 

@@ -23,6 +23,7 @@ def test_all_lists_exactly_the_public_names() -> None:
         "Scores",
         "WeightParser",
         "reply_model",
+        "text_field",
     }
     assert set(faceteval.parsing.__all__) <= public
     for name in faceteval.parsing.__all__:

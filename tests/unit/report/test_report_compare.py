@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from faceteval.report import render_comparison, render_markdown
-from faceteval.report.internal import render_cost_table
+from faceteval.report import render_comparison, render_cost_table, render_markdown
 from tests.unit.report.runs import pairwise_summary, pointwise_summary
 
 

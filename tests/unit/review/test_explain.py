@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.datasets import read_coeval
-from faceteval.datasets.internal import TASKS_BY_NAME, chatgpt_texts
+from faceteval.datasets import chatgpt_texts, read_coeval
+from faceteval.datasets.internal import TASKS_BY_NAME
 from faceteval.review import Part
 from faceteval.review._coeval import COEVAL_TASKS
 from faceteval.review.internal import explanation_parts, split_sentences, states_score

@@ -14,8 +14,7 @@ from pydantic import BaseModel, Field
 
 from faceteval._util.numbers import fmt
 from faceteval.llm import JsonReply
-from faceteval.parsing import reply_model
-from faceteval.parsing.internal import text_field
+from faceteval.parsing import reply_model, text_field
 
 
 def _score(scale: tuple[float, float]) -> tuple[Any, Any]:

@@ -7,7 +7,7 @@ aggregate reuses.
 
 from faceteval.methods._base import DEFAULT_SCALE
 from faceteval.methods._spec import MethodOption, MethodSpec, Sweep, TemplateFolder
-from faceteval.methods.dna._method import AGGREGATES, DEFAULT_ASPECTS, DnA
+from faceteval.methods.dna._method import AGGREGATES, DEFAULT_ASPECTS, DnA, facet_weights
 
 SPEC = MethodSpec(
     name="dna",
@@ -53,4 +53,5 @@ __all__ = [
     "SPEC",
     "SPECS",
     "DnA",
+    "facet_weights",
 ]

@@ -42,7 +42,7 @@ from faceteval.methods._base import (
     weighted_criteria,
 )
 from faceteval.methods._context import JudgeContext
-from faceteval.methods.dna.internal import facet_weights
+from faceteval.methods.dna import facet_weights
 from faceteval.methods.fennec._parsers import (
     FENNEC_SCALE,
     FennecCriteriaParser,

@@ -15,8 +15,7 @@ from pydantic import BaseModel, Field
 from faceteval._util.numbers import fmt
 from faceteval.errors import ParseError
 from faceteval.llm import JsonReply
-from faceteval.parsing import reply_model
-from faceteval.parsing.internal import text_field
+from faceteval.parsing import reply_model, text_field
 
 _LEVELS = 5
 _DECISIONS = {"Response 1": 1, "Response 2": 2, "Tie": 0}
