@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= $(or $(FACETEVAL_DATA_DIR),$(abspath $(shell $(PYTHON) -c \
 	'import tomllib; print(tomllib.load(open("faceteval.toml", "rb")).get("data-dir", "data"))')))
 
-.PHONY: install demo test bench check lint typecheck clean
+.PHONY: install demo test bench check lint typecheck docs-api clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,10 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 check: lint typecheck test
+
+# The API reference, from the public packages' docstrings (pdoc): build/api/index.html
+docs-api: $(STAMP)
+	$(BIN)/python docs/api/build.py build/api
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -39,7 +39,8 @@ import psutil
 from faceteval import DnA, Instance, JudgeOptions, SQLiteCache, judge
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, ScriptedProvider
 from faceteval.llm._openai import OpenAIProvider
-from faceteval.store import partial_files, record_path_for
+from faceteval.store import record_path_for
+from faceteval.store.internal import partial_files
 from tests.support.rule_judge import benchmark_responder
 
 ROOT = Path(__file__).resolve().parents[1]

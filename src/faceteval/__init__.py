@@ -36,8 +36,6 @@ if TYPE_CHECKING:
         JudgeOptions,
         JudgeSpec,
         MetaEvalOptions,
-        NothingJudged,
-        RunAborted,
         RunStats,
         SyncMode,
         judge,
@@ -50,6 +48,7 @@ if TYPE_CHECKING:
     )
     from faceteval.core import Criterion, FacetScore, Instance, Judgment, OrderResult, TraceEntry, Usage
     from faceteval.datasets import load_criteria, read_instances
+    from faceteval.errors import NothingJudged, RunAborted
     from faceteval.frames import judgments_to_pandas
     from faceteval.llm import LLM, GenerateConfig, Panel, RetryPolicy
     from faceteval.methods import Method, Templates, create_method
@@ -69,8 +68,6 @@ __getattr__ = lazy_attributes(
             "JudgeOptions",
             "JudgeSpec",
             "MetaEvalOptions",
-            "NothingJudged",
-            "RunAborted",
             "RunStats",
             "SyncMode",
             "judge",
@@ -83,6 +80,7 @@ __getattr__ = lazy_attributes(
         ),
         "core": ("Criterion", "FacetScore", "Instance", "Judgment", "OrderResult", "TraceEntry", "Usage"),
         "datasets": ("load_criteria", "read_instances"),
+        "errors": ("NothingJudged", "RunAborted"),
         "frames": ("judgments_to_pandas",),
         "llm": ("LLM", "GenerateConfig", "Panel", "RetryPolicy"),
         "methods": ("Method", "Templates", "create_method"),

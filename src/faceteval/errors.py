@@ -3,9 +3,16 @@
 ```
 FacetevalError
 ├── ConfigError                 a bad option, model spec or missing credential
+│   └── ServeError              a web app's address that cannot be served (taken, not this machine's)
 ├── MissingDependencyError      an optional extra is not installed
 ├── InputError                  a bad input file: names the file, line and field
 ├── InstanceError               an instance the method cannot judge; written as an error, the run goes on
+├── RunAborted                  too many instances in a row failed; the judgments handed on so far attached
+├── NothingJudged               a meta-evaluation's run judged no instance: nothing to measure
+├── EditedFilesError            criteria generation would overwrite criteria files edited since
+├── FilterError                 a run viewer's filter given a value it cannot take
+├── ReviewError                 a review request that cannot be carried out
+│   └── DiskFullError           a review write refused for a full disk, rolled back whole
 ├── ProviderError               the LLM service failed (after the wrapper's retries)
 │   ├── AuthenticationError     the key was refused; never retried
 │   ├── BadRequestError         the request was refused (unknown model, too long); never retried
@@ -24,12 +31,37 @@ FacetevalError
 ├── BatchIncomplete             a batch run wrote its outputs with requests no batch answered (exit 5)
 ├── ParseError                  an LLM reply that could not be read, even after one re-ask
 └── StoreError                  the response cache or run store could not be used
+    └── RunGone                 a run's file the viewer found is no longer there
+
+AssertionError
+└── JudgmentAssertionError      an assertion of faceteval.testing that did not hold (pytest shows it as one)
 ```
+
+Every exception that can reach a user (a caller of the Python API, or the command line, which prints
+it without a traceback) is defined here, and importable from here; the packages that raise one also
+export it where it was exported before (`faceteval.RunAborted`, `faceteval.testing.JudgmentAssertionError`
+...). Two kinds stay in the modules that raise them, private: exceptions of control flow that their
+own module or package catches and translates before anything leaves it (a line that changed under the
+viewer's index, a retryable download, a replayed review request, a reply refused mid-body), and
+exceptions of a framework that exist to be handled by it: the command line's `ConfigFileError`, a
+click exception because click raises it while it builds a command's defaults from faceteval.toml,
+before any command runs (it prints it as a usage error, exit status 2), and the review app's
+`FieldError`, an HTTP exception its error handler turns into a 400 page.
+
+Every error here pickles with its attributes (a process pool, a Ray worker hands it back whole),
+whatever its ``__init__`` takes: `FacetevalError` rebuilds the instance without calling ``__init__``.
 
 SDK exceptions never escape `faceteval.llm`: providers translate them into this tree.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
 
 __all__ = [
     "AuthenticationError",
@@ -39,10 +71,15 @@ __all__ = [
     "BatchPending",
     "BatchUnanswered",
     "ConfigError",
+    "DiskFullError",
+    "EditedFilesError",
     "FacetevalError",
+    "FilterError",
     "InputError",
     "InstanceError",
+    "JudgmentAssertionError",
     "MissingDependencyError",
+    "NothingJudged",
     "ParseError",
     "ProviderConnectionError",
     "ProviderError",
@@ -52,16 +89,36 @@ __all__ = [
     "ProviderUnreachableError",
     "RateLimitError",
     "ReplyTooLargeError",
+    "ReviewError",
+    "RunAborted",
+    "RunGone",
+    "ServeError",
     "StoreError",
 ]
+
+
+def _rebuilt(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
+    """An exception of ``cls`` with these ``args`` and attributes, made without calling its ``__init__``
+    (which may take other arguments than the message it passes on)."""
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class FacetevalError(Exception):
     """Base class of every error faceteval raises on purpose."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
 
 class ConfigError(FacetevalError):
     """A bad option, model spec, or a missing credential."""
+
+
+class ServeError(ConfigError):
+    """The address given cannot be served (taken, or not this machine's): the command line's usage error."""
 
 
 class BatchPending(FacetevalError):
@@ -92,6 +149,60 @@ class InstanceError(FacetevalError):
 
     That instance is written as an ``error`` judgment and the run goes on with the others.
     """
+
+
+class RunAborted(FacetevalError):
+    """Too many instances in a row failed with errors (the provider's, most often); the run stopped.
+
+    Attributes:
+        judgments: The judgments (`faceteval.core.Judgment`) handed on before it stopped, in the run's
+            order (filled in by `faceteval.judge` and `faceteval.judge_async`; a ``sink`` has had them
+            already).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.judgments: list[Any] = []  # faceteval.core.Judgment: errors sits below the data model
+
+
+class NothingJudged(FacetevalError):
+    """A run of a meta-evaluation judged no instance: there is nothing to measure. Its judgments file
+    holds the failures, or (``kept``) its run directory is left as an earlier run left it."""
+
+    def __init__(self, judgments: Path, *, kept: bool = False) -> None:
+        where = f"{judgments.parent} is left as it was" if kept else f"see the failures in {judgments}"
+        super().__init__(f"no instance was judged; {where}")
+        self.judgments = judgments
+        self.kept = kept
+
+
+class EditedFilesError(FacetevalError):
+    """Generating into a directory would overwrite or remove criteria files edited since they were written."""
+
+    def __init__(self, directory: Path, paths: Sequence[Path]) -> None:
+        self.paths = tuple(paths)
+        names = ", ".join(str(p) for p in paths[:5])  # as faceteval._util.text.first_few (a layer above)
+        if len(paths) > 5:
+            names += f" and {len(paths) - 5} more"
+        them = "it" if len(paths) == 1 else "them"
+        super().__init__(
+            f"{names}: changed since `criteria generate` wrote {them} (or not written by it, or by a "
+            "version that recorded no file hashes in generation.json); generating "
+            f"into {directory} again would overwrite or remove {them}. Write to another --out, move "
+            f"the edited files away, or pass --force to overwrite {them}"
+        )
+
+
+class FilterError(FacetevalError):
+    """A filter was given a value it cannot take."""
+
+
+class ReviewError(FacetevalError):
+    """A review request that cannot be carried out (unknown item, bad score, bad name)."""
+
+
+class DiskFullError(ReviewError):
+    """A write refused because the disk holding the project is full; it was rolled back whole."""
 
 
 class MissingDependencyError(FacetevalError):
@@ -279,3 +390,24 @@ class ParseError(FacetevalError):
 
 class StoreError(FacetevalError):
     """The response cache or run store could not be opened, read or written."""
+
+
+class RunGone(StoreError):
+    """A run's file is no longer there (removed or moved since the viewer found it)."""
+
+
+class JudgmentAssertionError(AssertionError):
+    """An assertion of `faceteval.testing` that did not hold; the message says why, with the evidence.
+
+    Attributes:
+        judgment: The judgment behind the failure (its trace holds every prompt and reply).
+    """
+
+    __module__ = "faceteval.testing"
+
+    def __init__(self, message: str, judgment: Any) -> None:  # a faceteval.core.Judgment
+        super().__init__(message)
+        self.judgment = judgment
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuilt, (type(self), self.args, self.__dict__)

@@ -13,7 +13,8 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from faceteval.errors import ConfigError
-from faceteval.llm import LLM, endpoint_identity
+from faceteval.llm import LLM
+from faceteval.llm.internal import endpoint_identity
 from tests.support.llm_server import LLMServer
 from tests.support.rule_judge import RuleJudge
 

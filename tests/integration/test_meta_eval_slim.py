@@ -14,7 +14,8 @@ from faceteval._runner._metaeval import measure_source, measured_instances
 from faceteval._runner._metaeval_runs import MetaEvalOptions
 from faceteval.core import Instance
 from faceteval.datasets import read_instances, read_judgments
-from faceteval.metaeval import INSTANCES, JUDGMENTS, SlimJudgments, load_judgments, load_target, measure
+from faceteval.metaeval import load_judgments, load_target, measure
+from faceteval.metaeval.internal import INSTANCES, JUDGMENTS, SlimJudgments
 from faceteval.report import load_run, render_html, render_markdown, write_report
 
 PAD = "x" * 16_384

@@ -62,7 +62,7 @@ def test_the_facet_goes_last_and_the_shared_prefix_grows(tmp_path: Path, pairs: 
 
 def test_a_job_written_in_python_orders_its_prompts_as_the_command_does(tmp_path: Path, pairs: Path) -> None:
     from faceteval import DnA, FileInstances, JobOutputs, JudgeJob, JudgeOptions, JudgeSpec, run_job
-    from faceteval.prompts import prefix_cache_on
+    from faceteval.prompts.internal import prefix_cache_on
 
     ordered, _ = judge(pairs, tmp_path, "cli", "--prefix-cache")
     assert ordered.exit_code == 0, ordered.output

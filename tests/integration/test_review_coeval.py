@@ -19,8 +19,9 @@ from starlette.testclient import TestClient
 
 from faceteval._cli._app import cli
 from faceteval.errors import InputError
-from faceteval.review import ReviewStore, create_app
+from faceteval.review import ReviewStore
 from faceteval.review._stats import LLM, review_stats
+from faceteval.review.internal import create_app
 from faceteval.workflows.coeval._review import (
     file_action_rates,
     import_coeval,

@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from faceteval._cli._app import cli
-from faceteval.review import DATABASE, OVERALL, ReviewStore
+from faceteval.review import OVERALL, ReviewStore
+from faceteval.review.internal import DATABASE
 from tests.support.review_project import build_project, serve
 
 

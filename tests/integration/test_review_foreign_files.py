@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from faceteval._cli._app import cli
-from faceteval.review import DATABASE
+from faceteval.review.internal import DATABASE
 from faceteval.store import SQLiteCache
 from tests.support.processes import SRC
 from tests.support.review_project import build_project

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import httpx2
 
-from faceteval.review import DATABASE, create_app
 from faceteval.review._access import SESSION_IDLE, SESSION_MAX_AGE
+from faceteval.review.internal import DATABASE, create_app
 from tests.integration.test_review_access import client, invite, open_invite, score_as, sign_in
 from tests.support.review_project import Clock, build_project, serve, serve_app
 

@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 
 import faceteval.methods  # noqa: F401  (registers every family's templates, which these render)
 from faceteval._cli._app import cli
-from faceteval.prompts import builtin_template
+from faceteval.prompts.internal import builtin_template
 from tests.support.llm_server import LLMServer
 from tests.support.processes import SRC
 from tests.support.rule_judge import RuleJudge

@@ -18,17 +18,11 @@ from faceteval._cli._console import err_console, escape
 from faceteval._cli._numbers import FiniteFloat
 from faceteval._runner import BatchDone, collect_in_rounds, from_cache
 from faceteval._util.text import plural
-from faceteval.batch import (
-    BATCH_KINDS,
-    DEFAULT_BATCH_WINDOW,
-    DEFAULT_POLL,
-    BatchRun,
-    close_rounds,
-    rounds_for,
-)
+from faceteval.batch import BATCH_KINDS, DEFAULT_BATCH_WINDOW, DEFAULT_POLL, BatchRun, rounds_for
+from faceteval.batch.internal import close_rounds
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, Judge
-from faceteval.store import BATCH_DONE as DONE
+from faceteval.store.internal import BATCH_DONE as DONE
 
 if TYPE_CHECKING:
     from faceteval._runner import JudgeJob

@@ -12,8 +12,9 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._options import force_flag
 from faceteval._util.text import plural
-from faceteval.metaeval import compare_runs, run_inputs
-from faceteval.store import COMPARISON, check_outputs, write_atomic
+from faceteval.metaeval import compare_runs
+from faceteval.metaeval.internal import run_inputs
+from faceteval.store.internal import COMPARISON, check_outputs, write_atomic
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

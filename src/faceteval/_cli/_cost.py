@@ -15,25 +15,13 @@ from faceteval._cli._console import Console, escape
 from faceteval._cli._options import force_flag
 from faceteval._cli._runs import find_run, run_files
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import read_summary, run_inputs
+from faceteval.metaeval import read_summary
+from faceteval.metaeval.internal import run_inputs
 from faceteval.report import Table as ReportTable
-from faceteval.report import (
-    cost_table,
-    method_of,
-    render_cost_table,
-    render_spend_table,
-    spend_table,
-    summary_view,
-)
-from faceteval.store import (
-    COST_TABLE,
-    RunRecord,
-    check_outputs,
-    read_record,
-    record_kind,
-    record_path_for,
-    write_atomic,
-)
+from faceteval.report import render_cost_table, spend_table
+from faceteval.report.internal import cost_table, method_of, render_spend_table, summary_view
+from faceteval.store import RunRecord, read_record, record_kind, record_path_for
+from faceteval.store.internal import COST_TABLE, check_outputs, write_atomic
 from faceteval.viewer import Run
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

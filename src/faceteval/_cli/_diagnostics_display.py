@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from faceteval._cli._console import Console, escape
-from faceteval.report import BIAS_NOTE, bias_rows
+from faceteval.report.internal import BIAS_NOTE, bias_rows
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

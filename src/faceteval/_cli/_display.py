@@ -13,7 +13,8 @@ from faceteval._cli._console import Console, err_console, escape
 from faceteval._runner import INVALID_INPUT, UNJUDGEABLE, JudgeSpec
 from faceteval._util.text import plural
 from faceteval.core import Judgment, Usage
-from faceteval.llm import CHARS_PER_TOKEN, Panel, Spend
+from faceteval.llm import Panel, Spend
+from faceteval.llm.internal import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
     from faceteval._runner import JudgeJob, RunResult

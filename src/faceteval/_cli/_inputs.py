@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 import click
 
 from faceteval._cli._choices import NamedChoice
-from faceteval.datasets import FORMATS, PRESET_NAMES, InputFormat, Reading, reading_of
+from faceteval.datasets import InputFormat, Reading
+from faceteval.datasets.internal import FORMATS, PRESET_NAMES, reading_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 

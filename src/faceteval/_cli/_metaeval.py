@@ -56,21 +56,13 @@ from faceteval._runner import (
 )
 from faceteval._util.text import plural
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import (
-    INSTANCES,
-    JUDGMENTS,
-    RESULT_FILES,
-    SWEEP_KEY,
-    Target,
-    load_human_weights,
-    load_judgments,
-    load_target,
-    run_files,
-    source_files,
-)
+from faceteval.metaeval import Target, load_human_weights, load_judgments, load_target
+from faceteval.metaeval.internal import INSTANCES, JUDGMENTS, RESULT_FILES, SWEEP_KEY, run_files, source_files
 from faceteval.methods import method_names, method_spec
-from faceteval.report import summary_view, write_report
-from faceteval.store import MetaEvalRecord, check_outputs, record_path_for, same_file
+from faceteval.report import write_report
+from faceteval.report.internal import summary_view
+from faceteval.store import MetaEvalRecord, record_path_for
+from faceteval.store.internal import check_outputs, same_file
 
 
 @click.command("meta-eval")

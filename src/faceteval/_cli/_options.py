@@ -29,7 +29,8 @@ from faceteval._runner import (
 )
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL
-from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR, PLAIN_READING, Reading
+from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR, Reading
+from faceteval.datasets.internal import PLAIN_READING
 from faceteval.errors import ConfigError
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
@@ -40,7 +41,8 @@ from faceteval.llm import (
     PriceTable,
     RetryPolicy,
 )
-from faceteval.methods import DEFAULT_TOP_LOGPROBS, SCORE_MODES, Method
+from faceteval.methods import Method
+from faceteval.methods.internal import DEFAULT_TOP_LOGPROBS, SCORE_MODES
 from faceteval.prompts import Templates
 
 F = TypeVar("F", bound=Callable[..., Any])

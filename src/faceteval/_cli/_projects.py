@@ -15,7 +15,7 @@ PROJECT = click.argument("project", type=click.Path(file_okay=False, path_type=P
 @contextmanager
 def made_for(project: Path) -> Iterator[None]:
     """A project this import creates is removed again if the import fails: a re-run starts clean."""
-    from faceteval.review import DATABASE
+    from faceteval.review.internal import DATABASE
 
     made_dir, made_database = not project.exists(), not (project / DATABASE).exists()
     try:

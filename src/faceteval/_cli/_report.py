@@ -12,9 +12,9 @@ from faceteval._cli._options import force_flag
 from faceteval._cli._results import systems_option
 from faceteval._cli._runs import family_report, find_run, report_paths, run_files
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import check_run
+from faceteval.metaeval.internal import check_run
 from faceteval.report import write_judge_report, write_report
-from faceteval.store import REPORT, check_outputs
+from faceteval.store.internal import REPORT, check_outputs
 from faceteval.viewer import Run
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

@@ -12,7 +12,6 @@ from rich.table import Table
 from faceteval._cli._console import Console, err_console, escape
 from faceteval.errors import ConfigError
 from faceteval.results import (
-    METRICS,
     FacetSummary,
     JudgeResult,
     Mean,
@@ -20,9 +19,8 @@ from faceteval.results import (
     PointwiseResult,
     Proportion,
     Threshold,
-    did_you_mean,
-    result_systems,
 )
+from faceteval.results.internal import METRICS, did_you_mean, result_systems
 
 FAIL_UNDER_EXIT = 3
 """The exit status of a run whose result is below a ``--fail-under`` threshold."""
@@ -116,7 +114,7 @@ FAILURE_KINDS = {
     "invalid_input": "invalid input lines",
     "planned": "planned (dry run)",
 }
-"""How the headline names each kind of failure (`faceteval.core.failure_kind`)."""
+"""How the headline names each kind of failure (`faceteval.core.internal.failure_kind`)."""
 
 
 def _headline(result: JudgeResult) -> str:

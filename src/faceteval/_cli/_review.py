@@ -18,12 +18,12 @@ from faceteval._cli._serving import listen_on, serve_on
 from faceteval._util.text import plural
 from faceteval._web import url_of
 from faceteval.report import Table as ReportTable
-from faceteval.store import (
+from faceteval.store import OutputKind
+from faceteval.store.internal import (
     REVIEW_ACTIONS,
     REVIEW_SCORES,
     REVIEW_STATS,
     REVIEW_TABLES,
-    OutputKind,
     check_distinct,
     check_outputs,
     write_atomic,
@@ -50,7 +50,8 @@ def review() -> None:
 @handle_errors
 def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> None:
     """Serve the review web app of PROJECT (created when missing) on http://HOST:PORT."""
-    from faceteval.review import ReviewStore, create_app, is_loopback
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import create_app, is_loopback
 
     ReviewStore.open(project)
     app = create_app(project, host=host, allow_hosts=allow_hosts)
@@ -75,7 +76,8 @@ def serve(project: Path, host: str, port: int, allow_hosts: tuple[str, ...]) -> 
 @handle_errors
 def invite(project: Path, name: str, base_url: str | None, host: str, port: int, revoke: bool) -> None:
     """Print a link that signs NAME in to PROJECT's review app (the only way in beyond loopback)."""
-    from faceteval.review import ReviewStore, base_address, invite_url, is_wildcard, new_invite
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import base_address, invite_url, is_wildcard, new_invite
 
     store = ReviewStore.open(project, create=False)
     if revoke:
@@ -145,7 +147,8 @@ def import_command(
 @handle_errors
 def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
     """Export every annotator's final scores and explanations, and the log of every action."""
-    from faceteval.review import ReviewStore, export_actions, export_scores
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import export_actions, export_scores
 
     actions = actions or out.with_name(f"{out.stem}.actions.jsonl")
     _check(project, force, ("--out", out, REVIEW_SCORES), ("--actions", actions, REVIEW_ACTIONS))
@@ -162,7 +165,7 @@ def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
 
 def _check(project: Path, force: bool, *outputs: tuple[str, Path | None, OutputKind]) -> None:
     """Refuse outputs that would overwrite the project's database, each other, or files not ours."""
-    from faceteval.review import DATABASE
+    from faceteval.review.internal import DATABASE
 
     check_distinct(*((option, path) for option, path, _ in outputs))
     database = project / DATABASE
@@ -209,7 +212,8 @@ def stats(
     force: bool,
 ) -> None:
     """Action rates, score changes, agreement and LLM-human correlations of PROJECT (as in CoEval)."""
-    from faceteval.review import ReviewStore, render_stats_markdown, review_stats, stats_tables
+    from faceteval.review import ReviewStore
+    from faceteval.review.internal import render_stats_markdown, review_stats, stats_tables
 
     _check(project, force, ("--json", json_path, REVIEW_STATS), ("--markdown", markdown_path, REVIEW_TABLES))
     store = ReviewStore.open(project, create=False)

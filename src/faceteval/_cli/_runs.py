@@ -1,5 +1,5 @@
 """The run a path given to ``report`` or ``cost`` is, told by its files as the viewer tells it
-(`faceteval.viewer.run_at`), and where and how its report is written."""
+(`faceteval.viewer.internal.run_at`), and where and how its report is written."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import SUMMARY
+from faceteval.metaeval.internal import SUMMARY
 from faceteval.methods import RunReport, method_specs
-from faceteval.report import HTML_FILE, MARKDOWN_FILE, judge_report_paths
-from faceteval.viewer import Run, run_at
+from faceteval.report import judge_report_paths
+from faceteval.report.internal import HTML_FILE, MARKDOWN_FILE
+from faceteval.viewer import Run
+from faceteval.viewer.internal import run_at
 
 RECORD_SUFFIX = ".run.json"
 EXPECTED = (

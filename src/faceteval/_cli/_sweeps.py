@@ -1,5 +1,5 @@
 """The runs ``meta-eval --method`` is asked for: one per value of the method's swept option and per
-seed (`faceteval.metaeval.variants` names them)."""
+seed (`faceteval.metaeval.internal.variants` names them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from faceteval._cli._method_options import MethodFlag, method_args, method_flags
-from faceteval.metaeval import SWEEP_KEY, Variant, variants
+from faceteval.metaeval.internal import SWEEP_KEY, Variant, variants
 from faceteval.methods import MethodSpec, method_spec
 
 

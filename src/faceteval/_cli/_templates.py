@@ -12,7 +12,8 @@ from faceteval._cli._options import TemplatesDir
 from faceteval._util.text import did_you_mean
 from faceteval.errors import ConfigError
 from faceteval.methods import method_names
-from faceteval.prompts import BUILT_IN, Templates, builtin_template, overridable_names, slots
+from faceteval.prompts import Templates, slots
+from faceteval.prompts.internal import BUILT_IN, builtin_template, overridable_names
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

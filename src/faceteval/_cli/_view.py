@@ -41,7 +41,7 @@ def view(runs: tuple[Path, ...], host: str, port: int, index_dir: Path | None) -
     directory, a correct or bridge output, or a directory holding runs (searched a few levels deep).
     Without RUN, the runs in the working directory.
     """
-    from faceteval.viewer import create_app, find_runs
+    from faceteval.viewer.internal import create_app, find_runs
 
     paths = runs or (Path("."),)
     found, problems = find_runs(paths)

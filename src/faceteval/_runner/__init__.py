@@ -20,7 +20,7 @@ from faceteval._runner._job import (
     Mode,
     SyncMode,
 )
-from faceteval._runner._judge import FailureStreak, RunAborted, default_window, judge_each
+from faceteval._runner._judge import FailureStreak, default_window, judge_each
 from faceteval._runner._options import (
     DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,
@@ -42,7 +42,8 @@ from faceteval._runner._window import (
     unwrap_group,
 )
 from faceteval._util.lazy import lazy_attributes
-from faceteval.core import INVALID_INPUT, UNJUDGEABLE
+from faceteval.core.internal import INVALID_INPUT, UNJUDGEABLE
+from faceteval.errors import RunAborted
 
 if TYPE_CHECKING:
     from faceteval._runner._criteria_use import criteria_use
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
         DEFAULT_META_EVAL_OPTIONS,
         MetaEvalHooks,
         MetaEvalOptions,
-        NothingJudged,
         RunContext,
         RunPlan,
         cache_file,
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         collect_runs,
         run_meta_eval,
     )
+    from faceteval.errors import NothingJudged
 
 _LAZY = {
     "_criteria_use": ("criteria_use",),

@@ -14,12 +14,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from faceteval import tracing
 from faceteval._util.text import plural
 from faceteval.batch import BatchRun, ImportTally, Rounds, run_in_passes
 from faceteval.errors import BatchIncomplete, ConfigError
 from faceteval.llm import LLM, Collector, CompletionRequest, Judge, Spend
 from faceteval.store import BatchRecord
+from faceteval.tracing.internal import paused
 
 MESSAGE_SHOWN = 500
 """Characters of the first unanswered request's message shown in the error a run ends with."""
@@ -76,7 +76,7 @@ async def collect_in_rounds(
     collector = Collector()
     llm.collector = collector
     try:
-        with tracing.paused():
+        with paused():
             passes = await run_in_passes(
                 collect, collector, counted, on_round=batch.on_round, backoff=batch.backoff
             )

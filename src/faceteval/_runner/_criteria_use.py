@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from faceteval.core import Instance
-from faceteval.methods import Method, find_method_spec
+from faceteval.methods import Method
+from faceteval.methods.internal import find_method_spec
 
 
 def criteria_use(method: Method, instances: Sequence[Instance], *, benchmark: bool) -> dict[str, Any] | None:

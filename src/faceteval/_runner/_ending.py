@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeVar
 import anyio
 
 from faceteval.errors import FacetevalError, StoreError
-from faceteval.store import header
+from faceteval.store.internal import header
 
 T = TypeVar("T")
 

@@ -29,26 +29,18 @@ from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since, with_batch
 from faceteval._runner._tally import ResultTally
 from faceteval._util.text import plural
-from faceteval.core import INVALID_INPUT, Instance, Judgment
-from faceteval.datasets import PLAIN_READING as PLAIN
-from faceteval.datasets import Reading, measure_input
+from faceteval.core import Instance, Judgment
+from faceteval.core.internal import INVALID_INPUT
+from faceteval.datasets import Reading
+from faceteval.datasets.internal import PLAIN_READING as PLAIN
+from faceteval.datasets.internal import measure_input
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import Judge, Panel, Spend
 from faceteval.methods import Method
-from faceteval.prompts import recorded_prompts
+from faceteval.prompts.internal import recorded_prompts
 from faceteval.results import JudgeResult
-from faceteval.store import (
-    JUDGMENTS,
-    RUN_RECORD,
-    InputFile,
-    JudgeRecord,
-    JudgeSummary,
-    LLMRecord,
-    MethodRecord,
-    check_outputs,
-    record_path_for,
-    spend_of,
-)
+from faceteval.store import InputFile, JudgeRecord, JudgeSummary, LLMRecord, MethodRecord, record_path_for
+from faceteval.store.internal import JUDGMENTS, RUN_RECORD, check_outputs, spend_of
 
 if TYPE_CHECKING:
     from faceteval._runner._batch import BatchDone

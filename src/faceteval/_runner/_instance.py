@@ -7,26 +7,18 @@ from functools import partial
 from statistics import fmean
 from typing import Any
 
-from faceteval import tracing
 from faceteval._runner._confidence import with_confidence
 from faceteval._runner._options import JudgeOptions, run_prompts
 from faceteval._runner._tracing import instance_span, record_judgment
 from faceteval.aggregation import ranks, verdict
-from faceteval.core import (
-    PLANNED,
-    FacetScore,
-    Instance,
-    Judgment,
-    OrderResult,
-    RecordedMode,
-    TraceEntry,
-    merged_modes,
-    usage_of,
-)
+from faceteval.core import FacetScore, Instance, Judgment, OrderResult, RecordedMode, TraceEntry, usage_of
+from faceteval.core.internal import PLANNED, merged_modes
 from faceteval.errors import FacetevalError, InstanceError, ParseError, ProviderError
 from faceteval.llm import LLM
-from faceteval.methods import JudgeContext, Method, OrderOutcome, QueryMemo, gather, severity
+from faceteval.methods import JudgeContext, Method, OrderOutcome, QueryMemo, gather
+from faceteval.methods.internal import severity
 from faceteval.prompts import Prompts
+from faceteval.tracing import internal as tracing_internal
 
 
 def presentation_orders(n: int, *, swap: bool) -> list[tuple[int, ...]]:
@@ -58,7 +50,7 @@ async def judge_instance(
     tracing is on, the instance is a span, the parent of its LLM calls' spans.
     """
     prompts = run_prompts(options) if prompts is None else prompts
-    if (tracer := tracing.tracer()) is None:
+    if (tracer := tracing_internal.tracer()) is None:
         return await _judge_instance(instance, method, llm, memo, options, prompts)
     with instance_span(tracer, instance.id, method.name) as span:
         judgment, trace = await _judge_instance(instance, method, llm, memo, options, prompts)

@@ -17,7 +17,8 @@ from faceteval._runner._file import RunHooks
 from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
 from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL, BatchRun
 from faceteval.core import Instance, PanelVote
-from faceteval.datasets import PLAIN_READING, InstanceFile, Reading
+from faceteval.datasets import InstanceFile, Reading
+from faceteval.datasets.internal import PLAIN_READING
 from faceteval.errors import InputError
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,

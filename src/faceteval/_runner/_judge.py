@@ -8,7 +8,6 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from functools import partial
 from typing import TypeVar
 
-from faceteval import tracing
 from faceteval._runner._confidence import with_confidence
 from faceteval._runner._instance import judge_instance
 from faceteval._runner._options import (
@@ -21,21 +20,17 @@ from faceteval._runner._panel import judge_with_panel, panel_memos
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import record_run, run_span
 from faceteval._runner._window import as_finished, in_order_spilled
-from faceteval.core import (
-    INVALID_INPUT,
-    PLANNED,
-    UNANSWERED,
-    Instance,
-    Judgment,
-    TraceEntry,
-)
-from faceteval.errors import FacetevalError, InputError
+from faceteval.core import Instance, Judgment, TraceEntry
+from faceteval.core.internal import INVALID_INPUT, PLANNED, UNANSWERED
+from faceteval.errors import InputError
+from faceteval.errors import RunAborted as RunAborted  # where the engine imported it from
 from faceteval.llm import LLM, Judge, Panel
 from faceteval.methods import (
     Method,
     QueryMemo,
 )
 from faceteval.prompts import Prompts
+from faceteval.tracing import internal as tracing_internal
 
 Item = Instance | InputError
 Sink = Callable[[Judgment], None]
@@ -43,19 +38,6 @@ _Done = tuple[Judgment, list[TraceEntry], bool, bool]
 """A finished item: its judgment, the exchanges behind it, whether it was invalid, and reused."""
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-class RunAborted(FacetevalError):
-    """Too many instances in a row failed with errors (the provider's, most often); the run stopped.
-
-    Attributes:
-        judgments: The judgments handed on before it stopped, in the run's order (filled in by
-            `faceteval.judge` and `faceteval.judge_async`; a ``sink`` has had them already).
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.judgments: list[Judgment] = []
 
 
 class FailureStreak:
@@ -75,8 +57,9 @@ class FailureStreak:
     def see(self, failed: bool, error: str | None) -> None:
         """Count a result (``failed``: an error, not a parse error); raises `RunAborted` at the limit.
 
-        A failure for want of a request the batch rounds gave up on (`faceteval.core.UNANSWERED`) neither
-        counts nor resets the count: it calls nothing, and its number is bounded by the rounds already.
+        A failure for want of a request the batch rounds gave up on
+        (`faceteval.core.internal.UNANSWERED`) neither counts nor resets the count: it calls nothing,
+        and its number is bounded by the rounds already.
         """
         if failed and UNANSWERED in (error or ""):
             return
@@ -149,7 +132,7 @@ async def _judge_each(
     drive = partial(
         _drive, _instances(items), work, emitter.emit, options, options.window or default_window(llm)
     )
-    if (tracer := tracing.tracer()) is None:
+    if (tracer := tracing_internal.tracer()) is None:
         await drive()
         return emitter.stats
     with run_span(tracer, method.name, llm) as span:

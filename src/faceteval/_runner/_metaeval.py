@@ -24,22 +24,13 @@ from faceteval.core import Instance, Judgment
 from faceteval.datasets import DEFAULT_DATA_DIR
 from faceteval.errors import ConfigError, FacetevalError, InputError
 from faceteval.llm import Judge
-from faceteval.metaeval import (
-    SWEEP_KEY,
-    JudgmentSource,
-    Target,
-    labelled_target,
-    load_judgments,
-    load_target,
-    measure,
-    run_files,
-    select,
-    source_files,
-    variants,
-)
-from faceteval.methods import Method, find_method_spec
+from faceteval.metaeval import JudgmentSource, Target, load_judgments, load_target, measure, select
+from faceteval.metaeval.internal import SWEEP_KEY, labelled_target, run_files, source_files, variants
+from faceteval.methods import Method
+from faceteval.methods.internal import find_method_spec
 from faceteval.report import write_report
-from faceteval.store import MetaEvalRecord, MetaEvalSummary, check_outputs, header, input_file
+from faceteval.store import MetaEvalRecord, MetaEvalSummary
+from faceteval.store.internal import check_outputs, header, input_file
 
 TargetLike = str | Path | Target | Iterable[Instance | InputError]
 """What is measured: a benchmark's name, a labelled file, a `Target`, or labelled instances (those of

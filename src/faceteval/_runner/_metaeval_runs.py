@@ -30,18 +30,15 @@ from faceteval._runner._stats import with_batch
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.core import Instance, PanelVote
 from faceteval.datasets import read_instances
-from faceteval.errors import FacetevalError
+from faceteval.errors import FacetevalError, NothingJudged
 from faceteval.llm import Judge, Panel
-from faceteval.metaeval import (
+from faceteval.metaeval import HumanWeights, Settings, Target, measure
+from faceteval.metaeval.internal import (
     INSTANCES,
     JUDGMENTS,
-    HumanWeights,
-    Settings,
-    Target,
     Variant,
     combine,
     forget_results,
-    measure,
     read_slim,
     run_files,
     stage_instances,
@@ -50,16 +47,8 @@ from faceteval.metaeval import (
 )
 from faceteval.methods import Method, for_benchmark
 from faceteval.report import write_report
-from faceteval.store import (
-    LLMRecord,
-    MetaEvalRecord,
-    MethodRecord,
-    OutputFile,
-    SpendRecord,
-    check_outputs,
-    header,
-    spend_of,
-)
+from faceteval.store import LLMRecord, MetaEvalRecord, MethodRecord, SpendRecord
+from faceteval.store.internal import OutputFile, check_outputs, header, spend_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,17 +95,6 @@ class MetaEvalOptions:
 
 
 DEFAULT_META_EVAL_OPTIONS = MetaEvalOptions()
-
-
-class NothingJudged(FacetevalError):
-    """A run of a meta-evaluation judged no instance: there is nothing to measure. Its judgments file
-    holds the failures, or (``kept``) its run directory is left as an earlier run left it."""
-
-    def __init__(self, judgments: Path, *, kept: bool = False) -> None:
-        where = f"{judgments.parent} is left as it was" if kept else f"see the failures in {judgments}"
-        super().__init__(f"no instance was judged; {where}")
-        self.judgments = judgments
-        self.kept = kept
 
 
 @dataclass(frozen=True, slots=True)

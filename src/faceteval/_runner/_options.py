@@ -11,8 +11,9 @@ from faceteval._runner._window import ORDERS, Order
 from faceteval._util.checks import whole_number
 from faceteval.errors import ConfigError
 from faceteval.llm import Judge, Panel
-from faceteval.methods import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
-from faceteval.prompts import Prompts, Templates, current_prompts
+from faceteval.methods.internal import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
+from faceteval.prompts import Prompts, Templates
+from faceteval.prompts.internal import current_prompts
 
 DEFAULT_ABORT_AFTER = 10
 MAX_TOP_LOGPROBS = 20

@@ -6,7 +6,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
 from faceteval.aggregation import combine_panel
-from faceteval.core import PLANNED, Instance, Judgment, TraceEntry
+from faceteval.core import Instance, Judgment, TraceEntry
+from faceteval.core.internal import PLANNED
 from faceteval.llm import LLM, Panel
 from faceteval.methods import QueryMemo, gather
 

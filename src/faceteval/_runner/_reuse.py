@@ -19,7 +19,8 @@ from pydantic import ValidationError
 
 from faceteval.core import Instance, Judgment
 from faceteval.errors import InputError
-from faceteval.store import JudgeRecord, describes, parse_record, read_record
+from faceteval.store import JudgeRecord, read_record
+from faceteval.store.internal import describes, parse_record
 
 LLM_FIELDS = ("model", "identity", "config")
 """What of a run record's ``llm`` makes the replies what they are (not its concurrency or timeout)."""

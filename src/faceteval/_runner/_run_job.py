@@ -22,11 +22,13 @@ from faceteval._runner._file import FileJob, RunResult, Started, checked_items, 
 from faceteval._runner._job import BatchMode, JobHooks, JudgeJob, JudgeSpec, file_instances
 from faceteval._runner._judge import Item, check_arguments, judge_each
 from faceteval._runner._options import check_score_mode
-from faceteval.batch import BatchRun, close_rounds, rounds_for
-from faceteval.datasets import PLAIN_READING
+from faceteval.batch import BatchRun, rounds_for
+from faceteval.batch.internal import close_rounds
+from faceteval.datasets.internal import PLAIN_READING
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, Judge, Panel
-from faceteval.store import BATCH_DONE, SQLiteCache
+from faceteval.store import SQLiteCache
+from faceteval.store.internal import BATCH_DONE
 
 Until = Callable[[RunResult, Callable[[], Awaitable[None]]], None]
 """How a blocking run waits for its work: ``anyio.run`` of it, or the command's (Ctrl-C kept)."""

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from faceteval._runner._prefix import PrefixShare
-from faceteval.core import UNJUDGEABLE, Judgment, TraceEntry, mode_counts
+from faceteval.core import Judgment, TraceEntry
+from faceteval.core.internal import UNJUDGEABLE, mode_counts
 from faceteval.llm import Spend
 
 if TYPE_CHECKING:

@@ -11,11 +11,11 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from faceteval import tracing
 from faceteval._runner._stats import RunStats
 from faceteval._util.urls import redact_urls
 from faceteval.core import Judgment
 from faceteval.llm import LLM
+from faceteval.tracing.internal import labelled, record_error
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
@@ -62,7 +62,7 @@ def instance_span(tracer: Tracer, instance_id: str, method: str) -> Iterator[Spa
     attributes = {"faceteval.instance_id": instance_id, "faceteval.method": method}
     with (
         _recording(tracer, f"judge_instance {method}", attributes) as span,
-        tracing.labelled(instance_id=instance_id),
+        labelled(instance_id=instance_id),
     ):
         yield span
 
@@ -89,7 +89,7 @@ def record_judgment(span: Span, judgment: Judgment) -> None:
 
 @contextmanager
 def _recording(tracer: Tracer, name: str, attributes: Mapping[str, Any]) -> Iterator[Span]:
-    """A span ``name`` on which an error that ends it is recorded as `faceteval.tracing.record_error`
+    """A span ``name`` on which an error that ends it is recorded as `faceteval.tracing.internal.record_error`
     records it (OpenTelemetry's own recording would write the chain of causes behind it)."""
     with tracer.start_as_current_span(
         name, attributes=attributes, record_exception=False, set_status_on_exception=False
@@ -97,5 +97,5 @@ def _recording(tracer: Tracer, name: str, attributes: Mapping[str, Any]) -> Iter
         try:
             yield span
         except BaseException as exc:
-            tracing.record_error(span, exc, status=f"{type(exc).__name__}: {exc}")
+            record_error(span, exc, status=f"{type(exc).__name__}: {exc}")
             raise

@@ -10,7 +10,7 @@ from typing import Any, Generic, Literal, TypeVar
 import anyio
 from pydantic import TypeAdapter
 
-from faceteval.methods import severity
+from faceteval.methods.internal import severity
 
 T = TypeVar("T")
 R = TypeVar("R")

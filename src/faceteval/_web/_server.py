@@ -8,16 +8,12 @@ import socket
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from faceteval.errors import ConfigError
+from faceteval.errors import ServeError
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
 __all__ = ["ServeError", "listen", "serve", "url_of"]
-
-
-class ServeError(ConfigError):
-    """The address given cannot be served (taken, or not this machine's): the command line's usage error."""
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -1,7 +1,7 @@
 """Aggregation of facet scores outside the LLM: weighted sum, mean, verdicts and ranks; a judge panel's
 combined verdict."""
 
-from faceteval.aggregation._functions import DECIMALS, mean, normalise, ranks, total, verdict, weighted_sum
+from faceteval.aggregation._functions import mean, normalise, ranks, total, verdict, weighted_sum
 from faceteval.aggregation._panel import (
     DEFAULT_PANEL_VOTE,
     PANEL_VOTES,
@@ -11,7 +11,6 @@ from faceteval.aggregation._panel import (
 )
 
 __all__ = [
-    "DECIMALS",
     "DEFAULT_PANEL_VOTE",
     "PANEL_VOTES",
     "combine_panel",

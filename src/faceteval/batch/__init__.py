@@ -19,7 +19,6 @@ from faceteval.batch._choice import (
     DEFAULT_POLL,
     BatchRun,
     BatchSettings,
-    close_rounds,
     rounds_for,
 )
 from faceteval.batch._files import FileRounds
@@ -51,7 +50,6 @@ __all__ = [
     "Rounds",
     "Stall",
     "Watch",
-    "close_rounds",
     "import_outputs",
     "retry_wait",
     "rounds_for",

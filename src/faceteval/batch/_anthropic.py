@@ -15,7 +15,8 @@ from faceteval.batch._api import ApiRounds
 from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import ANTHROPIC_LIMITS, shards
 from faceteval.errors import BadResponseError
-from faceteval.llm import CompletionRequest, anthropic_batch_completion, anthropic_batch_request
+from faceteval.llm import CompletionRequest
+from faceteval.llm.internal import anthropic_batch_completion, anthropic_batch_request
 from faceteval.store import BatchRow, SQLiteCache
 
 logger = logging.getLogger(__name__)

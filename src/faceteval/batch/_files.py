@@ -19,8 +19,10 @@ from faceteval.batch._passes import Stall
 from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import OPENAI_LIMITS, Limits, in_prefix_order, shards
 from faceteval.errors import BatchPending
-from faceteval.llm import CompletionRequest, openai_batch_line
-from faceteval.store import BatchRow, SQLiteCache, write_atomic
+from faceteval.llm import CompletionRequest
+from faceteval.llm.internal import openai_batch_line
+from faceteval.store import BatchRow, SQLiteCache
+from faceteval.store.internal import write_atomic
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,8 @@ from faceteval.batch._api import ApiRounds
 from faceteval.batch._results import ImportTally, read_result, store_result
 from faceteval.batch._shards import OPENAI_LIMITS, shards
 from faceteval.errors import BadResponseError
-from faceteval.llm import CompletionRequest, openai_batch_line
+from faceteval.llm import CompletionRequest
+from faceteval.llm.internal import openai_batch_line
 from faceteval.store import BatchRow
 
 if TYPE_CHECKING:

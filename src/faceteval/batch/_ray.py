@@ -16,7 +16,8 @@ import anyio
 from faceteval.batch._results import ImportTally, ResultLine, refusal, store_result
 from faceteval.batch._shards import in_prefix_order
 from faceteval.errors import BadResponseError, MissingDependencyError, ProviderError
-from faceteval.llm import CompletionRequest, Price, openai_batch_line
+from faceteval.llm import CompletionRequest, Price
+from faceteval.llm.internal import openai_batch_line
 from faceteval.store import BatchRow, SQLiteCache
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faceteval.errors import BadResponseError
-from faceteval.llm import Completion, Price, openai_batch_completion
+from faceteval.llm import Completion, Price
+from faceteval.llm.internal import openai_batch_completion
 from faceteval.store import SQLiteCache
 
 

@@ -1,19 +1,15 @@
 """The data model: no I/O, no LLM, just the shapes everything else agrees on.
 
-`partial_weights`, `repeated_name` and `zero_weights` say what is wrong with a list of criteria
-(where criteria are given and where their weights are used); `usage_of` is the usage of a trace;
-`failure_kind` says why a judgment failed; `confidence` is how far to trust a verdict. `JudgeResult`
+`usage_of` is the usage of a trace; `confidence` is how far to trust a verdict. The checks of lists
+of criteria and of recorded score modes, why a judgment failed (`failure_kind`) and the error
+markers the engine writes are in `faceteval.core.internal`. `JudgeResult`
 and its parts are the result of a judge run (computed by `faceteval.results`, which exports them too).
 """
 
 from faceteval.core._confidence import ConfidenceInputs, confidence, confidence_components
-from faceteval.core._criterion import Criterion, partial_weights, repeated_name, zero_weights
+from faceteval.core._criterion import Criterion
 from faceteval.core._instance import Instance
 from faceteval.core._judgment import (
-    INVALID_INPUT,
-    PLANNED,
-    UNANSWERED,
-    UNJUDGEABLE,
     FacetScore,
     FailureKind,
     Judgment,
@@ -23,11 +19,9 @@ from faceteval.core._judgment import (
     Status,
     TraceEntry,
     Usage,
-    failure_kind,
     usage_of,
 )
 from faceteval.core._result import (
-    RESULT_SCHEMA,
     Consistency,
     FacetDecisions,
     FacetSummary,
@@ -42,21 +36,9 @@ from faceteval.core._result import (
     Strength,
     SystemMean,
 )
-from faceteval.core._scoring import (
-    RecordedMode,
-    ScoreMode,
-    ScoreSource,
-    merged_modes,
-    mode_counts,
-    recorded_modes,
-)
+from faceteval.core._scoring import RecordedMode, ScoreMode, ScoreSource
 
 __all__ = [
-    "INVALID_INPUT",
-    "PLANNED",
-    "RESULT_SCHEMA",
-    "UNANSWERED",
-    "UNJUDGEABLE",
     "ConfidenceInputs",
     "Consistency",
     "Criterion",
@@ -87,12 +69,5 @@ __all__ = [
     "Usage",
     "confidence",
     "confidence_components",
-    "failure_kind",
-    "merged_modes",
-    "mode_counts",
-    "partial_weights",
-    "recorded_modes",
-    "repeated_name",
     "usage_of",
-    "zero_weights",
 ]

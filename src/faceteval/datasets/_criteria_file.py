@@ -10,7 +10,8 @@ from pydantic import ValidationError
 
 from faceteval._util.documents import node_line
 from faceteval._util.files import read_document
-from faceteval.core import Criterion, partial_weights, repeated_name, zero_weights
+from faceteval.core import Criterion
+from faceteval.core.internal import partial_weights, repeated_name, zero_weights
 from faceteval.errors import InputError
 
 

@@ -5,24 +5,17 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 `ScriptedProvider` is a test double: it is never built from a spec.
 """
 
-from faceteval.llm._batch_format import (
-    anthropic_batch_completion,
-    anthropic_batch_request,
-    openai_batch_completion,
-    openai_batch_line,
-)
-from faceteval.llm._cache import ResponseCache, cache_key
+from faceteval.llm._cache import ResponseCache
 from faceteval.llm._collect import Collector
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
-from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend, endpoint_identity
+from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend
 from faceteval.llm._panel import Judge, Panel
-from faceteval.llm._parser import JsonReply, Parser, reply_schema
+from faceteval.llm._parser import JsonReply, Parser
 from faceteval.llm._pricing import Price, PriceTable
 from faceteval.llm._provider import Provider
-from faceteval.llm._registry import ModelSpec, create_provider
+from faceteval.llm._registry import ModelSpec
 from faceteval.llm._retry import DEFAULT_MAX_RETRY_AFTER, DEFAULT_RETRY, RetryPolicy
 from faceteval.llm._scripted import ScriptedProvider
-from faceteval.llm._tokens import CHARS_PER_TOKEN, estimate_prompt_tokens, estimate_tokens
 from faceteval.llm._types import (
     DEFAULT_GENERATE_CONFIG,
     Completion,
@@ -38,7 +31,6 @@ from faceteval.llm._types import (
 )
 
 __all__ = [
-    "CHARS_PER_TOKEN",
     "DEFAULT_CONCURRENCY",
     "DEFAULT_GENERATE_CONFIG",
     "DEFAULT_MAX_REPLY_BYTES",
@@ -67,17 +59,7 @@ __all__ = [
     "ScriptedProvider",
     "Spend",
     "TokenLogprob",
-    "anthropic_batch_completion",
-    "anthropic_batch_request",
     "assistant",
-    "cache_key",
-    "create_provider",
-    "endpoint_identity",
-    "estimate_prompt_tokens",
-    "estimate_tokens",
-    "openai_batch_completion",
-    "openai_batch_line",
-    "reply_schema",
     "system",
     "user",
 ]

@@ -32,6 +32,7 @@ from faceteval.llm._types import (
     Message,
     TokenLogprob,
 )
+from faceteval.tracing import internal as tracing_internal
 
 logger = logging.getLogger(__name__)
 
@@ -334,7 +335,7 @@ class LLM:
         request = CompletionRequest(
             model=self.spec.model, messages=tuple(messages), config=config or self.config
         )
-        if (tracer := tracing.tracer()) is None:
+        if (tracer := tracing_internal.tracer()) is None:
             return await self._generate(request, example, readable)
         with call_span(tracer, self.spec, request) as span:
             exchange = await self._generate(request, example, readable)

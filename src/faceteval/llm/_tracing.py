@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from faceteval import tracing
 from faceteval.errors import ProviderError
+from faceteval.tracing.internal import record_error
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
@@ -43,7 +44,7 @@ def call_span(tracer: Tracer, spec: ModelSpec, request: CompletionRequest) -> It
                 span.set_attribute("faceteval.attempts", exc.attempts)
                 span.set_attribute("faceteval.retries", max(exc.attempts - 1, 0))
             span.set_attribute("error.type", type(exc).__qualname__)
-            tracing.record_error(span, exc)  # its URLs' credentials hidden
+            record_error(span, exc)  # its URLs' credentials hidden
             raise
 
 

@@ -102,7 +102,7 @@ def recorded_alias(spec: str, benchmark: str) -> str:
 
 class Pairs(Sequence[tuple[Instance, Judgment | None]]):
     """Each instance with its judgment (None where the judge has none), built as they are read: when
-    the instances or judgments are packed (`faceteval.metaeval.SlimJudgments`), a pass over the pairs
+    the instances or judgments are packed (`faceteval.metaeval.internal.SlimJudgments`), a pass over the pairs
     holds one pair at a time."""
 
     def __init__(self, instances: Sequence[Instance], judgments: Sequence[Judgment], index: array[int]):

@@ -29,7 +29,7 @@ from typing import Any, Self, TypeVar, overload
 from pydantic import BaseModel
 
 from faceteval.core import FacetScore, Instance, Judgment, OrderResult, PanelMember, Usage, usage_of
-from faceteval.datasets import instance_from_line, judgment_from_line, read_numbered_judgments
+from faceteval.datasets.internal import instance_from_line, judgment_from_line, read_numbered_judgments
 from faceteval.errors import InputError
 
 

@@ -19,7 +19,9 @@ from faceteval.metaeval._judgments import join
 from faceteval.metaeval._summary import Settings, summarize
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights
-from faceteval.store import MetaEvalRecord, MetaEvalSummary, OutputKind
+from faceteval.store import MetaEvalRecord, MetaEvalSummary, OutputKind, record_path_for
+from faceteval.store import internal as store_internal
+from faceteval.store.internal import REPORT, RUN_RECORD, OutputFile, check_written, header, write_atomic
 
 INSTANCES = "instances.jsonl"
 """The file of a run directory holding the instances measured."""
@@ -35,11 +37,11 @@ def write_instances(out: Path, instances: Iterable[Instance]) -> Path:
     return _write_lines(out / INSTANCES, (i.model_dump_json(exclude_defaults=True) for i in instances))
 
 
-def stage_instances(out: Path, instances: Iterable[Instance]) -> store.OutputFile:
+def stage_instances(out: Path, instances: Iterable[Instance]) -> OutputFile:
     """``out/instances.jsonl`` written beside itself, not yet in place: judge from its partial file,
     and commit it (`faceteval.store.OutputFile.commit`) only once the run has judgments to put in place,
     so that a run that judges nothing leaves the earlier run directory as it was."""
-    staged = store.OutputFile(out / INSTANCES)
+    staged = OutputFile(out / INSTANCES)
     try:
         staged.write_lines(i.model_dump_json(exclude_defaults=True) for i in instances)
     except BaseException:
@@ -58,7 +60,7 @@ def write_summary(out: Path, record: MetaEvalRecord) -> Path:
     Raises:
         ValueError: A number is not finite (no JSON reader could read it).
     """
-    return store.write_atomic(out / SUMMARY, record.to_json())
+    return write_atomic(out / SUMMARY, record.to_json())
 
 
 def measure(
@@ -107,7 +109,7 @@ def measure(
             human_weights=human_weights,
             judge_models=models,
         ) | dict(extra or {})
-        about = about or MetaEvalRecord(**store.header("meta-eval", started))
+        about = about or MetaEvalRecord(**header("meta-eval", started))
         record = about.finished(summary=MetaEvalSummary.model_validate(numbers))
         run.finish(record)
     return record
@@ -159,7 +161,7 @@ def check_run(run_dir: Path) -> MetaEvalRecord:
         InputError: A file is not as the summary describes it, or (not described) has a bad line.
     """
     summary = read_summary(run_dir)
-    store.check_written(summary, run_dir / SUMMARY)
+    check_written(summary, run_dir / SUMMARY)
     if INSTANCES not in summary.written and (run_dir / INSTANCES).is_file():
         for item in read_instances(run_dir / INSTANCES):
             if isinstance(item, InputError):
@@ -178,7 +180,7 @@ def read_run(run_dir: Path) -> tuple[MetaEvalRecord, list[Instance], list[Judgme
             run's, or changed since); a summary written before summaries described them is read as is.
     """
     summary = read_summary(run_dir)
-    store.check_written(summary, run_dir / SUMMARY)
+    check_written(summary, run_dir / SUMMARY)
     instances: list[Instance] = []
     if (run_dir / INSTANCES).is_file():
         for item in read_instances(run_dir / INSTANCES):
@@ -190,14 +192,15 @@ def read_run(run_dir: Path) -> tuple[MetaEvalRecord, list[Instance], list[Judgme
 
 
 def run_files(run_dir: Path) -> list[tuple[Path, OutputKind]]:
-    """The files a run writes into ``run_dir``, each with its kind (see `faceteval.store.check_outputs`)."""
+    """The files a run writes into ``run_dir``, each with its kind (see
+    `faceteval.store.internal.check_outputs`)."""
     return [
-        (run_dir / INSTANCES, store.INSTANCES),
-        (run_dir / JUDGMENTS, store.JUDGMENTS),
-        (store.record_path_for(run_dir / JUDGMENTS), store.RUN_RECORD),
-        (run_dir / SUMMARY, store.SUMMARY),
-        (run_dir / REPORT_FILES[0], store.REPORT),
-        (run_dir / REPORT_FILES[1], store.REPORT),
+        (run_dir / INSTANCES, store_internal.INSTANCES),
+        (run_dir / JUDGMENTS, store_internal.JUDGMENTS),
+        (record_path_for(run_dir / JUDGMENTS), RUN_RECORD),
+        (run_dir / SUMMARY, store_internal.SUMMARY),
+        (run_dir / REPORT_FILES[0], REPORT),
+        (run_dir / REPORT_FILES[1], REPORT),
     ]
 
 
@@ -218,11 +221,11 @@ def run_inputs(run_dir: Path) -> list[Path]:
     """The files of a run directory that are read to report on it or compare it, and those of the
     runs of a sweep or repeated run inside it."""
     folders = [run_dir, *(d for d in sorted(run_dir.glob("*/")) if (d / SUMMARY).is_file())]
-    names = (INSTANCES, JUDGMENTS, SUMMARY, store.record_path_for(Path(JUDGMENTS)).name)
+    names = (INSTANCES, JUDGMENTS, SUMMARY, record_path_for(Path(JUDGMENTS)).name)
     return [folder / name for folder in folders for name in names]
 
 
 def _write_lines(path: Path, lines: Iterable[str]) -> Path:
-    with store.OutputFile(path) as out:
+    with OutputFile(path) as out:
         out.write_lines(lines)
     return path

@@ -16,7 +16,8 @@ from typing import Any
 
 from faceteval import metrics
 from faceteval.aggregation import ranks
-from faceteval.core import Judgment, Usage, mode_counts
+from faceteval.core import Judgment, Usage
+from faceteval.core.internal import mode_counts
 from faceteval.metaeval._bias import bias
 from faceteval.metaeval._judgments import Joined
 from faceteval.metaeval._pairwise import pairwise

@@ -13,17 +13,8 @@ from typing import Any
 
 from faceteval._util.text import first_few, plural
 from faceteval.core import Instance
-from faceteval.datasets import (
-    PLAIN_READING,
-    SUFFIXES,
-    Benchmark,
-    FieldMap,
-    InstanceFile,
-    Kind,
-    Reading,
-    get_benchmark,
-    load_labelled,
-)
+from faceteval.datasets import Benchmark, FieldMap, InstanceFile, Kind, Reading, get_benchmark, load_labelled
+from faceteval.datasets.internal import PLAIN_READING, SUFFIXES
 from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval._slim import Packed, SlimInstances
 

@@ -10,35 +10,15 @@ package of yours adds one with `register_method` or an entry point of the group 
 re-exported here, where every family's templates are registered by the time it checks their names.
 """
 
-from faceteval.methods._base import (
-    DEFAULT_SCALE,
-    CriterionLike,
-    Method,
-    OrderOutcome,
-    as_criteria,
-    candidate_labels,
-    for_benchmark,
-    gather,
-    severity,
-)
-from faceteval.methods._context import (
-    DEFAULT_MEMO_SIZE,
-    DEFAULT_TOP_LOGPROBS,
-    SCORE_MODES,
-    JudgeContext,
-    QueryMemo,
-    ScoreModeOption,
-)
+from faceteval.methods._base import DEFAULT_SCALE, CriterionLike, Method, OrderOutcome, for_benchmark, gather
+from faceteval.methods._context import JudgeContext, QueryMemo
 from faceteval.methods._registry import (
     DEFAULT_METHOD,
-    ENTRY_POINT_GROUP,
     create_method,
-    find_method_spec,
     method_names,
     method_spec,
     method_specs,
     register_method,
-    sweep_of,
 )
 from faceteval.methods._spec import (
     DEFAULT_SWEEP,
@@ -54,13 +34,9 @@ from faceteval.methods._spec import (
 from faceteval.prompts import Templates
 
 __all__ = [
-    "DEFAULT_MEMO_SIZE",
     "DEFAULT_METHOD",
     "DEFAULT_SCALE",
     "DEFAULT_SWEEP",
-    "DEFAULT_TOP_LOGPROBS",
-    "ENTRY_POINT_GROUP",
-    "SCORE_MODES",
     "Command",
     "CriteriaUse",
     "CriterionLike",
@@ -72,20 +48,14 @@ __all__ = [
     "OrderOutcome",
     "QueryMemo",
     "RunReport",
-    "ScoreModeOption",
     "Sweep",
     "TemplateFolder",
     "Templates",
-    "as_criteria",
-    "candidate_labels",
     "create_method",
-    "find_method_spec",
     "for_benchmark",
     "gather",
     "method_names",
     "method_spec",
     "method_specs",
     "register_method",
-    "severity",
-    "sweep_of",
 ]

@@ -12,15 +12,8 @@ import anyio
 from pydantic import ValidationError
 
 from faceteval._util.checks import whole_number
-from faceteval.core import (
-    Criterion,
-    FacetScore,
-    Instance,
-    RecordedMode,
-    partial_weights,
-    repeated_name,
-    zero_weights,
-)
+from faceteval.core import Criterion, FacetScore, Instance, RecordedMode
+from faceteval.core.internal import partial_weights, repeated_name, zero_weights
 from faceteval.datasets import Benchmark
 from faceteval.errors import (
     AuthenticationError,
@@ -51,7 +44,7 @@ class OrderOutcome:
         facets: Facet scores, each listing candidates in the order presented.
         explanation: The judge's overall explanation, when there is one.
         score_modes: How each overall score was obtained, when one scoring call gave it and the
-            run asked for log-probabilities (`faceteval.core.recorded_modes`); else None.
+            run asked for log-probabilities (`faceteval.core.internal.recorded_modes`); else None.
     """
 
     scores: tuple[float, ...]

@@ -12,13 +12,15 @@ from typing import Any, Literal, TypeVar
 import anyio
 from pydantic import BaseModel
 
-from faceteval import tracing
 from faceteval.core import ScoreSource, TraceEntry
 from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
 from faceteval.methods._structured import structured
-from faceteval.parsing import ScoreReader, score_sources
-from faceteval.prompts import Prompts, current_prompts
+from faceteval.parsing import ScoreReader
+from faceteval.parsing.internal import score_sources
+from faceteval.prompts import Prompts
+from faceteval.prompts.internal import current_prompts
+from faceteval.tracing.internal import labelled
 
 T = TypeVar("T")
 
@@ -125,7 +127,8 @@ class JudgeContext:
 
         With ``score_mode="logprobs"`` and a parser that reads scores (`faceteval.parsing.ScoreReader`),
         the call asks for log-probabilities and the value's scores are the expected scores where they
-        can be computed (`faceteval.parsing.score_sources`); the trace entry keeps how each was obtained.
+        can be computed (`faceteval.parsing.internal.score_sources`); the trace entry keeps how each
+        was obtained.
 
         Raises:
             ParseError: The reply and the one re-ask could not be read; both are in the trace.
@@ -203,7 +206,7 @@ class JudgeContext:
         """One exchange; a call that failed for good is traced (with its attempts), then raised."""
         readable = functools.partial(_readable, parser)
         try:
-            with tracing.labelled(stage=stage, facet=facet):
+            with labelled(stage=stage, facet=facet):
                 return await self.llm.generate(
                     messages, config=config, example=parser.example, readable=readable
                 )

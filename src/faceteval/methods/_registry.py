@@ -23,7 +23,7 @@ from faceteval.methods import baselines, coeval, dna, fennec, hdeval
 from faceteval.methods._base import Method
 from faceteval.methods._spec import DEFAULT_SWEEP, MethodSpec, Sweep
 from faceteval.prompts import add_templates
-from faceteval.store import register_record_kinds
+from faceteval.store.internal import register_record_kinds
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,10 @@ from typing import Generic, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from faceteval.errors import ConfigError, ParseError
-from faceteval.llm import GenerateConfig, JsonReply, Message, Parser, ResponseSchema, reply_schema
-from faceteval.prompts import Prompts, current_prompts
+from faceteval.llm import GenerateConfig, JsonReply, Message, Parser, ResponseSchema
+from faceteval.llm.internal import reply_schema
+from faceteval.prompts import Prompts
+from faceteval.prompts.internal import current_prompts
 
 T = TypeVar("T")
 

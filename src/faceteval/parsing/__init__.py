@@ -9,7 +9,7 @@ are read by the parsers of its package (``faceteval.methods.fennec``'s, say).
 """
 
 from faceteval.parsing._criteria import CriteriaParser
-from faceteval.parsing._expected import NO_LOGPROBS, ScoreReader, score_sources
+from faceteval.parsing._expected import NO_LOGPROBS, ScoreReader
 from faceteval.parsing._json_replies import reply_model, text_field
 from faceteval.parsing._scores import ScoreParser, Scores
 from faceteval.parsing._weights import WeightParser
@@ -22,6 +22,5 @@ __all__ = [
     "Scores",
     "WeightParser",
     "reply_model",
-    "score_sources",
     "text_field",
 ]

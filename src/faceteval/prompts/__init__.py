@@ -5,44 +5,18 @@
 """
 
 from faceteval.prompts._fence import fence, fence_inline
-from faceteval.prompts._render import (
-    BUILT_IN,
-    Prompts,
-    Template,
-    add_templates,
-    builtin_template,
-    current_prompts,
-    load_template,
-    render,
-    template_names,
-)
-from faceteval.prompts._templates import (
-    Templates,
-    overridable_names,
-    prefix_cache_on,
-    prefix_cache_order,
-    prompts_of,
-    recorded_prompts,
-    slots,
-    using_templates,
-)
+from faceteval.prompts._render import Prompts, Template, add_templates, load_template, render, template_names
+from faceteval.prompts._templates import Templates, prefix_cache_order, slots, using_templates
 
 __all__ = [
-    "BUILT_IN",
     "Prompts",
     "Template",
     "Templates",
     "add_templates",
-    "builtin_template",
-    "current_prompts",
     "fence",
     "fence_inline",
     "load_template",
-    "overridable_names",
-    "prefix_cache_on",
     "prefix_cache_order",
-    "prompts_of",
-    "recorded_prompts",
     "render",
     "slots",
     "template_names",

@@ -9,71 +9,44 @@ spent, from their records.
 `write_report` reads a meta-evaluation run directory (``summary.json``, and ``instances.jsonl`` /
 ``judgments.jsonl`` when present) and writes ``report.md`` and ``report.html`` beside them.
 `render_markdown` and `render_html` are the pure functions behind it; `render_comparison` and
-`render_cost_table` write Markdown across runs; `bias_rows` lists a summary's bias rates (judge and
-humans) as reports and the command line show them, under `BIAS_NOTE`. Every key of a summary is
-optional: a report shows what is there.
+`render_cost_table` write Markdown across runs. Every key of a summary is optional: a report shows
+what is there.
 
 A report of another kind (HD-Eval's evaluator report, the review statistics) is built from the same
-parts: a `Section` holds `Table` objects (`numeric_columns` aligns their columns), written as Markdown
-by `section_lines` / `table_lines` and as a page by `render_page` (both by `write_pages`);
-`record_section` shows a run record (what ran, and its spend); a `Plot` is drawn on `new_figure`
-and embedded by `encode_plot` (`plot_label` shortens a label and draws it as written); numbers and
-text are shown as a report shows them (`decimal`, `percent`, `count`, `DASH`, `escape_markdown`).
+parts: a `Section` holds `Table` objects, shown as a page by `render_page`, with a `Plot` in it. The
+helpers those reports share (Markdown of sections and tables, run-record sections, figures, how
+numbers and text are shown, the bias rows) are in `faceteval.report.internal`.
 """
 
 from faceteval.report._build import DEFAULT_EXAMPLES, DEFAULT_TOP_FACETS
-from faceteval.report._compare import cost_table, render_comparison, render_cost_table
-from faceteval.report._diagnostics import BIAS_NOTE, bias_rows
-from faceteval.report._format import DASH, count, decimal, escape_markdown, percent
+from faceteval.report._compare import render_comparison, render_cost_table
+from faceteval.report._format import count
 from faceteval.report._html import render_html, render_page
 from faceteval.report._judge import judge_report_paths, write_judge_report
-from faceteval.report._judge_run import DEFAULT_ITEMS
-from faceteval.report._markdown import render_markdown, section_lines, table_lines
-from faceteval.report._model import Section, Table, numeric_columns
-from faceteval.report._plots import Plot, encode_plot, new_figure, plot_label
-from faceteval.report._record_section import record_section
-from faceteval.report._run import Run, load_run, summary_view
-from faceteval.report._spend import method_of, render_spend_table, spend_table
-from faceteval.report._write import HTML_FILE, MARKDOWN_FILE, markdown_page, write_pages, write_report
+from faceteval.report._markdown import render_markdown
+from faceteval.report._model import Section, Table
+from faceteval.report._plots import Plot
+from faceteval.report._run import Run, load_run
+from faceteval.report._spend import spend_table
+from faceteval.report._write import markdown_page, write_report
 
 __all__ = [
-    "BIAS_NOTE",
-    "DASH",
     "DEFAULT_EXAMPLES",
-    "DEFAULT_ITEMS",
     "DEFAULT_TOP_FACETS",
-    "HTML_FILE",
-    "MARKDOWN_FILE",
     "Plot",
     "Run",
     "Section",
     "Table",
-    "bias_rows",
-    "cost_table",
     "count",
-    "decimal",
-    "encode_plot",
-    "escape_markdown",
     "judge_report_paths",
     "load_run",
     "markdown_page",
-    "method_of",
-    "new_figure",
-    "numeric_columns",
-    "percent",
-    "plot_label",
-    "record_section",
     "render_comparison",
     "render_cost_table",
     "render_html",
     "render_markdown",
     "render_page",
-    "render_spend_table",
-    "section_lines",
     "spend_table",
-    "summary_view",
-    "table_lines",
     "write_judge_report",
-    "write_pages",
     "write_report",
 ]

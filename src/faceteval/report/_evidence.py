@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from faceteval.core import Instance, Judgment
-from faceteval.metaeval import Pairs, pair_by_id
+from faceteval.metaeval import Pairs
+from faceteval.metaeval.internal import pair_by_id
 from faceteval.report._format import label_name
 from faceteval.report._run import shown_reply
 

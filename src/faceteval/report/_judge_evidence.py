@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from faceteval.aggregation import DECIMALS, verdict
+from faceteval.aggregation import verdict
+from faceteval.aggregation.internal import DECIMALS
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.results import FacetSummary, JudgeResult
 

@@ -12,14 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import (
-    PLAIN_READING,
-    InstanceFile,
-    Reading,
-    judged_input,
-    judgment_from_line,
-    recorded_reading,
-)
+from faceteval.datasets import InstanceFile, Reading
+from faceteval.datasets.internal import PLAIN_READING, judged_input, judgment_from_line, recorded_reading
 from faceteval.errors import FacetevalError, InputError
 from faceteval.report._judge_evidence import Evidence, collect_evidence
 from faceteval.results import JudgeResult, compute_result

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from faceteval._util.numbers import number
-from faceteval.methods import sweep_of
+from faceteval.methods.internal import sweep_of
 from faceteval.report._confusion import Confusion, read_confusion
 from faceteval.report._evidence import Paired, aspect_scores, preferred_scores, verdict_counts
 from faceteval.report._format import interval, is_fraction, metric_name, truncate, value_of

@@ -8,7 +8,8 @@ from typing import Any
 
 from faceteval.report._model import Section, Table
 from faceteval.report._spend import SPEND_COLUMNS, method_of, spend_cells
-from faceteval.store import RunRecord, redacted
+from faceteval.store import RunRecord
+from faceteval.store.internal import redacted
 
 _SHOWN_CONFIG = ("temperature", "max_tokens", "seed", "top_p", "sample")
 

@@ -14,8 +14,9 @@ from pydantic import BaseModel, ValidationError
 
 from faceteval.core import Instance, Judgment
 from faceteval.errors import InputError
-from faceteval.metaeval import Packed, SlimInstances, SlimJudgments
-from faceteval.store import MetaEvalRecord, check_written, parse_record
+from faceteval.metaeval.internal import Packed, SlimInstances, SlimJudgments
+from faceteval.store import MetaEvalRecord
+from faceteval.store.internal import check_written, parse_record
 
 logger = logging.getLogger(__name__)
 
@@ -33,10 +34,10 @@ class Run:
     summary: dict[str, Any]
     """The run's numbers as the report reads them (`summary_view`)."""
     instances: Sequence[Instance] = ()
-    """Kept slim (`faceteval.metaeval.SlimInstances`): without their texts, read again whole for the
+    """Kept slim (`faceteval.metaeval.internal.SlimInstances`): without their texts, read again whole for the
     few a report shows."""
     judgments: Sequence[Judgment] = ()
-    """Kept slim (`faceteval.metaeval.SlimJudgments`): without traces and explanations, read again
+    """Kept slim (`faceteval.metaeval.internal.SlimJudgments`): without traces and explanations, read again
     whole for the few a report shows (`shown_reply` keeps of their traces what it may show)."""
     unreadable: int = field(default=0)
     """Lines of the JSONL files that could not be read (skipped, and logged)."""
@@ -47,7 +48,7 @@ def load_run(run_dir: Path) -> Run:
 
     Raises:
         InputError: ``summary.json`` is missing or is not a JSON object, or a file it describes is
-            missing or not as it describes it (`faceteval.store.check_written`).
+            missing or not as it describes it (`faceteval.store.internal.check_written`).
     """
     path = run_dir / SUMMARY_FILE
     record = parse_record(read_summary(path), MetaEvalRecord, source=str(path))

@@ -7,7 +7,7 @@ from typing import Any
 
 from faceteval._util.numbers import number
 from faceteval._util.text import plural
-from faceteval.methods import sweep_of
+from faceteval.methods.internal import sweep_of
 from faceteval.report._confusion import read_confusion
 from faceteval.report._format import (
     DASH,

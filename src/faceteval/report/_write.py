@@ -13,7 +13,7 @@ from faceteval.report._markdown import render_markdown, section_lines
 from faceteval.report._model import Section
 from faceteval.report._plots import Plot
 from faceteval.report._run import load_run
-from faceteval.store import write_atomic
+from faceteval.store.internal import write_atomic
 
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"

@@ -9,7 +9,6 @@ number of scores averaged; failed judgments are counted beside them, never silen
 """
 
 from faceteval.core import (
-    RESULT_SCHEMA,
     Consistency,
     FacetDecisions,
     FacetSummary,
@@ -24,14 +23,14 @@ from faceteval.core import (
     Strength,
     SystemMean,
 )
+from faceteval.core.internal import RESULT_SCHEMA
 from faceteval.results._build import ResultBuilder, compute_result
 from faceteval.results._options import DEFAULT_MAX_FACETS, DEFAULT_RESULT_OPTIONS, ResultOptions
-from faceteval.results._thresholds import METRICS, Threshold, did_you_mean, result_systems
+from faceteval.results._thresholds import Threshold
 
 __all__ = [
     "DEFAULT_MAX_FACETS",
     "DEFAULT_RESULT_OPTIONS",
-    "METRICS",
     "RESULT_SCHEMA",
     "Consistency",
     "FacetDecisions",
@@ -50,6 +49,4 @@ __all__ = [
     "SystemMean",
     "Threshold",
     "compute_result",
-    "did_you_mean",
-    "result_systems",
 ]

@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from faceteval.core import RESULT_SCHEMA, Instance, JudgeResult, Judgment, failure_kind
+from faceteval.core import Instance, JudgeResult, Judgment
+from faceteval.core.internal import RESULT_SCHEMA, failure_kind
 from faceteval.errors import ConfigError, InputError
 from faceteval.results._options import DEFAULT_RESULT_OPTIONS, ResultOptions
 from faceteval.results._sections import Pairwise, Pointwise

@@ -6,7 +6,8 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from faceteval.aggregation import DECIMALS, ranks, verdict
+from faceteval.aggregation import ranks, verdict
+from faceteval.aggregation.internal import DECIMALS
 from faceteval.core import FacetScore, Judgment
 
 RELATIVE_TOLERANCE = 1e-6

@@ -10,10 +10,6 @@ from typing import TYPE_CHECKING
 from faceteval._util.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from faceteval.review._access import base_address, invite_url, is_loopback, is_wildcard, new_invite
-    from faceteval.review._app import create_app
-    from faceteval.review._explain import explanation_parts, split_sentences, states_score
-    from faceteval.review._export import export_actions, export_scores
     from faceteval.review._io import ImportSummary, import_run
     from faceteval.review._model import (
         OVERALL,
@@ -30,15 +26,9 @@ if TYPE_CHECKING:
         SentenceAction,
         SentenceView,
     )
-    from faceteval.review._stats import review_stats
-    from faceteval.review._stats_tables import render_stats_markdown, stats_tables
-    from faceteval.review._store import DATABASE, ReviewStore
+    from faceteval.review._store import ReviewStore
 
 _LAZY = {
-    "_access": ("base_address", "invite_url", "is_loopback", "is_wildcard", "new_invite"),
-    "_app": ("create_app",),
-    "_explain": ("explanation_parts", "split_sentences", "states_score"),
-    "_export": ("export_actions", "export_scores"),
     "_io": ("ImportSummary", "import_run"),
     "_model": (
         "Candidate",
@@ -55,13 +45,10 @@ _LAZY = {
         "SentenceView",
         "TIE",
     ),
-    "_stats": ("review_stats",),
-    "_stats_tables": ("render_stats_markdown", "stats_tables"),
-    "_store": ("DATABASE", "ReviewStore"),
+    "_store": ("ReviewStore",),
 }
 
 __all__ = [
-    "DATABASE",
     "OVERALL",
     "SENTENCE_ACTIONS",
     "TIE",
@@ -77,21 +64,7 @@ __all__ = [
     "ReviewStore",
     "SentenceAction",
     "SentenceView",
-    "base_address",
-    "create_app",
-    "explanation_parts",
-    "export_actions",
-    "export_scores",
     "import_run",
-    "invite_url",
-    "is_loopback",
-    "is_wildcard",
-    "new_invite",
-    "render_stats_markdown",
-    "review_stats",
-    "split_sentences",
-    "states_score",
-    "stats_tables",
 ]
 
 

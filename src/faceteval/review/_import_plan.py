@@ -15,9 +15,9 @@ from typing import Any
 
 from faceteval._util.text import first_few, plural
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import read_numbered_judgments
+from faceteval.datasets.internal import read_numbered_judgments
 from faceteval.errors import FacetevalError
-from faceteval.methods import as_criteria, find_method_spec
+from faceteval.methods.internal import as_criteria, find_method_spec
 from faceteval.review._model import DEFAULT_SCALE, OVERALL, Draft, Item, describe_conflicts
 from faceteval.review._staged import Staged, chunked
 from faceteval.review._store import ReviewStore

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from faceteval.core import FacetScore, Instance, Judgment
-from faceteval.datasets import (
-    InstanceFile,
-    Reading,
+from faceteval.datasets import InstanceFile, Reading
+from faceteval.datasets.internal import (
     changed_since,
     judged_input,
     judged_reading,
@@ -23,7 +22,7 @@ from faceteval.datasets import (
     run_record,
 )
 from faceteval.errors import FacetevalError
-from faceteval.methods import find_method_spec
+from faceteval.methods.internal import find_method_spec
 from faceteval.review._explain import explanation_parts, sentences_of
 from faceteval.review._import_plan import Built, checked_judgments, import_plan
 from faceteval.review._model import OVERALL, Candidate, Draft, Item

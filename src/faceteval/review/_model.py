@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from faceteval._util.text import first_few, plural
-from faceteval.errors import FacetevalError
+from faceteval.errors import DiskFullError, ReviewError
 
 __all__ = [
     "CRITERION_ACTIONS",
@@ -48,14 +48,6 @@ SentenceAction = Literal["pass", "revise", "delete", "add"]
 CRITERION_ACTIONS: tuple[CriterionAction, ...] = ("approve", "delete", "revise", "add")
 SENTENCE_ACTIONS: tuple[SentenceAction, ...] = ("pass", "revise", "delete", "add")
 PartKind = Literal["heading", "score", "sentence"]
-
-
-class ReviewError(FacetevalError):
-    """A review request that cannot be carried out (unknown item, bad score, bad name)."""
-
-
-class DiskFullError(ReviewError):
-    """A write refused because the disk holding the project is full; it was rolled back whole."""
 
 
 def preference_label(preference: int | None) -> str:

@@ -36,9 +36,10 @@ class Staged:
         self._db = db
 
     def add_instances(self, entries: Iterable[Instance | InputError]) -> None:
-        """Keep the instances of a judged input (as `faceteval.datasets.judged_instances` reads them) by
-        id; a line that is not one by the ids a judgment of it has: its record's, else its line number
-        (an id-less line judged when it was valid) and ``line-N`` (the error judgment `judge` wrote)."""
+        """Keep the instances of a judged input (as `faceteval.datasets.internal.judged_instances` reads
+        them) by id; a line that is not one by the ids a judgment of it has: its record's, else its line
+        number (an id-less line judged when it was valid) and ``line-N`` (the error judgment
+        `judge` wrote)."""
         for chunk in chunked(entries, BATCH):
             rows: list[tuple[str, bytes]] = []
             invalid: list[tuple[str, str]] = []
@@ -59,7 +60,7 @@ class Staged:
         return None if row is None else pickle.loads(row[0])
 
     def why_missing(self, instance_id: str) -> str:
-        """Why the input has no ``instance_id`` (as `faceteval.datasets.why_missing` says it)."""
+        """Why the input has no ``instance_id`` (as `faceteval.datasets.internal.why_missing` says it)."""
         row = self._db.execute("SELECT error FROM invalid WHERE id = ?", (instance_id,)).fetchone()
         if row is not None:
             return f"its line in the judged input is not valid: {row[0]}"

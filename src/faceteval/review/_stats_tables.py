@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from faceteval.report import DASH, Table, count, decimal, numeric_columns, percent, table_lines
+from faceteval.report import Table, count
+from faceteval.report.internal import DASH, decimal, numeric_columns, percent, table_lines
 from faceteval.review._model import CRITERION_ACTIONS, OVERALL, SENTENCE_ACTIONS
 from faceteval.review._stats import CHANGES, LEVELS
 

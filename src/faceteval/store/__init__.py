@@ -1,12 +1,11 @@
 """Storage: the SQLite response cache (runs resume from it), the typed run record of every command
 (`RunRecord` and its kinds, read back whatever version wrote them: `read_record`; a judge run's, with
-its result, `read_run`), and the output files and run records of runs, written whole (`OutputFile`,
-`RunFiles`) and never over a file that is not ours (`check_outputs`, with an `OutputKind` for each
-kind of file a command writes)."""
+its result, `read_run`; a family's kinds registered as `RecordKind`\\ s), and the files of runs
+(`RunFiles`). How the commands write them, whole and never over a file that is not ours
+(`OutputFile`, `check_outputs`, the records' `header`), is in `faceteval.store.internal`."""
 
 from typing import Any
 
-from faceteval.store._batches import DONE as BATCH_DONE
 from faceteval.store._batches import BatchLedger, BatchRow
 from faceteval.store._batches import Refusal as BatchRefusal
 from faceteval.store._cache import SQLiteCache
@@ -14,14 +13,11 @@ from faceteval.store._kinds import (
     RUN_RECORDS,
     RecordKind,
     RunRecords,
-    find_record_kind,
     record_kind,
     record_kinds,
     record_module_name,
     register_record_kind,
-    register_record_kinds,
 )
-from faceteval.store._output import OutputFile, partial_files, write_atomic, write_error
 from faceteval.store._record import (
     RECORD_SCHEMA,
     BatchRecord,
@@ -33,12 +29,6 @@ from faceteval.store._record import (
     RecordSummary,
     RunRecord,
     SpendRecord,
-    file_sha256,
-    header,
-    input_file,
-    redacted,
-    spend_of,
-    stop_reason,
 )
 from faceteval.store._record_kinds import (
     JudgeRecord,
@@ -46,65 +36,13 @@ from faceteval.store._record_kinds import (
     MetaEvalRecord,
     MetaEvalSummary,
 )
-from faceteval.store._record_read import (
-    SPEND,
-    Refused,
-    command_of,
-    old_header,
-    old_sections,
-    old_spend,
-    parse_record,
-    read_record,
-    read_run,
-    without,
-)
-from faceteval.store._runfiles import (
-    RECORD_ROOM,
-    WRITTEN,
-    RunFiles,
-    check_written,
-    describes,
-    file_entry,
-    record_path_for,
-)
-from faceteval.store._targets import (
-    COMPARISON,
-    COST_TABLE,
-    INSTANCES,
-    JUDGMENTS,
-    REPORT,
-    REVIEW_ACTIONS,
-    REVIEW_SCORES,
-    REVIEW_STATS,
-    REVIEW_TABLES,
-    RUN_RECORD,
-    SQLITE_MAGIC,
-    SUMMARY,
-    OutputKind,
-    check_distinct,
-    check_outputs,
-    same_file,
-)
+from faceteval.store._record_read import read_record, read_run
+from faceteval.store._runfiles import RunFiles, record_path_for
+from faceteval.store._targets import OutputKind
 
 __all__ = [
-    "BATCH_DONE",
-    "COMPARISON",
-    "COST_TABLE",
-    "INSTANCES",
-    "JUDGMENTS",
-    "RECORD_ROOM",
     "RECORD_SCHEMA",
-    "REPORT",
-    "REVIEW_ACTIONS",
-    "REVIEW_SCORES",
-    "REVIEW_STATS",
-    "REVIEW_TABLES",
-    "RUN_RECORD",
     "RUN_RECORDS",
-    "SPEND",
-    "SQLITE_MAGIC",
-    "SUMMARY",
-    "WRITTEN",
     "AnyRunRecord",
     "BatchLedger",
     "BatchRecord",
@@ -118,46 +56,21 @@ __all__ = [
     "MetaEvalRecord",
     "MetaEvalSummary",
     "MethodRecord",
-    "OutputFile",
     "OutputKind",
     "RecordKind",
     "RecordPart",
     "RecordSummary",
-    "Refused",
     "RunFiles",
     "RunRecord",
     "RunRecords",
     "SQLiteCache",
     "SpendRecord",
-    "check_distinct",
-    "check_outputs",
-    "check_written",
-    "command_of",
-    "describes",
-    "file_entry",
-    "file_sha256",
-    "find_record_kind",
-    "header",
-    "input_file",
-    "old_header",
-    "old_sections",
-    "old_spend",
-    "parse_record",
-    "partial_files",
     "read_record",
     "read_run",
     "record_kind",
     "record_kinds",
     "record_path_for",
-    "redacted",
     "register_record_kind",
-    "register_record_kinds",
-    "same_file",
-    "spend_of",
-    "stop_reason",
-    "without",
-    "write_atomic",
-    "write_error",
 ]
 
 AnyRunRecord = RunRecord

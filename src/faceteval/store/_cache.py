@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS responses (
 
 
 class SQLiteCache:
-    """Completions in one SQLite file, keyed by `faceteval.llm.cache_key`.
+    """Completions in one SQLite file, keyed by `faceteval.llm.internal.cache_key`.
 
     Every ``put`` is committed before it returns (WAL journal), so an interrupted run keeps every
     reply it received. One file may be shared by runs of different methods and models.

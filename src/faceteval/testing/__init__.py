@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 from faceteval._util.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # imported on first use: the pytest plugin loads this package in every test run
+    from faceteval.errors import JudgmentAssertionError
     from faceteval.testing._assert import (
         DEFAULT_METHOD,
-        JudgmentAssertionError,
         assert_prefers,
         assert_prefers_async,
         assert_score,

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from faceteval import LLM, Instance, JudgeOptions, Judgment, Method, create_method, judge, judge_async
 from faceteval._util.numbers import fmt, number
-from faceteval.errors import ConfigError
+from faceteval.errors import ConfigError, JudgmentAssertionError
 from faceteval.testing._checks import OUTPUT_LABELS, PAIR_LABELS, preference_failure, score_failure
 from faceteval.testing._explain import details
 
@@ -21,20 +21,6 @@ INSTANCE_ID = "faceteval.testing"
 """The id of the instance an assertion judges (its judgment's ``id``)."""
 
 Criteria = Sequence[str | Mapping[str, Any]]
-
-
-class JudgmentAssertionError(AssertionError):
-    """An assertion of `faceteval.testing` that did not hold; the message says why, with the evidence.
-
-    Attributes:
-        judgment: The judgment behind the failure (its trace holds every prompt and reply).
-    """
-
-    __module__ = "faceteval.testing"
-
-    def __init__(self, message: str, judgment: Judgment) -> None:
-        super().__init__(message)
-        self.judgment = judgment
 
 
 @dataclass(frozen=True, slots=True)

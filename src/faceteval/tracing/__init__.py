@@ -10,30 +10,16 @@ left out unless ``capture_content`` is asked for.
 While tracing is off, nothing of OpenTelemetry is imported and the calls below cost a check of
 one variable. The command line turns it on with ``--otel`` (or ``FACETEVAL_OTEL=1``).
 
-The labels (`labelled`, `labels`), the tracer (`tracer`) and `record_error` are what faceteval's
-own parts use to make their spans.
+`labels` gives the labels of the work under way; what faceteval's own parts use to make their spans
+(`labelled`, `tracer`, `paused`, `record_error`) is in `faceteval.tracing.internal`.
 """
 
-from faceteval.tracing._errors import record_error
-from faceteval.tracing._state import (
-    capture_content,
-    disable,
-    enable,
-    enabled,
-    labelled,
-    labels,
-    paused,
-    tracer,
-)
+from faceteval.tracing._state import capture_content, disable, enable, enabled, labels
 
 __all__ = [
     "capture_content",
     "disable",
     "enable",
     "enabled",
-    "labelled",
     "labels",
-    "paused",
-    "record_error",
-    "tracer",
 ]

@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING
 from faceteval._util.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from faceteval.viewer._app import DEFAULT_HOST, create_app
+    from faceteval.viewer._app import DEFAULT_HOST
     from faceteval.viewer._filters import FilterError, Filters
     from faceteval.viewer._index import Page, RunIndex
     from faceteval.viewer._lines import RunGone
     from faceteval.viewer._record import RecordView, read_record
-    from faceteval.viewer._runs import Run, find_runs, run_at
+    from faceteval.viewer._runs import Run
 
 _LAZY = {
-    "_app": ("DEFAULT_HOST", "create_app"),
+    "_app": ("DEFAULT_HOST",),
     "_filters": ("FilterError", "Filters"),
     "_index": ("Page", "RunIndex"),
     "_lines": ("RunGone",),
     "_record": ("RecordView", "read_record"),
-    "_runs": ("Run", "find_runs", "run_at"),
+    "_runs": ("Run",),
 }
 
 __all__ = [
@@ -40,10 +40,7 @@ __all__ = [
     "Run",
     "RunGone",
     "RunIndex",
-    "create_app",
-    "find_runs",
     "read_record",
-    "run_at",
 ]
 
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic_core import from_json
 
 from faceteval.core import Judgment
-from faceteval.datasets import judgment_from_line
+from faceteval.datasets.internal import judgment_from_line
 from faceteval.errors import InputError
 from faceteval.viewer._record import Command
 

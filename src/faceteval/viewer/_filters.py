@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from urllib.parse import urlencode
 
-from faceteval.errors import FacetevalError
+from faceteval.errors import FilterError
 
 __all__ = ["AGREEMENTS", "CONSISTENCIES", "FilterError", "Filters"]
 
@@ -29,10 +29,6 @@ CONSISTENCIES = {
 """The values of the ``consistent`` filter, and what each keeps."""
 NO_VERDICT = "none"
 """The ``verdict`` filter's value for lines with no verdict."""
-
-
-class FilterError(FacetevalError):
-    """A filter was given a value it cannot take."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from faceteval.core import Instance, Judgment, TraceEntry
-from faceteval.datasets import changed_since, instance_from_line
+from faceteval.datasets.internal import changed_since, instance_from_line
 from faceteval.errors import InputError
 from faceteval.viewer._fields import BAD_LINE, input_fields
 from faceteval.viewer._index import IndexedRow

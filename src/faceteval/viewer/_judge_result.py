@@ -35,7 +35,7 @@ FAILURE_KINDS = {
     "invalid_input": "invalid input lines",
     "planned": "planned: a dry run's",
 }
-"""What each kind of failure is (`faceteval.core.failure_kind`)."""
+"""What each kind of failure is (`faceteval.core.internal.failure_kind`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,17 +12,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from faceteval.errors import StoreError
+from faceteval.errors import RunGone
 
 __all__ = ["BOM", "TAIL", "FileState", "RunGone", "Stale", "file_lines", "json_bytes", "read_at", "tail_of"]
 
 TAIL = 256
 """Bytes before the end of what was indexed that must be unchanged for a longer file to be an append."""
 BOM = b"\xef\xbb\xbf"
-
-
-class RunGone(StoreError):
-    """A run's file is no longer there (removed or moved since the viewer found it)."""
 
 
 class Stale(Exception):

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from faceteval.datasets import judged_input
+from faceteval.datasets.internal import judged_input
 from faceteval.errors import FacetevalError
 from faceteval.viewer._index import RunIndex
 from faceteval.viewer._record import RecordView

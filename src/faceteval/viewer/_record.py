@@ -15,6 +15,7 @@ from typing import Any
 
 from faceteval import store
 from faceteval.errors import FacetevalError
+from faceteval.store.internal import redacted
 
 __all__ = ["Command", "RecordView", "read_record"]
 
@@ -93,7 +94,7 @@ class RecordView:
         shown = ("faceteval_version", "argv", "started_at", "finished_at", "interrupted", "stopped_by")
         header = {key: self.data[key] for key in shown if self.data.get(key) not in (None, [], {})}
         if isinstance(header.get("argv"), list):  # an older record may hold an --api-key's value
-            header["argv"] = store.redacted([str(arg) for arg in header["argv"]])
+            header["argv"] = redacted([str(arg) for arg in header["argv"]])
         return header
 
 

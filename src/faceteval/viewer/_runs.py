@@ -19,7 +19,9 @@ from pathlib import Path
 from faceteval import store
 from faceteval._util.files import read_json_object
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import INSTANCES, JUDGMENTS, SUMMARY
+from faceteval.metaeval.internal import INSTANCES, JUDGMENTS, SUMMARY
+from faceteval.store import record_path_for
+from faceteval.store.internal import WRITTEN
 from faceteval.viewer._record import Command, RecordView, read_record
 
 __all__ = ["EVALUATOR", "EVALUATOR_SUMMARY", "RECORD_SUFFIX", "Run", "find_runs", "run_at"]
@@ -175,7 +177,7 @@ def _record_run(path: Path) -> Run | None:
         data = read_json_object(path)
     except (FacetevalError, OSError):
         return None
-    written = data.get(store.WRITTEN)
+    written = data.get(WRITTEN)
     names = [name for name in written if isinstance(name, str)] if isinstance(written, dict) else []
     if isinstance(data.get("output"), str):
         names.append(Path(data["output"]).name)
@@ -191,7 +193,7 @@ def _record_run(path: Path) -> Run | None:
 def _lines_run(path: Path) -> Run | None:
     """The run of the JSONL ``path``: judgments, corrections or bridged records (an empty file is one
     when its record says so)."""
-    beside = store.record_path_for(path)
+    beside = record_path_for(path)
     record = beside if beside.is_file() else None
     try:
         empty = path.stat().st_size == 0

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from faceteval.prompts import render
-from faceteval.store import record_path_for, write_atomic
+from faceteval.store import record_path_for
+from faceteval.store.internal import write_atomic
 
 from ._records import TallyRecord, TallySummary
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from faceteval import Instance
-from faceteval.methods import JudgeContext, OrderOutcome, candidate_labels
+from faceteval.methods import JudgeContext, OrderOutcome
+from faceteval.methods.internal import candidate_labels
 from faceteval.parsing import ScoreParser
 from faceteval.prompts import render
 

@@ -20,10 +20,10 @@ from faceteval.llm import (
     ModelSpec,
     Price,
     PriceTable,
-    anthropic_batch_request,
     user,
 )
 from faceteval.llm._anthropic import AnthropicProvider
+from faceteval.llm.internal import anthropic_batch_request
 from faceteval.store import SQLiteCache
 from tests.support.anthropic_batches import AnthropicBatches
 from tests.support.batch_judging import seen

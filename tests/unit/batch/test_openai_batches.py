@@ -12,18 +12,9 @@ import openai
 import pytest
 
 from faceteval.batch import OPENAI_LIMITS, Limits, OpenAIBatchRunner
-from faceteval.llm import (
-    LLM,
-    CompletionRequest,
-    GenerateConfig,
-    ModelSpec,
-    Price,
-    PriceTable,
-    cache_key,
-    openai_batch_line,
-    user,
-)
+from faceteval.llm import LLM, CompletionRequest, GenerateConfig, ModelSpec, Price, PriceTable, user
 from faceteval.llm._openai import OpenAIProvider
+from faceteval.llm.internal import cache_key, openai_batch_line
 from faceteval.store import SQLiteCache
 from tests.support.batch_server import Fate, OpenAIBatches
 from tests.support.llm_server import LLMServer, Status

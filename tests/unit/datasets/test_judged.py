@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.datasets import judged_input, judged_instances
+from faceteval.datasets.internal import judged_input, judged_instances
 from faceteval.errors import FacetevalError
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from faceteval import read_instances
 from faceteval.core import Instance
-from faceteval.datasets import PRESET_NAMES
+from faceteval.datasets.internal import PRESET_NAMES
 from faceteval.errors import InputError
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from faceteval import read_instances
 from faceteval.core import Instance
-from faceteval.datasets import FieldMap, InstanceFile, Reading, measure_input
+from faceteval.datasets import FieldMap, InstanceFile, Reading
+from faceteval.datasets.internal import measure_input
 from faceteval.errors import ConfigError, InputError
 
 ROWS: list[dict[str, Any]] = [

@@ -26,9 +26,9 @@ from faceteval.llm import (
     PriceTable,
     RetryPolicy,
     ScriptedProvider,
-    cache_key,
     user,
 )
+from faceteval.llm.internal import cache_key
 from faceteval.store import SQLiteCache
 
 pytestmark = pytest.mark.anyio

@@ -10,9 +10,10 @@ from collections.abc import AsyncIterator
 import httpx2
 import pytest
 
-from faceteval.llm import CompletionRequest, GenerateConfig, ResponseSchema, cache_key, user
+from faceteval.llm import CompletionRequest, GenerateConfig, ResponseSchema, user
 from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.llm._openai import OpenAIProvider
+from faceteval.llm.internal import cache_key
 from tests.support.llm_server import LLMServer, Reply, Status
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,8 @@ import pytest
 
 from faceteval.core import Instance, Judgment
 from faceteval.errors import InputError
-from faceteval.metaeval import JUDGMENTS, SUMMARY, Settings, check_run, labelled_target, measure, read_run
+from faceteval.metaeval import Settings, measure, read_run
+from faceteval.metaeval.internal import JUDGMENTS, SUMMARY, check_run, labelled_target
 
 
 def measured(folder: Path) -> Path:

@@ -8,7 +8,8 @@ import pytest
 
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import join, panel_judgments, panel_specs, panel_summary, score_panel_summary
+from faceteval.metaeval import join
+from faceteval.metaeval.internal import panel_judgments, panel_specs, panel_summary, score_panel_summary
 from faceteval.metrics import agreement
 
 

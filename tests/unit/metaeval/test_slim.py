@@ -10,7 +10,8 @@ from pathlib import Path
 
 from faceteval.core import Instance
 from faceteval.datasets import read_judgments
-from faceteval.metaeval import JUDGMENTS, Settings, SlimInstances, labelled_target, measure, read_slim
+from faceteval.metaeval import Settings, measure
+from faceteval.metaeval.internal import JUDGMENTS, SlimInstances, labelled_target, read_slim
 
 N = 2_000
 TRACE_KB = 64

@@ -10,8 +10,9 @@ import pytest
 
 from faceteval.core import Instance, Judgment, Usage
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import INSTANCES, JUDGMENTS, SUMMARY, Settings, load_target, measure, read_slim
+from faceteval.metaeval import Settings, load_target, measure
 from faceteval.metaeval._slim import SlimInstances, SlimJudgments, trace_facts
+from faceteval.metaeval.internal import INSTANCES, JUDGMENTS, SUMMARY, read_slim
 
 LONG = "x" * 5_000
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.metaeval import write_summary
+from faceteval.metaeval.internal import write_summary
 from faceteval.store import MetaEvalRecord, MetaEvalSummary
 
 

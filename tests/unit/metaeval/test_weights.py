@@ -9,7 +9,8 @@ import pytest
 
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.errors import InputError
-from faceteval.metaeval import HumanWeights, join, load_human_weights, weight_rankings
+from faceteval.metaeval import HumanWeights, join, load_human_weights
+from faceteval.metaeval.internal import weight_rankings
 from faceteval.metrics import rank_by_weight, topk_kendall_distance
 
 

@@ -15,14 +15,13 @@ from faceteval.methods import (
     MethodSpec,
     Sweep,
     create_method,
-    find_method_spec,
     method_names,
     method_spec,
     method_specs,
     register_method,
-    sweep_of,
 )
 from faceteval.methods.baselines import Direct
+from faceteval.methods.internal import find_method_spec, sweep_of
 from faceteval.prompts import load_template
 
 BUILT_IN = ["direct", "cot", "dna", "coeval", "coeval-direct", "fennec", "hdeval"]

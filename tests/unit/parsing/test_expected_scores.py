@@ -10,7 +10,8 @@ import pytest
 from faceteval.llm import TokenLogprob
 from faceteval.methods.coeval._parsers import CriterionParser, OverallParser
 from faceteval.methods.fennec._parsers import JudgeResultParser
-from faceteval.parsing import NO_LOGPROBS, ScoreParser, ScoreReader, score_sources
+from faceteval.parsing import NO_LOGPROBS, ScoreParser, ScoreReader
+from faceteval.parsing.internal import score_sources
 
 PAIR = ScoreParser(["Response 1", "Response 2"], explained=True)
 ONE = ScoreParser(["Response"], explained=True)

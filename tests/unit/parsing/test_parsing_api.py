@@ -23,7 +23,6 @@ def test_all_lists_exactly_the_public_names() -> None:
         "Scores",
         "WeightParser",
         "reply_model",
-        "score_sources",
         "text_field",
     }
     assert set(faceteval.parsing.__all__) <= public

@@ -9,7 +9,8 @@ import pytest
 
 import faceteval.methods  # noqa: F401  (registers the methods' template folders)
 from faceteval._util.prefix import common_prefix
-from faceteval.prompts import prefix_cache_on, prefix_cache_order, render
+from faceteval.prompts import prefix_cache_order, render
+from faceteval.prompts.internal import prefix_cache_on
 
 HDEVAL = (
     "hdeval/evaluate",

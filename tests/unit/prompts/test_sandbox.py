@@ -11,9 +11,10 @@ import pytest
 
 from faceteval import Templates
 from faceteval.errors import ConfigError
-from faceteval.prompts import builtin_template, template_names
+from faceteval.prompts import template_names
 from faceteval.prompts._render import environment
 from faceteval.prompts._sandbox import MAX_TEXT, PromptSandbox
+from faceteval.prompts.internal import builtin_template
 
 ESCAPES = [
     "{{ cycler.__init__.__globals__.os.system('touch PWNED') }}",

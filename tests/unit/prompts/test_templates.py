@@ -13,17 +13,8 @@ from faceteval import Instance, JudgeOptions, judge
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from faceteval.methods import create_method
-from faceteval.prompts import (
-    BUILT_IN,
-    Templates,
-    builtin_template,
-    load_template,
-    overridable_names,
-    recorded_prompts,
-    render,
-    slots,
-    using_templates,
-)
+from faceteval.prompts import Templates, load_template, render, slots, using_templates
+from faceteval.prompts.internal import BUILT_IN, builtin_template, overridable_names, recorded_prompts
 from faceteval.store import record_path_for
 
 PAIR = Instance(id="p", query="Explain rain.", candidates=("Clouds.", "Sun."))

@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from faceteval.core import FacetScore, Instance, Judgment, OrderResult
-from faceteval.report import Section, Table, render_page, spend_table, table_lines, write_judge_report
+from faceteval.report import Section, Table, render_page, spend_table, write_judge_report
 from faceteval.report._judge_evidence import facet_conflict
+from faceteval.report.internal import table_lines
 from faceteval.results import compute_result
-from faceteval.store import COST_TABLE, JudgeRecord, MethodRecord, SpendRecord, write_atomic
+from faceteval.store import JudgeRecord, MethodRecord, SpendRecord
+from faceteval.store.internal import COST_TABLE, write_atomic
 
 
 def judged(

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from faceteval.core import Instance, Judgment
-from faceteval.metaeval import Settings, Target, join, panel_judgments, summarize
+from faceteval.metaeval import Settings, Target, join, summarize
+from faceteval.metaeval.internal import panel_judgments
 from faceteval.report import render_markdown
 
 HUMAN = (1.0, 2.0, 3.0, 4.0)

@@ -6,7 +6,8 @@ import pytest
 from scipy import stats
 
 from faceteval import Direct, JudgeOptions, judge
-from faceteval.core import INVALID_INPUT, PLANNED, UNJUDGEABLE, Instance, Judgment, OrderResult
+from faceteval.core import Instance, Judgment, OrderResult
+from faceteval.core.internal import INVALID_INPUT, PLANNED, UNJUDGEABLE
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from faceteval.results import JudgeResult, Proportion, ResultBuilder, ResultOptions, Standing, compute_result

@@ -8,7 +8,8 @@ import pytest
 
 from faceteval.core import Instance, Judgment
 from faceteval.errors import ConfigError
-from faceteval.results import JudgeResult, Threshold, compute_result, result_systems
+from faceteval.results import JudgeResult, Threshold, compute_result
+from faceteval.results.internal import result_systems
 
 
 @pytest.fixture

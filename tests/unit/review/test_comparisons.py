@@ -14,20 +14,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from faceteval.review import (
-    OVERALL,
-    TIE,
-    Candidate,
-    Draft,
-    Item,
-    Part,
-    ReviewError,
-    ReviewStore,
-    export_actions,
-    export_scores,
-    review_stats,
-    stats_tables,
-)
+from faceteval.review import OVERALL, TIE, Candidate, Draft, Item, Part, ReviewError, ReviewStore
+from faceteval.review.internal import export_actions, export_scores, review_stats, stats_tables
 
 PAIR = (Candidate("Clouds get heavy and drops fall.", "A"), Candidate("Precipitation.", "B"))
 PARTS = (

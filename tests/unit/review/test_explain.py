@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.datasets import TASKS_BY_NAME, chatgpt_texts, read_coeval
-from faceteval.review import Part, explanation_parts, split_sentences, states_score
+from faceteval.datasets import chatgpt_texts, read_coeval
+from faceteval.datasets.internal import TASKS_BY_NAME
+from faceteval.review import Part
+from faceteval.review.internal import explanation_parts, split_sentences, states_score
 from faceteval.workflows.coeval._review import COEVAL_TASKS
 
 

@@ -7,8 +7,9 @@ import threading
 from contextlib import closing
 from pathlib import Path
 
-from faceteval.review import DATABASE, ReviewStore
+from faceteval.review import ReviewStore
 from faceteval.review._schema import _SCHEMA, SCHEMA_VERSION
+from faceteval.review.internal import DATABASE
 from tests.support.review_project import build_project
 
 

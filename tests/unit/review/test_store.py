@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.review import OVERALL, Draft, Item, ReviewError, ReviewStore, split_sentences
+from faceteval.review import OVERALL, Draft, Item, ReviewError, ReviewStore
 from faceteval.review._database import Database
 from faceteval.review._schema import SCHEMA_VERSION
+from faceteval.review.internal import split_sentences
 from tests.support.review_project import build_project
 
 

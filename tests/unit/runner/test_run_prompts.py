@@ -10,7 +10,8 @@ from typing import Any
 from faceteval import Direct, Instance, JudgeOptions, judge_async
 from faceteval.llm import LLM, ModelSpec, ScriptedProvider
 from faceteval.methods import JudgeContext, OrderOutcome
-from faceteval.prompts import Templates, current_prompts, render, using_templates
+from faceteval.prompts import Templates, render, using_templates
+from faceteval.prompts.internal import current_prompts
 
 REASK = "common/reask"
 

@@ -10,9 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from faceteval import store
 from faceteval.errors import ConfigError
-from faceteval.store import OutputKind, check_distinct, check_outputs
+from faceteval.store import OutputKind
+from faceteval.store import internal as store_internal
+from faceteval.store.internal import (
+    COMPARISON,
+    COST_TABLE,
+    JUDGMENTS,
+    REPORT,
+    check_distinct,
+    check_outputs,
+)
+from faceteval.workflows.coeval import _records as coeval_kinds
+from faceteval.workflows.fennec import _records as fennec_kinds
+from faceteval.workflows.hdeval import _records as hdeval_kinds
+from faceteval.workflows.hdeval._records import SCORED
 
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
@@ -27,6 +39,10 @@ def archive(*members: str) -> bytes:
         for member in members:
             made.writestr(member, "{}")
     return data.getvalue()
+
+
+KIND_HOMES = (store_internal, fennec_kinds, hdeval_kinds, coeval_kinds)
+"""Where each kind of output is: the store's own, and the families' workflows'."""
 
 
 @pytest.mark.parametrize(
@@ -79,7 +95,7 @@ def archive(*members: str) -> bytes:
 def test_each_kind_of_output_is_told_from_others(
     tmp_path: Path, name: str, ours: str | bytes, not_ours: str | bytes
 ) -> None:
-    kind = getattr(store, name)
+    kind = next(getattr(home, name) for home in KIND_HOMES if hasattr(home, name))
     assert isinstance(kind, OutputKind)
     path = tmp_path / "f"
     for content, expected in (
@@ -97,7 +113,7 @@ def test_a_yaml_alias_bomb_where_a_tree_goes_is_told_not_ours_at_once(tmp_path: 
     path.write_text(ALIAS_BOMB)
     started = time.perf_counter()
     with pytest.raises(ConfigError, match="a file of something else, not a criteria tree"):
-        check_outputs([(path, store.TREE)], given=path)
+        check_outputs([(path, hdeval_kinds.TREE)], given=path)
     assert time.perf_counter() - started < 5  # expanded, it would hold 9 * 4**20 items
 
 
@@ -106,7 +122,7 @@ def test_a_file_where_a_folder_goes_is_refused_even_when_forced(tmp_path: Path) 
     notes.write_text("mine")
     target = notes / "deeper" / "cost.md"
     with pytest.raises(ConfigError) as refused:
-        check_outputs([(target, store.COST_TABLE)], given=target, option="--markdown", force=True)
+        check_outputs([(target, COST_TABLE)], given=target, option="--markdown", force=True)
     assert str(refused.value) == (
         f"--markdown {target} would write {target}, but {notes} is a file, not a directory; "
         "write the output to another file"
@@ -117,7 +133,7 @@ def test_a_file_where_a_folder_goes_is_refused_even_when_forced(tmp_path: Path) 
 def test_files_at_names_the_user_did_not_choose_are_named_by_their_folder(tmp_path: Path) -> None:
     (tmp_path / "report.md").write_text("# my own notes\n")
     with pytest.raises(ConfigError) as refused:
-        check_outputs([(tmp_path / "report.md", store.REPORT)], given=tmp_path, option=None)
+        check_outputs([(tmp_path / "report.md", REPORT)], given=tmp_path, option=None)
     assert str(refused.value) == (
         f"{tmp_path} would overwrite {tmp_path / 'report.md'}, a file of something else, not a faceteval "
         "report; move it away, or pass --force to overwrite it"
@@ -127,7 +143,7 @@ def test_files_at_names_the_user_did_not_choose_are_named_by_their_folder(tmp_pa
 def test_a_target_inside_another_target_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "x.criteria"
     with pytest.raises(ConfigError, match="inside a file it also writes"):
-        check_outputs([(out, store.SCORED), (out / "judgments.jsonl", store.JUDGMENTS)], given=out)
+        check_outputs([(out, SCORED), (out / "judgments.jsonl", JUDGMENTS)], given=out)
 
 
 def test_two_options_naming_one_file_are_refused(tmp_path: Path) -> None:
@@ -139,7 +155,7 @@ def test_two_options_naming_one_file_are_refused(tmp_path: Path) -> None:
 def test_a_kind_never_raises_on_a_file_it_cannot_read(tmp_path: Path) -> None:
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000)
-    assert not store.COMPARISON.holds(deep)
+    assert not COMPARISON.holds(deep)
     deep.write_text("- " * 10_000 + "x")
-    assert not store.TREE.holds(deep)
-    assert not store.TREE.holds(tmp_path / "missing.yaml")
+    assert not hdeval_kinds.TREE.holds(deep)
+    assert not hdeval_kinds.TREE.holds(tmp_path / "missing.yaml")

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from faceteval.errors import StoreError
-from faceteval.store import OutputFile, RunFiles, partial_files, write_atomic, write_error
+from faceteval.store import RunFiles
 from faceteval.store._output import STALE_AFTER
 from faceteval.store._runfiles import RECORD_ROOM
+from faceteval.store.internal import OutputFile, partial_files, write_atomic, write_error
 from tests.support.processes import SRC
 
 
@@ -101,7 +102,8 @@ LIMITED = """
 import json, resource, sys
 from pathlib import Path
 from faceteval.errors import StoreError
-from faceteval.store import OutputFile, RunFiles
+from faceteval.store import RunFiles
+from faceteval.store.internal import OutputFile
 resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), resource.RLIM_INFINITY))
 folder = Path(sys.argv[1])
 result = {}

@@ -13,8 +13,6 @@ from faceteval.core import Instance, JudgeResult, Judgment, Usage
 from faceteval.errors import FacetevalError, InputError
 from faceteval.results import compute_result
 from faceteval.store import (
-    EVALUATOR,
-    GENERATION,
     RECORD_SCHEMA,
     RUN_RECORDS,
     BridgeRunRecord,
@@ -39,10 +37,12 @@ from faceteval.store import (
     SpendRecord,
     TrainRecord,
     TrainSummary,
-    header,
     read_record,
     read_run,
 )
+from faceteval.store.internal import header
+from faceteval.workflows.coeval._records import GENERATION
+from faceteval.workflows.hdeval._records import EVALUATOR
 
 OLD = Path(__file__).parents[2] / "fixtures" / "records" / "v1"
 THREE = ("A", "B", "C")

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from faceteval.errors import InputError, StoreError
-from faceteval.store import RunFiles, check_written
+from faceteval.store import RunFiles
+from faceteval.store.internal import check_written
 
 
 def test_a_record_describes_files_already_in_place_beside_those_it_writes(tmp_path: Path) -> None:

@@ -8,20 +8,16 @@ from pathlib import Path
 import pytest
 
 from faceteval.errors import ConfigError
-from faceteval.store import (
-    BRIDGE_RECORDS,
-    CHATS,
-    CORRECTIONS,
+from faceteval.store import OutputKind, SQLiteCache
+from faceteval.store.internal import (
     INSTANCES,
     JUDGMENTS,
     REPORT,
     RUN_RECORD,
-    SFT_STATS,
     SUMMARY,
-    OutputKind,
-    SQLiteCache,
     check_outputs,
 )
+from faceteval.workflows.fennec._records import BRIDGE_RECORDS, CHATS, CORRECTIONS, SFT_STATS
 
 JUDGMENT = '{"id": "1", "method": "dna", "status": "ok"}\n'
 

@@ -14,6 +14,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from faceteval import tracing
 from faceteval.errors import MissingDependencyError
 from faceteval.llm import LLM, Exchange, ModelSpec, ScriptedProvider, user
+from faceteval.tracing.internal import labelled, tracer
 
 
 @pytest.fixture(autouse=True)
@@ -23,16 +24,16 @@ def _off_afterwards() -> Iterator[None]:
 
 
 def test_tracing_is_off_until_enabled_and_labels_are_then_ignored() -> None:
-    assert not tracing.enabled() and tracing.tracer() is None and not tracing.capture_content()
-    with tracing.labelled(stage="dna.score"):
+    assert not tracing.enabled() and tracer() is None and not tracing.capture_content()
+    with labelled(stage="dna.score"):
         assert dict(tracing.labels()) == {}
 
 
 def test_labels_nest_and_are_undone_at_the_end_of_their_block() -> None:
     tracing.enable(TracerProvider(), capture_content=True)
-    assert tracing.enabled() and tracing.tracer() is not None and tracing.capture_content()
-    with tracing.labelled(instance_id="p1"):
-        with tracing.labelled(stage="dna.score", facet=None):
+    assert tracing.enabled() and tracer() is not None and tracing.capture_content()
+    with labelled(instance_id="p1"):
+        with labelled(stage="dna.score", facet=None):
             assert dict(tracing.labels()) == {"instance_id": "p1", "stage": "dna.score"}
         assert dict(tracing.labels()) == {"instance_id": "p1"}
     assert dict(tracing.labels()) == {}

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from faceteval.viewer import Run, run_at
+from faceteval.viewer import Run
+from faceteval.viewer.internal import run_at
 from tests.support.view_runs import Runs, data_dir, judge_run, make_runs
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from faceteval._web import SECURITY_HEADERS, HostCheck
 from faceteval.errors import ConfigError
-from faceteval.viewer import create_app
+from faceteval.viewer.internal import create_app
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.7", "::", "lab.example"])

@@ -11,11 +11,11 @@ from starlette.testclient import TestClient
 from faceteval.core import FacetScore, Instance, Judgment
 from faceteval.results import JudgeResult, compute_result
 from faceteval.store import JudgeRecord, JudgeSummary
-from faceteval.viewer import create_app
 from faceteval.viewer._judge_result import result_view
 from faceteval.viewer._record import RecordView
 from faceteval.viewer._result import result_sections
 from faceteval.viewer._summary import Pairs
+from faceteval.viewer.internal import create_app
 
 HOSTILE = "<b onmouseover=alert(1)>x</b>"
 NAMES = ("strong", "middle", HOSTILE)

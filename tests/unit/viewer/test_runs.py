@@ -7,7 +7,8 @@ from pathlib import Path
 
 from faceteval.core import Instance, Judgment
 from faceteval.results import compute_result
-from faceteval.viewer import find_runs, read_record, run_at
+from faceteval.viewer import read_record
+from faceteval.viewer.internal import find_runs, run_at
 from tests.support.view_runs import Runs
 
 

@@ -20,7 +20,8 @@ from typing import Any, Literal
 from faceteval._util.numbers import fmt
 from faceteval.core import FacetScore, Judgment
 from faceteval.errors import ConfigError
-from faceteval.methods import Method, find_method_spec
+from faceteval.methods import Method
+from faceteval.methods.internal import find_method_spec
 
 Scale = tuple[float, float]
 PairwiseScore = Literal["verdict", "margin"]

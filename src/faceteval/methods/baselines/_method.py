@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from faceteval.core import Criterion, Instance, recorded_modes
+from faceteval.core import Criterion, Instance
+from faceteval.core.internal import recorded_modes
 from faceteval.datasets import Benchmark
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import (

@@ -37,7 +37,8 @@ from functools import partial
 from typing import Any, ClassVar
 
 from faceteval._util.numbers import fmt
-from faceteval.core import Criterion, FacetScore, Instance, recorded_modes
+from faceteval.core import Criterion, FacetScore, Instance
+from faceteval.core.internal import recorded_modes
 from faceteval.errors import InstanceError
 from faceteval.llm import Message, assistant
 from faceteval.methods._base import (

@@ -47,4 +47,11 @@ SPEC = MethodSpec(
 SPECS = (SPEC,)
 """The family's methods, as the registry holds them."""
 
-__all__ = ["AGGREGATES", "DEFAULT_ASPECTS", "SPEC", "SPECS", "DnA", "facet_weights"]
+__all__ = [
+    "AGGREGATES",
+    "DEFAULT_ASPECTS",
+    "SPEC",
+    "SPECS",
+    "DnA",
+    "facet_weights",
+]

@@ -29,7 +29,8 @@ from functools import partial
 from typing import Any, ClassVar, Literal
 
 from faceteval.aggregation import mean, total, weighted_sum
-from faceteval.core import Criterion, FacetScore, Instance, recorded_modes
+from faceteval.core import Criterion, FacetScore, Instance
+from faceteval.core.internal import recorded_modes
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import (
     CriterionLike,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from faceteval._util.lazy import lazy_attributes
 from faceteval.methods._spec import Command, CriteriaUse, MethodOption, MethodSpec, RunReport, TemplateFolder
-from faceteval.methods.hdeval._domains import DOMAINS, Domain, domain_of
+from faceteval.methods.hdeval._domains import DOMAINS, Domain
 from faceteval.methods.hdeval._method import HDEVAL_SCALE, EvalNode, HierarchyAware, tree_params
-from faceteval.methods.hdeval._tree import SEPARATOR, CriteriaTree, Node, load_tree, render_tree, save_tree
+from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
 
 # Kept for code written before they moved to `faceteval.workflows.hdeval`.
 _MOVED = {
@@ -80,7 +80,6 @@ SPECS = (SPEC,)
 __all__ = [
     "DOMAINS",
     "HDEVAL_SCALE",
-    "SEPARATOR",
     "SPEC",
     "SPECS",
     "CriteriaTree",
@@ -88,7 +87,6 @@ __all__ = [
     "EvalNode",
     "HierarchyAware",
     "Node",
-    "domain_of",
     "load_tree",
     "render_tree",
     "save_tree",

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from faceteval.aggregation import mean
-from faceteval.core import FacetScore, Instance, recorded_modes
+from faceteval.core import FacetScore, Instance
+from faceteval.core.internal import recorded_modes
 from faceteval.datasets import Benchmark
 from faceteval.errors import ConfigError, InstanceError
 from faceteval.methods._base import OrderOutcome, candidate_labels, gather, method_scale, shown

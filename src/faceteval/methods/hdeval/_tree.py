@@ -36,7 +36,7 @@ from faceteval.core import Criterion
 from faceteval.errors import ConfigError, InputError
 from faceteval.methods._base import as_criteria
 from faceteval.methods.hdeval._domains import DOMAINS, domain_of
-from faceteval.store import write_atomic
+from faceteval.store.internal import write_atomic
 
 if TYPE_CHECKING:
     from rich.tree import Tree

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faceteval._util.lazy import lazy_attributes
+from faceteval.errors import EditedFilesError
 
 if TYPE_CHECKING:
     from faceteval.workflows.coeval._consistency import (
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
         CriteriaGeneration,
         CriteriaSet,
         Demonstration,
-        EditedFilesError,
         check_edits,
         generate_criteria,
         generate_criteria_async,
@@ -59,7 +59,6 @@ _LAZY = {
         "CriteriaGeneration",
         "CriteriaSet",
         "Demonstration",
-        "EditedFilesError",
         "check_edits",
         "generate_criteria",
         "generate_criteria_async",

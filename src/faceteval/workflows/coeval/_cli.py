@@ -35,7 +35,8 @@ from faceteval._util.text import plural
 from faceteval.errors import FacetevalError
 from faceteval.llm import Spend
 from faceteval.methods.coeval import CoEvalDirect
-from faceteval.store import LLMRecord, check_outputs, header, spend_of, write_atomic
+from faceteval.store import LLMRecord
+from faceteval.store.internal import check_outputs, header, spend_of, write_atomic
 from faceteval.workflows.coeval._consistency import (
     DEFAULT_EMBEDDING_MODEL,
     ConsistencyReport,

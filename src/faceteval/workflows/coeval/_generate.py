@@ -36,15 +36,31 @@ import yaml
 
 from faceteval import store
 from faceteval._util.files import make_private_dirs
-from faceteval._util.text import first_few, neutralise
+from faceteval._util.text import neutralise
 from faceteval.core import Criterion, TraceEntry, Usage, usage_of
-from faceteval.errors import ConfigError, FacetevalError, InputError, ParseError, ProviderError
+from faceteval.errors import (
+    ConfigError,
+    EditedFilesError,
+    InputError,
+    ParseError,
+    ProviderError,
+)
 from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods import JudgeContext, QueryMemo
 from faceteval.methods.coeval import TaskCriteriaParser
-from faceteval.prompts import recorded_prompts, render
-from faceteval.store import OutputKind, write_atomic
-from faceteval.workflows.coeval._records import CRITERIA_SET, GENERATION, GenerationRecord
+from faceteval.prompts import render
+from faceteval.prompts.internal import recorded_prompts
+from faceteval.store import OutputKind
+from faceteval.store.internal import write_atomic
+from faceteval.workflows.coeval._records import (
+    CRITERIA_SET,
+    GENERATION,
+    GeneratedSet,
+    GenerationFailure,
+    GenerationRecord,
+    GenerationSummary,
+)
+from faceteval.workflows.coeval._records import Demonstration as RecordedDemonstration
 
 STAGE = "coeval.generate"
 TEMPLATE = "coeval/generate"
@@ -277,21 +293,6 @@ def save_generation(
     return record
 
 
-class EditedFilesError(FacetevalError):
-    """Generating into a directory would overwrite or remove criteria files edited since they were written."""
-
-    def __init__(self, directory: Path, paths: Sequence[Path]) -> None:
-        self.paths = tuple(paths)
-        names = first_few([str(p) for p in paths])
-        them = "it" if len(paths) == 1 else "them"
-        super().__init__(
-            f"{names}: changed since `criteria generate` wrote {them} (or not written by it, or by a "
-            "version that recorded no file hashes in generation.json); generating "
-            f"into {directory} again would overwrite or remove {them}. Write to another --out, move "
-            f"the edited files away, or pass --force to overwrite {them}"
-        )
-
-
 def check_edits(directory: str | Path, *, samples: int, force: bool = False) -> None:
     """EditedFilesError if generating ``samples`` sampled sets into ``directory`` would overwrite or
     remove a file that is not as the last generation there wrote it (unless ``force``).
@@ -311,7 +312,7 @@ def check_edits(directory: str | Path, *, samples: int, force: bool = False) -> 
 
 def generation_files(directory: str | Path, *, samples: int) -> list[tuple[Path, OutputKind]]:
     """The files generating ``samples`` sampled sets into ``directory`` writes or removes, each with its
-    kind (see `faceteval.store.check_outputs`)."""
+    kind (see `faceteval.store.internal.check_outputs`)."""
     out = Path(directory)
     sets = {_set_path(out, index) for index in range(samples + 1)} | set(
         (out / SAMPLES_DIR).glob("sample-*.yaml")
@@ -363,13 +364,13 @@ def _record(
     template's hash, the generation as its summary (each set's file, by its index, with the file's
     SHA-256), and the time it finished."""
     about = about or GenerationRecord(llm=store.LLMRecord(model=model))
-    summary = store.GenerationSummary(
+    summary = GenerationSummary(
         task=generation.task,
-        example=store.Demonstration(input=generation.example.input, output=generation.example.output),
+        example=RecordedDemonstration(input=generation.example.input, output=generation.example.output),
         temperature=generation.temperature,
         samples=len(generation.samples),
         sets=[
-            store.GeneratedSet(
+            GeneratedSet(
                 index=s.index,
                 temperature=s.temperature,
                 status=s.status,
@@ -382,7 +383,7 @@ def _record(
         ],
         usage=generation.usage,
         failures=[
-            store.GenerationFailure(index=s.index, status=s.status, error=s.error, replies=s.replies)
+            GenerationFailure(index=s.index, status=s.status, error=s.error, replies=s.replies)
             for s in generation.failures
         ],
     )

@@ -11,7 +11,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from faceteval.core import Usage
-from faceteval.store import OutputKind, RecordKind, RecordPart, RecordSummary, RunRecord, old_header
+from faceteval.store import OutputKind, RecordKind, RecordPart, RecordSummary, RunRecord
+from faceteval.store.internal import old_header
 
 Data = dict[str, Any]
 

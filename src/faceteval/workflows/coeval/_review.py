@@ -46,7 +46,6 @@ from typing import Any
 from faceteval._util.files import read_json_object
 from faceteval._util.text import did_you_mean
 from faceteval.datasets import (
-    TASKS_BY_NAME,
     CoevalAction,
     CoevalOutput,
     CoevalTask,
@@ -54,6 +53,7 @@ from faceteval.datasets import (
     coeval_actions,
     read_coeval,
 )
+from faceteval.datasets.internal import TASKS_BY_NAME
 from faceteval.review import SENTENCE_ACTIONS, Draft, Item, ReviewError, ReviewStore, SentenceAction
 
 __all__ = [

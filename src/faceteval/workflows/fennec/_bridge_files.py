@@ -22,8 +22,9 @@ from typing import Any
 
 from faceteval.core import Usage
 from faceteval.errors import StoreError
-from faceteval.prompts import recorded_prompts
-from faceteval.store import LLMRecord, RunFiles, header
+from faceteval.prompts.internal import recorded_prompts
+from faceteval.store import LLMRecord, RunFiles
+from faceteval.store.internal import header
 from faceteval.workflows.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
 from faceteval.workflows.fennec._records import BridgeRunRecord, BridgeRunSummary
 from faceteval.workflows.fennec._sft_model import Repeats, Sample

@@ -10,7 +10,7 @@ from pathlib import Path
 from faceteval._runner import BatchDone, Started, ending, note_ending, put_in_place, spent_since, with_batch
 from faceteval.errors import FacetevalError
 from faceteval.llm import LLM, Spend
-from faceteval.store import RUN_RECORD, check_outputs, spend_of
+from faceteval.store.internal import RUN_RECORD, check_outputs, spend_of
 from faceteval.workflows.fennec._bridge import BridgeRecord, bridge_each
 from faceteval.workflows.fennec._bridge_files import (
     BridgeFiles,

@@ -39,8 +39,9 @@ from faceteval._runner import FailureStreak, StageStats, default_window, in_orde
 from faceteval.core import TraceEntry, Usage, usage_of
 from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Message
-from faceteval.methods import JudgeContext, QueryMemo, gather, severity
+from faceteval.methods import JudgeContext, QueryMemo, gather
 from faceteval.methods.fennec import RewriteParser
+from faceteval.methods.internal import severity
 from faceteval.prompts import render
 from faceteval.workflows.fennec._correctable import (
     Correctable,

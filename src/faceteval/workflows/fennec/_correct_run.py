@@ -11,17 +11,9 @@ from faceteval._runner import BatchDone, Started, ending, note_ending, put_in_pl
 from faceteval.errors import FacetevalError
 from faceteval.llm import LLM, Spend
 from faceteval.methods.fennec import Fennec
-from faceteval.prompts import recorded_prompts
-from faceteval.store import (
-    RUN_RECORD,
-    InputFile,
-    LLMRecord,
-    RunFiles,
-    check_outputs,
-    input_file,
-    record_path_for,
-    spend_of,
-)
+from faceteval.prompts.internal import recorded_prompts
+from faceteval.store import InputFile, LLMRecord, RunFiles, record_path_for
+from faceteval.store.internal import RUN_RECORD, check_outputs, input_file, spend_of
 from faceteval.workflows.fennec._correct import (
     CORRECTION_TEMPLATE,
     Correction,

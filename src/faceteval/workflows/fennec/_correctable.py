@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from faceteval.aggregation import weighted_sum
 from faceteval.core import Criterion, FacetScore, Instance, Judgment
-from faceteval.datasets import changed_since, judged_instances, read_numbered_judgments, why_missing
+from faceteval.datasets.internal import changed_since, judged_instances, read_numbered_judgments, why_missing
 from faceteval.errors import InputError
 from faceteval.workflows.fennec._judged import either, per_criterion_methods
 
@@ -130,7 +130,7 @@ def criterion_judgments(judgment: Judgment, candidate: int) -> list[CriterionJud
 def load_correctable(judgments_path: Path, input_path: Path | None = None) -> list[Correctable]:
     """Every judgment of ``judgments_path`` with its instance, each checked (see `read_correctable`).
 
-    The instances come from ``input_path``, else from where `faceteval.datasets.judged_instances`
+    The instances come from ``input_path``, else from where `faceteval.datasets.internal.judged_instances`
     finds them (the run record beside the judgments, or a meta-evaluation run's ``instances.jsonl``).
 
     Raises:

@@ -11,18 +11,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from faceteval.core import Usage
-from faceteval.store import (
-    SPEND,
-    OutputKind,
-    RecordKind,
-    RecordPart,
-    RecordSummary,
-    RunRecord,
-    old_header,
-    old_sections,
-    old_spend,
-    without,
-)
+from faceteval.store import OutputKind, RecordKind, RecordPart, RecordSummary, RunRecord
+from faceteval.store.internal import SPEND, old_header, old_sections, old_spend, without
 
 Data = dict[str, Any]
 

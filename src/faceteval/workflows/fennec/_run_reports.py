@@ -21,12 +21,10 @@ from pydantic import BaseModel, ValidationError
 from faceteval._util.files import read_jsonl
 from faceteval._version import __version__
 from faceteval.errors import FacetevalError, InputError
-from faceteval.report import (
+from faceteval.report import Section, Table, count
+from faceteval.report.internal import (
     DASH,
     DEFAULT_ITEMS,
-    Section,
-    Table,
-    count,
     decimal,
     numeric_columns,
     record_section,

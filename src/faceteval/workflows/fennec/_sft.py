@@ -36,7 +36,8 @@ from typing import Any
 
 from faceteval._util.files import read_jsonl
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import judged_instances, read_judgments, run_record
+from faceteval.datasets import read_judgments
+from faceteval.datasets.internal import judged_instances, run_record
 from faceteval.errors import FacetevalError, InputError
 from faceteval.store import JudgeRecord, RunFiles
 from faceteval.workflows.fennec._judged import either, per_criterion_methods

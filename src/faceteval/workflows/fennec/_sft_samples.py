@@ -9,7 +9,7 @@ from typing import Any
 
 from faceteval._util.numbers import fmt
 from faceteval.core import FacetScore, Instance, Judgment
-from faceteval.datasets import changed_since, why_missing
+from faceteval.datasets.internal import changed_since, why_missing
 from faceteval.errors import FacetevalError
 from faceteval.methods.fennec import response_labels
 from faceteval.prompts import render

@@ -27,7 +27,8 @@ from faceteval.core import Criterion, TraceEntry, Usage, usage_of
 from faceteval.errors import ConfigError, ParseError
 from faceteval.llm import LLM, JsonReply
 from faceteval.methods import JudgeContext, QueryMemo, gather
-from faceteval.methods.hdeval import SEPARATOR, CriteriaTree, Node, domain_of
+from faceteval.methods.hdeval import CriteriaTree, Node
+from faceteval.methods.hdeval.internal import SEPARATOR, domain_of
 from faceteval.parsing import CriteriaParser
 from faceteval.prompts import render
 

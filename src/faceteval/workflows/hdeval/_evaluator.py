@@ -17,16 +17,26 @@ from typing import Any
 
 import numpy as np
 
-from faceteval import store
 from faceteval._util.files import make_private_dirs, read_json_object, read_jsonl
 from faceteval._util.numbers import number, rounded
 from faceteval._util.text import first_few, plural
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError, InputError
 from faceteval.methods.hdeval import CriteriaTree, load_tree, save_tree
-from faceteval.store import OutputKind, read_record, write_atomic
+from faceteval.store import OutputKind, read_record, record_path_for
+from faceteval.store.internal import INSTANCES, JUDGMENTS, REPORT, RUN_RECORD, write_atomic
 from faceteval.workflows.hdeval._importance import contributions
-from faceteval.workflows.hdeval._records import TrainRecord, TrainSummary
+from faceteval.workflows.hdeval._records import AGGREGATOR as AGGREGATOR_KIND
+from faceteval.workflows.hdeval._records import (
+    CRITERION_SCORES,
+    EVALUATOR_SUMMARY,
+    EXPERIMENTS,
+    SCORED,
+    TrainRecord,
+    TrainSummary,
+)
+from faceteval.workflows.hdeval._records import EVALUATOR as EVALUATOR_KIND
+from faceteval.workflows.hdeval._records import TREE as TREE_KIND
 from faceteval.workflows.hdeval._store import load_aggregator, save_aggregator
 from faceteval.workflows.hdeval._train import Matrix, Trained, predict
 
@@ -48,39 +58,39 @@ STALE = (EXPERIMENTS_FILE, "report.md", "report.html")
 
 def evaluator_files(out: Path, *, layers: int = 0) -> list[tuple[Path, OutputKind]]:
     """The files `faceteval hdeval train` writes (or removes) in ``out``, each with its kind (see
-    `faceteval.store.check_outputs`); with ``layers``, also the criterion judgments of a training that
-    scores that many layers with an LLM."""
+    `faceteval.store.internal.check_outputs`); with ``layers``, also the criterion judgments of a
+    training that scores that many layers with an LLM."""
     files = [
-        (out / EVALUATOR, store.EVALUATOR),
-        (out / TREE, store.TREE),
-        (out / AGGREGATOR, store.AGGREGATOR),
-        (out / FEATURES, store.CRITERION_SCORES),
-        (out / SUMMARY, store.EVALUATOR_SUMMARY),
+        (out / EVALUATOR, EVALUATOR_KIND),
+        (out / TREE, TREE_KIND),
+        (out / AGGREGATOR, AGGREGATOR_KIND),
+        (out / FEATURES, CRITERION_SCORES),
+        (out / SUMMARY, EVALUATOR_SUMMARY),
         *analysis_files(out),
     ]
     if layers:
-        files.append((out / "instances.jsonl", store.INSTANCES))
+        files.append((out / "instances.jsonl", INSTANCES))
     for layer in range(1, layers + 1):
         judgments = layer_judgments(out, layer)
-        files += [(judgments, store.JUDGMENTS), (store.record_path_for(judgments), store.RUN_RECORD)]
+        files += [(judgments, JUDGMENTS), (record_path_for(judgments), RUN_RECORD)]
     return files
 
 
 def analysis_files(directory: Path, *, experiments: bool = True) -> list[tuple[Path, OutputKind]]:
     """The files `faceteval hdeval experiment` (with ``experiments``) and `hdeval report` write in an
     evaluator directory, each with its kind."""
-    reports = [(directory / "report.md", store.REPORT), (directory / "report.html", store.REPORT)]
-    return ([(directory / EXPERIMENTS_FILE, store.EXPERIMENTS)] if experiments else []) + reports
+    reports = [(directory / "report.md", REPORT), (directory / "report.html", REPORT)]
+    return ([(directory / EXPERIMENTS_FILE, EXPERIMENTS)] if experiments else []) + reports
 
 
 def scored_files(out: Path, *, by_llm: bool) -> list[tuple[Path, OutputKind]]:
     """The files `faceteval hdeval apply` writes: the scored outputs ``out`` and, when the LLM scores
     the criteria (``by_llm``), the instances and judgments in `criteria_folder` beside it."""
-    files = [(out, store.SCORED)]
+    files = [(out, SCORED)]
     if by_llm:
         judgments = criteria_folder(out) / "judgments.jsonl"
-        files += [(criteria_folder(out) / "instances.jsonl", store.INSTANCES), (judgments, store.JUDGMENTS)]
-        files.append((store.record_path_for(judgments), store.RUN_RECORD))
+        files += [(criteria_folder(out) / "instances.jsonl", INSTANCES), (judgments, JUDGMENTS)]
+        files.append((record_path_for(judgments), RUN_RECORD))
     return files
 
 

@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, JsonValue
 
-from faceteval.store import OutputKind, RecordKind, RecordSummary, Refused, RunRecord
+from faceteval.store import OutputKind, RecordKind, RecordSummary, RunRecord
+from faceteval.store.internal import Refused
 
 Data = dict[str, Any]
 

@@ -12,21 +12,18 @@ from numpy.typing import NDArray
 from faceteval._util.files import read_json_object
 from faceteval._util.text import plural, plural_of
 from faceteval._version import __version__
-from faceteval.report import (
+from faceteval.report import Plot, Section, Table, render_page
+from faceteval.report.internal import (
     DASH,
-    Plot,
-    Section,
-    Table,
     decimal,
     encode_plot,
     escape_markdown,
     new_figure,
     numeric_columns,
     plot_label,
-    render_page,
     section_lines,
 )
-from faceteval.store import write_atomic
+from faceteval.store.internal import write_atomic
 from faceteval.workflows.hdeval._evaluator import EXPERIMENTS_FILE, read_summary
 from faceteval.workflows.hdeval._results import SCORERS
 

@@ -19,7 +19,7 @@ import skops.io  # type: ignore[import-untyped]
 
 from faceteval._util.zips import MIB, ZipLimits, read_zip
 from faceteval.errors import FacetevalError
-from faceteval.store import write_atomic
+from faceteval.store.internal import write_atomic
 
 __all__ = ["AGGREGATOR_LIMITS", "ALLOWED_TYPES", "load_aggregator", "save_aggregator"]
 

@@ -25,7 +25,8 @@ from numpy.typing import NDArray
 from faceteval._util.text import plural
 from faceteval.core import Criterion, Instance
 from faceteval.errors import FacetevalError
-from faceteval.methods.hdeval import CriteriaTree, Node, domain_of
+from faceteval.methods.hdeval import CriteriaTree, Node
+from faceteval.methods.hdeval.internal import domain_of
 from faceteval.workflows.hdeval._aggregators import AGGREGATORS, make_aggregator
 from faceteval.workflows.hdeval._importance import importance, top_k
 

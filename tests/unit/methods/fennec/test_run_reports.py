@@ -9,14 +9,8 @@ import pytest
 
 from faceteval.core import Criterion
 from faceteval.errors import InputError
-from faceteval.store import (
-    BridgeRunRecord,
-    BridgeRunSummary,
-    CorrectionGain,
-    CorrectRecord,
-    CorrectSummary,
-    write_atomic,
-)
+from faceteval.store import BridgeRunRecord, BridgeRunSummary, CorrectionGain, CorrectRecord, CorrectSummary
+from faceteval.store.internal import write_atomic
 from faceteval.workflows.fennec._bridge import BridgeRecord
 from faceteval.workflows.fennec._correct import Correction
 from faceteval.workflows.fennec._run_reports import write_bridge_report, write_correct_report

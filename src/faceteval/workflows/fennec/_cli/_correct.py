@@ -31,7 +31,7 @@ from faceteval._cli.kit import (
 )
 from faceteval._runner import BatchDone, Started
 from faceteval._util.text import plural
-from faceteval.datasets import judged_input
+from faceteval.datasets.internal import judged_input
 from faceteval.methods.fennec import Fennec
 from faceteval.workflows.fennec._correct import (
     DEFAULT_THRESHOLD,

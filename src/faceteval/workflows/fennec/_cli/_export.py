@@ -10,9 +10,9 @@ from rich.table import Table
 
 from faceteval._cli.kit import Console, escape, force_option, handle_errors
 from faceteval._util.text import plural
-from faceteval.datasets import judged_input
+from faceteval.datasets.internal import judged_input
 from faceteval.errors import FacetevalError
-from faceteval.store import check_outputs
+from faceteval.store.internal import check_outputs
 from faceteval.workflows.fennec._records import CHATS, SFT_STATS
 from faceteval.workflows.fennec._sft import export_sft
 from faceteval.workflows.fennec._sft_model import SET_FILES, SFT_SETS, STATS_FILE, SftSet, SftStats

@@ -22,11 +22,13 @@ from faceteval._cli.kit import (
 from faceteval._util.files import read_json_object
 from faceteval._util.text import plural
 from faceteval.core import Criterion
-from faceteval.datasets import PLAIN_READING, Reading
+from faceteval.datasets import Reading
+from faceteval.datasets.internal import PLAIN_READING
 from faceteval.errors import BatchIncomplete, FacetevalError
-from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
+from faceteval.metaeval import load_judgments, load_target
+from faceteval.metaeval.internal import source_files, write_instances
 from faceteval.methods.hdeval import DOMAINS, CriteriaTree, HierarchyAware, load_tree, render_tree, save_tree
-from faceteval.store import check_outputs, write_atomic
+from faceteval.store.internal import check_outputs, write_atomic
 from faceteval.workflows.hdeval._cli._shared import (
     AGGREGATORS,
     EXPERIMENTS,
@@ -234,7 +236,8 @@ def _input_target(spec: str, data_dir: Path, reading: Reading = PLAIN_READING) -
     CSV read as `meta-eval` reads a user's file; any format read by ``reading``), or a Hugging Face
     dataset."""
     from faceteval.datasets import InstanceFile, load_labelled
-    from faceteval.metaeval import Target, file_instances
+    from faceteval.metaeval import Target
+    from faceteval.metaeval.internal import file_instances
 
     path = Path(spec)
     if path.is_file() or path.is_dir() or reading.format == "hf":

@@ -27,7 +27,7 @@ from faceteval._util.text import plural
 from faceteval.datasets import read_judgments
 from faceteval.errors import FacetevalError
 from faceteval.methods.hdeval import DOMAINS, CriteriaTree, HierarchyAware
-from faceteval.store import check_outputs
+from faceteval.store.internal import check_outputs
 from faceteval.workflows.hdeval._decompose import decompose_tree_async
 
 if TYPE_CHECKING:

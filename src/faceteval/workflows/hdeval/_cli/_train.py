@@ -24,10 +24,12 @@ from faceteval._cli.kit import (
 from faceteval._util.text import plural
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import load_judgments, load_target, source_files, write_instances
+from faceteval.metaeval import load_judgments, load_target
+from faceteval.metaeval.internal import source_files, write_instances
 from faceteval.methods.hdeval import CriteriaTree, EvalNode, HierarchyAware, Node, load_tree
-from faceteval.prompts import recorded_prompts
-from faceteval.store import LLMRecord, header, input_file
+from faceteval.prompts.internal import recorded_prompts
+from faceteval.store import LLMRecord
+from faceteval.store.internal import header, input_file
 from faceteval.workflows.hdeval._cli._display import show_held_out
 from faceteval.workflows.hdeval._cli._shared import (
     AGGREGATORS,

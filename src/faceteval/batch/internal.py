@@ -1,0 +1,11 @@
+"""The plumbing of `faceteval.batch` that other faceteval packages use: not its public API.
+
+A name here may change or go in any release; documentation and examples never use one. What users
+use is in the package's ``__all__``. See "Public names and internal seams" in docs/architecture.md.
+"""
+
+from faceteval.batch._choice import close_rounds
+
+__all__ = [
+    "close_rounds",
+]
