@@ -9,7 +9,6 @@ import click
 
 from faceteval.prompts import render
 from faceteval.store import record_path_for
-from faceteval.store.internal import write_atomic
 
 from ._records import TallyRecord, TallySummary
 
@@ -30,10 +29,10 @@ def tally(judgments: Path, out: Path) -> None:
     lines = [json.loads(line) for line in judgments.read_text(encoding="utf-8").splitlines() if line]
     winners = [{"id": line["id"], "toy_winner": line.get("verdict")} for line in lines]
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, "".join(json.dumps(winner) + "\n" for winner in winners))
+    out.write_text("".join(json.dumps(winner) + "\n" for winner in winners), encoding="utf-8")
     summary = TallySummary(tallied=len(winners), first=sum(w["toy_winner"] == 1 for w in winners))
     record = TallyRecord(output=out.name, summary=summary).finished()
-    write_atomic(record_path_for(out), record.to_json())
+    record_path_for(out).write_text(record.to_json(), encoding="utf-8")
 
 
 @click.command("import-toy")
