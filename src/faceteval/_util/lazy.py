@@ -31,6 +31,7 @@ def lazy_attributes(package: str, modules: Mapping[str, Sequence[str]]) -> Calla
         if name not in homes:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module = homes[name]
-        return getattr(importlib.import_module(module if "." in module else f"{package}.{module}"), name)
+        named_in_full = module.partition(".")[0] == package.partition(".")[0]
+        return getattr(importlib.import_module(module if named_in_full else f"{package}.{module}"), name)
 
     return __getattr__
