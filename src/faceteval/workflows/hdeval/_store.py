@@ -15,8 +15,6 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import skops.io  # type: ignore[import-untyped]
-
 from faceteval._util.zips import MIB, ZipLimits, read_zip
 from faceteval.errors import FacetevalError
 from faceteval.store import write_atomic
@@ -60,6 +58,8 @@ def save_aggregator(estimator: Any, path: Path) -> None:
         estimator: The aggregator.
         path: Where to write it; its folder must exist.
     """
+    import skops.io  # type: ignore[import-untyped]  (skops imports scikit-learn: on first use)
+
     write_atomic(path, skops.io.dumps(estimator))
 
 
@@ -80,6 +80,8 @@ def load_aggregator(path: Path) -> Any:
             member larger than declared, too large or too packed: a zip bomb) or it names a type
             outside `ALLOWED_TYPES` (nothing is loaded then).
     """
+    import skops.io  # type: ignore[import-untyped]
+
     try:
         data = _moved(read_zip(path, AGGREGATOR_LIMITS))
         untrusted = skops.io.get_untrusted_types(data=data)
