@@ -43,6 +43,7 @@ bench: $(STAMP)
 	PYTHONPATH=. FACETEVAL_DATA_DIR=$(DATA_DIR) $(BIN)/python benchmarks/prefix_share.py
 	PYTHONPATH=. $(BIN)/python benchmarks/stream_memory.py
 	PYTHONPATH=. $(BIN)/python benchmarks/startup.py
+	PYTHONPATH=. $(BIN)/python benchmarks/collect.py
 
 # The package boundaries (pyproject.toml's [tool.importlinter]); the test suite runs them too.
 lint: $(STAMP)

@@ -12,16 +12,27 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log
-from inspect_ai.scorer import Score
 
-from tests.support import example_judge, inspect_tasks
-from tests.support.inspect_tasks import ANSWERS, BASELINES, QUESTIONS, REFUSED, TARGETS, UNREAD_REPLY
+from tests.support import example_judge, inspect_answers
+from tests.support.inspect_answers import ANSWERS, BASELINES, QUESTIONS, REFUSED, TARGETS, UNREAD_REPLY
 from tests.support.llm_server import LLMServer
 from tests.support.markdown import ROOT
 from tests.support.processes import SRC
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample
+    from inspect_ai.scorer import Score
+
+
+def read_log(path: Path) -> EvalLog:
+    """An Inspect log file, read by Inspect AI (imported when a test reads one)."""
+    from inspect_ai.log import read_eval_log
+
+    return read_eval_log(path)
+
 
 TASKS = "tests/support/inspect_tasks.py"
 """The task file, relative to the checkout (where the command runs: Inspect takes no absolute path)."""
@@ -64,10 +75,10 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, E
     """The three tasks run by one ``inspect eval`` (every task of the file), their logs by task name; the
     judge is the model bound to the ``grader`` role."""
     log_dir = tmp_path_factory.mktemp("inspect")
-    with LLMServer(inspect_tasks.respond) as server:
+    with LLMServer(inspect_answers.respond) as server:
         done = run_eval(server, log_dir, TASKS, "--model-role", f"grader={GRADER}")
         assert done.returncode == 0, done.stdout + done.stderr
-        read = [read_eval_log(path) for path in sorted((log_dir / "logs").glob("*.json"))]
+        read = [read_log(path) for path in sorted((log_dir / "logs").glob("*.json"))]
         yield {log.eval.task: log for log in read}, server
 
 
@@ -228,7 +239,7 @@ def test_the_example_runs_its_eval_and_prints_each_score_and_its_facets(
     assert lines[0] == "facet_scorer: mean 1.000, stderr 0.000 (8 scored, 0 unscored)", done.stdout
     assert sum(line.endswith(": 1.0 (win)") for line in lines) == 8
     assert sum("Is the output correct?" in line for line in lines) == 8
-    (log,) = [read_eval_log(path) for path in (tmp_path / "logs").iterdir()]
+    (log,) = [read_log(path) for path in (tmp_path / "logs").iterdir()]
     assert log.eval.task == "answers_against_recorded" and log.status == "success"
 
 
@@ -237,7 +248,7 @@ def test_the_example_task_runs_in_inspect_eval_scoring_each_answer_alone(
 ) -> None:
     done = run_eval(example_server, tmp_path, "examples/inspect_task.py", "-T", "against=none")
     assert done.returncode == 0, done.stdout + done.stderr
-    (log,) = [read_eval_log(path) for path in (tmp_path / "logs").glob("*.json")]
+    (log,) = [read_log(path) for path in (tmp_path / "logs").glob("*.json")]
     assert log.results is not None and log.samples is not None
     assert log.results.scores[0].scored_samples == 8
     for each in log.samples:

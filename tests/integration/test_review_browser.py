@@ -11,10 +11,10 @@ import sys
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
-from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from faceteval._cli._app import cli
 from faceteval.review import ReviewStore
@@ -24,9 +24,14 @@ from tests.support.llm_server import LLMServer
 from tests.support.processes import run_to_end
 from tests.support.review_project import build_project, serve
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium package")
     with sync_playwright() as playwright:
@@ -36,6 +41,8 @@ def browser() -> Iterator[Browser]:
 
 
 def sign_in(browser: Browser, base: str, name: str) -> Page:
+    from playwright.sync_api import expect
+
     page = browser.new_context(base_url=base).new_page()
     page.on("dialog", lambda dialog: pytest.fail(f"a dialog opened: {dialog.message}"))
     page.goto("/")
@@ -52,6 +59,8 @@ def section(page: Page, criterion: str):  # type: ignore[no-untyped-def]
 def test_an_annotator_completes_both_stages_and_a_refresh_loses_nothing(
     browser: Browser, tmp_path: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     project = tmp_path / "review"
     build_project(project)
     with serve(project) as base:
@@ -161,6 +170,8 @@ def test_an_annotator_completes_both_stages_and_a_refresh_loses_nothing(
 
 
 def test_two_annotators_at_once_never_overwrite_each_other(browser: Browser, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
     project = tmp_path / "review"
     build_project(project)
     with serve(project) as base:
@@ -203,6 +214,8 @@ def test_two_annotators_at_once_never_overwrite_each_other(browser: Browser, tmp
 
 
 def test_script_in_an_output_is_shown_as_text_and_never_runs(browser: Browser, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
     project = tmp_path / "review"
     build_project(project)
     with serve(project) as base:
@@ -226,6 +239,8 @@ def test_script_in_an_output_is_shown_as_text_and_never_runs(browser: Browser, t
 def test_an_edited_sentence_offers_to_undo_the_edit_not_to_approve_it(
     browser: Browser, tmp_path: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     project = tmp_path / "review"
     build_project(project)
     with serve(project) as base:
@@ -253,6 +268,8 @@ def test_an_edited_sentence_offers_to_undo_the_edit_not_to_approve_it(
 def test_a_tab_left_open_as_one_annotator_never_acts_as_one_signed_in_since(
     browser: Browser, tmp_path: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     project = tmp_path / "review"
     build_project(project)
     with serve(project) as base:
@@ -302,6 +319,8 @@ def judged_pairs(tmp_path: Path) -> Path:
 def test_a_pairwise_judgment_is_one_item_with_both_responses_side_by_side_and_a_preference(
     browser: Browser, tmp_path: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     project = judged_pairs(tmp_path)
     with serve(project) as base:
         page = sign_in(browser, base, "alice")
@@ -384,6 +403,8 @@ def test_a_pairwise_judgment_is_one_item_with_both_responses_side_by_side_and_a_
 def test_a_form_refused_for_what_was_typed_is_shown_on_its_page_beside_the_field_with_the_text_kept(
     browser: Browser, tmp_path: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     project = tmp_path / "review"
     build_project(project)
     with serve(project) as base:

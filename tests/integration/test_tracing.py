@@ -12,12 +12,9 @@ import sys
 import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import SpanKind, StatusCode
 
 from faceteval import Direct, DnA, Instance, JudgeOptions, judge, tracing
 from faceteval.llm import LLM, RetryPolicy
@@ -29,6 +26,10 @@ from tests.support.otlp_collector import running_collector
 from tests.support.processes import SRC
 from tests.support.rule_judge import DEFAULT_ASPECTS, RuleJudge
 
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
 EXAMPLES = ROOT / "examples"
 FAST = RetryPolicy(max_retries=3, initial_delay=0.01, max_delay=0.02)
 
@@ -36,6 +37,10 @@ FAST = RetryPolicy(max_retries=3, initial_delay=0.01, max_delay=0.02)
 @pytest.fixture
 def exported() -> Iterator[InMemorySpanExporter]:
     """Tracing on, into an SDK TracerProvider that keeps the finished spans in memory."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -103,6 +108,8 @@ def test_a_run_is_a_span_over_its_instances_over_their_llm_calls(
 def test_an_llm_call_span_follows_the_genai_conventions(
     exported: InMemorySpanExporter, server: LLMServer
 ) -> None:
+    from opentelemetry.trace import SpanKind
+
     judge(pairs(1), DnA(), llm_for(server))
     calls = named(exported.get_finished_spans(), "chat ")
     for call in calls:
@@ -167,6 +174,8 @@ def test_retries_are_counted_on_the_call_and_each_one_is_an_event(
 def test_a_call_that_fails_for_good_is_an_error_span_and_so_is_its_instance(
     exported: InMemorySpanExporter, server: LLMServer
 ) -> None:
+    from opentelemetry.trace import StatusCode
+
     server.enqueue(*[Status(503)] * 2)
     (judgment,) = judge(
         pairs(1), Direct(), llm_for(server, retry=RetryPolicy(max_retries=1, initial_delay=0.01))
@@ -193,6 +202,10 @@ def test_swapped_orders_share_their_instance_span(exported: InMemorySpanExporter
 
 
 def test_message_contents_are_in_the_spans_only_when_asked(server: LLMServer) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))

@@ -10,14 +10,17 @@ import json
 import struct
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 import faceteval
 from faceteval.results import Proportion
 from tests.support.chromium import CHROMIUM, FLAGS
 from tests.support.view_runs import HOSTILE, UNREADABLE, Runs, data_dir, make_runs, view
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 WIDTH, HEIGHT = 1280, 900
 
@@ -26,6 +29,8 @@ WIDTH, HEIGHT = 1280, 900
 def browser(runs: Runs) -> Iterator[Browser]:
     """Chromium, started once the runs are made: Playwright's sync API keeps an event loop running in
     this thread, where the commands making the runs could not start theirs."""
+    from playwright.sync_api import sync_playwright
+
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium package")
     with sync_playwright() as playwright:
@@ -73,12 +78,16 @@ def row_ids(page: Page) -> list[str]:
 
 
 def open_judge_run(page: Page) -> None:
+    from playwright.sync_api import expect
+
     page.goto("/")
     page.locator("#runs a", has_text="j.jsonl").first.click()
     expect(page.locator("#run-kind")).to_have_text("judge run")
 
 
 def test_the_list_of_runs_shows_every_run_with_what_it_did(page: Page, shots: Path) -> None:
+    from playwright.sync_api import expect
+
     page.goto("/")
 
     expect(page.locator("#runs tbody tr")).to_have_count(9)
@@ -98,6 +107,8 @@ def apply_filters(page: Page) -> None:
 
 
 def test_the_filters_of_a_judge_run_keep_the_rows_they_name(page: Page, shots: Path) -> None:
+    from playwright.sync_api import expect
+
     open_judge_run(page)
     assert row_ids(page) == ["p1", "p2", "p3", "p4", "p5"]
     expect(page.locator("#summary")).to_contain_text("orders_disagreed")
@@ -148,6 +159,8 @@ def shown_rate(rate: Proportion) -> tuple[str, str, str]:
 def test_a_judge_runs_page_shows_its_stored_result_whatever_its_items_are_filtered_to(
     page: Page, shots: Path, runs: Runs
 ) -> None:
+    from playwright.sync_api import expect
+
     stored = faceteval.read_run(runs.judge).summary.result
     assert stored is not None and stored.pairwise is not None
     page.goto("/")
@@ -185,6 +198,8 @@ def test_a_judge_runs_page_shows_its_stored_result_whatever_its_items_are_filter
 def test_an_item_shows_its_candidates_side_by_side_its_facets_and_every_prompt(
     page: Page, shots: Path, runs: Runs
 ) -> None:
+    from playwright.sync_api import expect
+
     open_judge_run(page)
     page.select_option("select[name=winner]", "A")
     apply_filters(page)
@@ -225,6 +240,8 @@ def test_an_item_shows_its_candidates_side_by_side_its_facets_and_every_prompt(
 def test_a_parse_error_is_shown_as_such_with_the_reply_that_could_not_be_read(
     page: Page, shots: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     open_judge_run(page)
     page.locator("#rows td.id a", has_text="p4").click()
 
@@ -240,6 +257,8 @@ def test_a_parse_error_is_shown_as_such_with_the_reply_that_could_not_be_read(
 
 
 def test_model_and_input_text_is_shown_as_text_and_runs_nothing(page: Page) -> None:
+    from playwright.sync_api import expect
+
     open_judge_run(page)
     page.locator("#rows td.id a", has_text="p5").click()
 
@@ -249,6 +268,8 @@ def test_model_and_input_text_is_shown_as_text_and_runs_nothing(page: Page) -> N
 
 
 def test_a_meta_evaluation_filters_by_agreement_with_the_human_label(page: Page, shots: Path) -> None:
+    from playwright.sync_api import expect
+
     page.goto("/")
     page.locator("#runs a", has_text="mtbench").click()
     expect(page.locator("#agreement")).to_contain_text("agreement")

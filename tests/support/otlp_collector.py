@@ -9,12 +9,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-)
+if TYPE_CHECKING:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 Span = tuple[str, dict[str, Any], bytes, bytes]
 """A span received: its name, attributes, id and parent's id (empty for a root)."""
@@ -60,6 +58,11 @@ class _Receive(BaseHTTPRequestHandler):
     server: Collector
 
     def do_POST(self) -> None:
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest,
+            ExportTraceServiceResponse,
+        )
+
         body = self.rfile.read(int(self.headers["Content-Length"]))
         request = ExportTraceServiceRequest()
         request.ParseFromString(body)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import anthropic
 import pytest
 
 from faceteval import DnA, Instance, JudgeOptions, judge_async
@@ -22,7 +21,6 @@ from faceteval.llm import (
     PriceTable,
     user,
 )
-from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.llm.internal import anthropic_batch_request
 from faceteval.store import SQLiteCache
 from tests.support.anthropic_batches import AnthropicBatches
@@ -48,6 +46,8 @@ def served() -> Iterator[tuple[LLMServer, AnthropicBatches]]:
 
 
 def _llm(server: LLMServer, cache: SQLiteCache, collector: Collector | None = None) -> LLM:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     provider = AnthropicProvider(api_key="test", base_url=server.root_url)
     return LLM(
         provider, ModelSpec.parse(SPEC), cache=cache, prices=PriceTable({SPEC: PRICE}), collector=collector
@@ -57,6 +57,8 @@ def _llm(server: LLMServer, cache: SQLiteCache, collector: Collector | None = No
 async def test_dna_in_anthropic_batch_passes_gives_the_synchronous_judgments_despite_failures(
     served: tuple[LLMServer, AnthropicBatches], tmp_path: Path
 ) -> None:
+    import anthropic
+
     server, batches = served
     with SQLiteCache(tmp_path / "sync.db") as sync_cache:
         sync_llm = _llm(server, sync_cache)
@@ -113,6 +115,8 @@ def _record(cache: SQLiteCache, keyed: list[tuple[str, CompletionRequest]]) -> i
 async def test_a_batch_created_by_a_run_killed_before_recording_its_id_is_matched_and_not_paid_twice(
     served: tuple[LLMServer, AnthropicBatches], tmp_path: Path
 ) -> None:
+    import anthropic
+
     server, batches = served
     ours, decoy = _keyed("a", "b", "c"), _keyed("x", "y", "z")
     async with anthropic.AsyncAnthropic(api_key="test", base_url=server.root_url, max_retries=0) as client:
@@ -140,6 +144,8 @@ async def test_a_batch_created_by_a_run_killed_before_recording_its_id_is_matche
 async def test_a_run_killed_before_its_create_call_reached_the_provider_asks_its_requests_again(
     served: tuple[LLMServer, AnthropicBatches], tmp_path: Path
 ) -> None:
+    import anthropic
+
     server, batches = served
     async with anthropic.AsyncAnthropic(api_key="test", base_url=server.root_url, max_retries=0) as client:
         with SQLiteCache(tmp_path / "cache.db") as cache:

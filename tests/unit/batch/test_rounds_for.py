@@ -9,9 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from faceteval import DnA, Instance, JudgeOptions, judge_async, tracing
 from faceteval.batch import BATCH_KINDS, AnthropicBatchRunner, BatchRun, OpenAIBatchRunner, rounds_for
@@ -74,6 +71,10 @@ def test_a_kind_refuses_what_it_cannot_serve(
 async def test_judge_async_with_batch_writes_the_synchronous_judgments_and_a_record_of_its_rounds(
     served: tuple[LLMServer, OpenAIBatches], tmp_path: Path
 ) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
     server, batches = served
     options = JudgeOptions(swap=True)
     prices = PriceTable({"openai:judge": Price(2.0, 8.0)})

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from inspect_ai.model import CachePolicy, Model, get_model
-from inspect_ai.util import LimitExceededError, token_limit
 
 from faceteval import Direct, Instance, judge_async
 from faceteval.errors import ProviderError
-from faceteval.integrations.inspect import InspectProvider, inspect_llm
 from faceteval.llm import CompletionRequest, GenerateConfig, assistant, system, user
 from tests.support.llm_server import LLMServer, Reply, Status
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
+
 
 pytestmark = [
     pytest.mark.anyio,
@@ -28,6 +30,8 @@ async def model(
     llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[Model]:
     """An Inspect model on the local server, its response cache in the test's directory; closed after."""
+    from inspect_ai.model import get_model
+
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
     async with get_model("openai-api/local/judge", base_url=llm_server.base_url, api_key="test") as opened:
         yield opened
@@ -36,6 +40,8 @@ async def model(
 async def test_a_call_sends_the_messages_and_settings_and_returns_text_and_usage(
     model: Model, llm_server: LLMServer
 ) -> None:
+    from faceteval.integrations.inspect import InspectProvider
+
     llm_server.enqueue(Reply("Score: 7", input_tokens=31, output_tokens=4))
     messages = (system("Be fair."), user("Judge this."), assistant("Which aspect?"), user("Correctness."))
     config = GenerateConfig(temperature=0.0, max_tokens=77, seed=5)
@@ -50,6 +56,8 @@ async def test_a_call_sends_the_messages_and_settings_and_returns_text_and_usage
 async def test_a_call_inspect_gives_up_on_is_a_provider_error_in_one_line(
     model: Model, llm_server: LLMServer
 ) -> None:
+    from faceteval.integrations.inspect import InspectProvider
+
     llm_server.enqueue(Status(400))
     with pytest.raises(ProviderError) as raised:
         await InspectProvider(model).complete(CompletionRequest("judge", (user("x"),)))
@@ -59,6 +67,10 @@ async def test_a_call_inspect_gives_up_on_is_a_provider_error_in_one_line(
 
 
 async def test_a_limit_reached_is_left_to_inspect(model: Model, llm_server: LLMServer) -> None:
+    from inspect_ai.util import LimitExceededError, token_limit
+
+    from faceteval.integrations.inspect import InspectProvider
+
     llm_server.enqueue(Reply("Score: 7", input_tokens=500, output_tokens=500))
     with pytest.raises(LimitExceededError), token_limit(10):
         await InspectProvider(model).complete(CompletionRequest("judge", (user("x"),)))
@@ -67,6 +79,10 @@ async def test_a_limit_reached_is_left_to_inspect(model: Model, llm_server: LLMS
 async def test_inspects_cache_answers_a_repeated_call_and_keeps_samples_apart(
     model: Model, llm_server: LLMServer
 ) -> None:
+    from inspect_ai.model import CachePolicy
+
+    from faceteval.integrations.inspect import InspectProvider
+
     llm_server.responder = lambda body: f"reply {len(llm_server.requests)}"
     provider = InspectProvider(model, cache=CachePolicy(expiry=None))
     ask = CompletionRequest("judge", (user("Judge this."),))
@@ -78,6 +94,8 @@ async def test_inspects_cache_answers_a_repeated_call_and_keeps_samples_apart(
 
 
 async def test_without_a_cache_every_call_is_made(model: Model, llm_server: LLMServer) -> None:
+    from faceteval.integrations.inspect import InspectProvider
+
     provider = InspectProvider(model)
     ask = CompletionRequest("judge", (user("Judge this."),))
     await provider.complete(ask)
@@ -88,6 +106,8 @@ async def test_without_a_cache_every_call_is_made(model: Model, llm_server: LLMS
 async def test_an_llm_over_an_inspect_model_judges_with_one_attempt_per_call(
     model: Model, llm_server: LLMServer
 ) -> None:
+    from faceteval.integrations.inspect import inspect_llm
+
     llm = inspect_llm(model)
     assert (llm.cache, llm.retry.max_retries, str(llm.spec)) == (None, 0, "inspect:openai-api/local/judge")
     assert llm.identity == f"inspect:openai-api/local/judge@{llm_server.base_url}"

@@ -10,19 +10,21 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 import pytest
-from inspect_ai._util.registry import registry_info
-from inspect_ai.model import Model, ModelName, ModelOutput, get_model
-from inspect_ai.scorer import Score, Target
-from inspect_ai.solver import TaskState
 
 from faceteval import DnA
 from faceteval.errors import ConfigError
-from faceteval.integrations.inspect import facet_scorer
 from tests.support.llm_server import LLMServer
 from tests.support.processes import SRC
 from tests.support.rule_judge import RuleJudge
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
+    from inspect_ai.scorer import Score
+    from inspect_ai.solver import TaskState
+
 
 QUESTION = "What is the capital of Australia?"
 ANSWER = "Canberra is the capital of Australia."
@@ -30,6 +32,9 @@ ANSWER = "Canberra is the capital of Australia."
 
 def task_state(metadata: dict[str, object] | None = None) -> TaskState:
     """A sample's state after its solver: the question, answered with `ANSWER`."""
+    from inspect_ai.model import ModelName, ModelOutput
+    from inspect_ai.solver import TaskState
+
     state = TaskState(
         ModelName("openai-api/local/judge"), "capital", 1, QUESTION, [], metadata=metadata or {}
     )
@@ -42,6 +47,10 @@ def is_unscored(score: Score) -> bool:
 
 
 def test_the_scorer_is_registered_with_its_metrics() -> None:
+    from inspect_ai._util.registry import registry_info
+
+    from faceteval.integrations.inspect import facet_scorer
+
     info = registry_info(facet_scorer("direct"))
     assert info.type == "scorer" and info.name.endswith("facet_scorer")
     metrics = info.metadata["metrics"]
@@ -65,6 +74,8 @@ def test_the_scorer_is_registered_with_its_metrics() -> None:
 def test_a_bad_setting_is_refused_when_the_task_is_built(
     args: tuple[object, ...], kwargs: dict[str, object], message: str
 ) -> None:
+    from faceteval.integrations.inspect import facet_scorer
+
     with pytest.raises(ConfigError, match="^" + re.escape(message)):
         facet_scorer(*args, **kwargs)
 
@@ -131,6 +142,10 @@ def test_faceteval_never_imports_inspect_ai() -> None:
 async def test_a_sample_without_what_it_is_judged_against_is_unscored_without_a_call(
     kwargs: dict[str, object], metadata: dict[str, object], target: str, problem: str
 ) -> None:
+    from inspect_ai.scorer import Target
+
+    from faceteval.integrations.inspect import facet_scorer
+
     scorer = facet_scorer("dna", model="openai-api/nowhere/judge", **kwargs)
     score = await scorer(task_state(metadata), Target(target))
     assert score is not None and is_unscored(score)
@@ -140,6 +155,8 @@ async def test_a_sample_without_what_it_is_judged_against_is_unscored_without_a_
 
 @pytest.fixture
 async def judge_model(llm_server: LLMServer) -> AsyncIterator[Model]:
+    from inspect_ai.model import get_model
+
     judge = RuleJudge(quality={ANSWER: 8.0, "Sydney.": 3.0}, record=False)
     llm_server.responder = judge.for_server()
     async with get_model("openai-api/local/judge", base_url=llm_server.base_url, api_key="test") as opened:
@@ -149,6 +166,10 @@ async def judge_model(llm_server: LLMServer) -> AsyncIterator[Model]:
 @pytest.mark.anyio
 @pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 async def test_a_baseline_may_come_from_a_function_of_the_state(judge_model: Model) -> None:
+    from inspect_ai.scorer import Target
+
+    from faceteval.integrations.inspect import facet_scorer
+
     scorer = facet_scorer("direct", against="baseline", baseline=lambda state: "Sydney.", model=judge_model)
     score = await scorer(task_state(), Target("Canberra."))
     assert score is not None and score.value == 1.0

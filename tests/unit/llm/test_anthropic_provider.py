@@ -5,9 +5,8 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import anyio
 import httpx2
 import pytest
@@ -24,7 +23,6 @@ from faceteval.errors import (
     RateLimitError,
 )
 from faceteval.llm import CompletionRequest, GenerateConfig, Provider, assistant, system, user
-from faceteval.llm._anthropic import LOCAL_API_KEY, AnthropicProvider
 from tests.support.llm_server import (
     Behaviour,
     Disconnect,
@@ -35,6 +33,9 @@ from tests.support.llm_server import (
     Reply,
     Status,
 )
+
+if TYPE_CHECKING:
+    from faceteval.llm._anthropic import AnthropicProvider
 
 pytestmark = pytest.mark.anyio
 
@@ -60,6 +61,8 @@ def message(**changes: Any) -> dict[str, Any]:
 
 @pytest.fixture
 async def provider(llm_server: LLMServer) -> AsyncIterator[AnthropicProvider]:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     async with httpx2.AsyncClient(verify=False) as client:  # plain HTTP: skip the SDK's 0.1 s TLS setup
         provider = AnthropicProvider(
             api_key="sk-ant-test", base_url=llm_server.root_url, timeout=5, http_client=client
@@ -193,6 +196,8 @@ async def test_error_statuses_are_mapped(
     error: type[ProviderError],
     wait: float | None,
 ) -> None:
+    import anthropic
+
     llm_server.enqueue(behaviour)
 
     with pytest.raises(error) as caught:
@@ -209,6 +214,8 @@ async def test_error_statuses_are_mapped(
 
 
 async def test_hang_beyond_the_timeout(llm_server: LLMServer) -> None:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     provider = AnthropicProvider(api_key="k", base_url=llm_server.root_url, timeout=0.3)
     llm_server.enqueue(Hang(10))
     start = time.monotonic()
@@ -241,6 +248,8 @@ async def test_dropped_connection(llm_server: LLMServer, provider: AnthropicProv
 
 
 async def test_connection_refused() -> None:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     with socket.socket() as probe:  # a port nothing listens on once the probe is closed
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -256,6 +265,8 @@ async def test_connection_refused() -> None:
 
 
 def test_official_api_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     monkeypatch.setenv("ANTHROPIC_API_KEY", "from-os-environ")  # ignored: only the mapping passed counts
 
     with pytest.raises(ConfigError, match=r"ANTHROPIC_API_KEY.*--base-url"):
@@ -265,6 +276,8 @@ def test_official_api_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_local_server_needs_no_key(llm_server: LLMServer) -> None:
+    from faceteval.llm._anthropic import LOCAL_API_KEY, AnthropicProvider
+
     provider = AnthropicProvider.from_env({"ANTHROPIC_BASE_URL": llm_server.root_url})
     try:
         completion = await provider.complete(REQUEST)
@@ -280,6 +293,8 @@ async def test_local_server_needs_no_key(llm_server: LLMServer) -> None:
 
 
 async def test_arguments_override_env(llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")  # the SDK must not read this itself
     env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:1", "ANTHROPIC_API_KEY": "env-key"}
     provider = AnthropicProvider.from_env(env, base_url=llm_server.root_url, api_key="arg-key")
@@ -293,6 +308,8 @@ async def test_arguments_override_env(llm_server: LLMServer, monkeypatch: pytest
 
 
 async def test_name_and_identity(llm_server: LLMServer) -> None:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     official = AnthropicProvider(api_key="k")
     local = AnthropicProvider(api_key="k", base_url=f"{llm_server.root_url}/")
     try:

@@ -11,7 +11,6 @@ import httpx2
 import pytest
 
 from faceteval.llm import CompletionRequest, GenerateConfig, ResponseSchema, user
-from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.llm._openai import OpenAIProvider
 from faceteval.llm.internal import cache_key
 from tests.support.llm_server import LLMServer, Reply, Status
@@ -85,6 +84,8 @@ async def test_a_free_text_request_sends_no_response_format(
 async def test_anthropic_forces_one_tool_with_the_schema_and_reads_its_input(
     llm_server: LLMServer, client: httpx2.AsyncClient
 ) -> None:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     provider = AnthropicProvider(api_key="sk-ant-test", base_url=llm_server.root_url, http_client=client)
     llm_server.enqueue(Reply('{"scores": [3, 9], "explanation": "second is better"}'))
 
@@ -104,6 +105,8 @@ async def test_anthropic_reads_the_forced_tools_input_among_other_blocks(
     llm_server: LLMServer, client: httpx2.AsyncClient
 ) -> None:
     """A message as the Messages API sends it: text, then the tool_use block (other tools' blocks ignored)."""
+    from faceteval.llm._anthropic import AnthropicProvider
+
     provider = AnthropicProvider(api_key="sk-ant-test", base_url=llm_server.root_url, http_client=client)
     body = {
         "id": "msg_1",
@@ -135,6 +138,8 @@ async def test_anthropic_without_the_tool_call_returns_its_text(
     llm_server: LLMServer, client: httpx2.AsyncClient
 ) -> None:
     """A server that ignores the tool answers in text: that text is the reply, for the parser to judge."""
+    from faceteval.llm._anthropic import AnthropicProvider
+
     provider = AnthropicProvider(api_key="sk-ant-test", base_url=llm_server.root_url, http_client=client)
     llm_server.enqueue(Reply("8 6"))
 

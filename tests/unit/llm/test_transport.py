@@ -24,7 +24,6 @@ from faceteval.errors import (
     ReplyTooLargeError,
 )
 from faceteval.llm import LLM, CompletionRequest, ModelSpec, Provider, RetryPolicy, user
-from faceteval.llm._anthropic import AnthropicProvider
 from faceteval.llm._openai import OpenAIProvider
 from tests.support.llm_server import Behaviour, Disconnect, HugeBody, LLMServer, RawBody, Reply, Status
 from tests.support.raw_server import GARBAGE, RawServer, bad_chunk_later
@@ -49,6 +48,8 @@ def transport(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 async def make(transport: str, llm_server: LLMServer) -> AsyncIterator[Make]:
     """Builds a provider of the transport under test, pointed at the local server unless told otherwise."""
+    from faceteval.llm._anthropic import AnthropicProvider
+
     async with AsyncExitStack() as stack:
 
         def build(*, base: str | None = None, timeout: float = 30, **options: Any) -> Provider:
@@ -272,6 +273,8 @@ async def test_https_to_a_plain_http_server_says_which_to_use(llm_server: LLMSer
 
 @pytest.mark.parametrize("value", [0, -1, True, 1.5, "4MB", None])
 def test_a_limit_that_is_not_a_number_of_bytes_is_refused(value: object) -> None:
+    from faceteval.llm._anthropic import AnthropicProvider
+
     for build in (
         lambda: OpenAIProvider(api_key="k", base_url="http://127.0.0.1:9/v1", max_reply_bytes=value),  # type: ignore[arg-type]
         lambda: AnthropicProvider(api_key="k", base_url="http://127.0.0.1:9", max_reply_bytes=value),  # type: ignore[arg-type]

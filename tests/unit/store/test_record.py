@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from datetime import UTC, datetime
@@ -50,14 +51,21 @@ PAIRS = [
     Instance(id=str(k), query="q", candidates=["x", "y"], systems=[THREE[k % 3], THREE[(k + 1) % 3]])
     for k in range(9)
 ]
-RESULT = compute_result(
-    [
-        Judgment(id=p.id, method="dna", status="ok", verdict=1 + k % 2, scores=[4, 6])
-        for k, p in enumerate(PAIRS)
-    ],
-    PAIRS,
-)
-"""A result with every part: systems, positions, a matrix and a Bradley-Terry ranking."""
+
+
+@functools.cache
+def result() -> JudgeResult:
+    """A result with every part: systems, positions, a matrix and a Bradley-Terry ranking (computed once,
+    when a test first asks)."""
+    return compute_result(
+        [
+            Judgment(id=p.id, method="dna", status="ok", verdict=1 + k % 2, scores=[4, 6])
+            for k, p in enumerate(PAIRS)
+        ],
+        PAIRS,
+    )
+
+
 LLM = LLMRecord(model="openai:judge", identity="openai@http://x/v1", config={"temperature": 0.0})
 SPEND = SpendRecord(calls=3, cached=1, input_tokens=10, output_tokens=2, cost_usd=None, seconds=0.5)
 
@@ -71,72 +79,91 @@ def common(command: str) -> dict[str, object]:
     }
 
 
-RECORDS: list[RunRecord] = [
-    JudgeRecord(
+COMMANDS = ("judge", "correct", "bridge", "meta-eval", "hdeval train", "criteria generate")
+"""The command of each record of `records`, in order."""
+
+
+@functools.cache
+def records() -> list[RunRecord]:
+    """A record of every command, each with every part of its summary."""
+    return [_judge_record(), *_other_records()]
+
+
+def _judge_record() -> JudgeRecord:
+    return JudgeRecord(
         **common("judge"),
         inputs={"input": InputFile(path="p.jsonl", absolute="/w/p.jsonl", sha256="ef" * 32)},
         output="o.jsonl",
         method=MethodRecord(name="dna", params={"aspects": 3, "scale": [1.0, 10.0]}),
         options={"swap": True, "strict": False, "trace": True},
         summary=JudgeSummary(
-            judgments={"ok": 9}, reused=1, orders_agreed=2, start_seconds=0.1, result=RESULT
+            judgments={"ok": 9}, reused=1, orders_agreed=2, start_seconds=0.1, result=result()
         ),
-    ),
-    CorrectRecord(
-        **common("correct"),
-        inputs={"judgments": InputFile(path="j.jsonl"), "input": InputFile(path="p.jsonl")},
-        options={"threshold": 3.0, "rejudge": True, "trace": True},
-        summary=CorrectSummary(
-            judgments=2,
-            responses=4,
-            kept=3,
-            corrected=1,
-            rejudged={"ok": 1},
-            improvement=CorrectionGain(responses=1, before=1.0, after=4.0, gain=3.0, wins=1),
-        ),
-    ),
-    BridgeRunRecord(
-        **common("bridge"),
-        options={"benchmark": "pandalm", "judge": "recorded:pandalm-7b", "limit": None},
-        summary=BridgeRunSummary(
-            sources=2, records=2, kept=1, usage=Usage(calls=4), files={"sft": "p.jsonl"}
-        ),
-    ),
-    MetaEvalRecord(
-        **common("meta-eval"),
-        method=MethodRecord(name="direct", params={}),
-        options={"swap": False},
-        summary=MetaEvalSummary(
-            benchmark="b",
-            kind="pairwise",
-            reference=None,
-            judge="direct (openai:judge)",
-            n=2,
-            agreement={"value": 0.5, "n": 2, "ci": [0.0, 1.0]},
-            variant={"aspects": None, "seed": None},
-        ),
-    ),
-    TrainRecord(
-        **common("hdeval train"),
-        options={"layers": 1},
-        summary=TrainSummary(targets=["t"], features=["a"], background=[3.0], aggregator="lr"),
-    ),
-    GenerationRecord(
-        **common("criteria generate"),
-        summary=GenerationSummary(
-            task="Explain.",
-            example=Demonstration(input="x", output="y"),
-            temperature=0.7,
-            samples=1,
-            sets=[GeneratedSet(index=0, temperature=0.0, status="ok", file="criteria.yaml", criteria=2)],
-            failures=[GenerationFailure(index=1, status="parse_error", error="no list", replies=["no"])],
-        ),
-    ),
-]
+    )
 
 
-@pytest.mark.parametrize("record", RECORDS, ids=lambda record: record.command)
-def test_every_commands_record_round_trips_through_its_file(record: RunRecord, tmp_path: Path) -> None:
+def _other_records() -> list[RunRecord]:
+    return [
+        CorrectRecord(
+            **common("correct"),
+            inputs={"judgments": InputFile(path="j.jsonl"), "input": InputFile(path="p.jsonl")},
+            options={"threshold": 3.0, "rejudge": True, "trace": True},
+            summary=CorrectSummary(
+                judgments=2,
+                responses=4,
+                kept=3,
+                corrected=1,
+                rejudged={"ok": 1},
+                improvement=CorrectionGain(responses=1, before=1.0, after=4.0, gain=3.0, wins=1),
+            ),
+        ),
+        BridgeRunRecord(
+            **common("bridge"),
+            options={"benchmark": "pandalm", "judge": "recorded:pandalm-7b", "limit": None},
+            summary=BridgeRunSummary(
+                sources=2, records=2, kept=1, usage=Usage(calls=4), files={"sft": "p.jsonl"}
+            ),
+        ),
+        MetaEvalRecord(
+            **common("meta-eval"),
+            method=MethodRecord(name="direct", params={}),
+            options={"swap": False},
+            summary=MetaEvalSummary(
+                benchmark="b",
+                kind="pairwise",
+                reference=None,
+                judge="direct (openai:judge)",
+                n=2,
+                agreement={"value": 0.5, "n": 2, "ci": [0.0, 1.0]},
+                variant={"aspects": None, "seed": None},
+            ),
+        ),
+        TrainRecord(
+            **common("hdeval train"),
+            options={"layers": 1},
+            summary=TrainSummary(targets=["t"], features=["a"], background=[3.0], aggregator="lr"),
+        ),
+        GenerationRecord(
+            **common("criteria generate"),
+            summary=GenerationSummary(
+                task="Explain.",
+                example=Demonstration(input="x", output="y"),
+                temperature=0.7,
+                samples=1,
+                sets=[GeneratedSet(index=0, temperature=0.0, status="ok", file="criteria.yaml", criteria=2)],
+                failures=[GenerationFailure(index=1, status="parse_error", error="no list", replies=["no"])],
+            ),
+        ),
+    ]
+
+
+def test_the_records_are_of_the_commands_named() -> None:
+    assert tuple(record.command for record in records()) == COMMANDS
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_commands_record_round_trips_through_its_file(command: str, tmp_path: Path) -> None:
+    record = records()[COMMANDS.index(command)]
     path = tmp_path / "r.run.json"
     path.write_text(record.to_json(), encoding="utf-8")
     assert read_record(path, type(record)) == record
@@ -157,7 +184,7 @@ def test_a_summary_is_written_as_it_was_given() -> None:
 
 def test_another_commands_record_a_newer_one_and_a_wrong_field_are_named(tmp_path: Path) -> None:
     path = tmp_path / "r.run.json"
-    path.write_text(RECORDS[0].to_json(), encoding="utf-8")
+    path.write_text(records()[0].to_json(), encoding="utf-8")
     with pytest.raises(InputError, match=r"field 'command': a run record of 'judge', not of 'correct'"):
         read_record(path, CorrectRecord)
     data = json.loads(path.read_text())
@@ -180,19 +207,19 @@ def test_another_commands_record_a_newer_one_and_a_wrong_field_are_named(tmp_pat
 
 
 def test_a_judge_records_result_is_written_whole_and_read_back_as_its_model(tmp_path: Path) -> None:
-    assert RESULT.pairwise is not None and RESULT.pairwise.ranking is not None
+    assert result().pairwise is not None and result().pairwise.ranking is not None
     path = tmp_path / "j.run.json"
-    path.write_text(RECORDS[0].to_json(), encoding="utf-8")
+    path.write_text(records()[0].to_json(), encoding="utf-8")
     stored = json.loads(path.read_text())["summary"]["result"]
     assert stored["schema_version"] == 1 and stored["level"] == 0.95  # named in the file, not left out
     record = read_run(path)
-    assert isinstance(record.summary.result, JudgeResult) and record.summary.result == RESULT
+    assert isinstance(record.summary.result, JudgeResult) and record.summary.result == result()
     assert read_run(tmp_path / "j.jsonl") == record  # by its judgments file, the record beside it
 
 
 def test_a_result_not_of_its_model_is_named_by_its_field(tmp_path: Path) -> None:
     path = tmp_path / "j.run.json"
-    data = json.loads(RECORDS[0].to_json())
+    data = json.loads(records()[0].to_json())
     data["summary"]["result"]["pairwise"]["systems"][0]["wins"] = "many"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(
@@ -315,7 +342,7 @@ def test_a_commands_record_file_is_of_its_output_kind_in_either_shape(tmp_path: 
         "hdeval train": (EVALUATOR, "hdeval/evaluator.json"),
         "criteria generate": (GENERATION, "criteria/generation.json"),
     }
-    for record in RECORDS:
+    for record in records():
         path = tmp_path / f"{record.command}.json"
         path.write_text(record.to_json(), encoding="utf-8")
         for command, (kind, old) in kinds.items():

@@ -7,9 +7,6 @@ from collections.abc import Iterator
 
 import anyio
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from faceteval import tracing
 from faceteval.errors import MissingDependencyError
@@ -30,6 +27,8 @@ def test_tracing_is_off_until_enabled_and_labels_are_then_ignored() -> None:
 
 
 def test_labels_nest_and_are_undone_at_the_end_of_their_block() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+
     tracing.enable(TracerProvider(), capture_content=True)
     assert tracing.enabled() and tracer() is not None and tracing.capture_content()
     with labelled(instance_id="p1"):
@@ -40,6 +39,10 @@ def test_labels_nest_and_are_undone_at_the_end_of_their_block() -> None:
 
 
 def test_a_planned_call_is_a_span_marked_as_planned() -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))

@@ -15,8 +15,6 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import skops.io  # type: ignore[import-untyped]
-
 from faceteval._util.zips import MIB, ZipLimits, read_zip
 from faceteval.errors import FacetevalError
 from faceteval.store.internal import write_atomic
@@ -60,7 +58,7 @@ def save_aggregator(estimator: Any, path: Path) -> None:
         estimator: The aggregator.
         path: Where to write it; its folder must exist.
     """
-    write_atomic(path, skops.io.dumps(estimator))
+    write_atomic(path, _skops_io().dumps(estimator))
 
 
 def load_aggregator(path: Path) -> Any:
@@ -80,9 +78,10 @@ def load_aggregator(path: Path) -> Any:
             member larger than declared, too large or too packed: a zip bomb) or it names a type
             outside `ALLOWED_TYPES` (nothing is loaded then).
     """
+    skops_io = _skops_io()
     try:
         data = _moved(read_zip(path, AGGREGATOR_LIMITS))
-        untrusted = skops.io.get_untrusted_types(data=data)
+        untrusted = skops_io.get_untrusted_types(data=data)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise FacetevalError(f"{path}: not a readable aggregator file ({exc})") from exc
     refused = sorted(set(untrusted) - ALLOWED_TYPES)
@@ -90,7 +89,15 @@ def load_aggregator(path: Path) -> Any:
         raise FacetevalError(
             f"{path}: refusing to load an aggregator of untrusted types: {', '.join(refused)}"
         )
-    return skops.io.load(io.BytesIO(data), trusted=untrusted)
+    return skops_io.load(io.BytesIO(data), trusted=untrusted)
+
+
+def _skops_io() -> Any:
+    """``skops.io``, imported on first use: skops imports scikit-learn (and torch, through its array-API
+    shim)."""
+    import skops.io  # type: ignore[import-untyped]
+
+    return skops.io
 
 
 def _moved(data: bytes) -> bytes:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import datasets
 import pytest
 
 from faceteval import Instance, JudgeOptions, Judgment, judge
@@ -337,6 +336,8 @@ def write_run(
 
 
 def load(path: Path, cache: Path) -> list[dict[str, Any]]:
+    import datasets
+
     rows = datasets.load_dataset("json", data_files=str(path), split="train", cache_dir=str(cache))
     return [dict(row) for row in rows]
 

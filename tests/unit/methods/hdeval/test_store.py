@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import skops.io
 
 from faceteval.errors import FacetevalError
 from faceteval.workflows.hdeval._aggregators import AGGREGATORS, make_aggregator
@@ -58,6 +57,8 @@ def test_saving_replaces_an_existing_file(tmp_path: Path) -> None:
     ],
 )
 def test_a_file_with_a_disallowed_type_is_refused(tmp_path: Path, payload: object, refused: str) -> None:
+    import skops.io
+
     path = tmp_path / "evil.skops"
     skops.io.dump(payload, path)
     with pytest.raises(FacetevalError, match="untrusted types") as caught:
@@ -67,6 +68,8 @@ def test_a_file_with_a_disallowed_type_is_refused(tmp_path: Path, payload: objec
 
 
 def test_refusal_constructs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import skops.io
+
     path = tmp_path / "evil.skops"
     skops.io.dump({"model": Gadget()}, path)
     monkeypatch.setattr(
