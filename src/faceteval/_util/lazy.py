@@ -35,3 +35,26 @@ def lazy_attributes(package: str, modules: Mapping[str, Sequence[str]]) -> Calla
         return getattr(importlib.import_module(module if named_in_full else f"{package}.{module}"), name)
 
     return __getattr__
+
+
+def moved_attributes(package: str, home: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for ``package`` that gives each public name of the module ``home`` (its
+    ``__all__``), imported on first use: the names that moved from ``package`` to ``home`` keep working.
+
+    Examples:
+        >>> getattr_ = moved_attributes("json", "json.decoder")
+        >>> getattr_("JSONDecodeError").__name__
+        'JSONDecodeError'
+        >>> getattr_("missing")
+        Traceback (most recent call last):
+        ...
+        AttributeError: module 'json' has no attribute 'missing'
+    """
+
+    def __getattr__(name: str) -> Any:
+        moved = importlib.import_module(home)
+        if name.startswith("_") or name not in getattr(moved, "__all__", ()):
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(moved, name)
+
+    return __getattr__

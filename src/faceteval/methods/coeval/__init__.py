@@ -9,7 +9,7 @@ old names, imported on first use).
 
 from __future__ import annotations
 
-from faceteval._util.lazy import lazy_attributes
+from faceteval._util.lazy import moved_attributes
 from faceteval.methods._spec import Command, EvaluationStages, MethodOption, MethodSpec, TemplateFolder
 from faceteval.methods.coeval._method import COEVAL_SCALE, DEFAULT_TASK, CoEval, CoEvalDirect
 from faceteval.methods.coeval._parsers import (
@@ -54,31 +54,9 @@ DIRECT_SPEC = MethodSpec(
 SPECS = (SPEC, DIRECT_SPEC)
 """The family's methods, as the registry holds them."""
 
-# Kept for code written before they moved to `faceteval.workflows.coeval`.
-_MOVED = {
-    "faceteval.workflows.coeval": (
-        "DEFAULT_EMBEDDING_MODEL",
-        "DEFAULT_SAMPLES",
-        "DEFAULT_TEMPERATURE",
-        "ConsistencyReport",
-        "ConsistencyScores",
-        "CriteriaGeneration",
-        "CriteriaSet",
-        "CriteriaSets",
-        "Demonstration",
-        "EditedFilesError",
-        "Embedder",
-        "check_edits",
-        "consistency_scores",
-        "generate_criteria",
-        "generate_criteria_async",
-        "load_criteria_sets",
-        "load_embedder",
-        "measure_consistency",
-        "save_generation",
-    )
-}
-__getattr__ = lazy_attributes(__name__, _MOVED)
+__getattr__ = moved_attributes(__name__, "faceteval.workflows.coeval")
+"""The names of the family's workflows, kept here for code written before they moved to
+`faceteval.workflows.coeval` (imported on first use)."""
 
 __all__ = [
     "COEVAL_SCALE",

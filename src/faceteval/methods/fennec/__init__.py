@@ -8,7 +8,7 @@ names, imported on first use).
 
 from __future__ import annotations
 
-from faceteval._util.lazy import lazy_attributes
+from faceteval._util.lazy import moved_attributes
 from faceteval.methods._spec import Command, MethodOption, MethodSpec, RunReport, Sweep, TemplateFolder
 from faceteval.methods.fennec._method import (
     DEFAULT_CRITERIA_COUNT,
@@ -87,36 +87,9 @@ SPEC = MethodSpec(
 SPECS = (SPEC,)
 """The family's methods, as the registry holds them."""
 
-# Kept for code written before they moved to `faceteval.workflows.fennec`.
-_MOVED = {
-    "faceteval.workflows.fennec": (
-        "BRIDGEABLE",
-        "DEFAULT_THRESHOLD",
-        "BridgeRecord",
-        "BridgeSource",
-        "BridgeSummary",
-        "CorrectOptions",
-        "Correction",
-        "Improvement",
-        "SftData",
-        "SftStats",
-        "bridge",
-        "bridge_async",
-        "build_sft",
-        "correct",
-        "correct_async",
-        "export_sft",
-        "improvement",
-        "load_correctable",
-        "load_sources",
-        "read_corrections",
-        "response_score",
-        "save_bridge",
-        "summarize",
-        "write_sft",
-    )
-}
-__getattr__ = lazy_attributes(__name__, _MOVED)
+__getattr__ = moved_attributes(__name__, "faceteval.workflows.fennec")
+"""The names of the family's workflows, kept here for code written before they moved to
+`faceteval.workflows.fennec` (imported on first use)."""
 
 __all__ = [
     "DEFAULT_CRITERIA_COUNT",

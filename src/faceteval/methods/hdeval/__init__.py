@@ -8,43 +8,11 @@ under its parent), with criteria trees; decomposition, training, evaluators, exp
 
 from __future__ import annotations
 
-from faceteval._util.lazy import lazy_attributes
+from faceteval._util.lazy import moved_attributes
 from faceteval.methods._spec import Command, CriteriaUse, MethodOption, MethodSpec, RunReport, TemplateFolder
 from faceteval.methods.hdeval._domains import DOMAINS, Domain
 from faceteval.methods.hdeval._method import HDEVAL_SCALE, EvalNode, HierarchyAware, tree_params
 from faceteval.methods.hdeval._tree import CriteriaTree, Node, load_tree, render_tree, save_tree
-
-# Kept for code written before they moved to `faceteval.workflows.hdeval`.
-_MOVED = {
-    "faceteval.workflows.hdeval": (
-        "AGGREGATORS",
-        "Evaluator",
-        "MeanAggregator",
-        "NodeScores",
-        "TrainConfig",
-        "Trained",
-        "contributions",
-        "decompose_tree",
-        "decompose_tree_async",
-        "evaluator_info",
-        "evaluator_summary",
-        "held_out",
-        "importance",
-        "initial_tree",
-        "load_aggregator",
-        "load_evaluator",
-        "make_aggregator",
-        "recorded_scorer",
-        "run_experiments",
-        "save_aggregator",
-        "save_evaluator",
-        "score",
-        "scores_from_judgments",
-        "top_k",
-        "train",
-        "write_evaluator_report",
-    )
-}
 
 SPEC = MethodSpec(
     name="hdeval",
@@ -94,4 +62,6 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_attributes(__name__, _MOVED)
+__getattr__ = moved_attributes(__name__, "faceteval.workflows.hdeval")
+"""The names of the family's workflows, kept here for code written before they moved to
+`faceteval.workflows.hdeval` (imported on first use)."""
