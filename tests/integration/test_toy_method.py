@@ -66,6 +66,15 @@ def pairs(path: Path) -> Path:
     )
 
 
+def judge_pairs(site: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``faceteval judge`` of the four pairs with the toy method into ``j.jsonl``, against a local server."""
+    with LLMServer(responder) as server:
+        return faceteval(
+            site, "judge", pairs(tmp_path / "pairs.jsonl"), "--method", "toy", "--model", "openai:judge",
+            "--base-url", server.base_url, "--no-cache", "--out", tmp_path / "j.jsonl",
+        )  # fmt: skip
+
+
 def test_a_plugin_method_is_judged_measured_and_reported(tmp_path: Path, site: Path) -> None:
     with LLMServer(responder) as server:
         local = ["--model", "openai:judge", "--base-url", server.base_url, "--cache", tmp_path / "c.sqlite"]
@@ -149,11 +158,7 @@ def test_the_plugin_flags_help_refusals_and_command_come_from_its_spec(tmp_path:
 
 def test_a_plugin_that_cannot_be_loaded_is_named_and_the_rest_runs(tmp_path: Path, site: Path) -> None:
     install(site, "broken_method", "[faceteval.methods]\nbroken = no_such_module:SPEC\n")
-    with LLMServer(responder) as server:
-        judged = faceteval(
-            site, "judge", pairs(tmp_path / "pairs.jsonl"), "--method", "toy", "--model", "openai:judge",
-            "--base-url", server.base_url, "--no-cache", "--out", tmp_path / "j.jsonl",
-        )  # fmt: skip
+    judged = judge_pairs(site, tmp_path)
     assert judged.returncode == 0, judged.stderr
     assert (
         "warning: method plugin broken = no_such_module:SPEC could not be loaded: "
@@ -173,11 +178,7 @@ print(type(store.RUN_RECORDS.validate_json(store.record_path_for(Path(sys.argv[1
 
 
 def test_a_plugin_record_kind_is_read_back_costed_and_listed(tmp_path: Path, site: Path) -> None:
-    with LLMServer(responder) as server:
-        judged = faceteval(
-            site, "judge", pairs(tmp_path / "pairs.jsonl"), "--method", "toy", "--model", "openai:judge",
-            "--base-url", server.base_url, "--no-cache", "--out", tmp_path / "j.jsonl",
-        )  # fmt: skip
+    judged = judge_pairs(site, tmp_path)
     assert judged.returncode == 0, judged.stderr
     tallies = tmp_path / "tallies" / "t.jsonl"
     tallied = faceteval(site, "toy-tally", tmp_path / "j.jsonl", "--out", tallies)
@@ -217,11 +218,7 @@ print(sorted(name for name, _ in store.tasks()), len(store.items()))
 
 
 def test_a_plugin_review_importer_joins_the_review_group(tmp_path: Path, site: Path) -> None:
-    with LLMServer(responder) as server:
-        judged = faceteval(
-            site, "judge", pairs(tmp_path / "pairs.jsonl"), "--method", "toy", "--model", "openai:judge",
-            "--base-url", server.base_url, "--no-cache", "--out", tmp_path / "j.jsonl",
-        )  # fmt: skip
+    judged = judge_pairs(site, tmp_path)
     assert judged.returncode == 0, judged.stderr
 
     listed = faceteval(site, "review", "--help")
