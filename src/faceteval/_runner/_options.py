@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from faceteval._runner._window import ORDERS, Order
@@ -13,7 +12,7 @@ from faceteval.errors import ConfigError
 from faceteval.llm import Judge, Panel
 from faceteval.methods.internal import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
 from faceteval.prompts import Prompts, Templates
-from faceteval.prompts.internal import current_prompts
+from faceteval.prompts.internal import prompts_of
 
 DEFAULT_ABORT_AFTER = 10
 MAX_TOP_LOGPROBS = 20
@@ -100,10 +99,7 @@ def templates_of(options: JudgeOptions) -> Templates | None:
 def run_prompts(options: JudgeOptions) -> Prompts:
     """The prompts a run renders: its options' templates and prefix-cache order, over those in use
     around the call (`faceteval.prompts.using_templates`, kept for code that sets them so)."""
-    around = current_prompts()
-    templates = templates_of(options)
-    overrides = around.overrides if templates is None else {**around.overrides, **templates.overrides}
-    return Prompts(MappingProxyType(dict(overrides)), options.prefix_cache or around.prefix_cache)
+    return prompts_of(templates_of(options), prefix_cache=options.prefix_cache)
 
 
 def scoring_options(options: JudgeOptions) -> dict[str, Any]:

@@ -153,15 +153,17 @@ def prefix_cache_on() -> bool:
 
 
 def prompts_of(templates: Templates | None, *, prefix_cache: bool = False) -> Prompts:
-    """The prompts of a run whose options give ``templates`` (None: the built-in ones) and
-    ``prefix_cache``.
+    """The prompts of a run whose options give ``templates`` and ``prefix_cache``, over those in use
+    around the call (`using_templates`, `prefix_cache_order`: the built-in ones where none is).
 
     Examples:
         >>> mine = Templates.from_texts({"common/reask": "### user\\n{{ problem }}. {{ instructions }}"})
         >>> prompts_of(mine).render("common/reask", problem="no score", instructions="Reply.")[0].content
         'no score. Reply.'
     """
-    return Prompts(MappingProxyType({}) if templates is None else templates.overrides, prefix_cache)
+    around = current_prompts()
+    overrides = around.overrides if templates is None else {**around.overrides, **templates.overrides}
+    return Prompts(MappingProxyType(dict(overrides)), prefix_cache or around.prefix_cache)
 
 
 def recorded_prompts(
