@@ -20,6 +20,7 @@ from click.testing import CliRunner, Result
 from faceteval import store
 from faceteval._cli._app import cli
 from faceteval.store import OutputKind
+from faceteval.store import internal as store_internal
 from tests.support.files import sqlite_database, write_jsonl
 from tests.support.llm_server import LLMServer
 from tests.support.review_project import build_project
@@ -53,8 +54,9 @@ class Command:
 
     @property
     def kind(self) -> OutputKind:
-        """What the command writes, looked up when a test gets that far."""
-        kind = getattr(store, self.kind_name)
+        """What the command writes, looked up when a test gets that far: among the store's own kinds,
+        else the families' (which `faceteval.store` gives by their old names)."""
+        kind = getattr(store_internal, self.kind_name, None) or getattr(store, self.kind_name)
         assert isinstance(kind, OutputKind)
         return kind
 

@@ -28,14 +28,13 @@ from faceteval._cli import starting
 from faceteval._cli._batch import RESUME, BatchProgress
 from faceteval._cli._console import err_console, escape, json_lines_out
 from faceteval._cli._tracing import otel_tracing
-from faceteval._runner import JobHooks, JudgeJob, JudgeSpec, RunHooks, RunResult, run_job, templates_of
+from faceteval._runner import JobHooks, JudgeJob, JudgeSpec, RunHooks, RunResult, run_job
 from faceteval._runner import open_judge as open_spec
 from faceteval._util.heap import settle
 from faceteval._util.urls import redact_urls
 from faceteval.core import Judgment
 from faceteval.errors import ConfigError, FacetevalError
 from faceteval.llm import LLM, Judge
-from faceteval.prompts import prefix_cache_order, using_templates
 from faceteval.store import SQLiteCache
 
 
@@ -148,9 +147,9 @@ def settle_heap() -> None:
 
 
 def open_judge(job: JudgeJob, stack: ExitStack, *, batched: bool = False) -> Judge:
-    """The LLM a run asks, or its judge panel, with its response cache open, its spans exported and
-    the job's templates and prompt order in use for what renders prompts outside a judge run (a
-    family's commands), until ``stack`` closes.
+    """The LLM a run asks, or its judge panel, with its response cache open and its spans exported,
+    until ``stack`` closes (the job's templates and prompt order travel in its options: a family's
+    command passes them to its workflow).
 
     Raises:
         ConfigError: ``--batch`` was given to a command that does not send its calls in batches
@@ -161,8 +160,6 @@ def open_judge(job: JudgeJob, stack: ExitStack, *, batched: bool = False) -> Jud
             "--batch is not available for this command yet (judge takes it); run it without --batch"
         )
     assert isinstance(job.judge, JudgeSpec)
-    stack.enter_context(using_templates(templates_of(job.options)))
-    stack.enter_context(prefix_cache_order(job.options.prefix_cache))
     return open_spec(job.judge, job, cli_hooks(), stack)
 
 

@@ -30,7 +30,7 @@ from faceteval._cli.kit import (
     hub_offline,
     open_llm,
 )
-from faceteval._runner import BatchDone, spent_since, with_batch
+from faceteval._runner import BatchDone, spent_since, templates_of, with_batch
 from faceteval._util.text import plural
 from faceteval.errors import FacetevalError
 from faceteval.llm import Spend
@@ -145,6 +145,7 @@ def generate(**flags: Any) -> None:
             llm,
             samples=flags["samples"],
             temperature=flags["temperature"],
+            templates=templates_of(request.options),
         )
         told: list[tuple[BatchDone, Spend]] = []  # with --batch: its rounds, and the use before the last pass
 

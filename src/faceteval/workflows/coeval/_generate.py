@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Literal
@@ -48,8 +48,8 @@ from faceteval.errors import (
 from faceteval.llm import LLM, GenerateConfig, Message
 from faceteval.methods import JudgeContext, QueryMemo
 from faceteval.methods.coeval import TaskCriteriaParser
-from faceteval.prompts import render
-from faceteval.prompts.internal import recorded_prompts
+from faceteval.prompts import Prompts, Templates
+from faceteval.prompts.internal import prompts_of, recorded_prompts
 from faceteval.store import OutputKind
 from faceteval.store.internal import write_atomic
 from faceteval.workflows.coeval._records import (
@@ -130,6 +130,7 @@ class CriteriaGeneration:
         temperature: The samples' temperature.
         reference: The temperature-0 set (``C~`` in the paper).
         samples: The sampled sets (``C_1 ... C_N``), in index order.
+        prompts: The templates the generation rendered (its record names them).
     """
 
     task: str
@@ -137,6 +138,7 @@ class CriteriaGeneration:
     temperature: float
     reference: CriteriaSet
     samples: tuple[CriteriaSet, ...] = ()
+    prompts: Prompts = field(default_factory=Prompts)
 
     @property
     def sets(self) -> tuple[CriteriaSet, ...]:
@@ -192,11 +194,13 @@ async def generate_criteria_async(
     *,
     samples: int = DEFAULT_SAMPLES,
     temperature: float = DEFAULT_TEMPERATURE,
+    templates: Templates | None = None,
 ) -> CriteriaGeneration:
     """Generate the temperature-0 criteria set and ``samples`` sets at ``temperature``, concurrently.
 
     Calls go through ``llm`` (its cache, retries and concurrency limit); its other generation
-    parameters (max tokens, seed) apply to every set.
+    parameters (max tokens, seed) apply to every set. ``templates`` replace built-in ones of their
+    names.
 
     Raises:
         ConfigError: ``task`` is blank, ``samples`` is negative or ``temperature`` is negative.
@@ -207,7 +211,8 @@ async def generate_criteria_async(
         raise ConfigError(f"the number of samples must be at least 0, got {samples}")
     if temperature < 0:
         raise ConfigError(f"the temperature must be at least 0, got {temperature}")
-    messages = render(TEMPLATE, task=task, example=example)
+    prompts = prompts_of(templates)
+    messages = prompts.render(TEMPLATE, task=task, example=example)
     results: list[CriteriaSet | None] = [None] * (samples + 1)
 
     async def run(index: int) -> None:
@@ -217,7 +222,7 @@ async def generate_criteria_async(
         for index in range(samples + 1):
             group.start_soon(run, index)
     done = [r for r in results if r is not None]
-    return CriteriaGeneration(task, example, temperature, done[0], tuple(done[1:]))
+    return CriteriaGeneration(task, example, temperature, done[0], tuple(done[1:]), prompts)
 
 
 def generate_criteria(
@@ -227,10 +232,18 @@ def generate_criteria(
     *,
     samples: int = DEFAULT_SAMPLES,
     temperature: float = DEFAULT_TEMPERATURE,
+    templates: Templates | None = None,
 ) -> CriteriaGeneration:
     """Blocking form of `generate_criteria_async`; ``llm``'s connections are closed before it returns."""
-
-    generate = partial(generate_criteria_async, task, example, llm, samples=samples, temperature=temperature)
+    generate = partial(
+        generate_criteria_async,
+        task,
+        example,
+        llm,
+        samples=samples,
+        temperature=temperature,
+        templates=templates,
+    )
     return anyio.run(llm.closing_after, generate)
 
 
@@ -387,4 +400,4 @@ def _record(
             for s in generation.failures
         ],
     )
-    return about.finished(**recorded_prompts((TEMPLATE,)), summary=summary)
+    return about.finished(**recorded_prompts((TEMPLATE,), prompts=generation.prompts), summary=summary)

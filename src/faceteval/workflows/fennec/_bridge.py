@@ -51,7 +51,8 @@ from faceteval.methods.fennec import (
     JudgeResultParser,
     ReverseCriteriaParser,
 )
-from faceteval.prompts import render
+from faceteval.prompts import Prompts, Templates
+from faceteval.prompts.internal import current_prompts, prompts_of
 from faceteval.workflows.fennec._bridge_sources import SINGLE_LABELS, BridgeKind, BridgeSource
 
 BridgeStatus = Literal["ok", "parse_error", "error", "skipped"]
@@ -142,7 +143,7 @@ class BridgeRecord(BaseModel):
 
 async def reverse_criteria(source: BridgeSource, ctx: JudgeContext) -> tuple[Criterion, ...]:
     """The criteria ``source``'s judgment applied (``Prompt_rc``)."""
-    messages = render(
+    messages = ctx.render(
         "fennec/reverse_criteria",
         query=source.query,
         responses=source.responses,
@@ -155,7 +156,7 @@ async def reverse_criteria(source: BridgeSource, ctx: JudgeContext) -> tuple[Cri
 
 async def reverse_guideline(source: BridgeSource, criteria: str, ctx: JudgeContext) -> str:
     """The 1-5 scoring guideline ``source``'s judgment followed on ``criteria`` (``Prompt_rs``)."""
-    messages = render(
+    messages = ctx.render(
         "fennec/reverse_guideline",
         query=source.query,
         responses=source.responses,
@@ -168,9 +169,11 @@ async def reverse_guideline(source: BridgeSource, criteria: str, ctx: JudgeConte
 
 
 def bridging_messages(
-    source: BridgeSource | BridgeRecord, criteria: str, guideline: str
+    source: BridgeSource | BridgeRecord, criteria: str, guideline: str, prompts: Prompts | None = None
 ) -> tuple[Message, ...]:
-    """The bridging prompt (system and user message) with the recovered criteria and guideline."""
+    """The bridging prompt (system and user message) with the recovered criteria and guideline, as
+    ``prompts`` (default: those in use) render it."""
+    render = (prompts or current_prompts()).render
     if source.kind == "pairwise":
         return render(
             "fennec/bridge_pairwise",
@@ -192,7 +195,7 @@ def bridging_messages(
 
 async def rejudge(source: BridgeSource, criteria: str, guideline: str, ctx: JudgeContext) -> float:
     """The verdict (pairwise) or 1-5 score (single) judged again with the recovered criteria and guideline."""
-    messages = bridging_messages(source, criteria, guideline)
+    messages = bridging_messages(source, criteria, guideline, ctx.prompts)
     if source.kind == "pairwise":
         return await ctx.ask(messages, DecisionParser(), stage="bridge.pairwise", sees_candidates=False)
     parser = JudgeResultParser(SINGLE_LABELS, FENNEC_SCALE)
@@ -216,8 +219,9 @@ class _Failure:
     raw: str | None = None
 
 
-async def bridge_one(source: BridgeSource, llm: LLM) -> BridgeRecord:
-    """Recover criteria and guideline for ``source``, judge it again, and compare.
+async def bridge_one(source: BridgeSource, llm: LLM, prompts: Prompts | None = None) -> BridgeRecord:
+    """Recover criteria and guideline for ``source``, judge it again, and compare (the prompts as
+    ``prompts`` render them; default: those in use).
 
     Raises:
         AuthenticationError: The provider refused the credentials (no record can succeed).
@@ -225,7 +229,7 @@ async def bridge_one(source: BridgeSource, llm: LLM) -> BridgeRecord:
     """
     if source.problem is not None:
         return _record(source, [], status="skipped", failure=_Failure(source.problem))
-    ctx = JudgeContext(llm, QueryMemo())
+    ctx = JudgeContext(llm, QueryMemo(), prompts=prompts or current_prompts())
     criteria: tuple[Criterion, ...] = ()
     guideline: str | None = None
     try:
@@ -295,8 +299,10 @@ async def bridge_each(
     sink: Callable[[BridgeRecord], None],
     window: int | None = None,
     abort_after: int = DEFAULT_ABORT_AFTER,
+    prompts: Prompts | None = None,
 ) -> None:
-    """Bridge ``sources`` concurrently, handing each record to ``sink`` as soon as those before it are.
+    """Bridge ``sources`` concurrently, handing each record to ``sink`` as soon as those before it are;
+    the prompts as ``prompts`` render them (default: those in use).
 
     Records reach ``sink`` in source order, each as it finishes: a run stopped midway has handed on
     every record up to the first unfinished one. ``llm`` bounds the calls in flight; at most
@@ -315,23 +321,28 @@ async def bridge_each(
         if record.status != "skipped":  # asked nothing: it neither counts toward the stop nor resets it
             streak.see(record.status == "error", record.error)
 
-    work = partial(bridge_one, llm=llm)
+    work = partial(bridge_one, llm=llm, prompts=prompts or current_prompts())
     await in_order_spilled(
         sources, work, hand_on, window=window or default_window(llm), result_type=BridgeRecord
     )
 
 
-async def bridge_async(sources: Sequence[BridgeSource], llm: LLM) -> list[BridgeRecord]:
+async def bridge_async(
+    sources: Sequence[BridgeSource], llm: LLM, *, templates: Templates | None = None
+) -> list[BridgeRecord]:
     """Bridge every source concurrently (``llm`` bounds the calls in flight); records in source order.
+    ``templates`` replace built-in ones of their names.
 
     Every source gets its record, failed ones too: this never stops early (`bridge_each` can).
     """
     records: list[BridgeRecord] = []
-    await bridge_each(sources, llm, sink=records.append, abort_after=0)
+    await bridge_each(sources, llm, sink=records.append, abort_after=0, prompts=prompts_of(templates))
     return records
 
 
-def bridge(sources: Sequence[BridgeSource], llm: LLM) -> list[BridgeRecord]:
+def bridge(
+    sources: Sequence[BridgeSource], llm: LLM, *, templates: Templates | None = None
+) -> list[BridgeRecord]:
     """Blocking form of `bridge_async`; ``llm``'s connections are closed before it returns."""
 
-    return anyio.run(llm.closing_after, partial(bridge_async, sources, llm))
+    return anyio.run(llm.closing_after, partial(bridge_async, sources, llm, templates=templates))

@@ -22,7 +22,8 @@ from typing import Any
 
 from faceteval.core import Usage
 from faceteval.errors import StoreError
-from faceteval.prompts.internal import recorded_prompts
+from faceteval.prompts import Prompts
+from faceteval.prompts.internal import current_prompts, recorded_prompts
 from faceteval.store import LLMRecord, RunFiles
 from faceteval.store.internal import header
 from faceteval.workflows.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
@@ -30,15 +31,16 @@ from faceteval.workflows.fennec._records import BridgeRunRecord, BridgeRunSummar
 from faceteval.workflows.fennec._sft_model import Repeats, Sample
 
 
-def sft_sample(record: BridgeRecord) -> Sample:
-    """A kept record as a training sample: the bridging prompt, then the recorded judgment.
+def sft_sample(record: BridgeRecord, prompts: Prompts | None = None) -> Sample:
+    """A kept record as a training sample: the bridging prompt (as ``prompts`` render it; default:
+    those in use), then the recorded judgment.
 
     Raises:
         ValueError: The record is not kept (failed, or inconsistent).
     """
     if not record.kept or record.criteria_text is None or record.guideline is None:
         raise ValueError(f"{record.id}: only kept records are training examples (status {record.status})")
-    prompt = bridging_messages(record, record.criteria_text, record.guideline)
+    prompt = bridging_messages(record, record.criteria_text, record.guideline, prompts)
     return Sample((*((m.role, m.content) for m in prompt), ("assistant", record.judgment)))
 
 
@@ -85,7 +87,8 @@ class BridgeSummary:
 class BridgeTally:
     """Counts records as they come, and tells which kept ones give a chat not seen before."""
 
-    def __init__(self) -> None:
+    def __init__(self, prompts: Prompts | None = None) -> None:
+        self.prompts = prompts
         self.records = 0
         self.outcomes: Counter[str] = Counter()  # kept, inconsistent, or the status that failed or skipped
         self.usage = Usage()
@@ -101,7 +104,7 @@ class BridgeTally:
             self.outcomes[record.status] += 1
         if not record.kept:
             return None
-        sample = sft_sample(record)
+        sample = sft_sample(record, self.prompts)
         return sample if self.repeats.first(sample.messages) else None
 
     def summary(self) -> BridgeSummary:
@@ -163,9 +166,10 @@ class BridgeWriter:
         StoreError: A file cannot be written (a full disk is named as such).
     """
 
-    def __init__(self, out: str | Path, benchmark: str) -> None:
+    def __init__(self, out: str | Path, benchmark: str, prompts: Prompts | None = None) -> None:
         self.files = bridge_files(out, benchmark)
-        self.tally = BridgeTally()
+        self.prompts = prompts or current_prompts()
+        self.tally = BridgeTally(self.prompts)
         self._run = RunFiles([self.files.records, self.files.sft], self.files.run)
         self._records = self._run[self.files.records]
         self._sft = self._run[self.files.sft]
@@ -178,7 +182,7 @@ class BridgeWriter:
 
     def write(self, record: BridgeRecord) -> None:
         """Write ``record``, and its chat when it is kept and the chat is not already written."""
-        chat = sft_sample(record) if record.kept else None
+        chat = sft_sample(record, self.prompts) if record.kept else None
         new = chat is not None and chat.messages not in self.tally.repeats.seen
         mark = self._records.mark()
         self._records.write(record.model_dump_json() + "\n")
@@ -216,6 +220,7 @@ def bridge_record(
     llm: Mapping[str, Any],
     limit: int | None = None,
     sources: int | None = None,
+    prompts: Prompts | None = None,
 ) -> BridgeRunRecord:
     """What the run record of a bridging run says but its header and spend: what was bridged, with
     which LLM and prompts, and the counts (``sources``: what the run would have bridged)."""
@@ -224,7 +229,7 @@ def bridge_record(
         output=str(files.records.parent),
         llm=LLMRecord.of(dict(llm)),
         options={"benchmark": benchmark, "judge": f"recorded:{judge}", "limit": limit},
-        **recorded_prompts(TEMPLATES),
+        **recorded_prompts(TEMPLATES, prompts=prompts),
         summary=BridgeRunSummary(
             **({} if sources is None else {"sources": sources}),
             **counts,

@@ -10,6 +10,7 @@ from pathlib import Path
 from faceteval._runner import BatchDone, Started, ending, note_ending, put_in_place, spent_since, with_batch
 from faceteval.errors import FacetevalError
 from faceteval.llm import LLM, Spend
+from faceteval.prompts import Prompts
 from faceteval.store.internal import RUN_RECORD, check_outputs, spend_of
 from faceteval.workflows.fennec._bridge import BridgeRecord, bridge_each
 from faceteval.workflows.fennec._bridge_files import (
@@ -70,6 +71,7 @@ async def bridge_into(
     limit: int | None,
     bridged: Callable[[BridgeRecord], None] | None = None,
     started: Started | None = None,
+    prompts: Prompts | None = None,
 ) -> None:
     """Bridge ``sources`` into ``run.files``, each record written as it finishes, in the recorded order,
     then the run record (`faceteval.store.BridgeRunRecord`).
@@ -83,7 +85,7 @@ async def bridge_into(
     """
     started = started or Started.now()
     before = replace(llm.spent)
-    with BridgeWriter(run.files.records.parent, benchmark) as writer:
+    with BridgeWriter(run.files.records.parent, benchmark, prompts) as writer:
 
         def sink(record: BridgeRecord) -> None:
             writer.write(record)
@@ -92,7 +94,7 @@ async def bridge_into(
 
         failure: BaseException | None = None
         try:
-            await bridge_each(sources, llm, sink=sink)
+            await bridge_each(sources, llm, sink=sink, prompts=writer.prompts)
         except BaseException as exc:
             failure = exc
             note_ending(run, exc)
@@ -103,7 +105,7 @@ async def bridge_into(
             run.summary = writer.summary()
             description = bridge_record(
                 run.summary, run.files, benchmark=benchmark, judge=judge, llm=llm.describe(), limit=limit,
-                sources=run.sources,
+                sources=run.sources, prompts=writer.prompts,
             )  # fmt: skip
             record = _ended(description, run, started, failure)
             if run.files.records.exists() and not (run.summary.kept + run.summary.inconsistent):

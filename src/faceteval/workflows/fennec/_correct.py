@@ -42,7 +42,8 @@ from faceteval.llm import LLM, Message
 from faceteval.methods import JudgeContext, QueryMemo, gather
 from faceteval.methods.fennec import RewriteParser
 from faceteval.methods.internal import severity
-from faceteval.prompts import render
+from faceteval.prompts import Prompts, Templates
+from faceteval.prompts.internal import current_prompts, prompts_of
 from faceteval.workflows.fennec._correctable import (
     Correctable,
     CriterionJudgment,
@@ -112,6 +113,8 @@ class CorrectOptions:
         trace: Keep every exchange in each correction.
         window: Judgments in flight at once (default: four times the LLM's concurrency, at least 32).
         abort_after: Stop when this many responses in a row fail with provider errors.
+        templates: Templates in place of the built-in ones of their names (``--templates``).
+        prefix_cache: Re-judging's per-criterion prompts ordered for a server's prefix cache.
     """
 
     threshold: float = DEFAULT_THRESHOLD
@@ -119,6 +122,12 @@ class CorrectOptions:
     trace: bool = True
     window: int | None = None
     abort_after: int = DEFAULT_ABORT_AFTER
+    templates: Templates | None = None
+    prefix_cache: bool = False
+
+    def prompts(self) -> Prompts:
+        """The prompts the run renders: its templates and prompt order over those in use around it."""
+        return prompts_of(self.templates, prefix_cache=self.prefix_cache)
 
 
 DEFAULT_CORRECT_OPTIONS = CorrectOptions()
@@ -185,10 +194,11 @@ class CorrectionStats:
 
 
 def correction_messages(
-    query: str, response: str, judgments: Sequence[CriterionJudgment]
+    query: str, response: str, judgments: Sequence[CriterionJudgment], prompts: Prompts | None = None
 ) -> tuple[Message, ...]:
-    """The correction prompt (Table 9) for ``response`` to ``query`` with its per-criterion judgments."""
-    return render(
+    """The correction prompt (Table 9) for ``response`` to ``query`` with its per-criterion judgments,
+    as ``prompts`` (default: those in use) render it."""
+    return (prompts or current_prompts()).render(
         CORRECTION_TEMPLATE, query=query, response=response, judgments=[j.shown() for j in judgments]
     )
 
@@ -215,13 +225,14 @@ async def correct_each(
     """
     memo = QueryMemo()
     emitter = _Emitter(sink, CorrectionStats() if stats is None else stats, options.abort_after)
+    prompts = options.prompts()
 
     async def work(item: Correctable) -> list[_Done] | None:
         if item.judgment.status != "ok" or item.instance is None:
             return None
         n = item.instance.n_candidates
         return await gather(
-            [partial(_correct_response, item, m, llm, memo, options) for m in range(1, n + 1)]
+            [partial(_correct_response, item, m, llm, memo, options, prompts) for m in range(1, n + 1)]
         )
 
     window = options.window or default_window(llm)
@@ -277,7 +288,7 @@ class _Emitter:
 
 
 async def _correct_response(
-    item: Correctable, candidate: int, llm: LLM, memo: QueryMemo, options: CorrectOptions
+    item: Correctable, candidate: int, llm: LLM, memo: QueryMemo, options: CorrectOptions, prompts: Prompts
 ) -> _Done:
     """One response: kept, or rewritten (and re-judged); failures recorded, fatal ones raised."""
     assert item.instance is not None
@@ -295,11 +306,13 @@ async def _correct_response(
     }
     if fields["score"] >= options.threshold:
         return Correction(status="kept", **fields), []
-    outcome, trace = await _rewrite(instance.query, original, judgments, llm, memo)
+    outcome, trace = await _rewrite(instance.query, original, judgments, llm, memo, prompts)
     fields |= outcome
     corrected = outcome.get("correction")
     if options.rejudge and corrected is not None:
-        rejudged, entries = await rejudge_correction(instance, judgments, original, corrected, llm, memo=memo)
+        rejudged, entries = await rejudge_correction(
+            instance, judgments, original, corrected, llm, memo=memo, prompts=prompts
+        )
         fields["rejudge"] = rejudged
         trace = [*trace, *entries]
     correction = Correction(**fields, usage=usage_of(trace), trace=trace if options.trace else [])
@@ -307,11 +320,16 @@ async def _correct_response(
 
 
 async def _rewrite(
-    query: str, original: str, judgments: Sequence[CriterionJudgment], llm: LLM, memo: QueryMemo
+    query: str,
+    original: str,
+    judgments: Sequence[CriterionJudgment],
+    llm: LLM,
+    memo: QueryMemo,
+    prompts: Prompts,
 ) -> tuple[dict[str, Any], list[TraceEntry]]:
     """The rewrite's fields of a `Correction` (status, text or error) and its exchanges."""
-    ctx = JudgeContext(llm, memo)
-    messages = correction_messages(query, original, judgments)
+    ctx = JudgeContext(llm, memo, prompts=prompts)
+    messages = correction_messages(query, original, judgments, prompts)
     try:
         text = await ctx.ask(messages, RewriteParser(), stage=CORRECTION_STAGE, sees_candidates=False)
     except (ParseError, ProviderError) as exc:

@@ -168,7 +168,7 @@ def _record(
         output=str(job.out),
         llm=LLMRecord.of(llm.describe()),
         options={"threshold": options.threshold, "rejudge": options.rejudge, "trace": options.trace},
-        **recorded_prompts(correct_templates(options)),
+        **recorded_prompts(correct_templates(options), prompts=options.prompts()),
         spend=spend_of(with_batch(run.spent, run.batch), run.elapsed),
         batch=None if run.batch is None else run.batch.record,
         summary=summary,

@@ -19,6 +19,7 @@ from faceteval.core import Instance, TraceEntry
 from faceteval.llm import LLM
 from faceteval.methods import QueryMemo
 from faceteval.methods.fennec import Fennec
+from faceteval.prompts import Prompts
 from faceteval.workflows.fennec._correctable import CriterionJudgment, response_score
 
 CONFIDENCE = 0.95
@@ -97,6 +98,7 @@ async def rejudge_correction(
     llm: LLM,
     *,
     memo: QueryMemo | None = None,
+    prompts: Prompts | None = None,
 ) -> tuple[Rejudge, list[TraceEntry]]:
     """Judge ``corrected`` against ``original`` (answers to ``instance``'s query) in both orders.
 
@@ -116,7 +118,8 @@ async def rejudge_correction(
         criteria=criteria,
     )
     method = Fennec(aggregate="weighted" if weighted else "mean")
-    judgment, trace = await judge_instance(pair, method, llm, memo or QueryMemo(), JudgeOptions(swap=True))
+    options = JudgeOptions(swap=True)
+    judgment, trace = await judge_instance(pair, method, llm, memo or QueryMemo(), options, prompts)
     if judgment.status != "ok":
         unread = next((e.raw for e in reversed(trace) if e.problem is not None), None)
         return Rejudge(status=judgment.status, error=judgment.error, raw=unread), trace

@@ -30,7 +30,8 @@ from faceteval.methods import JudgeContext, QueryMemo, gather
 from faceteval.methods.hdeval import CriteriaTree, Node
 from faceteval.methods.hdeval.internal import SEPARATOR, domain_of
 from faceteval.parsing import CriteriaParser
-from faceteval.prompts import render
+from faceteval.prompts import Templates
+from faceteval.prompts.internal import prompts_of
 
 STAGE = "hdeval.decompose"
 TEMPLATE = "hdeval/decompose"
@@ -170,7 +171,7 @@ async def decompose(ctx: JudgeContext, tree: CriteriaTree, node: Node | None, k:
         raise ConfigError(f"the child count k must be at least 1, got {k}")
     criterion = None if node is None else node.criterion
     domain = domain_of(tree.domain)
-    messages = render(
+    messages = ctx.render(
         TEMPLATE,
         domain_task=None if domain is None else domain.task,
         domain_definition=None if domain is None else domain.definition,
@@ -185,12 +186,17 @@ async def decompose(ctx: JudgeContext, tree: CriteriaTree, node: Node | None, k:
 
 
 async def decompose_tree_async(
-    tree: CriteriaTree, node_ids: Sequence[str] | None, k: int, llm: LLM
+    tree: CriteriaTree,
+    node_ids: Sequence[str] | None,
+    k: int,
+    llm: LLM,
+    *,
+    templates: Templates | None = None,
 ) -> tuple[CriteriaTree, list[TraceEntry], Usage]:
     """Decompose the nodes ``node_ids`` concurrently (None: the task, into new layer-1 criteria).
 
     Each decomposed node's children are replaced by the new ones. Calls go through ``llm`` (its cache,
-    retries and concurrency limit).
+    retries and concurrency limit); ``templates`` replace built-in ones of their names.
 
     Returns:
         The new tree, every exchange made (in the order of ``node_ids``), and their usage.
@@ -201,7 +207,8 @@ async def decompose_tree_async(
         ProviderError: The LLM could not be reached.
     """
     nodes: list[Node | None] = [None] if node_ids is None else [*_targets(tree, node_ids)]
-    contexts = [JudgeContext(llm, QueryMemo()) for _ in nodes]
+    prompts = prompts_of(templates)
+    contexts = [JudgeContext(llm, QueryMemo(), prompts=prompts) for _ in nodes]
     asks = [partial(decompose, ctx, tree, node, k) for ctx, node in zip(contexts, nodes, strict=True)]
     results = await gather(asks)
     trace = [entry for ctx in contexts for entry in ctx.trace]
@@ -214,11 +221,16 @@ async def decompose_tree_async(
 
 
 def decompose_tree(
-    tree: CriteriaTree, node_ids: Sequence[str] | None, k: int, llm: LLM
+    tree: CriteriaTree,
+    node_ids: Sequence[str] | None,
+    k: int,
+    llm: LLM,
+    *,
+    templates: Templates | None = None,
 ) -> tuple[CriteriaTree, list[TraceEntry], Usage]:
     """Blocking form of `decompose_tree_async`; ``llm``'s connections are closed before it returns."""
-
-    return anyio.run(llm.closing_after, partial(decompose_tree_async, tree, node_ids, k, llm))
+    work = partial(decompose_tree_async, tree, node_ids, k, llm, templates=templates)
+    return anyio.run(llm.closing_after, work)
 
 
 def _targets(tree: CriteriaTree, node_ids: Sequence[str]) -> list[Node]:

@@ -28,10 +28,12 @@ from faceteval._cli.kit import (
     progress_bar,
     run_until_stopped,
 )
-from faceteval._runner import BatchDone, Started
+from faceteval._runner import BatchDone, Started, templates_of
 from faceteval._util.text import plural
 from faceteval.llm import LLM
 from faceteval.methods.fennec import Fennec
+from faceteval.prompts import Prompts
+from faceteval.prompts.internal import prompts_of
 from faceteval.workflows.fennec._bridge import BridgeRecord, bridge_each
 from faceteval.workflows.fennec._bridge_run import BridgeRun, bridge_into, check_bridge_outputs
 from faceteval.workflows.fennec._bridge_sources import BRIDGEABLE, BridgeSource, load_sources
@@ -120,6 +122,7 @@ def run_bridge(
     run = BridgeRun(sources=len(sources), files=files)
     failures: list[BridgeRecord] = []
     started = Started.now()
+    prompts = prompts_of(templates_of(request.options), prefix_cache=request.options.prefix_cache)
     with ExitStack() as stack:
         llm = open_llm(request, stack, batched=True)
         progress = stack.enter_context(progress_bar(request))
@@ -132,9 +135,9 @@ def run_bridge(
 
         bridging = partial(
             bridge_into, sources, llm, run, benchmark=benchmark, judge=judge, limit=limit, bridged=bridged,
-            started=started,
+            started=started, prompts=prompts,
         )  # fmt: skip
-        collect = partial(_collect, sources, llm)
+        collect = partial(_collect, sources, llm, prompts)
 
         def told(done: BatchDone) -> None:
             run.batch = done
@@ -144,9 +147,9 @@ def run_bridge(
     return run, failures
 
 
-async def _collect(sources: Sequence[BridgeSource], llm: LLM, window: int) -> None:
+async def _collect(sources: Sequence[BridgeSource], llm: LLM, prompts: Prompts, window: int) -> None:
     """A collecting pass of ``--batch``: every source bridged, nothing written."""
-    await bridge_each(sources, llm, sink=lambda _: None, window=window, abort_after=0)
+    await bridge_each(sources, llm, sink=lambda _: None, window=window, abort_after=0, prompts=prompts)
 
 
 def _show(

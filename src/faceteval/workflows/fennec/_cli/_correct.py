@@ -29,7 +29,7 @@ from faceteval._cli.kit import (
     show_failures,
     usage_rows,
 )
-from faceteval._runner import BatchDone, Started
+from faceteval._runner import BatchDone, Started, templates_of
 from faceteval._util.text import plural
 from faceteval.datasets.internal import judged_input
 from faceteval.methods.fennec import Fennec
@@ -108,7 +108,13 @@ def correct(ctx: click.Context, /, **flags: Any) -> None:
     request = build_job(engine, input_path=judgments_path, out=flags["out"], method=Fennec())
     input_path = judged_input(judgments_path, flags["input_path"])
     items = load_correctable(judgments_path, input_path)
-    options = CorrectOptions(threshold=flags["threshold"], rejudge=flags["rejudge"], trace=flags["trace"])
+    options = CorrectOptions(
+        threshold=flags["threshold"],
+        rejudge=flags["rejudge"],
+        trace=flags["trace"],
+        templates=templates_of(request.options),
+        prefix_cache=request.options.prefix_cache,
+    )
     run = run_correct(request, items, options, judgments_path=judgments_path, input_path=input_path)
     show_summary(request, options, run)
     if options.rejudge and run.stats.improvement().responses:

@@ -22,6 +22,7 @@ from faceteval._cli.kit import (
     run_judge,
     show_invalid,
 )
+from faceteval._runner import templates_of
 from faceteval._util.files import make_private_dirs
 from faceteval._util.text import plural
 from faceteval.datasets import read_judgments
@@ -69,7 +70,7 @@ def decompose_with_llm(
     request = build_job(engine_flags(flags), input_path=Path(), out=None, method=method)
     with ExitStack() as stack:
         llm = open_llm(request, stack, batched=True)
-        work = partial(decompose_tree_async, tree, node_ids, k, llm)
+        work = partial(decompose_tree_async, tree, node_ids, k, llm, templates=templates_of(request.options))
         return anyio.run(llm.closing_after, batch_first(request, llm, None, lambda _: work(), work))[0]
 
 

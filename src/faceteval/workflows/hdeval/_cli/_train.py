@@ -27,7 +27,7 @@ from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target
 from faceteval.metaeval.internal import source_files, write_instances
 from faceteval.methods.hdeval import CriteriaTree, EvalNode, HierarchyAware, Node, load_tree
-from faceteval.prompts.internal import recorded_prompts
+from faceteval.prompts.internal import prompts_of, recorded_prompts
 from faceteval.store import LLMRecord
 from faceteval.store.internal import header, input_file
 from faceteval.workflows.hdeval._cli._display import show_held_out
@@ -212,7 +212,8 @@ def train_command(**flags: Any) -> None:
     if not flags["features_spec"]:  # the templates the LLM was asked with, as judge's records name them
         evaluate = HierarchyAware(task=tree.task, criteria=tree.nodes(), domain=tree.domain).template
         used = ("hdeval/decompose", evaluate, "common/reask")
-        about = about.model_copy(update=recorded_prompts(used, flags.get("templates")))
+        prompts = prompts_of(flags.get("templates"), prefix_cache=bool(flags.get("prefix_cache")))
+        about = about.model_copy(update=recorded_prompts(used, prompts=prompts))
     save_evaluator(out, trained, summary=summary, info=info, about=about)
     show_held_out(summary)
     console.print(
