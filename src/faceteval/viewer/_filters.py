@@ -68,7 +68,7 @@ class Filters:
             >>> Filters.from_query({"consistent": "maybe"})
             Traceback (most recent call last):
             ...
-            faceteval.viewer._filters.FilterError: consistent: 'maybe' is not one of yes, no, one-order
+            faceteval.errors.FilterError: consistent: 'maybe' is not one of yes, no, one-order
         """
         given = {f.name: query.get(f.name, "").strip() for f in fields(cls)}
         verdict = given["verdict"]
