@@ -22,8 +22,8 @@ from typing import Any
 
 from faceteval.core import Usage
 from faceteval.errors import StoreError
-from faceteval.prompts import Prompts
-from faceteval.prompts.internal import current_prompts, recorded_prompts
+from faceteval.prompts import Prompts, Templates
+from faceteval.prompts.internal import current_prompts, prompts_of, recorded_prompts
 from faceteval.store import LLMRecord, RunFiles
 from faceteval.store.internal import header
 from faceteval.workflows.fennec._bridge import TEMPLATES, BridgeRecord, bridging_messages
@@ -247,19 +247,24 @@ def save_bridge(
     judge: str,
     llm: Mapping[str, Any],
     limit: int | None = None,
+    templates: Templates | None = None,
 ) -> BridgeFiles:
     """Write every record, the kept ones as chats (each distinct chat once), and the run's description.
 
-    ``llm`` describes the model (`LLM.describe`).
+    ``llm`` describes the model (`LLM.describe`); ``templates`` are those the records were bridged
+    with (`bridge`'s), which the chats are rendered with and the description names.
 
     Raises:
         StoreError: A file cannot be written.
     """
     started = datetime.now(UTC)
-    with BridgeWriter(out, benchmark) as writer:
+    prompts = prompts_of(templates)
+    with BridgeWriter(out, benchmark, prompts) as writer:
         for record in records:
             writer.write(record)
         files = writer.files
-        run = bridge_record(writer.summary(), files, benchmark=benchmark, judge=judge, llm=llm, limit=limit)
+        run = bridge_record(
+            writer.summary(), files, benchmark=benchmark, judge=judge, llm=llm, limit=limit, prompts=prompts
+        )
         writer.finish(run.model_copy(update=header("bridge", started)))
     return files
