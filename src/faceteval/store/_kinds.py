@@ -120,10 +120,11 @@ def record_module_name(name: str) -> Any:
     Raises:
         AttributeError: No such module defines ``name``.
     """
-    for kind in record_kinds():
-        module = importlib.import_module(kind.record.__module__)
-        if not name.startswith("_") and hasattr(module, name):
-            return getattr(module, name)
+    if not name.startswith("_"):  # a dunder an introspecting tool looks for loads no registry
+        for kind in record_kinds():
+            module = importlib.import_module(kind.record.__module__)
+            if hasattr(module, name):
+                return getattr(module, name)
     raise AttributeError(f"module 'faceteval.store' has no attribute {name!r}")
 
 
