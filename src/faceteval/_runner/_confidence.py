@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from faceteval.core import ConfidenceInputs, Judgment, TraceEntry, confidence
+from faceteval.core import SIGNALS, ConfidenceInputs, Judgment, TraceEntry, confidence
 from faceteval.methods import Method
 
 
@@ -20,7 +20,9 @@ def with_confidence(judgment: Judgment, method: Method, trace: Sequence[TraceEnt
         return judgment
     scale = _described_scale(method)
     inputs = ConfidenceInputs(scale=scale, logprobs=logprob_certainty(trace, scale))
-    return judgment.model_copy(update={"confidence": confidence(judgment, inputs)})
+    value = confidence(judgment, inputs)
+    estimator = SIGNALS if value is not None else None
+    return judgment.model_copy(update={"confidence": value, "confidence_estimator": estimator})
 
 
 def _described_scale(method: Method) -> tuple[float, float] | None:

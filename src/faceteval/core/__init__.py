@@ -6,7 +6,16 @@ markers the engine writes are in `faceteval.core.internal`. `JudgeResult`
 and its parts are the result of a judge run (computed by `faceteval.results`, which exports them too).
 """
 
-from faceteval.core._confidence import ConfidenceInputs, confidence, confidence_components
+from faceteval.core._confidence import (
+    CONFIDENCE_ESTIMATORS,
+    SIGNALS,
+    SIMULATED_ANNOTATORS,
+    STRATEGIES,
+    VERDICT_LOGPROBS,
+    ConfidenceInputs,
+    confidence,
+    confidence_components,
+)
 from faceteval.core._criterion import Criterion
 from faceteval.core._instance import Instance
 from faceteval.core._judgment import (
@@ -39,6 +48,11 @@ from faceteval.core._result import (
 from faceteval.core._scoring import RecordedMode, ScoreMode, ScoreSource
 
 __all__ = [
+    "CONFIDENCE_ESTIMATORS",
+    "SIGNALS",
+    "SIMULATED_ANNOTATORS",
+    "STRATEGIES",
+    "VERDICT_LOGPROBS",
     "ConfidenceInputs",
     "Consistency",
     "Criterion",

@@ -31,6 +31,18 @@ if TYPE_CHECKING:
     from faceteval.core._judgment import FacetScore, Judgment
 
 
+SIGNALS = "signals"
+"""The estimator `confidence` is: the mean of the components the judgment has evidence for."""
+VERDICT_LOGPROBS = "verdict-logprobs"
+"""The verdict's probability from the log-probabilities of the judge's reply."""
+SIMULATED_ANNOTATORS = "simulated-annotators"
+"""The share of K few-shot variants of the judge that agree with their majority verdict."""
+STRATEGIES = "strategies"
+"""The share of one model's recorded prompting strategies whose verdict agrees (offline)."""
+CONFIDENCE_ESTIMATORS = (SIGNALS, VERDICT_LOGPROBS, SIMULATED_ANNOTATORS, STRATEGIES)
+"""The names a judgment's ``confidence_estimator`` takes."""
+
+
 @dataclass(frozen=True, slots=True)
 class ConfidenceInputs:
     """Evidence about a verdict that the judgment's own fields do not hold.

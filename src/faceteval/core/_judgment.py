@@ -205,6 +205,12 @@ class Judgment(BaseModel):
     """How far to trust the verdict, in [0, 1] (`faceteval.core.confidence`: the margin, facet, order
     and panel agreement behind it); None when not computed (older files) or without evidence. Left out
     of the judgment's JSON when None."""
+    confidence_estimator: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """What estimated ``confidence`` (`faceteval.core.CONFIDENCE_ESTIMATORS`): ``signals`` (the mean
+    of the margin, facet, order, panel and score-certainty components), ``verdict-logprobs`` (the
+    verdict's probability from log-probabilities), ``simulated-annotators`` (the share of few-shot
+    variants of the judge agreeing with the majority), ``strategies`` (the share of one model's recorded
+    prompting strategies agreeing). None for older files, whose confidence is the signals'."""
     score_modes: list[RecordedMode | None] | None = Field(default=None, exclude_if=unset)
     """With ``--score-mode logprobs``: how each overall score was obtained, when one call gave it
     (``direct``, ``cot``, ``coeval``'s overall call, DnA's ``prompted`` aggregate); None when the overall
