@@ -213,6 +213,7 @@ def handle_errors(command: F) -> F:
 
 COMMANDS = {
     "batch": "_batch_import:batch",
+    "calibrate": "_calibrate:calibrate",
     "compare": "_compare:compare",
     "cost": "_cost:cost",
     "datasets": "_datasets:datasets",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from faceteval._cli._console import Console, err_console, escape
-from faceteval._runner import INVALID_INPUT, UNJUDGEABLE, JudgeSpec
+from faceteval._runner import INVALID_INPUT, UNJUDGEABLE, JudgeSpec, calibration_of
 from faceteval._util.text import plural
 from faceteval.core import Judgment, Usage
 from faceteval.llm import Panel, Spend
@@ -116,9 +116,11 @@ def show_summary(job: JudgeJob, result: RunResult, *, kept: Path | None = None) 
     notes += [f"{stats.reused:,} reused from an earlier output"] if stats.reused else []
     invalid = f" ({'; '.join(notes)})" if notes else ""
     table = Table.grid(padding=(0, 2))
+    abstained = stats.statuses.get("abstained", 0)
     table.add_row(
         "judged",
         f"{stats.judged:,} of {result.instances:,}: {stats.statuses.get('ok', 0):,} ok, "
+        f"{f'{abstained:,} abstained, ' if abstained or job.options.calibration else ''}"
         f"{plural(parse_errors, 'parse error')}, {plural(errors, 'error')}{invalid}",
     )
     if stats.consistency:
@@ -145,6 +147,8 @@ def show_summary(job: JudgeJob, result: RunResult, *, kept: Path | None = None) 
         record = f" (run record: {result.record_path})" if result.record_path else ""
         table.add_row("written", escape(f"{job.outputs.out}{record}"))
     console.print(table)
+    if (calibration := calibration_of(job.options)) is not None:
+        console.print(f"Guarantee: {escape(calibration.guarantee())}; abstained verdicts are in no win rate.")
     show_failures(stats.errors, stats.examples, failed=parse_errors + errors)
 
 

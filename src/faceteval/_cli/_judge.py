@@ -57,6 +57,12 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 @click.option(
     "--strict", is_flag=True, help="Check the whole input first; stop before any call if a line is bad."
 )
+@click.option(
+    "--calibration",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A threshold made by `faceteval calibrate` for this judge: verdicts less confident than it are "
+    "marked abstained (never guessed), and the result states the agreement it guarantees.",
+)
 @input_options()
 @systems_option
 @fail_under_option

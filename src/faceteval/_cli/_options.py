@@ -321,6 +321,7 @@ def build_job(
         order=flags.get("order", "input"),
         strict=strict,
         prefix_cache=bool(flags.get("prefix_cache")),
+        calibration=flags.get("calibration"),
     )
     outputs = JobOutputs(
         out=out,

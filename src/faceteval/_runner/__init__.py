@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from faceteval._runner._api import judge, judge_async
 from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache
+from faceteval._runner._calibration import check_calibration, record_identity, run_identity
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._instance import cannot_judge, judge_instance, presentation_orders
@@ -25,6 +26,7 @@ from faceteval._runner._options import (
     DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,
     JudgeOptions,
+    calibration_of,
     check_score_mode,
     templates_of,
 )
@@ -128,7 +130,9 @@ __all__ = [
     "SyncMode",
     "as_finished",
     "cache_file",
+    "calibration_of",
     "cannot_judge",
+    "check_calibration",
     "check_judgeable",
     "check_score_mode",
     "checked_items",
@@ -155,6 +159,8 @@ __all__ = [
     "plan_runs",
     "presentation_orders",
     "put_in_place",
+    "record_identity",
+    "run_identity",
     "run_job",
     "run_job_async",
     "run_meta_eval",

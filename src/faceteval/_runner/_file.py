@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from faceteval._runner._ending import ending, note_ending, put_in_place
 from faceteval._runner._instance import cannot_judge
 from faceteval._runner._judge import Item, judge_each
-from faceteval._runner._options import JudgeOptions, run_prompts, scoring_options
+from faceteval._runner._options import JudgeOptions, calibration_of, run_prompts, scoring_options
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since, with_batch
 from faceteval._runner._tally import ResultTally
@@ -307,9 +307,18 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         | scoring_options(options)
         | ({"prefix_cache": True} if run_prompts(options).prefix_cache else {})
         | ({} if job.systems is None else {"systems": list(job.systems)})
-        | ({} if options.order == "input" else {"order": options.order}),
+        | ({} if options.order == "input" else {"order": options.order})
+        | _calibration_option(options),
         **recorded_templates(method, llm, options),
     )
+
+
+def _calibration_option(options: JudgeOptions) -> dict[str, Any]:
+    """What the run record's options say of ``--calibration``: the threshold and what it guarantees."""
+    calibration = calibration_of(options)
+    if calibration is None:
+        return {}
+    return {"calibration": calibration.as_option(options.calibration_source or "(given in Python)")}
 
 
 def recorded_templates(method: Method, llm: Judge, options: JudgeOptions) -> dict[str, dict[str, str]]:

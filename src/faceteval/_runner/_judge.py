@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from functools import partial
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from faceteval._runner._confidence import with_confidence
 from faceteval._runner._instance import judge_instance
 from faceteval._runner._options import (
     DEFAULT_JUDGE_OPTIONS,
     JudgeOptions,
+    calibration_of,
     check_score_mode,
     run_prompts,
 )
@@ -30,6 +31,7 @@ from faceteval.methods import (
     QueryMemo,
 )
 from faceteval.prompts import Prompts
+from faceteval.results import abstain
 from faceteval.tracing import internal as tracing_internal
 
 Item = Instance | InputError
@@ -114,19 +116,22 @@ async def _judge_each(
     memo = QueryMemo(options.memo_size)
     memos = panel_memos(llm, options.memo_size) if isinstance(llm, Panel) else []
     prompts = run_prompts(options)  # the templates the stages render: the run's options', passed down
+    calibration = calibration_of(options)
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
 
     async def work(item: Item) -> _Done:
         if isinstance(item, InputError):
             return _invalid(item, method.name), [], True, False
-        if reuse is not None and (earlier := reuse(item)) is not None:
-            return earlier, [], False, True
+        if reuse is not None and (earlier := reuse(item)) is not None:  # ok: kept by this run's threshold?
+            return (earlier if calibration is None else abstain(earlier, calibration)), [], False, True
         if isinstance(llm, Panel):
             one = partial(_judge_by, item, method, options, prompts)
             judgment, entries = await judge_with_panel(item, llm, memos, one)
             judgment = with_confidence(judgment, method)
         else:
             judgment, entries = await judge_instance(item, method, llm, memo, options, prompts)
+        if calibration is not None:
+            judgment = abstain(judgment, calibration)
         return judgment, entries, False, False
 
     drive = partial(
@@ -195,6 +200,9 @@ def check_arguments(items: object, method: object, llm: object, options: object)
     if not isinstance(options, JudgeOptions):
         raise TypeError(f"options must be JudgeOptions(...), got {type(options).__name__}")
     check_score_mode(llm, options)
+    from faceteval._runner._calibration import check_calibration  # (it reads the run record's templates)
+
+    check_calibration(cast(Method, method), llm, options)
 
 
 def _instances(items: Iterable[object]) -> Iterator[Item]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from faceteval._runner._window import ORDERS, Order
@@ -13,6 +14,7 @@ from faceteval.llm import Judge, Panel
 from faceteval.methods.internal import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
 from faceteval.prompts import Prompts, Templates
 from faceteval.prompts.internal import prompts_of
+from faceteval.results import CalibratedThreshold, read_calibration
 
 DEFAULT_ABORT_AFTER = 10
 MAX_TOP_LOGPROBS = 20
@@ -50,6 +52,11 @@ class JudgeOptions:
         prefix_cache: Render the per-facet scoring prompts from their ``.prefix`` variants, which put
             what an instance's calls share first and the facet last, so that a server's prefix cache
             reuses it (``--prefix-cache``).
+        calibration: A confidence threshold with a guarantee (`faceteval.results.CalibratedThreshold`,
+            or the path of a ``faceteval calibrate`` file, read and checked here): each verdict whose
+            confidence is below it is marked ``abstained`` (``--calibration``). It must have been
+            calibrated for this run's judge (refused before any call otherwise).
+        calibration_source: Where the calibration was read from (set when ``calibration`` is a path).
     """
 
     swap: bool = False
@@ -63,8 +70,18 @@ class JudgeOptions:
     templates: Templates | str | os.PathLike[str] | None = None
     strict: bool = False
     prefix_cache: bool = False
+    calibration: CalibratedThreshold | str | os.PathLike[str] | None = None
+    calibration_source: str | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.calibration, str | os.PathLike):
+            object.__setattr__(self, "calibration_source", os.fspath(self.calibration))
+            object.__setattr__(self, "calibration", read_calibration(Path(self.calibration)))
+        elif self.calibration is not None and not isinstance(self.calibration, CalibratedThreshold):
+            raise ConfigError(
+                "calibration is a CalibratedThreshold or the path of a calibration file, got "
+                f"{type(self.calibration).__name__}"
+            )
         if self.score_mode not in SCORE_MODES:
             raise ConfigError(f"score_mode must be one of {', '.join(SCORE_MODES)}, got {self.score_mode!r}")
         if self.order not in ORDERS:
@@ -128,3 +145,9 @@ def check_score_mode(llm: Judge, options: JudgeOptions) -> None:
                 "--score-mode logprobs reads the scores' tokens in free-text replies, and --structured "
                 "(GenerateConfig(structured=True)) asks for JSON replies: use one of them"
             )
+
+
+def calibration_of(options: JudgeOptions) -> CalibratedThreshold | None:
+    """The calibrated threshold a run's options apply (a file read already)."""
+    assert options.calibration is None or isinstance(options.calibration, CalibratedThreshold)
+    return options.calibration

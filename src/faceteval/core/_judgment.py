@@ -15,7 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from faceteval.core._scoring import RecordedMode, ScoreSource, unset
 from faceteval.errors import BatchUnanswered, InstanceError
 
-Status = Literal["ok", "parse_error", "error"]
+Status = Literal["ok", "parse_error", "error", "abstained"]
+"""A judgment's status: ``ok``; failed (``parse_error``, ``error``); or ``abstained``: judged, but its
+confidence is below the calibrated threshold of the run (``judge --calibration``), so it gives no
+verdict (its scores, facets and confidence are kept to read; it counts in no win rate)."""
 FailureKind = Literal["parse_error", "error", "unjudgeable", "invalid_input", "planned"]
 """Why a judgment failed: see `failure_kind`."""
 
@@ -252,7 +255,7 @@ def failure_kind(judgment: Judgment) -> FailureKind | None:
         'invalid_input'
     """
     error = judgment.error or ""
-    if judgment.status == "ok":
+    if judgment.status in ("ok", "abstained"):  # an abstention is no failure: the judge was not sure enough
         return None
     if judgment.status == "parse_error":
         return "parse_error"

@@ -78,6 +78,8 @@ class ResultBuilder:
             if shape is not None:
                 self._fail(shape)
             return
+        if judgment.status == "abstained":  # counted by its status alone: no verdict to count
+            return
         if shape is None:
             n = candidate_count(judgment)
             if n is None:

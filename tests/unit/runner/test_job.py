@@ -21,6 +21,7 @@ from faceteval._cli._judge import job_from_cli, judge
 from faceteval.datasets import Reading
 from faceteval.llm import GenerateConfig, RetryPolicy
 from faceteval.methods.fennec import Fennec
+from faceteval.results import CalibratedThreshold, CalibrationData, JudgeIdentity
 
 MINE = "### user\n{{ query }} {{ candidates }} {{ labels }} {{ aspect }} {{ scale }} {{ reference }}\n"
 
@@ -117,6 +118,14 @@ def test_a_batch_run_is_the_same_job_from_the_command_line_and_from_python() -> 
     assert job_from_cli(argv[:5]).mode == SyncMode()
 
 
+CALIBRATION = CalibratedThreshold(
+    threshold=0.5,
+    target_agreement=0.9,
+    delta=0.1,
+    judge=JudgeIdentity(model="openai:m", method="dna", estimator="signals"),
+    data=CalibrationData(source="runs/x.jsonl", sha256="0" * 64, n=10),
+    kept=5,
+)
 BASE = ["pairs.jsonl", "--model", "openai:m", "--cache", "c.sqlite"]
 FLAGS: dict[str, list[str]] = {
     "method": ["--method", "cot"],
@@ -170,6 +179,7 @@ FLAGS: dict[str, list[str]] = {
     "otel": ["--otel"],
     "score_mode": ["--score-mode", "logprobs"],
     "top_logprobs": ["--score-mode", "logprobs", "--top-logprobs", "3"],
+    "calibration": ["--calibration", "cal.json"],
 }
 NOT_THE_JOBS = {
     "input_path": "the job's input, given in BASE",
@@ -204,6 +214,7 @@ def test_every_flag_of_judge_lands_in_the_job(name: str, tmp_path: Path) -> None
         "- name: clarity\n  description: Is it clear?\n", encoding="utf-8"
     )
     (tmp_path / "prices.yaml").write_text("openai:m: {input: 1.0, output: 2.0}\n", encoding="utf-8")
+    (tmp_path / "cal.json").write_text(CALIBRATION.model_dump_json(), encoding="utf-8")
     flags, base = FLAGS[name], BASE
     if name in ("panel", "panel_vote"):  # the judges in place of --model
         base = NO_MODEL
