@@ -30,6 +30,7 @@ from faceteval._version import __version__
 if TYPE_CHECKING:
     from faceteval._runner import (
         BatchMode,
+        CascadeResult,
         FileInstances,
         JobOutputs,
         JudgeJob,
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
         MetaEvalOptions,
         RunStats,
         SyncMode,
+        cascade,
+        cascade_async,
         judge,
         judge_async,
         judge_each,
@@ -54,7 +57,7 @@ if TYPE_CHECKING:
     from faceteval.methods import Method, Templates, create_method
     from faceteval.methods.baselines import CoT, Direct
     from faceteval.methods.dna import DnA
-    from faceteval.results import JudgeResult, compute_result
+    from faceteval.results import CalibratedThreshold, JudgeResult, calibrate_threshold, compute_result
     from faceteval.store import SQLiteCache, read_run
 
 __getattr__ = lazy_attributes(
@@ -62,6 +65,7 @@ __getattr__ = lazy_attributes(
     {
         "_runner": (
             "BatchMode",
+            "CascadeResult",
             "FileInstances",
             "JobOutputs",
             "JudgeJob",
@@ -70,6 +74,8 @@ __getattr__ = lazy_attributes(
             "MetaEvalOptions",
             "RunStats",
             "SyncMode",
+            "cascade",
+            "cascade_async",
             "judge",
             "judge_async",
             "judge_each",
@@ -86,7 +92,7 @@ __getattr__ = lazy_attributes(
         "methods": ("Method", "Templates", "create_method"),
         "methods.baselines": ("CoT", "Direct"),
         "methods.dna": ("DnA",),
-        "results": ("JudgeResult", "compute_result"),
+        "results": ("CalibratedThreshold", "JudgeResult", "calibrate_threshold", "compute_result"),
         "store": ("SQLiteCache", "read_run"),
     },
 )
@@ -94,6 +100,8 @@ __getattr__ = lazy_attributes(
 __all__ = [
     "LLM",
     "BatchMode",
+    "CalibratedThreshold",
+    "CascadeResult",
     "CoT",
     "Criterion",
     "Direct",
@@ -122,6 +130,9 @@ __all__ = [
     "TraceEntry",
     "Usage",
     "__version__",
+    "calibrate_threshold",
+    "cascade",
+    "cascade_async",
     "compute_result",
     "create_method",
     "judge",

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from faceteval._cli._app import handle_errors
+from faceteval._cli._cascade import cascade_specs, run_cascade, show_cascade
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
@@ -19,6 +20,7 @@ from faceteval._cli._method_options import (
     check_method_flags,
     method_params,
 )
+from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._options import build_job, engine_options, force_option, scoring_options
 from faceteval._cli._panel import panel_flags
 from faceteval._cli._results import (
@@ -29,7 +31,7 @@ from faceteval._cli._results import (
     systems_option,
 )
 from faceteval._cli._run import run_judge
-from faceteval._runner import ORDERS, JudgeJob
+from faceteval._runner import ORDERS, JudgeJob, JudgeSpec
 from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 
 
@@ -62,6 +64,29 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
     type=click.Path(dir_okay=False, path_type=Path),
     help="A threshold made by `faceteval calibrate` for this judge: verdicts less confident than it are "
     "marked abstained (never guessed), and the result states the agreement it guarantees.",
+)
+@click.option(
+    "--cascade",
+    metavar="MODEL,MODEL[,...]",
+    help="Judges in turn, cheapest first (MODEL@URL for its own endpoint): each keeps the verdicts at or "
+    "above its threshold calibrated on --calibration-set; only what it abstains on goes to the next.",
+)
+@click.option(
+    "--calibration-set",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --cascade: labelled instances (a `label` each) every judge is calibrated on.",
+)
+@click.option(
+    "--target-agreement",
+    type=FiniteFloat(0, 1, min_open=True),
+    help="With --cascade: the agreement with humans each judge's kept verdicts must reach.",
+)
+@click.option(
+    "--delta",
+    type=FiniteFloat(0, 1, min_open=True, max_open=True),
+    default=0.1,
+    show_default=True,
+    help="With --cascade: the chance allowed, per judge, that its guarantee fails.",
 )
 @input_options()
 @systems_option
@@ -103,6 +128,9 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     crash leaves the earlier ones as they were. Re-running an interrupted command finishes the rest
     from the response cache; with --no-cache, it reuses the ok judgments of the earlier OUT.
     """
+    if (specs := cascade_specs(ctx, flags)) is not None:
+        _judge_by_cascade(ctx, flags, specs)
+        return
     job = job_of_flags(ctx, flags)
     check_before_run(flags)
     result = run_judge(job, on_invalid=show_invalid)
@@ -132,6 +160,19 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
 
 
 add_method_options(judge, after="force", sweeps=False)
+
+
+def _judge_by_cascade(ctx: click.Context, flags: dict[str, Any], specs: list[JudgeSpec]) -> None:
+    """``judge --cascade``: the cascade run, its stages and result shown, the exit status set."""
+    job = job_of_flags(ctx, flags | {"model": (specs[0].model,), "base_url": specs[0].base_url})
+    check_before_run(flags)
+    cascaded, computed = run_cascade(job, specs, flags)
+    show_cascade(cascaded, computed, job.outputs.out)
+    if not computed.statuses.get("ok") and not computed.statuses.get("abstained"):
+        err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
+        ctx.exit(1)
+    if flags["fail_under"]:
+        check_thresholds(ctx, flags["fail_under"], computed)
 
 
 def job_of_flags(ctx: click.Context, flags: dict[str, Any]) -> JudgeJob:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from faceteval._runner._api import judge, judge_async
 from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache
 from faceteval._runner._calibration import check_calibration, record_identity, run_identity
+from faceteval._runner._cascade import CascadeResult, CascadeStage, cascade, cascade_async
 from faceteval._runner._ending import Outcome, ending, note_ending, put_in_place
 from faceteval._runner._file import FileJob, RunHooks, RunResult, Started, checked_items, judge_file
 from faceteval._runner._instance import cannot_judge, judge_instance, presentation_orders
@@ -20,6 +21,7 @@ from faceteval._runner._job import (
     JudgeSpec,
     Mode,
     SyncMode,
+    file_instances,
 )
 from faceteval._runner._judge import FailureStreak, default_window, judge_each
 from faceteval._runner._options import (
@@ -32,7 +34,7 @@ from faceteval._runner._options import (
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
-from faceteval._runner._run_job import open_judge, run_job, run_job_async
+from faceteval._runner._run_job import open_judge, open_judges, run_job, run_job_async
 from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of, with_batch
 from faceteval._runner._window import (
     ORDERS,
@@ -102,6 +104,8 @@ __all__ = [
     "UNJUDGEABLE",
     "BatchDone",
     "BatchMode",
+    "CascadeResult",
+    "CascadeStage",
     "FailureStreak",
     "FileInstances",
     "FileJob",
@@ -132,6 +136,8 @@ __all__ = [
     "cache_file",
     "calibration_of",
     "cannot_judge",
+    "cascade",
+    "cascade_async",
     "check_calibration",
     "check_judgeable",
     "check_score_mode",
@@ -141,6 +147,7 @@ __all__ = [
     "criteria_use",
     "default_window",
     "ending",
+    "file_instances",
     "from_cache",
     "in_order",
     "in_order_spilled",
@@ -156,6 +163,7 @@ __all__ = [
     "meta_evaluate_async",
     "note_ending",
     "open_judge",
+    "open_judges",
     "plan_runs",
     "presentation_orders",
     "put_in_place",

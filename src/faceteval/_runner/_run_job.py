@@ -8,7 +8,7 @@ else into the hooks alone.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
@@ -222,6 +222,24 @@ def open_judge(spec: JudgeSpec, job: JudgeJob, hooks: JobHooks, stack: ExitStack
     llm: Judge = Panel(llms, spec.panel_vote) if spec.panel else llms[0]
     check_score_mode(llm, job.options)  # before any output is opened
     return llm
+
+
+def open_judges(specs: Sequence[JudgeSpec], job: JudgeJob, hooks: JobHooks, stack: ExitStack) -> list[LLM]:
+    """The LLM of each of ``specs`` (a cascade's judges), sharing the job's response cache, open until
+    ``stack`` closes.
+
+    Raises:
+        ConfigError: Options a judge cannot serve (`check_score_mode`).
+    """
+    if job.outputs.otel and hooks.exporting is not None:
+        stack.enter_context(hooks.exporting())
+    cache = stack.enter_context(SQLiteCache(job.outputs.cache)) if job.outputs.cache else None
+    llms = [_llm(spec, spec.model, spec.base_url, cache, hooks) for spec in specs]
+    if cache is not None and hooks.opened is not None:
+        stack.callback(hooks.opened, llms, cache)
+    for llm in llms:
+        check_score_mode(llm, job.options)
+    return llms
 
 
 def _llm(spec: JudgeSpec, model: str, url: str | None, cache: SQLiteCache | None, hooks: JobHooks) -> LLM:

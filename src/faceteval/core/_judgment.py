@@ -214,6 +214,9 @@ class Judgment(BaseModel):
     verdict's probability from log-probabilities), ``simulated-annotators`` (the share of few-shot
     variants of the judge agreeing with the majority), ``strategies`` (the share of one model's recorded
     prompting strategies agreeing). None for older files, whose confidence is the signals'."""
+    decided_by: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """In a cascade of judges (``judge --cascade``): the judge (its model) whose verdict this is, or,
+    when every judge abstained, the last one's. None outside a cascade (and then not written)."""
     score_modes: list[RecordedMode | None] | None = Field(default=None, exclude_if=unset)
     """With ``--score-mode logprobs``: how each overall score was obtained, when one call gave it
     (``direct``, ``cot``, ``coeval``'s overall call, DnA's ``prompted`` aggregate); None when the overall

@@ -184,6 +184,10 @@ FLAGS: dict[str, list[str]] = {
 NOT_THE_JOBS = {
     "input_path": "the job's input, given in BASE",
     "fail_under": "a check of the run's result once it is over, not of the run",
+    "cascade": "a cascade runs one job per judge (faceteval.cascade), each built from these flags",
+    "calibration_set": "the cascade's, not one job's",
+    "target_agreement": "the cascade's, not one job's",
+    "delta": "the cascade's, not one job's",
 }
 """The parameters of ``judge`` that are not one of the job's settings."""
 NO_MODEL = [BASE[0], *BASE[3:]]
