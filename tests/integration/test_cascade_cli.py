@@ -12,6 +12,8 @@ from click.testing import CliRunner, Result
 
 from faceteval import LLM, cascade, create_method, read_instances
 from faceteval._cli._app import cli
+from tests.support.batch_judging import judgments_in
+from tests.support.batch_server import OpenAIBatches
 from tests.support.files import read_jsonl
 from tests.support.llm_server import LLMServer
 from tests.support.rule_judge import RuleJudge
@@ -163,3 +165,24 @@ def test_a_cascade_needs_its_calibration_set_and_target(tmp_path: Path) -> None:
         "judge", write(tmp_path / "new.jsonl", rows(1, 0)), "--model", "openai:a", "--target-agreement", "0.9"
     )
     assert result.exit_code == 2 and "goes with --cascade" in result.output
+
+
+def test_a_cascade_through_the_batch_api_gives_the_synchronous_cascade(tmp_path: Path) -> None:
+    cheap, strong = LLMServer(CHEAP.for_server()), LLMServer(STRONG.for_server())
+    batches = [
+        OpenAIBatches(cheap, polls_in_progress=0),
+        OpenAIBatches(strong, polls_in_progress=0, first_id=10**5),
+    ]
+    with cheap, strong:
+        (tmp_path / "sync").mkdir()
+        (tmp_path / "batch").mkdir()
+        assert cascaded(tmp_path / "sync", (cheap, strong)).exit_code == 0
+        synchronous = [len(cheap.requests), len(strong.requests)]
+        done = cascaded(tmp_path / "batch", (cheap, strong), "--batch", "openai", "--batch-poll", "0")
+        assert done.exit_code == 0, done.output
+        answered = [len(cheap.requests), len(strong.requests)]
+    sent = [sum(len(b.input_lines(batch)) for batch in b.batches) for b in batches]
+    # each judge's calls went through its own batch API, as many as the synchronous cascade made, and
+    # none was asked one by one (the server counts each batch line it answers as a request)
+    assert sent == synchronous and answered == [2 * n for n in synchronous]
+    assert judgments_in(tmp_path / "batch" / "out.jsonl") == judgments_in(tmp_path / "sync" / "out.jsonl")

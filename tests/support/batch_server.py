@@ -103,6 +103,7 @@ class OpenAIBatches:
         max_requests: The most request lines a batch input file may have (OpenAI: 50,000).
         max_bytes: The largest batch input file (OpenAI: 200 MB).
         files: Every file by id; ``batches``: every batch object by id (as last returned).
+        first_id: Where the ids it makes start counting (two servers that must not give the same ids).
     """
 
     def __init__(
@@ -112,6 +113,7 @@ class OpenAIBatches:
         polls_in_progress: int = 1,
         max_requests: int = MAX_REQUESTS,
         max_bytes: int = MAX_BYTES,
+        first_id: int = 0,
     ) -> None:
         self.server = server
         self.polls_in_progress = polls_in_progress
@@ -123,7 +125,7 @@ class OpenAIBatches:
         self._fates: deque[Fate] = deque()
         self._pauses: dict[str, Pause] = {}
         self._lock = threading.Lock()
-        self._next = 0
+        self._next = first_id
         server.extra_routes.extend(
             [
                 Route("/v1/files", self._upload, methods=["POST"]),
