@@ -191,3 +191,25 @@ def test_a_calibration_is_refused_for_a_judge_in_python_too(tmp_path: Path, serv
     llm = LLM.from_spec("openai:judge", base_url=server.base_url)
     with pytest.raises(ConfigError, match="calibrated for another judge"):
         judge(instances, create_method("cot"), llm, options=JudgeOptions(calibration=tmp_path / "cal.json"))
+
+
+def test_the_report_states_the_guarantee_and_draws_the_coverage_curve(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    judged(tmp_path, server, labelled(40, 40), "cal")
+    run("calibrate", tmp_path / "cal.jsonl", "--target-agreement", "0.9", "--out", tmp_path / "cal.json")
+    judged(tmp_path, server, labelled(3, 2, prefix="new-"), "new", "--calibration", tmp_path / "cal.json")
+    made = run("report", tmp_path / "new.jsonl")
+    assert made.exit_code == 0, made.output
+    markdown = (tmp_path / "new.report.md").read_text()
+    assert "## Selective judging" in markdown
+    assert "agree with humans at least 90% of the time, with probability at least 90%" in markdown
+    assert (
+        "2 of 5 verdicts are abstained" in markdown
+        and "| Abstained (below the calibrated threshold) | 2 |" in markdown
+    )
+    html = (tmp_path / "new.report.html").read_text()
+    assert 'alt="Agreement with humans on the verdicts kept, at each coverage"' in html
+    curve = json.loads((tmp_path / "new.run.json").read_text())["options"]["calibration"]["curve"]
+    assert [round(p["coverage"], 3) for p in curve] == [0.5, 1.0]  # the clear pairs, then all
+    assert [p["agreement"] for p in curve] == [1.0, 0.75]

@@ -70,6 +70,7 @@ class CascadeStage:
             "input_tokens": self.usage.input_tokens,
             "output_tokens": self.usage.output_tokens,
             "cost_usd": self.usage.cost_usd,
+            "curve": list(self.calibration.curve),
         }
 
 

@@ -20,6 +20,7 @@ from faceteval.report._judge_run import DEFAULT_ITEMS, JudgeRun, load_judge_run
 from faceteval.report._judge_sections import pairwise_sections, pointwise_sections, result_section
 from faceteval.report._model import Section, Table, numeric_columns
 from faceteval.report._record_section import record_section
+from faceteval.report._selective import selective_plot, selective_section
 from faceteval.report._write import write_pages
 
 OVERALL = "Overall score"
@@ -68,7 +69,7 @@ def write_judge_report(
     return write_pages(
         judge_title(run),
         judge_sections(run),
-        judge_plots(run.result, distributions(run)),
+        [*judge_plots(run.result, distributions(run)), *filter(None, [selective_plot(run.record)])],
         footer,
         markdown_path=markdown_path or default_markdown,
         html_path=html_path or default_html,
@@ -95,6 +96,8 @@ def judge_sections(run: JudgeRun) -> list[Section]:
     notes = [note for note in (run.input_problem, _unreadable(run)) if note]
     result = result_section(run.result, stored=run.stored)
     sections.append(Section(result.key, result.title, (*result.notes, *notes), result.tables))
+    if (selective := selective_section(run.record, run.result)) is not None:
+        sections.append(selective)
     if run.result.pairwise is not None:
         sections += pairwise_sections(run.result.pairwise, run.result.level)
     if run.result.pointwise is not None:

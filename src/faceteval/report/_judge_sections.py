@@ -64,6 +64,8 @@ def result_section(result: JudgeResult, *, stored: bool) -> Section:
         ("Judgments", count(result.judgments), "", ""),
         ("Ok", count(result.statuses.get("ok", 0)), ok_value, ok_ci),
     ]
+    if abstained := result.statuses.get("abstained", 0):
+        rows.append(("Abstained (below the calibrated threshold)", count(abstained), "", ""))
     rows += [(FAILURE_NAMES.get(kind, kind), count(n), "", "") for kind, n in result.failures.items()]
     note = (
         f"Share of every judgment, with its {percent(result.level, 0)} Wilson interval. Failed "

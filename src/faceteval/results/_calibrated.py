@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -27,6 +27,8 @@ from faceteval.metrics import fixed_sequence_threshold
 
 CALIBRATION_KIND: Literal["faceteval-calibration"] = "faceteval-calibration"
 CALIBRATION_SCHEMA = 1
+MAX_CURVE = 100
+"""Points of a calibration's coverage-agreement curve kept in its file and run records."""
 MAX_CALIBRATION_BYTES = 4 * 1024 * 1024
 """A calibration file larger than this is refused unread (it holds a threshold and its tests)."""
 
@@ -111,6 +113,9 @@ class CalibratedThreshold(BaseModel):
     lower_bound: float = 0.0
     min_kept: int = 1
     tests: list[dict[str, JsonValue]] = Field(default_factory=list)
+    curve: list[dict[str, JsonValue]] = Field(default_factory=list)
+    """Coverage against agreement on the calibration data: at each distinct confidence (at most
+    `MAX_CURVE` of them, evenly spaced), the share kept at or above it and their agreement."""
     made_at: str | None = None
 
     @property
@@ -162,6 +167,9 @@ class CalibratedThreshold(BaseModel):
             "estimator": self.judge.estimator,
             "data_sha256": self.data.sha256,
             "calibration_n": self.data.n,
+            "calibration_kept": self.kept,
+            "calibration_agreement": self.agreement,
+            "curve": list(self.curve),
         }
 
 
@@ -201,6 +209,7 @@ def calibrate_threshold(
         lower_bound=chosen.lower_bound,
         min_kept=min_kept,
         tests=[test.as_dict() for test in chosen.tests],
+        curve=coverage_curve(confidences, agrees),
         made_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
 
@@ -261,3 +270,29 @@ def _row(judgment: Judgment, label: int) -> tuple[str, int, int | None, float | 
     """What of a labelled judgment the calibration uses (and hashes): id, label, verdict, confidence."""
     ok = judgment.status == "ok"
     return judgment.id, label, judgment.verdict if ok else None, judgment.confidence if ok else None
+
+
+def coverage_curve(confidences: Sequence[float | None], agrees: Sequence[bool]) -> list[dict[str, JsonValue]]:
+    """Coverage and agreement at each distinct confidence, the highest first (at most `MAX_CURVE`).
+
+    Examples:
+        >>> curve = coverage_curve([0.9, 0.5, 0.5, None], [True, True, False, False])
+        >>> [tuple(point.values()) for point in curve]
+        [(0.9, 0.25, 1.0), (0.5, 0.75, 0.6666666666666666)]
+    """
+    n = len(confidences)
+    points: list[dict[str, JsonValue]] = []
+    kept = agreeing = 0
+    for value, agree in sorted(
+        ((c, a) for c, a in zip(confidences, agrees, strict=True) if c is not None), key=lambda row: -row[0]
+    ):
+        kept, agreeing = kept + 1, agreeing + int(agree)
+        point: dict[str, JsonValue] = {"threshold": value, "coverage": kept / n, "agreement": agreeing / kept}
+        if points and points[-1]["threshold"] == value:
+            points[-1] = point
+        else:
+            points.append(point)
+    if len(points) > MAX_CURVE:
+        step = (len(points) - 1) / (MAX_CURVE - 1)
+        points = [points[round(k * step)] for k in range(MAX_CURVE)]
+    return points
