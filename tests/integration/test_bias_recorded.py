@@ -135,8 +135,13 @@ def test_gpt4_vanilla_position_length_and_selective_accuracy(data_dir: Path, tmp
     assert "confidence (signals): AUROC 0.671, ECE 0.150; 294 of 319 verdicts tied at 1.000" in printed
     report = (tmp_path / "vanilla" / "report.md").read_text(encoding="utf-8")
     assert "## Bias diagnostics" in report and "## Selective accuracy" in report
+    assert "| 50% | 160 | 1.000 | 83.7% | 70.0%-100.0% | 294 |" in report
+    assert "## Calibration of confidence" in report and "AUROC 0.671" in report
+    assert "294 of 319 verdicts (92.2%) share the confidence 1.000" in report
     html = (tmp_path / "vanilla" / "report.html").read_text(encoding="utf-8")
     assert "Bias diagnostics" in html and "Selective accuracy" in html
+    calibration = html[html.index('<section id="calibration">') :]
+    assert calibration[: calibration.index("</section>")].count("data:image/png;base64,") == 1
 
 
 def test_gpt4_rating_selective_accuracy_uses_the_margin_of_its_ratings(
