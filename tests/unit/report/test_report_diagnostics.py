@@ -1,10 +1,17 @@
-"""The report's bias diagnostics and selective accuracy, from a summary made of hand-made judgments."""
+"""The report's bias diagnostics, selective accuracy and calibration, from a summary made of hand-made
+judgments, and from a run recorded before the calibration block."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from faceteval.core import Instance, Judgment, OrderResult
 from faceteval.metaeval import Settings, Target, join, summarize
-from faceteval.report import render_html, render_markdown
+from faceteval.report import render_html, render_markdown, write_report
+from faceteval.store import MetaEvalRecord, read_record
+
+BEFORE_CALIBRATION = Path(__file__).parents[2] / "fixtures" / "records" / "v2" / "before-calibration"
 
 
 def section(markdown: str, title: str) -> str:
@@ -127,3 +134,18 @@ def test_no_sections_without_the_entries() -> None:
     markdown = render_markdown({"benchmark": "toy", "kind": "pairwise"})
     assert "Bias diagnostics" not in markdown and "Selective accuracy" not in markdown
     assert "Calibration of confidence" not in markdown
+
+
+def test_a_run_recorded_before_the_calibration_block_reads_and_reports(tmp_path: Path) -> None:
+    # GPT-4 (Vanilla) on LLMBar-Adversarial as meta-eval recorded it when ties were broken by SHA-256
+    run_dir = tmp_path / "run"
+    shutil.copytree(BEFORE_CALIBRATION, run_dir)
+    record = read_record(run_dir / "summary.json", MetaEvalRecord)
+    assert record.summary.calibration is None
+    assert isinstance(record.summary.selective_accuracy, dict)
+    markdown_path, html_path = write_report(run_dir)
+    selective = section(markdown_path.read_text(encoding="utf-8"), "Selective accuracy")
+    assert "| 50% | 160 | 1.000 | 85.6% | — | 137 / 160 |" in selective  # the one order it measured
+    assert "ordered by the SHA-256 of the instance id" in selective
+    html = html_path.read_text(encoding="utf-8")
+    assert "Selective accuracy" in html and 'id="calibration"' not in html
