@@ -35,7 +35,7 @@ def calibration(summary: Mapping[str, Any]) -> Section | None:
 
 def tied_note(block: Mapping[str, Any]) -> str | None:
     """How many verdicts share the most common confidence, and what that does to selective accuracy."""
-    shares = [_mapping(entry) for entry in block.get("tied_shares") or ()]
+    shares = _entries(block.get("tied_shares"))
     if not shares:
         return None
     top, n = shares[0], block.get("n")
@@ -55,7 +55,7 @@ def tied_note(block: Mapping[str, Any]) -> str | None:
 
 def _bins_table(bins: Any) -> Table | None:
     rows = []
-    for entry in map(_mapping, bins if isinstance(bins, Sequence) else ()):
+    for entry in _entries(bins):
         mean, rate = number(entry.get("mean_confidence")), number(entry.get("agreement"))
         if not entry.get("n") or mean is None or rate is None:
             continue
@@ -77,7 +77,7 @@ def _bins_table(bins: Any) -> Table | None:
 
 
 def _ties_table(block: Mapping[str, Any]) -> Table | None:
-    shares = [_mapping(entry) for entry in block.get("tied_shares") or ()]
+    shares = _entries(block.get("tied_shares"))
     if not shares:
         return None
     rows = tuple(
@@ -104,6 +104,13 @@ def _confidence(value: Any) -> str:
 def _number(value: Any, digits: int = 3) -> str:
     found = number(value)
     return DASH if found is None else f"{found:.{digits}f}"
+
+
+def _entries(value: Any) -> list[Mapping[str, Any]]:
+    """The mappings of a list (a bin, a tied share); anything else is left out."""
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        return []
+    return [entry for entry in value if isinstance(entry, Mapping)]
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

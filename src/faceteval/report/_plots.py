@@ -271,8 +271,8 @@ def _sweep_plot(summary: Mapping[str, Any]) -> Plot | None:
 
 def _reliability_plot(summary: Mapping[str, Any]) -> Plot | None:
     """Agreement with humans in each bin of confidence, against the diagonal of perfect calibration."""
-    bins = [_bin(entry) for entry in mapping(summary.get("calibration")).get("bins") or ()]
-    shown = [entry for entry in bins if entry is not None]
+    bins = mapping(summary.get("calibration")).get("bins")
+    shown = [found for entry in bins if (found := _bin(entry))] if isinstance(bins, list) else []
     if not shown:
         return None
     lows, highs, means, rates, counts = (list(column) for column in zip(*shown, strict=True))

@@ -149,3 +149,19 @@ def test_a_run_recorded_before_the_calibration_block_reads_and_reports(tmp_path:
     assert "ordered by the SHA-256 of the instance id" in selective
     html = html_path.read_text(encoding="utf-8")
     assert "Selective accuracy" in html and 'id="calibration"' not in html
+
+
+def test_a_calibration_block_of_odd_values_renders_without_a_plot() -> None:
+    # a hand-edited summary.json: entries of the wrong type are left out, never a crash
+    for block in (
+        {"estimator": "signals", "bins": [{"low": "x", "n": 3}, None], "tied_shares": "many"},
+        {"auroc": None, "ece": None, "bins": [{"low": 0.0, "high": 0.1, "n": 0}], "tied_shares": []},
+        {"auroc": "high", "bins": 3, "tied_shares": [3]},
+    ):
+        odd = {"benchmark": "toy", "kind": "pairwise", "calibration": block}
+        calibration = section(render_markdown(odd), "Calibration of confidence")
+        assert "AUROC —" in calibration and "Reliability" not in calibration
+        assert "share the" not in calibration and "most common confidences" not in calibration
+        html = render_html(odd)
+        start = html.index('<section id="calibration">')
+        assert "data:image/png" not in html[start : html.index("</section>", start)]
