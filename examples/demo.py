@@ -190,12 +190,13 @@ def biases(data_dir: Path) -> None:
         title="Biases and selective accuracy on LLMBar-Adversarial (both orders)",
         title_justify="left",
         caption="shown first / longer: the share of decisive verdicts choosing the candidate shown first "
-        "(both orders pooled) / the longer one (characters); agree@50%: agreement on the most confident "
-        "half, agree@100%: on all",
+        "(both orders pooled) / the longer one (characters); agree 50%: agreement on the most confident "
+        "half, in expectation over the orders of tied confidences (tie orders: the range they give); "
+        "agree 100%: on all",
         caption_justify="left",
     )
     table.add_column("judge / strategy", no_wrap=True)
-    for column in ("shown first", "longer", "agree@50%", "agree@100%"):
+    for column in ("shown first", "longer", "agree 50%", "tie orders", "agree 100%"):
         table.add_column(column, justify="right")
     for name in BIAS_JUDGES:
         loaded = load_judgments(f"recorded:llmbar/{name}", target, data_dir)
@@ -204,17 +205,22 @@ def biases(data_dir: Path) -> None:
         )
         position, length = summary["bias"]["position"]["pooled"], summary["bias"]["length"]
         selective = {row["coverage"]: row["agreement"] for row in summary["selective_accuracy"]["coverages"]}
+        half = selective[0.5]
         table.add_row(
             name,
             *(f"{100 * rate['value']:.1f}%" for rate in (position["judge"], length["judge"])),
-            *(f"{100 * selective[c]['value']:.1f}%" for c in (0.5, 1.0)),
+            f"{100 * half['value']:.1f}%",
+            f"{100 * half['low']:.0f}%"
+            if half["low"] == half["high"]
+            else f"{100 * half['low']:.0f}-{100 * half['high']:.0f}%",
+            f"{100 * selective[1.0]['value']:.1f}%",
         )
     # The humans, over every pair: each candidate is shown first in one of the two orders (50%); the
     # longer one is the better in a minority of pairs (the benchmark is built against length preference).
     pairs = [(i.label, len(i.candidates[0]), len(i.candidates[1])) for i in target.instances if i.label]
     uneven = [(label, a > b) for label, a, b in pairs if a != b]
     longer = sum((label == 1) == first_longer for label, first_longer in uneven) / len(uneven)
-    table.add_row("humans", "50.0%", f"{100 * longer:.1f}%", "", "", style="italic")
+    table.add_row("humans", "50.0%", f"{100 * longer:.1f}%", "", "", "", style="italic")
     console.print()
     console.print(table)
 

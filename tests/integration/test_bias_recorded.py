@@ -3,7 +3,6 @@ independent computation over LLMBar's raw files (numpy over ``dataset.json`` and
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -64,14 +63,24 @@ def meta_eval(data_dir: Path, out: Path, strategy: str) -> tuple[dict[str, Any],
 
 
 def selective(r: dict[str, np.ndarray], ok: np.ndarray, verdict: np.ndarray, conf: np.ndarray) -> list[float]:
-    """Agreement at each coverage, abstaining on the least confident (failed first, ties by SHA-256 of id)."""
-    keys = [
-        (math.inf if not o else -c, hashlib.sha256(i.encode()).hexdigest())
-        for o, c, i in zip(ok, conf, r["id"], strict=True)
-    ]
-    ranked = sorted(range(len(keys)), key=keys.__getitem__)
+    """Agreement at each coverage, abstaining on the least confident (failed first), in expectation over
+    the orders of equal confidences: the verdicts above the cut count whole, the tied group at the cut by
+    its share of agreeing ones."""
+    key = np.where(ok, conf, -np.inf)
     right = (verdict == r["label"]) & ok
-    return [float(right[ranked[: math.ceil(c * len(ranked))]].mean()) for c in COVERAGES]
+    out = []
+    for coverage in COVERAGES:
+        kept = math.ceil(coverage * len(key))
+        cut = np.sort(key)[::-1][kept - 1]
+        above, tied = key > cut, key == cut
+        out.append(float((right[above].sum() + (kept - above.sum()) * right[tied].mean()) / kept))
+    return out
+
+
+def auroc(conf: np.ndarray, right: np.ndarray) -> float:
+    """The chance a right verdict is more confident than a wrong one, ties half (every pair compared)."""
+    diff = conf[right][:, None] - conf[~right][None, :]
+    return float(((diff > 0) + 0.5 * (diff == 0)).mean())
 
 
 def test_gpt4_vanilla_position_length_and_selective_accuracy(data_dir: Path, tmp_path: Path) -> None:
@@ -105,13 +114,34 @@ def test_gpt4_vanilla_position_length_and_selective_accuracy(data_dir: Path, tmp
     rows = summary["selective_accuracy"]["coverages"]
     assert [row["agreement"]["value"] for row in rows] == pytest.approx(selective(r, ok, verdict, conf))
     assert rows[-1]["agreement"]["value"] == pytest.approx(summary["agreement"]["value"])
+    # 294 of its 319 verdicts are at confidence 1, so the most confident half is a draw among them:
+    # any order of the ties gives 70% to 100% (the old SHA-256 tie-break gave 85.6%)
+    half = rows[0]
+    assert half["tied_at_cut"] == 294 and half["min_confidence"] == 1.0
+    assert (half["agreement"]["low"], half["agreement"]["high"]) == pytest.approx((0.7, 1.0))
+    assert half["agreement"]["value"] == pytest.approx(246 / 294)
+    calibration = summary["calibration"]
+    assert calibration["estimator"] == "signals" and calibration["n"] == 319
+    assert calibration["tied_shares"][0] == {"confidence": 1.0, "n": 294, "share": 294 / 319}
+    assert calibration["largest_tied_share"] == pytest.approx(294 / 319)
+    assert calibration["auroc"] == pytest.approx(auroc(conf[ok], right[ok]))
+    # two bins hold every verdict: confidence 0 (the orders disagree) and 1 (they agree)
+    ece = (np.abs(right[conf == 1].mean() - 1) * 294 + right[conf == 0].mean() * 25) / 319
+    assert calibration["ece"] == pytest.approx(ece)
     assert "self_preference" not in summary["bias"]  # LLMBar names no systems
     for shown in ("bias: preference rates", "agreement by length gap", "selective accuracy"):
         assert shown in printed
+    assert "70.0-100.0" in printed  # the range of the most confident half over the orders of its ties
+    assert "confidence (signals): AUROC 0.671, ECE 0.150; 294 of 319 verdicts tied at 1.000" in printed
     report = (tmp_path / "vanilla" / "report.md").read_text(encoding="utf-8")
     assert "## Bias diagnostics" in report and "## Selective accuracy" in report
+    assert "| 50% | 160 | 1.000 | 83.7% | 70.0%-100.0% | 294 |" in report
+    assert "## Calibration of confidence" in report and "AUROC 0.671" in report
+    assert "294 of 319 verdicts (92.2%) share the confidence 1.000" in report
     html = (tmp_path / "vanilla" / "report.html").read_text(encoding="utf-8")
     assert "Bias diagnostics" in html and "Selective accuracy" in html
+    calibration = html[html.index('<section id="calibration">') :]
+    assert calibration[: calibration.index("</section>")].count("data:image/png;base64,") == 1
 
 
 def test_gpt4_rating_selective_accuracy_uses_the_margin_of_its_ratings(
@@ -132,5 +162,10 @@ def test_gpt4_rating_selective_accuracy_uses_the_margin_of_its_ratings(
     measured = [row["agreement"]["value"] for row in rows]
     assert measured == pytest.approx(selective(r, ok, verdict, conf))
     assert summary["selective_accuracy"]["mean_confidence"] == pytest.approx(conf[ok].mean())
+    right = (verdict == r["label"]) & ok
+    calibration = summary["calibration"]
+    assert calibration["with_confidence"] == ok.sum()
+    assert calibration["auroc"] == pytest.approx(auroc(np.where(ok, conf, -1.0), right))
+    assert calibration["largest_tied_share"] < 0.25  # its margins spread the confidences
     # abstaining on the least confident half raises agreement well above the whole set's
     assert measured[0] > measured[-1] + 0.1

@@ -1,4 +1,5 @@
-"""What ``meta-eval`` prints of a pairwise judge's biases and selective accuracy, after its headline table."""
+"""What ``meta-eval`` prints of a pairwise judge's biases, selective accuracy and calibration, after its
+headline table."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 def show_diagnostics(summary: dict[str, Any]) -> None:
-    """The bias table (judge vs humans), agreement by length gap, and selective accuracy, when present."""
+    """The bias table (judge vs humans), agreement by length gap, selective accuracy and the calibration of
+    confidence, when present."""
     bias: dict[str, Any] = summary.get("bias") or {}
     if rows := bias_rows(bias):
         table = Table(title="bias: preference rates, judge vs humans", title_justify="left")
@@ -36,13 +38,52 @@ def show_diagnostics(summary: dict[str, Any]) -> None:
             "|len a - len b|",
             [(f"{entry['low']:,}-{entry['high']:,}", entry["agreement"]) for entry in bins],
         )
-    selective = summary.get("selective_accuracy") or {}
-    if coverages := selective.get("coverages"):
-        _agreement_table(
-            "selective accuracy: abstaining on the least confident",
-            "coverage",
-            [(f"{100 * row['coverage']:.0f}%", row["agreement"]) for row in coverages],
+    if coverages := (summary.get("selective_accuracy") or {}).get("coverages"):
+        _selective_table(coverages)
+    if line := calibration_line(summary.get("calibration") or {}):
+        console.print(line)
+
+
+def _selective_table(coverages: list[dict[str, Any]]) -> None:
+    """Agreement at each coverage; in a record written before the range, the one order's rate."""
+    table = Table(title="selective accuracy: abstaining on the least confident", title_justify="left")
+    for column in ("coverage", "agreement", "over tie orders", "tied at cut", "kept"):
+        table.add_column(column, justify="right")
+    for row in coverages:
+        rate = row.get("agreement") or {}
+        low, high = rate.get("low"), rate.get("high")
+        spread = "" if low is None or high is None or low == high else f"{100 * low:.1f}-{100 * high:.1f}"
+        tied = row.get("tied_at_cut")
+        table.add_row(
+            f"{100 * row['coverage']:.0f}%",
+            _percent(rate.get("value")),
+            spread,
+            "" if tied is None else f"{tied:,}",
+            f"{row.get('kept', 0):,}",
         )
+    console.print(table)
+
+
+def calibration_line(calibration: dict[str, Any]) -> str | None:
+    """The calibration of confidence in one line: its estimator, AUROC, ECE and largest tied share.
+
+    Examples:
+        >>> calibration_line({"estimator": "signals", "auroc": 0.671, "ece": 0.15, "n": 319,
+        ...     "tied_shares": [{"confidence": 1.0, "n": 294, "share": 0.92}]})
+        'confidence (signals): AUROC 0.671, ECE 0.150; 294 of 319 verdicts tied at 1.000'
+    """
+    if not calibration:
+        return None
+    auroc, ece = calibration.get("auroc"), calibration.get("ece")
+    line = (
+        f"confidence ({escape(str(calibration.get('estimator')))}): "
+        f"AUROC {'n/a' if auroc is None else f'{auroc:.3f}'}, ECE {'n/a' if ece is None else f'{ece:.3f}'}"
+    )
+    if shares := calibration.get("tied_shares"):
+        top = shares[0]
+        value = "no confidence" if top.get("confidence") is None else f"{top['confidence']:.3f}"
+        line += f"; {top.get('n', 0):,} of {calibration.get('n', 0):,} verdicts tied at {value}"
+    return line
 
 
 def _agreement_table(title: str, first: str, rows: list[tuple[str, dict[str, Any]]]) -> None:

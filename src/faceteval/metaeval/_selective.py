@@ -1,29 +1,42 @@
-"""Selective accuracy: agreement with humans when the judge abstains on its least confident verdicts.
+"""How well a pairwise judge's confidence tells its right verdicts from its wrong ones: selective
+accuracy (agreement with humans when abstaining on the least confident verdicts) and calibration.
 
 Each labelled instance's confidence is its judgment's ``confidence`` when the judgment carries one
-(the runner computes it as it judges), else `faceteval.core.confidence` over what the judgment
-carries, its margin measured on the run's score range (the lowest to the highest overall score of
-its ok judgments). A failed or missing judgment, or one with no evidence, has the lowest confidence.
+(the runner computes it as it judges; ``confidence_estimator`` says how), else `faceteval.core.confidence`
+over what the judgment carries (the ``signals`` estimator), its margin measured on the run's score
+range (the lowest to the highest overall score of its ok judgments). A failed or missing judgment, or
+one with no evidence, has no confidence: it is the least confident of all (the verdicts without one tie
+among themselves). A verdict *agrees* when it equals the human label (ties a class, as ``agreement``
+counts them); a failed or missing one never does.
 
-At coverage c, the ``ceil(c * n)`` most confident instances are kept; equal confidences are ordered
-by the SHA-256 of the instance id (deterministic, and the same for every judge of the same
-instances). Agreement over the kept ones counts ties as a class, as ``agreement`` does.
+- ``selective_accuracy``: at coverage c, agreement on the ``ceil(c * n)`` most confident instances.
+  Equal confidences have no order, so it is the exact expectation over every order of the tied group at
+  the cut (`faceteval.metrics.selective_agreement`), with the lowest and highest agreement an order
+  gives (``low``, ``high``) and the size of that group (``tied_at_cut``).
+- ``calibration``: the estimator, the AUROC of confidence for "the verdict agrees" (the verdicts
+  without a confidence ranked lowest), the expected calibration error over ten bins with the bins (the
+  verdicts with a confidence only: the others claim no probability), and the share of verdicts at each
+  confidence value (the largest first: a large one means confidence hardly ranks the verdicts).
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-import numpy as np
-
 from faceteval import metrics
-from faceteval.core import ConfidenceInputs, Instance, Judgment, confidence
-from faceteval.metaeval._bias import Pairs, Rater
+from faceteval.core import SIGNALS, ConfidenceInputs, Instance, Judgment, confidence
+from faceteval.metaeval._bias import Pairs
 
 COVERAGES = (0.5, 0.75, 0.9, 1.0)
+BINS = 10
+"""Equal-width bins of confidence behind the expected calibration error and the reliability plot."""
+TOP_TIES = 5
+"""How many confidence values the tied shares name."""
+MIXED = "mixed"
+"""The estimator named when the judgments' confidences come from several."""
 
 
 def run_scale(judgments: Iterable[Judgment | None]) -> tuple[float, float] | None:
@@ -49,49 +62,66 @@ def confidences(pairs: Iterable[tuple[Instance, Judgment | None]]) -> list[float
     ]
 
 
-def abstention_order(values: Sequence[float | None], digests: np.ndarray[Any, Any]) -> list[int]:
-    """Indices from the most confident to the least: None last, equal values by the SHA-256 of the id
-    (``digests``, of each instance's id; the bytes compare as their hex digests do).
-
-    Examples:
-        >>> abstention_order([0.5, None, 0.9], np.array([_id_hash(i) for i in "012"], dtype="S32"))
-        [2, 0, 1]
-    """
-    first = np.array([math.inf if value is None else -value for value in values], dtype=np.float64)
-    order: list[int] = np.lexsort((digests, first)).tolist()
-    return order
-
-
-def selective_accuracy(pairs: Pairs, rate: Rater) -> dict[str, Any] | None:
-    """Agreement at each coverage of `COVERAGES`; None when no judgment has a confidence."""
+def confidence_measures(pairs: Pairs) -> dict[str, Any]:
+    """``selective_accuracy`` and ``calibration`` of the labelled pairs; empty when no judgment has a
+    confidence. The pairs are read three times, a pair at a time."""
     labelled = _Labelled(pairs)
     values = confidences(labelled)
     if all(value is None for value in values):
-        return None
-    verdicts, labels = [], []
-    digests = np.empty(len(values), dtype="S32")
-    for k, (instance, judgment) in enumerate(labelled):
-        verdicts.append(_verdict(judgment))
-        labels.append(instance.label)
-        digests[k] = _id_hash(instance.id)
-    ranked = abstention_order(values, digests)
+        return {}
+    agrees: list[bool] = []
+    estimators: Counter[str] = Counter()
+    for (instance, judgment), value in zip(labelled, values, strict=True):
+        agrees.append(_verdict(judgment) == instance.label)
+        if judgment is not None and value is not None:
+            estimators[judgment.confidence_estimator or SIGNALS] += 1
+    return {
+        "selective_accuracy": selective_accuracy(values, agrees),
+        "calibration": calibration(values, agrees, estimators),
+    }
+
+
+def selective_accuracy(values: list[float | None], agrees: list[bool]) -> dict[str, Any]:
+    """Agreement at each coverage of `COVERAGES`, exact over the orders of tied confidences."""
     rows = []
     for coverage in COVERAGES:
-        kept = ranked[: math.ceil(coverage * len(ranked))]
+        kept = metrics.selective_agreement(values, agrees, coverage)
         rows.append(
             {
                 "coverage": coverage,
-                "kept": len(kept),
-                "min_confidence": values[kept[-1]] if kept else None,
-                "agreement": rate(metrics.agreement, [verdicts[k] for k in kept], [labels[k] for k in kept]),
+                "kept": kept.kept,
+                "min_confidence": kept.min_confidence,
+                "tied_at_cut": kept.tied_at_cut,
+                "agreement": {"value": kept.agreement, "low": kept.low, "high": kept.high, "n": kept.kept},
             }
         )
     known = [value for value in values if value is not None]
     return {
-        "n": len(ranked),
+        "n": len(values),
         "with_confidence": len(known),
         "mean_confidence": math.fsum(known) / len(known),
         "coverages": rows,
+    }
+
+
+def calibration(values: list[float | None], agrees: list[bool], estimators: Counter[str]) -> dict[str, Any]:
+    """The estimator, AUROC, expected calibration error with its bins, and the tied shares."""
+    lowest = [-1.0 if value is None else value for value in values]  # below every confidence, tied
+    error = metrics.calibration_error(values, agrees, bins=BINS)
+    shares = [
+        {"confidence": value, "n": round(share * len(values)), "share": share}
+        for value, share in metrics.tied_shares(values, top=TOP_TIES)
+    ]
+    return {
+        "estimator": next(iter(estimators)) if len(estimators) == 1 else MIXED,
+        "estimators": dict(sorted(estimators.items())),
+        "n": len(values),
+        "with_confidence": error.n,
+        "auroc": metrics.confidence_auroc(lowest, agrees),
+        "ece": error.ece,
+        "bins": [entry.as_dict() for entry in error.bins],
+        "tied_shares": shares,
+        "largest_tied_share": shares[0]["share"],
     }
 
 
@@ -103,10 +133,6 @@ class _Labelled(Iterable[tuple[Instance, Judgment | None]]):
 
     def __iter__(self) -> Iterator[tuple[Instance, Judgment | None]]:
         return ((i, j) for i, j in self._pairs if i.label is not None)
-
-
-def _id_hash(ident: str) -> bytes:
-    return hashlib.sha256(ident.encode("utf-8", "surrogatepass")).digest()
 
 
 def _verdict(judgment: Judgment | None) -> int | None:

@@ -64,7 +64,7 @@ def trace_facts(judgment: Judgment, line: int = 0) -> TraceFacts:
 
 _JUDGMENT_FIELDS = {
     "id", "method", "status", "error", "verdict", "scores", "facets", "consistent", "orders", "panel",
-    "panel_vote", "usage", "confidence", "score_modes",
+    "panel_vote", "usage", "confidence", "confidence_estimator", "score_modes",
 }  # fmt: skip
 _ORDER_FIELDS = {"order", "verdict", "scores", "facets", "score_modes"}
 _FACET_FIELDS = {"name", "weight", "scores", "score_modes"}
@@ -224,6 +224,7 @@ class SlimJudgments(Packed[Judgment]):
                 judgment.panel_vote,
                 tuple(getattr(usage, name) for name in _USAGE_FIELDS),
                 judgment.confidence,
+                judgment.confidence_estimator,
                 judgment.score_modes,
                 None if found.made is None else tuple(getattr(found.made, name) for name in _USAGE_FIELDS),
                 tuple(sorted(self._code(model) for model in found.models)),
@@ -233,7 +234,7 @@ class SlimJudgments(Packed[Judgment]):
 
     def _decode(self, values: tuple[Any, ...]) -> Judgment:
         (ident, method, status, error, verdict, scores, facets, consistent, orders, panel, vote, usage,
-         confidence, modes, *_) = values  # fmt: skip
+         confidence, estimator, modes, *_) = values  # fmt: skip
         return _model(Judgment, _JUDGMENT_FIELDS, {
             "id": ident, "method": self._names[method], "status": status, "error": error,
             "verdict": verdict, "scores": scores, "ranks": None, "facets": self._facet_scores(facets),
@@ -247,7 +248,8 @@ class SlimJudgments(Packed[Judgment]):
                 for order, order_verdict, order_scores, order_facets, order_modes in orders
             ],
             "panel": [PanelMember.model_validate(member) for member in panel], "panel_vote": vote,
-            "usage": _usage(usage), "confidence": confidence, "score_modes": modes, "input_hash": None,
+            "usage": _usage(usage), "confidence": confidence, "confidence_estimator": estimator,
+            "score_modes": modes, "input_hash": None,
             "trace": [],
         })  # fmt: skip
 

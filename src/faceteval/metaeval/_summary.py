@@ -29,7 +29,7 @@ from faceteval.metaeval._panel_scores import (
     facet_or_overall,
     score_panel_summary,
 )
-from faceteval.metaeval._selective import selective_accuracy
+from faceteval.metaeval._selective import confidence_measures
 from faceteval.metaeval._target import Target
 from faceteval.metaeval._weights import HumanWeights, weight_rankings
 
@@ -71,8 +71,7 @@ def summarize(
     if target.kind == "pairwise":
         summary.update(pairwise(joined, _ci(settings)))
         summary["bias"] = bias(joined.pairs, _ci(settings), judge_models=judge_models, facts=joined.facts())
-        if (selective := selective_accuracy(joined.pairs, _ci(settings))) is not None:
-            summary["selective_accuracy"] = selective
+        summary.update(confidence_measures(joined.pairs))  # selective_accuracy and calibration
         if (panel := panel_summary(joined, _ci(settings))) is not None:
             summary["panel"] = panel
     else:

@@ -81,16 +81,42 @@ def bias(summary: Mapping[str, Any]) -> Section | None:
 
 
 def selective(summary: Mapping[str, Any]) -> Section | None:
-    """Agreement when abstaining on the least confident verdicts, at each coverage."""
+    """Agreement when abstaining on the least confident verdicts, at each coverage, with its range over
+    the orders of tied confidences (a record written before the range: one order's rate and its CI)."""
     selective = _mapping(summary.get("selective_accuracy"))
     rows = [_mapping(row) for row in selective.get("coverages") or ()]
     if not rows:
         return None
+    ranged = any("low" in _mapping(row.get("agreement")) for row in rows)
+    table = _ranged_table(rows) if ranged else _one_order_table(rows)
+    ties = (
+        "equal confidences have no order, so agreement is the expectation over every order of the tied "
+        "verdicts at the cut, with the lowest and highest any order gives"
+        if ranged
+        else "equal confidences are ordered by the SHA-256 of the instance id (one order of the ties)"
+    )
+    notes = (
+        f"{count(selective.get('with_confidence'))} of {count(selective.get('n'))} labelled verdicts have a "
+        f"confidence (failed judgments have none and are abstained on first); {ties}.",
+    )
+    return Section("selective", "Selective accuracy", notes, (table,))
+
+
+def _ranged_table(rows: list[Mapping[str, Any]]) -> Table:
+    cells = []
+    for row in rows:
+        rate = _mapping(row.get("agreement"))
+        low, high = value_of(rate.get("low")), value_of(rate.get("high"))
+        spread = DASH if low is None or high is None or low == high else f"{percent(low)}-{percent(high)}"
+        cells.append((*_coverage_cells(row), percent(value_of(rate)), spread, count(row.get("tied_at_cut"))))
+    columns = ("Coverage", "Kept", "Lowest confidence kept", "Agreement", "Range over tie orders")
+    return Table((*columns, "Tied at cut"), tuple(cells), numeric=numeric_columns(1, 5))
+
+
+def _one_order_table(rows: list[Mapping[str, Any]]) -> Table:
     cells = tuple(
         (
-            percent(row.get("coverage"), 0),
-            count(row.get("kept")),
-            DASH if row.get("min_confidence") is None else f"{float(row['min_confidence']):.3f}",
+            *_coverage_cells(row),
             percent(value_of(row.get("agreement"))),
             metric_interval("rate", row.get("agreement")),
             hits(row.get("agreement")),
@@ -98,18 +124,17 @@ def selective(summary: Mapping[str, Any]) -> Section | None:
         for row in rows
     )
     columns = ("Coverage", "Kept", "Lowest confidence kept", "Agreement", "95% CI", "Hits / n")
-    notes = (
-        f"{count(selective.get('with_confidence'))} of {count(selective.get('n'))} labelled verdicts have a "
-        "confidence (failed judgments have none and are abstained on first); equal confidences are "
-        "ordered by the SHA-256 of the instance id.",
+    note = interval_note(row.get("agreement") for row in rows)
+    return Table(columns, cells, note=note, numeric=numeric_columns(1, 5))
+
+
+def _coverage_cells(row: Mapping[str, Any]) -> tuple[str, str, str]:
+    lowest = value_of(row.get("min_confidence"))
+    return (
+        percent(row.get("coverage"), 0),
+        count(row.get("kept")),
+        DASH if lowest is None else f"{lowest:.3f}",
     )
-    table = Table(
-        columns,
-        cells,
-        note=interval_note(row.get("agreement") for row in rows),
-        numeric=numeric_columns(1, 5),
-    )
-    return Section("selective", "Selective accuracy", notes, (table,))
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

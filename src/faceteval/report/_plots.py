@@ -50,6 +50,7 @@ def render_plots(summary: Mapping[str, Any], paired: Paired, kind: str | None, *
         _category_plot(summary),
         _facet_plot(summary, top),
         _pointwise_plot(paired) if kind == "pointwise" else _pairwise_plot(paired),
+        _reliability_plot(summary),
         _sweep_plot(summary),
     )
     return [plot for plot in plots if plot is not None]
@@ -266,6 +267,41 @@ def _sweep_plot(summary: Mapping[str, Any]) -> Plot | None:
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
     return encode_plot("sweep", figure, f"Metrics against the number of {what}")
+
+
+def _reliability_plot(summary: Mapping[str, Any]) -> Plot | None:
+    """Agreement with humans in each bin of confidence, against the diagonal of perfect calibration."""
+    bins = mapping(summary.get("calibration")).get("bins")
+    shown = [found for entry in bins if (found := _bin(entry))] if isinstance(bins, list) else []
+    if not shown:
+        return None
+    lows, highs, means, rates, counts = (list(column) for column in zip(*shown, strict=True))
+    figure = new_figure(5.0, 4.0)
+    axes = figure.subplots()
+    widths = [high - low for low, high in zip(lows, highs, strict=True)]
+    axes.bar(lows, rates, width=widths, align="edge", color=_HUMAN, edgecolor="white", label="Agreement")
+    axes.plot(means, rates, "o", color=_JUDGE, label="At the bin's mean confidence")
+    for low, high, rate, n in zip(lows, highs, rates, counts, strict=True):
+        axes.text((low + high) / 2, min(rate, 0.92) + 0.02, f"{n:,}", ha="center", fontsize=7)
+    axes.plot([0, 1], [0, 1], linestyle="--", color="#888888", linewidth=1, label="Perfect calibration")
+    axes.set_xlim(0, 1)
+    axes.set_ylim(0, 1.05)
+    axes.set_xlabel("Confidence (bins; the count of verdicts above each)")
+    axes.set_ylabel("Agreement with humans")
+    axes.legend(fontsize=8, loc="upper left")
+    axes.grid(alpha=0.3)
+    return encode_plot("calibration", figure, "Reliability of confidence: agreement with humans per bin")
+
+
+def _bin(entry: Any) -> tuple[float, float, float, float, int] | None:
+    """A reliability bin's low and high edges, mean confidence, agreement and count; None when empty."""
+    if not isinstance(entry, Mapping):
+        return None
+    values = [number(entry.get(key)) for key in ("low", "high", "mean_confidence", "agreement", "n")]
+    low, high, mean, rate, n = values
+    if low is None or high is None or mean is None or rate is None or not n:
+        return None
+    return low, high, mean, rate, int(n)
 
 
 def _method_name(summary: Mapping[str, Any]) -> str | None:

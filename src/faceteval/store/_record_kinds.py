@@ -106,7 +106,13 @@ class MetaEvalSummary(RecordSummary):
     bias: JsonValue = None
     """Position, length and self-preference rates of the judge and the humans (pairwise)."""
     selective_accuracy: JsonValue = None
-    """Agreement at 50/75/90/100% coverage, abstaining on the least confident verdicts (pairwise)."""
+    """Agreement at 50/75/90/100% coverage, abstaining on the least confident verdicts (pairwise): the
+    expectation over the orders of tied confidences, with its range (``low``, ``high``). Records
+    written before the range give the agreement of one order (ties broken by the SHA-256 of the id)."""
+    calibration: JsonValue = None
+    """How well the verdicts' confidence ranks and predicts agreement with humans (pairwise): its
+    estimator, AUROC, expected calibration error with the reliability bins, and the shares of tied
+    confidences. None in a record written before it was measured."""
     correlations: JsonValue = None
     unjudged: JsonValue = None
     systems: JsonValue = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import pytest
@@ -33,13 +32,14 @@ def test_the_least_confident_are_abstained_on_first() -> None:
     rows = {row["coverage"]: row for row in selective["coverages"]}
     assert list(rows) == [0.5, 0.75, 0.9, 1.0]
     assert [rows[c]["kept"] for c in rows] == [5, 8, 9, 10]  # ceil(coverage * n)
-    assert [rows[c]["agreement"]["hits"] for c in rows] == [5, 5, 5, 5]
+    assert [rows[c]["agreement"]["value"] * rows[c]["kept"] for c in rows] == pytest.approx([5, 5, 5, 5])
+    assert all(rows[c]["agreement"]["low"] == rows[c]["agreement"]["high"] for c in rows)  # no tie cut
     assert rows[0.5]["agreement"]["value"] == 1.0 and rows[1.0]["agreement"]["value"] == 0.5
     assert rows[0.5]["min_confidence"] == 0.5
     assert selective["with_confidence"] == 10 and selective["mean_confidence"] == pytest.approx(0.45)
 
 
-def test_failed_judgments_go_first_and_equal_confidences_by_the_hash_of_the_id() -> None:
+def test_failed_judgments_go_first_and_equal_confidences_count_in_expectation() -> None:
     instances = pairs(6)
     judgments = [Judgment(id=f"i{k}", method="toy", status="ok", verdict=1, confidence=1.0) for k in range(4)]
     judgments += [Judgment(id="i4", method="toy", status="error", error="down")]  # i5: no judgment at all
@@ -47,24 +47,25 @@ def test_failed_judgments_go_first_and_equal_confidences_by_the_hash_of_the_id()
     assert selective is not None and selective["with_confidence"] == 4
     rows = {row["coverage"]: row for row in selective["coverages"]}
     assert rows[0.5]["kept"] == 3 and rows[0.5]["agreement"]["value"] == 1.0
-    assert rows[0.75]["agreement"]["hits"] == 4 and rows[0.75]["kept"] == 5  # one failure kept, a miss
-    assert rows[1.0]["agreement"]["missing"] == 2
+    assert rows[0.75]["kept"] == 5 and rows[0.75]["agreement"]["value"] == 4 / 5  # one failure kept, a miss
+    assert rows[1.0]["agreement"] == {"value": 4 / 6, "low": 4 / 6, "high": 4 / 6, "n": 6}
 
-    # equal confidences: the instance whose id has the greater SHA-256 is abstained on first
-    def digest(ident: str) -> str:
-        return hashlib.sha256(ident.encode()).hexdigest()
 
-    two = pairs(2)
+@pytest.mark.parametrize("order", [0, 1, 2, 3])
+def test_equal_confidences_give_the_expectation_over_their_orders_whatever_the_ids(order: int) -> None:
+    # one right and one wrong verdict tied at 0.5: keeping one of them agrees 0 or 1, 0.5 in expectation
+    ids = [("i0", "i1"), ("i1", "i0"), ("zz", "aa"), ("aa", "zz")][order]
+    two = [Instance(id=ident, query="q", candidates=("a", "b"), label=1) for ident in ids]
     right_wrong = [
-        Judgment(id="i0", method="toy", status="ok", verdict=1, confidence=0.5),
-        Judgment(id="i1", method="toy", status="ok", verdict=2, confidence=0.5),
+        Judgment(id=ids[0], method="toy", status="ok", verdict=1, confidence=0.5),
+        Judgment(id=ids[1], method="toy", status="ok", verdict=2, confidence=0.5),
     ]
     half = selective_of(two, right_wrong)
     assert half is not None
-    kept_first = min(("i0", "i1"), key=digest)
-    assert half["coverages"][0]["agreement"]["hits"] == (kept_first == "i0")
-    # and it does not depend on the order of the file
-    assert selective_of(two[::-1], right_wrong[::-1]) == half
+    row = half["coverages"][0]
+    assert row["kept"] == 1 and row["tied_at_cut"] == 2 and row["min_confidence"] == 0.5
+    assert row["agreement"] == {"value": 0.5, "low": 0.0, "high": 1.0, "n": 1}
+    assert selective_of(two[::-1], right_wrong[::-1]) == half  # nor on the order of the file
 
 
 def test_a_judgment_without_a_stored_confidence_gets_one_over_the_runs_score_range() -> None:
@@ -85,7 +86,7 @@ def test_a_judgment_without_a_stored_confidence_gets_one_over_the_runs_score_ran
     assert selective is not None
     assert selective["mean_confidence"] == pytest.approx((1.0 + 0.25 + (0.25 + 1.0) / 2) / 3)
     rows = {row["coverage"]: row for row in selective["coverages"]}
-    assert rows[0.5]["kept"] == 2 and rows[0.5]["agreement"]["hits"] == 2  # i0 and i2, both right
+    assert rows[0.5]["kept"] == 2 and rows[0.5]["agreement"]["value"] == 1.0  # i0 and i2, both right
 
 
 def test_no_selective_accuracy_without_any_confidence() -> None:
