@@ -64,7 +64,7 @@ def trace_facts(judgment: Judgment, line: int = 0) -> TraceFacts:
 
 _JUDGMENT_FIELDS = {
     "id", "method", "status", "error", "verdict", "scores", "facets", "consistent", "orders", "panel",
-    "panel_vote", "usage", "confidence", "confidence_estimator", "score_modes",
+    "panel_vote", "usage", "confidence", "confidence_estimator", "decided_by", "score_modes",
 }  # fmt: skip
 _ORDER_FIELDS = {"order", "verdict", "scores", "facets", "score_modes"}
 _FACET_FIELDS = {"name", "weight", "scores", "score_modes"}
@@ -225,6 +225,7 @@ class SlimJudgments(Packed[Judgment]):
                 tuple(getattr(usage, name) for name in _USAGE_FIELDS),
                 judgment.confidence,
                 judgment.confidence_estimator,
+                judgment.decided_by,
                 judgment.score_modes,
                 None if found.made is None else tuple(getattr(found.made, name) for name in _USAGE_FIELDS),
                 tuple(sorted(self._code(model) for model in found.models)),
@@ -234,7 +235,7 @@ class SlimJudgments(Packed[Judgment]):
 
     def _decode(self, values: tuple[Any, ...]) -> Judgment:
         (ident, method, status, error, verdict, scores, facets, consistent, orders, panel, vote, usage,
-         confidence, estimator, modes, *_) = values  # fmt: skip
+         confidence, estimator, decided_by, modes, *_) = values  # fmt: skip
         return _model(Judgment, _JUDGMENT_FIELDS, {
             "id": ident, "method": self._names[method], "status": status, "error": error,
             "verdict": verdict, "scores": scores, "ranks": None, "facets": self._facet_scores(facets),
@@ -249,7 +250,7 @@ class SlimJudgments(Packed[Judgment]):
             ],
             "panel": [PanelMember.model_validate(member) for member in panel], "panel_vote": vote,
             "usage": _usage(usage), "confidence": confidence, "confidence_estimator": estimator,
-            "score_modes": modes, "input_hash": None,
+            "decided_by": decided_by, "score_modes": modes, "input_hash": None,
             "trace": [],
         })  # fmt: skip
 

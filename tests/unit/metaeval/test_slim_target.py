@@ -70,6 +70,7 @@ def test_slim_target_refuses_a_file_changed_while_measured(tmp_path: Path) -> No
 WHOLE = {
     "id": "1", "method": "dna", "status": "ok", "verdict": 1, "scores": [8.5, -0.0], "ranks": [1, 2],
     "explanation": "because", "consistent": True, "confidence": 0.75, "confidence_estimator": "strategies",
+    "decided_by": "openai:gpt-4o",
     "input_hash": "h",
     "score_modes": ["logprobs", None],
     "facets": [{"name": "f", "weight": 0.5, "scores": [8.5, None], "explanation": "e",
@@ -93,7 +94,7 @@ READ = {"id": True, "method": True, "status": True, "error": True, "verdict": Tr
         "facets": {"__all__": FACET}, "consistent": True, "panel": True, "panel_vote": True, "usage": True,
         "orders": {"__all__": {"order": True, "verdict": True, "scores": True, "facets": {"__all__": FACET},
                                "score_modes": True}},
-        "confidence": True, "confidence_estimator": True, "score_modes": True}  # fmt: skip
+        "confidence": True, "confidence_estimator": True, "decided_by": True, "score_modes": True}  # fmt: skip
 """What measuring reads of a judgment."""
 
 
