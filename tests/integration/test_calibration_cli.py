@@ -3,7 +3,10 @@ threshold chosen on labelled judgments keeps the verdicts it guarantees and abst
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from faceteval.results import read_calibration
 from tests.support.files import read_jsonl
 from tests.support.llm_server import LLMServer
 from tests.support.rule_judge import RuleJudge
+from tests.support.view_runs import view
 
 
 def run(*args: str | Path) -> Result:
@@ -213,3 +217,19 @@ def test_the_report_states_the_guarantee_and_draws_the_coverage_curve(
     curve = json.loads((tmp_path / "new.run.json").read_text())["options"]["calibration"]["curve"]
     assert [round(p["coverage"], 3) for p in curve] == [0.5, 1.0]  # the clear pairs, then all
     assert [p["agreement"] for p in curve] == [1.0, 0.75]
+
+
+def test_the_viewer_shows_the_abstentions_and_the_guarantee(tmp_path: Path, server: LLMServer) -> None:
+    judged(tmp_path, server, labelled(40, 40), "cal")
+    run("calibrate", tmp_path / "cal.jsonl", "--target-agreement", "0.9", "--out", tmp_path / "cal.json")
+    judged(tmp_path, server, labelled(3, 2, prefix="new-"), "new", "--calibration", tmp_path / "cal.json")
+    (tmp_path / "cal.jsonl").unlink()  # one run to list
+    (tmp_path / "cal.run.json").unlink()
+    with view(tmp_path / "new.jsonl", index_dir=tmp_path / "index") as base:
+        listing = urllib.request.urlopen(base + "/", timeout=60).read().decode()
+        link = re.search(r'href="(/run/[0-9a-f]+)"', listing)
+        assert link is not None
+        page = html.unescape(urllib.request.urlopen(base + link[1], timeout=60).read().decode())
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "2 abstained (below the calibrated threshold" in text
+    assert "Selective judging" in text and "agree with humans at least 90% of the time" in text

@@ -28,13 +28,15 @@ def selective_section(record: RunRecord | None, result: JudgeResult) -> Section 
         f"{count(abstained)} of {count(result.judgments)} verdicts are abstained: the judge's confidence was "
         "below its calibrated threshold, so no verdict is given and none is counted in a win rate."
     ]
-    tables = []
-    if calibration:
-        notes.insert(0, _guarantee(calibration))
-    if cascade:
-        notes.insert(0, _cascade_guarantee(cascade))
-        tables.append(_stages(cascade))
-    return Section(SECTION, "Selective judging", tuple(notes), tuple(tables))
+    tables = (_stages(cascade),) if cascade else ()
+    return Section(SECTION, "Selective judging", (*guarantee_notes(options), *notes), tables)
+
+
+def guarantee_notes(options: Mapping[str, Any]) -> list[str]:
+    """What a run's options (``calibration``, ``cascade``) guarantee of its kept verdicts, in sentences."""
+    calibration, cascade = _mapping(options.get("calibration")), _mapping(options.get("cascade"))
+    notes = [_cascade_guarantee(cascade)] if cascade else []
+    return notes + ([_guarantee(calibration)] if calibration else [])
 
 
 def selective_plot(record: RunRecord | None) -> Plot | None:

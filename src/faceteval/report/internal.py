@@ -13,6 +13,7 @@ from faceteval.report._model import numeric_columns
 from faceteval.report._plots import encode_plot, new_figure, plot_label
 from faceteval.report._record_section import record_section
 from faceteval.report._run import summary_view
+from faceteval.report._selective import guarantee_notes
 from faceteval.report._spend import method_of, render_spend_table
 from faceteval.report._write import HTML_FILE, MARKDOWN_FILE, write_pages
 
@@ -27,6 +28,7 @@ __all__ = [
     "decimal",
     "encode_plot",
     "escape_markdown",
+    "guarantee_notes",
     "method_of",
     "new_figure",
     "numeric_columns",

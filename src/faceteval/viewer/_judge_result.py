@@ -128,6 +128,8 @@ class ResultView:
     judgments: str
     ok: str
     """Ok judgments."""
+    abstained: str | None
+    """Abstained judgments (below a calibrated threshold), when there are any."""
     ok_rate: Cell
     failures: list[tuple[str, str, str, str]]
     """Each kind: its name, what it is, its count, and its share of every judgment."""
@@ -161,6 +163,7 @@ def result_view(value: Any) -> ResultView | None:
         level=f"{100 * result.level:g}%",
         judgments=f"{judged:,}",
         ok=f"{result.statuses.get('ok', 0):,}",
+        abstained=f"{n:,}" if (n := result.statuses.get("abstained", 0)) else None,
         ok_rate=rate(result.ok_rate),
         failures=[
             (kind, FAILURE_KINDS.get(kind, kind), f"{n:,}", _share(n, judged))

@@ -16,6 +16,7 @@ from typing import Any
 
 from faceteval._util.files import read_json_object
 from faceteval.errors import FacetevalError
+from faceteval.report.internal import guarantee_notes
 from faceteval.viewer._judge_result import ResultView, result_view
 from faceteval.viewer._record import RecordView
 from faceteval.viewer._runs import EVALUATOR_SUMMARY
@@ -44,6 +45,8 @@ def result_sections(record: RecordView) -> list[Section]:
         view = result_view(record.result)
         block = Text("") if view is not None else block_of(record.result)
         sections.append(Section("Result", block, "result", view))
+    if (selective := _selective(record)) is not None:
+        sections.append(selective)
     summary = dict(record.summary)
     if record.command == "meta-eval":
         first = {key: summary.pop(key) for key in _METRICS if summary.get(key) is not None}
@@ -59,6 +62,27 @@ def result_sections(record: RecordView) -> list[Section]:
     if record.problem is not None:
         sections.insert(0, Section("Run record", Text(record.problem), "record-problem"))
     return sections
+
+
+def _selective(record: RecordView) -> Section | None:
+    """A run with ``--calibration`` or ``--cascade``: its guarantee, abstentions, each cascade judge, and
+    the coverage-agreement curve each threshold was chosen on (as the report states them)."""
+    options = record.options
+    calibration, cascade = options.get("calibration"), options.get("cascade")
+    if not isinstance(calibration, Mapping) and not isinstance(cascade, Mapping):
+        return None
+    result: Any = record.result if isinstance(record.result, Mapping) else {}
+    statuses: Any = result.get("statuses")
+    shown: dict[str, Any] = {"guarantee": " ".join(guarantee_notes(options))}
+    shown["abstained"] = statuses.get("abstained", 0) if isinstance(statuses, Mapping) else 0
+    if isinstance(cascade, Mapping):
+        stages = [dict(stage) for stage in cascade.get("stages") or () if isinstance(stage, Mapping)]
+        shown["judges"] = [{k: v for k, v in stage.items() if k != "curve"} for stage in stages]
+        shown |= {f"coverage and agreement ({stage.get('judge')})": stage.get("curve") for stage in stages}
+    if isinstance(calibration, Mapping):
+        shown["threshold"] = {k: v for k, v in calibration.items() if k != "curve"}
+        shown["coverage and agreement on the calibration data"] = calibration.get("curve")
+    return Section("Selective judging", block_of(shown), "selective")
 
 
 def evaluator_sections(folder: Path) -> list[Section]:
