@@ -233,3 +233,15 @@ def test_the_viewer_shows_the_abstentions_and_the_guarantee(tmp_path: Path, serv
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
     assert "2 abstained (below the calibrated threshold" in text
     assert "Selective judging" in text and "agree with humans at least 90% of the time" in text
+
+
+def test_a_run_whose_every_verdict_abstains_is_written_in_place_of_the_earlier(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    judged(tmp_path, server, labelled(10, 0), "few")
+    run("calibrate", tmp_path / "few.jsonl", "--target-agreement", "0.99", "--out", tmp_path / "c.json")
+    assert judged(tmp_path, server, labelled(2, 0, prefix="x"), "out").exit_code == 0  # without the threshold
+    assert {j["status"] for j in read_jsonl(tmp_path / "out.jsonl")} == {"ok"}
+    again = judged(tmp_path, server, labelled(2, 0, prefix="x"), "out", "--calibration", tmp_path / "c.json")
+    assert again.exit_code == 0, again.output
+    assert {j["status"] for j in read_jsonl(tmp_path / "out.jsonl")} == {"abstained"}

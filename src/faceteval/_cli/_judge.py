@@ -148,7 +148,7 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
         raise incomplete  # the judgments are written, those that needed them as errors
     if job.dry_run and (result.stats.unjudgeable or result.stats.invalid or not result.stats.judged):
         ctx.exit(1)  # the plan is of a run that would not judge everything
-    if not job.dry_run and not result.stats.statuses.get("ok"):
+    if not job.dry_run and not result.stats.statuses.get("ok") and not result.stats.statuses.get("abstained"):
         if result.stats.judged:
             err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
         else:

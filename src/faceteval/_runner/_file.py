@@ -285,7 +285,9 @@ def _keeps_earlier(job: FileJob, result: RunResult) -> bool:
     however it ended (an empty or all-invalid input, every instance failing, a wrong endpoint, a
     refused key, Ctrl-C before any reply)."""
     earlier = job.out is not None and job.out.exists()
-    return earlier and not result.stats.statuses.get("ok", 0) and not result.stats.reused
+    statuses = result.stats.statuses
+    judged = statuses.get("ok", 0) or statuses.get("abstained", 0)  # an abstention is a verdict withheld
+    return earlier and not judged and not result.stats.reused
 
 
 def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions) -> JudgeRecord:
