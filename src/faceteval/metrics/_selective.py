@@ -275,7 +275,10 @@ def fixed_sequence_threshold(
     or more, with probability at least ``1 - delta``, by fixed-sequence testing.
 
     The candidate thresholds are the distinct confidences of the calibration verdicts, from the
-    highest down, skipping those that keep fewer than ``min_kept`` (too few to test). At each, the
+    highest down, skipping those that keep fewer than ``min_kept``, and those that keep so few that
+    even all of them agreeing could not show the target (``delta ** (1 / kept) < target_agreement``:
+    22 verdicts at least for 0.9 at delta 0.1); both rules depend on the confidences alone, not on the
+    labels, so the sequence stays fixed in advance and the guarantee holds. At each, the
     Clopper-Pearson lower bound of the kept verdicts' agreement (`agreement_lower_bound`) is compared
     with the target; the sequence stops at the first that falls short, and the last that passed is
     the threshold. A verdict without a confidence is never kept.
@@ -300,8 +303,8 @@ def fixed_sequence_threshold(
         if value is None:
             break
         kept, agreeing = kept + size, agreeing + group_agreeing
-        if kept < min_kept:
-            continue
+        if kept < min_kept or delta ** (1 / kept) < target_agreement:
+            continue  # too few to test: even all of them agreeing could not show the target
         bound = agreement_lower_bound(agreeing, kept, delta)
         test = ThresholdTest(value, kept, agreeing, bound, bound >= target_agreement)
         tests.append(test)

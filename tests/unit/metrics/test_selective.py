@@ -92,6 +92,8 @@ def _by_hand(confidences, agrees, target, delta):
     chosen = None
     for threshold in sorted(set(confidences), reverse=True):
         kept = [a for c, a in zip(confidences, agrees, strict=True) if c >= threshold]
+        if 1 - _upper_risk_by_root(0, len(kept), delta) < target:
+            continue  # too few: even all agreeing would not pass
         if 1 - _upper_risk_by_root(len(kept) - sum(kept), len(kept), delta) < target:
             break
         chosen = threshold
@@ -156,3 +158,13 @@ def test_tied_shares_and_checks():
         metrics.fixed_sequence_threshold([0.5], [True], 0.9, 1.5)
     with pytest.raises(ValueError, match="length"):
         metrics.selective_agreement([0.5], [True, False], 0.5)
+
+
+def test_thresholds_too_few_to_pass_are_skipped_not_stopped_at() -> None:
+    # three verdicts sure of themselves, all right, cannot show 90% at delta 0.1 (0.1 ** (1 / 3) < 0.9):
+    # they are passed over, and the 40 at or above the next threshold are tested
+    confidences = [0.99] * 3 + [0.8] * 37 + [0.2] * 20
+    agrees = [True] * 40 + [False] * 20
+    chosen = metrics.fixed_sequence_threshold(confidences, agrees, 0.9, 0.1)
+    assert chosen.threshold == 0.8 and chosen.kept == 40
+    assert [test.threshold for test in chosen.tests] == [0.8, 0.2]
