@@ -107,6 +107,10 @@ class MetaEvalSummary(RecordSummary):
     """Position, length and self-preference rates of the judge and the humans (pairwise)."""
     selective_accuracy: JsonValue = None
     """Agreement at 50/75/90/100% coverage, abstaining on the least confident verdicts (pairwise)."""
+    cascade: JsonValue = None
+    """Recorded judges measured as a cascade (``--cascade``): the target agreement and delta, the
+    violation rate over calibration/test splits, coverage, agreement on the verdicts kept, each judge's
+    median threshold and share decided, the relative cost, and each split's numbers (``per_split``)."""
     correlations: JsonValue = None
     unjudged: JsonValue = None
     systems: JsonValue = None
