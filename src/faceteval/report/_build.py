@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval.core import Instance, Judgment
-from faceteval.report import _diagnostics, _examples, _panel, _pointwise, _sections
+from faceteval.report import _cascade, _diagnostics, _examples, _panel, _pointwise, _sections
 from faceteval.report._evidence import Paired
 from faceteval.report._model import Section
 
@@ -49,6 +49,7 @@ def build_sections(
         _sections.confusion(summary),
         _diagnostics.bias(summary),
         _diagnostics.selective(summary),
+        _cascade.cascade(summary),
         _pointwise.correlations(summary),
         _pointwise.systems(summary),
         _pointwise.alpha(summary),
