@@ -104,7 +104,8 @@ class MetaEvalOptions:
         if self.confidence != SIGNALS:
             made["confidence"] = self.confidence
         if self.cascade is not None:
-            made["cascade"] = asdict(self.cascade) | {"judge_costs": self.judge_costs}
+            costs = None if self.judge_costs is None else list(self.judge_costs)
+            made["cascade"] = asdict(self.cascade) | {"judge_costs": costs}
         return made
 
 
