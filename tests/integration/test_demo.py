@@ -51,6 +51,11 @@ def test_the_demo_reproduces_published_numbers_and_trains_hdeval(
     assert "Biases and selective accuracy on LLMBar-Adversarial" in out
     humans = next(line for line in out.splitlines() if line.startswith("│ humans "))
     assert humans.split("│")[2:4] == [f"{'50.0%':>12} ", f"{'17.9%':>7} "]
+    # the cascade: its guarantee held (a violation rate at most delta) on the seeded splits
+    cascade = " ".join(out.split("Cascade on LLMBar-Natural", 1)[1].split())
+    assert "target was missed in 3.0% (at most 10% allowed)" in cascade
+    record = json.loads((tmp_path / "cascade-llmbar-natural" / "summary.json").read_text())
+    assert record["summary"]["cascade"]["violation_rate"] <= record["summary"]["cascade"]["delta"]
     for task, aspect in (("eli5", "Accuracy"), ("rocstories", "Coherence"), ("selfinstruct", "Correctness")):
         evaluator = tmp_path / f"hdeval-coeval-{task}"
         summary = json.loads((evaluator / "summary.json").read_text())
