@@ -15,6 +15,12 @@ from typing import Any
 
 import pytest
 
+from faceteval import MetaEvalOptions, meta_evaluate
+from faceteval.errors import ConfigError
+from faceteval.metaeval import CascadeSettings, read_summary
+from faceteval.report._cascade import cascade
+from faceteval.report.internal import summary_view
+
 NATURAL_JUDGES = "recorded:llmbar/ChatGPT/Vanilla,recorded:llmbar/GPT-4/Vanilla"
 KEYS = (
     "target_agreement",
@@ -156,6 +162,12 @@ def test_one_judge_is_a_cascade_of_one(data_dir: Path, tmp_path: Path) -> None:
         (("llmbar-natural", "--judgments", NATURAL_JUDGES, "--confidence", "strategies"), 1, "not a panel's"),
         (("llmbar-natural", "--judgments", NATURAL_JUDGES, "--cascade", "--judge-costs", "1"), 1,
          "one positive cost per judge of the cascade (2)"),
+        (("llmbar-natural", "--judgments", NATURAL_JUDGES, "--cascade", "--judge-costs", "1,nan"), 2,
+         "each cost is a finite number above 0"),
+        (("llmbar-natural", "--judgments", NATURAL_JUDGES, "--cascade", "--judge-costs", "1,0"), 2,
+         "each cost is a finite number above 0"),
+        (("llmbar-natural", "--judgments", NATURAL_JUDGES, "--cascade", "--target-agreement", "nan"), 2,
+         "'nan' is not a finite number"),
     ],
 )  # fmt: skip
 def test_combinations_that_cannot_be_measured_are_refused(
@@ -180,3 +192,31 @@ def test_given_costs_weigh_the_judges(data_dir: Path, tmp_path: Path) -> None:
     first = NATURAL_JUDGES.split(",")[0]
     expected = [(1 + 20 * (1 - s["decided"][first] / block["test_size"])) / 20 for s in block["per_split"]]
     assert block["relative_cost"] == pytest.approx(statistics.fmean(expected))
+
+
+def test_the_python_api_records_the_cascade_and_its_options(data_dir: Path, tmp_path: Path) -> None:
+    settings = CascadeSettings(target_agreement=0.8, delta=0.2, splits=3, seed=2)
+    options = MetaEvalOptions(resamples=0, report=False, confidence="strategies", cascade=settings)
+    summary = meta_evaluate(
+        "llmbar-natural", judgments=NATURAL_JUDGES, out=tmp_path / "api", options=options, data_dir=data_dir
+    )
+    assert summary.cascade is not None and summary.cascade["splits"] == 3
+    record = read_summary(tmp_path / "api")
+    assert record.options["confidence"] == "strategies"
+    assert record.options["cascade"] == {
+        "target_agreement": 0.8, "delta": 0.2, "splits": 3, "seed": 2, "judge_costs": None,
+    }  # fmt: skip
+    with pytest.raises(ConfigError, match="of recorded judges"):
+        meta_evaluate(
+            "llmbar-natural", judgments=[], out=tmp_path / "list", options=options, data_dir=data_dir
+        )
+
+
+def test_a_record_written_before_cascades_reads_and_reports_without_one(tmp_path: Path) -> None:
+    fixtures = Path(__file__).parents[1] / "fixtures" / "records" / "v1" / "meta-eval"
+    runs = [path.parent for path in fixtures.rglob("summary.json")]
+    assert runs
+    for run in runs:
+        view = summary_view(read_summary(run))
+        assert "cascade" not in view
+        assert cascade(view) is None

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
+from faceteval._cli._numbers import FiniteFloat
 from faceteval.core import SIGNALS
 from faceteval.metaeval import CascadeSettings
 from faceteval.metaeval.internal import CONFIDENCE_CHOICES
@@ -25,9 +27,12 @@ def _costs(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
     if value is None:
         return None
     try:
-        return tuple(float(part) for part in value.split(",") if part.strip())
+        costs = tuple(float(part) for part in value.split(",") if part.strip())
     except ValueError:
         raise click.BadParameter(f"expected numbers separated by commas, got {value!r}") from None
+    if not costs or not all(math.isfinite(cost) and cost > 0 for cost in costs):
+        raise click.BadParameter(f"each cost is a finite number above 0, got {value!r}")
+    return costs
 
 
 def cascade_options(command: F) -> F:
@@ -50,14 +55,14 @@ def cascade_options(command: F) -> F:
         ),
         click.option(
             "--target-agreement",
-            type=click.FloatRange(0, 1, min_open=True),
+            type=FiniteFloat(0, 1, min_open=True),
             default=0.9,
             show_default=True,
             help="With --cascade: the agreement with humans guaranteed on the verdicts kept.",
         ),
         click.option(
             "--delta",
-            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            type=FiniteFloat(0, 1, min_open=True, max_open=True),
             default=0.1,
             show_default=True,
             help="With --cascade: the chance allowed that the target agreement is missed.",
