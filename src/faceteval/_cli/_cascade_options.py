@@ -35,54 +35,57 @@ def _costs(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
     return costs
 
 
+_OPTIONS = (
+    click.option(
+        "--confidence",
+        type=click.Choice(CONFIDENCE_CHOICES),
+        default=SIGNALS,
+        show_default=True,
+        help="What a recorded verdict's confidence is: its own (signals), or the share of the same "
+        "model's recorded prompting strategies agreeing with it, both orders' votes (strategies).",
+    ),
+    click.option(
+        "--cascade",
+        is_flag=True,
+        help="Measure the comma-separated --judgments as a cascade, the first asked first: a verdict "
+        "is trusted when its confidence reaches a threshold calibrated for --target-agreement with "
+        "probability 1 - --delta, else it escalates to the next judge (the last abstains).",
+    ),
+    click.option(
+        "--target-agreement",
+        type=FiniteFloat(0, 1, min_open=True),
+        default=0.9,
+        show_default=True,
+        help="With --cascade: the agreement with humans guaranteed on the verdicts kept.",
+    ),
+    click.option(
+        "--delta",
+        type=FiniteFloat(0, 1, min_open=True, max_open=True),
+        default=0.1,
+        show_default=True,
+        help="With --cascade: the chance allowed that the target agreement is missed.",
+    ),
+    click.option(
+        "--splits",
+        type=click.IntRange(1),
+        default=200,
+        show_default=True,
+        help="With --cascade: seeded calibration/test halvings of the labelled instances (--seed).",
+    ),
+    click.option(
+        "--judge-costs",
+        metavar="C[,C...]",
+        callback=_costs,
+        help="With --cascade: each judge's cost per instance, in its order (default: the recorded "
+        "usage, else one judgment each).",
+    ),
+)
+"""The options, in the order ``--help`` lists them."""
+
+
 def cascade_options(command: F) -> F:
     """Add the selective-judging options to ``meta-eval``."""
-    options = [
-        click.option(
-            "--confidence",
-            type=click.Choice(CONFIDENCE_CHOICES),
-            default=SIGNALS,
-            show_default=True,
-            help="What a recorded verdict's confidence is: its own (signals), or the share of the same "
-            "model's recorded prompting strategies agreeing with it, both orders' votes (strategies).",
-        ),
-        click.option(
-            "--cascade",
-            is_flag=True,
-            help="Measure the comma-separated --judgments as a cascade, the first asked first: a verdict "
-            "is trusted when its confidence reaches a threshold calibrated for --target-agreement with "
-            "probability 1 - --delta, else it escalates to the next judge (the last abstains).",
-        ),
-        click.option(
-            "--target-agreement",
-            type=FiniteFloat(0, 1, min_open=True),
-            default=0.9,
-            show_default=True,
-            help="With --cascade: the agreement with humans guaranteed on the verdicts kept.",
-        ),
-        click.option(
-            "--delta",
-            type=FiniteFloat(0, 1, min_open=True, max_open=True),
-            default=0.1,
-            show_default=True,
-            help="With --cascade: the chance allowed that the target agreement is missed.",
-        ),
-        click.option(
-            "--splits",
-            type=click.IntRange(1),
-            default=200,
-            show_default=True,
-            help="With --cascade: seeded calibration/test halvings of the labelled instances (--seed).",
-        ),
-        click.option(
-            "--judge-costs",
-            metavar="C[,C...]",
-            callback=_costs,
-            help="With --cascade: each judge's cost per instance, in its order (default: the recorded "
-            "usage, else one judgment each).",
-        ),
-    ]
-    for option in reversed(options):
+    for option in reversed(_OPTIONS):
         command = option(command)
     return command
 
