@@ -220,3 +220,21 @@ def test_a_record_written_before_cascades_reads_and_reports_without_one(tmp_path
         view = summary_view(read_summary(run))
         assert "cascade" not in view
         assert cascade(view) is None
+
+
+def test_on_adversarial_pairs_chatgpt_is_never_trusted_and_the_guarantee_holds(
+    data_dir: Path, tmp_path: Path, natural_cascade: Path
+) -> None:
+    out = tmp_path / "adversarial"
+    done = faceteval(
+        data_dir, "llmbar-adversarial", "--judgments", NATURAL_JUDGES, "--cascade", "--confidence",
+        "strategies", "--splits", "20", "--seed", "4", "--resamples", "0", "--no-report", "--out", out,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    block = summary_of(out)["cascade"]
+    chatgpt, gpt4 = block["judges"]
+    assert gpt4["share_decided"] == 1.0
+    # ChatGPT's most confident adversarial verdicts are mostly wrong: no threshold passes the bound
+    assert chatgpt["no_threshold"] == 20 and chatgpt["share_decided"] == 0
+    assert block["violation_rate"] <= block["delta"]
+    assert block["coverage"] < summary_of(natural_cascade)["cascade"]["coverage"] - 0.2

@@ -6,7 +6,9 @@ confidence reaches its threshold; otherwise the instance escalates to judge k+1,
 untrusted verdicts are abstained on. Each threshold is chosen on a calibration set by fixed-sequence
 testing (`faceteval.metrics.fixed_sequence_threshold`) so that, with probability at least
 ``1 - delta``, agreement with humans on the verdicts it keeps is at least ``target_agreement``: judge
-k is calibrated on the calibration instances that no earlier judge decided, as the paper's code does.
+k is calibrated on the calibration instances that no earlier judge decided, as the paper's code does
+(when earlier judges decided all of them, judge k has no evidence and keeps nothing, where the
+paper's code reuses the previous judge's threshold).
 
 Measured here: the labelled instances are split ``splits`` times (seeded) into a calibration half
 (``floor(n / 2)``) and a test half; on each split the thresholds are calibrated and the rule applied
