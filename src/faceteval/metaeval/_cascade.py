@@ -179,7 +179,7 @@ def _pooled(
         "coverage": statistics.fmean(s["coverage"] for s in splits),
         "agreement": statistics.fmean(agreements) if agreements else None,
         "agreement_pooled": sum(s["agreeing"] for s in splits) / kept if kept else None,
-        "threshold_statistic": "median",
+        "threshold_statistic": "lower median",
         "judges": [_judge_entry(k, judge, splits, kept) for k, judge in enumerate(judges)],
         "relative_cost": statistics.fmean(costs) if costs else None,
         "per_split": [_split_entry(s, judges) for s in splits],
