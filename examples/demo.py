@@ -11,9 +11,11 @@ LLaMA-2-70B, Auto-J-13B); this imports them and measures them like any faceteval
    their agreement when abstaining on their least confident half (selective accuracy);
 4. judge panels of recorded judges on LLMBar-Adversarial, next to their members: their majority
    verdict's agreement with the humans, and how far the judges agree (Krippendorff's alpha);
-5. HD-Eval on CoEval's recorded ChatGPT criterion scores: a learned aggregator of the criteria,
+5. a cascade of recorded judges on LLMBar-Natural (ChatGPT, then GPT-4 where ChatGPT is not
+   confident enough): the agreement it guarantees, and how often the guarantee held on held-out halves;
+6. HD-Eval on CoEval's recorded ChatGPT criterion scores: a learned aggregator of the criteria,
    tested on held-out outputs against people's scores, next to the plain mean and ChatGPT's own score;
-6. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
+7. reports (Markdown and self-contained HTML with plots) written to runs/demo/.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from faceteval import MetaEvalOptions, meta_evaluate
 from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR, get_benchmark
 from faceteval.metaeval import (
+    CascadeSettings,
     Settings,
     join,
     load_judgments,
@@ -37,8 +41,8 @@ from faceteval.metaeval import (
     select,
     summarize,
 )
-from faceteval.workflows import hdeval
 from faceteval.report import write_report
+from faceteval.workflows import hdeval
 
 OUT = Path("runs/demo")
 console = Console(highlight=False)
@@ -278,6 +282,27 @@ def _tie_rate(judgments: tuple, judge: str) -> float:
     return sum(v == 0 for v in verdicts) / len(verdicts)
 
 
+def recorded_cascade(data_dir: Path) -> None:
+    """ChatGPT's verdict where it is confident enough, else GPT-4's (`meta-eval --cascade`), its
+    confidence the share of the model's recorded prompting strategies agreeing."""
+    judges = "recorded:llmbar/ChatGPT/Vanilla,recorded:llmbar/GPT-4/Vanilla"
+    settings = CascadeSettings(target_agreement=0.9, delta=0.1, splits=200, seed=0)
+    options = MetaEvalOptions(resamples=0, report=False, confidence="strategies", cascade=settings)
+    out = OUT / "cascade-llmbar-natural"
+    block = meta_evaluate("llmbar-natural", judgments=judges, out=out, options=options, data_dir=data_dir,
+                          force=True).cascade  # fmt: skip
+    assert block is not None
+    gpt4 = block["judges"][-1]["share_decided"]
+    console.print()
+    console.print(
+        f"Cascade on LLMBar-Natural, ChatGPT then GPT-4 (Vanilla, strategies confidence): agreement "
+        f">= 90% with probability >= 90%; over {block['splits']} calibration/test splits the target was "
+        f"missed in {100 * block['violation_rate']:.1f}% (at most 10% allowed), coverage "
+        f"{100 * block['coverage']:.1f}%, agreement on kept {100 * block['agreement']:.1f}%, GPT-4 "
+        f"decided {100 * gpt4:.0f}% of the kept verdicts"
+    )
+
+
 def learned_aggregators(data_dir: Path) -> None:
     """HD-Eval's aggregator learned from CoEval's recorded ChatGPT criterion scores (no LLM call)."""
     for benchmark in ("coeval-eli5", "coeval-rocstories", "coeval-selfinstruct"):
@@ -355,6 +380,7 @@ def main() -> int:
     adversarial(data_dir)
     biases(data_dir)
     recorded_panels(data_dir)
+    recorded_cascade(data_dir)
     learned_aggregators(data_dir)
     reports = sorted(str(p) for p in OUT.glob("*/report.html"))
     console.print("Reports (Markdown and HTML with plots):\n  " + "\n  ".join(reports))

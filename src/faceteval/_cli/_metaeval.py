@@ -14,6 +14,8 @@ from click.core import ParameterSource
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._batch import batch_first
+from faceteval._cli._cascade_options import NAMES as CASCADE_NAMES
+from faceteval._cli._cascade_options import cascade_options, cascade_settings, check_cascade_flags
 from faceteval._cli._choices import NamedChoice
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
@@ -56,8 +58,16 @@ from faceteval._runner import (
 )
 from faceteval._util.text import plural
 from faceteval.errors import FacetevalError
-from faceteval.metaeval import Target, load_human_weights, load_judgments, load_target
-from faceteval.metaeval.internal import INSTANCES, JUDGMENTS, RESULT_FILES, SWEEP_KEY, run_files, source_files
+from faceteval.metaeval import Target, load_human_weights, load_target
+from faceteval.metaeval.internal import (
+    INSTANCES,
+    JUDGMENTS,
+    RESULT_FILES,
+    SWEEP_KEY,
+    measured_sources,
+    run_files,
+    source_files,
+)
 from faceteval.methods import method_names, method_spec
 from faceteval.report import write_report
 from faceteval.report.internal import summary_view
@@ -107,6 +117,7 @@ from faceteval.store.internal import check_outputs, same_file
 @click.option(
     "--report/--no-report", default=True, show_default=True, help="Write report.md and report.html."
 )
+@cascade_options
 @force_option
 @engine_options(exclude=("--seed",), panel=True)
 @scoring_options
@@ -125,6 +136,8 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
       faceteval meta-eval llmbar-adversarial --panel-vote majority --out runs/panel \\
           --judgments recorded:llmbar/GPT-4/CoT,recorded:llmbar/ChatGPT/CoT,recorded:llmbar/LLaMA2/CoT
       faceteval meta-eval llmbar-natural --method direct --model openai:gpt-4o --model openai:gpt-4o-mini ...
+      faceteval meta-eval llmbar-natural --cascade --target-agreement 0.9 --delta 0.1 --out runs/cas \\
+          --judgments recorded:llmbar/ChatGPT/Vanilla,recorded:llmbar/GPT-4/Vanilla --confidence strategies
       faceteval meta-eval my_labels.jsonl --judgments runs/dna/judgments.jsonl --out runs/x
       faceteval meta-eval votes.csv --field label=winner --label-map a=1,b=2,tie=0 --method dna ...
       faceteval meta-eval --hf-dataset ./mtb --split human --preset mt-bench --method dna --model ...
@@ -136,6 +149,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     reading = input_reading(flags)
     if bool(flags["judgments_spec"]) == bool(flags["method"]):
         raise click.UsageError("give either --judgments SOURCE or --method METHOD")
+    check_cascade_flags(ctx, flags)
     if flags["judgments_spec"]:
         _check_measure_flags(ctx)
     out: Path = flags["out"]
@@ -153,15 +167,24 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     options = _options(flags)
     instances = measured_instances(target, options)
     if flags["judgments_spec"]:
-        source = load_judgments(flags["judgments_spec"], target, flags["data_dir"], vote=flags["panel_vote"])
+        source, judges = measured_sources(
+            flags["judgments_spec"],
+            target,
+            flags["data_dir"],
+            vote=flags["panel_vote"],
+            confidence=options.confidence,
+            cascade=options.cascade is not None,
+        )
         if source.reported and len(instances) < len(target.instances):
             err_console.print(
                 f"{escape(source.name)}'s published numbers are for all of {escape(target.name)}: "
                 f"not shown beside these, measured on {len(instances):,} of its "
                 f"{plural(len(target.instances), 'instance')} (--limit, --category, --turn)."
             )
-        record = measure_source(target, instances, source, out, replace(options, report=False))
-        del target, instances, source  # the report reads the run directory: the judgments measured go first
+        unreported = replace(options, report=False)
+        record = measure_source(target, instances, source, out, unreported, cascade=judges)
+        # the report reads the run directory: the judgments measured go first
+        del target, instances, source, judges
         if options.report:
             write_report(out)
         show_results(summary_view(record), out, reports=flags["report"])
@@ -180,6 +203,9 @@ def _options(flags: dict[str, Any]) -> MetaEvalOptions:
         human_weights=tuple(load_human_weights(flags["human_weights"])) if flags["human_weights"] else (),
         report=flags["report"],
         panel_vote=flags["panel_vote"],
+        confidence=flags["confidence"],
+        cascade=cascade_settings(flags),
+        judge_costs=flags["judge_costs"],
     )
 
 
@@ -306,6 +332,7 @@ MEASURE_FLAGS = frozenset(
         "resamples",
         "report",
         "panel_vote",
+        *CASCADE_NAMES,
         "quiet",
         "force",
     }

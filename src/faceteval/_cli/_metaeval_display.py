@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.table import Table
 
+from faceteval._cli._cascade_display import show_cascade
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._diagnostics_display import show_diagnostics
 from faceteval._util.text import plural
@@ -57,6 +58,7 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
         table = _pairwise_table(summary, title)
     console.print(table)
     show_diagnostics(summary)
+    show_cascade(summary)
     if isinstance(panel := summary.get("panel"), dict):
         if summary.get("kind") == "pointwise":
             show_score_panel(panel, summary.get("correlations", {}))

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -20,12 +21,20 @@ from faceteval._runner._metaeval_runs import (
     run_meta_eval,
 )
 from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
-from faceteval.core import Instance, Judgment
+from faceteval.core import SIGNALS, Instance, Judgment
 from faceteval.datasets import DEFAULT_DATA_DIR
 from faceteval.errors import ConfigError, FacetevalError, InputError
 from faceteval.llm import Judge
-from faceteval.metaeval import JudgmentSource, Target, load_judgments, load_target, measure, select
-from faceteval.metaeval.internal import SWEEP_KEY, labelled_target, run_files, source_files, variants
+from faceteval.metaeval import JudgmentSource, Target, load_target, measure, select
+from faceteval.metaeval.internal import (
+    SWEEP_KEY,
+    cascade_summary,
+    labelled_target,
+    measured_sources,
+    run_files,
+    source_files,
+    variants,
+)
 from faceteval.methods import Method
 from faceteval.methods.internal import find_method_spec
 from faceteval.report import write_report
@@ -161,11 +170,23 @@ def _measure_judgments(
         named = str(judgments)
         inputs = [*_files(target), *source_files(named)]
         check_outputs(run_files(out), given=out, inputs=inputs, force=force)
-        source = load_judgments(named, target, Path(data_dir), vote=options.panel_vote)
+        source, judges = measured_sources(
+            named,
+            target,
+            Path(data_dir),
+            vote=options.panel_vote,
+            confidence=options.confidence,
+            cascade=options.cascade is not None,
+        )
     else:
+        if options.cascade is not None or options.confidence != SIGNALS:
+            raise ConfigError(
+                "a cascade and the strategies confidence are of recorded judges: give judgments as "
+                "'recorded:a,recorded:b', not as judgments"
+            )
         check_outputs(run_files(out), given=out, inputs=_files(target), force=force)
-        source = JudgmentSource("judgments", tuple(judgments))
-    return measure_source(target, instances, source, out, options).summary
+        source, judges = JudgmentSource("judgments", tuple(judgments)), []
+    return measure_source(target, instances, source, out, options, cascade=judges).summary
 
 
 def _files(target: TargetLike) -> list[Path]:
@@ -248,14 +269,25 @@ def measure_source(
     source: JudgmentSource,
     out: Path,
     options: MetaEvalOptions = DEFAULT_META_EVAL_OPTIONS,
+    *,
+    cascade: Sequence[JudgmentSource] = (),
 ) -> MetaEvalRecord:
     """Measure recorded judgments (``meta-eval --judgments``) into the run directory ``out``; its record.
 
     The numbers the source's authors published are kept beside them when the whole target is
-    measured (`JudgmentSource.reported`).
+    measured (`JudgmentSource.reported`). With ``options.cascade``, the judges ``cascade`` (in the
+    order they are asked; ``source`` is the last) are measured as a cascade too (``summary.cascade``).
     """
     whole = len(instances) == len(target.instances)
-    extra = {"reported": source.reported} if source.reported and whole else {}
+    extra: dict[str, Any] = {"reported": source.reported} if source.reported and whole else {}
+    if options.cascade is not None and cascade:
+        extra["cascade"] = cascade_summary(
+            instances,
+            cascade,
+            options.cascade,
+            confidence=options.confidence,
+            judge_costs=options.judge_costs,
+        )
     path = Path(source.name)
     about = MetaEvalRecord(
         **header("meta-eval", datetime.now(UTC)),

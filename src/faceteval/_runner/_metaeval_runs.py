@@ -6,7 +6,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,11 @@ from faceteval._runner._judge import judge_each
 from faceteval._runner._options import JudgeOptions, scoring_options
 from faceteval._runner._stats import with_batch
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
-from faceteval.core import Instance, PanelVote
+from faceteval.core import SIGNALS, Instance, PanelVote
 from faceteval.datasets import read_instances
 from faceteval.errors import FacetevalError, NothingJudged
 from faceteval.llm import Judge, Panel
-from faceteval.metaeval import HumanWeights, Settings, Target, measure
+from faceteval.metaeval import CascadeSettings, HumanWeights, Settings, Target, measure
 from faceteval.metaeval.internal import (
     INSTANCES,
     JUDGMENTS,
@@ -66,6 +66,11 @@ class MetaEvalOptions:
         report: Write ``report.md`` and ``report.html`` beside each summary.
         panel_vote: How recorded judges given together (``recorded:a,recorded:b``) are combined
             into a panel's verdict: ``majority``, ``mean`` or ``median``.
+        confidence: What estimates the recorded judgments' confidence: ``signals`` (their own) or
+            ``strategies`` (the share of the judge's recorded prompting strategies agreeing).
+        cascade: Measure the recorded judges given together as a cascade, the first asked first
+            (None: as a panel): what it guarantees and over how many splits.
+        judge_costs: Each cascade judge's cost per instance (None: from the recorded usage).
     """
 
     limit: int | None = None
@@ -77,21 +82,31 @@ class MetaEvalOptions:
     human_weights: tuple[HumanWeights, ...] = ()
     report: bool = True
     panel_vote: PanelVote = DEFAULT_PANEL_VOTE
+    confidence: str = SIGNALS
+    cascade: CascadeSettings | None = None
+    judge_costs: tuple[float, ...] | None = None
 
     @property
     def settings(self) -> Settings:
         """How uncertainty is estimated."""
         return Settings(resamples=self.resamples, seed=self.seed)
 
-    def recorded(self) -> dict[str, int | list[str] | None]:
-        """The options as a run record holds them (what changes the numbers)."""
-        return {
+    def recorded(self) -> dict[str, Any]:
+        """The options as a run record holds them (what changes the numbers); the confidence estimator
+        and the cascade only when they are not the default."""
+        made: dict[str, Any] = {
             "limit": self.limit,
             "seed": self.seed,
             "turn": self.turn,
             "categories": list(self.categories),
             "resamples": self.resamples,
         }
+        if self.confidence != SIGNALS:
+            made["confidence"] = self.confidence
+        if self.cascade is not None:
+            costs = None if self.judge_costs is None else list(self.judge_costs)
+            made["cascade"] = asdict(self.cascade) | {"judge_costs": costs}
+        return made
 
 
 DEFAULT_META_EVAL_OPTIONS = MetaEvalOptions()

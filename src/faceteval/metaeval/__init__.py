@@ -1,5 +1,6 @@
 """Measuring a judge against human labels: targets, judgment sources, summaries, comparisons."""
 
+from faceteval.metaeval._cascade import CascadeSettings
 from faceteval.metaeval._compare import compare_runs, significance
 from faceteval.metaeval._judgments import Joined, JudgmentSource, Pairs, join, load_judgments
 from faceteval.metaeval._slim import TraceFacts
@@ -10,6 +11,7 @@ from faceteval.metaeval._target import Target, load_target, select
 from faceteval.metaeval._weights import HumanWeights, load_human_weights
 
 __all__ = [
+    "CascadeSettings",
     "HumanWeights",
     "Joined",
     "JudgmentSource",

@@ -94,7 +94,16 @@ def load_judgments(
 
 
 def recorded_alias(spec: str, benchmark: str) -> str:
-    """``recorded:coeval-chatgpt`` on a coeval-* benchmark is its ``recorded:chatgpt``."""
+    """``recorded:coeval-chatgpt`` on a coeval-* benchmark is its ``recorded:chatgpt``; a benchmark
+    whose name names no family (``pandalm``) keeps every name as given (``recorded:pandalm-7b``).
+
+    Examples:
+        >>> recorded_alias("recorded:coeval-chatgpt", "coeval-dialogue"), recorded_alias(
+        ...     "recorded:pandalm-7b", "pandalm")
+        ('recorded:chatgpt', 'recorded:pandalm-7b')
+    """
+    if "-" not in benchmark:
+        return spec
     family = benchmark.split("-", 1)[0]
     prefix = f"{RECORDED}{family}-"
     return RECORDED + spec.removeprefix(prefix) if spec.startswith(prefix) else spec

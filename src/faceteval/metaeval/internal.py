@@ -4,6 +4,7 @@ A name here may change or go in any release; documentation and examples never us
 use is in the package's ``__all__``. See "Public names and internal seams" in docs/architecture.md.
 """
 
+from faceteval.metaeval._cascade_judges import cascade_summary, measured_sources
 from faceteval.metaeval._judgments import RECORDED, pair_by_id, source_files
 from faceteval.metaeval._panel import PANEL_SEPARATOR, panel_judgments, panel_specs, panel_summary
 from faceteval.metaeval._panel_scores import score_panel_summary
@@ -23,11 +24,13 @@ from faceteval.metaeval._store import (
     write_judgments,
     write_summary,
 )
+from faceteval.metaeval._strategies import CONFIDENCE_CHOICES
 from faceteval.metaeval._sweeps import SWEEP_KEY, Variant, combine, variants
 from faceteval.metaeval._target import file_instances, labelled_target
 from faceteval.metaeval._weights import weight_rankings
 
 __all__ = [
+    "CONFIDENCE_CHOICES",
     "INSTANCES",
     "JUDGMENTS",
     "PANEL_SEPARATOR",
@@ -40,11 +43,13 @@ __all__ = [
     "SlimInstances",
     "SlimJudgments",
     "Variant",
+    "cascade_summary",
     "check_run",
     "combine",
     "file_instances",
     "forget_results",
     "labelled_target",
+    "measured_sources",
     "pair_by_id",
     "panel_judgments",
     "panel_specs",

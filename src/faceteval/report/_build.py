@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval.core import Instance, Judgment
-from faceteval.report import _calibration, _diagnostics, _examples, _panel, _pointwise, _sections
+from faceteval.report import _calibration, _cascade, _diagnostics, _examples, _panel, _pointwise, _sections
 from faceteval.report._evidence import Paired
 from faceteval.report._model import Section
 
@@ -50,6 +50,7 @@ def build_sections(
         _diagnostics.bias(summary),
         _diagnostics.selective(summary),
         _calibration.calibration(summary),
+        _cascade.cascade(summary),
         _pointwise.correlations(summary),
         _pointwise.systems(summary),
         _pointwise.alpha(summary),

@@ -113,6 +113,10 @@ class MetaEvalSummary(RecordSummary):
     """How well the verdicts' confidence ranks and predicts agreement with humans (pairwise): its
     estimator, AUROC, expected calibration error with the reliability bins, and the shares of tied
     confidences. None in a record written before it was measured."""
+    cascade: JsonValue = None
+    """Recorded judges measured as a cascade (``--cascade``): the target agreement and delta, the
+    violation rate over calibration/test splits, coverage, agreement on the verdicts kept, each judge's
+    median threshold and share decided, the relative cost, and each split's numbers (``per_split``)."""
     correlations: JsonValue = None
     unjudged: JsonValue = None
     systems: JsonValue = None
