@@ -107,7 +107,6 @@ def test_the_cascade_block_has_the_documented_keys_and_meaning(natural_cascade: 
     splits = block["per_split"]
     assert len(splits) == 20
     assert block["violation_rate"] == sum(s["violated"] for s in splits) / 20
-    assert block["violation_rate"] <= block["delta"]
     assert block["coverage"] == pytest.approx(statistics.fmean(s["coverage"] for s in splits))
     kept = [s["agreement"] for s in splits if s["agreement"] is not None]
     assert block["agreement"] == pytest.approx(statistics.fmean(kept))
@@ -228,13 +227,30 @@ def test_on_adversarial_pairs_chatgpt_is_never_trusted_and_the_guarantee_holds(
     out = tmp_path / "adversarial"
     done = faceteval(
         data_dir, "llmbar-adversarial", "--judgments", NATURAL_JUDGES, "--cascade", "--confidence",
-        "strategies", "--splits", "20", "--seed", "4", "--resamples", "0", "--no-report", "--out", out,
+        "strategies", "--splits", "200", "--seed", "0", "--resamples", "0", "--no-report", "--out", out,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     block = summary_of(out)["cascade"]
     chatgpt, gpt4 = block["judges"]
     assert gpt4["share_decided"] == 1.0
     # ChatGPT's most confident adversarial verdicts are mostly wrong: no threshold passes the bound
-    assert chatgpt["no_threshold"] == 20 and chatgpt["share_decided"] == 0
+    assert chatgpt["no_threshold"] == 200 and chatgpt["share_decided"] == 0
     assert block["violation_rate"] <= block["delta"]
     assert block["coverage"] < summary_of(natural_cascade)["cascade"]["coverage"] - 0.2
+
+
+@pytest.mark.parametrize("strategy", ["Vanilla", "CoT"])
+def test_over_200_splits_the_target_is_missed_at_most_delta_of_the_time(
+    data_dir: Path, tmp_path: Path, strategy: str
+) -> None:
+    """The documented measurement (seed 0, 200 calibration/test halvings of LLMBar-Natural)."""
+    judges = f"recorded:llmbar/ChatGPT/{strategy},recorded:llmbar/GPT-4/{strategy}"
+    done = faceteval(
+        data_dir, "llmbar-natural", "--judgments", judges, "--cascade", "--confidence", "strategies",
+        "--splits", "200", "--seed", "0", "--resamples", "0", "--no-report", "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    block = summary_of(tmp_path / "run")["cascade"]
+    assert block["splits"] == 200 and block["violation_rate"] <= block["delta"]
+    # ChatGPT decides a part of the kept verdicts: its thresholds pass where enough of its verdicts agree
+    assert 0 < block["judges"][0]["share_decided"] < 0.5
