@@ -57,7 +57,7 @@ def test_the_demo_reproduces_published_numbers_and_trains_hdeval(
     assert [cell.strip() for cell in vanilla.split("│")[4:7]] == ["83.7%", "70-100%", "77.1%"]
     # the cascade: its guarantee held (a violation rate at most delta) on the seeded splits
     cascade = " ".join(out.split("Cascade on LLMBar-Natural", 1)[1].split())
-    assert "target was missed in 3.0% (at most 10% allowed)" in cascade
+    assert "target was missed in 8.5% (at most 10% allowed)" in cascade and "GPT-4 decided 74%" in cascade
     record = json.loads((tmp_path / "cascade-llmbar-natural" / "summary.json").read_text())
     assert record["summary"]["cascade"]["violation_rate"] <= record["summary"]["cascade"]["delta"]
     for task, aspect in (("eli5", "Accuracy"), ("rocstories", "Coherence"), ("selfinstruct", "Correctness")):
