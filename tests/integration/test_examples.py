@@ -46,7 +46,7 @@ def server() -> Iterator[LLMServer]:
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     """A directory holding the example data, as a user's own files would be."""
-    for name in ("pairs.jsonl", "outputs.jsonl", "criteria.yaml"):
+    for name in ("pairs.jsonl", "outputs.jsonl", "criteria.yaml", "llmbar-sample.jsonl"):
         shutil.copy(EXAMPLES / "data" / name, tmp_path / name)
     return tmp_path
 
