@@ -12,7 +12,7 @@ import click
 
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import err_console, escape
-from faceteval._cli._numbers import FiniteFloat
+from faceteval._cli._numbers import delta_option, target_agreement_option
 from faceteval._cli._options import data_dir_option, force_flag
 from faceteval._runner import record_identity
 from faceteval._util.text import plural
@@ -39,19 +39,10 @@ CALIBRATION_FILE = OutputKind("a calibration", "json", ("kind", "threshold", "ta
     help="With a BENCHMARK (or a labelled file): the judgments to calibrate: recorded:<name>, a judgments "
     "JSONL or a run directory.",
 )
-@click.option(
-    "--target-agreement",
-    type=FiniteFloat(0, 1, min_open=True),
-    required=True,
-    help="The agreement with humans to guarantee on the verdicts kept, e.g. 0.9.",
+@target_agreement_option(
+    "The agreement with humans to guarantee on the verdicts kept, e.g. 0.9.", required=True
 )
-@click.option(
-    "--delta",
-    type=FiniteFloat(0, 1, min_open=True, max_open=True),
-    default=0.1,
-    show_default=True,
-    help="The chance allowed that the guarantee fails (it holds with probability 1 - delta).",
-)
+@delta_option("The chance allowed that the guarantee fails (it holds with probability 1 - delta).")
 @click.option(
     "--labels",
     "labels_path",

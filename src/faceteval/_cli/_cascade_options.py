@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from faceteval._cli._numbers import FiniteFloat
+from faceteval._cli._numbers import delta_option, target_agreement_option
 from faceteval.core import SIGNALS
 from faceteval.metaeval import CascadeSettings
 from faceteval.metaeval.internal import CONFIDENCE_CHOICES
@@ -51,20 +51,12 @@ _OPTIONS = (
         "is trusted when its confidence reaches a threshold calibrated for --target-agreement with "
         "probability 1 - --delta, else it escalates to the next judge (the last abstains).",
     ),
-    click.option(
-        "--target-agreement",
-        type=FiniteFloat(0, 1, min_open=True),
+    target_agreement_option(
+        "With --cascade: the agreement with humans guaranteed on the verdicts kept.",
         default=0.9,
         show_default=True,
-        help="With --cascade: the agreement with humans guaranteed on the verdicts kept.",
     ),
-    click.option(
-        "--delta",
-        type=FiniteFloat(0, 1, min_open=True, max_open=True),
-        default=0.1,
-        show_default=True,
-        help="With --cascade: the chance allowed that the target agreement is missed.",
-    ),
+    delta_option("With --cascade: the chance allowed that the target agreement is missed."),
     click.option(
         "--splits",
         type=click.IntRange(1),

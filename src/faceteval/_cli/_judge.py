@@ -20,7 +20,7 @@ from faceteval._cli._method_options import (
     check_method_flags,
     method_params,
 )
-from faceteval._cli._numbers import FiniteFloat
+from faceteval._cli._numbers import delta_option, target_agreement_option
 from faceteval._cli._options import build_job, engine_options, force_option, scoring_options
 from faceteval._cli._panel import panel_flags
 from faceteval._cli._results import (
@@ -76,18 +76,8 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --cascade: labelled instances (a `label` each) every judge is calibrated on.",
 )
-@click.option(
-    "--target-agreement",
-    type=FiniteFloat(0, 1, min_open=True),
-    help="With --cascade: the agreement with humans each judge's kept verdicts must reach.",
-)
-@click.option(
-    "--delta",
-    type=FiniteFloat(0, 1, min_open=True, max_open=True),
-    default=0.1,
-    show_default=True,
-    help="With --cascade: the chance allowed, per judge, that its guarantee fails.",
-)
+@target_agreement_option("With --cascade: the agreement with humans each judge's kept verdicts must reach.")
+@delta_option("With --cascade: the chance allowed, per judge, that its guarantee fails.")
 @input_options()
 @systems_option
 @fail_under_option

@@ -31,3 +31,19 @@ class FiniteFloat(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         return super().convert(number, param, ctx)
+
+
+AGREEMENT = FiniteFloat(0, 1, min_open=True)
+"""The type of ``--target-agreement``: a share in (0, 1]."""
+DELTA = FiniteFloat(0, 1, min_open=True, max_open=True)
+"""The type of ``--delta``: a chance in (0, 1)."""
+
+
+def target_agreement_option(help: str, **given: Any) -> Any:
+    """``--target-agreement``, of ``calibrate``, ``judge --cascade`` and ``meta-eval --cascade``."""
+    return click.option("--target-agreement", type=AGREEMENT, help=help, **given)
+
+
+def delta_option(help: str) -> Any:
+    """``--delta`` (default 0.1): the chance allowed that a selective-judging guarantee fails."""
+    return click.option("--delta", type=DELTA, default=0.1, show_default=True, help=help)
