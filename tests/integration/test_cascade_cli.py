@@ -186,3 +186,22 @@ def test_a_cascade_through_the_batch_api_gives_the_synchronous_cascade(tmp_path:
     # none was asked one by one (the server counts each batch line it answers as a request)
     assert sent == synchronous and answered == [2 * n for n in synchronous]
     assert judgments_in(tmp_path / "batch" / "out.jsonl") == judgments_in(tmp_path / "sync" / "out.jsonl")
+
+
+@pytest.mark.parametrize("method", ["cot", "dna"])
+def test_a_cascade_runs_other_methods(
+    tmp_path: Path, servers: tuple[LLMServer, LLMServer], method: str
+) -> None:
+    cheap, strong = servers
+    result = run(
+        "judge", write(tmp_path / "new.jsonl", rows(2, 2, prefix="new-")), "--method", method,
+        "--cascade", f"openai:cheap@{cheap.base_url},openai:strong@{strong.base_url}",
+        "--calibration-set", write(tmp_path / "cal.jsonl", rows(30, 30)), "--target-agreement", "0.9",
+        "--out", tmp_path / "out.jsonl", "--cache", tmp_path / "cache.sqlite",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    judgments = read_jsonl(tmp_path / "out.jsonl")
+    assert len(judgments) == 4 and all(j["method"] == method and j["decided_by"] for j in judgments)
+    stages = json.loads((tmp_path / "out.run.json").read_text())["options"]["cascade"]["stages"]
+    assert stages[0]["judged"] == 4 and stages[0]["calibration_judged"] == 60
+    assert sum(s["decided"] for s in stages) + stages[-1]["abstained"] == 4
