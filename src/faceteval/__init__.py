@@ -29,6 +29,7 @@ from faceteval._version import __version__
 
 if TYPE_CHECKING:
     from faceteval._runner import (
+        Annotators,
         BatchMode,
         FileInstances,
         JobOutputs,
@@ -61,6 +62,7 @@ __getattr__ = lazy_attributes(
     __name__,
     {
         "_runner": (
+            "Annotators",
             "BatchMode",
             "FileInstances",
             "JobOutputs",
@@ -93,6 +95,7 @@ __getattr__ = lazy_attributes(
 
 __all__ = [
     "LLM",
+    "Annotators",
     "BatchMode",
     "CoT",
     "Criterion",

@@ -21,6 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from faceteval._runner._annotators import EXAMPLES_TEMPLATE
 from faceteval._runner._ending import ending, note_ending, put_in_place
 from faceteval._runner._instance import cannot_judge
 from faceteval._runner._judge import Item, judge_each
@@ -314,10 +315,12 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
 
 def recorded_templates(method: Method, llm: Judge, options: JudgeOptions) -> dict[str, dict[str, str]]:
     """The run record's ``prompts`` (each template the run renders, with its hash) and ``prompt_sources``
-    (built-in, or the file it was read from): the method's, and in structured mode the schema note."""
+    (built-in, or the file it was read from): the method's, in structured mode the schema note, and
+    with simulated annotators the examples' template."""
     judges = llm.judges if isinstance(llm, Panel) else (llm,)
     structured = any(judge.config.structured for judge in judges)
-    names = (*method.templates(), *(("common/structured",) if structured else ()))
+    examples = (EXAMPLES_TEMPLATE,) if options.annotators is not None else ()
+    names = (*method.templates(), *(("common/structured",) if structured else ()), *examples)
     return recorded_prompts(names, prompts=run_prompts(options))
 
 

@@ -17,12 +17,13 @@ from faceteval._runner._options import (
     run_prompts,
 )
 from faceteval._runner._panel import judge_with_panel, panel_memos
+from faceteval._runner._simulated import judge_with_annotators, shots_pool
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import record_run, run_span
 from faceteval._runner._window import as_finished, in_order_spilled
-from faceteval.core import Instance, Judgment, TraceEntry
+from faceteval.core import SIMULATED_ANNOTATORS, Instance, Judgment, TraceEntry
 from faceteval.core.internal import INVALID_INPUT, PLANNED, UNANSWERED
-from faceteval.errors import InputError
+from faceteval.errors import ConfigError, InputError
 from faceteval.errors import RunAborted as RunAborted  # where the engine imported it from
 from faceteval.llm import LLM, Judge, Panel
 from faceteval.methods import (
@@ -115,6 +116,10 @@ async def _judge_each(
     memos = panel_memos(llm, options.memo_size) if isinstance(llm, Panel) else []
     prompts = run_prompts(options)  # the templates the stages render: the run's options', passed down
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
+    pool: tuple[Instance, ...] = ()
+    if options.annotators is not None:  # the run's own examples: its instances read in full first
+        items = items if options.annotators.pool is not None else list(items)
+        pool = shots_pool(options.annotators, items)
 
     async def work(item: Item) -> _Done:
         if isinstance(item, InputError):
@@ -124,7 +129,9 @@ async def _judge_each(
         if isinstance(llm, Panel):
             one = partial(_judge_by, item, method, options, prompts)
             judgment, entries = await judge_with_panel(item, llm, memos, one)
-            judgment = with_confidence(judgment, method)
+            judgment = with_confidence(judgment, method, entries, options.confidence)
+        elif options.confidence == SIMULATED_ANNOTATORS:
+            judgment, entries = await judge_with_annotators(item, method, llm, memo, options, prompts, pool)
         else:
             judgment, entries = await judge_instance(item, method, llm, memo, options, prompts)
         return judgment, entries, False, False
@@ -195,6 +202,12 @@ def check_arguments(items: object, method: object, llm: object, options: object)
     if not isinstance(options, JudgeOptions):
         raise TypeError(f"options must be JudgeOptions(...), got {type(options).__name__}")
     check_score_mode(llm, options)
+    if options.confidence == SIMULATED_ANNOTATORS and isinstance(llm, Panel):
+        raise ConfigError(
+            "--confidence simulated-annotators varies one judge with few-shot examples; a panel of "
+            f"{len(llm.judges)} judges votes already: give one --model, or use the panel's agreement "
+            "(--confidence signals)"
+        )
 
 
 def _instances(items: Iterable[object]) -> Iterator[Item]:

@@ -6,8 +6,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from faceteval._runner._annotators import Annotators
 from faceteval._runner._window import ORDERS, Order
 from faceteval._util.checks import whole_number
+from faceteval.core import SIGNALS, SIMULATED_ANNOTATORS, VERDICT_LOGPROBS
 from faceteval.errors import ConfigError
 from faceteval.llm import Judge, Panel
 from faceteval.methods.internal import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
@@ -16,6 +18,8 @@ from faceteval.prompts.internal import prompts_of
 
 DEFAULT_ABORT_AFTER = 10
 MAX_TOP_LOGPROBS = 20
+CONFIDENCE_CHOICES = (SIGNALS, VERDICT_LOGPROBS, SIMULATED_ANNOTATORS)
+"""The estimators of a judgment's confidence a run can ask for (``--confidence``)."""
 """The most alternatives per token OpenAI's API (and vLLM by default) return."""
 
 
@@ -50,6 +54,14 @@ class JudgeOptions:
         prefix_cache: Render the per-facet scoring prompts from their ``.prefix`` variants, which put
             what an instance's calls share first and the facet last, so that a server's prefix cache
             reuses it (``--prefix-cache``).
+        confidence: What estimates each judgment's ``confidence`` (``--confidence``): ``signals`` (the
+            default: margin, facet, order, panel and score-certainty components),
+            ``verdict-logprobs`` (the verdict's probability from its scores' distributions; needs
+            ``score_mode="logprobs"``), or ``simulated-annotators`` (``annotators`` few-shot variants of
+            the judge vote; the confidence is the share agreeing with the majority).
+        annotators: With ``simulated-annotators``: how many variants, how many examples each, and
+            where the examples come from (`Annotators`; default: 3 variants, 2 examples each, from
+            the run's own labelled instances).
     """
 
     swap: bool = False
@@ -63,6 +75,8 @@ class JudgeOptions:
     templates: Templates | str | os.PathLike[str] | None = None
     strict: bool = False
     prefix_cache: bool = False
+    confidence: str = SIGNALS
+    annotators: Annotators | None = None
 
     def __post_init__(self) -> None:
         if self.score_mode not in SCORE_MODES:
@@ -73,6 +87,7 @@ class JudgeOptions:
             raise ConfigError(
                 f"top_logprobs must be a whole number from 1 to {MAX_TOP_LOGPROBS}, got {self.top_logprobs!r}"
             )
+        self._check_confidence()
         if isinstance(self.templates, str | os.PathLike):
             object.__setattr__(self, "templates", Templates.from_dir(self.templates))
         elif self.templates is not None and not isinstance(self.templates, Templates):
@@ -85,6 +100,27 @@ class JudgeOptions:
                 continue
             if not whole_number(value, least):
                 raise ConfigError(f"{name} must be a whole number of at least {least}, got {value!r}")
+
+    def _check_confidence(self) -> None:
+        if self.confidence not in CONFIDENCE_CHOICES:
+            raise ConfigError(
+                f"confidence must be one of {', '.join(CONFIDENCE_CHOICES)}, got {self.confidence!r}"
+            )
+        if self.confidence == VERDICT_LOGPROBS and self.score_mode != "logprobs":
+            raise ConfigError(
+                "--confidence verdict-logprobs reads the verdict's probability from the scores' "
+                "log-probabilities: add --score-mode logprobs (score_mode='logprobs')"
+            )
+        if self.confidence == SIMULATED_ANNOTATORS:
+            if self.annotators is None:
+                object.__setattr__(self, "annotators", Annotators())
+            elif not isinstance(self.annotators, Annotators):
+                raise ConfigError(f"annotators is an Annotators(...), got {type(self.annotators).__name__}")
+        elif self.annotators is not None:
+            raise ConfigError(
+                "annotators (--annotators, --shots) are used with confidence='simulated-annotators' "
+                "(--confidence simulated-annotators)"
+            )
 
 
 DEFAULT_JUDGE_OPTIONS = JudgeOptions()
@@ -103,11 +139,21 @@ def run_prompts(options: JudgeOptions) -> Prompts:
 
 
 def scoring_options(options: JudgeOptions) -> dict[str, Any]:
-    """What a run record's ``options`` say of the score mode: nothing for the default (``parse``), so
-    that records of runs that parsed scores read as before."""
+    """What a run record's ``options`` say of the score mode and the confidence's estimator: nothing for
+    the defaults (``parse``, ``signals``), so that records of runs made with them read as before."""
+    confidence = confidence_options(options)
     if options.score_mode == "parse":
+        return confidence
+    return {"score_mode": options.score_mode, "top_logprobs": options.top_logprobs} | confidence
+
+
+def confidence_options(options: JudgeOptions) -> dict[str, Any]:
+    """What a run record's ``options`` say of the confidence's estimator: nothing for ``signals``; with
+    ``simulated-annotators``, K, M and the examples' source, seed and hash (`Annotators.describe`)."""
+    if options.confidence == SIGNALS:
         return {}
-    return {"score_mode": options.score_mode, "top_logprobs": options.top_logprobs}
+    annotators = {} if options.annotators is None else options.annotators.describe()
+    return {"confidence": options.confidence} | annotators
 
 
 def check_score_mode(llm: Judge, options: JudgeOptions) -> None:

@@ -211,6 +211,9 @@ class Judgment(BaseModel):
     verdict's probability from log-probabilities), ``simulated-annotators`` (the share of few-shot
     variants of the judge agreeing with the majority), ``strategies`` (the share of one model's recorded
     prompting strategies agreeing). None for older files, whose confidence is the signals'."""
+    confidence_missing: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Why an ok judgment has no ``confidence`` from the estimator the run asked for (``verdict-logprobs``:
+    no distribution of its scores, say); None otherwise, and then left out of its JSON."""
     score_modes: list[RecordedMode | None] | None = Field(default=None, exclude_if=unset)
     """With ``--score-mode logprobs``: how each overall score was obtained, when one call gave it
     (``direct``, ``cot``, ``coeval``'s overall call, DnA's ``prompted`` aggregate); None when the overall

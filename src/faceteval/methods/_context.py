@@ -93,6 +93,8 @@ class JudgeContext:
         top_logprobs: Alternatives asked for per token with ``logprobs``.
         prompts: The templates the stages render (`render`): the run's (its options' ``templates``
             and ``prefix_cache``); by default those in use where the context is made.
+        examples: Labelled examples, rendered and fenced, shown before every prompt this context
+            asks (a simulated annotator's); not before the query's shared work (`shared`).
     """
 
     llm: LLM
@@ -102,6 +104,7 @@ class JudgeContext:
     score_mode: ScoreModeOption = "parse"
     top_logprobs: int = DEFAULT_TOP_LOGPROBS
     prompts: Prompts = field(default_factory=current_prompts)
+    examples: str | None = None
 
     def render(self, name: str, **variables: Any) -> tuple[Message, ...]:
         """The messages of the template ``name`` with ``variables``, as this run's prompts render it."""
@@ -134,6 +137,8 @@ class JudgeContext:
             ParseError: The reply and the one re-ask could not be read; both are in the trace.
         """
         order = [i + 1 for i in self.order] if sees_candidates and self.order is not None else None
+        if self.examples is not None:
+            messages = with_examples(messages, self.examples)
         scoring = self.score_mode == "logprobs" and isinstance(parser, ScoreReader)
         if scoring:
             config = (config or self.llm.config).merge(logprobs=True, top_logprobs=self.top_logprobs)
@@ -295,3 +300,13 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_jsonable(item) for item in value]
     return value
+
+
+def with_examples(messages: Sequence[Message], examples: str) -> list[Message]:
+    """``messages`` with ``examples`` before the first user message's text (after any system message)."""
+    shown = list(messages)
+    for index, message in enumerate(shown):
+        if message.role == "user":
+            shown[index] = dataclasses.replace(message, content=f"{examples}\n\n{message.content}")
+            return shown
+    return [*shown, Message("user", examples)]

@@ -1,0 +1,125 @@
+"""The verdict's probability from log-probabilities (``confidence="verdict-logprobs"``).
+
+With ``--score-mode logprobs`` a call that scores every candidate records, per score, its
+distribution over the scale (`faceteval.core.ScoreSource`). Taking the candidates' scores as
+independent, the probability of a verdict is the chance that its winner's score comes out on top,
+a top it shares with k others counting 1/(k+1) (for two candidates: P(winner's > other's) +
+½ P(equal)); of a tie verdict, the chance that the top is shared. With several orders (``--swap``)
+it is the mean over the orders, each order's from that order's distributions. A verdict that is a
+token of the reply (LLMBar's ``Output (a)``) has the probability the reply gave that token, over the
+choices found among its top alternatives (`faceteval.core.ScoreSource` with ``choice``).
+
+Where a judgment has no such distributions, it gets no probability but the reason (a sentence),
+which the run counts (`RunStats.confidence_missing`): a number is never made up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from faceteval.core import Judgment, TraceEntry
+
+NO_SCORING = "no score of the judgment was read from log-probabilities (use --score-mode logprobs)"
+COMBINED = "the overall scores are combined from several calls, not one call's distributions"
+_TOLERANCE = 1e-6
+
+Distribution = Mapping[float, float]
+
+
+def verdict_probability(judgment: Judgment, trace: Sequence[TraceEntry]) -> float | str:
+    """The probability of ``judgment``'s verdict from the distributions in ``trace``, or why there is none.
+
+    Examples:
+        >>> from faceteval.core import ScoreSource
+        >>> a = ScoreSource(mode="logprobs", written=8, score=7.8, distribution=[(7, 0.2), (8, 0.8)])
+        >>> b = ScoreSource(mode="logprobs", written=7, score=7.0, distribution=[(7, 1.0)])
+        >>> entry = TraceEntry(stage="direct", messages=[], raw="", order=[1, 2], scoring=[a, b])
+        >>> judged = Judgment(id="1", method="direct", status="ok", verdict=1, scores=[7.8, 7.0])
+        >>> verdict_probability(judged, [entry])  # .8 above, .2 level (half of it)
+        0.9
+    """
+    if judgment.status != "ok" or judgment.verdict is None:
+        return "the judgment has no verdict"
+    orders: list[tuple[list[int] | None, list[float] | None]] = [(o.order, o.scores) for o in judgment.orders]
+    orders = orders or [(_first_order(trace), judgment.scores)]
+    found: list[float] = []
+    for order, scores in orders:
+        per_order = _order_probability(judgment.verdict, order, scores, trace)
+        if isinstance(per_order, str):
+            return per_order
+        found.append(per_order)
+    return round(math.fsum(found) / len(found), 9)
+
+
+def _first_order(trace: Sequence[TraceEntry]) -> list[int] | None:
+    return next((entry.order for entry in trace if entry.order is not None), None)
+
+
+def _order_probability(
+    verdict: int, order: list[int] | None, scores: Sequence[float] | None, trace: Sequence[TraceEntry]
+) -> float | str:
+    entries = [e for e in trace if e.order == order and e.scoring and not e.reused]
+    if not entries:
+        return NO_SCORING
+    if len(entries) > 1:
+        return COMBINED
+    sources = entries[0].scoring or []
+    if order is None or scores is None or len(sources) != len(order):
+        return COMBINED
+    unread = [s.reason or "a score was read as written" for s in sources if s.mode != "logprobs"]
+    if unread:
+        return f"a score was parsed, not read from log-probabilities: {unread[0]}"
+    distributions: list[Distribution] = [{} for _ in order]
+    for shown, original in enumerate(order):
+        source = sources[shown]
+        if abs(source.score - scores[original - 1]) > _TOLERANCE:
+            return COMBINED
+        distributions[original - 1] = dict(source.distribution or ())
+    return probability_of(verdict, distributions)
+
+
+def probability_of(verdict: int, distributions: Sequence[Distribution]) -> float:
+    """The probability of ``verdict`` (1-based winner, 0 a tie) for independent score ``distributions``.
+
+    Examples:
+        >>> probability_of(1, [{8: 0.5, 9: 0.5}, {8: 1.0}])
+        0.75
+        >>> probability_of(0, [{8: 0.5, 9: 0.5}, {8: 1.0}])
+        0.5
+    """
+    if verdict == 0:
+        alone = math.fsum(_alone_on_top(m, distributions) for m in range(len(distributions)))
+        return round(min(max(1.0 - alone, 0.0), 1.0), 9)
+    return round(min(max(_wins(verdict - 1, distributions), 0.0), 1.0), 9)
+
+
+def _wins(winner: int, distributions: Sequence[Distribution]) -> float:
+    """P(``winner`` on top), a top shared with k others counting 1/(k+1)."""
+    total = 0.0
+    others = [d for m, d in enumerate(distributions) if m != winner]
+    for value, p in distributions[winner].items():
+        # coefficients of z^t in the product of (P(below) + P(equal) z): t others level, none above
+        level = [1.0]
+        for other in others:
+            below = math.fsum(q for v, q in other.items() if v < value)
+            equal = other.get(value, 0.0)
+            level = [
+                (level[t] * below if t < len(level) else 0.0) + (level[t - 1] * equal if t > 0 else 0.0)
+                for t in range(len(level) + 1)
+            ]
+        total += p * math.fsum(c / (t + 1) for t, c in enumerate(level))
+    return total
+
+
+def _alone_on_top(candidate: int, distributions: Sequence[Distribution]) -> float:
+    """P(``candidate``'s score strictly above every other's)."""
+    total = 0.0
+    for value, p in distributions[candidate].items():
+        below = math.prod(
+            math.fsum(q for v, q in d.items() if v < value)
+            for m, d in enumerate(distributions)
+            if m != candidate
+        )
+        total += p * below
+    return total
