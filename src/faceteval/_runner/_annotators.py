@@ -9,8 +9,9 @@ The examples come from a file of labelled instances (``shots``, any input format
 `faceteval.read_instances` reads) or, by default, from the run's own labelled instances. An
 instance's examples never include itself (by id, or by what a judge sees: `Instance.content_hash`):
 the pool without it is shuffled by a seed of the run's seed and the instance's id, and variant k
-takes the M examples from position k×M on (disjoint sets when the pool holds K×M, wrapping around
-when it holds fewer). The same run picks the same examples again, so the response cache answers it.
+takes the M examples from position k×M on when the pool holds K×M (disjoint sets), else from
+position k×⌊P/K⌋ of its P, wrapping around (sets that overlap but differ while P > M and P ≥ K).
+The same run picks the same examples again, so the response cache answers it.
 """
 
 from __future__ import annotations
@@ -158,7 +159,9 @@ def examples_for(
             "each annotator is shown: give more examples (--shots) or a smaller --shots-per-annotator"
         )
     random.Random(f"{annotators.seed}\0{instance.id}").shuffle(others)
-    return [[others[(k * m + j) % len(others)] for j in range(m)] for k in range(annotators.k)]
+    size = len(others)
+    step = m if annotators.k * m <= size else max(1, size // annotators.k)
+    return [[others[(k * step + j) % size] for j in range(m)] for k in range(annotators.k)]
 
 
 def examples_text(examples: Sequence[Instance], prompts: Prompts) -> str:
