@@ -16,7 +16,7 @@ import anyio
 import pytest
 from click.testing import CliRunner, Result
 
-from faceteval import LLM, Direct, DnA, Instance, JudgeOptions, RunStats, judge, judge_each
+from faceteval import LLM, CoT, Direct, DnA, Instance, JudgeOptions, RunStats, judge, judge_each
 from faceteval._cli._app import cli
 from faceteval.core import VERDICT_LOGPROBS
 from faceteval.errors import ConfigError
@@ -183,3 +183,52 @@ def test_the_command_writes_the_probability_and_records_the_estimator(tmp_path: 
     assert record.options["confidence"] == VERDICT_LOGPROBS
     assert refused.exit_code == 2
     assert "add --score-mode logprobs" in refused.stderr
+
+
+def chose(letter: str, top: Mapping[str, float], *, cot: bool = False) -> Reply:
+    """A reply choosing ``Output (letter)``, the letter its own token with ``top`` alternatives."""
+    lead = "Output (a) misses the point.\nTherefore, Output (" if cot else "Output ("
+    tail = ") is better." if cot else ")"
+    return Reply(lead + letter + tail, tokens=(Token(lead), Token(letter, top), Token(tail)))
+
+
+LLMBAR = [("direct", Direct(template="llmbar"), False), ("cot", CoT(template="llmbar"), True)]
+
+
+@pytest.mark.parametrize(("name", "method", "cot"), LLMBAR, ids=[n for n, _, _ in LLMBAR])
+def test_a_verdict_written_as_a_token_has_that_tokens_probability(name: str, method: Any, cot: bool) -> None:
+    # "b" at .6 and "a" at .3 among the alternatives ("c" is no choice): P(b) = .6 / .9
+    with LLMServer(lambda body: chose("b", {"b": 0.6, "a": 0.3, "c": 0.1}, cot=cot)) as server:
+        (judgment,) = judge([PAIR], method, llm_for(server), options=LOGPROBS)
+        assert all(r.body.get("logprobs") is True for r in server.requests)
+    assert judgment.verdict == 2
+    assert judgment.confidence == pytest.approx(2 / 3)
+    assert judgment.confidence_estimator == VERDICT_LOGPROBS
+    (entry,) = judgment.trace
+    assert entry.choice is not None and entry.choice.written == 2
+
+
+def test_a_token_verdict_in_swapped_orders_averages_each_orders_probability() -> None:
+    def responder(body: Mapping[str, Any]) -> Reply:
+        if shown_first(body) == "Clouds":
+            return chose("b", {"b": 0.6, "a": 0.3})  # Drops is (b): 2/3
+        return chose("a", {"a": 0.9, "b": 0.1})  # Drops is (a): .9
+
+    with LLMServer(responder) as server:
+        (judgment,) = judge([PAIR], Direct(template="llmbar"), llm_for(server), options=SWAPPED)
+    assert judgment.verdict == 2
+    assert judgment.confidence == pytest.approx((2 / 3 + 0.9) / 2)
+
+
+def test_a_token_verdict_merged_with_its_bracket_and_one_without_alternatives() -> None:
+    merged = Reply(
+        "Output (b)",
+        tokens=(Token("Output"), Token(" (b", {" (b": 0.5, " (a": 0.25, " (": 0.25}), Token(")")),
+    )
+    with LLMServer(lambda body: merged) as server:
+        (judgment,) = judge([PAIR], Direct(template="llmbar"), llm_for(server), options=LOGPROBS)
+    assert judgment.confidence == pytest.approx(2 / 3)
+    with LLMServer(lambda body: Reply("Output (b)", logprobs=False)) as server:
+        (bare,) = judge([PAIR], Direct(template="llmbar"), llm_for(server), options=LOGPROBS)
+    assert (bare.verdict, bare.confidence) == (2, None)
+    assert NO_LOGPROBS in (bare.confidence_missing or "")

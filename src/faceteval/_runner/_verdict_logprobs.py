@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from faceteval.core import Judgment, TraceEntry
+from faceteval.core import Judgment, ScoreSource, TraceEntry
 
 NO_SCORING = "no score of the judgment was read from log-probabilities (use --score-mode logprobs)"
 COMBINED = "the overall scores are combined from several calls, not one call's distributions"
@@ -59,11 +59,13 @@ def _first_order(trace: Sequence[TraceEntry]) -> list[int] | None:
 def _order_probability(
     verdict: int, order: list[int] | None, scores: Sequence[float] | None, trace: Sequence[TraceEntry]
 ) -> float | str:
-    entries = [e for e in trace if e.order == order and e.scoring and not e.reused]
+    entries = [e for e in trace if e.order == order and (e.scoring or e.choice) and not e.reused]
     if not entries:
         return NO_SCORING
     if len(entries) > 1:
         return COMBINED
+    if (choice := entries[0].choice) is not None:
+        return _chosen(verdict, order, choice)
     sources = entries[0].scoring or []
     if order is None or scores is None or len(sources) != len(order):
         return COMBINED
@@ -77,6 +79,17 @@ def _order_probability(
             return COMBINED
         distributions[original - 1] = dict(source.distribution or ())
     return probability_of(verdict, distributions)
+
+
+def _chosen(verdict: int, order: list[int] | None, choice: ScoreSource) -> float | str:
+    """The probability the reply's verdict token gave ``verdict`` (original numbering); a tie, which
+    no token says, 0."""
+    if choice.mode != "logprobs" or order is None:
+        return f"the verdict was parsed, not read from log-probabilities: {choice.reason or 'as written'}"
+    if verdict == 0:
+        return 0.0
+    shown = float(order.index(verdict) + 1)
+    return dict(choice.distribution or ()).get(shown, 0.0)
 
 
 def probability_of(verdict: int, distributions: Sequence[Distribution]) -> float:

@@ -114,6 +114,10 @@ class TraceEntry(BaseModel):
     model: str | None = None
     scoring: list[ScoreSource] | None = Field(default=None, exclude_if=unset)
     """With ``--score-mode logprobs``, each score read from the reply and how it was obtained."""
+    choice: ScoreSource | None = Field(default=None, exclude_if=unset)
+    """With ``--score-mode logprobs``, for a reply whose verdict is a token (LLMBar's ``Output (a)``):
+    the choice it made (its 1-based number as shown, in ``written``) and each choice's probability
+    from the top log-probabilities at that token (``distribution``), or why there are none."""
 
 
 class OrderResult(BaseModel):
