@@ -6,6 +6,7 @@ openai SDK as OpenAI sends them; every expected probability below is worked out 
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping
@@ -139,19 +140,60 @@ def test_without_logprobs_there_is_no_confidence_and_the_reason_is_counted() -> 
     assert "confidence" not in json.loads(judgments[0].model_dump_json())
 
 
-def test_overall_scores_combined_from_several_calls_get_no_made_up_probability() -> None:
-    pair = Instance(id="c", query=PAIR.query, candidates=PAIR.candidates, criteria=["Accuracy", "Clarity"])
+FACETED = Instance(id="c", query=PAIR.query, candidates=PAIR.candidates, criteria=["Accuracy", "Clarity"])
 
+
+def by_facet(accuracy: Reply, clarity: Reply, weights: str = "60% 40%") -> Any:
     def responder(body: Mapping[str, Any]) -> Reply:
-        if "importance weightage" in json.dumps(body):
-            return Reply("60% 40%")
-        return scripted("8 7\nA.", A_TOP, B_TOP)
+        prompt = prompt_of(body)
+        if "importance weightage" in prompt:
+            return Reply(weights)
+        return accuracy if "> Accuracy" in prompt else clarity
 
-    with LLMServer(responder) as server:
-        (judgment,) = judge([pair], DnA(), llm_for(server), options=LOGPROBS)
+    return responder
+
+
+def prompt_of(body: Mapping[str, Any]) -> str:
+    return "\n".join(str(m["content"]) for m in body["messages"])
+
+
+def test_a_mean_of_facets_each_from_one_reply_sums_their_distributions() -> None:
+    # Accuracy: A {8: 1}, B {7: .5, 9: .5}; Clarity: A {8: 1}, B {7: 1}. The mean: A is 8, B is
+    # (7 + 7) / 2 = 7 or (9 + 7) / 2 = 8, each .5: P(A > B) = .5, P(A = B) = .5, so P(verdict 1) = .75
+    accuracy = scripted("8 9\nA.", {"8": 1.0}, {"9": 0.5, "7": 0.5})
+    clarity = scripted("8 7\nA.", {"8": 1.0}, {"7": 1.0})
+    with LLMServer(by_facet(accuracy, clarity)) as server:
+        (judgment,) = judge([FACETED], DnA(aggregate="mean"), llm_for(server), options=LOGPROBS)
+    assert judgment.scores == pytest.approx([8.0, 7.5])
+    assert judgment.confidence == pytest.approx(0.75)
+    assert judgment.confidence_estimator == VERDICT_LOGPROBS
+
+
+def test_weighted_facets_match_every_joint_outcome() -> None:
+    accuracy = scripted("8 7\nA.", A_TOP, B_TOP)
+    clarity = scripted("7 8\nB.", {"7": 0.7, "6": 0.3}, {"8": 0.6, "9": 0.4})
+    with LLMServer(by_facet(accuracy, clarity)) as server:
+        (judgment,) = judge([FACETED], DnA(), llm_for(server), options=LOGPROBS)
+    a1, b1 = {7: 0.3, 8: 0.6, 9: 0.1}, {7: 0.5, 8: 0.5}
+    a2, b2 = {6: 0.3, 7: 0.7}, {8: 0.6, 9: 0.4}
+    wins = ties = 0.0
+    for (x1, p1), (x2, p2), (y1, q1), (y2, q2) in itertools.product(
+        a1.items(), a2.items(), b1.items(), b2.items()
+    ):
+        a, b, p = round(0.6 * x1 + 0.4 * x2, 9), round(0.6 * y1 + 0.4 * y2, 9), p1 * p2 * q1 * q2
+        wins, ties = wins + p * (a > b), ties + p * (a == b)
+    verdict = judgment.verdict
+    assert verdict == 2  # A 7.8 x .6 + 6.7 x .4 = 7.36; B 7.5 x .6 + 8.4 x .4 = 7.86
+    assert judgment.confidence == pytest.approx(1 - wins - ties / 2)
+
+
+def test_a_facet_whose_reply_came_without_logprobs_leaves_no_confidence_and_says_so() -> None:
+    accuracy = scripted("8 7\nA.", A_TOP, B_TOP)
+    with LLMServer(by_facet(accuracy, Reply("8 7\nA.", logprobs=False))) as server:
+        (judgment,) = judge([FACETED], DnA(), llm_for(server), options=LOGPROBS)
     assert judgment.status == "ok"
     assert judgment.confidence is None
-    assert "combined from several calls" in (judgment.confidence_missing or "")
+    assert NO_LOGPROBS in (judgment.confidence_missing or "")
 
 
 def test_the_estimator_needs_the_logprobs_score_mode() -> None:
