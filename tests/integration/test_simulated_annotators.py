@@ -244,3 +244,35 @@ def test_the_command_votes_and_records_k_m_and_the_shots(tmp_path: Path) -> None
     assert stray.exit_code == 2
     assert "used with --confidence simulated-annotators" in stray.stderr
     assert json.loads(json.dumps(record.options))  # the options stay plain JSON
+
+
+def test_meta_eval_judges_with_simulated_annotators_from_its_own_labels(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": f"m{i}",
+            "query": f"Meta query {i}?",
+            "candidates": [f"one {i}", f"two {i}"],
+            "label": 1 + i % 2,
+        }
+        for i in range(6)
+    ]
+    source = tmp_path / "labelled.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "run"
+    with LLMServer(swayed({"Meta query 0?", "Meta query 1?"})) as server:
+        flags = ["--model", "openai:judge", "--base-url", server.base_url, "--no-cache", "-q", "--no-report"]
+        estimator = ["--confidence", SIMULATED_ANNOTATORS, "--annotators", "3", "--shots-per-annotator", "2"]
+        result = CliRunner().invoke(
+            cli, ["meta-eval", str(source), "--method", "direct", *estimator, "--out", str(out), *flags],
+            catch_exceptions=False,
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    judgments = read_jsonl(out / "judgments.jsonl")
+    assert len(judgments) == 6
+    for judgment in judgments:
+        assert judgment["confidence_estimator"] == SIMULATED_ANNOTATORS
+        assert judgment["confidence"] in (pytest.approx(1 / 3), pytest.approx(2 / 3), 1.0)
+        assert len(judgment["panel"]) == 3
+    options = json.loads((out / "summary.json").read_text(encoding="utf-8"))["options"]
+    assert options["confidence"] == SIMULATED_ANNOTATORS
+    assert (options["annotators"], options["shots_per_annotator"], options["shots_source"]) == (3, 2, "run")
