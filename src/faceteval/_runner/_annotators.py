@@ -165,12 +165,13 @@ def examples_for(
 
 
 def examples_text(examples: Sequence[Instance], prompts: Prompts) -> str:
-    """The examples as the ``common/examples`` template shows them, each text fenced."""
+    """The examples as the ``common/examples`` template shows them, each text fenced, their candidates
+    named ``Example Response 1`` ... (never as the instance's own are)."""
     shown = [
         {
             "query": shot.query,
             "candidates": shot.candidates,
-            "labels": candidate_labels(shot.n_candidates),
+            "labels": [f"Example {label}" for label in candidate_labels(shot.n_candidates)],
             "label": shot.label,
         }
         for shot in examples
