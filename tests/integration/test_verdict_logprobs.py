@@ -223,8 +223,29 @@ def test_the_command_writes_the_probability_and_records_the_estimator(tmp_path: 
     assert judgment["confidence_estimator"] == VERDICT_LOGPROBS
     record = read_record(tmp_path / "j.run.json", JudgeRecord)
     assert record.options["confidence"] == VERDICT_LOGPROBS
+    assert record.summary.confidence_missing is None
     assert refused.exit_code == 2
     assert "add --score-mode logprobs" in refused.stderr
+
+
+def test_the_run_record_counts_the_judgments_left_without_a_probability(tmp_path: Path) -> None:
+    source = tmp_path / "pairs.jsonl"
+    pairs = [PAIR, Instance(id="q", query="Explain snow.", candidates=["Cold.", "Ice."])]
+    source.write_text(
+        "".join(p.model_dump_json(exclude_defaults=True) + "\n" for p in pairs), encoding="utf-8"
+    )
+    out = tmp_path / "j.jsonl"
+    with LLMServer(lambda body: Reply("8 7\nA.", logprobs=False)) as server:
+        flags = ["--model", "openai:judge", "--base-url", server.base_url, "--out", out, "--no-cache"]
+        result = invoke(
+            source, "--score-mode", "logprobs", "--confidence", VERDICT_LOGPROBS, "--method", "direct", *flags
+        )
+    assert result.exit_code == 0, result.output
+    assert all("confidence" not in judgment for judgment in read_jsonl(out))
+    record = read_record(tmp_path / "j.run.json", JudgeRecord)
+    (reason,) = record.summary.confidence_missing or {}
+    assert NO_LOGPROBS in reason
+    assert record.summary.confidence_missing == {reason: 2}
 
 
 def chose(letter: str, top: Mapping[str, float], *, cot: bool = False) -> Reply:

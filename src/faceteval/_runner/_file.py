@@ -337,6 +337,7 @@ def _record(
         orders_disagreed=stats.consistency.get(False, 0),
         start_seconds=round(result.start, 3),
         **({"score_modes": dict(stats.score_modes)} if stats.score_modes else {}),
+        **({"confidence_missing": dict(stats.confidence_missing)} if stats.confidence_missing else {}),
         **({"prefix_share": share} if (share := stats.prefix.share) is not None else {}),
         result=result.result,
     )
