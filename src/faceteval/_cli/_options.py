@@ -14,12 +14,11 @@ import click
 
 from faceteval._cli._app import config_data_dir, config_prices, config_templates
 from faceteval._cli._batch import BATCH_OPTIONS, check_batch_flags
+from faceteval._cli._confidence import annotators_of, confidence_options
 from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._panel import panel_options
 from faceteval._cli._run import default_cache_path
 from faceteval._runner import (
-    CONFIDENCE_CHOICES,
-    Annotators,
     BatchMode,
     FileInstances,
     JobOutputs,
@@ -31,10 +30,10 @@ from faceteval._runner import (
 )
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL
-from faceteval.core import SIGNALS, SIMULATED_ANNOTATORS, VERDICT_LOGPROBS
+from faceteval.core import SIGNALS
 from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR, Reading
 from faceteval.datasets.internal import PLAIN_READING
-from faceteval.errors import ConfigError, InputError
+from faceteval.errors import ConfigError
 from faceteval.llm import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
@@ -267,70 +266,6 @@ def scoring_options(command: F) -> F:
     )(command)
 
 
-def confidence_options(command: F) -> F:
-    """Add ``--confidence``, ``--annotators``, ``--shots`` and ``--shots-per-annotator``."""
-    command = click.option(
-        "--shots-per-annotator",
-        type=click.IntRange(min=1),
-        default=None,
-        help="With --confidence simulated-annotators: labelled examples each annotator is shown "
-        "[default: 2].",
-    )(command)
-    command = click.option(
-        "--shots",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="With --confidence simulated-annotators: a file of labelled instances (any input format) "
-        "the examples are drawn from; default: the run's own labelled instances, never the one judged.",
-    )(command)
-    command = click.option(
-        "--annotators",
-        type=click.IntRange(min=1),
-        default=None,
-        help="With --confidence simulated-annotators: how many few-shot variants of the judge vote "
-        "[default: 3].",
-    )(command)
-    return click.option(
-        "--confidence",
-        type=click.Choice(CONFIDENCE_CHOICES),
-        default=SIGNALS,
-        show_default=True,
-        help="What estimates each verdict's confidence: signals (margin, facet, order, panel agreement), "
-        "verdict-logprobs (the verdict's probability from the scores' log-probabilities; with "
-        "--score-mode logprobs), or simulated-annotators (the share of --annotators few-shot variants of "
-        "the judge agreeing with their majority verdict, which becomes the verdict).",
-    )(command)
-
-
-def annotators_of(flags: dict[str, Any]) -> Annotators | None:
-    """The simulated annotators the flags ask for; None unless ``--confidence simulated-annotators``.
-
-    Raises:
-        click.UsageError: Annotator flags without that estimator, or examples that cannot be used (a
-            missing file, a record without a label: named by file, line and field).
-    """
-    given = {
-        name: value
-        for name, value in (
-            ("k", flags.get("annotators")),
-            ("shots", flags.get("shots")),
-            ("per_annotator", flags.get("shots_per_annotator")),
-        )
-        if value is not None
-    }
-    if flags.get("confidence", SIGNALS) != SIMULATED_ANNOTATORS:
-        if given:
-            raise click.UsageError(
-                "--annotators, --shots and --shots-per-annotator are used with "
-                "--confidence simulated-annotators"
-            )
-        return None
-    try:
-        return Annotators(**given)
-    except (ConfigError, InputError) as exc:
-        raise click.UsageError(str(exc)) from None
-
-
 def engine_options(*, exclude: tuple[str, ...] = (), panel: bool = False) -> Callable[[F], F]:
     """Add the model, endpoint, concurrency, retry, cache and trace flags to a command.
 
@@ -382,10 +317,6 @@ def build_job(
     top_logprobs = flags.get("top_logprobs", DEFAULT_TOP_LOGPROBS)
     if score_mode == "parse" and top_logprobs != DEFAULT_TOP_LOGPROBS:
         raise click.UsageError("--top-logprobs is used with --score-mode logprobs")
-    if flags.get("confidence") == VERDICT_LOGPROBS and score_mode != "logprobs":
-        raise click.UsageError(
-            "--confidence verdict-logprobs reads the scores' log-probabilities: add --score-mode logprobs"
-        )
     options = JudgeOptions(
         swap=flags["swap"],
         trace=flags["trace"],

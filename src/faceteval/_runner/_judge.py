@@ -91,12 +91,16 @@ async def judge_each(
     interrupted) and returned. ``reuse``, when given, is asked first for each instance: a judgment
     it returns (an earlier run's) is handed on as it is, counted in ``stats.reused``, and no LLM
     is called for that instance. With a `Panel` for ``llm``, each judge judges every instance (the
-    whole method, with its own facets and weights) and the judgments are combined by its vote.
+    whole method, with its own facets and weights) and the judgments are combined by its vote. With
+    ``options.confidence="simulated-annotators"``, each instance is judged by the annotators'
+    few-shot variants and their majority taken (`faceteval._runner._simulated`); drawn from the run's
+    own labelled instances, the examples need ``items`` read in full before the first is judged.
 
     Raises:
         TypeError: An argument is not of its kind (a path or one instance for ``items``, a method
             class rather than a method, ...), or an item is not an `Instance`; before that item's work.
         RunAborted: ``options.abort_after`` instances in a row failed with provider errors.
+        ConfigError: Simulated annotators with a panel, or too few labelled instances to draw from.
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     check_arguments(items, method, llm, options)
@@ -116,10 +120,7 @@ async def _judge_each(
     memos = panel_memos(llm, options.memo_size) if isinstance(llm, Panel) else []
     prompts = run_prompts(options)  # the templates the stages render: the run's options', passed down
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
-    pool: tuple[Instance, ...] = ()
-    if options.annotators is not None:  # the run's own examples: its instances read in full first
-        items = items if options.annotators.pool is not None else list(items)
-        pool = shots_pool(options.annotators, items)
+    items, pool = _with_pool(items, options)
 
     async def work(item: Item) -> _Done:
         if isinstance(item, InputError):
@@ -148,6 +149,16 @@ async def _judge_each(
         finally:
             record_run(span, emitter.stats)
     return emitter.stats
+
+
+def _with_pool(items: Iterable[Item], options: JudgeOptions) -> tuple[Iterable[Item], tuple[Instance, ...]]:
+    """The items, and the examples simulated annotators draw from: the given ones, or the run's own
+    labelled instances (the items then read in full first); none without simulated annotators."""
+    if options.annotators is None:
+        return items, ()
+    if options.annotators.pool is None:
+        items = list(items)
+    return items, shots_pool(options.annotators, items)
 
 
 _DONE_TYPE = tuple[Judgment, list[TraceEntry], bool, bool]

@@ -72,17 +72,17 @@ async def judge_with_annotators(
             for shots in drawn
         ]
     )
-    judgments = [judgment for judgment, _ in runs]
     trace = [entry for _, entries in runs for entry in entries]
-    names = annotator_names(annotators.k)
-    combined = combine_panel(names, judgments, "majority", candidates=instance.n_candidates)
-    if any(judgment.error == PLANNED for judgment in judgments):
-        return combined.model_copy(update={"status": "error", "error": PLANNED}), trace
+    return _voted(instance, [judgment for judgment, _ in runs], annotators.k), trace
+
+
+def _voted(instance: Instance, judgments: list[Judgment], k: int) -> Judgment:
+    """The variants' judgments combined: their majority, and the share agreeing with it."""
+    combined = combine_panel(annotator_names(k), judgments, "majority", candidates=instance.n_candidates)
+    if any(judgment.error == PLANNED for judgment in judgments):  # a dry run's: a plan
+        return combined.model_copy(update={"status": "error", "error": PLANNED})
     if combined.status != "ok" or combined.verdict is None:
-        return combined, trace
+        return combined
     agreeing = sum(member.verdict == combined.verdict for member in combined.panel)
-    update = {
-        "confidence": round(agreeing / len(combined.panel), 9),
-        "confidence_estimator": SIMULATED_ANNOTATORS,
-    }
-    return combined.model_copy(update=update), trace
+    share = round(agreeing / len(combined.panel), 9)
+    return combined.model_copy(update={"confidence": share, "confidence_estimator": SIMULATED_ANNOTATORS})
