@@ -278,3 +278,25 @@ def test_meta_eval_judges_with_simulated_annotators_from_its_own_labels(tmp_path
     options = json.loads((out / "summary.json").read_text(encoding="utf-8"))["options"]
     assert options["confidence"] == SIMULATED_ANNOTATORS
     assert (options["annotators"], options["shots_per_annotator"], options["shots_source"]) == (3, 2, "run")
+
+
+def test_a_rerun_with_another_estimator_judges_again_rather_than_reusing(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "pairs.jsonl", [PAIR])
+    shots = write_jsonl(tmp_path / "shots.jsonl", SHOTS)
+    out = tmp_path / "j.jsonl"
+    with LLMServer(swayed({"Shot alpha?", "Shot beta?"})) as server:
+        flags = ["--model", "openai:judge", "--base-url", server.base_url, "--out", out, "--no-cache", "-q"]
+        assert invoke(source, "--method", "direct", *flags).exit_code == 0
+        assert read_jsonl(out)[0]["confidence_estimator"] == "signals"
+        asked = len(server.requests)
+        estimator = ["--confidence", SIMULATED_ANNOTATORS, "--shots", shots, "--shots-per-annotator", "1"]
+        for k in ("3", "1"):  # another estimator, then other annotators: another job each time
+            result = invoke(source, "--method", "direct", *estimator, "--annotators", k, *flags)
+            assert result.exit_code == 0, result.output
+            assert len(server.requests) == asked + int(k)
+            asked = len(server.requests)
+            (judgment,) = read_jsonl(out)
+            assert (judgment["confidence_estimator"], len(judgment["panel"])) == (
+                SIMULATED_ANNOTATORS,
+                int(k),
+            )
