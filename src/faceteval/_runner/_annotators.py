@@ -73,6 +73,7 @@ class Annotators:
             pool, source = read_shots(Path(self.shots)), str(self.shots)
         else:
             pool, source = _given(self.shots), GIVEN_SHOTS
+            object.__setattr__(self, "shots", pool)  # kept as read: a tuple, not the caller's list
         if len(pool) < self.per_annotator:
             raise ConfigError(
                 f"{source}: {len(pool)} labelled example(s), fewer than the {self.per_annotator} each "
