@@ -21,7 +21,7 @@ from faceteval._runner._simulated import judge_with_annotators, shots_pool
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import record_run, run_span
 from faceteval._runner._window import as_finished, in_order_spilled
-from faceteval.core import SIMULATED_ANNOTATORS, Instance, Judgment, TraceEntry
+from faceteval.core import SIMULATED_ANNOTATORS, VERDICT_LOGPROBS, Instance, Judgment, TraceEntry
 from faceteval.core.internal import INVALID_INPUT, PLANNED, UNANSWERED
 from faceteval.errors import ConfigError, InputError
 from faceteval.errors import RunAborted as RunAborted  # where the engine imported it from
@@ -130,7 +130,9 @@ async def _judge_each(
         if isinstance(llm, Panel):
             one = partial(_judge_by, item, method, options, prompts)
             judgment, entries = await judge_with_panel(item, llm, memos, one)
-            judgment = with_confidence(judgment, method, entries, options.confidence)
+            # signals takes a panel's agreement, not its members' score certainty: as before
+            behind = entries if options.confidence == VERDICT_LOGPROBS else ()
+            judgment = with_confidence(judgment, method, behind, options.confidence)
         elif options.confidence == SIMULATED_ANNOTATORS:
             judgment, entries = await judge_with_annotators(item, method, llm, memo, options, prompts, pool)
         else:
