@@ -29,6 +29,7 @@ from faceteval._version import __version__
 
 if TYPE_CHECKING:
     from faceteval._runner import (
+        Annotators,
         BatchMode,
         CascadeResult,
         FileInstances,
@@ -64,6 +65,7 @@ __getattr__ = lazy_attributes(
     __name__,
     {
         "_runner": (
+            "Annotators",
             "BatchMode",
             "CascadeResult",
             "FileInstances",
@@ -99,6 +101,7 @@ __getattr__ = lazy_attributes(
 
 __all__ = [
     "LLM",
+    "Annotators",
     "BatchMode",
     "CalibratedThreshold",
     "CascadeResult",

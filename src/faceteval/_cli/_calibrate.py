@@ -96,8 +96,9 @@ def calibrate(
     if labels_path is not None:
         labels = read_labels(labels_path)
     check_outputs([(out, CALIBRATION_FILE)], given=out, option="--out", inputs=_inputs(source), force=force)
-    judgments = with_confidences(judgments)
     identity = record_identity(record, judgments, source=name)
+    if identity.estimator == SIGNALS:  # (another estimator's missing confidence stays missing: never kept)
+        judgments = with_confidences(judgments)
     calibration = calibrate_threshold(
         judgments, labels, judge=identity, target_agreement=target_agreement, delta=delta, source=name,
         min_kept=min_kept,

@@ -14,6 +14,7 @@ import click
 
 from faceteval._cli._app import config_data_dir, config_prices, config_templates
 from faceteval._cli._batch import BATCH_OPTIONS, check_batch_flags
+from faceteval._cli._confidence import annotators_of, confidence_options
 from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._panel import panel_options
 from faceteval._cli._run import default_cache_path
@@ -29,6 +30,7 @@ from faceteval._runner import (
 )
 from faceteval.aggregation import DEFAULT_PANEL_VOTE
 from faceteval.batch import DEFAULT_BATCH_WINDOW, DEFAULT_POLL
+from faceteval.core import SIGNALS
 from faceteval.datasets import DATA_DIR_ENV, DEFAULT_DATA_DIR, Reading
 from faceteval.datasets.internal import PLAIN_READING
 from faceteval.errors import ConfigError
@@ -242,7 +244,10 @@ PANEL_MODEL_OPTION = click.option(
 
 
 def scoring_options(command: F) -> F:
-    """Add ``--score-mode`` and ``--top-logprobs``: how the scoring stages obtain their scores."""
+    """Add ``--score-mode`` and ``--top-logprobs`` (how the scoring stages obtain their scores), and
+    ``--confidence`` with the simulated annotators' ``--annotators``, ``--shots`` and
+    ``--shots-per-annotator`` (what estimates each judgment's confidence)."""
+    command = confidence_options(command)
     command = click.option(
         "--top-logprobs",
         type=click.IntRange(1, 20),
@@ -322,6 +327,8 @@ def build_job(
         strict=strict,
         prefix_cache=bool(flags.get("prefix_cache")),
         calibration=flags.get("calibration"),
+        confidence=flags.get("confidence", SIGNALS),
+        annotators=annotators_of(flags),
     )
     outputs = JobOutputs(
         out=out,

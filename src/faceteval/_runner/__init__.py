@@ -5,6 +5,7 @@ The meta-evaluation's names are imported on first use: importing faceteval loads
 
 from typing import TYPE_CHECKING
 
+from faceteval._runner._annotators import Annotators
 from faceteval._runner._api import judge, judge_async
 from faceteval._runner._batch import BatchDone, collect_in_rounds, from_cache
 from faceteval._runner._calibration import check_calibration, record_identity, run_identity
@@ -25,6 +26,7 @@ from faceteval._runner._job import (
 )
 from faceteval._runner._judge import FailureStreak, default_window, judge_each
 from faceteval._runner._options import (
+    CONFIDENCE_CHOICES,
     DEFAULT_ABORT_AFTER,
     DEFAULT_JUDGE_OPTIONS,
     JudgeOptions,
@@ -96,12 +98,14 @@ _LAZY = {
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
+    "CONFIDENCE_CHOICES",
     "DEFAULT_ABORT_AFTER",
     "DEFAULT_JUDGE_OPTIONS",
     "DEFAULT_META_EVAL_OPTIONS",
     "INVALID_INPUT",
     "ORDERS",
     "UNJUDGEABLE",
+    "Annotators",
     "BatchDone",
     "BatchMode",
     "CascadeResult",

@@ -6,23 +6,35 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from faceteval.core import SIGNALS, ConfidenceInputs, Judgment, TraceEntry, confidence
+from faceteval._runner._verdict_logprobs import verdict_probability
+from faceteval.core import SIGNALS, VERDICT_LOGPROBS, ConfidenceInputs, Judgment, TraceEntry, confidence
 from faceteval.methods import Method
 
 
-def with_confidence(judgment: Judgment, method: Method, trace: Sequence[TraceEntry] = ()) -> Judgment:
-    """``judgment`` with its confidence, its margin measured on the method's ``scale`` when it has one.
+def with_confidence(
+    judgment: Judgment, method: Method, trace: Sequence[TraceEntry] = (), estimator: str = SIGNALS
+) -> Judgment:
+    """``judgment`` with its confidence by ``estimator``: ``signals`` (the default) or ``verdict-logprobs``.
 
-    A judge panel's judgment takes its members' agreement from its ``panel`` (`faceteval.core.confidence`);
-    the scores' certainty comes from the log-probabilities in ``trace`` (`logprob_certainty`).
+    ``signals``: the margin is measured on the method's ``scale`` when it has one; a judge panel's
+    judgment takes its members' agreement from its ``panel`` (`faceteval.core.confidence`); the scores'
+    certainty comes from the log-probabilities in ``trace`` (`logprob_certainty`).
+    ``verdict-logprobs``: the verdict's probability from the distributions in ``trace``
+    (`faceteval._runner._verdict_logprobs`); without them, no confidence and ``confidence_missing``
+    says why.
     """
     if judgment.status != "ok":
         return judgment
+    if estimator == VERDICT_LOGPROBS:
+        found = verdict_probability(judgment, trace or judgment.trace)
+        if isinstance(found, str):
+            return judgment.model_copy(update={"confidence": None, "confidence_missing": found})
+        return judgment.model_copy(update={"confidence": found, "confidence_estimator": VERDICT_LOGPROBS})
     scale = _described_scale(method)
     inputs = ConfidenceInputs(scale=scale, logprobs=logprob_certainty(trace, scale))
     value = confidence(judgment, inputs)
-    estimator = SIGNALS if value is not None else None
-    return judgment.model_copy(update={"confidence": value, "confidence_estimator": estimator})
+    named = SIGNALS if value is not None else None
+    return judgment.model_copy(update={"confidence": value, "confidence_estimator": named})
 
 
 def _described_scale(method: Method) -> tuple[float, float] | None:

@@ -21,6 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from faceteval._runner._annotators import EXAMPLES_TEMPLATE
 from faceteval._runner._ending import ending, note_ending, put_in_place
 from faceteval._runner._instance import cannot_judge
 from faceteval._runner._judge import Item, judge_each
@@ -325,10 +326,12 @@ def _calibration_option(options: JudgeOptions) -> dict[str, Any]:
 
 def recorded_templates(method: Method, llm: Judge, options: JudgeOptions) -> dict[str, dict[str, str]]:
     """The run record's ``prompts`` (each template the run renders, with its hash) and ``prompt_sources``
-    (built-in, or the file it was read from): the method's, and in structured mode the schema note."""
+    (built-in, or the file it was read from): the method's, in structured mode the schema note, and
+    with simulated annotators the examples' template."""
     judges = llm.judges if isinstance(llm, Panel) else (llm,)
     structured = any(judge.config.structured for judge in judges)
-    names = (*method.templates(), *(("common/structured",) if structured else ()))
+    examples = (EXAMPLES_TEMPLATE,) if options.annotators is not None else ()
+    names = (*method.templates(), *(("common/structured",) if structured else ()), *examples)
     return recorded_prompts(names, prompts=run_prompts(options))
 
 
@@ -345,6 +348,7 @@ def _record(
         orders_disagreed=stats.consistency.get(False, 0),
         start_seconds=round(result.start, 3),
         **({"score_modes": dict(stats.score_modes)} if stats.score_modes else {}),
+        **({"confidence_missing": dict(stats.confidence_missing)} if stats.confidence_missing else {}),
         **({"prefix_share": share} if (share := stats.prefix.share) is not None else {}),
         result=result.result,
     )

@@ -43,37 +43,50 @@ async def judge_instance(
     memo: QueryMemo,
     options: JudgeOptions,
     prompts: Prompts | None = None,
+    examples: str | None = None,
 ) -> tuple[Judgment, list[TraceEntry]]:
     """Judge one instance in every order asked for; returns the judgment and its full trace.
 
-    The stages render ``prompts`` (the run's: `run_prompts` of ``options`` when not given). While
-    tracing is on, the instance is a span, the parent of its LLM calls' spans.
+    The stages render ``prompts`` (the run's: `run_prompts` of ``options`` when not given), with
+    ``examples`` (a simulated annotator's, rendered) before each prompt when given. While tracing is
+    on, the instance is a span, the parent of its LLM calls' spans.
     """
     prompts = run_prompts(options) if prompts is None else prompts
+    judging = partial(_judge_instance, instance, method, llm, memo, options, prompts, examples)
     if (tracer := tracing_internal.tracer()) is None:
-        return await _judge_instance(instance, method, llm, memo, options, prompts)
+        return await judging()
     with instance_span(tracer, instance.id, method.name) as span:
-        judgment, trace = await _judge_instance(instance, method, llm, memo, options, prompts)
+        judgment, trace = await judging()
         record_judgment(span, judgment)
     return judgment, trace
 
 
 async def _judge_instance(
-    instance: Instance, method: Method, llm: LLM, memo: QueryMemo, options: JudgeOptions, prompts: Prompts
+    instance: Instance,
+    method: Method,
+    llm: LLM,
+    memo: QueryMemo,
+    options: JudgeOptions,
+    prompts: Prompts,
+    examples: str | None,
 ) -> tuple[Judgment, list[TraceEntry]]:
     if (unjudgeable := cannot_judge(method, instance)) is not None:
         failed = Judgment(id=instance.id, method=method.name, status="error", error=_describe(unjudgeable))
         return failed.model_copy(update={"input_hash": instance.content_hash()}), []
     orders = presentation_orders(instance.n_candidates, swap=options.swap)
     runs = await gather(
-        [partial(_judge_order, instance, order, method, llm, memo, options, prompts) for order in orders]
+        [
+            partial(_judge_order, instance, order, method, llm, memo, options, prompts, examples)
+            for order in orders
+        ]
     )
     trace = [entry for _, _, entries in runs for entry in entries]
     kept = trace if options.trace else []
     if any(entry.planned for entry in trace):  # a dry run's stand-in replies: a plan, not a judgment
         judgment = Judgment(id=instance.id, method=method.name, status="error", error=PLANNED, trace=kept)
     else:
-        judgment = with_confidence(_assemble(instance, method.name, runs, kept), method, trace)
+        assembled = _assemble(instance, method.name, runs, kept)
+        judgment = with_confidence(assembled, method, trace, options.confidence)
     recorded = {"usage": usage_of(trace), "input_hash": instance.content_hash()}
     return judgment.model_copy(update=recorded), trace
 
@@ -100,6 +113,7 @@ async def _judge_order(
     memo: QueryMemo,
     options: JudgeOptions,
     prompts: Prompts,
+    examples: str | None = None,
 ) -> _Run:
     ctx = JudgeContext(
         llm,
@@ -108,6 +122,7 @@ async def _judge_order(
         score_mode=options.score_mode,
         top_logprobs=options.top_logprobs,
         prompts=prompts,
+        examples=examples,
     )
     try:
         outcome: OrderOutcome | FacetevalError = await method.judge_order(instance.permuted(order), ctx)

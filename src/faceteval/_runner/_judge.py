@@ -18,12 +18,13 @@ from faceteval._runner._options import (
     run_prompts,
 )
 from faceteval._runner._panel import judge_with_panel, panel_memos
+from faceteval._runner._simulated import judge_with_annotators, shots_pool
 from faceteval._runner._stats import RunStats, unjudgeable
 from faceteval._runner._tracing import record_run, run_span
 from faceteval._runner._window import as_finished, in_order_spilled
-from faceteval.core import Instance, Judgment, TraceEntry
+from faceteval.core import SIMULATED_ANNOTATORS, VERDICT_LOGPROBS, Instance, Judgment, TraceEntry
 from faceteval.core.internal import INVALID_INPUT, PLANNED, UNANSWERED
-from faceteval.errors import InputError
+from faceteval.errors import ConfigError, InputError
 from faceteval.errors import RunAborted as RunAborted  # where the engine imported it from
 from faceteval.llm import LLM, Judge, Panel
 from faceteval.methods import (
@@ -92,12 +93,16 @@ async def judge_each(
     interrupted) and returned. ``reuse``, when given, is asked first for each instance: a judgment
     it returns (an earlier run's) is handed on as it is, counted in ``stats.reused``, and no LLM
     is called for that instance. With a `Panel` for ``llm``, each judge judges every instance (the
-    whole method, with its own facets and weights) and the judgments are combined by its vote.
+    whole method, with its own facets and weights) and the judgments are combined by its vote. With
+    ``options.confidence="simulated-annotators"``, each instance is judged by the annotators'
+    few-shot variants and their majority taken (`faceteval._runner._simulated`); drawn from the run's
+    own labelled instances, the examples need ``items`` read in full before the first is judged.
 
     Raises:
         TypeError: An argument is not of its kind (a path or one instance for ``items``, a method
             class rather than a method, ...), or an item is not an `Instance`; before that item's work.
         RunAborted: ``options.abort_after`` instances in a row failed with provider errors.
+        ConfigError: Simulated annotators with a panel, or too few labelled instances to draw from.
         FacetevalError: A fatal error (credentials refused, cache unusable) stopped the run.
     """
     check_arguments(items, method, llm, options)
@@ -118,6 +123,7 @@ async def _judge_each(
     prompts = run_prompts(options)  # the templates the stages render: the run's options', passed down
     calibration = calibration_of(options)
     emitter = _Emitter(sink, RunStats() if stats is None else stats, options.abort_after)
+    items, pool = _with_pool(items, options)
 
     async def work(item: Item) -> _Done:
         if isinstance(item, InputError):
@@ -127,7 +133,11 @@ async def _judge_each(
         if isinstance(llm, Panel):
             one = partial(_judge_by, item, method, options, prompts)
             judgment, entries = await judge_with_panel(item, llm, memos, one)
-            judgment = with_confidence(judgment, method)
+            # signals takes a panel's agreement, not its members' score certainty: as before
+            behind = entries if options.confidence == VERDICT_LOGPROBS else ()
+            judgment = with_confidence(judgment, method, behind, options.confidence)
+        elif options.confidence == SIMULATED_ANNOTATORS:
+            judgment, entries = await judge_with_annotators(item, method, llm, memo, options, prompts, pool)
         else:
             judgment, entries = await judge_instance(item, method, llm, memo, options, prompts)
         if calibration is not None:
@@ -146,6 +156,16 @@ async def _judge_each(
         finally:
             record_run(span, emitter.stats)
     return emitter.stats
+
+
+def _with_pool(items: Iterable[Item], options: JudgeOptions) -> tuple[Iterable[Item], tuple[Instance, ...]]:
+    """The items, and the examples simulated annotators draw from: the given ones, or the run's own
+    labelled instances (the items then read in full first); none without simulated annotators."""
+    if options.annotators is None:
+        return items, ()
+    if options.annotators.pool is None:
+        items = list(items)
+    return items, shots_pool(options.annotators, items)
 
 
 _DONE_TYPE = tuple[Judgment, list[TraceEntry], bool, bool]
@@ -203,6 +223,12 @@ def check_arguments(items: object, method: object, llm: object, options: object)
     from faceteval._runner._calibration import check_calibration  # (it reads the run record's templates)
 
     check_calibration(cast(Method, method), llm, options)
+    if options.confidence == SIMULATED_ANNOTATORS and isinstance(llm, Panel):
+        raise ConfigError(
+            "--confidence simulated-annotators varies one judge with few-shot examples; a panel of "
+            f"{len(llm.judges)} judges votes already: give one --model, or use the panel's agreement "
+            "(--confidence signals)"
+        )
 
 
 def _instances(items: Iterable[object]) -> Iterator[Item]:

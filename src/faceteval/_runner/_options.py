@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from faceteval._runner._annotators import Annotators
 from faceteval._runner._window import ORDERS, Order
 from faceteval._util.checks import whole_number
+from faceteval.core import SIGNALS, SIMULATED_ANNOTATORS, VERDICT_LOGPROBS
 from faceteval.errors import ConfigError
 from faceteval.llm import Judge, Panel
 from faceteval.methods.internal import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
@@ -18,6 +20,8 @@ from faceteval.results import CalibratedThreshold, read_calibration
 
 DEFAULT_ABORT_AFTER = 10
 MAX_TOP_LOGPROBS = 20
+CONFIDENCE_CHOICES = (SIGNALS, VERDICT_LOGPROBS, SIMULATED_ANNOTATORS)
+"""The estimators of a judgment's confidence a run can ask for (``--confidence``)."""
 """The most alternatives per token OpenAI's API (and vLLM by default) return."""
 
 
@@ -57,6 +61,14 @@ class JudgeOptions:
             confidence is below it is marked ``abstained`` (``--calibration``). It must have been
             calibrated for this run's judge (refused before any call otherwise).
         calibration_source: Where the calibration was read from (set when ``calibration`` is a path).
+        confidence: What estimates each judgment's ``confidence`` (``--confidence``): ``signals`` (the
+            default: margin, facet, order, panel and score-certainty components),
+            ``verdict-logprobs`` (the verdict's probability from its scores' distributions; needs
+            ``score_mode="logprobs"``), or ``simulated-annotators`` (``annotators`` few-shot variants of
+            the judge vote; the confidence is the share agreeing with the majority).
+        annotators: With ``simulated-annotators``: how many variants, how many examples each, and
+            where the examples come from (`Annotators`; default: 3 variants, 2 examples each, from
+            the run's own labelled instances).
     """
 
     swap: bool = False
@@ -72,6 +84,8 @@ class JudgeOptions:
     prefix_cache: bool = False
     calibration: CalibratedThreshold | str | os.PathLike[str] | None = None
     calibration_source: str | None = None
+    confidence: str = SIGNALS
+    annotators: Annotators | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.calibration, str | os.PathLike):
@@ -90,6 +104,7 @@ class JudgeOptions:
             raise ConfigError(
                 f"top_logprobs must be a whole number from 1 to {MAX_TOP_LOGPROBS}, got {self.top_logprobs!r}"
             )
+        self._check_confidence()
         if isinstance(self.templates, str | os.PathLike):
             object.__setattr__(self, "templates", Templates.from_dir(self.templates))
         elif self.templates is not None and not isinstance(self.templates, Templates):
@@ -102,6 +117,27 @@ class JudgeOptions:
                 continue
             if not whole_number(value, least):
                 raise ConfigError(f"{name} must be a whole number of at least {least}, got {value!r}")
+
+    def _check_confidence(self) -> None:
+        if self.confidence not in CONFIDENCE_CHOICES:
+            raise ConfigError(
+                f"confidence must be one of {', '.join(CONFIDENCE_CHOICES)}, got {self.confidence!r}"
+            )
+        if self.confidence == VERDICT_LOGPROBS and self.score_mode != "logprobs":
+            raise ConfigError(
+                "--confidence verdict-logprobs reads the verdict's probability from the scores' "
+                "log-probabilities: add --score-mode logprobs (score_mode='logprobs')"
+            )
+        if self.confidence == SIMULATED_ANNOTATORS:
+            if self.annotators is None:
+                object.__setattr__(self, "annotators", Annotators())
+            elif not isinstance(self.annotators, Annotators):
+                raise ConfigError(f"annotators is an Annotators(...), got {type(self.annotators).__name__}")
+        elif self.annotators is not None:
+            raise ConfigError(
+                "annotators (--annotators, --shots) are used with confidence='simulated-annotators' "
+                "(--confidence simulated-annotators)"
+            )
 
 
 DEFAULT_JUDGE_OPTIONS = JudgeOptions()
@@ -120,11 +156,21 @@ def run_prompts(options: JudgeOptions) -> Prompts:
 
 
 def scoring_options(options: JudgeOptions) -> dict[str, Any]:
-    """What a run record's ``options`` say of the score mode: nothing for the default (``parse``), so
-    that records of runs that parsed scores read as before."""
+    """What a run record's ``options`` say of the score mode and the confidence's estimator: nothing for
+    the defaults (``parse``, ``signals``), so that records of runs made with them read as before."""
+    confidence = confidence_options(options)
     if options.score_mode == "parse":
+        return confidence
+    return {"score_mode": options.score_mode, "top_logprobs": options.top_logprobs} | confidence
+
+
+def confidence_options(options: JudgeOptions) -> dict[str, Any]:
+    """What a run record's ``options`` say of the confidence's estimator: nothing for ``signals``; with
+    ``simulated-annotators``, K, M and the examples' source, seed and hash (`Annotators.describe`)."""
+    if options.confidence == SIGNALS:
         return {}
-    return {"score_mode": options.score_mode, "top_logprobs": options.top_logprobs}
+    annotators = {} if options.annotators is None else options.annotators.describe()
+    return {"confidence": options.confidence} | annotators
 
 
 def check_score_mode(llm: Judge, options: JudgeOptions) -> None:

@@ -24,7 +24,17 @@ from faceteval.store.internal import describes, parse_record
 
 LLM_FIELDS = ("model", "identity", "config")
 """What of a run record's ``llm`` makes the replies what they are (not its concurrency or timeout)."""
-OPTION_FIELDS = ("swap", "trace", "score_mode", "top_logprobs")
+OPTION_FIELDS = (
+    "swap",
+    "trace",
+    "score_mode",
+    "top_logprobs",
+    "confidence",
+    "annotators",
+    "shots_per_annotator",
+    "shots_seed",
+    "shots_sha256",
+)
 """What of a run record's ``options`` changes the judgments."""
 
 _Key = tuple[str, str | None]

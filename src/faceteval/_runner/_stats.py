@@ -58,6 +58,9 @@ class RunStats:
     differed)."""
     prefix: PrefixShare = field(default_factory=PrefixShare)
     """How much of the per-facet calls' prompts each instance's calls share as a prefix."""
+    confidence_missing: Counter[str] = field(default_factory=Counter)
+    """Ok judgments left without the confidence the run's estimator asked for, by the reason
+    (`Judgment.confidence_missing`: ``verdict-logprobs`` without distributions, say)."""
 
     def add(
         self,
@@ -79,6 +82,8 @@ class RunStats:
         if judgment.consistent is not None:
             self.consistency[judgment.consistent] += 1
         self.score_modes.update(mode_counts([judgment]))
+        if judgment.confidence_missing is not None:
+            self.confidence_missing[judgment.confidence_missing] += 1
         made = [entry for entry in entries if not entry.reused]
         for entry in made:
             self.stages.setdefault(entry.stage, StageStats()).add(entry)

@@ -117,6 +117,10 @@ class TraceEntry(BaseModel):
     model: str | None = None
     scoring: list[ScoreSource] | None = Field(default=None, exclude_if=unset)
     """With ``--score-mode logprobs``, each score read from the reply and how it was obtained."""
+    choice: ScoreSource | None = Field(default=None, exclude_if=unset)
+    """With ``--score-mode logprobs``, for a reply whose verdict is a token (LLMBar's ``Output (a)``):
+    the choice it made (its 1-based number as shown, in ``written``) and each choice's probability
+    from the top log-probabilities at that token (``distribution``), or why there are none."""
 
 
 class OrderResult(BaseModel):
@@ -217,6 +221,9 @@ class Judgment(BaseModel):
     decided_by: str | None = Field(default=None, exclude_if=lambda value: value is None)
     """In a cascade of judges (``judge --cascade``): the judge (its model) whose verdict this is, or,
     when every judge abstained, the last one's. None outside a cascade (and then not written)."""
+    confidence_missing: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Why an ok judgment has no ``confidence`` from the estimator the run asked for (``verdict-logprobs``:
+    no distribution of its scores, say); None otherwise, and then left out of its JSON."""
     score_modes: list[RecordedMode | None] | None = Field(default=None, exclude_if=unset)
     """With ``--score-mode logprobs``: how each overall score was obtained, when one call gave it
     (``direct``, ``cot``, ``coeval``'s overall call, DnA's ``prompted`` aggregate); None when the overall

@@ -64,7 +64,8 @@ def trace_facts(judgment: Judgment, line: int = 0) -> TraceFacts:
 
 _JUDGMENT_FIELDS = {
     "id", "method", "status", "error", "verdict", "scores", "facets", "consistent", "orders", "panel",
-    "panel_vote", "usage", "confidence", "confidence_estimator", "decided_by", "score_modes",
+    "panel_vote", "usage", "confidence", "confidence_estimator", "confidence_missing", "decided_by",
+    "score_modes",
 }  # fmt: skip
 _ORDER_FIELDS = {"order", "verdict", "scores", "facets", "score_modes"}
 _FACET_FIELDS = {"name", "weight", "scores", "score_modes"}
@@ -225,6 +226,7 @@ class SlimJudgments(Packed[Judgment]):
                 tuple(getattr(usage, name) for name in _USAGE_FIELDS),
                 judgment.confidence,
                 judgment.confidence_estimator,
+                judgment.confidence_missing,
                 judgment.decided_by,
                 judgment.score_modes,
                 None if found.made is None else tuple(getattr(found.made, name) for name in _USAGE_FIELDS),
@@ -235,7 +237,7 @@ class SlimJudgments(Packed[Judgment]):
 
     def _decode(self, values: tuple[Any, ...]) -> Judgment:
         (ident, method, status, error, verdict, scores, facets, consistent, orders, panel, vote, usage,
-         confidence, estimator, decided_by, modes, *_) = values  # fmt: skip
+         confidence, estimator, missing, decided_by, modes, *_) = values  # fmt: skip
         return _model(Judgment, _JUDGMENT_FIELDS, {
             "id": ident, "method": self._names[method], "status": status, "error": error,
             "verdict": verdict, "scores": scores, "ranks": None, "facets": self._facet_scores(facets),
@@ -250,7 +252,8 @@ class SlimJudgments(Packed[Judgment]):
             ],
             "panel": [PanelMember.model_validate(member) for member in panel], "panel_vote": vote,
             "usage": _usage(usage), "confidence": confidence, "confidence_estimator": estimator,
-            "decided_by": decided_by, "score_modes": modes, "input_hash": None,
+            "decided_by": decided_by, "confidence_missing": missing, "score_modes": modes,
+            "input_hash": None,
             "trace": [],
         })  # fmt: skip
 

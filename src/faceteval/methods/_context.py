@@ -17,7 +17,7 @@ from faceteval.errors import ParseError, ProviderError
 from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
 from faceteval.methods._structured import structured
 from faceteval.parsing import ScoreReader
-from faceteval.parsing.internal import score_sources
+from faceteval.parsing.internal import ChoiceReader, choice_source, score_sources
 from faceteval.prompts import Prompts
 from faceteval.prompts.internal import current_prompts
 from faceteval.tracing.internal import labelled
@@ -93,6 +93,8 @@ class JudgeContext:
         top_logprobs: Alternatives asked for per token with ``logprobs``.
         prompts: The templates the stages render (`render`): the run's (its options' ``templates``
             and ``prefix_cache``); by default those in use where the context is made.
+        examples: Labelled examples, rendered and fenced, shown before every prompt this context
+            asks (a simulated annotator's); not before the query's shared work (`shared`).
     """
 
     llm: LLM
@@ -102,6 +104,7 @@ class JudgeContext:
     score_mode: ScoreModeOption = "parse"
     top_logprobs: int = DEFAULT_TOP_LOGPROBS
     prompts: Prompts = field(default_factory=current_prompts)
+    examples: str | None = None
 
     def render(self, name: str, **variables: Any) -> tuple[Message, ...]:
         """The messages of the template ``name`` with ``variables``, as this run's prompts render it."""
@@ -128,14 +131,19 @@ class JudgeContext:
         With ``score_mode="logprobs"`` and a parser that reads scores (`faceteval.parsing.ScoreReader`),
         the call asks for log-probabilities and the value's scores are the expected scores where they
         can be computed (`faceteval.parsing.internal.score_sources`); the trace entry keeps how each
-        was obtained.
+        was obtained. With a parser that reads a verdict token (`faceteval.parsing.internal.ChoiceReader`:
+        LLMBar's ``Output (a)``), the call asks for them too and the entry's ``choice`` keeps each
+        choice's probability; the value is as read.
 
         Raises:
             ParseError: The reply and the one re-ask could not be read; both are in the trace.
         """
         order = [i + 1 for i in self.order] if sees_candidates and self.order is not None else None
+        if self.examples is not None:
+            messages = with_examples(messages, self.examples)
         scoring = self.score_mode == "logprobs" and isinstance(parser, ScoreReader)
-        if scoring:
+        choosing = self.score_mode == "logprobs" and isinstance(parser, ChoiceReader)
+        if scoring or choosing:
             config = (config or self.llm.config).merge(logprobs=True, top_logprobs=self.top_logprobs)
         if (config or self.llm.config).structured:
             messages, parser, config = structured(
@@ -166,7 +174,11 @@ class JudgeContext:
         sources = None
         if scoring:
             value, sources = _rescored(parser, value, exchange)
-        self._record(stage, exchange, value, None, order, sources)
+        choice = None
+        if choosing:
+            reader: ChoiceReader = parser  # type: ignore[assignment]
+            choice = choice_source(exchange.completion.text, exchange.completion.logprobs, reader)
+        self._record(stage, exchange, value, None, order, sources, choice)
         return value
 
     async def shared(self, key: Hashable, compute: Callable[[JudgeContext], Awaitable[T]]) -> T:
@@ -231,6 +243,7 @@ class JudgeContext:
         problem: str | None,
         order: list[int] | None,
         scoring: tuple[ScoreSource, ...] | None = None,
+        choice: ScoreSource | None = None,
     ) -> None:
         completion = exchange.completion
         self.trace.append(
@@ -250,6 +263,7 @@ class JudgeContext:
                 model=completion.model,
                 attempts=exchange.attempts,
                 scoring=None if scoring is None else list(scoring),
+                choice=choice,
             )
         )
 
@@ -295,3 +309,13 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_jsonable(item) for item in value]
     return value
+
+
+def with_examples(messages: Sequence[Message], examples: str) -> list[Message]:
+    """``messages`` with ``examples`` before the first user message's text (after any system message)."""
+    shown = list(messages)
+    for index, message in enumerate(shown):
+        if message.role == "user":
+            shown[index] = dataclasses.replace(message, content=f"{examples}\n\n{message.content}")
+            return shown
+    return [*shown, Message("user", examples)]

@@ -4,8 +4,11 @@ A name here may change or go in any release; documentation and examples never us
 use is in the package's ``__all__``. See "Public names and internal seams" in docs/architecture.md.
 """
 
+from faceteval.parsing._choice import ChoiceReader, choice_source
 from faceteval.parsing._expected import score_sources
 
 __all__ = [
+    "ChoiceReader",
+    "choice_source",
     "score_sources",
 ]

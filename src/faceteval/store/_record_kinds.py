@@ -33,6 +33,9 @@ class JudgeSummary(RecordSummary):
     score_modes: dict[str, int] | None = None
     """With ``--score-mode logprobs``: the scores of the judgments by how they were obtained
     (``logprobs``, ``parse`` where the fallback was used, ``mixed`` where swapped orders differed)."""
+    confidence_missing: dict[str, int] | None = None
+    """Ok judgments left without the confidence the run's estimator asked for (``--confidence
+    verdict-logprobs`` without distributions), by the reason; None when there are none."""
     prefix_share: float | None = None
     """Of the prompts of the per-facet calls (``dna.score`` ...), the share each instance's calls
     start with alike (their longest common prefix, in characters): what a server's prefix cache can

@@ -94,7 +94,7 @@ READ = {"id": True, "method": True, "status": True, "error": True, "verdict": Tr
         "facets": {"__all__": FACET}, "consistent": True, "panel": True, "panel_vote": True, "usage": True,
         "orders": {"__all__": {"order": True, "verdict": True, "scores": True, "facets": {"__all__": FACET},
                                "score_modes": True}},
-        "confidence": True, "confidence_estimator": True, "decided_by": True,
+        "confidence": True, "confidence_estimator": True, "confidence_missing": True, "decided_by": True,
         "score_modes": True}  # fmt: skip
 """What measuring reads of a judgment."""
 

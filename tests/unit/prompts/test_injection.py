@@ -98,6 +98,12 @@ T = Text()
 FOUR_CANDIDATES = {"query": T, "candidates": [T, T], "labels": ["Response 1", "Response 2"], "reference": T}
 SLOTS: dict[str, dict[str, Any]] = {
     "common/reask": {"problem": T, "instructions": "Give one score from 1 to 10."},
+    "common/examples": {
+        "examples": [
+            {"query": T, "candidates": [T, T], "labels": ["Response 1", "Response 2"], "label": 2},
+            {"query": T, "candidates": [T, T], "labels": ["Response 1", "Response 2"], "label": 0},
+        ]
+    },
     "common/structured": {"schema": '{"type": "object"}'},
     "cot/score": {**FOUR_CANDIDATES, "criteria": [T, T], "scale": (1, 10)},
     "direct/score": {**FOUR_CANDIDATES, "criteria": [T, T], "scale": (1, 10)},

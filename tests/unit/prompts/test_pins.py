@@ -26,6 +26,7 @@ TEMPLATE_SHA256 = {
     "coeval/direct": "4fd3c52e5e58114f822a231ce3c21a03fc8909b87b3797dea13520221da22bee",
     "coeval/generate": "51e002d901171556643dba68a8139916d57a26ec8a82ebe055d9642aae28501b",
     "coeval/overall": "4ddea30468911b5073dab8b3863230626daf1c8111db380b9c786361680c9be4",
+    "common/examples": "de4ccfaaad642b03784efccc61953fef31375834c7e432c67169f36b88b89ed0",
     "common/reask": "6296bbef6d908c3f0733146417fb8a2530aebe8421bf052845c9ff7a6060a45e",
     "common/structured": "47f3cc4d646507169c50cc0d12eb9add16690fd2ec22cd30b82d7a5961a5a641",
     "cot/faireval": "e064a82acd344ec7b82ba4eebca15c8f4f8888c6ba8b1fedeef45d4cbcb1f737",
@@ -77,6 +78,7 @@ RENDERED_SHA256 = {
     "coeval/generate": "b0a98a265a7e9446f9471a73fdb9709bbca98f44f3e3f45ef9e1b4bca8c4e667",
     "hdeval/decompose": "c73c618acc64bf2809345c0644c60eab70e075c7c5a6fe6e1bfdb7c98eeee0de",
     "common/reask": "55d8bedd68029dcbe76f0b321be46385973cb14e5cd517118d7840dda41af95a",
+    "common/examples": "d0121e7ef1ce6c593664a3da01f0a9432f83946a4ab2252ec76ab5e8b053159f",
 }
 """The templates no method below renders while judging, rendered with fixed variables."""
 
@@ -215,6 +217,13 @@ def test_the_other_templates_render_as_they_did() -> None:
             k=3,
         ),
         "common/reask": render("common/reask", problem="no score", instructions="Reply with a score."),
+        "common/examples": render(
+            "common/examples",
+            examples=[
+                {"query": "Q?", "candidates": ["A", "B"], "labels": ["Response 1", "Response 2"], "label": 1},
+                {"query": "R?", "candidates": ["C", "D"], "labels": ["Response 1", "Response 2"], "label": 0},
+            ],
+        ),
     }
     assert {name: digest(messages) for name, messages in rendered.items()} == RENDERED_SHA256
 

@@ -180,6 +180,10 @@ FLAGS: dict[str, list[str]] = {
     "score_mode": ["--score-mode", "logprobs"],
     "top_logprobs": ["--score-mode", "logprobs", "--top-logprobs", "3"],
     "calibration": ["--calibration", "cal.json"],
+    "confidence": ["--confidence", "simulated-annotators"],
+    "annotators": ["--confidence", "simulated-annotators", "--annotators", "5"],
+    "shots": ["--confidence", "simulated-annotators", "--shots", "shots.jsonl"],
+    "shots_per_annotator": ["--confidence", "simulated-annotators", "--shots-per-annotator", "1"],
 }
 NOT_THE_JOBS = {
     "input_path": "the job's input, given in BASE",
@@ -201,6 +205,9 @@ BEFORE: dict[str, list[str]] = {
     "batch_endpoints": ["--batch", "ray"],
     "batch_window": ["--batch", "openai"],
     "top_logprobs": ["--score-mode", "logprobs"],
+    "annotators": ["--confidence", "simulated-annotators"],
+    "shots": ["--confidence", "simulated-annotators"],
+    "shots_per_annotator": ["--confidence", "simulated-annotators"],
 }
 """For a flag given with the one it goes with, the job it is compared with (else BASE's)."""
 
@@ -219,6 +226,8 @@ def test_every_flag_of_judge_lands_in_the_job(name: str, tmp_path: Path) -> None
     )
     (tmp_path / "prices.yaml").write_text("openai:m: {input: 1.0, output: 2.0}\n", encoding="utf-8")
     (tmp_path / "cal.json").write_text(CALIBRATION.model_dump_json(), encoding="utf-8")
+    shot = '{{"id": "s{}", "query": "q{}", "candidates": ["a", "b"], "label": 1}}\n'
+    (tmp_path / "shots.jsonl").write_text("".join(shot.format(i, i) for i in range(3)), encoding="utf-8")
     flags, base = FLAGS[name], BASE
     if name in ("panel", "panel_vote"):  # the judges in place of --model
         base = NO_MODEL

@@ -65,6 +65,19 @@ class ChoiceParser:
             "from the instruction and leaves one of its requirements out.\n\nTherefore, Output (a) is better."
         )
 
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The letters naming the outputs, as shown: ``a``, ``b``."""
+        return ("a", "b")
+
+    def choice_at(self, text: str) -> int:
+        """Where the letter of the chosen output is in ``text`` (a reply `parse` reads): the ``a`` of
+        the answer's ``Output (a)`` (the last claim of a CoT reply), for its log-probabilities."""
+        self.parse(text)
+        match = list(_CLAIM.finditer(text))[-1] if self._explained else _CHOICE_LINE.search(text)
+        assert match is not None
+        return match.start(1)
+
     def parse(self, text: str) -> Choice:
         """The chosen output.
 
