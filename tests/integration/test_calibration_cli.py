@@ -123,6 +123,8 @@ def test_a_calibration_for_another_judge_is_refused_before_any_call(
         (["--swap"], "options.swap"),
         (["--model", "openai:other"], "model"),
         (["--method", "cot"], "method"),
+        (["--score-mode", "logprobs", "--confidence", "verdict-logprobs"], "estimator"),
+        (["--confidence", "simulated-annotators", "--annotators", "3"], "estimator"),
     ):
         source = write(tmp_path / "other.jsonl", labelled(1, 0))
         base = ["--method", "direct", "--model", "openai:judge"]
