@@ -11,9 +11,8 @@ import click
 from click.core import ParameterSource
 
 from faceteval._cli._numbers import delta_option, target_agreement_option
-from faceteval.core import SIGNALS
+from faceteval.core import SIGNALS, STRATEGIES
 from faceteval.metaeval import CascadeSettings
-from faceteval.metaeval.internal import CONFIDENCE_CHOICES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,14 +35,6 @@ def _costs(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
 
 
 _OPTIONS = (
-    click.option(
-        "--confidence",
-        type=click.Choice(CONFIDENCE_CHOICES),
-        default=SIGNALS,
-        show_default=True,
-        help="What a recorded verdict's confidence is: its own (signals), or the share of the same "
-        "model's recorded prompting strategies agreeing with it, both orders' votes (strategies).",
-    ),
     click.option(
         "--cascade",
         is_flag=True,
@@ -89,9 +80,17 @@ def check_cascade_flags(ctx: click.Context, flags: dict[str, Any]) -> None:
         for name in (*NAMES, "panel_vote")
         if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
     }
-    if flags["method"] and given & NAMES:
+    if flags["method"] and given & (NAMES - {"confidence"}):
+        raise click.UsageError("--cascade measures recorded judgments (--judgments), not a --method run")
+    if flags["method"] and flags["confidence"] == STRATEGIES:
         raise click.UsageError(
-            "--confidence and --cascade measure recorded judgments (--judgments), not a --method run"
+            "--confidence strategies reads recorded judges' other strategies (--judgments recorded:...), "
+            "not a --method run"
+        )
+    if flags["judgments_spec"] and flags["confidence"] not in (SIGNALS, STRATEGIES):
+        raise click.UsageError(
+            f"--confidence {flags['confidence']} is estimated as a judge judges (--method); recorded "
+            "judgments (--judgments) take signals or strategies"
         )
     if not flags["cascade"] and (unused := [n for n in CASCADE_FLAGS if n in given]):
         names = ", ".join("--" + name.replace("_", "-") for name in unused)

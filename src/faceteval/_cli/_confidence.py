@@ -10,14 +10,23 @@ from typing import Any, TypeVar
 import click
 
 from faceteval._runner import CONFIDENCE_CHOICES, Annotators
-from faceteval.core import SIGNALS, SIMULATED_ANNOTATORS, VERDICT_LOGPROBS
+from faceteval.core import SIGNALS, SIMULATED_ANNOTATORS, STRATEGIES, VERDICT_LOGPROBS
 from faceteval.errors import ConfigError, InputError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def confidence_options(command: F) -> F:
-    """Add ``--confidence``, ``--annotators``, ``--shots`` and ``--shots-per-annotator``."""
+    """Add ``--confidence``, ``--annotators``, ``--shots`` and ``--shots-per-annotator`` (``judge``)."""
+    return _confidence_options(command, recorded=False)
+
+
+def measured_confidence_options(command: F) -> F:
+    """The same for ``meta-eval``: ``--confidence`` also takes ``strategies``, for recorded judgments."""
+    return _confidence_options(command, recorded=True)
+
+
+def _confidence_options(command: F, *, recorded: bool) -> F:
     command = click.option(
         "--shots-per-annotator",
         type=click.IntRange(min=1),
@@ -39,15 +48,21 @@ def confidence_options(command: F) -> F:
         help="With --confidence simulated-annotators: how many few-shot variants of the judge vote "
         "[default: 3].",
     )(command)
+    strategies = (
+        " With --judgments (recorded judges): signals, or strategies (the share of the same model's "
+        "recorded prompting strategies agreeing, both orders' votes)."
+        if recorded
+        else ""
+    )
     return click.option(
         "--confidence",
-        type=click.Choice(CONFIDENCE_CHOICES),
+        type=click.Choice((*CONFIDENCE_CHOICES, STRATEGIES) if recorded else CONFIDENCE_CHOICES),
         default=SIGNALS,
         show_default=True,
         help="What estimates each verdict's confidence: signals (margin, facet, order, panel agreement), "
         "verdict-logprobs (the verdict's probability from the scores' log-probabilities; with "
         "--score-mode logprobs), or simulated-annotators (the share of --annotators few-shot variants of "
-        "the judge agreeing with their majority verdict, which becomes the verdict).",
+        "the judge agreeing with their majority verdict, which becomes the verdict)." + strategies,
     )(command)
 
 

@@ -11,6 +11,7 @@ import click
 from faceteval._cli._app import handle_errors
 from faceteval._cli._cascade import cascade_specs, run_cascade, show_cascade
 from faceteval._cli._choices import NamedChoice
+from faceteval._cli._confidence import confidence_options
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._inputs import input_options, input_reading, input_source
@@ -83,6 +84,7 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 @fail_under_option
 @engine_options(panel=True)
 @scoring_options
+@confidence_options
 @click.pass_context
 @handle_errors
 def judge(ctx: click.Context, /, **flags: Any) -> None:

@@ -17,6 +17,7 @@ from faceteval._cli._batch import batch_first
 from faceteval._cli._cascade_options import NAMES as CASCADE_NAMES
 from faceteval._cli._cascade_options import cascade_options, cascade_settings, check_cascade_flags
 from faceteval._cli._choices import NamedChoice
+from faceteval._cli._confidence import measured_confidence_options
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._inputs import input_options, input_reading, input_source
@@ -57,6 +58,7 @@ from faceteval._runner import (
     run_meta_eval,
 )
 from faceteval._util.text import plural
+from faceteval.core import SIGNALS
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import Target, load_human_weights, load_target
 from faceteval.metaeval.internal import (
@@ -121,6 +123,7 @@ from faceteval.store.internal import check_outputs, same_file
 @force_option
 @engine_options(exclude=("--seed",), panel=True)
 @scoring_options
+@measured_confidence_options
 @click.pass_context
 @handle_errors
 def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
@@ -203,7 +206,8 @@ def _options(flags: dict[str, Any]) -> MetaEvalOptions:
         human_weights=tuple(load_human_weights(flags["human_weights"])) if flags["human_weights"] else (),
         report=flags["report"],
         panel_vote=flags["panel_vote"],
-        confidence=flags["confidence"],
+        # a --method run's estimator is its judging's (build_job); a recorded one's is measured here
+        confidence=flags["confidence"] if flags["judgments_spec"] else SIGNALS,
         cascade=cascade_settings(flags),
         judge_costs=flags["judge_costs"],
     )

@@ -14,7 +14,7 @@ import click
 
 from faceteval._cli._app import config_data_dir, config_prices, config_templates
 from faceteval._cli._batch import BATCH_OPTIONS, check_batch_flags
-from faceteval._cli._confidence import annotators_of, confidence_options
+from faceteval._cli._confidence import annotators_of
 from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._panel import panel_options
 from faceteval._cli._run import default_cache_path
@@ -244,10 +244,7 @@ PANEL_MODEL_OPTION = click.option(
 
 
 def scoring_options(command: F) -> F:
-    """Add ``--score-mode`` and ``--top-logprobs`` (how the scoring stages obtain their scores), and
-    ``--confidence`` with the simulated annotators' ``--annotators``, ``--shots`` and
-    ``--shots-per-annotator`` (what estimates each judgment's confidence)."""
-    command = confidence_options(command)
+    """Add ``--score-mode`` and ``--top-logprobs`` (how the scoring stages obtain their scores)."""
     command = click.option(
         "--top-logprobs",
         type=click.IntRange(1, 20),
