@@ -4,6 +4,7 @@ it is sure of, and only what it abstains on goes to a stronger judge at another 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from faceteval._cli._app import cli
 from tests.support.batch_judging import judgments_in
 from tests.support.batch_server import OpenAIBatches
 from tests.support.files import read_jsonl
-from tests.support.llm_server import LLMServer
+from tests.support.llm_server import Hold, LLMServer
 from tests.support.rule_judge import RuleJudge
 
 # the cheap judge is sure and right on clear pairs, unsure and wrong on close ones; the strong judge
@@ -205,3 +206,32 @@ def test_a_cascade_runs_other_methods(
     stages = json.loads((tmp_path / "out.run.json").read_text())["options"]["cascade"]["stages"]
     assert stages[0]["judged"] == 4 and stages[0]["calibration_judged"] == 60
     assert sum(s["decided"] for s in stages) + stages[-1]["abstained"] == 4
+
+
+def test_judgments_handed_on_as_they_finish_still_meet_their_instances(tmp_path: Path) -> None:
+    """With --order finish, the first instance's reply is held until the second's is made: each stage
+    still pairs every judgment with its own instance."""
+    answered = threading.Event()
+    respond = CHEAP.for_server()
+
+    def held(body: dict[str, Any]) -> Any:
+        prompt = json.dumps(body["messages"])
+        if "late-query" in prompt and not answered.is_set():
+            return Hold(answered, timeout=60)
+        reply = respond(body)
+        if "early-query" in prompt:
+            answered.set()
+        return reply
+
+    late = {"id": "late", "query": "late-query", "candidates": ["fine", "fair"], "label": 1}
+    early = {"id": "early", "query": "early-query", "candidates": ["good", "poor"], "label": 1}
+    with LLMServer(held) as cheap, LLMServer(STRONG.for_server()) as strong:
+        result = run(
+            "judge", write(tmp_path / "new.jsonl", [late, early]), "--method", "direct", "--order", "finish",
+            "--cascade", f"openai:cheap@{cheap.base_url},openai:strong@{strong.base_url}",
+            "--calibration-set", write(tmp_path / "cal.jsonl", rows(40, 40)), "--target-agreement", "0.9",
+            "--out", tmp_path / "out.jsonl",
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    found = {j["id"]: (j["decided_by"], j["verdict"]) for j in read_jsonl(tmp_path / "out.jsonl")}
+    assert found == {"late": ("openai:strong", 1), "early": ("openai:cheap", 1)}

@@ -226,10 +226,12 @@ def _escalates(judgment: Judgment) -> bool:
 async def _judged(
     items: Sequence[Instance | InputError], method: Method, llm: Judge, options: JudgeOptions, mode: Mode
 ) -> list[Judgment]:
-    """The judgments of ``items`` by ``llm``, in order (an empty list for none)."""
+    """The judgments of ``items`` by ``llm``, in their order (an empty list for none), whatever order
+    ``options`` hand judgments on in: the cascade pairs each judgment with its instance by position."""
     if not items:
         return []
     judgments: list[Judgment] = []
-    job = JudgeJob(list(items), method, llm, options=options, outputs=JobOutputs(progress=False), mode=mode)
+    ordered = replace(options, order="input")
+    job = JudgeJob(list(items), method, llm, options=ordered, outputs=JobOutputs(progress=False), mode=mode)
     await run_job_async(job, hooks=JobHooks(run=RunHooks(judged=judgments.append)))
     return judgments
