@@ -123,6 +123,12 @@ def test_what_the_last_judge_abstains_on_stays_abstained(
     statuses = [(j["status"], j["decided_by"]) for j in read_jsonl(tmp_path / "out.jsonl")]
     assert statuses == [("ok", "openai:cheap"), ("abstained", "openai:cheap")]
     assert "1 of 2 decided, 1 abstained" in result.output
+    reported = run("report", tmp_path / "out.jsonl")
+    assert reported.exit_code == 0, reported.output
+    markdown = (tmp_path / "out.report.md").read_text()
+    assert "## Selective judging" in markdown and "A cascade of openai:cheap" in markdown
+    assert "1 of 2 verdicts are abstained" in markdown and "| openai:cheap |" in markdown
+    assert "Agreement with humans on the verdicts kept" in (tmp_path / "out.report.html").read_text()
 
 
 def test_the_same_cascade_from_python(tmp_path: Path, servers: tuple[LLMServer, LLMServer]) -> None:
