@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval._util.numbers import number
-from faceteval.report._format import DASH, count, percent
+from faceteval.report._format import DASH, count, mapping, percent
 from faceteval.report._model import Section, Table, numeric_columns
 
 CONCENTRATED = 0.5
@@ -16,7 +16,7 @@ CONCENTRATED = 0.5
 
 def calibration(summary: Mapping[str, Any]) -> Section | None:
     """The estimator, AUROC and ECE of the judgments' confidence, its reliability bins and tied shares."""
-    block = _mapping(summary.get("calibration"))
+    block = mapping(summary.get("calibration"))
     if not block:
         return None
     notes = [
@@ -111,7 +111,3 @@ def _entries(value: Any) -> list[Mapping[str, Any]]:
     if not isinstance(value, Sequence) or isinstance(value, str):
         return []
     return [entry for entry in value if isinstance(entry, Mapping)]
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from faceteval.report._format import DASH, count, hits, interval_note, metric_interval, percent, value_of
+from faceteval.report._format import (
+    DASH,
+    count,
+    hits,
+    interval_note,
+    mapping,
+    metric_interval,
+    percent,
+    value_of,
+)
 from faceteval.report._model import Section, Table, numeric_columns
 
 BIAS_NOTE = (
@@ -23,15 +32,15 @@ _ORDER_NAMES = {
 def bias_rows(bias: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     """``(what, judge rate, humans' rate)`` for each bias rate of a summary's ``bias``."""
     rows: list[tuple[str, Any, Any]] = []
-    for order, rates in _mapping(bias.get("position")).items():
-        rates = _mapping(rates)
+    for order, rates in mapping(bias.get("position")).items():
+        rates = mapping(rates)
         rows.append((f"Position: {_ORDER_NAMES.get(order, order)}", rates.get("judge"), rates.get("human")))
-    length = _mapping(bias.get("length"))
+    length = mapping(bias.get("length"))
     if length:
         rows.append(
             (f"Length: the longer ({length.get('unit', 'characters')})", length["judge"], length["human"])
         )
-    own = _mapping(bias.get("self_preference"))
+    own = mapping(bias.get("self_preference"))
     if own:
         names = ", ".join(str(name) for name in own.get("systems") or ())
         rows.append((f"Self-preference: its own output ({names})", own.get("judge"), own.get("human")))
@@ -40,7 +49,7 @@ def bias_rows(bias: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
 
 def bias(summary: Mapping[str, Any]) -> Section | None:
     """Position, length and self-preference rates of the judge next to the humans'."""
-    diagnostics = _mapping(summary.get("bias"))
+    diagnostics = mapping(summary.get("bias"))
     rows = bias_rows(diagnostics)
     if not rows:
         return None
@@ -58,7 +67,7 @@ def bias(summary: Mapping[str, Any]) -> Section | None:
     )
     note = " ".join(filter(None, (BIAS_NOTE, interval_note(judge for _, judge, _ in rows))))
     tables = [Table(columns, cells, note=note, numeric=numeric_columns(1, len(columns) - 1))]
-    bins = _mapping(diagnostics.get("length")).get("bins") or []
+    bins = mapping(diagnostics.get("length")).get("bins") or []
     if bins:
         bin_rows = tuple(
             (
@@ -67,7 +76,7 @@ def bias(summary: Mapping[str, Any]) -> Section | None:
                 metric_interval("rate", entry.get("agreement")),
                 hits(entry.get("agreement")),
             )
-            for entry in map(_mapping, bins)
+            for entry in map(mapping, bins)
         )
         tables.append(
             Table(
@@ -83,11 +92,11 @@ def bias(summary: Mapping[str, Any]) -> Section | None:
 def selective(summary: Mapping[str, Any]) -> Section | None:
     """Agreement when abstaining on the least confident verdicts, at each coverage, with its range over
     the orders of tied confidences (a record written before the range: one order's rate and its CI)."""
-    selective = _mapping(summary.get("selective_accuracy"))
-    rows = [_mapping(row) for row in selective.get("coverages") or ()]
+    selective = mapping(summary.get("selective_accuracy"))
+    rows = [mapping(row) for row in selective.get("coverages") or ()]
     if not rows:
         return None
-    ranged = any("low" in _mapping(row.get("agreement")) for row in rows)
+    ranged = any("low" in mapping(row.get("agreement")) for row in rows)
     table = _ranged_table(rows) if ranged else _one_order_table(rows)
     ties = (
         "equal confidences have no order, so agreement is the expectation over every order of the tied "
@@ -105,7 +114,7 @@ def selective(summary: Mapping[str, Any]) -> Section | None:
 def _ranged_table(rows: list[Mapping[str, Any]]) -> Table:
     cells = []
     for row in rows:
-        rate = _mapping(row.get("agreement"))
+        rate = mapping(row.get("agreement"))
         low, high = value_of(rate.get("low")), value_of(rate.get("high"))
         spread = DASH if low is None or high is None or low == high else f"{percent(low)}-{percent(high)}"
         cells.append((*_coverage_cells(row), percent(value_of(rate)), spread, count(row.get("tied_at_cut"))))
@@ -135,7 +144,3 @@ def _coverage_cells(row: Mapping[str, Any]) -> tuple[str, str, str]:
         count(row.get("kept")),
         DASH if lowest is None else f"{lowest:.3f}",
     )
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}

@@ -203,3 +203,8 @@ def escape_markdown(text: str) -> str:
     flat = _ENTITY_START.sub("&amp;", one_line(text))
     flat = _TAG_START.sub("&lt;", flat).replace(">", "&gt;")
     return _MARKDOWN_SPECIAL.sub(r"\\\1", flat)
+
+
+def mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when a summary's entry is a mapping, else an empty one (a hand-edited or older record)."""
+    return value if isinstance(value, Mapping) else {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from faceteval.report._format import DASH, count, percent
+from faceteval.report._format import DASH, count, mapping, percent
 from faceteval.report._model import Section, Table, numeric_columns
 from faceteval.report._plots import Plot, encode_plot, new_figure, plot_label
 from faceteval.results import JudgeResult
@@ -20,7 +20,7 @@ def selective_section(record: RunRecord | None, result: JudgeResult) -> Section 
     """The guarantee and the abstentions of a run with ``--calibration`` or ``--cascade``; None for
     another run (and one without abstentions)."""
     options = {} if record is None else record.options
-    calibration, cascade = _mapping(options.get("calibration")), _mapping(options.get("cascade"))
+    calibration, cascade = mapping(options.get("calibration")), mapping(options.get("cascade"))
     abstained = result.statuses.get("abstained", 0)
     if not calibration and not cascade and not abstained:
         return None
@@ -34,7 +34,7 @@ def selective_section(record: RunRecord | None, result: JudgeResult) -> Section 
 
 def guarantee_notes(options: Mapping[str, Any]) -> list[str]:
     """What a run's options (``calibration``, ``cascade``) guarantee of its kept verdicts, in sentences."""
-    calibration, cascade = _mapping(options.get("calibration")), _mapping(options.get("cascade"))
+    calibration, cascade = mapping(options.get("calibration")), mapping(options.get("cascade"))
     notes = [_cascade_guarantee(cascade)] if cascade else []
     return notes + ([_guarantee(calibration)] if calibration else [])
 
@@ -43,9 +43,9 @@ def selective_plot(record: RunRecord | None) -> Plot | None:
     """Coverage against agreement on the calibration data of the run's threshold (of each cascade
     judge's), with the target and the coverage each threshold chose."""
     options = {} if record is None else record.options
-    calibration, cascade = _mapping(options.get("calibration")), _mapping(options.get("cascade"))
+    calibration, cascade = mapping(options.get("calibration")), mapping(options.get("cascade"))
     curves = [("calibration", calibration)] if calibration else []
-    curves += [(str(stage.get("judge")), stage) for stage in map(_mapping, cascade.get("stages") or ())]
+    curves += [(str(stage.get("judge")), stage) for stage in map(mapping, cascade.get("stages") or ())]
     drawn = [(name, _points(entry), entry) for name, entry in curves]
     drawn = [(name, points, entry) for name, points, entry in drawn if points]
     if not drawn:
@@ -69,7 +69,7 @@ def selective_plot(record: RunRecord | None) -> Plot | None:
 
 
 def _points(entry: Mapping[str, Any]) -> list[tuple[float, float]]:
-    curve = [_mapping(point) for point in entry.get("curve") or ()]
+    curve = [mapping(point) for point in entry.get("curve") or ()]
     return [
         (float(p["coverage"]), float(p["agreement"])) for p in curve if _numbers(p, "coverage", "agreement")
     ]
@@ -105,7 +105,7 @@ def _cascade_guarantee(cascade: Mapping[str, Any]) -> str:
 
 def _stages(cascade: Mapping[str, Any]) -> Table:
     rows = []
-    for stage in (_mapping(s) for s in cascade.get("stages") or ()):
+    for stage in (mapping(s) for s in cascade.get("stages") or ()):
         cost = stage.get("cost_usd")
         rows.append(
             (
@@ -129,7 +129,3 @@ def _number(value: Any) -> str:
 
 def _numbers(point: Mapping[str, Any], *keys: str) -> bool:
     return all(isinstance(point.get(key), int | float) for key in keys)
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
