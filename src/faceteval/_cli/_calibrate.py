@@ -21,7 +21,7 @@ from faceteval.datasets import InstanceFile, read_judgments
 from faceteval.datasets.internal import judged_input, recorded_reading
 from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval import load_judgments, load_target
-from faceteval.metaeval.internal import SUMMARY
+from faceteval.metaeval.internal import SUMMARY, run_scale
 from faceteval.results import CalibratedThreshold, calibrate_threshold
 from faceteval.store import JudgeRecord, MetaEvalRecord, OutputKind, RunRecord, read_record, record_path_for
 from faceteval.store.internal import check_outputs, write_atomic
@@ -187,9 +187,7 @@ def read_labels(path: Path) -> dict[str, int]:
 def with_confidences(judgments: list[Judgment]) -> list[Judgment]:
     """The judgments, each ok one without a confidence given the signals' (its margin on the run's
     score range), as meta-evaluation measures them."""
-    scores = [score for j in judgments if j.status == "ok" and j.scores for score in j.scores]
-    scale = (min(scores), max(scores)) if scores and min(scores) < max(scores) else None
-    inputs = ConfidenceInputs(scale=scale)
+    inputs = ConfidenceInputs(scale=run_scale(judgments))
     made = []
     for judgment in judgments:
         if judgment.status == "ok" and judgment.confidence is None:

@@ -184,9 +184,6 @@ def _record(
     assert source is not None
     inputs = {name: _input(path) for name, path in (("input", source.path), ("calibration_set", calibration))}
     usage = sum((stage.usage for stage in result.stages), Usage())
-    statuses: dict[str, int] = {}
-    for judgment in result.judgments:
-        statuses[judgment.status] = statuses.get(judgment.status, 0) + 1
     return JudgeRecord(
         started_at=started.isoformat(timespec="seconds"),
         finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -195,7 +192,7 @@ def _record(
         method=MethodRecord.of(job.method.describe()),
         llm=LLMRecord(model="cascade: " + ", ".join(stage.judge for stage in result.stages)),
         options={"swap": job.options.swap, "cascade": result.as_dict()},
-        summary=JudgeSummary(judgments=statuses, result=computed),
+        summary=JudgeSummary(judgments=dict(computed.statuses), result=computed),
     ).model_copy(update={"spend": _spend(usage, elapsed)})
 
 

@@ -8,6 +8,7 @@ from faceteval.metaeval._cascade_judges import cascade_summary, measured_sources
 from faceteval.metaeval._judgments import RECORDED, pair_by_id, source_files
 from faceteval.metaeval._panel import PANEL_SEPARATOR, panel_judgments, panel_specs, panel_summary
 from faceteval.metaeval._panel_scores import score_panel_summary
+from faceteval.metaeval._selective import run_scale
 from faceteval.metaeval._slim import Packed, SlimInstances, SlimJudgments, read_slim
 from faceteval.metaeval._store import (
     INSTANCES,
@@ -57,6 +58,7 @@ __all__ = [
     "read_slim",
     "run_files",
     "run_inputs",
+    "run_scale",
     "score_panel_summary",
     "source_files",
     "stage_instances",
