@@ -9,7 +9,6 @@ hesitates toward 7 (P 8 = .5, 7 = .4, 9 = .1: expected 7.7), at the second towar
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,24 +22,12 @@ from faceteval.errors import ConfigError
 from faceteval.parsing import NO_LOGPROBS
 from faceteval.store import JudgeRecord, SQLiteCache, read_record
 from tests.support.files import read_jsonl
-from tests.support.llm_server import LLMServer, Reply, Token
+from tests.support.llm_server import LLMServer, Reply, tokens_of
 
 FIRST = {"8": 0.5, "7": 0.4, "9": 0.1}
 SECOND = {"8": 0.5, "9": 0.4, "7": 0.1}
 CRITERIA = [{"name": "Accuracy"}, {"name": "Clarity"}]
 PAIR = Instance(id="p", query="Explain rain.", candidates=["Clouds fill.", "Drops fall."], criteria=CRITERIA)
-
-
-def tokens_of(text: str, tops: list[Mapping[str, float]]) -> tuple[Token, ...]:
-    """``text`` as one-digit tokens and runs of other text; the k-th digit gets ``tops[k]`` (if any)."""
-    tokens, digit = [], 0
-    for piece in re.findall(r"\d|\D+", text):
-        if piece.isdigit():
-            tokens.append(Token(piece, tops[digit] if digit < len(tops) else {piece: 1.0}))
-            digit += 1
-        else:
-            tokens.append(Token(piece))
-    return tuple(tokens)
 
 
 def responder(body: Mapping[str, Any]) -> Reply:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,21 +23,9 @@ from faceteval.errors import ConfigError
 from faceteval.parsing import NO_LOGPROBS
 from faceteval.store import JudgeRecord, read_record
 from tests.support.files import read_jsonl
-from tests.support.llm_server import LLMServer, Reply, Token
+from tests.support.llm_server import LLMServer, Reply, Token, tokens_of
 
 PAIR = Instance(id="p", query="Explain rain.", candidates=["Clouds fill.", "Drops fall."])
-
-
-def tokens_of(text: str, tops: list[Mapping[str, float]]) -> tuple[Token, ...]:
-    """``text`` as one-digit tokens and runs of other text; the k-th digit gets ``tops[k]``."""
-    tokens, digit = [], 0
-    for piece in re.findall(r"\d|\D+", text):
-        if piece.isdigit():
-            tokens.append(Token(piece, tops[digit] if digit < len(tops) else {piece: 1.0}))
-            digit += 1
-        else:
-            tokens.append(Token(piece))
-    return tuple(tokens)
 
 
 def scripted(text: str, *tops: Mapping[str, float]) -> Reply:

@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -83,6 +83,18 @@ class Token:
 
     text: str
     top: Mapping[str, float] = field(default_factory=dict)
+
+
+def tokens_of(text: str, tops: Sequence[Mapping[str, float]]) -> tuple[Token, ...]:
+    """``text`` as one-digit tokens and runs of other text; the k-th digit gets ``tops[k]`` (if any)."""
+    tokens, digit = [], 0
+    for piece in re.findall(r"\d|\D+", text):
+        if piece.isdigit():
+            tokens.append(Token(piece, tops[digit] if digit < len(tops) else {piece: 1.0}))
+            digit += 1
+        else:
+            tokens.append(Token(piece))
+    return tuple(tokens)
 
 
 @dataclass(frozen=True, slots=True)
