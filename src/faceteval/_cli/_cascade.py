@@ -46,8 +46,6 @@ from faceteval.store import (
 )
 from faceteval.store.internal import JUDGMENTS, RUN_RECORD, check_outputs, write_atomic
 
-CASCADE_FLAGS = ("cascade", "calibration_set", "target_agreement", "delta")
-
 
 def cascade_specs(ctx: click.Context, flags: dict[str, Any]) -> list[JudgeSpec] | None:
     """The judges ``--cascade`` names, each a spec with its endpoint; None without ``--cascade``.
