@@ -24,6 +24,7 @@ from faceteval.datasets._fetch import FetchReport, fetch
 from faceteval.datasets._field_map import FieldMap
 from faceteval.datasets._generic import load_labelled, parse_field_options
 from faceteval.datasets._jsonl import read_judgments
+from faceteval.datasets._labels import SAMPLINGS, HumanLabel, labels_jsonl, read_human_labels
 from faceteval.datasets._presets import PRESETS, Preset, get_preset
 from faceteval.datasets._reader import InputFormat, InstanceFile, Reading, read_instances
 from faceteval.datasets._registry import benchmarks, get_benchmark
@@ -41,12 +42,14 @@ __all__ = [
     "DATA_DIR_ENV",
     "DEFAULT_DATA_DIR",
     "PRESETS",
+    "SAMPLINGS",
     "Benchmark",
     "CoevalAction",
     "CoevalOutput",
     "CoevalTask",
     "FetchReport",
     "FieldMap",
+    "HumanLabel",
     "InputFormat",
     "InstanceFile",
     "Kind",
@@ -60,10 +63,12 @@ __all__ = [
     "fetch",
     "get_benchmark",
     "get_preset",
+    "labels_jsonl",
     "load_criteria",
     "load_labelled",
     "parse_field_options",
     "read_coeval",
+    "read_human_labels",
     "read_instances",
     "read_judgments",
 ]

@@ -38,6 +38,7 @@ from faceteval.metrics._selective import (
     calibration_error,
     confidence_auroc,
     fixed_sequence_threshold,
+    labels_for_guarantee,
     selective_agreement,
     tied_shares,
 )
@@ -46,6 +47,15 @@ from faceteval.metrics._types import BOOTSTRAP, CLOPPER_PEARSON, Correlation, Pa
 if TYPE_CHECKING:
     from faceteval.metrics._agreement import AlphaLevel, average_pairwise_pearson, krippendorff_alpha
     from faceteval.metrics._pointwise import CorrelationMethod, correlation, summary_level, system_level
+    from faceteval.metrics._ppi import (
+        CLASSICAL,
+        PPI,
+        Estimate,
+        human_mean,
+        labels_for_width,
+        ppi_available,
+        prediction_powered_mean,
+    )
     from faceteval.metrics._stats import (
         DEFAULT_LEVEL,
         DEFAULT_N_RESAMPLES,
@@ -65,6 +75,15 @@ __getattr__ = lazy_attributes(
     __name__,
     {
         "_agreement": ("AlphaLevel", "average_pairwise_pearson", "krippendorff_alpha"),
+        "_ppi": (
+            "CLASSICAL",
+            "PPI",
+            "Estimate",
+            "human_mean",
+            "labels_for_width",
+            "ppi_available",
+            "prediction_powered_mean",
+        ),
         "_pointwise": ("CorrelationMethod", "correlation", "summary_level", "system_level"),
         "_stats": (
             "DEFAULT_LEVEL",
@@ -87,10 +106,12 @@ none of them."""
 
 __all__ = [
     "BOOTSTRAP",
+    "CLASSICAL",
     "CLOPPER_PEARSON",
     "DEFAULT_LEVEL",
     "DEFAULT_N_RESAMPLES",
     "DEFAULT_PENALTY",
+    "PPI",
     "STUDENT_T",
     "TIE",
     "WILSON",
@@ -99,6 +120,7 @@ __all__ = [
     "CalibrationBin",
     "Correlation",
     "CorrelationMethod",
+    "Estimate",
     "FixedSequence",
     "PairedTest",
     "Rate",
@@ -124,12 +146,17 @@ __all__ = [
     "correlation",
     "correlation_with_ci",
     "fixed_sequence_threshold",
+    "human_mean",
     "krippendorff_alpha",
+    "labels_for_guarantee",
+    "labels_for_width",
     "mcnemar_exact",
     "mean_interval",
     "paired_bootstrap",
     "paired_correlation_test",
     "permutation_test",
+    "ppi_available",
+    "prediction_powered_mean",
     "rank_by_weight",
     "selective_agreement",
     "summary_level",

@@ -268,6 +268,21 @@ class FixedSequence:
         }
 
 
+def labels_for_guarantee(target_agreement: float, delta: float) -> int:
+    """The fewest kept, labelled verdicts that can pass calibration's test: even all agreeing, a
+    Clopper-Pearson bound passes ``target_agreement`` at ``delta`` only from this many.
+
+    Examples:
+        >>> labels_for_guarantee(0.9, 0.1)
+        22
+    """
+    if not 0 < target_agreement < 1 or not 0 < delta < 1:
+        raise ValueError(
+            f"target agreement and delta must be between 0 and 1, got {target_agreement!r}, {delta!r}"
+        )
+    return math.ceil(math.log(delta) / math.log(target_agreement))
+
+
 def fixed_sequence_threshold(
     confidences: Confidences, agrees: Agrees, target_agreement: float, delta: float, *, min_kept: int = 1
 ) -> FixedSequence:
