@@ -221,6 +221,71 @@ class PointwiseResult(_Frozen):
     facets_omitted: int = 0
 
 
+class LabelledEstimate(_Frozen):
+    """A human-scale estimate from human labels: prediction-powered (``ppi++``, the labels correcting
+    the judge's verdicts on the rest), or from the labels alone (``classical``)."""
+
+    method: Literal["ppi++", "classical"]
+    value: float | None
+    """None when too few labels (or, for ``ppi++``, no unlabelled item) give one."""
+    ci: Interval | None = None
+    """Two-sided, at `JudgeResult.level` (``ppi_py``'s normal interval), clipped to the values' range."""
+    labels: int
+    """Human labels used."""
+    unlabelled: int = 0
+    """The judge's predictions of items without a label (``ppi++``)."""
+
+
+class HumanEstimate(_Frozen):
+    """One system's (or position's) win rate, or mean score, as humans would give it."""
+
+    name: str
+    judge: float | None
+    """The judge-only value (the win rate or mean of the result's own table)."""
+    ppi: LabelledEstimate
+    human: LabelledEstimate
+
+
+class VerdictAgreement(_Frozen):
+    """How the judge's verdict ``verdict`` (1-based, 0 a tie) agrees with the humans' on labelled items."""
+
+    verdict: int
+    tpr: float | None
+    """Of the items humans gave this verdict, the share the judge gave it too."""
+    tnr: float | None
+    """Of the items humans did not give it, the share the judge did not either."""
+    humans: int
+    """Labelled items humans gave this verdict."""
+
+
+class HumanLabelled(_Frozen):
+    """The result as humans would give it, from a few human labels and the judge's verdicts.
+
+    Prediction-powered inference (PPI++, through ``ppi_py``) corrects the judge's win rates (or
+    means) by how its verdicts differ from the labels where both exist: valid whatever the judge's
+    biases, when the labelled items are a random sample of those judged. A failed or abstained
+    judgment predicts a tie (half a win each way), which the labels correct like any other
+    prediction; a labelled item whose labels were chosen by the judge's doubt is set aside.
+    """
+
+    labels: int
+    """Labels of the run's instances used (two candidates: a ``label``; one: a score)."""
+    set_aside: int = 0
+    """Labels chosen where the judge was least sure (not a random sample), left out."""
+    unusable: int = 0
+    """Labels of instances of three or more candidates, or pointwise without the aspect scored."""
+    systems: list[HumanEstimate] = Field(default_factory=list)
+    positions: list[HumanEstimate] = Field(default_factory=list)
+    agreement: list[VerdictAgreement] = Field(default_factory=list)
+    """Per verdict, on the labelled pairs the judge judged."""
+    kappa: float | None = None
+    """Cohen's kappa between the judge's verdicts and the labels (ties a class)."""
+    aspect: str | None = None
+    """Pointwise: the human score estimated (an aspect of the labels' ``scores``)."""
+    note: str | None = None
+    """Why no prediction-powered estimate was made, when none was."""
+
+
 class JudgeResult(_Frozen):
     """What a judge run found: per system, per position and per facet; and what failed.
 
@@ -243,3 +308,6 @@ class JudgeResult(_Frozen):
     """Ok judgments over every judgment."""
     pairwise: PairwiseResult | None = None
     pointwise: PointwiseResult | None = None
+    human: HumanLabelled | None = None
+    """With human labels for some instances (their ``label``, or ``--human-labels``): the win rates
+    (or means) as humans would give them, prediction-powered."""

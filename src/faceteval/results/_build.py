@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from faceteval.core import Instance, JudgeResult, Judgment
+from faceteval.core import Instance, JudgeResult, Judgment, PairwiseResult, PointwiseResult
 from faceteval.core.internal import RESULT_SCHEMA, failure_kind
+from faceteval.datasets import HumanLabel
 from faceteval.errors import ConfigError, InputError
+from faceteval.results._human import HumanTally, check_labels
 from faceteval.results._options import DEFAULT_RESULT_OPTIONS, ResultOptions
 from faceteval.results._sections import Pairwise, Pointwise
 from faceteval.results._tally import proportion
-from faceteval.results._verdicts import candidate_count
+from faceteval.results._verdicts import candidate_count, comparisons
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +23,8 @@ class _Shape:
 
     systems: tuple[str, ...]
     named: bool
+    label: int | None = None
+    scores: Mapping[str, float] | None = None
 
 
 class ResultBuilder:
@@ -30,6 +34,10 @@ class ResultBuilder:
     instances passed through `noting`) for its candidates' systems: the instance's own
     (`Instance.systems`), else ``systems`` when given, else the candidate positions ``"1"``,
     ``"2"`` ... A failed judgment with no instance counts in the run's failures alone.
+
+    Instances with a human ``label`` (pairwise) or ``scores`` (pointwise), or ``labels`` by id (a
+    labels file's, in their place), add the result as humans would give it (`JudgeResult.human`):
+    prediction-powered win rates and means.
 
     Examples:
         >>> from faceteval.core import Instance, Judgment
@@ -41,10 +49,15 @@ class ResultBuilder:
     """
 
     def __init__(
-        self, *, systems: Sequence[str] | None = None, options: ResultOptions = DEFAULT_RESULT_OPTIONS
+        self,
+        *,
+        systems: Sequence[str] | None = None,
+        options: ResultOptions = DEFAULT_RESULT_OPTIONS,
+        labels: Mapping[str, HumanLabel] | None = None,
     ) -> None:
         self.options = options
         self.systems = None if systems is None else tuple(systems)
+        self._human = HumanTally(check_labels(labels))
         self._pending: dict[str, _Shape] = {}
         self._statuses: Counter[str] = Counter()
         self._failures: Counter[str] = Counter()
@@ -59,7 +72,7 @@ class ResultBuilder:
         """
         for item in items:
             if isinstance(item, Instance):
-                self._pending[item.id] = self._shape(item.id, item.n_candidates, item.systems)
+                self._pending[item.id] = self._shape(item.id, item.n_candidates, item.systems, item)
             yield item
 
     def noted(self, judgment_id: str) -> bool:
@@ -69,7 +82,7 @@ class ResultBuilder:
     def add(self, judgment: Judgment, instance: Instance | None = None) -> None:
         """Count ``judgment`` (of ``instance``, or of the instance noted with its id)."""
         if instance is not None:
-            shape: _Shape | None = self._shape(instance.id, instance.n_candidates, instance.systems)
+            shape: _Shape | None = self._shape(instance.id, instance.n_candidates, instance.systems, instance)
         else:
             shape = self._pending.pop(judgment.id, None)
         self._statuses[judgment.status] += 1
@@ -77,20 +90,30 @@ class ResultBuilder:
             self._failures[kind] += 1
             if shape is not None:
                 self._fail(shape)
-            return
-        if judgment.status == "abstained":  # counted by its status alone: no verdict to count
+                self._add_human(judgment, shape)
             return
         if shape is None:
             n = candidate_count(judgment)
             if n is None:
                 return
             shape = self._shape(judgment.id, n, None)
+        if judgment.status == "abstained":  # counted by its status alone: no verdict to count
+            self._add_human(judgment, shape)
+            return
         if len(shape.systems) == 1:
             self._pointwise.named |= shape.named
             self._pointwise.add(judgment, shape.systems[0])
         else:
             self._pairwise.named |= shape.named
             self._pairwise.add(judgment, shape.systems)
+        self._add_human(judgment, shape)
+
+    def _add_human(self, judgment: Judgment, shape: _Shape) -> None:
+        if len(shape.systems) == 1:
+            self._human.add_single(judgment, shape.systems[0], shape.scores)
+            return
+        settled = list(comparisons(judgment, len(shape.systems))) if judgment.status == "ok" else []
+        self._human.add_pair(judgment, shape.systems, shape.label, settled)
 
     def _fail(self, shape: _Shape) -> None:
         if len(shape.systems) == 1:
@@ -100,21 +123,26 @@ class ResultBuilder:
             self._pairwise.named |= shape.named
             self._pairwise.fail(shape.systems)
 
-    def _shape(self, id_: str, n: int, own: tuple[str, ...] | None) -> _Shape:
+    def _shape(
+        self, id_: str, n: int, own: tuple[str, ...] | None, instance: Instance | None = None
+    ) -> _Shape:
+        label, scores = (None, None) if instance is None else (instance.label, instance.scores)
         if own is not None:
-            return _Shape(own, True)
+            return _Shape(own, True, label, scores)
         if self.systems is None:
-            return _Shape(tuple(str(m) for m in range(1, n + 1)), False)
+            return _Shape(tuple(str(m) for m in range(1, n + 1)), False, label, scores)
         if len(self.systems) != n:
             raise ConfigError(
                 f"systems names {len(self.systems)} systems, but instance {id_!r} has {n} candidates "
                 "(one name per candidate, in candidate order)"
             )
-        return _Shape(self.systems, True)
+        return _Shape(self.systems, True, label, scores)
 
     def result(self) -> JudgeResult:
         """The result of the judgments counted so far."""
         judged = sum(self._statuses.values())
+        pairwise = self._pairwise.result(self.options) if self._pairwise.judgments else None
+        pointwise = self._pointwise.result(self.options) if self._pointwise.judgments else None
         return JudgeResult(
             schema_version=RESULT_SCHEMA,  # given, so that a record that stores the result names it
             level=self.options.level,
@@ -122,9 +150,25 @@ class ResultBuilder:
             statuses=dict(sorted(self._statuses.items())),
             failures=dict(sorted(self._failures.items())),
             ok_rate=proportion(self._statuses["ok"], judged, self.options.level),
-            pairwise=self._pairwise.result(self.options) if self._pairwise.judgments else None,
-            pointwise=self._pointwise.result(self.options) if self._pointwise.judgments else None,
+            pairwise=pairwise,
+            pointwise=pointwise,
+            human=self._human.result(self.options.level, _judge_values(pairwise, pointwise))
+            if self._human.labelled
+            else None,
         )
+
+
+def _judge_values(
+    pairwise: PairwiseResult | None, pointwise: PointwiseResult | None
+) -> dict[str, dict[str, float | None]]:
+    """The judge-only values the human estimates stand beside."""
+    values: dict[str, dict[str, float | None]] = {"systems": {}, "positions": {}, "scored": {}}
+    if pairwise is not None:
+        values["systems"] = {s.name: s.win_rate.value for s in pairwise.systems}
+        values["positions"] = {s.name: s.win_rate.value for s in pairwise.positions}
+    if pointwise is not None:
+        values["scored"] = {s.name: s.score.value for s in pointwise.systems}
+    return values
 
 
 def compute_result(
@@ -133,13 +177,15 @@ def compute_result(
     *,
     systems: Sequence[str] | None = None,
     options: ResultOptions = DEFAULT_RESULT_OPTIONS,
+    labels: Mapping[str, HumanLabel] | None = None,
 ) -> JudgeResult:
     """The result of a judge run: per system, per candidate position and per facet; and what failed.
 
     ``instances`` (those judged, in any order; matched by id) name each candidate's system
     (`Instance.systems`); ``systems`` names them for every instance that names none. Without
     either, systems are the candidate positions ``"1"``, ``"2"`` ... Judgments are read once, as
-    they come; instances are read first, and only their ids and systems kept.
+    they come; instances are read first, and only their ids, systems and human labels kept. Human
+    labels (the instances' own, or ``labels`` by id in their place) add `JudgeResult.human`.
 
     Raises:
         ConfigError: ``systems`` has another number of names than an instance has candidates.
@@ -152,7 +198,7 @@ def compute_result(
         >>> [(s.name, s.win_rate.value) for s in result.pairwise.systems]
         [('B', 0.75), ('A', 0.25)]
     """
-    builder = ResultBuilder(systems=systems, options=options)
+    builder = ResultBuilder(systems=systems, options=options, labels=labels)
     if instances is not None:
         for _ in builder.noting(instances):
             pass
