@@ -14,12 +14,14 @@ from __future__ import annotations
 import copy
 import io
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any, cast
 
 import rich.console
 import rich.markup
+from rich import box
 from rich.segment import Segment
+from rich.table import Table
 from rich.text import Text
 
 from faceteval._util.text import neutralise
@@ -138,3 +140,11 @@ def json_lines_out(stream: IO[str]) -> IO[str]:
     {"id": "a\u009bb\u202e"}
     """
     return cast(IO[str], _Filtered(stream, lambda text: text.translate(_JSON_UNSAFE)))
+
+
+def table_of(title: str, columns: Sequence[str]) -> Table:
+    """A table in the result's style: a title on the left, the first column left, the rest right."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for k, column in enumerate(columns):
+        table.add_column(column, justify="left" if k == 0 else "right", no_wrap=k > 0, overflow="fold")
+    return table

@@ -67,6 +67,12 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
     "marked abstained (never guessed), and the result states the agreement it guarantees.",
 )
 @click.option(
+    "--human-labels",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Human labels by id (JSONL of {id, label} or {id, scores}, as `review export --labels` writes) in "
+    "place of the instances' own: the result adds the win rates humans would give, prediction-powered.",
+)
+@click.option(
     "--cascade",
     metavar="MODEL,MODEL[,...]",
     help="Judges in turn, cheapest first (MODEL@URL for its own endpoint): each keeps the verdicts at or "
@@ -112,9 +118,11 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
 
     The result (win rates with CIs per system and position, a Bradley-Terry ranking of 3+ systems,
     swap consistency, the facets that decided the verdicts; mean scores of single outputs) is printed
-    at the end. With --fail-under, the command exits with status 3 when the result is below a
-    threshold (1: the run failed; 2: a usage error; 5: --batch gave up on requests no batch answered,
-    written as error judgments; 130: interrupted).
+    at the end. When some instances carry a human label (or --human-labels gives them), it adds the
+    prediction-powered win rates (or means) with their intervals, and the human-only ones. With
+    --fail-under, the command exits with status 3 when the result is below a threshold (1: the run
+    failed; 2: a usage error; 5: --batch gave up on requests no batch answered, written as error
+    judgments; 130: interrupted).
 
     OUT and its run record (OUT.run.json) are put in place when the run ends, however it ends: a
     crash leaves the earlier ones as they were. Re-running an interrupted command finishes the rest

@@ -324,6 +324,7 @@ def build_job(
         strict=strict,
         prefix_cache=bool(flags.get("prefix_cache")),
         calibration=flags.get("calibration"),
+        human_labels=flags.get("human_labels"),
         confidence=flags.get("confidence", SIGNALS),
         annotators=annotators_of(flags),
     )

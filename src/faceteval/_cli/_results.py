@@ -6,10 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import click
-from rich import box
-from rich.table import Table
 
-from faceteval._cli._console import Console, err_console, escape
+from faceteval._cli._console import Console, err_console, escape, table_of
+from faceteval._cli._human import show_human
 from faceteval.errors import ConfigError
 from faceteval.results import (
     FacetSummary,
@@ -105,6 +104,8 @@ def show_result(result: JudgeResult, console: Console = err_console) -> None:
         _show_pairwise(result.pairwise, console, level=result.level)
     if result.pointwise is not None:
         _show_pointwise(result.pointwise, console, level=result.level)
+    if result.human is not None:
+        show_human(result.human, console, level=result.level, rates=result.pointwise is None)
 
 
 FAILURE_KINDS = {
@@ -145,19 +146,12 @@ def _mean(mean: Mean | None, *, ci: bool = True) -> str:
     return f"{mean.value:.2f}{interval}"
 
 
-def _table(title: str, columns: Sequence[str]) -> Table:
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for k, column in enumerate(columns):
-        table.add_column(column, justify="left" if k == 0 else "right", no_wrap=k > 0, overflow="fold")
-    return table
-
-
 def _show_pairwise(pairwise: PairwiseResult, console: Console, *, level: float) -> None:
     percent = f"{100 * level:g}%"
     failures, ties = any(s.failed for s in pairwise.systems), any(s.ties for s in pairwise.systems)
     columns = ["system" if pairwise.systems_named else "position", "won/tied/lost"] + ["failed"] * failures
     columns += ["win % (ties ½)", "win % (no ties)"] if ties else ["win %"]
-    table = _table(f"Pairwise comparisons, with {percent} CIs", [*columns, "mean score"])
+    table = table_of(f"Pairwise comparisons, with {percent} CIs", [*columns, "mean score"])
     for s in pairwise.systems:
         cells = [escape(s.name), f"{s.wins:,}/{s.ties:,}/{s.losses:,}"] + [f"{s.failed:,}"] * failures
         cells += [_with_ci(s.win_rate)] + [_with_ci(s.win_rate_without_ties)] * ties
@@ -220,7 +214,7 @@ def _facet_means(facet: FacetSummary, *, named: bool, ci: bool) -> str:
 
 def _show_pointwise(pointwise: PointwiseResult, console: Console, *, level: float) -> None:
     columns = ["system" if pointwise.systems_named else "position", "scored", "failed", "mean score"]
-    table = _table(f"Single outputs: mean scores with {100 * level:g}% CIs", columns)
+    table = table_of(f"Single outputs: mean scores with {100 * level:g}% CIs", columns)
     for s in pointwise.systems:
         table.add_row(escape(s.name), f"{s.score.n:,}", f"{s.failed:,}", _mean(s.score))
     console.print(table)

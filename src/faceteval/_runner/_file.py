@@ -25,7 +25,13 @@ from faceteval._runner._annotators import EXAMPLES_TEMPLATE
 from faceteval._runner._ending import ending, note_ending, put_in_place
 from faceteval._runner._instance import cannot_judge
 from faceteval._runner._judge import Item, judge_each
-from faceteval._runner._options import JudgeOptions, calibration_of, run_prompts, scoring_options
+from faceteval._runner._options import (
+    JudgeOptions,
+    calibration_of,
+    human_labels_of,
+    run_prompts,
+    scoring_options,
+)
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since, with_batch
 from faceteval._runner._tally import ResultTally
@@ -206,7 +212,7 @@ async def judge_file(
     result.instances, result.start = job.instances, started.opening
     before = replace(llm.spent)
     job_record = _job_record(job, method, llm, options)
-    out, tally = (None, None) if llm.dry_run else (job.out, ResultTally(items))
+    out, tally = (None, None) if llm.dry_run else (job.out, ResultTally(items, labels=human_labels_of(options)))
     with JudgmentsOutput(out, job_record, reuse=job.reuse, stream=hooks.stream) as output:
         failure: BaseException | None = None
         try:
@@ -311,7 +317,8 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         | ({"prefix_cache": True} if run_prompts(options).prefix_cache else {})
         | ({} if job.systems is None else {"systems": list(job.systems)})
         | ({} if options.order == "input" else {"order": options.order})
-        | _calibration_option(options),
+        | _calibration_option(options)
+        | _human_labels_option(options),
         **recorded_templates(method, llm, options),
     )
 
@@ -322,6 +329,14 @@ def _calibration_option(options: JudgeOptions) -> dict[str, Any]:
     if calibration is None:
         return {}
     return {"calibration": calibration.as_option(options.calibration_source or "(given in Python)")}
+
+
+def _human_labels_option(options: JudgeOptions) -> dict[str, Any]:
+    """What the run record's options say of ``--human-labels``: where they came from and how many."""
+    labels = human_labels_of(options)
+    if labels is None:
+        return {}
+    return {"human_labels": {"source": options.human_labels_source or "(given in Python)", "labels": len(labels)}}
 
 
 def recorded_templates(method: Method, llm: Judge, options: JudgeOptions) -> dict[str, dict[str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from faceteval._runner._annotators import Annotators
 from faceteval._runner._window import ORDERS, Order
 from faceteval._util.checks import whole_number
 from faceteval.core import SIGNALS, SIMULATED_ANNOTATORS, VERDICT_LOGPROBS
+from faceteval.datasets import HumanLabel, read_human_labels
 from faceteval.errors import ConfigError
 from faceteval.llm import Judge, Panel
 from faceteval.methods.internal import DEFAULT_MEMO_SIZE, DEFAULT_TOP_LOGPROBS, SCORE_MODES, ScoreModeOption
@@ -69,6 +71,11 @@ class JudgeOptions:
         annotators: With ``simulated-annotators``: how many variants, how many examples each, and
             where the examples come from (`Annotators`; default: 3 variants, 2 examples each, from
             the run's own labelled instances).
+        human_labels: Human labels by id (`faceteval.datasets.HumanLabel`s, or the path of a labels
+            JSONL, read and checked here) in place of the instances' own ``label`` and ``scores``
+            (``--human-labels``): the result then gives the win rates and means as humans would,
+            prediction-powered (`faceteval.results.HumanLabelled`). They change no judgment.
+        human_labels_source: Where the human labels were read from (set when ``human_labels`` is a path).
     """
 
     swap: bool = False
@@ -86,8 +93,18 @@ class JudgeOptions:
     calibration_source: str | None = None
     confidence: str = SIGNALS
     annotators: Annotators | None = None
+    human_labels: Mapping[str, HumanLabel] | str | os.PathLike[str] | None = None
+    human_labels_source: str | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.human_labels, str | os.PathLike):
+            object.__setattr__(self, "human_labels_source", os.fspath(self.human_labels))
+            object.__setattr__(self, "human_labels", read_human_labels(self.human_labels))
+        elif self.human_labels is not None and not isinstance(self.human_labels, Mapping):
+            raise ConfigError(
+                "human_labels is a mapping of id -> HumanLabel or the path of a labels file, got "
+                f"{type(self.human_labels).__name__}"
+            )
         if isinstance(self.calibration, str | os.PathLike):
             object.__setattr__(self, "calibration_source", os.fspath(self.calibration))
             object.__setattr__(self, "calibration", read_calibration(Path(self.calibration)))
@@ -191,6 +208,12 @@ def check_score_mode(llm: Judge, options: JudgeOptions) -> None:
                 "--score-mode logprobs reads the scores' tokens in free-text replies, and --structured "
                 "(GenerateConfig(structured=True)) asks for JSON replies: use one of them"
             )
+
+
+def human_labels_of(options: JudgeOptions) -> Mapping[str, HumanLabel] | None:
+    """The run's human labels by id (read when given as a path), if any."""
+    assert options.human_labels is None or isinstance(options.human_labels, Mapping)
+    return options.human_labels
 
 
 def calibration_of(options: JudgeOptions) -> CalibratedThreshold | None:

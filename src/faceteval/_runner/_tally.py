@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from faceteval._runner._judge import Item
 from faceteval.core import Judgment
+from faceteval.datasets import HumanLabel
 from faceteval.errors import FacetevalError
 from faceteval.results import JudgeResult, ResultBuilder
 
@@ -16,7 +17,8 @@ class ResultTally:
     Judge `items` (the instances, each noted as it is read for the systems behind its candidates);
     `add` each judgment written; `carry` each judgment of an earlier run that the output keeps, of
     an instance the run may not have read (it stopped first): the instances are read on until it is,
-    so that its systems are those of its instance. `result` is the result of what was counted.
+    so that its systems are those of its instance. `result` is the result of what was counted (with
+    ``labels``, human labels by id in place of the instances' own).
 
     Examples:
         >>> from faceteval.core import Instance, Judgment
@@ -28,8 +30,8 @@ class ResultTally:
         [('B', 2), ('A', 0)]
     """
 
-    def __init__(self, items: Iterable[Item]) -> None:
-        self._builder = ResultBuilder()
+    def __init__(self, items: Iterable[Item], *, labels: Mapping[str, HumanLabel] | None = None) -> None:
+        self._builder = ResultBuilder(labels=labels)
         self.items: Iterator[Item] = self._builder.noting(items)
         """The items to judge: ``items``, each instance noted as it is read."""
 

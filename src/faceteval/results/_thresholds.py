@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from faceteval.core import JudgeResult, Standing
+from faceteval.core import HumanEstimate, JudgeResult, Standing
 from faceteval.errors import ConfigError
 
 _Reading = Callable[[JudgeResult, str | None], float | None]
@@ -46,6 +46,21 @@ def _ok_rate(result: JudgeResult, system: str | None) -> float | None:
     return result.ok_rate.value
 
 
+def _human(result: JudgeResult, system: str | None) -> HumanEstimate | None:
+    rows = result.human.systems if result.human is not None else []
+    return next((row for row in rows if row.name == system), None)
+
+
+def _ppi_value(result: JudgeResult, system: str | None) -> float | None:
+    row = _human(result, system)
+    return None if row is None else row.ppi.value
+
+
+def _ppi_low(result: JudgeResult, system: str | None) -> float | None:
+    row = _human(result, system)
+    return None if row is None or row.ppi.ci is None else row.ppi.ci[0]
+
+
 @dataclass(frozen=True, slots=True)
 class _Metric:
     per_system: bool
@@ -59,6 +74,12 @@ METRICS: dict[str, _Metric] = {
     "mean": _Metric(True, _mean, "a system's mean overall score"),
     "swap_consistency": _Metric(False, _swap_consistency, "how often the orders agreed, under --swap"),
     "ok_rate": _Metric(False, _ok_rate, "the share of judgments that did not fail"),
+    "ppi_win_rate": _Metric(True, _ppi_value, "a system's prediction-powered win rate (with human labels)"),
+    "ppi_win_rate_low": _Metric(
+        True, _ppi_low, "the lower end of a system's prediction-powered win rate interval"
+    ),
+    "ppi_mean": _Metric(True, _ppi_value, "a system's prediction-powered mean score (with human scores)"),
+    "ppi_mean_low": _Metric(True, _ppi_low, "the lower end of a system's prediction-powered mean interval"),
 }
 """What ``--fail-under`` can check, by name."""
 
