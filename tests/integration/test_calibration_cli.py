@@ -190,6 +190,23 @@ def test_labels_from_a_file_replace_the_instances_own(tmp_path: Path, server: LL
     assert result.exit_code == 1 and "bad-labels.jsonl" in result.output and "label" in result.output
 
 
+def test_labels_a_review_queue_chose_by_doubt_are_set_aside(tmp_path: Path, server: LLMServer) -> None:
+    judged(tmp_path, server, labelled(12, 0), "own")
+    rows = [
+        {"id": f"clear{k}", "label": 2, "sampling": "uncertainty" if k < 4 else "random"} for k in range(12)
+    ]
+    result = run("calibrate", tmp_path / "own.jsonl", "--target-agreement", "0.5",
+                 "--labels", write(tmp_path / "queue.jsonl", rows), "--out", tmp_path / "c.json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "4 labels chosen where the judge was least sure set aside" in result.output
+    assert read_calibration(tmp_path / "c.json").data.n == 8
+    chosen = [{"id": "clear0", "label": 1, "sampling": "disagreement"}]
+    only = write(tmp_path / "only.jsonl", chosen)
+    result = run("calibrate", tmp_path / "own.jsonl", "--target-agreement", "0.5",
+                 "--labels", only, "--out", tmp_path / "c2.json")  # fmt: skip
+    assert result.exit_code == 1 and "no pairwise label drawn at random" in result.output
+
+
 def test_a_calibration_is_refused_for_a_judge_in_python_too(tmp_path: Path, server: LLMServer) -> None:
     judged(tmp_path, server, labelled(40, 40), "cal")
     run("calibrate", tmp_path / "cal.jsonl", "--target-agreement", "0.9", "--out", tmp_path / "cal.json")

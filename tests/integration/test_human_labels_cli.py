@@ -135,3 +135,31 @@ def test_a_bad_labels_file_is_refused_before_any_call_naming_its_line(
     assert run.exit_code != 0
     assert f"{labels}:2" in run.output and "label" in run.output
     assert server.request_count == before
+
+
+def test_the_report_shows_the_humans_estimates_of_a_run_with_labels_or_given_them(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    data, labels = files(tmp_path)
+    out = tmp_path / "j.jsonl"
+    flags = [data, "--method", "direct", "--systems", "A,B", "--model", "openai:judge"]
+    run = invoke(*flags, "--base-url", server.base_url, "--cache", tmp_path / "c.sqlite", "--out", out)
+    assert run.exit_code == 0, run.output
+    assert "As humans would judge it" not in run.output  # no label yet
+
+    plain = CliRunner().invoke(cli, ["report", str(out)], catch_exceptions=False)
+    assert plain.exit_code == 0, plain.output
+    assert "As humans would judge it" not in (tmp_path / "j.report.md").read_text()
+
+    given = CliRunner().invoke(cli, ["report", str(out), "--human-labels", str(labels), "--force"])
+    assert given.exit_code == 0, given.output
+    markdown = (tmp_path / "j.report.md").read_text()
+    assert "## As humans would judge it" in markdown
+    assert "From 100 human labels" in markdown and "1 label chosen where the judge was least sure" in markdown
+    expected = compute_result(
+        read_judgments(out), read_instances(data, systems=["A", "B"]), labels=read_human_labels(labels)
+    ).human
+    assert expected is not None
+    b = next(row for row in expected.systems if row.name == "B")
+    assert b.ppi.value is not None and f"{100 * b.ppi.value:.1f}%" in markdown
+    assert "Cohen's kappa" in markdown and "TPR" in (tmp_path / "j.report.html").read_text()

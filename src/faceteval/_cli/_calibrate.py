@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -17,7 +15,7 @@ from faceteval._cli._options import data_dir_option, force_flag
 from faceteval._runner import record_identity
 from faceteval._util.text import plural
 from faceteval.core import SIGNALS, ConfidenceInputs, Instance, Judgment, confidence
-from faceteval.datasets import InstanceFile, read_judgments
+from faceteval.datasets import InstanceFile, read_human_labels, read_judgments
 from faceteval.datasets.internal import judged_input, recorded_reading
 from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval import load_judgments, load_target
@@ -94,7 +92,7 @@ def calibrate(
     else:
         judgments, labels, record, name = _run(Path(source))
     if labels_path is not None:
-        labels = read_labels(labels_path)
+        labels = _file_labels(labels_path)
     check_outputs([(out, CALIBRATION_FILE)], given=out, option="--out", inputs=_inputs(source), force=force)
     identity = record_identity(record, judgments, source=name)
     if identity.estimator == SIGNALS:  # (another estimator's missing confidence stays missing: never kept)
@@ -152,35 +150,22 @@ def _labels(instances: Iterable[Instance | InputError]) -> dict[str, int]:
     }
 
 
-def read_labels(path: Path) -> dict[str, int]:
-    """Human labels by id from a JSONL of ``{"id": ..., "label": ...}``.
+def _file_labels(path: Path) -> dict[str, int]:
+    """The pairwise labels of a labels file by id; those chosen by the judge's doubt are set aside
+    (a guarantee needs a random sample), and said.
 
     Raises:
-        InputError: A line is not such an object, naming the file, line and field.
+        InputError: The file is not a labels file (naming its line and field), or holds no usable label.
     """
-    labels: dict[str, int] = {}
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot open: {exc.strerror or exc}") from exc
-    with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row: Any = json.loads(line)
-            except ValueError as exc:
-                raise InputError(str(path), number, None, f"not valid JSON: {exc}") from exc
-            if not isinstance(row, Mapping) or not isinstance(row.get("id"), str):
-                raise InputError(str(path), number, "id", "each line is an object with a string id")
-            label = row.get("label")
-            if isinstance(label, bool) or not isinstance(label, int) or label < 0:
-                raise InputError(
-                    str(path), number, "label", f"{label!r}: the better candidate (1-based), 0 a tie"
-                )
-            labels[row["id"]] = label
+    read = read_human_labels(path)
+    labels = {id_: label.label for id_, label in read.items() if label.random and label.label is not None}
+    if aside := sum(not label.random for label in read.values()):
+        err_console.print(
+            f"[yellow]{plural(aside, 'label')} chosen where the judge was least sure set aside:[/] a "
+            "guarantee holds for a random sample of labelled verdicts"
+        )
     if not labels:
-        raise InputError(str(path), None, None, "no labels in it")
+        raise InputError(str(path), None, "label", "no pairwise label drawn at random in it")
     return labels
 
 

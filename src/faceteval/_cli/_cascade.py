@@ -27,6 +27,7 @@ from faceteval._runner import (
     JudgeSpec,
     cascade_async,
     file_instances,
+    human_labels_of,
     open_judges,
 )
 from faceteval.core import Instance, Usage
@@ -103,7 +104,8 @@ def run_cascade(
             mode=job.mode, source=str(calibration_path),
         )  # fmt: skip
         result = anyio.run(_closing, judges, work)
-    computed = compute_result(result.judgments, [item for item in items if isinstance(item, Instance)])
+    judged = [item for item in items if isinstance(item, Instance)]
+    computed = compute_result(result.judgments, judged, labels=human_labels_of(job.options))
     lines = "".join(judgment.model_dump_json() + "\n" for judgment in result.judgments)
     if out is None:
         json_lines_out(sys.stdout).write(lines)

@@ -32,6 +32,7 @@ from faceteval._runner._options import (
     JudgeOptions,
     calibration_of,
     check_score_mode,
+    human_labels_of,
     templates_of,
 )
 from faceteval._runner._output import JudgmentsOutput
@@ -153,6 +154,7 @@ __all__ = [
     "ending",
     "file_instances",
     "from_cache",
+    "human_labels_of",
     "in_order",
     "in_order_spilled",
     "job_of",

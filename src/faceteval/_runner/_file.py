@@ -212,7 +212,9 @@ async def judge_file(
     result.instances, result.start = job.instances, started.opening
     before = replace(llm.spent)
     job_record = _job_record(job, method, llm, options)
-    out, tally = (None, None) if llm.dry_run else (job.out, ResultTally(items, labels=human_labels_of(options)))
+    out, tally = (
+        (None, None) if llm.dry_run else (job.out, ResultTally(items, labels=human_labels_of(options)))
+    )
     with JudgmentsOutput(out, job_record, reuse=job.reuse, stream=hooks.stream) as output:
         failure: BaseException | None = None
         try:
@@ -336,7 +338,8 @@ def _human_labels_option(options: JudgeOptions) -> dict[str, Any]:
     labels = human_labels_of(options)
     if labels is None:
         return {}
-    return {"human_labels": {"source": options.human_labels_source or "(given in Python)", "labels": len(labels)}}
+    source = options.human_labels_source or "(given in Python)"
+    return {"human_labels": {"source": source, "labels": len(labels)}}
 
 
 def recorded_templates(method: Method, llm: Judge, options: JudgeOptions) -> dict[str, dict[str, str]]:

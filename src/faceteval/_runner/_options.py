@@ -99,7 +99,7 @@ class JudgeOptions:
     def __post_init__(self) -> None:
         if isinstance(self.human_labels, str | os.PathLike):
             object.__setattr__(self, "human_labels_source", os.fspath(self.human_labels))
-            object.__setattr__(self, "human_labels", read_human_labels(self.human_labels))
+            object.__setattr__(self, "human_labels", read_human_labels(Path(self.human_labels)))
         elif self.human_labels is not None and not isinstance(self.human_labels, Mapping):
             raise ConfigError(
                 "human_labels is a mapping of id -> HumanLabel or the path of a labels file, got "

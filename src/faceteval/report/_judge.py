@@ -13,7 +13,9 @@ from pathlib import Path
 
 from faceteval._util.text import plural
 from faceteval._version import __version__
+from faceteval.datasets import HumanLabel
 from faceteval.report._format import DASH, count, decimal
+from faceteval.report._human import human_section
 from faceteval.report._judge_items import item_sections
 from faceteval.report._judge_plots import MAX_VALUES, judge_plots
 from faceteval.report._judge_run import DEFAULT_ITEMS, JudgeRun, load_judge_run
@@ -46,6 +48,7 @@ def write_judge_report(
     html_path: Path | None = None,
     systems: Sequence[str] | None = None,
     limit: int = DEFAULT_ITEMS,
+    labels: Mapping[str, HumanLabel] | None = None,
 ) -> tuple[Path, Path]:
     """Write the report of the judge run whose judgments are ``judgments`` (by default beside them:
     `judge_report_paths`).
@@ -53,8 +56,9 @@ def write_judge_report(
     The run record beside the judgments (``X.run.json``) gives the method, model, options and spend,
     and the result when it holds one; else the result is computed from the judgments and the input
     the record names. ``systems`` names the systems behind the candidates of every instance that
-    names none (as ``judge --systems`` did), and the result is then computed with them. Each list of
-    items shows ``limit`` at most.
+    names none (as ``judge --systems`` did), and the result is then computed with them, as it is with
+    ``labels`` (human labels by id in place of the instances' own). Each list of items shows
+    ``limit`` at most.
 
     Returns:
         The paths of the Markdown and the HTML report.
@@ -62,7 +66,7 @@ def write_judge_report(
     Raises:
         InputError: The judgments cannot be opened.
     """
-    run = load_judge_run(judgments, systems=systems, limit=limit)
+    run = load_judge_run(judgments, systems=systems, limit=limit, labels=labels)
     default_markdown, default_html = judge_report_paths(judgments)
     schema = run.record.schema_version if run.record is not None else None
     footer = f"faceteval {__version__}" + (f", run record schema {schema}" if schema is not None else "")
@@ -102,6 +106,8 @@ def judge_sections(run: JudgeRun) -> list[Section]:
         sections += pairwise_sections(run.result.pairwise, run.result.level)
     if run.result.pointwise is not None:
         sections += pointwise_sections(run.result.pointwise, run.result.level)
+    if run.result.human is not None:
+        sections.append(human_section(run.result.human, run.result.level, rates=run.result.pointwise is None))
     if (shown := distribution_section(distributions(run))) is not None:
         sections.append(shown)
     return sections + item_sections(run.evidence)

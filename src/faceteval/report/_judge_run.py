@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from faceteval.core import Instance, Judgment
-from faceteval.datasets import InstanceFile, Reading
+from faceteval.datasets import HumanLabel, InstanceFile, Reading
 from faceteval.datasets.internal import PLAIN_READING, judged_input, judgment_from_line, recorded_reading
 from faceteval.errors import FacetevalError, InputError
 from faceteval.report._judge_evidence import Evidence, collect_evidence
@@ -67,13 +67,18 @@ class JudgeRun:
 
 
 def load_judge_run(
-    path: Path, *, systems: Sequence[str] | None = None, limit: int = DEFAULT_ITEMS
+    path: Path,
+    *,
+    systems: Sequence[str] | None = None,
+    limit: int = DEFAULT_ITEMS,
+    labels: Mapping[str, HumanLabel] | None = None,
 ) -> JudgeRun:
     """Read the judge run whose judgments are ``path`` (its record beside it, ``X.run.json``).
 
     ``systems`` names the systems behind the candidates of every instance that names none (as
     ``judge --systems`` did); the result is then computed with them. Without it, the record's are
-    used (and its result, when it holds one).
+    used (and its result, when it holds one). ``labels`` (human labels by id) take the place of the
+    instances' own; the result is then computed with them.
 
     Raises:
         InputError: The judgments cannot be opened.
@@ -81,11 +86,11 @@ def load_judge_run(
     record, record_problem = _record(path)
     inputs, input_problem = _inputs(path, record)
     reading = _reading(record)
-    result, stored = _stored_result(record) if systems is None else (None, False)
+    result, stored = _stored_result(record) if systems is None and labels is None else (None, False)
     systems = record_systems(record) if systems is None else tuple(systems)
     if result is None:
         instances = _instances(inputs, systems, reading) if inputs is not None else None
-        result = compute_result(judgments(path, Unreadable()), instances)  # (counted by the pass below)
+        result = compute_result(judgments(path, Unreadable()), instances, labels=labels)  # (counted below)
     unreadable = Unreadable()
     shapes = _systems_by_id(inputs, systems, reading) if inputs is not None else {}
     evidence = collect_evidence(judgments(path, unreadable), shapes, result, limit=limit)

@@ -180,6 +180,7 @@ FLAGS: dict[str, list[str]] = {
     "score_mode": ["--score-mode", "logprobs"],
     "top_logprobs": ["--score-mode", "logprobs", "--top-logprobs", "3"],
     "calibration": ["--calibration", "cal.json"],
+    "human_labels": ["--human-labels", "labels.jsonl"],
     "confidence": ["--confidence", "simulated-annotators"],
     "annotators": ["--confidence", "simulated-annotators", "--annotators", "5"],
     "shots": ["--confidence", "simulated-annotators", "--shots", "shots.jsonl"],
@@ -226,6 +227,7 @@ def test_every_flag_of_judge_lands_in_the_job(name: str, tmp_path: Path) -> None
     )
     (tmp_path / "prices.yaml").write_text("openai:m: {input: 1.0, output: 2.0}\n", encoding="utf-8")
     (tmp_path / "cal.json").write_text(CALIBRATION.model_dump_json(), encoding="utf-8")
+    (tmp_path / "labels.jsonl").write_text('{"id": "1", "label": 1}\n', encoding="utf-8")
     shot = '{{"id": "s{}", "query": "q{}", "candidates": ["a", "b"], "label": 1}}\n'
     (tmp_path / "shots.jsonl").write_text("".join(shot.format(i, i) for i in range(3)), encoding="utf-8")
     flags, base = FLAGS[name], BASE
