@@ -186,6 +186,30 @@ def test_recorded_chatgpt_criterion_scores_train_without_an_llm(data_dir: Path, 
     )
 
 
+def test_human_scores_from_a_labels_file_replace_the_benchmarks(data_dir: Path, tmp_path: Path) -> None:
+    from faceteval.metaeval import load_target
+
+    instances = load_target("coeval-eli5", data_dir).instances[:60]
+    labels = [
+        {"id": i.id, "scores": {"Accuracy": 6 - i.scores["Accuracy"]}, "annotators": ["kim"]}
+        for i in instances
+        if i.scores and "Accuracy" in i.scores
+    ][:40]
+    path = write(tmp_path / "labels.jsonl", labels)
+    out = tmp_path / "eli5"
+    args = [
+        "hdeval", "train", "coeval-eli5", "--features", "recorded:coeval-chatgpt", "--target", "Accuracy",
+        "--aggregator", "lr", "--resamples", "0", "--labels", path, "--out", out, "--data-dir", data_dir,
+    ]  # fmt: skip
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    features = [json.loads(line) for line in (out / "features.jsonl").read_text().splitlines()]
+    assert {row["id"]: row["targets"]["Accuracy"] for row in features} == {
+        row["id"]: row["scores"]["Accuracy"] for row in labels
+    }
+    assert "have no human score" in " ".join(result.output.split())
+
+
 def test_outputs_to_score_may_come_as_json_or_csv_without_human_scores(tmp_path: Path) -> None:
     from faceteval.workflows.hdeval._cli._commands import _input_target
 

@@ -24,7 +24,7 @@ from faceteval.datasets._fetch import FetchReport, fetch
 from faceteval.datasets._field_map import FieldMap
 from faceteval.datasets._generic import load_labelled, parse_field_options
 from faceteval.datasets._jsonl import read_judgments
-from faceteval.datasets._labels import SAMPLINGS, HumanLabel, labels_jsonl, read_human_labels
+from faceteval.datasets._labels import SAMPLINGS, HumanLabel, labels_jsonl, read_human_labels, relabelled
 from faceteval.datasets._presets import PRESETS, Preset, get_preset
 from faceteval.datasets._reader import InputFormat, InstanceFile, Reading, read_instances
 from faceteval.datasets._registry import benchmarks, get_benchmark
@@ -71,6 +71,7 @@ __all__ = [
     "read_human_labels",
     "read_instances",
     "read_judgments",
+    "relabelled",
 ]
 
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from faceteval._util.files import decode_json
+from faceteval.core import Instance
 from faceteval.errors import InputError
 
 Sampling = Literal["random", "uncertainty", "disagreement"]
@@ -141,6 +142,26 @@ def _scores(name: str, number: int, scores: Any) -> dict[str, float]:
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise InputError(name, number, f"scores.{aspect}", f"{value!r}: a score is a finite number")
         made[str(aspect)] = float(value)
+    return made
+
+
+def relabelled(instances: Iterable[Instance], labels: Mapping[str, HumanLabel]) -> list[Instance]:
+    """``instances`` with the human ``label`` and ``scores`` of ``labels`` (by id) in place of their
+    own; an instance ``labels`` does not name has neither.
+
+    Examples:
+        >>> pair = Instance(id="a", query="q", candidates=["x", "y"], label=1)
+        >>> pairs = [pair, pair.model_copy(update={"id": "b"})]
+        >>> [i.label for i in relabelled(pairs, {"a": HumanLabel("a", 2)})]
+        [2, None]
+    """
+    made = []
+    for instance in instances:
+        found = labels.get(instance.id)
+        label, scores = (None, None) if found is None else (found.label, found.scores)
+        made.append(
+            instance.model_copy(update={"label": label, "scores": None if scores is None else dict(scores)})
+        )
     return made
 
 

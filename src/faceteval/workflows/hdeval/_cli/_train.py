@@ -23,6 +23,7 @@ from faceteval._cli.kit import (
 )
 from faceteval._util.text import plural
 from faceteval.core import Instance
+from faceteval.datasets import read_human_labels, relabelled
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target
 from faceteval.metaeval.internal import source_files, write_instances
@@ -92,6 +93,13 @@ if TYPE_CHECKING:
 @domain_option
 @click.option("--limit", type=click.IntRange(4), help="Use only the first N instances.")
 @click.option(
+    "--labels",
+    "labels_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Human scores by id (JSONL of {id, scores}, as `review export --labels` writes) in place of the "
+    "instances' own.",
+)
+@click.option(
     "--resamples", type=click.IntRange(0), default=1000, show_default=True, help="Bootstrap resamples per CI."
 )
 @data_dir_option
@@ -132,6 +140,8 @@ def train_command(**flags: Any) -> None:
             f"{target.name} has pairwise labels; HD-Eval learns from human scores (pointwise)"
         )
     instances = list(target.instances[: flags["limit"]] if flags["limit"] else target.instances)
+    if flags["labels_path"] is not None:
+        instances = relabelled(instances, read_human_labels(flags["labels_path"]))
     targets = tuple(_targets(flags["targets"], instances))
     labelled = [i for i in instances if i.scores and all(t in i.scores for t in targets)]
     if len(labelled) < len(instances):  # left out before any call: there is nothing to learn from them
