@@ -34,6 +34,13 @@ def show_human(human: HumanLabelled, console: Console, *, level: float, rates: b
     console.print(table)
     if rates and human.positions and [p.name for p in human.positions] != [s.name for s in human.systems]:
         console.print("By position, prediction-powered: " + ", ".join(_position(p) for p in human.positions))
+    if human.ranking:
+        ranked = ", ".join(
+            f"{s.rank}. {escape(s.system)} {s.strength:+.2f}"
+            + (f" [{s.ci[0]:+.2f}, {s.ci[1]:+.2f}]" if s.ci is not None else "")
+            for s in human.ranking
+        )
+        console.print(f"Bradley-Terry strengths as humans would give them ({100 * level:g}% CIs): {ranked}")
     if human.agreement:
         each = ", ".join(
             f"{VERDICT_NAMES.get(a.verdict, a.verdict)} TPR {_value(a.tpr, True)} TNR {_value(a.tnr, True)}"

@@ -280,6 +280,10 @@ class HumanLabelled(_Frozen):
     """Per verdict, on the labelled pairs the judge judged."""
     kappa: float | None = None
     """Cohen's kappa between the judge's verdicts and the labels (ties a class)."""
+    ranking: list[Strength] = Field(default_factory=list)
+    """With 3 or more systems: Bradley-Terry strengths as humans would give them, strongest first:
+    the PPI estimate (lambda 1) with the prediction-powered bootstrap's percentile intervals
+    (``ppi_py.ppboot``, `Ranking.n_resamples` resamples, seeded)."""
     aspect: str | None = None
     """Pointwise: the human score estimated (an aspect of the labels' ``scores``)."""
     note: str | None = None

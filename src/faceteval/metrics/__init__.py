@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         human_mean,
         labels_for_width,
         ppi_available,
+        ppi_module,
         prediction_powered_mean,
     )
     from faceteval.metrics._stats import (
@@ -82,6 +83,7 @@ __getattr__ = lazy_attributes(
             "human_mean",
             "labels_for_width",
             "ppi_available",
+            "ppi_module",
             "prediction_powered_mean",
         ),
         "_pointwise": ("CorrelationMethod", "correlation", "summary_level", "system_level"),
@@ -156,6 +158,7 @@ __all__ = [
     "paired_correlation_test",
     "permutation_test",
     "ppi_available",
+    "ppi_module",
     "prediction_powered_mean",
     "rank_by_weight",
     "selective_agreement",

@@ -59,6 +59,15 @@ class Estimate:
         return {**asdict(self), "ci": None if self.ci is None else list(self.ci), "width": self.width}
 
 
+def ppi_module() -> Any:
+    """``ppi_py``, imported with the process's warning filters kept as they were.
+
+    Raises:
+        ConfigError: ``ppi-python`` is not installed (the ``ppi`` extra).
+    """
+    return _ppi()
+
+
 def _ppi() -> Any:
     try:
         with warnings.catch_warnings():  # ppi_py silences every warning of the process on import

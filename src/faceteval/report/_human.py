@@ -33,6 +33,26 @@ def human_section(human: HumanLabelled, level: float, *, rates: bool) -> Section
     tables = [_estimates(human.systems, "System", level, rates=rates)]
     if rates and human.positions:
         tables.append(_estimates(human.positions, "Position", level, rates=True))
+    if human.ranking:
+        tables.append(
+            Table(
+                ("Rank", "System", "Strength", f"{100 * level:g}% CI", "Comparisons"),
+                tuple(
+                    (
+                        str(s.rank),
+                        s.system,
+                        f"{s.strength:+.2f}",
+                        DASH if s.ci is None else f"[{s.ci[0]:+.2f}, {s.ci[1]:+.2f}]",
+                        count(s.comparisons),
+                    )
+                    for s in human.ranking
+                ),
+                title="Bradley-Terry strengths as humans would give them",
+                note="The PPI estimate (the strengths on the judge's unlabelled verdicts, corrected by the "
+                "labels), with the prediction-powered bootstrap's percentile intervals (ppi_py.ppboot).",
+                numeric=(True, False, True, True, True),
+            )
+        )
     if human.agreement:
         rows = tuple(
             (VERDICTS.get(a.verdict, str(a.verdict)), count(a.humans), percent(a.tpr), percent(a.tnr))

@@ -171,3 +171,75 @@ def _connected(systems: list[str], pairs: list[tuple[str, str]]) -> bool:
     graph = coo_matrix((np.ones(len(pairs)), (rows, cols)), shape=(len(systems), len(systems)))
     count, _ = connected_components(graph, directed=False)
     return int(count) == 1
+
+
+def prediction_powered_strengths(
+    systems: list[str],
+    labelled: list[tuple[int, int, float, float]],
+    unlabelled: Mapping[tuple[int, int, float], int],
+    *,
+    penalty: float = DEFAULT_PENALTY,
+    n_resamples: int = DEFAULT_BT_RESAMPLES,
+    level: float = 0.95,
+    seed: int = 0,
+) -> list[Strength] | None:
+    """Bradley-Terry strengths as humans would give them, with prediction-powered bootstrap intervals.
+
+    ``labelled`` holds each labelled comparison as ``(a, b, human, judge)``: the indices into
+    ``systems`` of its two sides and a's outcome (1 won, 0.5 tied, 0 lost) by the human label and
+    by the judge; ``unlabelled`` counts the other comparisons by ``(a, b, judge's outcome)``. The
+    estimate is PPI's with lambda 1: the strengths fitted on the judge's unlabelled outcomes, plus
+    those on the labels, minus those on the judge's outcomes of the labelled comparisons; the
+    intervals are ``ppi_py.ppboot``'s percentile intervals over ``n_resamples`` resamples (the
+    prediction-powered bootstrap, Zrnic 2024), seeded. None with fewer than 3 systems or 2 labels.
+    """
+    from faceteval.metrics import ppi_module
+
+    if len(systems) < 3 or len(labelled) < 2 or not unlabelled:
+        return None
+    met = sorted({(a, b) for a, b, _, _ in labelled} | {(a, b) for a, b, _ in unlabelled})
+    design = _Design.of(systems, [(systems[a], systems[b]) for a, b in met])
+    slot = {pair: k for k, pair in enumerate(met)}
+
+    def strengths(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+        rows = x[:, 0].astype(np.int64)  # each comparison's pair, as its slot in ``met``
+        counts = np.zeros((len(met), 3))
+        counts[:, 0] = np.bincount(rows, weights=y, minlength=len(met))
+        counts[:, 2] = np.bincount(rows, weights=1.0 - y, minlength=len(met))
+        return _fit(design, design.weights(smoothed(counts)), penalty)
+
+    x = np.array([[slot[(a, b)]] for a, b, _, _ in labelled], dtype=np.float64)
+    y = np.array([h for _, _, h, _ in labelled], dtype=np.float64)
+    y_hat = np.array([j for _, _, _, j in labelled], dtype=np.float64)
+    rest = [(slot[(a, b)], outcome) for (a, b, outcome), n in sorted(unlabelled.items()) for _ in range(n)]
+    x_rest = np.array([[k] for k, _ in rest], dtype=np.float64)
+    y_rest = np.array([outcome for _, outcome in rest], dtype=np.float64)
+    theta = strengths(x_rest, y_rest) + strengths(x, y) - strengths(x, y_hat)
+    intervals = None
+    if n_resamples > 0:
+        state = np.random.get_state()  # ppboot draws from numpy's global generator
+        np.random.seed(seed)
+        try:
+            low, high = ppi_module().ppboot(
+                strengths, y, y_hat, y_rest, X=x, X_unlabeled=x_rest, lam=1.0,
+                n_resamples=n_resamples, alpha=1 - level,
+            )  # fmt: skip
+        finally:
+            np.random.set_state(state)
+        intervals = (np.asarray(low), np.asarray(high))
+    played = dict.fromkeys(range(len(systems)), 0)
+    for a, b, _, _ in labelled:
+        played[a], played[b] = played[a] + 1, played[b] + 1
+    for (a, b, _), n in unlabelled.items():
+        played[a], played[b] = played[a] + n, played[b] + n
+    order = sorted(range(len(systems)), key=lambda i: (-theta[i], systems[i]))
+    return [
+        Strength(
+            system=systems[i],
+            rank=rank,
+            strength=float(theta[i]),
+            ci=None if intervals is None else (float(intervals[0][i]), float(intervals[1][i])),
+            comparisons=played[i],
+        )
+        for rank, i in enumerate(order, start=1)
+    ]

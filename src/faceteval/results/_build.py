@@ -152,7 +152,7 @@ class ResultBuilder:
             ok_rate=proportion(self._statuses["ok"], judged, self.options.level),
             pairwise=pairwise,
             pointwise=pointwise,
-            human=self._human.result(self.options.level, _judge_values(pairwise, pointwise))
+            human=self._human.result(self.options.level, _judge_values(pairwise, pointwise), self.options)
             if self._human.labelled
             else None,
         )

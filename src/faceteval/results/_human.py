@@ -14,9 +14,17 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from faceteval.core import HumanEstimate, HumanLabelled, Judgment, LabelledEstimate, VerdictAgreement
+from faceteval.core import (
+    HumanEstimate,
+    HumanLabelled,
+    Judgment,
+    LabelledEstimate,
+    Strength,
+    VerdictAgreement,
+)
 from faceteval.datasets import HumanLabel
 from faceteval.errors import ConfigError
+from faceteval.results._options import DEFAULT_RESULT_OPTIONS, ResultOptions
 
 UNDECIDED = 0.5
 """The outcome a failed or abstained judgment predicts: a tie, half a win each way."""
@@ -96,6 +104,9 @@ class HumanTally:
     unusable: int = 0
     aspect: str | None = None
     judge_scores: list[float] = field(default_factory=list)
+    pairs: list[tuple[str, str, float, float]] = field(default_factory=list)
+    """Labelled comparisons of two candidates: (system a, system b, a's human outcome, a's judged)."""
+    unlabelled_pairs: Counter[tuple[str, str, float]] = field(default_factory=Counter)
 
     @property
     def labelled(self) -> bool:
@@ -137,6 +148,10 @@ class HumanTally:
             for j in range(i + 1, len(systems)):
                 predicted = settled.get((i, j), UNDECIDED)
                 truth = first if len(systems) == 2 else None
+                if truth is not None:
+                    self.pairs.append((systems[i], systems[j], truth, predicted))
+                else:
+                    self.unlabelled_pairs[(systems[i], systems[j], predicted)] += 1
                 self._side(self.systems, systems[i]).add(predicted, truth)
                 self._side(self.systems, systems[j]).add(1 - predicted, None if truth is None else 1 - truth)
                 self._side(self.positions, str(i + 1)).add(predicted, truth)
@@ -174,9 +189,14 @@ class HumanTally:
             sides[name] = _Side()
         return sides[name]
 
-    def result(self, level: float, judge_values: Mapping[str, Mapping[str, float | None]]) -> HumanLabelled:
+    def result(
+        self,
+        level: float,
+        judge_values: Mapping[str, Mapping[str, float | None]],
+        options: ResultOptions = DEFAULT_RESULT_OPTIONS,
+    ) -> HumanLabelled:
         """The estimates, beside ``judge_values`` (``systems``/``positions``/``scored`` -> name -> the
-        judge-only value)."""
+        judge-only value); with 3 or more systems, their prediction-powered Bradley-Terry strengths."""
         from faceteval.metrics import cohen_kappa, ppi_available
 
         made = HumanLabelled(
@@ -213,8 +233,27 @@ class HumanTally:
                 "positions": estimates(self.positions, "positions", rates),
                 "agreement": _agreement(humans, judged),
                 "kappa": cohen_kappa(judged, humans) if humans else None,
+                "ranking": self._ranking(options),
             }
         )
+
+    def _ranking(self, options: ResultOptions) -> list[Strength]:
+        from faceteval.results._bradley_terry import prediction_powered_strengths
+
+        names = sorted({name for a, b, _, _ in self.pairs for name in (a, b)} | {
+            name for a, b, _ in self.unlabelled_pairs for name in (a, b)
+        })  # fmt: skip
+        index = {name: k for k, name in enumerate(names)}
+        ranked = prediction_powered_strengths(
+            names,
+            [(index[a], index[b], h, j) for a, b, h, j in self.pairs],
+            Counter({(index[a], index[b], o): n for (a, b, o), n in self.unlabelled_pairs.items()}),
+            penalty=options.penalty,
+            n_resamples=options.n_resamples,
+            level=options.level,
+            seed=options.seed,
+        )
+        return ranked or []
 
 
 def _agreement(humans: Sequence[int], judged: Sequence[int | None]) -> list[VerdictAgreement]:

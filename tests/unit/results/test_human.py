@@ -10,7 +10,7 @@ import pytest
 from faceteval.core import Instance, Judgment
 from faceteval.datasets import HumanLabel
 from faceteval.metrics import human_mean, prediction_powered_mean
-from faceteval.results import compute_result
+from faceteval.results import ResultOptions, compute_result
 
 
 def _run(n: int = 1000, every: int = 10, seed: int = 1) -> tuple[list[Instance], list[Judgment], float]:
@@ -129,3 +129,29 @@ def test_without_ppi_python_the_result_says_how_to_get_it(monkeypatch):
     human = compute_result(judgments, instances).human
     assert human is not None and human.systems == []
     assert human.note is not None and "faceteval[ppi]" in human.note
+
+
+def test_three_systems_get_bradley_terry_strengths_as_humans_would_give_them():
+    import math
+
+    rng = random.Random(2)
+    strength = {"a": 1.0, "b": 0.3, "c": -0.3, "d": -1.0}
+    instances, judgments = [], []
+    for i in range(1200):
+        x, y = rng.sample(sorted(strength), 2)
+        truth = 1 if rng.random() < 1 / (1 + math.exp(strength[y] - strength[x])) else 2
+        verdict = truth if rng.random() < 0.7 else 1  # a third of the time, the first candidate
+        label = truth if i % 4 == 0 else None
+        instances.append(Instance(id=str(i), query="q", candidates=["x", "y"], systems=[x, y], label=label))
+        judgments.append(Judgment(id=str(i), method="m", status="ok", verdict=verdict))
+    options = ResultOptions(n_resamples=200)
+    result = compute_result(judgments, instances, options=options)
+    assert result.human is not None and result.pairwise is not None and result.pairwise.ranking is not None
+    humans = {s.system: s for s in result.human.ranking}
+    judge = {s.system: s for s in result.pairwise.ranking.strengths}
+    assert [s.system for s in result.human.ranking] == ["a", "b", "c", "d"]
+    for name in ("a", "d"):  # the judge's noise pulls the ends in; the labels put them back
+        ci = humans[name].ci
+        assert ci is not None and ci[0] <= strength[name] <= ci[1]
+        assert abs(judge[name].strength) < abs(humans[name].strength)
+    assert compute_result(judgments, instances, options=options).human == result.human  # seeded
