@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from faceteval.review._database import Database
 from faceteval.review._model import Draft, Item, ReviewError, describe_conflicts
 from faceteval.review._progress import remark_draft
+from faceteval.review._queue import Queue
 from faceteval.review._rows import item
 
-__all__ = ["add_items", "add_task", "conflicts"]
+__all__ = ["add_items", "add_task", "conflicts", "next_position"]
 
 _UPSERT_TASK = (
     "INSERT INTO tasks (name, description, scale_min, scale_max, scale_derived) "
@@ -102,24 +103,49 @@ def _content_of(item: Item) -> tuple[str, str, str, tuple[str, ...]]:
     return item.task, item.query, item.output, tuple(candidate.output for candidate in item.candidates)
 
 
-def add_items(database: Database, items: Sequence[Item], drafts: Sequence[Draft]) -> int:
-    """Add items and their drafts in one transaction, leaving those present as they are; how many were new."""
+def next_position(db: sqlite3.Connection) -> int:
+    """The position after every item's: where items added next begin."""
+    return int(db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0])
+
+
+def add_items(
+    database: Database, items: Sequence[Item], drafts: Sequence[Draft], queue: Queue | None = None
+) -> int:
+    """Add items and their drafts in one transaction, leaving those present as they are; how many were new.
+
+    Without a ``queue``, the new items follow those there in the order given; with one, each new
+    item takes its place in the queue (``queue.start`` plus its rank), and the queue's order and seed
+    are recorded with it.
+    """
     with database.write() as db:
         clashes = conflicts(db, items)
         if clashes:
             raise ReviewError(describe_conflicts(clashes))
         tasks = {row[0] for row in db.execute("SELECT name FROM tasks")}
-        position = db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0]
+        position = next_position(db)
         fresh: set[str] = set()  # the items new here: nobody acted on them yet
         for item in items:
             if item.task not in tasks:
                 raise ReviewError(f"item {item.id!r}: unknown task {item.task!r}")
-            if _insert_item(db, item, position + len(fresh)):
+            place = position + len(fresh) if queue is None else queue.start + _rank(queue, item.id)
+            if _insert_item(db, item, place):
                 fresh.add(item.id)
+                if queue is not None:
+                    db.execute(
+                        "INSERT INTO queue (item_id, ordering, seed, rank) VALUES (?, ?, ?, ?)",
+                        (item.id, queue.ordering, queue.seed, _rank(queue, item.id)),
+                    )
         for draft in drafts:
             _check_scores(db, draft)
             _insert_draft(db, draft, acted_on=draft.item_id not in fresh)
     return len(fresh)
+
+
+def _rank(queue: Queue, item_id: str) -> int:
+    """The item's place in ``queue``."""
+    if item_id not in queue.ranks:
+        raise ReviewError(f"item {item_id!r} has no place in the {queue.ordering} queue it is added with")
+    return queue.ranks[item_id]
 
 
 def _check_scores(db: sqlite3.Connection, draft: Draft) -> None:
