@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from faceteval.review._database import Database
 from faceteval.review._model import Draft, Item, ReviewError, describe_conflicts
@@ -16,7 +16,10 @@ from faceteval.review._progress import remark_draft
 from faceteval.review._queue import Queue
 from faceteval.review._rows import item
 
-__all__ = ["add_items", "add_task", "conflicts", "next_position"]
+__all__ = ["add_items", "add_task", "conflicts", "next_position", "queue_start"]
+
+_LOOKED_UP = 500
+"""Ids looked up in one query (below SQLite's limit on a query's parameters)."""
 
 _UPSERT_TASK = (
     "INSERT INTO tasks (name, description, scale_min, scale_max, scale_derived) "
@@ -106,6 +109,32 @@ def _content_of(item: Item) -> tuple[str, str, str, tuple[str, ...]]:
 def next_position(db: sqlite3.Connection) -> int:
     """The position after every item's: where items added next begin."""
     return int(db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0])
+
+
+def queue_start(db: sqlite3.Connection, ordering: str, seed: int, ranks: Mapping[str, int]) -> int:
+    """The position a queue of ``ranks`` (each item's place, by id) starts at: where it started before
+    when an import of the same items in the same order and seed was cut short (the items there keep
+    their places, the rest take theirs: the queue the whole import makes), else after every item."""
+    ids = list(ranks)
+    for offset in range(0, len(ids), _LOOKED_UP):
+        some = ids[offset : offset + _LOOKED_UP]
+        row = db.execute(
+            "SELECT q.item_id, i.position FROM queue AS q JOIN items AS i ON i.id = q.item_id "
+            f"WHERE q.ordering = ? AND q.seed = ? AND q.item_id IN ({', '.join('?' * len(some))}) LIMIT 1",
+            (ordering, seed, *some),
+        ).fetchone()
+        if row is not None:
+            start = int(row[1]) - ranks[row[0]]
+            return start if start >= 0 and _holds_only(db, start, ranks) else next_position(db)
+    return next_position(db)
+
+
+def _holds_only(db: sqlite3.Connection, start: int, ranks: Mapping[str, int]) -> bool:
+    """Whether each item at a position of the queue from ``start`` is one of ``ranks``, in its place."""
+    rows = db.execute(
+        "SELECT id, position FROM items WHERE position >= ? AND position < ?", (start, start + len(ranks))
+    )
+    return all(ranks.get(item_id) == position - start for item_id, position in rows)
 
 
 def add_items(

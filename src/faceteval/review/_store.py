@@ -195,9 +195,9 @@ class ReviewStore:
         return _content.add_items(self._database, items, drafts, queue)
 
     def new_queue(self, ordering: Ordering, seed: int, ranks: dict[str, int]) -> Queue:
-        """The queue of items about to be added (``ranks``: each one's place in it, by id), after
-        every item the project holds."""
-        return Queue(ordering, seed, ranks, start=self._read(_content.next_position))
+        """The queue of items about to be added (``ranks``: each one's place in it, by id): after every
+        item the project holds, or where the same queue began when its import was cut short."""
+        return Queue(ordering, seed, ranks, start=self._read(_content.queue_start, ordering, seed, ranks))
 
     # -- settings ---------------------------------------------------------------------------------
 
