@@ -54,11 +54,11 @@ def test_an_import_killed_between_chunks_is_finished_by_running_it_again(
     added = ReviewStore.add_items
     calls = []
 
-    def stops_after_three(store: ReviewStore, *args: object) -> int:
+    def stops_after_three(store: ReviewStore, *args: object, **kwargs: object) -> int:
         if len(calls) == 3:
             raise Killed
         calls.append(1)
-        return added(store, *args)  # type: ignore[arg-type]
+        return added(store, *args, **kwargs)  # type: ignore[arg-type]
 
     store = ReviewStore.open(tmp_path / "chunked")
     monkeypatch.setattr(ReviewStore, "add_items", stops_after_three)

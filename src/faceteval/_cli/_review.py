@@ -18,8 +18,10 @@ from faceteval._cli._serving import listen_on, serve_on
 from faceteval._util.text import plural
 from faceteval._web import url_of
 from faceteval.report import Table as ReportTable
+from faceteval.review.internal import ORDERS
 from faceteval.store import OutputKind
 from faceteval.store.internal import (
+    HUMAN_LABELS,
     REVIEW_ACTIONS,
     REVIEW_SCORES,
     REVIEW_STATS,
@@ -109,12 +111,54 @@ def invite(project: Path, name: str, base_url: str | None, host: str, port: int,
     "the run read it).",
 )
 @click.option("--task", help="Task name (default: each instance's task, else the input file's name).")
+@click.option(
+    "--order",
+    type=click.Choice(ORDERS),
+    default="input",
+    show_default=True,
+    help="The order annotators meet the new items in: as the run lists them, the judge's least confident "
+    "first, its most disagreeing orders or panel members first, or shuffled (ties at random).",
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="The seed of --order's shuffle and ties."
+)
+@click.option(
+    "--blind/--no-blind",
+    default=None,
+    help="Hide the judge's verdict, scores and explanations of an item until the annotator gives their "
+    "preference or overall score (kept in the project; default: as it is, not blind in a new one).",
+)
+@click.option(
+    "--target-width",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    help="The width of the prediction-powered interval the labels aim for (kept; default 0.1: ±0.05).",
+)
+@click.option(
+    "--target-agreement",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    help="The agreement with humans calibration is to show (kept; default 0.9).",
+)
+@click.option(
+    "--delta",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    help="Calibration's risk of being wrong (kept; default 0.1).",
+)
 @input_options(what="the input")
 @handle_errors
 def import_command(
-    project: Path, judgments: Path, input_path: Path | None, task: str | None, **flags: Any
+    project: Path,
+    judgments: Path,
+    input_path: Path | None,
+    task: str | None,
+    order: str,
+    seed: int,
+    blind: bool | None,
+    target_width: float | None,
+    target_agreement: float | None,
+    delta: float | None,
+    **flags: Any,
 ) -> None:
-    """Import a `judge` run's LLM evaluations into PROJECT as drafts to review."""
+    """Import a `judge` run's LLM evaluations into PROJECT as drafts to review, queued in --order."""
     from faceteval.review import ReviewStore, import_run
 
     if input_path is not None and flags["hf_dataset"]:
@@ -124,7 +168,18 @@ def import_command(
     given = reading if not reading.plain or source is not None else None
     with made_for(project):
         store = ReviewStore.open(project)
-        summary = import_run(store, judgments, input_path=source, task=task, reading=given)
+        summary = import_run(
+            store,
+            judgments,
+            input_path=source,
+            task=task,
+            reading=given,
+            order=order,  # type: ignore[arg-type]  # one of ORDERS: click.Choice checked it
+            seed=seed,
+        )
+        settings = store.update_settings(
+            blind=blind, target_width=target_width, target_agreement=target_agreement, delta=delta
+        )
     console.print(
         f"Imported {plural(summary.items, 'output')} ({summary.new:,} new) with "
         f"{plural(summary.drafts, 'criterion evaluation')} into {escape(str(project))}; "
@@ -133,34 +188,64 @@ def import_command(
     )
     if summary.comparisons:
         console.print(f"Comparisons (every response side by side): {summary.comparisons:,}.")
+    console.print(
+        f"New items queued in {order} order (seed {seed})"
+        + ("; blind: the judge's drafts show after an annotator's own label." if settings.blind else ".")
+    )
 
 
 @review.command("export")
 @PROJECT
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Scores JSONL.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Scores JSONL.")
 @click.option(
     "--actions",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Action log JSONL (default: OUT with .actions.jsonl).",
+    help="Action log JSONL (default: OUT with .actions.jsonl; none without --out).",
 )
-@force_flag("--out and --actions")
+@click.option(
+    "--labels",
+    "labels_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Human labels JSONL: one line per labelled item (its label or scores, annotators, votes, "
+    "sampling), as `judge --human-labels`, `calibrate` and `meta-eval --labels` read it.",
+)
+@force_flag("--out, --actions and --labels")
 @handle_errors
-def export(project: Path, out: Path, actions: Path | None, force: bool) -> None:
-    """Export every annotator's final scores and explanations, and the log of every action."""
+def export(
+    project: Path, out: Path | None, actions: Path | None, labels_path: Path | None, force: bool
+) -> None:
+    """Export every annotator's final scores and explanations, the log of every action, the human labels."""
+    from faceteval.datasets import labels_jsonl
     from faceteval.review import ReviewStore
-    from faceteval.review.internal import export_actions, export_scores
+    from faceteval.review.internal import export_actions, export_scores, human_labels
 
-    actions = actions or out.with_name(f"{out.stem}.actions.jsonl")
-    _check(project, force, ("--out", out, REVIEW_SCORES), ("--actions", actions, REVIEW_ACTIONS))
-    store = ReviewStore.open(project, create=False)
-    rows = export_scores(store)
-    log = export_actions(store)
-    _write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    _write(actions, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in log))
-    console.print(
-        f"{plural(len(rows), 'reviewed output')} -> {escape(str(out))}\n"
-        f"{plural(len(log), 'action')} -> {escape(str(actions))}"
+    if out is None and actions is None and labels_path is None:
+        raise click.UsageError("give --out (scores and actions), --actions or --labels: what to export")
+    actions = actions or (out.with_name(f"{out.stem}.actions.jsonl") if out is not None else None)
+    _check(
+        project,
+        force,
+        ("--out", out, REVIEW_SCORES),
+        ("--actions", actions, REVIEW_ACTIONS),
+        ("--labels", labels_path, HUMAN_LABELS),
     )
+    store = ReviewStore.open(project, create=False)
+    labels = human_labels(store) if labels_path is not None else []
+    if labels_path is not None and not labels:
+        raise click.ClickException(
+            f"{project} has no labels yet (no preference or overall score): nothing to write to {labels_path}"
+        )
+    if out is not None:
+        rows = export_scores(store)
+        _write(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        console.print(f"{plural(len(rows), 'reviewed output')} -> {escape(str(out))}")
+    if actions is not None:
+        log = export_actions(store)
+        _write(actions, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in log))
+        console.print(f"{plural(len(log), 'action')} -> {escape(str(actions))}")
+    if labels_path is not None:
+        _write(labels_path, labels_jsonl(labels))
+        console.print(f"{plural(len(labels), 'labelled item')} -> {escape(str(labels_path))}")
 
 
 def _check(project: Path, force: bool, *outputs: tuple[str, Path | None, OutputKind]) -> None:
@@ -211,7 +296,8 @@ def stats(
     resamples: int,
     force: bool,
 ) -> None:
-    """Action rates, score changes, agreement and LLM-human correlations of PROJECT (as in CoEval)."""
+    """Action rates, score changes, agreement and LLM-human correlations of PROJECT (as in CoEval), the
+    judge against the humans' labels, and how many more labels the project's targets need."""
     from faceteval.review import ReviewStore
     from faceteval.review.internal import render_stats_markdown, review_stats, stats_tables
 

@@ -43,6 +43,7 @@ from faceteval.review._access import (
     utc_now,
 )
 from faceteval.review._forms import MAX_TEXT, field, read_form
+from faceteval.review._human_labels import human_labels, label_needs
 from faceteval.review._model import DiskFullError, ReviewError
 from faceteval.review._pages import page
 from faceteval.review._requests import COOKIE, Replayed, annotator_of
@@ -74,7 +75,11 @@ def create_app(
             return page("signin.html", annotators=store.annotators(), invites_only=sessions.invites_only)
         tasks = store.tasks()
         progress = {name: store.task_progress(name) for name in store.annotators()}
-        return page("home.html", annotator=annotator, tasks=tasks, progress=progress)
+        labels, settings = {label.id: label for label in human_labels(store)}, store.settings()
+        needs = [label_needs(store, name, labels, settings) for name, _ in tasks]
+        return page(
+            "home.html", annotator=annotator, tasks=tasks, progress=progress, needs=needs, settings=settings
+        )
 
     async def signin(request: Request) -> Response:
         form = await read_form(request)

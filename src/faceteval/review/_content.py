@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from faceteval.review._database import Database
 from faceteval.review._model import Draft, Item, ReviewError, describe_conflicts
 from faceteval.review._progress import remark_draft
+from faceteval.review._queue import Queue
 from faceteval.review._rows import item
 
-__all__ = ["add_items", "add_task", "conflicts"]
+__all__ = ["add_items", "add_task", "conflicts", "next_position", "queue_start"]
+
+_LOOKED_UP = 500
+"""Ids looked up in one query (below SQLite's limit on a query's parameters)."""
 
 _UPSERT_TASK = (
     "INSERT INTO tasks (name, description, scale_min, scale_max, scale_derived) "
@@ -102,24 +106,75 @@ def _content_of(item: Item) -> tuple[str, str, str, tuple[str, ...]]:
     return item.task, item.query, item.output, tuple(candidate.output for candidate in item.candidates)
 
 
-def add_items(database: Database, items: Sequence[Item], drafts: Sequence[Draft]) -> int:
-    """Add items and their drafts in one transaction, leaving those present as they are; how many were new."""
+def next_position(db: sqlite3.Connection) -> int:
+    """The position after every item's: where items added next begin."""
+    return int(db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0])
+
+
+def queue_start(db: sqlite3.Connection, ordering: str, seed: int, ranks: Mapping[str, int]) -> int:
+    """The position a queue of ``ranks`` (each item's place, by id) starts at: where it started before
+    when an import of the same items in the same order and seed was cut short (the items there keep
+    their places, the rest take theirs: the queue the whole import makes), else after every item."""
+    ids = list(ranks)
+    for offset in range(0, len(ids), _LOOKED_UP):
+        some = ids[offset : offset + _LOOKED_UP]
+        row = db.execute(
+            "SELECT q.item_id, i.position FROM queue AS q JOIN items AS i ON i.id = q.item_id "
+            f"WHERE q.ordering = ? AND q.seed = ? AND q.item_id IN ({', '.join('?' * len(some))}) LIMIT 1",
+            (ordering, seed, *some),
+        ).fetchone()
+        if row is not None:
+            start = int(row[1]) - ranks[row[0]]
+            return start if start >= 0 and _holds_only(db, start, ranks) else next_position(db)
+    return next_position(db)
+
+
+def _holds_only(db: sqlite3.Connection, start: int, ranks: Mapping[str, int]) -> bool:
+    """Whether each item at a position of the queue from ``start`` is one of ``ranks``, in its place."""
+    rows = db.execute(
+        "SELECT id, position FROM items WHERE position >= ? AND position < ?", (start, start + len(ranks))
+    )
+    return all(ranks.get(item_id) == position - start for item_id, position in rows)
+
+
+def add_items(
+    database: Database, items: Sequence[Item], drafts: Sequence[Draft], queue: Queue | None = None
+) -> int:
+    """Add items and their drafts in one transaction, leaving those present as they are; how many were new.
+
+    Without a ``queue``, the new items follow those there in the order given; with one, each new
+    item takes its place in the queue (``queue.start`` plus its rank), and the queue's order and seed
+    are recorded with it.
+    """
     with database.write() as db:
         clashes = conflicts(db, items)
         if clashes:
             raise ReviewError(describe_conflicts(clashes))
         tasks = {row[0] for row in db.execute("SELECT name FROM tasks")}
-        position = db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM items").fetchone()[0]
+        position = next_position(db)
         fresh: set[str] = set()  # the items new here: nobody acted on them yet
         for item in items:
             if item.task not in tasks:
                 raise ReviewError(f"item {item.id!r}: unknown task {item.task!r}")
-            if _insert_item(db, item, position + len(fresh)):
+            place = position + len(fresh) if queue is None else queue.start + _rank(queue, item.id)
+            if _insert_item(db, item, place):
                 fresh.add(item.id)
+                if queue is not None:
+                    db.execute(
+                        "INSERT INTO queue (item_id, ordering, seed, rank) VALUES (?, ?, ?, ?)",
+                        (item.id, queue.ordering, queue.seed, _rank(queue, item.id)),
+                    )
         for draft in drafts:
             _check_scores(db, draft)
             _insert_draft(db, draft, acted_on=draft.item_id not in fresh)
     return len(fresh)
+
+
+def _rank(queue: Queue, item_id: str) -> int:
+    """The item's place in ``queue``."""
+    if item_id not in queue.ranks:
+        raise ReviewError(f"item {item_id!r} has no place in the {queue.ordering} queue it is added with")
+    return queue.ranks[item_id]
 
 
 def _check_scores(db: sqlite3.Connection, draft: Draft) -> None:

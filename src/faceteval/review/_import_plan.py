@@ -79,13 +79,13 @@ class ImportPlan:
 
     def scale(self, task: str, method: MethodRecord | None) -> tuple[float, float]:
         """The task's scale: the method's, else its spec's sum of the criteria, else the span of its
-        criteria's scales and the LLM's overall scores."""
+        criteria's scales and the LLM's overall scores (`DEFAULT_SCALE` without any)."""
         given = self.recorded_scale or _overall_scale(method, self.facet_counts[task])
         if given:
             return given
         ends = [end for _, scale in self.criteria[task].values() for end in scale]
         ends += self.overall.get(task, ())
-        return min(ends), max(ends)
+        return (min(ends), max(ends)) if ends else DEFAULT_SCALE
 
     def add(self, item: Item, drafts: Sequence[Draft], instance: Instance, judgment: Judgment,
             judged_with: dict[str, Any]) -> None:  # fmt: skip
@@ -95,6 +95,7 @@ class ImportPlan:
         self.facet_counts.setdefault(name, []).append(len(judgment.facets))
         known = {**{c.name: c for c in instance.criteria or ()}, **judged_with}
         method_scale = self.recorded_scale or DEFAULT_SCALE
+        self.criteria.setdefault(name, {})  # a task judged on no criteria is reviewed overall alone
         for facet in judgment.facets:
             criterion = known.get(facet.name)
             scale = tuple(criterion.scale) if criterion is not None and criterion.scale else method_scale

@@ -26,6 +26,7 @@ from faceteval.methods.internal import find_method_spec
 from faceteval.review._explain import explanation_parts, sentences_of
 from faceteval.review._import_plan import Built, checked_judgments, import_plan
 from faceteval.review._model import OVERALL, Candidate, Draft, Item
+from faceteval.review._queue import Ordering, queue_key, ranked
 from faceteval.review._staged import Staged, chunked, staged
 from faceteval.review._store import ReviewStore
 
@@ -58,6 +59,8 @@ def import_run(
     input_path: Path | None = None,
     task: str | None = None,
     reading: Reading | None = None,
+    order: Ordering = "input",
+    seed: int = 0,
 ) -> ImportSummary:
     """Add the outputs of a `judge` run and the LLM's per-criterion evaluations of them as drafts.
 
@@ -71,11 +74,16 @@ def import_run(
     to review in them. The input is read as ``reading`` says (`faceteval.datasets.read_instances`:
     a format, preset or field map), else as the run read it.
 
+    The new items meet the annotators in the ``order`` queue (`faceteval.review._queue`: ``input``,
+    ``uncertainty``, ``disagreement`` or ``random``; ties drawn from ``seed``), after those the project
+    holds; the order and seed are recorded with each item and in the project's settings.
+
     The judgments are read line by line, three times (to check them, to plan the tasks and check
     the items against the project's, to add them), the instances are looked up in a temporary SQLite
     file (`_staged`), and the items are added `CHUNK` at a time, each chunk in its own transaction:
-    memory does not grow with the run. An import killed between
-    two chunks is finished by running it again (the items present are left as they are).
+    memory grows with the run by each item's id and place in the queue alone. An import killed
+    between two chunks is finished by running it again (the items present are left as they are; the
+    rest are queued after them).
 
     Raises:
         FacetevalError: The run's input cannot be found, the judgments file holds no judgment, none
@@ -90,7 +98,9 @@ def import_run(
         method = None if record is None else record.method
         params: dict[str, Any] = {} if method is None else dict(method.params)
         built = partial(_built, judgments_path, looked_up, task or None, source.stem)
-        plan = import_plan(store, built(parsed=False), params, judgments_path)
+        keys: list[tuple[str, float]] = []
+        plan = import_plan(store, _keyed(built(parsed=False), order, keys), params, judgments_path)
+        queue = store.new_queue(order, seed, ranked(keys, order, seed))
         for name, by_name in plan.criteria.items():
             store.add_task(
                 name,
@@ -103,10 +113,11 @@ def import_run(
         for chunk in chunked(built(parsed=True), CHUNK):
             chunk_items = [item for item, _, _, _ in chunk]
             chunk_drafts = [draft for _, item_drafts, _, _ in chunk for draft in item_drafts]
-            new += store.add_items(chunk_items, chunk_drafts)
+            new += store.add_items(chunk_items, chunk_drafts, queue=queue)
             items += len(chunk_items)
             drafts += sum(d.criterion != OVERALL for d in chunk_drafts)
             comparisons += sum(item.compares for item in chunk_items)
+    store.update_settings(order=order, seed=seed)
     return ImportSummary(
         items=items,
         new=new,
@@ -115,6 +126,13 @@ def import_run(
         tasks=tuple(sorted(plan.criteria)),
         comparisons=comparisons,
     )
+
+
+def _keyed(built: Iterator[Built], order: Ordering, keys: list[tuple[str, float]]) -> Iterator[Built]:
+    """``built`` as it is, each item's id and key in the ``order`` queue appended to ``keys`` as it passes."""
+    for entry in built:
+        keys.append((entry[0].id, queue_key(entry[3], order)))
+        yield entry
 
 
 def _built(path: Path, instances: Staged, task: str | None, stem: str, *, parsed: bool) -> Iterator[Built]:

@@ -25,6 +25,8 @@ from faceteval.review._model import (
     SentenceAction,
 )
 from faceteval.review._progress import mark, mark_each
+from faceteval.review._rows import neighbours
+from faceteval.review._settings import read_settings
 from faceteval.review._views import annotator_actions, final, reviewed
 
 __all__ = [
@@ -215,11 +217,14 @@ def set_score(database: Database, item_id: str, criterion: str, annotator: str, 
             raise ReviewError(
                 f"{item_id!r} is a comparison: score each of its candidates, and give a preference"
             )
-        db.execute(
+        blind = criterion == OVERALL and _blind(db, item_id, annotator)
+        cursor = db.execute(
             "INSERT INTO score_actions (item_id, criterion, annotator, score, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
             (item_id, criterion, annotator, float(score), now()),
         )
+        if criterion == OVERALL:
+            _record_context(db, "score", int(cursor.lastrowid or 0), item_id, blind=blind)
         mark(db, item_id, criterion, annotator)
 
 
@@ -254,11 +259,42 @@ def set_preference(database: Database, item_id: str, annotator: str, preference:
             raise ReviewError(f"{item_id!r} is one output: give it an overall score, not a preference")
         if isinstance(preference, bool) or not TIE <= preference <= count:
             raise ReviewError(f"a preference on {item_id!r} is a candidate 1-{count}, or {TIE} for a tie")
-        db.execute(
+        blind = _blind(db, item_id, annotator)
+        cursor = db.execute(
             "INSERT INTO preferences (item_id, annotator, preference, created_at) VALUES (?, ?, ?, ?)",
             (item_id, annotator, int(preference), now()),
         )
+        _record_context(db, "preference", int(cursor.lastrowid or 0), item_id, blind=blind)
         mark(db, item_id, OVERALL, annotator)
+
+
+def _blind(db: sqlite3.Connection, item_id: str, annotator: str) -> bool:
+    """Whether a label the annotator gives the item now is given blind: the project hides the judge's
+    drafts, and the annotator has given the item no label yet (their first reveals the drafts)."""
+    if not read_settings(db).blind:
+        return False
+    labelled = db.execute(
+        "SELECT EXISTS (SELECT 1 FROM score_actions WHERE item_id = ? AND annotator = ? AND criterion = ?) "
+        "OR EXISTS (SELECT 1 FROM preferences WHERE item_id = ? AND annotator = ?)",
+        (item_id, annotator, OVERALL, item_id, annotator),
+    ).fetchone()[0]
+    return not labelled
+
+
+def _record_context(db: sqlite3.Connection, kind: str, action_id: int, item_id: str, *, blind: bool) -> None:
+    """Store what the label ``action_id`` (an overall score or a preference) was given with: whether it
+    was ``blind``, the order its item was queued by and the item's position among its task's (from 1).
+
+    A label given with everything shown, of an item in no queue, is stored with none (as those given
+    before labels had one).
+    """
+    queued = db.execute("SELECT ordering FROM queue WHERE item_id = ?", (item_id,)).fetchone()
+    if not blind and queued is None:
+        return
+    db.execute(
+        "INSERT INTO label_context (kind, action_id, blind, ordering, queue_position) VALUES (?, ?, ?, ?, ?)",
+        (kind, action_id, int(blind), None if queued is None else queued[0], neighbours(db, item_id)[2] + 1),
+    )
 
 
 def _check_item(db: sqlite3.Connection, item_id: str) -> int:

@@ -90,11 +90,17 @@ def criteria_page(
 def item_page(
     store: ReviewStore, annotator: str, item: Item, problem: FormProblem | None = None
 ) -> HTMLResponse:
-    """Stage 2: one item (an output, or a comparison of candidates side by side), as the annotator left it."""
+    """Stage 2: one item (an output, or a comparison of candidates side by side), as the annotator left it.
+
+    In a blind project, the judge's verdict, scores and explanations (and the criteria, which show
+    them) are left out of the page until the annotator gives their preference (a comparison) or
+    overall score (an output): their label is their own.
+    """
     views, overall = store.item_view(item.id, annotator)
     preference = store.preference(item.id, annotator) if item.compares else None
     previous, following, index, total = store.neighbours(item.id)
     overall_draft = next((d for d in store.drafts(item.id) if d.criterion == OVERALL), None)
+    given = preference if item.compares else overall
     return page(
         "item.html",
         status_code=200 if problem is None else 400,
@@ -107,7 +113,8 @@ def item_page(
         previous=previous,
         next=following,
         position=(index + 1, total),
-        done=finished(views, preference if item.compares else overall),
+        done=finished(views, given),
+        blind=given is None and store.settings().blind,
         scale_values=scale_values,
         overall_scale=store.task_scale(item.task),
         numbers=list(range(1, len(item.candidates) + 1)),

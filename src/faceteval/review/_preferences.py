@@ -14,7 +14,12 @@ JSON values:
   (``pairs``, ``agree``, ``agreement``, over ``items`` judged by two or more), and per pair of
   annotators their agreement and Cohen's kappa (``by_pair``);
 - ``alpha``: Krippendorff's alpha (nominal) among the annotators, and among the judge and the
-  annotators (the judge one more coder).
+  annotators (the judge one more coder);
+- ``judge_vs_human``: per comparison, the judge's verdict against the humans' label (their most
+  common preference, a tie when two or more are the most common: `consensus`): over the ``items``
+  labelled, Cohen's kappa and, per verdict (``1``, ``2``, ..., ``tie``), its ``tpr`` (of the items
+  humans gave that verdict, the share the judge gave it too) and ``tnr`` (of the items humans did not
+  give it, the share the judge did not either), with their counts. A missing verdict is none of them.
 
 Undefined numbers (no pairs; kappa or alpha where every choice is one and the same) are None.
 """
@@ -26,10 +31,23 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from faceteval.metrics import agreement, agreement_without_ties, cohen_kappa, krippendorff_alpha
-from faceteval.review._model import Item, preference_label
+from faceteval.metrics import agreement, agreement_without_ties, cohen_kappa, confusion, krippendorff_alpha
+from faceteval.review._model import TIE, Item, preference_label
 
-__all__ = ["preference_stats"]
+__all__ = ["consensus", "preference_stats"]
+
+
+def consensus(votes: Sequence[int]) -> int:
+    """The most common of ``votes`` (preferences), `TIE` when two or more are the most common.
+
+    Examples:
+        >>> consensus([1, 1, 2]), consensus([1, 2]), consensus([2])
+        (1, 0, 2)
+    """
+    ranked = Counter(votes).most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return TIE
+    return ranked[0][0]
 
 
 def preference_stats(
@@ -71,6 +89,42 @@ def preference_stats(
             "annotators": krippendorff_alpha(table, "nominal") if table else None,
             "judge_and_annotators": krippendorff_alpha([judge, *table], "nominal"),
         },
+        "judge_vs_human": _judge_vs_human(items, verdicts, preferred),
+    }
+
+
+def _judge_vs_human(
+    items: Sequence[Item], verdicts: Mapping[str, int | None], preferred: Mapping[tuple[str, str], int]
+) -> dict[str, Any]:
+    """The judge's verdict against the humans' label of each labelled comparison (see the module)."""
+    votes: dict[str, list[int]] = {}
+    for (item_id, _), choice in sorted(preferred.items()):
+        votes.setdefault(item_id, []).append(choice)
+    labelled = [item for item in items if item.compares and item.id in votes]
+    judged = [verdicts.get(item.id) for item in labelled]
+    humans = [consensus(votes[item.id]) for item in labelled]
+    classes = (*range(1, max((len(item.candidates) for item in labelled), default=2) + 1), TIE)
+    table = confusion(judged, humans, classes)
+    per_verdict = {}
+    for verdict in classes:
+        key = str(verdict)
+        positives = sum(table[key].values())
+        negatives = sum(sum(row.values()) for label, row in table.items() if label != key)
+        hits = table[key][key]
+        rejections = sum(sum(row.values()) - row[key] for label, row in table.items() if label != key)
+        per_verdict["tie" if verdict == TIE else key] = {
+            "humans": positives,
+            "judge_too": hits,
+            "tpr": hits / positives if positives else None,
+            "others": negatives,
+            "judge_not": rejections,
+            "tnr": rejections / negatives if negatives else None,
+        }
+    return {
+        "items": len(labelled),
+        "no_verdict": sum(v is None for v in judged),
+        "cohen_kappa": cohen_kappa(judged, humans),
+        "per_verdict": per_verdict,
     }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from faceteval.review._model import (
     DEFAULT_SCALE,
+    OVERALL,
     Candidate,
     CriterionRow,
     Draft,
@@ -30,10 +31,12 @@ __all__ = [
     "drafts",
     "item",
     "items",
+    "labels",
     "neighbours",
     "preference",
     "preferences",
     "preferred",
+    "queued",
     "score_actions",
     "scores",
     "sentence_actions",
@@ -177,6 +180,36 @@ def candidates_scores(db: sqlite3.Connection) -> dict[tuple[str, str, int, str],
 def preferred(db: sqlite3.Connection) -> dict[tuple[str, str], int]:
     """Every annotator's current (latest) preference: ``{(item, annotator): preference}``."""
     return {(row["item_id"], row["annotator"]): row["preference"] for row in preferences(db)}
+
+
+def labels(db: sqlite3.Connection) -> list[Action]:
+    """Every label, oldest first: each overall score (``kind`` ``score``) and preference (``preference``),
+    with its ``item_id``, ``annotator``, ``value`` and ``created_at``, and what it was given with:
+    ``shown`` (``blind``: the judge's drafts hidden, else ``open``), the item's queue ``ordering`` and
+    its ``queue_position`` (from 1; both None for an item in no queue)."""
+    rows = db.execute(
+        "SELECT l.*, c.blind, c.ordering, c.queue_position FROM ("
+        "SELECT 'score' AS kind, id, item_id, annotator, score AS value, created_at FROM score_actions "
+        "WHERE criterion = ? UNION ALL "
+        "SELECT 'preference', id, item_id, annotator, preference, created_at FROM preferences) AS l "
+        "LEFT JOIN label_context AS c ON c.kind = l.kind AND c.action_id = l.id "
+        "ORDER BY l.created_at, l.kind, l.id",
+        (OVERALL,),
+    )
+    return [
+        {
+            **{key: row[key] for key in ("kind", "id", "item_id", "annotator", "value", "created_at")},
+            "shown": "blind" if row["blind"] else "open",
+            "ordering": row["ordering"],
+            "queue_position": row["queue_position"],
+        }
+        for row in rows
+    ]
+
+
+def queued(db: sqlite3.Connection) -> dict[str, str]:
+    """The order each queued item was queued by (``input``, ``uncertainty``, ...), by id."""
+    return {row[0]: row[1] for row in db.execute("SELECT item_id, ordering FROM queue")}
 
 
 # -- rows ---------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from faceteval.review._progress import mark_all
 
 __all__ = ["SCHEMA_VERSION", "check", "create", "install"]
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """2 added each task's own scale (``tasks.scale_min``, ``scale_max``) and actions on added criteria
 (``criteria_actions.added_id``), 3 whether a task's scale was worked out from drafts
 (``tasks.scale_derived``), 4 invite links (``invites``) and the tokens of the forms posted
@@ -32,7 +32,11 @@ lines), and each annotator's scores of candidates (``candidate_scores``) and pre
 (``preferences``), 6 each annotator's progress kept as they act (``finished``: the criteria of
 items they finished, and the items they gave their overall; see ``_progress.py``), 7 the sessions
 annotators open (``sessions``: each by the hash of its key, with when it opened and was last used),
-so that signing out ends one on the server and one left unused expires. Each version's
+so that signing out ends one on the server and one left unused expires, 8 the labelling queue
+(``queue``: the order each imported item was queued by, its seed and the item's place) and what a
+label was given with (``label_context``: of an overall score or a preference, whether the judge's
+drafts were hidden, the item's queue order and its position in it; a label without one was given with
+everything shown, of an item in no queue, as every label before version 8). Each version's
 tables are made when an older project is opened; an older faceteval, which would not read them,
 refuses a newer project.
 
@@ -184,6 +188,20 @@ CREATE TABLE IF NOT EXISTS finished (
     criterion TEXT NOT NULL,
     PRIMARY KEY (annotator, item_id, criterion)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS queue (
+    item_id TEXT PRIMARY KEY REFERENCES items(id),
+    ordering TEXT NOT NULL CHECK (ordering IN ('input', 'uncertainty', 'disagreement', 'random')),
+    seed INTEGER NOT NULL,
+    rank INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS label_context (
+    kind TEXT NOT NULL CHECK (kind IN ('score', 'preference')),
+    action_id INTEGER NOT NULL,
+    blind INTEGER NOT NULL,
+    ordering TEXT,
+    queue_position INTEGER,
+    PRIMARY KEY (kind, action_id)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sentence_actions_by_item ON sentence_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS score_actions_by_item ON score_actions (item_id, annotator, criterion);
 CREATE INDEX IF NOT EXISTS criteria_actions_by_task ON criteria_actions (task, annotator);
@@ -191,7 +209,7 @@ CREATE INDEX IF NOT EXISTS candidate_scores_by_item ON candidate_scores (item_id
 CREATE INDEX IF NOT EXISTS preferences_by_item ON preferences (item_id, annotator);
 CREATE INDEX IF NOT EXISTS items_by_task ON items (task, position);
 """
-_MIGRATIONS = {  # columns each version added to tables it did not make (versions 5 to 7 made tables only)
+_MIGRATIONS = {  # columns each version added to tables it did not make (versions 5 to 8 made tables only)
     2: (
         ("tasks", "scale_min", "REAL"),
         ("tasks", "scale_max", "REAL"),

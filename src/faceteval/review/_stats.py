@@ -19,7 +19,10 @@
 - ``distribution``: how often each score was given, by the LLM and by the annotators (Fig. 4, Table 9).
 - ``pairwise_alpha`` (per task): interval alpha of every pair of coders (the matrix of Fig. 5).
 - ``preferences`` (per task; None without comparisons): how annotators' preferences on comparisons
-  agree with the judge's verdicts and with each other (``_preferences.py``).
+  agree with the judge's verdicts and with each other, and the judge's verdicts against the humans'
+  label of each comparison: Cohen's kappa, and each verdict's TPR and TNR (``_preferences.py``);
+- ``labels`` (per task): the labels it has, and how many more its prediction-powered interval and
+  calibration need for the project's targets (``_human_labels.py``).
 
 On a comparison each candidate is a unit of its own: its score on a criterion, by the LLM and by each
 annotator, counts as an output's does (the overall scores are the LLM's alone: annotators give a
@@ -44,6 +47,7 @@ from faceteval.metrics import (
     correlation_with_ci,
     krippendorff_alpha,
 )
+from faceteval.review._human_labels import human_labels, label_needs
 from faceteval.review._model import CRITERION_ACTIONS, OVERALL, SENTENCE_ACTIONS, ReviewError
 from faceteval.review._preferences import preference_stats
 from faceteval.review._store import ReviewStore
@@ -118,6 +122,8 @@ def review_stats(
     actions: dict[str, list[dict[str, Any]]] = {}
     for row in store.sentence_actions():
         actions.setdefault(task_of.get(row["item_id"], ""), []).append(row)
+    labels = {label.id: label for label in human_labels(store)}
+    settings = store.settings()
     out: dict[str, Any] = {}
     for task in names:
         if tasks is not None and task not in tasks:
@@ -125,6 +131,7 @@ def review_stats(
         data = _read_task(store, task, drafts, scores, actions.get(task, []))
         out[task] = _task_stats(store, task, data, n_resamples, seed)
         out[task]["preferences"] = preference_stats(store.items(task), verdicts, preferred)
+        out[task]["labels"] = label_needs(store, task, labels, settings).as_dict()
     return {"annotators": store.annotators(), "tasks": out}
 
 

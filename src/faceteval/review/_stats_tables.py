@@ -25,6 +25,8 @@ def stats_tables(stats: Mapping[str, Any]) -> list[Table]:
         _distribution_table(tasks),
         _preferences_table(tasks),
         _preference_by_annotator_table(tasks),
+        _judge_vs_human_table(tasks),
+        _labels_table(tasks),
     ]
     tables += [_pairwise_table(task, data["pairwise_alpha"]) for task, data in tasks.items()]
     return [table for table in tables if table.rows]
@@ -235,3 +237,65 @@ def _preference_by_annotator_table(tasks: Mapping[str, Any]) -> Table:
 def _agreed(agree: int, n: int) -> str:
     """``agree`` of ``n`` as a percentage with its counts: ``75.0% (3/4)``."""
     return f"{percent(agree / n if n else None)} ({agree:,}/{n:,})"
+
+
+def _judge_vs_human_table(tasks: Mapping[str, Any]) -> Table:
+    rows = []
+    for task, data in tasks.items():
+        numbers = (data.get("preferences") or {}).get("judge_vs_human")
+        if not numbers or not numbers["items"]:
+            continue
+        for verdict, n in numbers["per_verdict"].items():
+            rows.append(
+                (
+                    task,
+                    verdict,
+                    count(n["humans"]),
+                    _agreed(n["judge_too"], n["humans"]),
+                    _agreed(n["judge_not"], n["others"]),
+                    decimal(numbers["cohen_kappa"]),
+                )
+            )
+    columns = ("Task", "Verdict", "Humans gave it", "TPR", "TNR", "κ, items")
+    note = (
+        "Per comparison, the judge's verdict against the humans' label (their most common preference; a "
+        "tie when two are): TPR, of the items humans gave the verdict, the share the judge gave it too; "
+        "TNR, of the others, the share it did not either; Cohen's κ over the items."
+    )
+    return Table(columns, tuple(rows), "Judge vs humans, per verdict", note, numeric_columns(2, 4))
+
+
+def _labels_table(tasks: Mapping[str, Any]) -> Table:
+    rows = []
+    notes = []
+    for task, data in tasks.items():
+        n = data.get("labels")
+        if not n:
+            continue
+        estimate = n["estimate"] or {}
+        ci = estimate.get("ci")
+        rows.append(
+            (
+                task,
+                count(n["labels"]),
+                count(n["labelled"]),
+                count(n["random_sample"]),
+                decimal(estimate.get("value")),
+                DASH if not ci else f"[{decimal(ci[0])}, {decimal(ci[1])}]",
+                count(n["more_for_width"]),
+                count(n["more_for_guarantee"]),
+            )
+        )
+        notes.append(f"{task}: " + " ".join(n["summary"]))
+    columns = (
+        "Task",
+        "Labels",
+        "Items labelled",
+        "Random sample",
+        "PPI estimate",
+        "95% CI",
+        "More for the width",
+        "More for calibration",
+    )
+    title = "Human labels and how many more"
+    return Table(columns, tuple(rows), title, " ".join(notes), numeric_columns(1, 7))

@@ -44,9 +44,11 @@ from faceteval.review._model import (
     TaskProgress,
     finished,
 )
+from faceteval.review._queue import Ordering, Queue
 from faceteval.review._schema import create as create_database
 from faceteval.review._schema import install
 from faceteval.review._sessions import SessionRecords
+from faceteval.review._settings import ProjectSettings, read_settings, write_settings
 
 __all__ = ["DATABASE", "ReviewStore"]
 
@@ -175,8 +177,13 @@ class ReviewStore:
         """
         return self._read(_content.conflicts, items)
 
-    def add_items(self, items: Sequence[Item], drafts: Sequence[Draft] = ()) -> int:
+    def add_items(
+        self, items: Sequence[Item], drafts: Sequence[Draft] = (), *, queue: Queue | None = None
+    ) -> int:
         """Add items and their drafts in one transaction; items already present are left as they are.
+
+        A new item goes after those there; with a ``queue`` (`new_queue`), at its place in the queue
+        (which annotators meet them in), its queue's order recorded with it.
 
         Returns:
             How many items were new.
@@ -185,7 +192,26 @@ class ReviewStore:
             ReviewError: An item's task is unknown, or its id is the project's for another output (see
                 `conflicts`); nothing is added.
         """
-        return _content.add_items(self._database, items, drafts)
+        return _content.add_items(self._database, items, drafts, queue)
+
+    def new_queue(self, ordering: Ordering, seed: int, ranks: dict[str, int]) -> Queue:
+        """The queue of items about to be added (``ranks``: each one's place in it, by id): after every
+        item the project holds, or where the same queue began when its import was cut short."""
+        return Queue(ordering, seed, ranks, start=self._read(_content.queue_start, ordering, seed, ranks))
+
+    # -- settings ---------------------------------------------------------------------------------
+
+    def settings(self) -> ProjectSettings:
+        """The project's settings (`ProjectSettings`: queue order, blind mode, label targets)."""
+        return self._read(read_settings)
+
+    def update_settings(self, **changes: object) -> ProjectSettings:
+        """Record the settings given (a None leaves its setting as it is); the settings now.
+
+        Raises:
+            ReviewError: A value out of range, or a name that is not a setting.
+        """
+        return write_settings(self._database, **changes)
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -357,6 +383,15 @@ class ReviewStore:
     def preferred(self) -> dict[tuple[str, str], int]:
         """Every annotator's current preference: ``{(item, annotator): preference}``."""
         return self._read(_rows.preferred)
+
+    def labels(self) -> list[dict[str, Any]]:
+        """Every label (overall score or preference), oldest first, with what it was given with
+        (``shown``: ``blind`` or ``open``; the queue ``ordering`` and ``queue_position``)."""
+        return self._read(_rows.labels)
+
+    def queued(self) -> dict[str, str]:
+        """The order each queued item was queued by, by id (items imported before queues have none)."""
+        return self._read(_rows.queued)
 
     def sentence_actions(self, item_id: str | None = None) -> list[dict[str, Any]]:
         """Every stage-2 sentence action (of one item), oldest first."""

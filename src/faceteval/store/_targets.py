@@ -99,6 +99,7 @@ REVIEW_SCORES = OutputKind("review scores JSONL", "jsonl", ("id", "annotator", "
 REVIEW_ACTIONS = OutputKind("a review action log", "jsonl", ("stage", "annotator", "created_at"))
 REVIEW_STATS = OutputKind("review statistics", "json", ("annotators", "tasks"))
 REVIEW_TABLES = OutputKind("review statistics tables", "text", ("# Review statistics",))
+HUMAN_LABELS = OutputKind("human labels JSONL", "jsonl", ("id", "annotators"), any_of=("label", "scores"))
 
 
 def same_file(a: Path, b: Path) -> bool:

@@ -28,6 +28,7 @@ from faceteval.store._runfiles import (
 from faceteval.store._targets import (
     COMPARISON,
     COST_TABLE,
+    HUMAN_LABELS,
     INSTANCES,
     JUDGMENTS,
     REPORT,
@@ -47,6 +48,7 @@ __all__ = [
     "BATCH_DONE",
     "COMPARISON",
     "COST_TABLE",
+    "HUMAN_LABELS",
     "INSTANCES",
     "JUDGMENTS",
     "RECORD_ROOM",

@@ -23,6 +23,7 @@ from faceteval.review._access import (
     project_secret,
     token_hash,
 )
+from faceteval.review._schema import SCHEMA_VERSION
 from tests.support.review_project import Clock, build_project
 
 
@@ -141,4 +142,5 @@ def test_a_version_6_project_keeps_sessions_once_opened_and_sessions_before_it_s
     assert sessions.session(old_cookie) is None
     assert sessions.session(sessions.open(Session("alice"))) == Session("alice")
     with sqlite3.connect(store.path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("7",)
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    assert version == (str(SCHEMA_VERSION),)

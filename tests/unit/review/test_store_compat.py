@@ -60,3 +60,30 @@ def test_a_version_4_project_brought_up_to_date_takes_comparisons_and_keeps_its_
     for name in ("alice", "bob", "Zoë O'Brien"):
         views = {i: v for i, v in after[name]["item_view"].items() if i != "p1"}
         assert as_version_4(views) == before[name]["item_view"]
+
+
+def test_a_version_7_project_gains_the_queue_and_label_context_keeping_its_labels(tmp_path: Path) -> None:
+    store = populate(tmp_path / "p")
+    with closing(sqlite3.connect(store.path)) as db, db:  # as version 7 wrote it: no queue, no contexts
+        db.execute("DROP TABLE queue")
+        db.execute("DROP TABLE label_context")
+        db.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    before = reads(store)
+    again = ReviewStore.open(store.path.parent, create=False)
+    with closing(sqlite3.connect(store.path)) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    assert {"queue", "label_context"} <= tables and version == (str(SCHEMA_VERSION),) and SCHEMA_VERSION == 8
+    assert reads(again) == before  # nothing there changes
+    labels = again.labels()  # the labels given before: with everything shown, of items in no queue
+    assert [(x["item_id"], x["annotator"], x["value"]) for x in labels] == [
+        ("q1", "alice", 4.0),
+        ("q3", "bob", 2.5),
+    ]
+    assert {(x["shown"], x["ordering"], x["queue_position"]) for x in labels} == {("open", None, None)}
+    assert again.settings().blind is False and again.queued() == {}
+    again.update_settings(blind=True)
+    again.set_score("q2", OVERALL, "alice", 3)  # alice's first label on q2: given blind
+    again.set_score("q2", OVERALL, "alice", 4)  # the drafts are shown once she gave one
+    latest = [(x["item_id"], x["shown"], x["queue_position"]) for x in again.labels()[-2:]]
+    assert latest == [("q2", "blind", 2), ("q2", "open", None)]
