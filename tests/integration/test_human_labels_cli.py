@@ -163,3 +163,52 @@ def test_the_report_shows_the_humans_estimates_of_a_run_with_labels_or_given_the
     b = next(row for row in expected.systems if row.name == "B")
     assert b.ppi.value is not None and f"{100 * b.ppi.value:.1f}%" in markdown
     assert "Cohen's kappa" in markdown and "TPR" in (tmp_path / "j.report.html").read_text()
+
+
+def test_labels_given_in_the_review_app_come_back_through_judge_human_labels(
+    tmp_path: Path, server: LLMServer
+) -> None:
+    from faceteval.review import ReviewStore
+
+    data, _ = files(tmp_path)
+    out = tmp_path / "j.jsonl"
+    flags = [data, "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url]
+    flags += ["--cache", tmp_path / "c.sqlite", "--out", out]
+    assert invoke(*flags).exit_code == 0
+    project = tmp_path / "review"
+    imported = CliRunner().invoke(
+        cli,
+        [
+            "review",
+            "import",
+            str(project),
+            str(out),
+            "--input",
+            str(data),
+            "--order",
+            "random",
+            "--seed",
+            "4",
+        ],
+    )
+    assert imported.exit_code == 0, imported.output
+    store = ReviewStore.open(project, create=False)
+    store.add_annotator("kim")
+    queue = [item.id for item in store.items()][:60]  # the first 60 the annotator meets: a random sample
+    truth = dict(zip((f"q{i}" for i in range(ITEMS)), truths(), strict=True))
+    for item_id in queue:
+        store.set_preference(item_id, "kim", 2 if truth[item_id][0] else 1)
+    labels = tmp_path / "labels.jsonl"
+    exported = CliRunner().invoke(cli, ["review", "export", str(project), "--labels", str(labels)])
+    assert exported.exit_code == 0, exported.output
+
+    again = invoke(*flags, "--force", "--human-labels", labels)
+    assert again.exit_code == 0, again.output
+    stored = faceteval.read_run(out).summary.result
+    assert stored is not None and stored.human is not None
+    assert (stored.human.labels, stored.human.set_aside) == (60, 0)
+    expected = compute_result(read_judgments(out), read_instances(data), labels=read_human_labels(labels))
+    assert stored.human == expected.human
+    first = next(row for row in stored.human.positions if row.name == "2")
+    humans = [1.0 if truth[i][0] else 0.0 for i in queue]
+    assert first.human.value == pytest.approx(sum(humans) / len(humans))
