@@ -15,17 +15,18 @@ judge is least sure are not.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 
 from faceteval.errors import ConfigError
 
-PPI = "ppi++"
+PPI: Final = "ppi++"
 """Prediction-powered inference with power tuning (``ppi_py.ppi_mean_ci``)."""
-CLASSICAL = "classical"
+CLASSICAL: Final = "classical"
 """The human labels alone: the mean and its normal interval (``ppi_py.classical_mean_ci``)."""
 MIN_LABELS = 2
 """Labels below which no interval is given: a spread needs two."""
@@ -60,7 +61,8 @@ class Estimate:
 
 def _ppi() -> Any:
     try:
-        import ppi_py
+        with warnings.catch_warnings():  # ppi_py silences every warning of the process on import
+            import ppi_py
     except ImportError as exc:  # an optional extra: its numba and statsmodels are heavy
         raise ConfigError("prediction-powered results need ppi-python: pip install 'faceteval[ppi]'") from exc
     return ppi_py
@@ -127,8 +129,10 @@ def prediction_powered_mean(
 def _ppi_mean(
     ppi_py: Any, arrays: tuple[Any, ...], level: float, lam: float | None
 ) -> tuple[float, float, float]:
-    value = ppi_py.ppi_mean_pointestimate(*arrays, lam=lam)
-    low, high = ppi_py.ppi_mean_ci(*arrays, alpha=1 - level, lam=lam)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 when nothing varies: a nan, handled
+        value = ppi_py.ppi_mean_pointestimate(*arrays, lam=lam)
+        low, high = ppi_py.ppi_mean_ci(*arrays, alpha=1 - level, lam=lam)
     return tuple(float(np.asarray(v).reshape(-1)[0]) for v in (value, low, high))  # type: ignore[return-value]
 
 
