@@ -36,6 +36,8 @@ from faceteval._cli._options import (
     scoring_options,
 )
 from faceteval._cli._panel import panel_flags
+from faceteval._cli._ppi_options import NAMES as PPI_NAMES
+from faceteval._cli._ppi_options import check_ppi_flags, ppi_options, ppi_settings
 from faceteval._cli._run import open_judge, progress_bar, run_until_stopped
 from faceteval._cli._sweeps import runs_of
 from faceteval._runner import (
@@ -53,6 +55,7 @@ from faceteval._runner import (
     check_judgeable,
     collect_runs,
     criteria_use,
+    labelled_as,
     measure_source,
     measured_instances,
     run_meta_eval,
@@ -120,6 +123,7 @@ from faceteval.store.internal import check_outputs, same_file
     "--report/--no-report", default=True, show_default=True, help="Write report.md and report.html."
 )
 @cascade_options
+@ppi_options
 @force_option
 @engine_options(exclude=("--seed",), panel=True)
 @scoring_options
@@ -141,6 +145,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
       faceteval meta-eval llmbar-natural --method direct --model openai:gpt-4o --model openai:gpt-4o-mini ...
       faceteval meta-eval llmbar-natural --cascade --target-agreement 0.9 --delta 0.1 --out runs/cas \\
           --judgments recorded:llmbar/ChatGPT/Vanilla,recorded:llmbar/GPT-4/Vanilla --confidence strategies
+      faceteval meta-eval mtbench-human --judgments recorded:gpt4-pair --ppi-labels 50 --out runs/ppi
       faceteval meta-eval my_labels.jsonl --judgments runs/dna/judgments.jsonl --out runs/x
       faceteval meta-eval votes.csv --field label=winner --label-map a=1,b=2,tie=0 --method dna ...
       faceteval meta-eval --hf-dataset ./mtb --split human --preset mt-bench --method dna --model ...
@@ -153,10 +158,11 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     if bool(flags["judgments_spec"]) == bool(flags["method"]):
         raise click.UsageError("give either --judgments SOURCE or --method METHOD")
     check_cascade_flags(ctx, flags)
+    check_ppi_flags(ctx, flags)
     if flags["judgments_spec"]:
         _check_measure_flags(ctx)
     out: Path = flags["out"]
-    _check_inputs_kept(out, flags["target_spec"], flags["judgments_spec"])
+    _check_inputs_kept(out, flags["target_spec"], flags["judgments_spec"], flags["labels"])
     if not flags["dry_run"]:  # a dry run writes nothing
         run_dirs = [out, *(out / v.name for v in runs_of(ctx, flags) if v.name)] if flags["method"] else [out]
         check_outputs([f for d in run_dirs for f in run_files(d)], given=out, force=flags["force"])
@@ -168,6 +174,7 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
             "built-in benchmark"
         )
     options = _options(flags)
+    target = labelled_as(target, options)
     instances = measured_instances(target, options)
     if flags["judgments_spec"]:
         source, judges = measured_sources(
@@ -210,6 +217,8 @@ def _options(flags: dict[str, Any]) -> MetaEvalOptions:
         confidence=flags["confidence"] if flags["judgments_spec"] else SIGNALS,
         cascade=cascade_settings(flags),
         judge_costs=flags["judge_costs"],
+        ppi=ppi_settings(flags),
+        labels=flags["labels"],
     )
 
 
@@ -337,6 +346,7 @@ MEASURE_FLAGS = frozenset(
         "report",
         "panel_vote",
         *CASCADE_NAMES,
+        *PPI_NAMES,
         "quiet",
         "force",
     }
@@ -393,9 +403,10 @@ def _sample_name(target_spec: str, target: Target, instances: Sequence[Any]) -> 
     return f"{name} ({sample})"
 
 
-def _check_inputs_kept(out: Path, target_spec: str, judgments_spec: str | None) -> None:
-    """A usage error when the run directory's files would overwrite the benchmark file or the judgments."""
-    inputs = [Path(target_spec), *source_files(judgments_spec)]
+def _check_inputs_kept(out: Path, target_spec: str, judgments_spec: str | None, labels: Path | None) -> None:
+    """A usage error when the run directory's files would overwrite the benchmark file, the judgments
+    or the labels."""
+    inputs = [Path(target_spec), *source_files(judgments_spec), *([labels] if labels else [])]
     for written in (
         out / INSTANCES,
         out / JUDGMENTS,

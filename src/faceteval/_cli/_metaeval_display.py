@@ -10,6 +10,7 @@ from rich.table import Table
 from faceteval._cli._cascade_display import show_cascade
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._diagnostics_display import show_diagnostics
+from faceteval._cli._ppi_display import show_ppi
 from faceteval._util.text import plural
 from faceteval.metrics import CLOPPER_PEARSON
 
@@ -59,6 +60,7 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
     console.print(table)
     show_diagnostics(summary)
     show_cascade(summary)
+    show_ppi(summary)
     if isinstance(panel := summary.get("panel"), dict):
         if summary.get("kind") == "pointwise":
             show_score_panel(panel, summary.get("correlations", {}))

@@ -55,6 +55,7 @@ from faceteval.errors import RunAborted
 if TYPE_CHECKING:
     from faceteval._runner._criteria_use import criteria_use
     from faceteval._runner._metaeval import (
+        labelled_as,
         measure_source,
         measured_instances,
         meta_evaluate,
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "_criteria_use": ("criteria_use",),
     "_metaeval": (
+        "labelled_as",
         "measure_source",
         "measured_instances",
         "meta_evaluate",
@@ -163,6 +165,7 @@ __all__ = [
     "judge_each",
     "judge_file",
     "judge_instance",
+    "labelled_as",
     "measure_source",
     "measured_instances",
     "meta_evaluate",

@@ -22,7 +22,7 @@ from faceteval._runner._metaeval_runs import (
 )
 from faceteval._runner._options import DEFAULT_JUDGE_OPTIONS, JudgeOptions
 from faceteval.core import SIGNALS, Instance, Judgment
-from faceteval.datasets import DEFAULT_DATA_DIR
+from faceteval.datasets import DEFAULT_DATA_DIR, read_human_labels
 from faceteval.errors import ConfigError, FacetevalError, InputError
 from faceteval.llm import Judge
 from faceteval.metaeval import JudgmentSource, Target, load_target, measure, select
@@ -31,6 +31,8 @@ from faceteval.metaeval.internal import (
     cascade_summary,
     labelled_target,
     measured_sources,
+    ppi_summary,
+    relabelled,
     run_files,
     source_files,
     variants,
@@ -89,12 +91,16 @@ async def meta_evaluate_async(
     """
     if (judgments is None) == (method is None):
         raise ConfigError("give either a method (and an LLM) to judge with, or judgments to measure")
-    given = _measured(target, data_dir, slim=judgments is not None)
+    given = labelled_as(_measured(target, data_dir, slim=judgments is not None), options)
     instances = measured_instances(given, options)
     if judgments is not None:
         _check_recorded(llm, options, judging)
         return _measure_judgments(given, instances, judgments, Path(out), data_dir, options, force=force)
     assert method is not None
+    if options.ppi is not None:
+        raise ConfigError(
+            "prediction-powered win rates are measured on recorded or given judgments, not on a method's run"
+        )
     if llm is None:
         raise ConfigError("judging with a method takes an llm")
     if llm.dry_run:
@@ -211,6 +217,18 @@ def _measured(target: TargetLike, data_dir: str | Path, *, slim: bool = False) -
     return labelled_target((item for item in instances if isinstance(item, Instance)), name="instances")
 
 
+def labelled_as(target: Target, options: MetaEvalOptions) -> Target:
+    """``target`` with the labels of ``options.labels`` in place of its own, by id (`relabelled`).
+
+    Raises:
+        InputError: The labels file is not one (its line and field named).
+        FacetevalError: A label names no instance of the target, or is of the other kind.
+    """
+    if options.labels is None:
+        return target
+    return relabelled(target, read_human_labels(options.labels), source=str(options.labels))
+
+
 def measured_instances(target: Target, options: MetaEvalOptions) -> Sequence[Instance]:
     """The instances of ``target`` measured: of its turn and categories, then a sample of ``limit``.
 
@@ -276,8 +294,16 @@ def measure_source(
 
     The numbers the source's authors published are kept beside them when the whole target is
     measured (`JudgmentSource.reported`). With ``options.cascade``, the judges ``cascade`` (in the
-    order they are asked; ``source`` is the last) are measured as a cascade too (``summary.cascade``).
+    order they are asked; ``source`` is the last) are measured as a cascade too (``summary.cascade``);
+    with ``options.ppi``, the prediction-powered win rates of each model pair (``summary.ppi``).
+
+    Raises:
+        ConfigError: ``options.ppi`` for a target that is not pairwise.
     """
+    if options.ppi is not None and target.kind != "pairwise":
+        raise ConfigError(
+            f"--ppi-labels measures pairwise win rates; {target.name} is {target.kind} (scores, not pairs)"
+        )
     whole = len(instances) == len(target.instances)
     extra: dict[str, Any] = {"reported": source.reported} if source.reported and whole else {}
     if options.cascade is not None and cascade:
@@ -288,6 +314,8 @@ def measure_source(
             confidence=options.confidence,
             judge_costs=options.judge_costs,
         )
+    if options.ppi is not None:
+        extra["ppi"] = ppi_summary(instances, source.judgments, options.ppi)
     path = Path(source.name)
     about = MetaEvalRecord(
         **header("meta-eval", datetime.now(UTC)),

@@ -32,7 +32,7 @@ from faceteval.core import SIGNALS, Instance, PanelVote
 from faceteval.datasets import read_instances
 from faceteval.errors import FacetevalError, NothingJudged
 from faceteval.llm import Judge, Panel
-from faceteval.metaeval import CascadeSettings, HumanWeights, Settings, Target, measure
+from faceteval.metaeval import CascadeSettings, HumanWeights, PpiSettings, Settings, Target, measure
 from faceteval.metaeval.internal import (
     INSTANCES,
     JUDGMENTS,
@@ -71,6 +71,10 @@ class MetaEvalOptions:
         cascade: Measure the recorded judges given together as a cascade, the first asked first
             (None: as a panel): what it guarantees and over how many splits.
         judge_costs: Each cascade judge's cost per instance (None: from the recorded usage).
+        ppi: Measure prediction-powered win rates of each model pair from a few of its human labels,
+            drawn at random many times (pairwise recorded judgments; None: not measured).
+        labels: A human labels file (`faceteval.datasets.read_human_labels`) whose labels replace the
+            target's, by id (None: the target's own).
     """
 
     limit: int | None = None
@@ -85,6 +89,8 @@ class MetaEvalOptions:
     confidence: str = SIGNALS
     cascade: CascadeSettings | None = None
     judge_costs: tuple[float, ...] | None = None
+    ppi: PpiSettings | None = None
+    labels: Path | None = None
 
     @property
     def settings(self) -> Settings:
@@ -93,7 +99,7 @@ class MetaEvalOptions:
 
     def recorded(self) -> dict[str, Any]:
         """The options as a run record holds them (what changes the numbers); the confidence estimator
-        and the cascade only when they are not the default."""
+        the cascade, the prediction-powered draws and the labels file only when they are not the default."""
         made: dict[str, Any] = {
             "limit": self.limit,
             "seed": self.seed,
@@ -106,6 +112,10 @@ class MetaEvalOptions:
         if self.cascade is not None:
             costs = None if self.judge_costs is None else list(self.judge_costs)
             made["cascade"] = asdict(self.cascade) | {"judge_costs": costs}
+        if self.ppi is not None:
+            made["ppi"] = asdict(self.ppi)
+        if self.labels is not None:
+            made["labels"] = str(self.labels)
         return made
 
 

@@ -3,6 +3,7 @@
 from faceteval.metaeval._cascade import CascadeSettings
 from faceteval.metaeval._compare import compare_runs, significance
 from faceteval.metaeval._judgments import Joined, JudgmentSource, Pairs, join, load_judgments
+from faceteval.metaeval._ppi_pairs import PpiSettings
 from faceteval.metaeval._slim import TraceFacts
 from faceteval.metaeval._store import measure, read_run, read_summary
 from faceteval.metaeval._summary import Settings, correlation_levels, summarize
@@ -16,6 +17,7 @@ __all__ = [
     "Joined",
     "JudgmentSource",
     "Pairs",
+    "PpiSettings",
     "Settings",
     "Target",
     "TraceFacts",

@@ -8,6 +8,8 @@ from faceteval.metaeval._cascade_judges import cascade_summary, measured_sources
 from faceteval.metaeval._judgments import RECORDED, pair_by_id, source_files
 from faceteval.metaeval._panel import PANEL_SEPARATOR, panel_judgments, panel_specs, panel_summary
 from faceteval.metaeval._panel_scores import score_panel_summary
+from faceteval.metaeval._ppi_pairs import ppi_summary
+from faceteval.metaeval._relabel import relabelled
 from faceteval.metaeval._selective import run_scale
 from faceteval.metaeval._slim import Packed, SlimInstances, SlimJudgments, read_slim
 from faceteval.metaeval._store import (
@@ -55,7 +57,9 @@ __all__ = [
     "panel_judgments",
     "panel_specs",
     "panel_summary",
+    "ppi_summary",
     "read_slim",
+    "relabelled",
     "run_files",
     "run_inputs",
     "run_scale",

@@ -6,7 +6,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval.core import Instance, Judgment
-from faceteval.report import _calibration, _cascade, _diagnostics, _examples, _panel, _pointwise, _sections
+from faceteval.report import (
+    _calibration,
+    _cascade,
+    _diagnostics,
+    _examples,
+    _panel,
+    _pointwise,
+    _ppi,
+    _sections,
+)
 from faceteval.report._evidence import Paired
 from faceteval.report._model import Section
 
@@ -51,6 +60,7 @@ def build_sections(
         _diagnostics.selective(summary),
         _calibration.calibration(summary),
         _cascade.cascade(summary),
+        _ppi.ppi(summary),
         _pointwise.correlations(summary),
         _pointwise.systems(summary),
         _pointwise.alpha(summary),

@@ -120,6 +120,10 @@ class MetaEvalSummary(RecordSummary):
     """Recorded judges measured as a cascade (``--cascade``): the target agreement and delta, the
     violation rate over calibration/test splits, coverage, agreement on the verdicts kept, each judge's
     median threshold and share decided, the relative cost, and each split's numbers (``per_split``)."""
+    ppi: JsonValue = None
+    """Prediction-powered win rates measured (``--ppi-labels``): per model pair and pooled, how often
+    the PPI, judge-only and human-only intervals from a few random human labels cover the all-human
+    win rate, and their mean widths."""
     correlations: JsonValue = None
     unjudged: JsonValue = None
     systems: JsonValue = None
