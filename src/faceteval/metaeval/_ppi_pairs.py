@@ -33,6 +33,7 @@ import numpy as np
 from faceteval.core import Instance, Judgment
 from faceteval.metaeval._judgments import pair_by_id
 from faceteval.metrics import Estimate, human_mean, prediction_powered_mean, wilson_interval
+from faceteval.results.internal import outcome
 
 POSITIONS = ("position 1", "position 2")
 """The two sides of a target whose instances name no systems."""
@@ -70,18 +71,6 @@ class PairOutcomes:
     @property
     def name(self) -> str:
         return f"{self.systems[0]} vs {self.systems[1]}"
-
-
-def outcome(winner: int | None, side: int) -> float:
-    """What ``winner`` (1-based; 0 a tie; None no verdict) means for the candidate at ``side``.
-
-    Examples:
-        >>> outcome(1, 1), outcome(2, 1), outcome(0, 2), outcome(None, 2)
-        (1.0, 0.0, 0.5, 0.5)
-    """
-    if winner is None or winner == 0:
-        return 0.5
-    return 1.0 if winner == side else 0.0
 
 
 def pair_systems(instance: Instance) -> tuple[str, str] | None:

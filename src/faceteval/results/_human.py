@@ -30,8 +30,18 @@ UNDECIDED = 0.5
 """The outcome a failed or abstained judgment predicts: a tie, half a win each way."""
 OVERALL = "overall"
 """The human score a pointwise estimate prefers, when the labels give several aspects."""
-_HUMAN_OUTCOME = {1: 1.0, 0: 0.5, 2: 0.0}
-"""The first candidate's outcome for each label of a pair."""
+
+
+def outcome(winner: int | None, side: int) -> float:
+    """What ``winner`` (1-based; 0 a tie; None no verdict) means for the candidate at ``side``.
+
+    Examples:
+        >>> outcome(1, 1), outcome(2, 1), outcome(0, 2), outcome(None, 2)
+        (1.0, 0.0, 0.5, 0.5)
+    """
+    if winner is None or winner == 0:
+        return UNDECIDED
+    return 1.0 if winner == side else 0.0
 
 
 @dataclass(slots=True)
@@ -136,8 +146,8 @@ class HumanTally:
         human = self._label(judgment.id, label, None)
         first: float | None = None
         if human is not None:
-            if len(systems) == 2 and human.label is not None and human.label in _HUMAN_OUTCOME:
-                first = _HUMAN_OUTCOME[human.label]
+            if len(systems) == 2 and human.label is not None and human.label <= 2:
+                first = outcome(human.label, 1)
                 self.used += 1
                 if judgment.status == "ok":
                     self.verdicts.append((human.label, judgment.verdict))

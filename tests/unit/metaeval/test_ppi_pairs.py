@@ -9,8 +9,9 @@ import pytest
 
 from faceteval.core import Instance, Judgment
 from faceteval.metaeval import PpiSettings
-from faceteval.metaeval._ppi_pairs import POSITIONS, outcome, pair_outcomes, pair_systems, ppi_summary
+from faceteval.metaeval._ppi_pairs import POSITIONS, pair_outcomes, pair_systems, ppi_summary
 from faceteval.metrics import human_mean, prediction_powered_mean, wilson_interval
+from faceteval.results.internal import outcome
 
 PAIRS = (("alpha", "beta"), ("beta", "gamma"), ("alpha", "gamma"))
 
