@@ -12,6 +12,7 @@ from rich.table import Table as RichTable
 from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, escape
 from faceteval._cli._inputs import input_options, input_reading
+from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._options import force_flag
 from faceteval._cli._projects import PROJECT, made_for
 from faceteval._cli._serving import listen_on, serve_on
@@ -32,6 +33,9 @@ from faceteval.store.internal import (
 )
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
+
+
+SHARE = FiniteFloat(0, 1, min_open=True, max_open=True)
 
 
 @click.group()
@@ -130,17 +134,17 @@ def invite(project: Path, name: str, base_url: str | None, host: str, port: int,
 )
 @click.option(
     "--target-width",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=SHARE,
     help="The width of the prediction-powered interval the labels aim for (kept; default 0.1: ±0.05).",
 )
 @click.option(
     "--target-agreement",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=SHARE,
     help="The agreement with humans calibration is to show (kept; default 0.9).",
 )
 @click.option(
     "--delta",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=SHARE,
     help="Calibration's risk of being wrong (kept; default 0.1).",
 )
 @input_options(what="the input")
