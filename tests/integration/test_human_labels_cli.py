@@ -66,6 +66,8 @@ def files(tmp_path: Path, every: int = 4) -> tuple[Path, Path]:
         for i, (human_b, _) in enumerate(truths())
         if i % every == 0
     ]
+    for row in labels[::2]:  # a second annotator, who agrees, on half of them
+        row["annotators"], row["votes"] = ["kim", "lee"], {"kim": row["label"], "lee": row["label"]}
     labels.append({"id": "q1", "label": 1, "annotators": ["kim"], "sampling": "uncertainty"})
     return write_jsonl(tmp_path / "pairs.jsonl", rows), write_jsonl(tmp_path / "labels.jsonl", labels)
 
@@ -162,6 +164,7 @@ def test_the_report_shows_the_humans_estimates_of_a_run_with_labels_or_given_the
     assert expected is not None
     b = next(row for row in expected.systems if row.name == "B")
     assert b.ppi.value is not None and f"{100 * b.ppi.value:.1f}%" in markdown
+    assert "Between the 2 annotators whose votes the labels carry, Krippendorff's alpha is 1.00" in markdown
     assert "Cohen's kappa" in markdown and "TPR" in (tmp_path / "j.report.html").read_text()
 
 
@@ -196,8 +199,11 @@ def test_labels_given_in_the_review_app_come_back_through_judge_human_labels(
     store.add_annotator("kim")
     queue = [item.id for item in store.items()][:60]  # the first 60 the annotator meets: a random sample
     truth = dict(zip((f"q{i}" for i in range(ITEMS)), truths(), strict=True))
+    store.add_annotator("lee")
     for item_id in queue:
         store.set_preference(item_id, "kim", 2 if truth[item_id][0] else 1)
+    for item_id in queue[:30]:  # a second annotator, who agrees
+        store.set_preference(item_id, "lee", 2 if truth[item_id][0] else 1)
     labels = tmp_path / "labels.jsonl"
     exported = CliRunner().invoke(cli, ["review", "export", str(project), "--labels", str(labels)])
     assert exported.exit_code == 0, exported.output
@@ -207,6 +213,8 @@ def test_labels_given_in_the_review_app_come_back_through_judge_human_labels(
     stored = faceteval.read_run(out).summary.result
     assert stored is not None and stored.human is not None
     assert (stored.human.labels, stored.human.set_aside) == (60, 0)
+    assert (stored.human.annotators, stored.human.annotator_alpha) == (2, 1.0)
+    assert "Between the 2 annotators: Krippendorff's alpha 1.00" in again.output
     expected = compute_result(read_judgments(out), read_instances(data), labels=read_human_labels(labels))
     assert stored.human == expected.human
     first = next(row for row in stored.human.positions if row.name == "2")

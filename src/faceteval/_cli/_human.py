@@ -48,6 +48,9 @@ def show_human(human: HumanLabelled, console: Console, *, level: float, rates: b
         )
         kappa = "n/a" if human.kappa is None else f"{human.kappa:.2f}"
         console.print(f"Judge vs humans on the labelled items: Cohen's kappa {kappa}; {each}")
+    if human.annotators > 1:
+        alpha = "n/a" if human.annotator_alpha is None else f"{human.annotator_alpha:.2f}"
+        console.print(f"Between the {human.annotators} annotators: Krippendorff's alpha {alpha}")
     if human.set_aside:
         console.print(
             f"[yellow]{plural(human.set_aside, 'label')} chosen where the judge was least sure set aside:[/] "

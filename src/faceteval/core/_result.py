@@ -280,6 +280,11 @@ class HumanLabelled(_Frozen):
     """Per verdict, on the labelled pairs the judge judged."""
     kappa: float | None = None
     """Cohen's kappa between the judge's verdicts and the labels (ties a class)."""
+    annotators: int = 0
+    """Annotators whose own votes the labels carry (``votes``, as the review app exports them)."""
+    annotator_alpha: float | None = None
+    """Krippendorff's alpha among those annotators, on the items two or more of them labelled
+    (nominal for pairwise labels, interval for scores); None with fewer than two annotators."""
     ranking: list[Strength] = Field(default_factory=list)
     """With 3 or more systems: Bradley-Terry strengths as humans would give them, strongest first:
     the PPI estimate (lambda 1) with the prediction-powered bootstrap's percentile intervals

@@ -20,6 +20,12 @@ def human_section(human: HumanLabelled, level: float, *, rates: bool) -> Section
         "judged. A failed or abstained judgment predicts a tie, which the labels correct too. The "
         "human-only estimate uses the labels alone."
     ]
+    if human.annotators > 1:
+        alpha = DASH if human.annotator_alpha is None else decimal(human.annotator_alpha, 2)
+        notes.append(
+            f"Between the {human.annotators} annotators whose votes the labels carry, Krippendorff's "
+            f"alpha is {alpha} ({'interval, on the scores' if human.aspect else 'nominal, on the labels'})."
+        )
     if human.set_aside:
         notes.append(
             f"{plural(human.set_aside, 'label')} chosen where the judge was least sure "

@@ -13,6 +13,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from faceteval.core import (
     HumanEstimate,
@@ -117,6 +118,8 @@ class HumanTally:
     pairs: list[tuple[str, str, float, float]] = field(default_factory=list)
     """Labelled comparisons of two candidates: (system a, system b, a's human outcome, a's judged)."""
     unlabelled_pairs: Counter[tuple[str, str, float]] = field(default_factory=Counter)
+    votes: list[Mapping[str, Any]] = field(default_factory=list)
+    """Each used label's votes by annotator (a label, or scores), when the labels carry them."""
 
     @property
     def labelled(self) -> bool:
@@ -149,6 +152,7 @@ class HumanTally:
             if len(systems) == 2 and human.label is not None and human.label <= 2:
                 first = outcome(human.label, 1)
                 self.used += 1
+                self._votes(human)
                 if judgment.status == "ok":
                     self.verdicts.append((human.label, judgment.verdict))
             else:
@@ -182,7 +186,12 @@ class HumanTally:
                 self.unusable += 1
             else:
                 self.used += 1
+                self._votes(human)
         self._side(self.scored, system).add(predicted, value)
+
+    def _votes(self, human: HumanLabel) -> None:
+        if human.votes:
+            self.votes.append(human.votes)
 
     def _aspect_of(self, scores: Mapping[str, float] | None) -> float | None:
         if not scores:
@@ -236,8 +245,11 @@ class HumanTally:
 
         humans = [h for h, _ in self.verdicts]
         judged = [v for _, v in self.verdicts]
+        annotators, alpha = self._annotator_agreement()
         return made.model_copy(
             update={
+                "annotators": annotators,
+                "annotator_alpha": alpha,
                 "systems": estimates(self.systems, "systems", rates)
                 + estimates(self.scored, "scored", unbounded),
                 "positions": estimates(self.positions, "positions", rates),
@@ -246,6 +258,27 @@ class HumanTally:
                 "ranking": self._ranking(options),
             }
         )
+
+    def _annotator_agreement(self) -> tuple[int, float | None]:
+        """How many annotators voted, and Krippendorff's alpha among them (nominal on labels,
+        interval on the estimated aspect's scores)."""
+        from faceteval.metrics import krippendorff_alpha
+
+        coders = sorted({name for votes in self.votes for name in votes})
+        if len(coders) < 2:
+            return len(coders), None
+        pointwise = self.aspect is not None
+        table = [[self._vote(votes.get(coder), pointwise) for votes in self.votes] for coder in coders]
+        return len(coders), krippendorff_alpha(table, "interval" if pointwise else "nominal")
+
+    def _vote(self, vote: Any, pointwise: bool) -> float | None:
+        if pointwise:
+            value = vote.get(self.aspect) if isinstance(vote, Mapping) else vote
+        else:
+            value = vote.get("label") if isinstance(vote, Mapping) else vote
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            return None
+        return float(value)
 
     def _ranking(self, options: ResultOptions) -> list[Strength]:
         from faceteval.results._bradley_terry import prediction_powered_strengths

@@ -155,3 +155,44 @@ def test_three_systems_get_bradley_terry_strengths_as_humans_would_give_them():
         assert ci is not None and ci[0] <= strength[name] <= ci[1]
         assert abs(judge[name].strength) < abs(humans[name].strength)
     assert compute_result(judgments, instances, options=options).human == result.human  # seeded
+
+
+def test_annotators_agreement_is_krippendorffs_alpha_over_their_own_votes():
+    from faceteval.metrics import krippendorff_alpha
+
+    instances, judgments, _ = _run(n=40, every=10**9)
+    kim = [1 if i % 3 else 2 for i in range(20)]
+    lee = [v if i % 5 else 3 - v for i, v in enumerate(kim)]
+    labels = {
+        str(i): HumanLabel(str(i), kim[i], annotators=("kim", "lee"), votes={"kim": kim[i], "lee": lee[i]})
+        for i in range(20)
+    }
+    human = compute_result(judgments, instances, labels=labels).human
+    assert human is not None and human.annotators == 2
+    expected = krippendorff_alpha([kim, lee], "nominal")
+    assert expected is not None and 0 < expected < 1
+    assert human.annotator_alpha == pytest.approx(expected)
+    alone = {key: HumanLabel(key, label.label) for key, label in labels.items()}
+    quiet = compute_result(judgments, instances, labels=alone).human
+    assert quiet is not None and (quiet.annotators, quiet.annotator_alpha) == (0, None)
+
+
+def test_annotators_of_scores_agree_on_the_estimated_aspect():
+    from faceteval.metrics import krippendorff_alpha
+
+    outputs = [Instance(id=str(i), query="q", candidates=["x"], systems=["S"]) for i in range(30)]
+    judged = [Judgment(id=str(i), method="m", status="ok", scores=[3.0]) for i in range(30)]
+    kim = [float(1 + i % 5) for i in range(30)]
+    lee = [min(5.0, v + (i % 2)) for i, v in enumerate(kim)]
+    labels = {
+        str(i): HumanLabel(
+            str(i),
+            scores={"overall": (kim[i] + lee[i]) / 2},
+            annotators=("kim", "lee"),
+            votes={"kim": {"overall": kim[i]}, "lee": {"overall": lee[i]}},
+        )
+        for i in range(30)
+    }
+    human = compute_result(judged, outputs, labels=labels).human
+    assert human is not None and human.aspect == "overall"
+    assert human.annotator_alpha == pytest.approx(krippendorff_alpha([kim, lee], "interval"))
