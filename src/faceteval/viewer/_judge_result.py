@@ -15,6 +15,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from faceteval._util.text import plural
+
+from faceteval.core import HumanEstimate, HumanLabelled, LabelledEstimate, Strength
 from faceteval.results import (
     FacetSummary,
     JudgeResult,
@@ -22,7 +25,6 @@ from faceteval.results import (
     PairwiseResult,
     PointwiseResult,
     Proportion,
-    Ranking,
     Standing,
 )
 
@@ -120,6 +122,37 @@ class Pointwise:
 
 
 @dataclass(frozen=True, slots=True)
+class HumanRow:
+    """A system's (or a position's) value as the judge gave it, and as humans would."""
+
+    name: str
+    judge: str
+    ppi: Cell
+    human: Cell
+
+
+@dataclass(frozen=True, slots=True)
+class Human:
+    """The result as humans would give it (`faceteval.core.HumanLabelled`)."""
+
+    labels: str
+    rates: bool
+    """Win rates (pairwise); else mean scores of ``aspect``."""
+    aspect: str
+    systems: list[HumanRow]
+    positions: list[HumanRow]
+    ranking: list[RankRow]
+    agreement: list[tuple[str, str, str, str]]
+    """Each verdict: its name, how many labels gave it, TPR and TNR."""
+    kappa: str
+    annotators: str | None
+    """Krippendorff's alpha among the annotators, with how many, when two or more voted."""
+    set_aside: str | None
+    unusable: str | None
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class ResultView:
     """A judge run's result, for ``_result.html``."""
 
@@ -135,6 +168,7 @@ class ResultView:
     """Each kind: its name, what it is, its count, and its share of every judgment."""
     pairwise: Pairwise | None
     pointwise: Pointwise | None
+    human: Human | None = None
 
 
 def result_view(value: Any) -> ResultView | None:
@@ -171,6 +205,7 @@ def result_view(value: Any) -> ResultView | None:
         ],
         pairwise=None if result.pairwise is None else _pairwise(result.pairwise),
         pointwise=None if result.pointwise is None else _pointwise(result.pointwise),
+        human=None if result.human is None else _human(result.human, rates=result.pairwise is not None),
     )
 
 
@@ -230,7 +265,7 @@ def _pairwise(pairwise: PairwiseResult) -> Pairwise:
         named=pairwise.systems_named,
         systems=[_standing(s) for s in pairwise.systems],
         positions=[_standing(p) for p in pairwise.positions],
-        ranking=[] if pairwise.ranking is None else _ranking(pairwise.ranking),
+        ranking=[] if pairwise.ranking is None else _ranking(pairwise.ranking.strengths),
         connected=pairwise.ranking is None or pairwise.ranking.connected,
         matrix=_matrix(pairwise, names),
         matrix_columns=names if pairwise.matrix else [],
@@ -243,9 +278,9 @@ def _pairwise(pairwise: PairwiseResult) -> Pairwise:
     )
 
 
-def _ranking(ranking: Ranking) -> list[RankRow]:
+def _ranking(strengths: Sequence[Strength]) -> list[RankRow]:
     rows = []
-    for s in ranking.strengths:
+    for s in strengths:
         ci = "" if s.ci is None else f"[{s.ci[0]:+.2f}, {s.ci[1]:+.2f}]"
         strength = Cell(f"{s.strength:+.2f}", ci, f"{s.comparisons:,} comparisons")
         rows.append(RankRow(str(s.rank), s.system, strength))
@@ -304,3 +339,62 @@ def _pointwise(pointwise: PointwiseResult) -> Pointwise:
         facet_systems=facet_systems,
         facets_omitted=pointwise.facets_omitted,
     )
+
+
+VERDICTS = {0: "tie", 1: "first candidate", 2: "second candidate"}
+
+
+def _human(human: HumanLabelled, *, rates: bool) -> Human:
+    def row(estimate: HumanEstimate) -> HumanRow:
+        judge = "—" if estimate.judge is None else _number(estimate.judge, rates)
+        ppi, alone = _labelled(estimate.ppi, rates), _labelled(estimate.human, rates)
+        return HumanRow(estimate.name, judge, ppi, alone)
+
+    def percent(value: float | None) -> str:
+        return "—" if value is None else f"{100 * value:.1f}%"
+
+    alpha = "—" if human.annotator_alpha is None else f"{human.annotator_alpha:.2f}"
+    return Human(
+        labels=f"{human.labels:,}",
+        rates=rates,
+        aspect=human.aspect or "score",
+        systems=[row(r) for r in human.systems],
+        positions=[row(r) for r in human.positions] if rates else [],
+        ranking=_ranking(human.ranking),
+        agreement=[
+            (VERDICTS.get(a.verdict, str(a.verdict)), f"{a.humans:,}", percent(a.tpr), percent(a.tnr))
+            for a in human.agreement
+        ],
+        kappa="—" if human.kappa is None else f"{human.kappa:.2f}",
+        annotators=f"{alpha} among {human.annotators} annotators" if human.annotators > 1 else None,
+        set_aside=(
+            f"{plural(human.set_aside, 'label')} chosen where the judge was least sure "
+            f"{'was' if human.set_aside == 1 else 'were'} set aside: not a random sample."
+            if human.set_aside
+            else None
+        ),
+        unusable=(
+            f"{plural(human.unusable, 'label')} of instances of three or more candidates (or without "
+            "the aspect) unused."
+            if human.unusable
+            else None
+        ),
+        note=human.note,
+    )
+
+
+def _number(value: float, rates: bool) -> str:
+    return f"{100 * value:.1f}%" if rates else f"{value:.2f}"
+
+
+def _labelled(estimate: LabelledEstimate, rates: bool) -> Cell:
+    over = f"{estimate.labels:,} labels"
+    if estimate.unlabelled:
+        over += f" + {estimate.unlabelled:,} judged"
+    if estimate.value is None:
+        return Cell("—", "", over)
+    ci = ""
+    if estimate.ci is not None:
+        low, high = estimate.ci
+        ci = f"[{100 * low:.1f}, {100 * high:.1f}]" if rates else f"[{low:.2f}, {high:.2f}]"
+    return Cell(_number(estimate.value, rates), ci, over)

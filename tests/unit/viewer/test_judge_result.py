@@ -110,3 +110,46 @@ def test_the_run_page_shows_the_result_in_its_tables_escaped(tmp_path: Path) -> 
         r'class="number win-rate"><span class="value">100\.0%</span> <span class="ci">\[', row[0]
     )
     assert 'id="result-consistency"' in page and "Swap consistency" in page
+
+
+def test_the_run_page_shows_the_result_as_humans_would_give_it(tmp_path: Path) -> None:
+    from faceteval.datasets import HumanLabel
+
+    pairs, judged = [], []
+    for k in range(60):  # the judge always says the first candidate; humans, one pair in three
+        pairs.append(Instance(id=str(k), query="q", candidates=["x", "y"], systems=["A", "B"]))
+        judged.append(Judgment(id=str(k), method="direct", status="ok", verdict=1))
+    labels = {
+        str(k): HumanLabel(str(k), 1 if k % 3 == 0 else 2, annotators=("kim", "lee"),
+                           votes={"kim": 1 if k % 3 == 0 else 2, "lee": 1 if k % 3 == 0 else 2})
+        for k in range(0, 60, 2)
+    }  # fmt: skip
+    labels["1"] = HumanLabel("1", 2, sampling="uncertainty")
+    result = compute_result(judged, pairs, labels=labels)
+    assert result.human is not None
+    view = result_view(result.model_dump(mode="json"))
+    assert view is not None and view.human is not None
+    a = next(row for row in view.human.systems if row.name == "A")
+    truth = next(row for row in result.human.systems if row.name == "A")
+    assert a.judge == "100.0%" and truth.ppi.value is not None and truth.ppi.ci is not None
+    assert a.ppi.value == f"{100 * truth.ppi.value:.1f}%" and a.ppi.value != a.judge
+    assert a.ppi.ci == f"[{100 * truth.ppi.ci[0]:.1f}, {100 * truth.ppi.ci[1]:.1f}]"
+    assert a.ppi.over == "30 labels + 30 judged" and a.human.over == "30 labels"
+    assert view.human.annotators == "1.00 among 2 annotators" and view.human.set_aside is not None
+
+    (tmp_path / "j.jsonl").write_text("", encoding="utf-8")
+    record = JudgeRecord(output="j.jsonl", summary=JudgeSummary(judgments={"ok": 60}, result=result))
+    (tmp_path / "j.run.json").write_text(record.to_json(), encoding="utf-8")
+    app = create_app([tmp_path], index_folder=tmp_path / "index")
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        run = re.search(r'href="(/run/[0-9a-f]+)"', client.get("/").text)
+        assert run is not None
+        page = client.get(run[1]).text
+    section = page[page.index('id="result-human"') :]
+    assert "As humans would judge it, from 30 human labels" in section
+    for table in ("systems", "positions", "agreement"):
+        assert f'<table id="result-human-{table}"' in section, table
+    row = re.search(r'<tr data-name="A">.*?</tr>', section, re.DOTALL)
+    assert row is not None and f'<span class="value">{a.ppi.value}</span>' in row[0]
+    assert "Cohen&#39;s kappa" in section or "Cohen's kappa" in section
+    assert "1 label chosen where the judge was least sure was set aside" in section
