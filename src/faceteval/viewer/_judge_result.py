@@ -16,7 +16,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from faceteval._util.text import plural
-
 from faceteval.core import HumanEstimate, HumanLabelled, LabelledEstimate, Strength
 from faceteval.results import (
     FacetSummary,
