@@ -146,5 +146,8 @@ def table_of(title: str, columns: Sequence[str]) -> Table:
     """A table in the result's style: a title on the left, the first column left, the rest right."""
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     for k, column in enumerate(columns):
-        table.add_column(column, justify="left" if k == 0 else "right", no_wrap=k > 0, overflow="fold")
+        if k == 0:  # the names: never squeezed to a letter a line by the numbers beside them
+            table.add_column(column, justify="left", overflow="fold", min_width=min(len(column), 12))
+        else:
+            table.add_column(column, justify="right", no_wrap=True, overflow="fold")
     return table

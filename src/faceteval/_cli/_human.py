@@ -18,9 +18,10 @@ def show_human(human: HumanLabelled, console: Console, *, level: float, rates: b
     if human.note is not None:
         console.print(f"[yellow]As humans would judge it ({used}): {escape(human.note)}[/]")
         return
-    what = "win % (ties ½)" if rates else f"mean {escape(human.aspect or 'score')}"
+    what = "win %" if rates else f"mean {escape(human.aspect or 'score')}"
+    ties = ", ties ½" if rates else ""
     table = table_of(
-        f"As humans would judge it, from {used} (prediction-powered, PPI++), with {100 * level:g}% CIs",
+        f"As humans would judge it, from {used} (prediction-powered, PPI++{ties}), with {100 * level:g}% CIs",
         ["system", f"judge {what}", "prediction-powered", "humans only", "labels"],
     )
     for row in human.systems:
@@ -74,7 +75,7 @@ def _value(value: float | None, rates: bool) -> str:
 
 def _estimate(estimate: LabelledEstimate, rates: bool) -> str:
     if estimate.value is None:
-        return "n/a (too few labels)" if estimate.labels < 2 else "n/a (every item labelled)"
+        return "n/a: too few labels" if estimate.labels < 2 else "n/a: all labelled"
     if estimate.ci is None:
         return _value(estimate.value, rates)
     low, high = estimate.ci
