@@ -71,7 +71,9 @@ def test_dna_runs_structured_end_to_end_with_the_verdicts_of_free_text(
     scores = next(schema_sent(r)["schema"] for r in sent if schema_sent(r)["name"] == "scores")
     assert list(scores["properties"]) == ["scores", "explanation"]  # the score line first, as in Fig. 2
     assert scores["properties"]["scores"]["minItems"] == scores["properties"]["scores"]["maxItems"] == 2
-    assert scores["properties"]["scores"]["items"] == {"type": "number", "minimum": 1.0, "maximum": 10.0}
+    # an integer scale is sent as integers: llama.cpp's grammar enforces bounds only on those
+    assert scores["properties"]["scores"]["items"] == {"type": "integer", "minimum": 1, "maximum": 10}
+    assert scores["properties"]["explanation"]["maxLength"] == 1000
     assert scores["additionalProperties"] is False
     # the reply read as the free-text reply is: the same verdicts, scores and facets
     shaped, plain = read_jsonl(tmp_path / "s.jsonl"), read_jsonl(tmp_path / "f.jsonl")

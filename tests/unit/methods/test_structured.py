@@ -475,3 +475,49 @@ def test_an_hdeval_decomposition_reads_json_children_merged_as_in_free_text() ->
     (request,) = provider.requests
     assert request.config.response_schema is not None and request.config.response_schema.name == "criteria"
     assert trace[0].stage == "hdeval.decompose"
+
+
+def leaves(schema: Mapping[str, Any], path: str = "") -> list[tuple[str, Mapping[str, Any]]]:
+    """Every property and list item of ``schema`` that is not an object or array, with its path."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Mapping[str, Any], at: str) -> list[tuple[str, Mapping[str, Any]]]:
+        if "$ref" in node:
+            node = defs[node["$ref"].rsplit("/", 1)[1]]
+        if node.get("type") == "object":
+            return [leaf for name, sub in node["properties"].items() for leaf in walk(sub, f"{at}.{name}")]
+        if node.get("type") == "array":
+            return walk(node["items"], f"{at}[]")
+        return [(at, node)]
+
+    return walk(schema, path)
+
+
+@pytest.mark.parametrize("parser", ALL_PARSERS, ids=lambda p: type(p).__name__)
+def test_scores_on_whole_scales_are_integers_and_texts_are_bounded(parser: Any) -> None:
+    """llama.cpp's grammar holds minimum/maximum only for integers; a maxLength keeps an explanation
+    from running to max_tokens (a rewritten response is not cut)."""
+    for at, node in leaves(parser.json_reply().schema()):
+        name = at.split(".")[-1].rstrip("[]")
+        if node.get("type") in ("number", "integer") and name in ("score", "scores"):
+            assert node["type"] == "integer", at
+            assert isinstance(node["minimum"], int) and isinstance(node["maximum"], int), at
+            assert node["minimum"] < node["maximum"], at
+        if node.get("type") == "string" and "enum" not in node:
+            assert node.get("maxLength") == (None if at == ".modified_response" else 1000), at
+
+
+def test_a_scale_that_is_not_of_whole_numbers_keeps_number_scores() -> None:
+    schema = ScoreParser(["Output"], scale=(0, 1)).json_reply().schema()
+    assert schema["properties"]["scores"]["items"] == {"type": "number", "minimum": 0.0, "maximum": 1.0}
+
+
+def test_a_server_that_ignores_the_schema_is_still_read_with_float_scores_and_long_texts() -> None:
+    long = "because " * 300
+    reply = StructuredParser(ScoreParser(["Response 1", "Response 2"], explained=True).json_reply())
+    read = reply.parse(json.dumps({"scores": [8.0, 6.5], "explanation": long}))
+    assert read.values == (8.0, 6.5) and read.explanation == long.strip()
+    overall = StructuredParser(OverallParser(1, (1, 5)).json_reply())
+    assert overall.parse(json.dumps({"explanation": long, "score": 4.0})).score == 4.0
+    with pytest.raises(ParseError, match="less than or equal to 5"):
+        overall.parse(json.dumps({"explanation": "x", "score": 23}))
