@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from tests.support.files import read_jsonl
-from tests.support.llm_server import LLMServer, RecordedRequest, refusing_json_schema
+from tests.support.llm_server import LLMServer, RecordedRequest, Reply, refusing_json_schema
 from tests.support.rule_judge import RuleJudge
 
 PAIRS = [
@@ -231,3 +231,18 @@ def test_faceteval_toml_sets_structured_as_true_or_as_a_dialect(
             )  # fmt: skip
             assert result.exit_code == 0, result.output
             assert {r.schema_dialect[0] for r in server.requests} == {expected}  # type: ignore[index]
+
+
+def test_a_reply_cut_off_at_max_tokens_is_a_parse_error_that_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "o.jsonl"
+    with LLMServer(
+        lambda _body: Reply('{"scores": [8, 6], "explanation": "The fir', finish_reason="length")
+    ) as server:
+        result = invoke(
+            pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--max-tokens", "16",
+            "--base-url", server.base_url, "--out", out, "--no-cache", "--structured",
+        )  # fmt: skip
+    judgments = read_jsonl(out)
+    assert {j["status"] for j in judgments} == {"parse_error"}, result.output
+    assert all("cut off at max_tokens 16 (finish reason length)" in j["error"] for j in judgments)
+    assert all("raise --max-tokens" in j["error"] for j in judgments)

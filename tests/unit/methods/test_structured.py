@@ -11,7 +11,15 @@ import pytest
 
 from faceteval import Criterion, Instance, JudgeOptions, Judgment, Method, create_method, judge
 from faceteval.errors import ConfigError, ParseError
-from faceteval.llm import LLM, CompletionRequest, GenerateConfig, ModelSpec, ScriptedProvider, user
+from faceteval.llm import (
+    LLM,
+    Completion,
+    CompletionRequest,
+    GenerateConfig,
+    ModelSpec,
+    ScriptedProvider,
+    user,
+)
 from faceteval.methods._structured import StructuredParser, structured
 from faceteval.methods.coeval._parsers import CriterionParser, OverallParser, TaskCriteriaParser
 from faceteval.methods.fennec._parsers import (
@@ -521,3 +529,31 @@ def test_a_server_that_ignores_the_schema_is_still_read_with_float_scores_and_lo
     assert overall.parse(json.dumps({"explanation": long, "score": 4.0})).score == 4.0
     with pytest.raises(ParseError, match="less than or equal to 5"):
         overall.parse(json.dumps({"explanation": "x", "score": 23}))
+
+
+@pytest.mark.parametrize("config", [STRUCTURED, GenerateConfig()], ids=["structured", "free text"])
+def test_a_reply_cut_off_at_max_tokens_is_reported_as_cut_off(config: GenerateConfig) -> None:
+    cut = {True: '{"scores": [8, 6], "explanation": "The first answer expla', False: "Response 1 explains"}
+    text = cut[config.structured]
+    provider = ScriptedProvider.sequence([Completion(text, finish_reason="length")] * 2)
+    llm = LLM(provider, ModelSpec("scripted", "judge"), config=config.merge(max_tokens=64))
+    (judgment,) = judge([PAIR], create_method("direct"), llm)
+
+    assert judgment.status == "parse_error"
+    assert "the reply was cut off at max_tokens 64 (finish reason length)" in (judgment.error or "")
+    assert "raise --max-tokens" in (judgment.error or "")
+    assert all("cut off at max_tokens 64" in (entry.problem or "") for entry in judgment.trace)
+    assert judgment.trace[0].raw == text
+
+
+def test_a_reply_cut_off_that_still_reads_is_used() -> None:
+    provider = ScriptedProvider.sequence([Completion("8 6\nThe first is bet", finish_reason="length")])
+    (judgment,) = judge([PAIR], create_method("direct"), LLM(provider, ModelSpec("scripted", "judge")))
+    assert judgment.status == "ok" and list(judgment.scores or ()) == [8.0, 6.0]
+
+
+def test_a_reply_that_stopped_normally_keeps_its_own_problem() -> None:
+    provider = ScriptedProvider.sequence(['{"scores": [8, 6], "explanation": "x'] * 2)
+    llm = LLM(provider, ModelSpec("scripted", "judge"), config=STRUCTURED)
+    (judgment,) = judge([PAIR], create_method("direct"), llm)
+    assert "not valid JSON" in (judgment.error or "") and "cut off" not in (judgment.error or "")
