@@ -80,7 +80,9 @@ def _estimate(estimate: LabelledEstimate, rates: bool) -> str:
         return _value(estimate.value, rates)
     low, high = estimate.ci
     if flat(estimate.ci):
-        return f"{_value(estimate.value, rates)} [{NO_SPREAD}: {plural(estimate.labels, 'label')} alike]"
+        return escape(
+            f"{_value(estimate.value, rates)} [{NO_SPREAD}: {plural(estimate.labels, 'label')} alike]"
+        )
     if rates:
         return f"{100 * estimate.value:.1f} [{100 * low:.1f}-{100 * high:.1f}]"
     return f"{estimate.value:.2f} [{low:.2f}, {high:.2f}]"

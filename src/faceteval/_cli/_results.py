@@ -145,7 +145,7 @@ def _mean(mean: Mean | None, *, ci: bool = True) -> str:
         return "n/a"
     interval = f" ± {(mean.ci[1] - mean.ci[0]) / 2:.2f}" if ci and mean.ci is not None else ""
     if interval and flat(mean.ci):
-        interval = f" [{NO_SPREAD}: every score {mean.value:g}]"
+        interval = escape(f" [{NO_SPREAD}: every score {mean.value:g}]")
     return f"{mean.value:.2f}{interval}"
 
 

@@ -60,7 +60,7 @@ def test_the_reports_interval_and_its_note() -> None:
 
 def test_judges_human_estimates_with_no_spread_say_how_many_labels_were_alike() -> None:
     flat = LabelledEstimate(method="classical", value=1.0, ci=(1.0, 1.0), labels=3)
-    assert _estimate(flat, True) == "100.0% [no spread: 3 labels alike]"
+    assert _estimate(flat, True) == "100.0% \\[no spread: 3 labels alike]"  # escaped: not rich markup
     assert _cells(flat, True) == ("100.0%", "[no spread: 3 labels alike]")
     wide = LabelledEstimate(method="classical", value=0.5, ci=(0.2, 0.8), labels=3)
     assert _estimate(wide, True) == "50.0 [20.0-80.0]"
@@ -68,6 +68,6 @@ def test_judges_human_estimates_with_no_spread_say_how_many_labels_were_alike() 
 
 def test_a_mean_of_scores_all_alike_is_not_shown_as_certain() -> None:
     same = Mean(value=7.0, n=3, sd=0.0, ci=(7.0, 7.0))
-    assert _mean(same) == "7.00 [no spread: every score 7]"
+    assert _mean(same) == "7.00 \\[no spread: every score 7]"  # escaped: not rich markup
     assert mean_cells(same)[1] == "[no spread: every score alike]"
     assert _mean(Mean(value=7.0, n=3, sd=1.0, ci=(4.5, 9.5))) == "7.00 ± 2.50"
