@@ -96,7 +96,8 @@ def final_error(
 ) -> ProviderError:
     """``error`` as raised after ``attempts``: from a server never reached, `ProviderUnreachableError`;
     one that asked to wait longer than ``policy`` waits, with the time it asked for in its message.
-    After more than one attempt, the message ends with why each failed (``reasons``, in order)."""
+    After more than one attempt, the message ends with why each failed (``reasons``, in order), but for
+    a server never reached: its one line says what to check."""
     if _unreachable(error, answered=answered) and not isinstance(error, ProviderUnreachableError):
         final: ProviderError = ProviderUnreachableError(str(error))
         final.__cause__ = error
@@ -109,7 +110,7 @@ def final_error(
             f"{_duration(policy.max_retry_after)} faceteval waits ({MAX_RETRY_AFTER_HINT}; "
             "max_retry_after= in Python)",
         )
-    if attempts > 1 and reasons:
+    if attempts > 1 and reasons and not isinstance(error, ProviderUnreachableError):  # its one line says it
         error.args = (f"{error} (after {attempts} attempts: {'; '.join(reasons)})",)
     error.attempts = attempts
     return error
