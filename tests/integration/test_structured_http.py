@@ -222,7 +222,7 @@ def test_faceteval_toml_sets_structured_as_true_or_as_a_dialect(
     tmp_path: Path, rule: RuleJudge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for value, expected in (("true", "json_schema"), ('"guided"', "guided")):
+    for value, expected in (("true", "json_schema"), ('"guided"', "guided"), ("false", None)):
         (tmp_path / "faceteval.toml").write_text(f"[judge]\nstructured = {value}\n", encoding="utf-8")
         with LLMServer(rule.for_server()) as server:
             result = invoke(
@@ -230,7 +230,7 @@ def test_faceteval_toml_sets_structured_as_true_or_as_a_dialect(
                 "--base-url", server.base_url, "--out", tmp_path / "o.jsonl", "--no-cache", "--force",
             )  # fmt: skip
             assert result.exit_code == 0, result.output
-            assert {r.schema_dialect[0] for r in server.requests} == {expected}  # type: ignore[index]
+            assert {r.schema_dialect and r.schema_dialect[0] for r in server.requests} == {expected}
 
 
 def test_a_reply_cut_off_at_max_tokens_is_a_parse_error_that_says_so(tmp_path: Path) -> None:
