@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from tests.support.files import read_jsonl
-from tests.support.llm_server import LLMServer, RecordedRequest
+from tests.support.llm_server import LLMServer, RecordedRequest, Reply, refusing_json_schema
 from tests.support.rule_judge import RuleJudge
 
 PAIRS = [
@@ -71,7 +71,9 @@ def test_dna_runs_structured_end_to_end_with_the_verdicts_of_free_text(
     scores = next(schema_sent(r)["schema"] for r in sent if schema_sent(r)["name"] == "scores")
     assert list(scores["properties"]) == ["scores", "explanation"]  # the score line first, as in Fig. 2
     assert scores["properties"]["scores"]["minItems"] == scores["properties"]["scores"]["maxItems"] == 2
-    assert scores["properties"]["scores"]["items"] == {"type": "number", "minimum": 1.0, "maximum": 10.0}
+    # an integer scale is sent as integers: llama.cpp's grammar enforces bounds only on those
+    assert scores["properties"]["scores"]["items"] == {"type": "integer", "minimum": 1, "maximum": 10}
+    assert scores["properties"]["explanation"]["maxLength"] == 1000
     assert scores["additionalProperties"] is False
     # the reply read as the free-text reply is: the same verdicts, scores and facets
     shaped, plain = read_jsonl(tmp_path / "s.jsonl"), read_jsonl(tmp_path / "f.jsonl")
@@ -161,3 +163,86 @@ def test_anthropic_runs_structured_through_a_forced_tool(tmp_path: Path, rule: R
         assert all(r.body["tool_choice"]["type"] == "tool" for r in server.requests)
     assert tools == {"criteria", "weights", "scores"}
     assert [(j["status"], j["verdict"]) for j in read_jsonl(out)] == [("ok", 1), ("ok", 2), ("ok", 1)]
+
+
+@pytest.mark.parametrize("dialect", ["json_object", "guided", "format"])
+def test_structured_takes_the_dialect_the_server_speaks(
+    tmp_path: Path, rule: RuleJudge, dialect: str
+) -> None:
+    out = tmp_path / "o.jsonl"
+    with LLMServer(rule.for_server()) as server:
+        result = invoke(
+            pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge",
+            "--base-url", server.base_url, "--out", out, "--no-cache", "--structured", dialect,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert {r.schema_dialect[0] for r in server.requests} == {dialect}  # type: ignore[index]
+    assert [(j["status"], j["verdict"]) for j in read_jsonl(out)] == [("ok", 1), ("ok", 2), ("ok", 1)]
+    record = json.loads((tmp_path / "o.run.json").read_text())
+    assert record["llm"]["config"]["schema_dialect"] == dialect
+
+
+def test_structured_falls_back_once_to_json_object_on_a_server_that_refuses_json_schema(
+    tmp_path: Path, rule: RuleJudge, caplog: pytest.LogCaptureFixture
+) -> None:
+    """llama-cpp-python's server answers json_schema with HTTP 500 and pydantic's literal_error."""
+    out = tmp_path / "o.jsonl"
+    with LLMServer(refusing_json_schema(rule.for_server())) as server:
+        result = invoke(
+            pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--concurrency", "1",
+            "--base-url", server.base_url, "--out", out, "--no-cache", "--structured",
+        )  # fmt: skip
+        dialects = [r.schema_dialect[0] for r in server.requests]  # type: ignore[index]
+    assert result.exit_code == 0, result.output
+    assert dialects == ["json_schema", "json_object", "json_object", "json_object"]
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert "refuses structured output as response_format json_schema" in warning
+    assert "--structured json_object" in warning
+    assert [(j["status"], j["verdict"]) for j in read_jsonl(out)] == [("ok", 1), ("ok", 2), ("ok", 1)]
+    assert "schema_dialect" not in json.loads((tmp_path / "o.run.json").read_text())["llm"]["config"]
+
+
+def test_a_named_json_schema_refused_fails_its_instances_with_the_dialect_to_try(
+    tmp_path: Path, rule: RuleJudge
+) -> None:
+    out = tmp_path / "o.jsonl"
+    with LLMServer(refusing_json_schema(rule.for_server())) as server:
+        result = invoke(
+            pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge",
+            "--base-url", server.base_url, "--out", out, "--no-cache", "--structured", "json_schema",
+        )  # fmt: skip
+        assert {r.schema_dialect[0] for r in server.requests} == {"json_schema"}  # type: ignore[index]
+    judgments = read_jsonl(out)
+    assert {j["status"] for j in judgments} == {"error"}
+    assert all("try --structured json_object" in j["error"] for j in judgments)
+    assert "try --structured json_object" in result.output
+
+
+def test_faceteval_toml_sets_structured_as_true_or_as_a_dialect(
+    tmp_path: Path, rule: RuleJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for value, expected in (("true", "json_schema"), ('"guided"', "guided"), ("false", None)):
+        (tmp_path / "faceteval.toml").write_text(f"[judge]\nstructured = {value}\n", encoding="utf-8")
+        with LLMServer(rule.for_server()) as server:
+            result = invoke(
+                pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge",
+                "--base-url", server.base_url, "--out", tmp_path / "o.jsonl", "--no-cache", "--force",
+            )  # fmt: skip
+            assert result.exit_code == 0, result.output
+            assert {r.schema_dialect and r.schema_dialect[0] for r in server.requests} == {expected}
+
+
+def test_a_reply_cut_off_at_max_tokens_is_a_parse_error_that_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "o.jsonl"
+    with LLMServer(
+        lambda _body: Reply('{"scores": [8, 6], "explanation": "The fir', finish_reason="length")
+    ) as server:
+        result = invoke(
+            pairs_file(tmp_path), "--method", "direct", "--model", "openai:judge", "--max-tokens", "16",
+            "--base-url", server.base_url, "--out", out, "--no-cache", "--structured",
+        )  # fmt: skip
+    judgments = read_jsonl(out)
+    assert {j["status"] for j in judgments} == {"parse_error"}, result.output
+    assert all("cut off at max_tokens 16 (finish reason length)" in j["error"] for j in judgments)
+    assert all("raise --max-tokens" in j["error"] for j in judgments)

@@ -191,6 +191,31 @@ def echo(body: Mapping[str, Any]) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
+LLAMA_CPP_PYTHON_REFUSAL = {
+    "error": {
+        "message": "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should "
+        "be 'text' or 'json_object' [type=literal_error, input_value='json_schema', input_type=str]",
+        "type": "internal_server_error",
+        "param": None,
+        "code": None,
+    }
+}
+"""What llama-cpp-python's server answers (HTTP 500) to ``response_format`` of type ``json_schema``."""
+
+
+def refusing_json_schema(responder: Responder) -> Responder:
+    """A responder as llama-cpp-python's server is: HTTP 500 with `LLAMA_CPP_PYTHON_REFUSAL` to a request
+    whose ``response_format`` is of type ``json_schema``, ``responder``'s reply to any other."""
+
+    def respond(body: dict[str, Any]) -> str | Behaviour:
+        response_format = body.get("response_format") or {}
+        if response_format.get("type") == "json_schema":
+            return Status(500, body=LLAMA_CPP_PYTHON_REFUSAL)
+        return responder(body)
+
+    return respond
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
     """One request as the server received it."""
@@ -206,6 +231,22 @@ class RecordedRequest:
     def response_format(self) -> Any:
         """The ``response_format`` an OpenAI request asked for (structured output), None if none."""
         return self.body.get("response_format") if isinstance(self.body, dict) else None
+
+    @property
+    def schema_dialect(self) -> tuple[str, Any] | None:
+        """How an OpenAI request carried its schema, and the schema: ``("json_schema", schema)``,
+        ``("json_object", schema)``, ``("guided", schema)`` (``guided_json``), ``("format", schema)``;
+        None if it carried none."""
+        body = self.body if isinstance(self.body, dict) else {}
+        response_format = body.get("response_format") or {}
+        if response_format.get("type") == "json_schema":
+            return "json_schema", response_format["json_schema"]["schema"]
+        if response_format.get("type") == "json_object" and "schema" in response_format:
+            return "json_object", response_format["schema"]
+        for field_name, dialect in (("guided_json", "guided"), ("format", "format")):
+            if field_name in body:
+                return dialect, body[field_name]
+        return None
 
     @property
     def forced_tool(self) -> dict[str, Any] | None:

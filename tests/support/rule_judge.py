@@ -118,6 +118,9 @@ def schema_name(body: Mapping[str, Any]) -> str | None:
     response_format = body.get("response_format") or {}
     if response_format.get("type") == "json_schema":
         return str(response_format["json_schema"]["name"])
+    schema = response_format.get("schema") or body.get("guided_json") or body.get("format")
+    if isinstance(schema, dict):  # the other dialects send no name: the schema's own property names it
+        return next(name for name in ("criteria", "weights", "scores") if name in schema["properties"])
     choice = body.get("tool_choice") or {}
     return str(choice["name"]) if choice.get("type") == "tool" else None
 

@@ -110,6 +110,8 @@ def _config_value(param: click.Option, value: Any, where: str) -> Any:
         if not isinstance(value, bool):
             raise ConfigFileError(f"{where} = {_toml(value)}: expected true or false")
         return value
+    if isinstance(value, bool) and param._flag_needs_value:  # a flag with an optional value (--structured)
+        return param.flag_value if value else None
     items = value if param.multiple and isinstance(value, list) else [value]
     texts = []
     for item in items:

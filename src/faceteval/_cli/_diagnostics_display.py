@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 
 from faceteval._cli._console import Console, escape
-from faceteval.report.internal import BIAS_NOTE, bias_rows
+from faceteval.report.internal import BIAS_NOTE, NO_SPREAD, bias_rows, flat
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -102,4 +102,6 @@ def _percent(value: float | None) -> str:
 
 def _ci(rate: dict[str, Any]) -> str:
     ci = rate.get("ci")
+    if flat(ci):
+        return NO_SPREAD
     return f"{100 * ci[0]:.1f}-{100 * ci[1]:.1f}" if ci and None not in ci else ""

@@ -7,6 +7,7 @@ from rich.console import Console
 from faceteval._cli._console import escape, table_of
 from faceteval._util.text import plural
 from faceteval.core import HumanEstimate, HumanLabelled, LabelledEstimate
+from faceteval.report.internal import NO_SPREAD, flat
 
 VERDICT_NAMES = {0: "tie", 1: "1st", 2: "2nd"}
 
@@ -79,6 +80,10 @@ def _estimate(estimate: LabelledEstimate, rates: bool) -> str:
     if estimate.ci is None:
         return _value(estimate.value, rates)
     low, high = estimate.ci
+    if flat(estimate.ci):
+        return escape(
+            f"{_value(estimate.value, rates)} [{NO_SPREAD}: {plural(estimate.labels, 'label')} alike]"
+        )
     if rates:
         return f"{100 * estimate.value:.1f} [{100 * low:.1f}-{100 * high:.1f}]"
     return f"{estimate.value:.2f} [{low:.2f}, {high:.2f}]"

@@ -13,6 +13,7 @@ from faceteval._cli._diagnostics_display import show_diagnostics
 from faceteval._cli._ppi_display import show_ppi
 from faceteval._util.text import plural
 from faceteval.metrics import CLOPPER_PEARSON
+from faceteval.report.internal import NO_SPREAD, NO_SPREAD_NOTE, flat
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
@@ -39,6 +40,8 @@ def percent(value: float | None) -> str:
 def _ci(rate: dict[str, Any]) -> str:
     ci = rate.get("ci")
     binomial = " ‡" if rate.get("ci_method") == CLOPPER_PEARSON else ""
+    if flat(ci):
+        return NO_SPREAD
     return f"{100 * ci[0]:.1f}-{100 * ci[1]:.1f}{binomial}" if ci and None not in ci else ""
 
 
@@ -72,6 +75,8 @@ def show_results(summary: dict[str, Any], out: Path, *, reports: bool = True) ->
             "‡ exact binomial (Clopper-Pearson) CI: every bootstrap resample gave the same rate "
             "(all hits or all misses)"
         )
+    if any(flat(rate.get("ci")) for rate in rates):
+        console.print(NO_SPREAD_NOTE)
     for aspect, left_out in summary.get("unjudged", {}).items():
         console.print(
             f"[yellow]{escape(aspect)}: {left_out:,} human-scored instances have no judge score[/] "

@@ -39,6 +39,7 @@ from faceteval.llm import (
     DEFAULT_MAX_REPLY_BYTES,
     DEFAULT_MAX_RETRY_AFTER,
     DEFAULT_TIMEOUT,
+    SCHEMA_DIALECTS,
     GenerateConfig,
     PriceTable,
     RetryPolicy,
@@ -184,9 +185,15 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
     "--seed": click.option("--seed", type=int, default=None, help="Sent to providers that honour a seed."),
     "--structured": click.option(
         "--structured",
-        is_flag=True,
-        help="Ask for every stage's reply as JSON under its schema (response_format json_schema for "
-        "OpenAI-compatible servers, tool use for Anthropic), validated, re-asked once if invalid. "
+        is_flag=False,
+        flag_value="auto",
+        default=None,
+        type=click.Choice(["auto", *SCHEMA_DIALECTS]),
+        help="Ask for every stage's reply as JSON under its schema (tool use for Anthropic), validated, "
+        "re-asked once if invalid. How an OpenAI-compatible server gets the schema: json_schema "
+        "(response_format json_schema), json_object (response_format json_object with the schema: "
+        "llama-cpp-python), guided (guided_json: vLLM) or format (format: Ollama); alone or auto: "
+        "json_schema, falling back to json_object for the run if the server refuses it. "
         "Default: the papers' free-text prompts.",
     ),
     "--cache": click.option(
@@ -354,7 +361,7 @@ def judge_spec(flags: dict[str, Any]) -> JudgeSpec:
             temperature=flags["temperature"],
             max_tokens=flags["max_tokens"],
             seed=flags["seed"],
-            structured=bool(flags.get("structured")),
+            **structured_config(flags.get("structured")),
         ),
         concurrency=flags["concurrency"],
         timeout=flags["timeout"],
@@ -369,6 +376,23 @@ def judge_spec(flags: dict[str, Any]) -> JudgeSpec:
         panel=panel,
         panel_vote=flags.get("panel_vote") or DEFAULT_PANEL_VOTE,
     )
+
+
+def structured_config(value: str | bool | None) -> dict[str, Any]:
+    """`GenerateConfig`'s ``structured`` and ``schema_dialect`` for ``--structured``'s value: None or
+    False is free text, ``auto`` (the flag alone) or True leaves the dialect to the LLM.
+
+    Examples:
+        >>> structured_config(None), structured_config("auto")
+        ({'structured': False}, {'structured': True})
+        >>> structured_config("json_object")
+        {'structured': True, 'schema_dialect': 'json_object'}
+    """
+    if not value:
+        return {"structured": False}
+    if value is True or value == "auto":
+        return {"structured": True}
+    return {"structured": True, "schema_dialect": value}
 
 
 def mode_of(flags: dict[str, Any]) -> Mode:

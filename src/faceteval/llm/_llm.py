@@ -13,7 +13,17 @@ import anyio
 
 from faceteval import tracing
 from faceteval._util.checks import whole_number
-from faceteval.errors import ConfigError, ProviderError, ProviderTimeout
+from faceteval.errors import (
+    BadRequestError,
+    BadResponseError,
+    ConfigError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderServerError,
+    ProviderTimeout,
+    RateLimitError,
+    ReplyTooLargeError,
+)
 from faceteval.llm._cache import ResponseCache, cache_key
 from faceteval.llm._collect import Collector
 from faceteval.llm._endpoint import DRY_RUN_KEY
@@ -184,6 +194,66 @@ class Exchange:
     attempts: int = 0
 
 
+def refuses_json_schema(error: ProviderError, config: GenerateConfig) -> bool:
+    """Whether ``error`` is a server refusing a request sent in the ``json_schema`` dialect for that
+    dialect: an HTTP error whose body names ``response_format`` and its type (llama-cpp-python's
+    server answers 500 with a pydantic ``literal_error`` on ``response_format.type``).
+
+    Examples:
+        >>> from faceteval.errors import ProviderServerError
+        >>> from faceteval.llm._types import ResponseSchema
+        >>> config = GenerateConfig(response_schema=ResponseSchema.of("s", {"type": "object"}))
+        >>> body = "answered HTTP 500: literal_error at ('body', 'response_format', 'type')"
+        >>> refuses_json_schema(ProviderServerError(body, status=500), config)
+        True
+        >>> refuses_json_schema(ProviderServerError("answered HTTP 500: out of memory", status=500), config)
+        False
+    """
+    if config.response_schema is None or config.dialect != "json_schema":
+        return False
+    if not isinstance(error, BadRequestError | ProviderServerError):
+        return False
+    text = str(error).lower()
+    return "response_format" in text and any(
+        word in text for word in ("json_schema", "literal_error", "type")
+    )
+
+
+def _with_dialect_hint(error: ProviderError) -> ProviderError:
+    """``error`` with a hint at the dialect to try (the server refused ``json_schema`` when named)."""
+    error.args = (
+        f"{error}; the server refuses response_format json_schema: try --structured json_object "
+        "(or guided for vLLM, format for Ollama)",
+    )
+    return error
+
+
+def failure_reason(error: ProviderError) -> str:
+    """Why an attempt failed, in a few words, for the log and the final error.
+
+    Examples:
+        >>> from faceteval.errors import ProviderServerError, RateLimitError
+        >>> failure_reason(ProviderServerError("x", status=503)), failure_reason(RateLimitError("x"))
+        ('HTTP 503', 'HTTP 429 (rate limited)')
+        >>> failure_reason(ProviderTimeout("x"))
+        'timed out'
+    """
+    status = getattr(error, "status", None)
+    if isinstance(error, RateLimitError):
+        return "HTTP 429 (rate limited)"
+    if isinstance(status, int):
+        return f"HTTP {status}"
+    if isinstance(error, ProviderTimeout):
+        return "timed out"
+    if isinstance(error, ProviderConnectionError):
+        return "connection failed" if error.connected else "no connection"
+    if isinstance(error, ReplyTooLargeError):
+        return "reply too large"
+    if isinstance(error, BadResponseError):
+        return "unusable reply"
+    return type(error).__name__
+
+
 def endpoint_identity(provider: str, endpoint_id: str) -> str:
     """The identity, in cache keys, of the endpoint a user names ``endpoint_id`` (``--endpoint-id``).
 
@@ -244,6 +314,9 @@ class LLM:
     _in_flight: dict[str, _InFlight] = field(init=False, repr=False, default_factory=dict)
     _asked: set[str] = field(init=False, repr=False, default_factory=set)
     """With ``retry_unreadable``: the requests asked in this run, whose cached replies are not asked again."""
+    _json_object: bool = field(init=False, repr=False, default=False)
+    """Whether the server refused ``json_schema``: requests that leave the dialect to the LLM are then
+    sent in ``json_object`` (`_in_dialect`)."""
     _answered: bool = field(init=False, repr=False, default=False)
     """Whether a call to the provider has succeeded: until one has, a server that refuses connections
     is taken to be absent (`ProviderUnreachableError`), not restarting."""
@@ -428,28 +501,46 @@ class LLM:
         """
         assert self.provider is not None
         attempt = sent = 0
+        reasons: list[str] = []
         try:
             while True:
                 attempt += 1
+                asked = request
                 try:
                     async with self._limiter:
                         sent += 1
+                        asked = self._in_dialect(request)  # here: a call that waited sees a fallback
                         with anyio.fail_after(self.timeout):
-                            completion = await self.provider.complete(request)
+                            completion = await self.provider.complete(asked)
                     self._answered = True
                     return completion, attempt
                 except TimeoutError as exc:
-                    error: ProviderError = ProviderTimeout(
-                        f"{self.spec}: no reply within {self.timeout:g} s (set --timeout to wait longer)"
-                    )
+                    error: ProviderError = ProviderTimeout(f"{self.spec}: {self._timed_out()}")
                     error.__cause__ = exc
+                    reasons.append(f"timed out after {self.timeout:g} s")
                 except ProviderError as exc:
                     error = exc
+                    reasons.append(failure_reason(exc))
+                if self._falls_back(error, asked):
+                    continue
+                if refuses_json_schema(error, asked.config):  # named: the same request fails the same way
+                    raise final_error(
+                        _with_dialect_hint(error), attempt, answered=self._answered, reasons=reasons
+                    )
                 if not self.retry.allows(error, attempt, answered=self._answered):
-                    raise final_error(error, attempt, answered=self._answered, policy=self.retry)
+                    raise final_error(
+                        error, attempt, answered=self._answered, policy=self.retry, reasons=reasons
+                    )
                 delay = self.retry.delay(attempt, error)
                 log = logger.warning if delay >= LOUD_WAIT else logger.info
-                log("%s: attempt %d failed (%s); retrying in %.1f s", self.spec, attempt, error, delay)
+                log(
+                    "%s: attempt %d failed (%s: %s); retrying in %.1f s",
+                    self.spec,
+                    attempt,
+                    reasons[-1],
+                    error,
+                    delay,
+                )
                 if tracing.enabled():
                     retrying(attempt, error, delay)
                 await anyio.sleep(delay)
@@ -457,6 +548,43 @@ class LLM:
             if sent and not isinstance(stopped, ProviderError):  # cancelled (Ctrl-C, a fatal stop)
                 self.spent.count(attempts=sent, cost_usd=0.0)  # sent, so likely billed: counted
             raise
+
+    def _timed_out(self) -> str:
+        """What a call that timed out is told: the timeout, and with several calls at once, that a
+        local server with one slot keeps all but one of them waiting."""
+        hint = "set --timeout to wait longer"
+        if self.concurrency > 1:
+            hint += (
+                f", or lower --concurrency (now {self.concurrency}): a local server that answers one "
+                "call at a time keeps the others waiting"
+            )
+        return f"no reply within {self.timeout:g} s ({hint})"
+
+    def _in_dialect(self, request: CompletionRequest) -> CompletionRequest:
+        """``request`` as sent: in ``json_object`` once the server refused ``json_schema`` and the
+        dialect was left to the LLM (``schema_dialect`` None). Its cache key stays the request's own:
+        the server behind this identity takes ``json_object`` replies for it in every run."""
+        config = request.config
+        if not self._json_object or config.response_schema is None or config.schema_dialect is not None:
+            return request
+        return dataclasses.replace(request, config=config.merge(schema_dialect="json_object"))
+
+    def _falls_back(self, error: ProviderError, asked: CompletionRequest) -> bool:
+        """Whether to ask again at once in ``json_object``: ``asked`` left the dialect to the LLM, was
+        sent in ``json_schema``, and the server refused that (said once per LLM, as a warning)."""
+        if asked.config.schema_dialect is not None or not refuses_json_schema(error, asked.config):
+            return False
+        if not self._json_object:
+            self._json_object = True
+            logger.warning(
+                "%s: the server refuses structured output as response_format json_schema (%s); asking "
+                "with response_format json_object and the schema for the rest of the run. Set "
+                "--structured json_object (GenerateConfig(schema_dialect='json_object') in Python) "
+                "to ask so from the start",
+                self.spec,
+                error,
+            )
+        return True
 
     def _cost(self, completion: Completion) -> float | None:
         price = self.prices.lookup(str(self.spec))

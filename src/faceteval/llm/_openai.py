@@ -59,7 +59,13 @@ from faceteval.llm._transport import (
     refused_reply,
     transport_error,
 )
-from faceteval.llm._types import Completion, CompletionRequest, TokenLogprob
+from faceteval.llm._types import (
+    Completion,
+    CompletionRequest,
+    ResponseSchema,
+    SchemaDialect,
+    TokenLogprob,
+)
 
 __all__ = ["LOCAL_API_KEY", "OPENAI_BASE_URL", "OpenAIProvider"]
 
@@ -308,11 +314,7 @@ def _params(request: CompletionRequest) -> dict[str, Any]:
     if config.top_p is not None:
         params["top_p"] = config.top_p
     if config.response_schema is not None:  # structured output: vLLM, llama.cpp and Ollama enforce it
-        schema = config.response_schema
-        json_schema: dict[str, Any] = {"name": schema.name, "schema": schema.schema, "strict": True}
-        if schema.description:
-            json_schema["description"] = schema.description
-        params["response_format"] = {"type": "json_schema", "json_schema": json_schema}
+        params.update(_schema_params(config.response_schema, config.dialect))
     elif config.json_mode:
         params["response_format"] = {"type": "json_object"}
     if config.logprobs:
@@ -320,6 +322,28 @@ def _params(request: CompletionRequest) -> dict[str, Any]:
         if config.top_logprobs is not None:
             params["top_logprobs"] = config.top_logprobs
     return params
+
+
+def _schema_params(schema: ResponseSchema, dialect: SchemaDialect) -> dict[str, Any]:
+    """The body fields that carry ``schema`` in ``dialect`` (`faceteval.llm.SchemaDialect`).
+
+    Examples:
+        >>> schema = ResponseSchema.of("score", {"type": "object"})
+        >>> _schema_params(schema, "json_object")
+        {'response_format': {'type': 'json_object', 'schema': {'type': 'object'}}}
+        >>> _schema_params(schema, "guided"), _schema_params(schema, "format")
+        ({'guided_json': {'type': 'object'}}, {'format': {'type': 'object'}})
+    """
+    if dialect == "json_object":
+        return {"response_format": {"type": "json_object", "schema": schema.schema}}
+    if dialect == "guided":
+        return {"guided_json": schema.schema}
+    if dialect == "format":
+        return {"format": schema.schema}
+    json_schema: dict[str, Any] = {"name": schema.name, "schema": schema.schema, "strict": True}
+    if schema.description:
+        json_schema["description"] = schema.description
+    return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
 
 
 def _http_client_factory(limit: ReplyLimit) -> Callable[[], httpx2.AsyncClient]:

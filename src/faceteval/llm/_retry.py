@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from faceteval._util.checks import whole_number
@@ -86,10 +87,17 @@ DEFAULT_RETRY = RetryPolicy()
 
 
 def final_error(
-    error: ProviderError, attempts: int, *, answered: bool, policy: RetryPolicy = DEFAULT_RETRY
+    error: ProviderError,
+    attempts: int,
+    *,
+    answered: bool,
+    policy: RetryPolicy = DEFAULT_RETRY,
+    reasons: Sequence[str] = (),
 ) -> ProviderError:
     """``error`` as raised after ``attempts``: from a server never reached, `ProviderUnreachableError`;
-    one that asked to wait longer than ``policy`` waits, with the time it asked for in its message."""
+    one that asked to wait longer than ``policy`` waits, with the time it asked for in its message.
+    After more than one attempt, the message ends with why each failed (``reasons``, in order), but for
+    a server never reached: its one line says what to check."""
     if _unreachable(error, answered=answered) and not isinstance(error, ProviderUnreachableError):
         final: ProviderError = ProviderUnreachableError(str(error))
         final.__cause__ = error
@@ -102,6 +110,8 @@ def final_error(
             f"{_duration(policy.max_retry_after)} faceteval waits ({MAX_RETRY_AFTER_HINT}; "
             "max_retry_after= in Python)",
         )
+    if attempts > 1 and reasons and not isinstance(error, ProviderUnreachableError):  # its one line says it
+        error.args = (f"{error} (after {attempts} attempts: {'; '.join(reasons)})",)
     error.attempts = attempts
     return error
 

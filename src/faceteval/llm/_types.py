@@ -8,8 +8,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from faceteval.errors import ConfigError
+
 Role = Literal["system", "user", "assistant"]
 """Who says a `Message`."""
+
+SchemaDialect = Literal["json_schema", "json_object", "guided", "format"]
+"""How an OpenAI-compatible request carries a `ResponseSchema` (``--structured DIALECT``):
+
+- ``json_schema``: ``response_format: {"type": "json_schema", "json_schema": {...}}`` (OpenAI, vLLM,
+  llama.cpp's ``llama-server``, LM Studio);
+- ``json_object``: ``response_format: {"type": "json_object", "schema": {...}}`` (llama-cpp-python's
+  server, which refuses ``json_schema``);
+- ``guided``: the schema as the body's ``guided_json`` (vLLM's own field);
+- ``format``: the schema as the body's ``format`` (Ollama's field).
+"""
+SCHEMA_DIALECTS: tuple[SchemaDialect, ...] = ("json_schema", "json_object", "guided", "format")
+DEFAULT_SCHEMA_DIALECT: SchemaDialect = "json_schema"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +106,13 @@ class GenerateConfig:
             schema (`faceteval.llm.JsonReply`), sent as ``response_schema``. Off by default: the
             free-text prompts are the papers'.
         response_schema: The JSON schema this request's reply must follow: OpenAI-compatible servers
-            get it as ``response_format`` (``json_schema``, strict), Anthropic as a forced tool.
+            get it as ``schema_dialect`` says (``response_format`` ``json_schema``, strict, by default),
+            Anthropic as a forced tool.
+        schema_dialect: How an OpenAI-compatible server is sent ``response_schema`` (`SchemaDialect`).
+            None: ``json_schema``, and if the server refuses that with an error that says so, the LLM
+            falls back once to ``json_object`` for the rest of the run (with a warning). A dialect
+            named here is used as it is, even ``json_schema``. In the cache key only when it is not
+            ``json_schema``, so the keys of earlier structured runs are unchanged.
     """
 
     temperature: float = 0.0
@@ -104,6 +125,19 @@ class GenerateConfig:
     json_mode: bool = False
     structured: bool = False
     response_schema: ResponseSchema | None = None
+    schema_dialect: SchemaDialect | None = None
+
+    def __post_init__(self) -> None:
+        if self.schema_dialect is not None and self.schema_dialect not in SCHEMA_DIALECTS:
+            raise ConfigError(
+                f"schema_dialect is one of {', '.join(SCHEMA_DIALECTS)} (or None), "
+                f"got {self.schema_dialect!r}"
+            )
+
+    @property
+    def dialect(self) -> SchemaDialect:
+        """The dialect requests are sent in: ``schema_dialect``, ``json_schema`` when None."""
+        return self.schema_dialect or DEFAULT_SCHEMA_DIALECT
 
     def merge(self, **changes: Any) -> GenerateConfig:
         """A copy with ``changes`` applied."""
@@ -129,6 +163,8 @@ class GenerateConfig:
             fields["structured"] = True
         if self.response_schema is not None:
             fields["response_schema"] = self.response_schema.cache_fields()
+        if self.dialect != DEFAULT_SCHEMA_DIALECT:
+            fields["schema_dialect"] = self.dialect
         return fields
 
 

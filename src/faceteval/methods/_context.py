@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from faceteval.core import ScoreSource, TraceEntry
 from faceteval.errors import ParseError, ProviderError
-from faceteval.llm import LLM, Exchange, GenerateConfig, Message, Parser, assistant
+from faceteval.llm import LLM, Completion, Exchange, GenerateConfig, Message, Parser, assistant
 from faceteval.methods._structured import structured
 from faceteval.parsing import ScoreReader
 from faceteval.parsing.internal import ChoiceReader, choice_source, score_sources
@@ -149,9 +149,10 @@ class JudgeContext:
             messages, parser, config = structured(
                 messages, parser, config or self.llm.config, stage=stage, prompts=self.prompts
             )
+        limit = (config or self.llm.config).max_tokens
         exchange = await self._generate(stage, messages, parser, config, order, facet)
         try:
-            value = parser.parse(exchange.completion.text)
+            value = _read(parser, exchange.completion, limit)
         except ParseError as first:
             self._record(stage, exchange, None, first.problem, order)
             retry = [
@@ -163,7 +164,7 @@ class JudgeContext:
             ]
             exchange = await self._generate(stage, retry, parser, config, order, facet)
             try:
-                value = parser.parse(exchange.completion.text)
+                value = _read(parser, exchange.completion, limit)
             except ParseError as second:
                 self._record(stage, exchange, None, second.problem, order)
                 raise ParseError(
@@ -319,3 +320,23 @@ def with_examples(messages: Sequence[Message], examples: str) -> list[Message]:
             shown[index] = dataclasses.replace(message, content=f"{examples}\n\n{message.content}")
             return shown
     return [*shown, Message("user", examples)]
+
+
+def _read(parser: Parser[T], completion: Completion, max_tokens: int) -> T:
+    """``parser``'s value of the reply; a reply it cannot read that was cut off at the token limit
+    (finish reason ``length``) is said to be cut off, since that, not its form, is what went wrong.
+
+    Raises:
+        ParseError: The reply cannot be read.
+    """
+    try:
+        return parser.parse(completion.text)
+    except ParseError as exc:
+        if completion.finish_reason != "length":
+            raise
+        problem = exc.problem.rstrip(".")
+        raise ParseError(
+            f"the reply was cut off at max_tokens {max_tokens} (finish reason length) before it was "
+            f"complete, so {problem}; raise --max-tokens (GenerateConfig(max_tokens=...) in Python)",
+            raw=exc.raw or completion.text,
+        ) from exc

@@ -23,6 +23,9 @@ from faceteval.parsing._weight_lines import Weight
 T = TypeVar("T")
 
 _CLOSED = ConfigDict(extra="forbid")
+TEXT_MAX_CHARS = 1000
+"""The ``maxLength`` a free-text field's schema gives (an explanation): a server that enforces the
+schema then stops the text there rather than at ``max_tokens``, which would cut the JSON."""
 
 
 def reply_model(title: str, doc: str, /, **fields: Any) -> type[BaseModel]:
@@ -34,18 +37,46 @@ def reply_model(title: str, doc: str, /, **fields: Any) -> type[BaseModel]:
     return model
 
 
+def score_type(low: float, high: float) -> Any:
+    """A score from ``low`` to ``high``: read as a float within the bounds (``8.0`` and ``7.5`` too), and
+    in the schema ``"type": "integer"`` when the scale is of whole numbers at least 2 apart (1-5,
+    1-10): llama.cpp's grammar enforces ``minimum`` and ``maximum`` only on integers, and a server sent
+    a ``number`` on 1-5 answered 23.
+
+    Examples:
+        >>> from pydantic import TypeAdapter
+        >>> TypeAdapter(score_type(1, 10)).json_schema()
+        {'maximum': 10, 'minimum': 1, 'type': 'integer'}
+        >>> TypeAdapter(score_type(0, 1)).json_schema()
+        {'maximum': 1.0, 'minimum': 0.0, 'type': 'number'}
+    """
+    low, high = float(low), float(high)
+    if low.is_integer() and high.is_integer() and high - low >= 2:
+        whole: dict[str, Any] = {"type": "integer", "minimum": int(low), "maximum": int(high)}
+        return Annotated[float, Field(ge=low, le=high, json_schema_extra=whole)]
+    return Annotated[float, Field(ge=low, le=high)]
+
+
 def scores_field(labels: Sequence[str], scale: tuple[float, float]) -> tuple[Any, Any]:
     """One score on ``scale`` per candidate, in label order."""
     low, high = float(scale[0]), float(scale[1])
-    item = Annotated[float, Field(ge=low, le=high)]
+    item = score_type(low, high)
     n = len(labels)
     described = f"One score from {fmt(low)} to {fmt(high)} per candidate, in this order: {', '.join(labels)}."
-    return list[item], Field(min_length=n, max_length=n, description=described)
+    return list[item], Field(min_length=n, max_length=n, description=described)  # type: ignore[valid-type]
 
 
-def text_field(description: str) -> tuple[Any, Any]:
-    """A string field."""
-    return str, Field(description=description)
+def text_field(description: str, *, max_length: int | None = TEXT_MAX_CHARS) -> tuple[Any, Any]:
+    """A string field; its schema has ``maxLength`` ``max_length`` (None: none), which only a server that
+    enforces the schema holds to: a longer reply is still read."""
+    if max_length is None:
+        return str, Field(description=description)
+    return str, Field(description=description, json_schema_extra={"maxLength": max_length})
+
+
+def bounded_text() -> Any:
+    """A string, with `TEXT_MAX_CHARS` as its schema's ``maxLength`` (a list's items: quoted evidence)."""
+    return Annotated[str, Field(json_schema_extra={"maxLength": TEXT_MAX_CHARS})]
 
 
 def scores_reply(

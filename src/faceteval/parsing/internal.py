@@ -6,9 +6,13 @@ use is in the package's ``__all__``. See "Public names and internal seams" in do
 
 from faceteval.parsing._choice import ChoiceReader, choice_source
 from faceteval.parsing._expected import score_sources
+from faceteval.parsing._json_replies import TEXT_MAX_CHARS, bounded_text, score_type
 
 __all__ = [
+    "TEXT_MAX_CHARS",
     "ChoiceReader",
+    "bounded_text",
     "choice_source",
     "score_sources",
+    "score_type",
 ]

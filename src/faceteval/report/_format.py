@@ -15,6 +15,16 @@ BINOMIAL_MARK = "‡"
 CLOPPER_PEARSON = "clopper-pearson"
 """A rate's ``ci_method`` when its CI is the exact binomial one (`faceteval.metrics.Rate.ci_method`)."""
 
+NO_SPREAD = "no spread"
+"""What a CI of zero width is shown as: every item (or resample) gave the same value, which is no sign
+of certainty (every judgment tied, say, or a few labels all alike)."""
+NO_SPREAD_NOTE = (
+    "no spread: a CI of zero width, because every item gave the same value (every judgment tied, or "
+    "each exactly ½ over the two orders, or the few labels all alike); it is no sign of certainty, and "
+    "more items are needed to say how uncertain the value is."
+)
+"""What `NO_SPREAD` means, said once under a table that shows it."""
+
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_|~]|(?<=\])[(\[:])")
 _WHITESPACE = re.compile(r"\s+")
 _ENTITY_START = re.compile(r"&(?=[A-Za-z#])")
@@ -55,6 +65,19 @@ def interval(entry: Any) -> tuple[float, float] | None:
     return None if low is None or high is None else (low, high)
 
 
+def flat(ci: Sequence[Any] | None) -> bool:
+    """Whether ``ci`` is an interval of zero width (its low and high the same number).
+
+    Examples:
+        >>> flat((0.5, 0.5)), flat((0.4, 0.6)), flat(None), flat((None, None))
+        (True, False, False, False)
+    """
+    if ci is None or len(ci) != 2:
+        return False
+    low, high = number(ci[0]), number(ci[1])
+    return low is not None and low == high
+
+
 def percent(value: Any, digits: int = 1) -> str:
     """A fraction written as a percentage.
 
@@ -88,6 +111,8 @@ def metric_interval(metric: str, entry: Any, digits: int = 1) -> str:
     ci = interval(entry)
     if ci is None:
         return DASH
+    if flat(ci):
+        return f"[{NO_SPREAD}]"
     text = f"[{metric_value(metric, ci[0], digits)}, {metric_value(metric, ci[1], digits)}]"
     return f"{text} {BINOMIAL_MARK}" if is_binomial(entry) else text
 
@@ -98,13 +123,18 @@ def is_binomial(entry: Any) -> bool:
 
 
 def interval_note(entries: Iterable[Any]) -> str | None:
-    """What ``‡`` means, when one of ``entries`` has such a CI."""
-    if not any(is_binomial(entry) for entry in entries):
-        return None
-    return (
-        f"{BINOMIAL_MARK} Exact binomial (Clopper-Pearson) 95% CI: every bootstrap resample gave the same "
-        "rate (all hits or all misses), which is no sign of certainty."
-    )
+    """What ``‡`` means, when one of ``entries`` has such a CI, and what `NO_SPREAD` means, when one has
+    a CI of zero width."""
+    entries = list(entries)
+    notes = []
+    if any(is_binomial(entry) for entry in entries):
+        notes.append(
+            f"{BINOMIAL_MARK} Exact binomial (Clopper-Pearson) 95% CI: every bootstrap resample gave the "
+            "same rate (all hits or all misses), which is no sign of certainty."
+        )
+    if any(flat(interval(entry)) for entry in entries):
+        notes.append(NO_SPREAD_NOTE[0].upper() + NO_SPREAD_NOTE[1:])
+    return " ".join(notes) or None
 
 
 def metric_name(key: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from faceteval._util.text import plural
 from faceteval.core import HumanEstimate, HumanLabelled, LabelledEstimate
-from faceteval.report._format import DASH, count, decimal, percent
+from faceteval.report._format import DASH, NO_SPREAD, count, decimal, flat, percent
 from faceteval.report._model import Section, Table, numeric_columns
 
 VERDICTS = {0: "Tie", 1: "First candidate", 2: "Second candidate"}
@@ -113,4 +113,6 @@ def _cells(estimate: LabelledEstimate, rates: bool) -> tuple[str, str]:
     if estimate.ci is None:
         return _value(estimate.value, rates), DASH
     low, high = estimate.ci
+    if flat(estimate.ci):
+        return _value(estimate.value, rates), f"[{NO_SPREAD}: {count(estimate.labels)} labels alike]"
     return _value(estimate.value, rates), f"[{_value(low, rates)}, {_value(high, rates)}]"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from faceteval._util.text import plural
-from faceteval.report._format import DASH, count, decimal, percent
+from faceteval.report._format import DASH, NO_SPREAD, count, decimal, flat, percent
 from faceteval.report._model import Section, Table, numeric_columns
 from faceteval.results import (
     FacetSummary,
@@ -43,6 +43,8 @@ def mean_cells(mean: Mean | None) -> tuple[str, str, str, str]:
     if mean is None:
         return DASH, DASH, DASH, DASH
     ci = f"[{decimal(mean.ci[0], 2)}, {decimal(mean.ci[1], 2)}]" if mean.ci is not None else DASH
+    if flat(mean.ci):
+        ci = f"[{NO_SPREAD}: every score alike]"
     return decimal(mean.value, 2), ci, decimal(mean.sd, 2), count(mean.n)
 
 

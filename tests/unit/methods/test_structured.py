@@ -11,7 +11,15 @@ import pytest
 
 from faceteval import Criterion, Instance, JudgeOptions, Judgment, Method, create_method, judge
 from faceteval.errors import ConfigError, ParseError
-from faceteval.llm import LLM, CompletionRequest, GenerateConfig, ModelSpec, ScriptedProvider, user
+from faceteval.llm import (
+    LLM,
+    Completion,
+    CompletionRequest,
+    GenerateConfig,
+    ModelSpec,
+    ScriptedProvider,
+    user,
+)
 from faceteval.methods._structured import StructuredParser, structured
 from faceteval.methods.coeval._parsers import CriterionParser, OverallParser, TaskCriteriaParser
 from faceteval.methods.fennec._parsers import (
@@ -475,3 +483,77 @@ def test_an_hdeval_decomposition_reads_json_children_merged_as_in_free_text() ->
     (request,) = provider.requests
     assert request.config.response_schema is not None and request.config.response_schema.name == "criteria"
     assert trace[0].stage == "hdeval.decompose"
+
+
+def leaves(schema: Mapping[str, Any], path: str = "") -> list[tuple[str, Mapping[str, Any]]]:
+    """Every property and list item of ``schema`` that is not an object or array, with its path."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Mapping[str, Any], at: str) -> list[tuple[str, Mapping[str, Any]]]:
+        if "$ref" in node:
+            node = defs[node["$ref"].rsplit("/", 1)[1]]
+        if node.get("type") == "object":
+            return [leaf for name, sub in node["properties"].items() for leaf in walk(sub, f"{at}.{name}")]
+        if node.get("type") == "array":
+            return walk(node["items"], f"{at}[]")
+        return [(at, node)]
+
+    return walk(schema, path)
+
+
+@pytest.mark.parametrize("parser", ALL_PARSERS, ids=lambda p: type(p).__name__)
+def test_scores_on_whole_scales_are_integers_and_texts_are_bounded(parser: Any) -> None:
+    """llama.cpp's grammar holds minimum/maximum only for integers; a maxLength keeps an explanation
+    from running to max_tokens (a rewritten response is not cut)."""
+    for at, node in leaves(parser.json_reply().schema()):
+        name = at.split(".")[-1].rstrip("[]")
+        if node.get("type") in ("number", "integer") and name in ("score", "scores"):
+            assert node["type"] == "integer", at
+            assert isinstance(node["minimum"], int) and isinstance(node["maximum"], int), at
+            assert node["minimum"] < node["maximum"], at
+        if node.get("type") == "string" and "enum" not in node:
+            assert node.get("maxLength") == (None if at == ".modified_response" else 1000), at
+
+
+def test_a_scale_that_is_not_of_whole_numbers_keeps_number_scores() -> None:
+    schema = ScoreParser(["Output"], scale=(0, 1)).json_reply().schema()
+    assert schema["properties"]["scores"]["items"] == {"type": "number", "minimum": 0.0, "maximum": 1.0}
+
+
+def test_a_server_that_ignores_the_schema_is_still_read_with_float_scores_and_long_texts() -> None:
+    long = "because " * 300
+    reply = StructuredParser(ScoreParser(["Response 1", "Response 2"], explained=True).json_reply())
+    read = reply.parse(json.dumps({"scores": [8.0, 6.5], "explanation": long}))
+    assert read.values == (8.0, 6.5) and read.explanation == long.strip()
+    overall = StructuredParser(OverallParser(1, (1, 5)).json_reply())
+    assert overall.parse(json.dumps({"explanation": long, "score": 4.0})).score == 4.0
+    with pytest.raises(ParseError, match="less than or equal to 5"):
+        overall.parse(json.dumps({"explanation": "x", "score": 23}))
+
+
+@pytest.mark.parametrize("config", [STRUCTURED, GenerateConfig()], ids=["structured", "free text"])
+def test_a_reply_cut_off_at_max_tokens_is_reported_as_cut_off(config: GenerateConfig) -> None:
+    cut = {True: '{"scores": [8, 6], "explanation": "The first answer expla', False: "Response 1 explains"}
+    text = cut[config.structured]
+    provider = ScriptedProvider.sequence([Completion(text, finish_reason="length")] * 2)
+    llm = LLM(provider, ModelSpec("scripted", "judge"), config=config.merge(max_tokens=64))
+    (judgment,) = judge([PAIR], create_method("direct"), llm)
+
+    assert judgment.status == "parse_error"
+    assert "the reply was cut off at max_tokens 64 (finish reason length)" in (judgment.error or "")
+    assert "raise --max-tokens" in (judgment.error or "")
+    assert all("cut off at max_tokens 64" in (entry.problem or "") for entry in judgment.trace)
+    assert judgment.trace[0].raw == text
+
+
+def test_a_reply_cut_off_that_still_reads_is_used() -> None:
+    provider = ScriptedProvider.sequence([Completion("8 6\nThe first is bet", finish_reason="length")])
+    (judgment,) = judge([PAIR], create_method("direct"), LLM(provider, ModelSpec("scripted", "judge")))
+    assert judgment.status == "ok" and list(judgment.scores or ()) == [8.0, 6.0]
+
+
+def test_a_reply_that_stopped_normally_keeps_its_own_problem() -> None:
+    provider = ScriptedProvider.sequence(['{"scores": [8, 6], "explanation": "x'] * 2)
+    llm = LLM(provider, ModelSpec("scripted", "judge"), config=STRUCTURED)
+    (judgment,) = judge([PAIR], create_method("direct"), llm)
+    assert "not valid JSON" in (judgment.error or "") and "cut off" not in (judgment.error or "")

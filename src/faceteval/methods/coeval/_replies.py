@@ -8,20 +8,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from faceteval._util.numbers import fmt
 from faceteval.llm import JsonReply
 from faceteval.parsing import reply_model, text_field
+from faceteval.parsing.internal import bounded_text, score_type
 
 
 def _score(scale: tuple[float, float]) -> tuple[Any, Any]:
     low, high = scale
-    return Annotated[float, Field(ge=low, le=high)], Field(
-        description=f"One number from {fmt(low)} to {fmt(high)}."
-    )
+    return score_type(low, high), Field(description=f"One number from {fmt(low)} to {fmt(high)}.")
 
 
 def example_score(scale: tuple[float, float]) -> float:
@@ -53,7 +52,10 @@ def _criterion_model(low: float, high: float) -> type[BaseModel]:
         "An evaluation of the output on one criterion.",
         conclusion=text_field("Whether the output satisfies the criterion, with explanations."),
         score=_score((low, high)),
-        evidence=(list[str], Field(description="Sentences quoted from the output, one per item.")),
+        evidence=(
+            list[bounded_text()],  # type: ignore[misc]
+            Field(description="Sentences quoted from the output, one per item."),
+        ),
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +16,7 @@ from faceteval._util.numbers import fmt
 from faceteval.errors import ParseError
 from faceteval.llm import JsonReply
 from faceteval.parsing import reply_model, text_field
+from faceteval.parsing.internal import bounded_text, score_type
 
 _LEVELS = 5
 _DECISIONS = {"Response 1": 1, "Response 2": 2, "Tie": 0}
@@ -42,7 +43,7 @@ def _guideline_model() -> type[BaseModel]:
         "GuidelineReply",
         "A scoring guideline from 1 to 5.",
         levels=(
-            list[str],
+            list[bounded_text()],  # type: ignore[misc]
             Field(
                 min_length=_LEVELS,
                 max_length=_LEVELS,
@@ -87,7 +88,7 @@ def _judge_result_model(labels: tuple[str, ...], low: float, high: float) -> typ
         "Judgment",
         "One response's judgment.",
         score=(
-            Annotated[float, Field(ge=low, le=high)],
+            score_type(low, high),
             Field(description=f"From {fmt(low)} to {fmt(high)}."),
         ),
         explanation=text_field("Why the response gets this score, following the scoring guideline."),
@@ -122,7 +123,7 @@ def _rewrite_model() -> type[BaseModel]:
     return reply_model(
         "RewriteReply",
         "The modified response.",
-        modified_response=text_field("The modified response itself."),
+        modified_response=text_field("The modified response itself.", max_length=None),
     )
 
 
