@@ -246,3 +246,27 @@ def test_a_reply_cut_off_at_max_tokens_is_a_parse_error_that_says_so(tmp_path: P
     assert {j["status"] for j in judgments} == {"parse_error"}, result.output
     assert all("cut off at max_tokens 16 (finish reason length)" in j["error"] for j in judgments)
     assert all("raise --max-tokens" in j["error"] for j in judgments)
+
+
+def test_structured_alone_before_the_input_file_is_auto_and_the_file_is_read(
+    tmp_path: Path, rule: RuleJudge
+) -> None:
+    from faceteval._cli._app import OPTIONAL_VALUES
+    from faceteval.llm import SCHEMA_DIALECTS
+
+    assert OPTIONAL_VALUES["--structured"] == {"auto", *SCHEMA_DIALECTS}
+    pairs = pairs_file(tmp_path)
+    given = (["--structured", pairs], [pairs, "--structured"], ["--structured", "guided", pairs])
+    with LLMServer(rule.for_server()) as server:
+        dialects = ("json_schema", "json_schema", "guided")
+        for k, (args, dialect) in enumerate(zip(given, dialects, strict=True)):
+            before = len(server.requests)
+            result = invoke(
+                *args, "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url,
+                "--out", tmp_path / f"o{k}.jsonl", "--no-cache",
+            )  # fmt: skip
+            assert result.exit_code == 0, (args, result.output)
+            sent = server.requests[before:]
+            assert sent and {r.schema_dialect[0] for r in sent} == {dialect}  # type: ignore[index]
+    wrong = CliRunner().invoke(cli, ["judge", str(pairs), "--structured=grammar", "--model", "openai:m"])
+    assert wrong.exit_code == 2 and "'grammar' is not one of" in wrong.output

@@ -254,6 +254,8 @@ class _Group(click.Group):
     def make_context(
         self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
     ) -> click.Context:
+        if parent is None:
+            args = optional_values(args)
         with _inert_usage_errors():
             extra.setdefault("default_map", _default_map())
             return super().make_context(info_name, args, parent=parent, **extra)
@@ -261,6 +263,33 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         with _inert_usage_errors():
             return super().invoke(ctx)
+
+
+OPTIONAL_VALUES: dict[str, frozenset[str]] = {
+    "--structured": frozenset({"auto", "json_schema", "json_object", "guided", "format"}),
+}
+"""Options whose value may be left out, with the values they take (``--structured``: ``auto`` and
+`faceteval.llm.SCHEMA_DIALECTS`, which a test holds the same): alone, an option is given ``auto``."""
+
+
+def optional_values(args: list[str]) -> list[str]:
+    """``args`` with each option of `OPTIONAL_VALUES` given alone written with its default value, so
+    that the word after it (the input file: ``--structured pairs.jsonl``) is not taken for its value.
+
+    Examples:
+        >>> optional_values(["judge", "--structured", "pairs.jsonl"])
+        ['judge', '--structured=auto', 'pairs.jsonl']
+        >>> optional_values(["judge", "--structured", "guided", "pairs.jsonl", "--", "--structured"])
+        ['judge', '--structured', 'guided', 'pairs.jsonl', '--', '--structured']
+    """
+    out = list(args)
+    for k, arg in enumerate(out):
+        if arg == "--":
+            break
+        values = OPTIONAL_VALUES.get(arg)
+        if values is not None and (k + 1 == len(out) or out[k + 1] not in values):
+            out[k] = f"{arg}=auto"
+    return out
 
 
 @contextmanager
