@@ -1,7 +1,8 @@
 """LLM access: the provider seam, the wrapper that owns retries, timeouts, concurrency, cache and cost.
 
 Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7b``,
-``anthropic:claude-3-5-haiku-latest``) by `LLM.from_spec`; their SDKs are imported only when used.
+``anthropic:claude-3-5-haiku-latest``, ``llamacpp:models/qwen.gguf``: a GGUF file run in process) by
+`LLM.from_spec`; their SDKs are imported only when used.
 `ScriptedProvider` is a test double: it is never built from a spec.
 """
 

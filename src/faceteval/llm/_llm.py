@@ -6,7 +6,7 @@ import dataclasses
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import anyio
@@ -311,6 +311,8 @@ class LLM:
     spent: Spend = field(default_factory=Spend, init=False)
     """Everything asked of this LLM so far, whether or not the work that asked finished."""
     _limiter: anyio.CapacityLimiter = field(init=False, repr=False)
+    _cache_model: str | None = field(init=False, repr=False, default=None)
+    """The model's name in cache keys when its provider names it otherwise (a file's digest)."""
     _in_flight: dict[str, _InFlight] = field(init=False, repr=False, default_factory=dict)
     _asked: set[str] = field(init=False, repr=False, default_factory=set)
     """With ``retry_unreadable``: the requests asked in this run, whose cached replies are not asked again."""
@@ -339,7 +341,12 @@ class LLM:
             raise ConfigError("an LLM needs a provider unless it is a dry run")
         if not self.identity:
             self.identity = self.provider.identity if self.provider is not None else self.spec.provider
+        most = getattr(self.provider, "max_concurrency", None)
+        if isinstance(most, int) and self.concurrency > most:
+            logger.info("%s answers %d call(s) at a time: concurrency %d", self.spec, most, most)
+            self.concurrency = most
         self._limiter = anyio.CapacityLimiter(self.concurrency)
+        self._cache_model = getattr(self.provider, "cache_model", None)
 
     @classmethod
     def from_spec(
@@ -421,7 +428,9 @@ class LLM:
         example: Callable[[], str] | None,
         readable: Callable[[str], bool] | None,
     ) -> Exchange:
-        key = cache_key(self.identity, request)
+        key = cache_key(
+            self.identity, request if self._cache_model is None else replace(request, model=self._cache_model)
+        )
         hit = None
         if self.cache is not None:
             hit = self.cache.get(key)

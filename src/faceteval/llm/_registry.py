@@ -37,7 +37,8 @@ class ModelSpec:
         if not sep or not provider or not model:
             raise ConfigError(
                 f"model spec {spec!r} is not of the form <provider>:<model>; "
-                f"for example openai:gpt-4o-mini, ollama:qwen2.5:7b or anthropic:claude-3-5-haiku-latest "
+                f"for example openai:gpt-4o-mini, ollama:qwen2.5:7b, anthropic:claude-3-5-haiku-latest or "
+                f"llamacpp:models/qwen2.5-0.5b-instruct.gguf "
                 f"(providers: {', '.join(sorted(_LOADERS))})"
             )
         if provider not in _LOADERS:
@@ -50,8 +51,8 @@ class ModelSpec:
         return f"{self.provider}:{self.model}"
 
 
-ProviderFactory = Callable[[Mapping[str, str], "str | None", "str | None", int], Provider]
-"""Builds a provider from the environment, base URL, API key and reply size limit."""
+ProviderFactory = Callable[[Mapping[str, str], "str | None", "str | None", int, str], Provider]
+"""Builds a provider from the environment, base URL, API key, reply size limit and the spec's model."""
 
 
 def _openai(
@@ -59,6 +60,7 @@ def _openai(
     base_url: str | None,
     api_key: str | None,
     max_reply: int = DEFAULT_MAX_REPLY_BYTES,
+    model: str = "",
 ) -> Provider:
     from faceteval.llm._openai import OpenAIProvider
 
@@ -70,6 +72,7 @@ def _ollama(
     base_url: str | None,
     api_key: str | None,
     max_reply: int = DEFAULT_MAX_REPLY_BYTES,
+    model: str = "",
 ) -> Provider:
     from faceteval.llm._endpoint import key_for
     from faceteval.llm._openai import OpenAIProvider
@@ -135,6 +138,7 @@ def _anthropic(
     base_url: str | None,
     api_key: str | None,
     max_reply: int = DEFAULT_MAX_REPLY_BYTES,
+    model: str = "",
 ) -> Provider:
     try:
         from faceteval.llm._anthropic import AnthropicProvider
@@ -145,7 +149,30 @@ def _anthropic(
     return AnthropicProvider.from_env(env, base_url=base_url, api_key=api_key, max_reply_bytes=max_reply)
 
 
-_LOADERS: dict[str, ProviderFactory] = {"openai": _openai, "ollama": _ollama, "anthropic": _anthropic}
+def _llamacpp(
+    env: Mapping[str, str],
+    base_url: str | None,
+    api_key: str | None,
+    max_reply: int = DEFAULT_MAX_REPLY_BYTES,
+    model: str = "",
+) -> Provider:
+    from faceteval.llm._llamacpp import LlamaCppOptions, LlamaCppProvider, split_spec
+
+    if base_url is not None:
+        raise ConfigError(
+            "a llamacpp model runs in process: --base-url does not apply (for a llama.cpp server, use "
+            "openai:MODEL with --base-url http://127.0.0.1:8080/v1)"
+        )
+    path, query = split_spec(model)
+    return LlamaCppProvider(path, LlamaCppOptions.parse(query, f"llamacpp:{model}"))
+
+
+_LOADERS: dict[str, ProviderFactory] = {
+    "openai": _openai,
+    "ollama": _ollama,
+    "anthropic": _anthropic,
+    "llamacpp": _llamacpp,
+}
 
 
 def create_provider(
@@ -166,4 +193,4 @@ def create_provider(
         max_reply_bytes: The most bytes of a reply body read; a larger reply is a `ReplyTooLargeError`.
     """
     environ = os.environ if env is None else env
-    return _LOADERS[spec.provider](environ, base_url, api_key, max_reply_bytes)
+    return _LOADERS[spec.provider](environ, base_url, api_key, max_reply_bytes, spec.model)

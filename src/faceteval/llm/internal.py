@@ -11,6 +11,7 @@ from faceteval.llm._batch_format import (
     openai_batch_line,
 )
 from faceteval.llm._cache import cache_key
+from faceteval.llm._llamacpp import LlamaCppOptions, LlamaCppProvider, check_gguf
 from faceteval.llm._llm import endpoint_identity
 from faceteval.llm._parser import reply_schema
 from faceteval.llm._registry import create_provider
@@ -18,9 +19,12 @@ from faceteval.llm._tokens import CHARS_PER_TOKEN, estimate_prompt_tokens, estim
 
 __all__ = [
     "CHARS_PER_TOKEN",
+    "LlamaCppOptions",
+    "LlamaCppProvider",
     "anthropic_batch_completion",
     "anthropic_batch_request",
     "cache_key",
+    "check_gguf",
     "create_provider",
     "endpoint_identity",
     "estimate_prompt_tokens",
