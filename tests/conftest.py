@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from tests.support.llm_server import LLMServer
 
 _STRIPPED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OLLAMA_HOST")
-_KEPT = frozenset({"FACETEVAL_DATA_DIR"})
+_KEPT = frozenset({"FACETEVAL_DATA_DIR", "FACETEVAL_MODELS"})
 
 
 @pytest.fixture(autouse=True)
