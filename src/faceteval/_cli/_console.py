@@ -148,6 +148,6 @@ def table_of(title: str, columns: Sequence[str]) -> Table:
     for k, column in enumerate(columns):
         if k == 0:  # the names: never squeezed to a letter a line by the numbers beside them
             table.add_column(column, justify="left", overflow="fold", min_width=min(len(column), 12))
-        else:
-            table.add_column(column, justify="right", no_wrap=True, overflow="fold")
+        else:  # a narrow terminal wraps a header, or a value at its space, before it hides a column
+            table.add_column(column, justify="right", overflow="fold")
     return table

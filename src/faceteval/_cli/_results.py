@@ -10,7 +10,7 @@ import click
 from faceteval._cli._console import Console, err_console, escape, table_of
 from faceteval._cli._human import show_human
 from faceteval.errors import ConfigError
-from faceteval.report.internal import NO_SPREAD, flat
+from faceteval.report.internal import flat
 from faceteval.results import (
     FacetSummary,
     JudgeResult,
@@ -144,8 +144,8 @@ def _mean(mean: Mean | None, *, ci: bool = True) -> str:
     if mean is None or mean.value is None:
         return "n/a"
     interval = f" ± {(mean.ci[1] - mean.ci[0]) / 2:.2f}" if ci and mean.ci is not None else ""
-    if interval and flat(mean.ci):
-        interval = escape(f" [{NO_SPREAD}: every score {mean.value:g}]")
+    if interval and flat(mean.ci):  # not ± 0.00: no interval, as every score was the same
+        interval = " (all alike)"
     return f"{mean.value:.2f}{interval}"
 
 

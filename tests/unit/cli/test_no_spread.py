@@ -68,6 +68,6 @@ def test_judges_human_estimates_with_no_spread_say_how_many_labels_were_alike() 
 
 def test_a_mean_of_scores_all_alike_is_not_shown_as_certain() -> None:
     same = Mean(value=7.0, n=3, sd=0.0, ci=(7.0, 7.0))
-    assert _mean(same) == "7.00 \\[no spread: every score 7]"  # escaped: not rich markup
+    assert _mean(same) == "7.00 (all alike)"  # no interval: every score was the same
     assert mean_cells(same)[1] == "[no spread: every score alike]"
     assert _mean(Mean(value=7.0, n=3, sd=1.0, ci=(4.5, 9.5))) == "7.00 ± 2.50"
