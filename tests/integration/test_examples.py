@@ -87,6 +87,8 @@ def test_the_readme_commands_run_as_shown(server: LLMServer, workdir: Path) -> N
         if argv[0] == "export":
             env |= dict(arg.split("=", 1) for arg in argv[1:])
             continue
+        if argv[:2] == ["make", "live"]:  # a real model's: tests/live/test_make_live.py runs it
+            continue
         assert argv[0] == "faceteval", step
         done = run([sys.executable, "-m", "faceteval", *argv[1:]], workdir, env)
         assert done.returncode == 0, f"{' '.join(step.argv)}\n{done.stdout}\n{done.stderr}"

@@ -1,0 +1,46 @@
+"""`make live`, as the README shows it: the Makefile's command, with the 0.5B model, prints what the
+README's block shows (its lines and columns; the figures are one run's of a real model)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.live.conftest import Models
+from tests.live.test_real_models import calls_in, judge
+from tests.support.markdown import console_steps
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def makefile_flags() -> list[str]:
+    """``LIVE_FLAGS`` of the Makefile: what `make live` judges with."""
+    found = re.search(r"^LIVE_FLAGS \?= (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    assert found is not None
+    return shlex.split(found[1])
+
+
+def test_make_live_prints_what_the_readme_shows(
+    models: Models, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # a wide terminal: the table's lines as the README shows them
+    (step,) = [s for s in console_steps(ROOT / "README.md") if s.argv[:2] == ("make", "live")]
+    assert "--model llamacpp:$(LIVE_MODEL)" in (ROOT / "Makefile").read_text(encoding="utf-8")
+    code, output = judge(
+        ROOT / "examples" / "data" / "pairs.jsonl", "--model", f"llamacpp:{models.qwen}", *makefile_flags(),
+        "--out", tmp_path / "live.jsonl", "--cache", tmp_path / "c.sqlite",
+    )  # fmt: skip
+    assert code == 0 and "Traceback" not in output, output
+    made, _ = calls_in(output)
+    assert made >= 16  # both orders of the eight pairs, asked of the model
+    printed = [" ".join(line.split()) for line in output.splitlines()]
+    for shown in step.output:
+        words = shown.split()
+        if not any(ch.isdigit() for ch in shown):  # a header: printed as it is
+            assert " ".join(words) in printed, (shown, output)
+        else:  # a line of figures: the same line, the model's figures its own
+            label = " ".join(w for w in words[:2] if not any(ch.isdigit() for ch in w)) or words[0][0]
+            assert any(line.startswith(label) for line in printed), (shown, output)
