@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 import faceteval
@@ -19,6 +20,8 @@ from tests.live.conftest import Models, Server
 from tests.support.processes import run_to_end, start, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
+"""The JSON schema a structured request shows the model (``common/structured``)."""
 PAIRS = ROOT / "examples" / "data" / "pairs.jsonl"
 OUTPUTS = ROOT / "examples" / "data" / "outputs.jsonl"
 FAST = ["--max-tokens", "128", "--timeout", "300", "--seed", "1"]
@@ -195,14 +198,19 @@ def test_structured_replies_follow_their_schema(
         pairs, "--method", "dna", "--aspects", "2", "--structured", *model, "--out", out,
         "--cache", tmp_path / "c.sqlite", "--max-tokens", "400", "--timeout", "300",
     )  # fmt: skip
-    check_judgments(out, ids_of(pairs), output, code)
+    judged = check_judgments(out, ids_of(pairs), output, code)
     if where == "server":
         assert "--structured json_object" in output, output
-    replies = _replies(tmp_path / "c.sqlite")
-    assert replies
-    for text, finish in replies:
-        if finish == "stop":  # a reply held to its schema by a grammar, and ended, is a JSON object
-            assert isinstance(json.loads(text), dict), text
+    checked = 0
+    for entry in (t for j in judged for t in j["trace"]):
+        if entry["finish_reason"] != "stop":  # cut off at --max-tokens: a parse error that says so
+            continue
+        shown = [found for m in entry["messages"] if (found := SCHEMA.search(m["content"])) is not None]
+        assert shown, entry["messages"]  # the schema is shown in the request (a re-ask: earlier)
+        asked = shown[-1]
+        jsonschema.validate(json.loads(entry["raw"]), json.loads(asked[1]))  # held to it by a grammar
+        checked += 1
+    assert checked or not judged, "no reply ended within --max-tokens"
 
 
 def test_a_cached_replay_makes_no_call_and_judges_alike(models: Models, tmp_path: Path) -> None:
@@ -214,6 +222,9 @@ def test_a_cached_replay_makes_no_call_and_judges_alike(models: Models, tmp_path
     made, cached = calls_in(output)
     assert made >= 4 and cached == 0
 
+    moved = tmp_path / "elsewhere.gguf"  # the same weights under another name: the same replies
+    moved.symlink_to(models.qwen)
+    flags[5] = f"llamacpp:{moved}?threads=1"
     code, again = judge(*flags, "--out", tmp_path / "again.jsonl")
     replayed = check_judgments(tmp_path / "again.jsonl", ids_of(pairs), again, code)
     assert calls_in(again) == (0, made)
@@ -257,13 +268,6 @@ def calls_in(output: str) -> tuple[int, int]:
     found = re.search(r"LLM calls\s+([\d,]+) made, ([\d,]+) from cache", output)
     assert found is not None, output
     return int(found[1].replace(",", "")), int(found[2].replace(",", ""))
-
-
-def _replies(path: Path) -> list[tuple[str, str | None]]:
-    """Every reply in the response cache ``path``: its text and finish reason."""
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        rows = [json.loads(row[0]) for row in db.execute("SELECT completion FROM responses")]
-    return [(row["text"], row["finish_reason"]) for row in rows]
 
 
 def _cached(path: Path) -> int:
