@@ -273,15 +273,10 @@ def test_single_outputs_get_mean_scores_with_cis_per_system_and_facet(tmp_path: 
     assert run.exit_code == 0, run.output
     assert "Single outputs: mean scores with 95% CIs" in run.output
     # six scores all 8: no spread, not an interval of zero width shown as certainty
-    assert re.search(r"^tuned\s+6\s+0\s+8\.00 \(all alike\)$", run.output, re.MULTILINE), (
-        run.output
-    )
+    assert re.search(r"^tuned\s+6\s+0\s+8\.00 \(all alike\)$", run.output, re.MULTILINE), run.output
     base = re.search(r"^base\s+6\s+0\s+5\.00 ± (\d\.\d\d)$", run.output, re.MULTILINE)
     assert base is not None, run.output
-    assert (
-        "Facet Is the output correct?: means base 5.00 ± 0.94, tuned 8.00 (all alike)"
-        in run.output
-    )
+    assert "Facet Is the output correct?: means base 5.00 ± 0.94, tuned 8.00 (all alike)" in run.output
 
 
 def test_a_dominant_facet_is_named_as_deciding_the_verdicts(tmp_path: Path) -> None:

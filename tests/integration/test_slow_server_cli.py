@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from faceteval._cli._app import cli
 from tests.support.files import read_jsonl
@@ -20,32 +20,20 @@ def pairs_file(tmp_path: Path) -> Path:
     return path
 
 
+def judge(server: LLMServer, tmp_path: Path, out: Path, *flags: str) -> Result:
+    """``faceteval judge`` of the three pairs, direct, against ``server``, into ``out``, with ``flags``."""
+    flags = ("--method", "direct", "--model", "openai:judge", "--base-url", server.base_url, *flags)
+    return CliRunner().invoke(
+        cli,
+        ["judge", str(pairs_file(tmp_path)), *flags, "--no-cache", "--out", str(out)],
+        catch_exceptions=False,
+    )
+
+
 def test_timed_out_calls_say_so_and_suggest_fewer_at_once(tmp_path: Path) -> None:
     out = tmp_path / "o.jsonl"
     with LLMServer(lambda _body: Hang(3)) as server:
-        result = CliRunner().invoke(
-            cli,
-            [
-                "judge",
-                str(pairs_file(tmp_path)),
-                "--method",
-                "direct",
-                "--model",
-                "openai:judge",
-                "--base-url",
-                server.base_url,
-                "--no-cache",
-                "--out",
-                str(out),
-                "--timeout",
-                "0.2",
-                "--retries",
-                "1",
-                "--concurrency",
-                "3",
-            ],
-            catch_exceptions=False,
-        )
+        result = judge(server, tmp_path, out, "--timeout", "0.2", "--retries", "1", "--concurrency", "3")
     judgments = read_jsonl(out)
     assert {j["status"] for j in judgments} == {"error"}, result.output
     for judgment in judgments:
@@ -57,26 +45,6 @@ def test_a_call_retried_after_a_server_error_says_which(tmp_path: Path) -> None:
     out = tmp_path / "o.jsonl"
     with LLMServer(lambda _body: Status(503)) as server:
         server.enqueue(Reply("8 6"), Reply("6 8"))  # two instances answered, the third never
-        result = CliRunner().invoke(
-            cli,
-            [
-                "judge",
-                str(pairs_file(tmp_path)),
-                "--method",
-                "direct",
-                "--model",
-                "openai:judge",
-                "--base-url",
-                server.base_url,
-                "--no-cache",
-                "--out",
-                str(out),
-                "--retries",
-                "1",
-                "--concurrency",
-                "1",
-            ],
-            catch_exceptions=False,
-        )
+        result = judge(server, tmp_path, out, "--retries", "1", "--concurrency", "1")
     (failed,) = [j for j in read_jsonl(out) if j["status"] == "error"]
     assert failed["error"].endswith("(after 2 attempts: HTTP 503; HTTP 503)"), result.output

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import stop
 from tests.support.review_project import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,9 +94,4 @@ def llama_server(models: Models, tmp_path_factory: pytest.TempPathFactory) -> It
                 time.sleep(0.2)
         yield Server(base, "small", log)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, grace=20)

@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -34,6 +35,19 @@ def start(command: Sequence[str]) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def stop(process: subprocess.Popen[Any], *, grace: float = 10) -> None:
+    """End a server ``process``: SIGTERM, then SIGKILL if it is still there after ``grace`` seconds;
+    its output pipe closed."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout:
+        process.stdout.close()
 
 
 def run_to_end(command: Sequence[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from faceteval.review import OVERALL, Draft, Item, ReviewStore
-from tests.support.processes import SRC, wait_until, wait_until_answering
+from tests.support.processes import SRC, stop, wait_until, wait_until_answering
 
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2"> Bees make honey.'
 
@@ -100,14 +100,7 @@ def serving(
         wait_until_answering(process, base, "the review server")
         yield base, process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout:
-            process.stdout.close()
+        stop(process)
 
 
 @dataclass(frozen=True)

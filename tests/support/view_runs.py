@@ -25,7 +25,7 @@ from faceteval._cli._app import cli
 from tests.support.bridge_judge import BridgeJudge
 from tests.support.fennec_judge import FennecJudge
 from tests.support.llm_server import LLMServer
-from tests.support.processes import SRC, wait_until_answering
+from tests.support.processes import SRC, stop, wait_until_answering
 from tests.support.review_project import free_port
 from tests.support.rule_judge import RuleJudge, stage_of
 
@@ -161,14 +161,7 @@ def view(
         wait_until_answering(process, base, "the viewer")
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout:
-            process.stdout.close()
+        stop(process)
 
 
 def sweep_run(folder: Path) -> Path:
