@@ -11,6 +11,8 @@ Precedence, highest first; the first tier that yields a complete reading wins:
    scores name their candidate ("Response 1: 8", "Score for Response 2: 7", "**Assistant A**: 6",
    a "Score: 8" line under a "### Response 1" heading); they form a reading when every candidate has
    one, and a candidate scored several times keeps its first (``position="first"``) or last score.
+   A reply that is nothing but one number per candidate, a line each ("10\n1", as small models
+   write the score line), is read in that order.
    Among the complete readings, ``position="first"`` takes the one that starts earliest and
    ``"last"`` the one that ends latest. A different reading that overlaps the chosen one in the
    text (so order cannot decide) is a conflict and fails.
@@ -49,6 +51,7 @@ from faceteval.parsing._score_text import (
 _END = 10**9
 _PLAIN_LINE = re.compile(r"\d+(?:\.\d+)?(?:(?:\s*,\s*|\s+)\d+(?:\.\d+)?)*")
 _SEPARATOR = re.compile(r"\s*,\s*|\s+")
+_NUMBER_LINE = re.compile(r"\d+(?:\.\d+)?")
 _RANGE = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d+)?\s*[-–]\s*\d{1,3}(?:\.\d+)?(?!\.?\d)")
 """A range given instead of a score ("7-8", "3 – 4")."""
 _EXAMPLE_FRACTIONS = (0.78, 0.56, 0.67, 0.44, 0.89)
@@ -191,7 +194,7 @@ class ScoreParser:
 
     def _parse_all(self, text: str) -> Scores:
         """Every tier, in order of precedence."""
-        reading = self._from_json(text)
+        reading = self._from_json(text) or self._number_per_line(text)
         doc = Doc(text)
         found = labelled_scores(doc, self._mentions, self._labels) if reading is None else []
         reading = reading or self._from_lines(doc, found) or self._from_phrases(doc)
@@ -223,6 +226,16 @@ class ScoreParser:
         values = tuple(Value(float(number)) for number in numbers)
         explanation = lines_without(lines, [first])
         return _Reading("score line", values, (first, 0), (first, _END), explanation)
+
+    def _number_per_line(self, text: str) -> _Reading | None:
+        """A reply of nothing but one number per candidate, one a line, in order ("10\n1")."""
+        lines = [(k, line.strip()) for k, line in enumerate(text.splitlines()) if line.strip()]
+        if len(self._labels) < 2 or len(lines) != len(self._labels):
+            return None
+        if not all(_NUMBER_LINE.fullmatch(line) for _, line in lines):
+            return None
+        values = tuple(Value(float(line)) for _, line in lines)
+        return _Reading("score lines", values, (lines[0][0], 0), (lines[-1][0], _END), "")
 
     # -- tier 1: JSON ------------------------------------------------------------------------------
 
