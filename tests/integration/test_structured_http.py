@@ -72,7 +72,9 @@ def test_dna_runs_structured_end_to_end_with_the_verdicts_of_free_text(
     assert list(scores["properties"]) == ["scores", "explanation"]  # the score line first, as in Fig. 2
     assert scores["properties"]["scores"]["minItems"] == scores["properties"]["scores"]["maxItems"] == 2
     # an integer scale is sent as integers: llama.cpp's grammar enforces bounds only on those
-    assert scores["properties"]["scores"]["items"] == {"type": "integer", "minimum": 1, "maximum": 10}
+    assert scores["properties"]["scores"]["items"] == {
+        "type": "integer", "minimum": 1, "maximum": 10, "enum": list(range(1, 11))
+    }  # fmt: skip
     assert scores["properties"]["explanation"]["maxLength"] == 1000
     assert scores["additionalProperties"] is False
     # the reply read as the free-text reply is: the same verdicts, scores and facets

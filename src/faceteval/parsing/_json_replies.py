@@ -37,22 +37,32 @@ def reply_model(title: str, doc: str, /, **fields: Any) -> type[BaseModel]:
     return model
 
 
+ENUM_SCORES = 20
+"""The most whole-number scores a schema lists as an ``enum`` (1-10 and 1-5 are; 0-100 is not)."""
+
+
 def score_type(low: float, high: float) -> Any:
     """A score from ``low`` to ``high``: read as a float within the bounds (``8.0`` and ``7.5`` too), and
     in the schema ``"type": "integer"`` when the scale is of whole numbers at least 2 apart (1-5,
     1-10): llama.cpp's grammar enforces ``minimum`` and ``maximum`` only on integers, and a server sent
-    a ``number`` on 1-5 answered 23.
+    a ``number`` on 1-5 answered 23. On a scale of at most `ENUM_SCORES` values the schema lists them
+    (``enum``) as well: llama-cpp-python's own grammar ignores ``minimum`` and ``maximum`` (a 0.5B
+    model answered 90 and 100 on 1-10 through it), but no grammar ignores an ``enum``.
 
     Examples:
         >>> from pydantic import TypeAdapter
-        >>> TypeAdapter(score_type(1, 10)).json_schema()
-        {'maximum': 10, 'minimum': 1, 'type': 'integer'}
+        >>> TypeAdapter(score_type(1, 5)).json_schema()
+        {'enum': [1, 2, 3, 4, 5], 'maximum': 5, 'minimum': 1, 'type': 'integer'}
+        >>> TypeAdapter(score_type(0, 100)).json_schema()
+        {'maximum': 100, 'minimum': 0, 'type': 'integer'}
         >>> TypeAdapter(score_type(0, 1)).json_schema()
         {'maximum': 1.0, 'minimum': 0.0, 'type': 'number'}
     """
     low, high = float(low), float(high)
     if low.is_integer() and high.is_integer() and high - low >= 2:
         whole: dict[str, Any] = {"type": "integer", "minimum": int(low), "maximum": int(high)}
+        if high - low < ENUM_SCORES:
+            whole["enum"] = list(range(int(low), int(high) + 1))
         return Annotated[float, Field(ge=low, le=high, json_schema_extra=whole)]
     return Annotated[float, Field(ge=low, le=high)]
 
