@@ -8,7 +8,8 @@ from typing import Any
 from rich.table import Table
 
 from faceteval._cli._console import Console, escape
-from faceteval.report.internal import BIAS_NOTE, NO_SPREAD, bias_rows, flat
+from faceteval._util.numbers import NO_SPREAD, flat
+from faceteval.report.internal import BIAS_NOTE, bias_rows
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 
 from faceteval._cli._console import escape, table_of
+from faceteval._util.numbers import NO_SPREAD, flat
 from faceteval._util.text import plural
 from faceteval.core import HumanEstimate, HumanLabelled, LabelledEstimate
-from faceteval.report.internal import NO_SPREAD, flat
 
 VERDICT_NAMES = {0: "tie", 1: "1st", 2: "2nd"}
 

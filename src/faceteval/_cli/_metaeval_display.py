@@ -11,9 +11,9 @@ from faceteval._cli._cascade_display import show_cascade
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._diagnostics_display import show_diagnostics
 from faceteval._cli._ppi_display import show_ppi
+from faceteval._util.numbers import NO_SPREAD, NO_SPREAD_NOTE, flat
 from faceteval._util.text import plural
 from faceteval.metrics import CLOPPER_PEARSON
-from faceteval.report.internal import NO_SPREAD, NO_SPREAD_NOTE, flat
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 

@@ -9,8 +9,8 @@ import click
 
 from faceteval._cli._console import Console, err_console, escape, table_of
 from faceteval._cli._human import show_human
+from faceteval._util.numbers import flat
 from faceteval.errors import ConfigError
-from faceteval.report.internal import flat
 from faceteval.results import (
     FacetSummary,
     JudgeResult,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 NUMBER = r"[-+]?\d+(?:\.\d+)?"
@@ -89,3 +90,27 @@ def range_problem(score: str) -> str:
         'the score of Response A ("2-5") gives a range, not one score'
     """
     return f"{score} gives a range, not one score"
+
+
+NO_SPREAD = "no spread"
+"""What a CI of zero width is shown as: every item (or resample) gave the same value, which is no sign
+of certainty (every judgment tied, say, or a few labels all alike)."""
+NO_SPREAD_NOTE = (
+    "no spread: a CI of zero width, because every item gave the same value (every judgment tied, or "
+    "each exactly ½ over the two orders, or the few labels all alike); it is no sign of certainty, and "
+    "more items are needed to say how uncertain the value is."
+)
+"""What `NO_SPREAD` means, said once under a table that shows it."""
+
+
+def flat(ci: Sequence[Any] | None) -> bool:
+    """Whether ``ci`` is an interval of zero width (its low and high the same number).
+
+    Examples:
+        >>> flat((0.5, 0.5)), flat((0.4, 0.6)), flat(None), flat((None, None))
+        (True, False, False, False)
+    """
+    if ci is None or len(ci) != 2:
+        return False
+    low, high = number(ci[0]), number(ci[1])
+    return low is not None and low == high

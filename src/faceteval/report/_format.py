@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from faceteval._util.numbers import number
+from faceteval._util.numbers import NO_SPREAD, NO_SPREAD_NOTE, flat, number
 
 DASH = "—"
 """What an absent number is shown as."""
@@ -14,16 +14,6 @@ BINOMIAL_MARK = "‡"
 """Marks a rate's CI that is the exact binomial interval, not the bootstrap one."""
 CLOPPER_PEARSON = "clopper-pearson"
 """A rate's ``ci_method`` when its CI is the exact binomial one (`faceteval.metrics.Rate.ci_method`)."""
-
-NO_SPREAD = "no spread"
-"""What a CI of zero width is shown as: every item (or resample) gave the same value, which is no sign
-of certainty (every judgment tied, say, or a few labels all alike)."""
-NO_SPREAD_NOTE = (
-    "no spread: a CI of zero width, because every item gave the same value (every judgment tied, or "
-    "each exactly ½ over the two orders, or the few labels all alike); it is no sign of certainty, and "
-    "more items are needed to say how uncertain the value is."
-)
-"""What `NO_SPREAD` means, said once under a table that shows it."""
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_|~]|(?<=\])[(\[:])")
 _WHITESPACE = re.compile(r"\s+")
@@ -63,19 +53,6 @@ def interval(entry: Any) -> tuple[float, float] | None:
         return None
     low, high = number(ci[0]), number(ci[1])
     return None if low is None or high is None else (low, high)
-
-
-def flat(ci: Sequence[Any] | None) -> bool:
-    """Whether ``ci`` is an interval of zero width (its low and high the same number).
-
-    Examples:
-        >>> flat((0.5, 0.5)), flat((0.4, 0.6)), flat(None), flat((None, None))
-        (True, False, False, False)
-    """
-    if ci is None or len(ci) != 2:
-        return False
-    low, high = number(ci[0]), number(ci[1])
-    return low is not None and low == high
 
 
 def percent(value: Any, digits: int = 1) -> str:
@@ -230,9 +207,9 @@ def escape_markdown(text: str) -> str:
         >>> print(escape_markdown("[click](http://x) [1, 2] p<0.001 AT&T &amp;"))
         [click]\(http://x) [1, 2] p<0.001 AT&amp;T &amp;amp;
     """
-    flat = _ENTITY_START.sub("&amp;", one_line(text))
-    flat = _TAG_START.sub("&lt;", flat).replace(">", "&gt;")
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", flat)
+    line = _ENTITY_START.sub("&amp;", one_line(text))
+    line = _TAG_START.sub("&lt;", line).replace(">", "&gt;")
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", line)
 
 
 def mapping(value: Any) -> Mapping[str, Any]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from faceteval._util.numbers import NO_SPREAD, flat
 from faceteval._util.text import plural
 from faceteval.core import HumanEstimate, HumanLabelled, LabelledEstimate
-from faceteval.report._format import DASH, NO_SPREAD, count, decimal, flat, percent
+from faceteval.report._format import DASH, count, decimal, percent
 from faceteval.report._model import Section, Table, numeric_columns
 
 VERDICTS = {0: "Tie", 1: "First candidate", 2: "Second candidate"}

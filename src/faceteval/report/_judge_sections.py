@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from faceteval._util.numbers import NO_SPREAD, flat
 from faceteval._util.text import plural
-from faceteval.report._format import DASH, NO_SPREAD, count, decimal, flat, percent
+from faceteval.report._format import DASH, count, decimal, percent
 from faceteval.report._model import Section, Table, numeric_columns
 from faceteval.results import (
     FacetSummary,

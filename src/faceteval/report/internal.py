@@ -6,7 +6,7 @@ use is in the package's ``__all__``. See "Public names and internal seams" in do
 
 from faceteval.report._compare import cost_table
 from faceteval.report._diagnostics import BIAS_NOTE, bias_rows
-from faceteval.report._format import DASH, NO_SPREAD, NO_SPREAD_NOTE, decimal, escape_markdown, flat, percent
+from faceteval.report._format import DASH, decimal, escape_markdown, percent
 from faceteval.report._judge_run import DEFAULT_ITEMS
 from faceteval.report._markdown import section_lines, table_lines
 from faceteval.report._model import numeric_columns
@@ -23,14 +23,11 @@ __all__ = [
     "DEFAULT_ITEMS",
     "HTML_FILE",
     "MARKDOWN_FILE",
-    "NO_SPREAD",
-    "NO_SPREAD_NOTE",
     "bias_rows",
     "cost_table",
     "decimal",
     "encode_plot",
     "escape_markdown",
-    "flat",
     "guarantee_notes",
     "method_of",
     "new_figure",
