@@ -36,7 +36,6 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from faceteval.errors import BadRequestError, ConfigError, MissingDependencyError, ProviderError
-from faceteval.llm._openai import completion_of
 from faceteval.llm._types import Completion, CompletionRequest
 
 __all__ = ["LlamaCppOptions", "LlamaCppProvider", "check_gguf", "gguf_digest"]
@@ -237,6 +236,8 @@ class LlamaCppProvider:
         except asyncio.CancelledError:
             stop.set()  # the generation stops at its next token; the next call waits for that only
             raise
+        from faceteval.llm._openai import completion_of  # the same reply, read the same way
+
         return completion_of(data, request, f"llamacpp ({self._path.name})")
 
     def _generate(self, request: CompletionRequest, stop: threading.Event) -> Any:
