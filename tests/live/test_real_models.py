@@ -102,6 +102,15 @@ def check_judgments(out: Path, ids: list[str], output: str, code: int) -> list[d
     return judged
 
 
+def model_flags(where: str, request: pytest.FixtureRequest, in_process: str) -> list[str]:
+    """The model flags of a test run ``where`` (``server``: llama-cpp-python's, one call at a time;
+    else the spec ``in_process``)."""
+    if where != "server":
+        return ["--model", in_process]
+    server: Server = request.getfixturevalue("llama_server")
+    return ["--model", f"openai:{server.model}", "--base-url", server.base_url, "--concurrency", "1"]
+
+
 def ids_of(path: Path) -> list[str]:
     return [json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
@@ -117,11 +126,7 @@ def test_every_method_judges_with_a_real_model(
         tree = tmp_path / "tree.yaml"
         tree.write_text(TREE, encoding="utf-8")
         flags = [str(tree) if flag == "TREE" else flag for flag in flags]
-    if where == "server":
-        server: Server = request.getfixturevalue("llama_server")
-        model = ["--model", f"openai:{server.model}", "--base-url", server.base_url, "--concurrency", "1"]
-    else:
-        model = ["--model", f"llamacpp:{models.small}"]
+    model = model_flags(where, request, f"llamacpp:{models.small}")
     out = tmp_path / "j.jsonl"
     code, output = judge(
         items, "--method", method, *flags, *model, "--cache", tmp_path / "cache.sqlite", "--out", out, *FAST
@@ -171,11 +176,8 @@ def test_logprob_scores_stay_within_the_scale(
 ) -> None:
     pairs = first(PAIRS, 2, tmp_path)
     out = tmp_path / "l.jsonl"
-    if where == "server":
-        server: Server = request.getfixturevalue("llama_server")
-        model = ["--model", f"openai:{server.model}", "--base-url", server.base_url, "--concurrency", "1"]
-    else:  # the 0.5B model writes its scores more often; every token's logits at 2,048 take 1.2 GB
-        model = ["--model", f"llamacpp:{models.qwen}?n_ctx=2048&threads=1"]
+    # in process, the 0.5B model, which writes its scores more often; every token's logits at 2,048: 1.2 GB
+    model = model_flags(where, request, f"llamacpp:{models.qwen}?n_ctx=2048&threads=1")
     code, output = judge(pairs, "--method", "direct", "--score-mode", "logprobs", *model, "--out", out, *FAST)
     for j in check_judgments(out, ids_of(pairs), output, code):
         if j["status"] == "ok":
@@ -189,11 +191,8 @@ def test_structured_replies_follow_their_schema(
 ) -> None:
     pairs = first(PAIRS, 1, tmp_path)
     out = tmp_path / "st.jsonl"
-    if where == "server":  # it refuses json_schema: the run asks in json_object, and says so
-        server: Server = request.getfixturevalue("llama_server")
-        model = ["--model", f"openai:{server.model}", "--base-url", server.base_url, "--concurrency", "1"]
-    else:  # a grammar compiled from each stage's schema
-        model = ["--model", f"llamacpp:{models.small}"]
+    # the server refuses json_schema: the run asks in json_object, and says so; in process, a grammar
+    model = model_flags(where, request, f"llamacpp:{models.small}")
     code, output = judge(
         pairs, "--method", "dna", "--aspects", "2", "--structured", *model, "--out", out,
         "--cache", tmp_path / "c.sqlite", "--max-tokens", "400", "--timeout", "300",
