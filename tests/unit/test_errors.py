@@ -23,7 +23,6 @@ PRIVATE = {
     "_util/files.py": {"_RepeatedKey", "UnreadableJSON"},
     "datasets/_fetch.py": {"_Retryable"},
     "datasets/_field_map.py": {"FieldProblem"},
-    "llm/_llamacpp.py": {"_Stopped"},  # raised in an abandoned generation, caught around it
     "llm/_transport.py": {"RefusedReply"},
     "review/_forms.py": {"FieldError"},  # an HTTP exception: the review app's error handler answers it
     "review/_requests.py": {"Replayed"},

@@ -151,10 +151,6 @@ def _digest(path: str, size: int, mtime_ns: int) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-class _Stopped(Exception):
-    """Raised in a generation whose call was abandoned (timed out, cancelled): it stops at once."""
-
-
 class LlamaCppProvider:
     """A GGUF model run in process by llama.cpp.
 
@@ -191,6 +187,8 @@ class LlamaCppProvider:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="faceteval-llamacpp")
         self._lock = threading.Lock()
         self._metadata: dict[str, str] = {}
+        self._stop = threading.Event()
+        """The event of the call being generated: set when that call is abandoned."""
 
     @property
     def identity(self) -> str:
@@ -243,17 +241,11 @@ class LlamaCppProvider:
     def _generate(self, request: CompletionRequest, stop: threading.Event) -> Any:
         config = request.config
 
-        def stopped(input_ids: Any, scores: Any) -> Any:
-            if stop.is_set():
-                raise _Stopped
-            return scores
-
         params: dict[str, Any] = {
             "messages": [message.to_dict() for message in request.messages],
             "temperature": config.temperature,
             "max_tokens": config.max_tokens,
             "model": request.model,
-            "logits_processor": [stopped],
         }
         seed = config.seed if config.seed is not None else self._options.seed
         if seed is not None:
@@ -269,16 +261,18 @@ class LlamaCppProvider:
             params["top_logprobs"] = config.top_logprobs or 1
         with self._lock:
             model = self._loaded(logits_all=config.logprobs)
+            self._stop = stop  # the stopping criterion `_stoppable` gave the model reads it
             try:
-                return model.create_chat_completion(**params)
-            except _Stopped:
-                raise ProviderError(f"llamacpp ({self._path.name}): the call was stopped") from None
+                data = model.create_chat_completion(**params)
             except ValueError as exc:  # "Requested tokens (5000) exceed context window of 4096", ...
                 raise BadRequestError(f"llamacpp ({self._path.name}) refused the request: {exc}") from exc
             except Exception as exc:
                 raise ProviderError(
                     f"llamacpp ({self._path.name}) failed: {type(exc).__name__}: {exc}"
                 ) from exc
+            if stop.is_set():  # stopped early: nobody waits for it, and it is not the whole reply
+                raise ProviderError(f"llamacpp ({self._path.name}): the call was stopped")
+            return data
 
     def _loaded(self, *, logits_all: bool) -> Any:
         """The model, loaded on first use; loaded again, keeping every token's logits, for the first
@@ -293,6 +287,7 @@ class LlamaCppProvider:
                 if callable(close):
                     close()
             model = self._load(options, logits_all=logits_all)
+        _stoppable(model, lambda: self._stop.is_set())
         self._model, self._logits_all = model, logits_all
         metadata = getattr(model, "metadata", None)
         if isinstance(metadata, Mapping):
@@ -321,6 +316,27 @@ class LlamaCppProvider:
 
     async def aclose(self) -> None:
         """Nothing to close between runs: the model stays loaded for the next call."""
+
+
+def _stoppable(model: Any, stopped: Callable[[], bool]) -> None:
+    """Have ``model`` end a generation at its next token once ``stopped()`` holds.
+
+    llama-cpp-python's chat completion takes no stopping criterion of its own, but passes one to
+    ``create_completion``, which checks it after every token (an exception raised in a logits
+    processor would not stop it: the sampler's callback swallows it). So the model's
+    ``create_completion`` gets one more criterion.
+    """
+    create = getattr(model, "create_completion", None)
+    if create is None:  # not a llama_cpp.Llama
+        return
+
+    def with_stop(*args: Any, stopping_criteria: Any = None, **kwargs: Any) -> Any:
+        from llama_cpp import StoppingCriteriaList
+
+        criteria = StoppingCriteriaList([*(stopping_criteria or ()), lambda ids, logits: stopped()])
+        return create(*args, stopping_criteria=criteria, **kwargs)
+
+    model.create_completion = with_stop
 
 
 def _retrieved(future: asyncio.Future[Any]) -> None:
