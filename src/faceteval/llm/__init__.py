@@ -9,7 +9,7 @@ Providers are built from model specs (``openai:gpt-4o-mini``, ``ollama:qwen2.5:7
 from faceteval.llm._cache import ResponseCache
 from faceteval.llm._collect import Collector
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
-from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM, Exchange, Spend
+from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM
 from faceteval.llm._panel import Judge, Panel
 from faceteval.llm._parser import JsonReply, Parser
 from faceteval.llm._pricing import Price, PriceTable
@@ -17,6 +17,7 @@ from faceteval.llm._provider import Provider
 from faceteval.llm._registry import ModelSpec
 from faceteval.llm._retry import DEFAULT_MAX_RETRY_AFTER, DEFAULT_RETRY, RetryPolicy
 from faceteval.llm._scripted import ScriptedProvider
+from faceteval.llm._spend import Exchange, Spend
 from faceteval.llm._types import (
     DEFAULT_GENERATE_CONFIG,
     SCHEMA_DIALECTS,

@@ -17,7 +17,8 @@ import anyio
 from faceteval.core import PanelVote
 from faceteval.errors import ConfigError
 from faceteval.llm._cache import ResponseCache
-from faceteval.llm._llm import LLM, Spend
+from faceteval.llm._llm import LLM
+from faceteval.llm._spend import Spend
 
 T = TypeVar("T")
 

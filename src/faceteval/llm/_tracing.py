@@ -17,8 +17,8 @@ from faceteval.tracing.internal import record_error
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
 
-    from faceteval.llm._llm import Exchange
     from faceteval.llm._registry import ModelSpec
+    from faceteval.llm._spend import Exchange
     from faceteval.llm._types import CompletionRequest, Message
 
 OPERATION = "chat"

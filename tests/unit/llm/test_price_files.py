@@ -8,7 +8,7 @@ import pytest
 from faceteval.core import Usage
 from faceteval.errors import ConfigError, InputError
 from faceteval.llm import LLM, Completion, ModelSpec, Price, PriceTable, ScriptedProvider, user
-from faceteval.llm._llm import Spend
+from faceteval.llm._spend import Spend
 
 pytestmark = pytest.mark.anyio
 SPEC = ModelSpec("openai", "judge")
