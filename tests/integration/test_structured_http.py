@@ -182,6 +182,7 @@ def test_structured_takes_the_dialect_the_server_speaks(
     assert [(j["status"], j["verdict"]) for j in read_jsonl(out)] == [("ok", 1), ("ok", 2), ("ok", 1)]
     record = json.loads((tmp_path / "o.run.json").read_text())
     assert record["llm"]["config"]["schema_dialect"] == dialect
+    assert record["llm"]["structured_fallback"] is None
 
 
 def test_structured_falls_back_once_to_json_object_on_a_server_that_refuses_json_schema(
@@ -201,7 +202,9 @@ def test_structured_falls_back_once_to_json_object_on_a_server_that_refuses_json
     assert "refuses structured output as response_format json_schema" in warning
     assert "--structured json_object" in warning
     assert [(j["status"], j["verdict"]) for j in read_jsonl(out)] == [("ok", 1), ("ok", 2), ("ok", 1)]
-    assert "schema_dialect" not in json.loads((tmp_path / "o.run.json").read_text())["llm"]["config"]
+    llm = json.loads((tmp_path / "o.run.json").read_text())["llm"]
+    assert "schema_dialect" not in llm["config"]  # the cache keys stay the requests' own
+    assert llm["structured_fallback"] == "json_object"  # the record says how they were asked
 
 
 def test_a_named_json_schema_refused_fails_its_instances_with_the_dialect_to_try(

@@ -198,8 +198,12 @@ def test_structured_replies_follow_their_schema(
         "--cache", tmp_path / "c.sqlite", "--max-tokens", "400", "--timeout", "300",
     )  # fmt: skip
     judged = check_judgments(out, ids_of(pairs), output, code)
+    fallback = faceteval.read_run(out).llm.structured_fallback  # type: ignore[union-attr]
     if where == "server":
         assert "--structured json_object" in output, output
+        assert fallback == "json_object"
+    else:
+        assert fallback is None
     checked = 0
     for entry in (t for j in judged for t in j["trace"]):
         if entry["finish_reason"] != "stop":  # cut off at --max-tokens: a parse error that says so

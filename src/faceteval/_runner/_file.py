@@ -230,7 +230,7 @@ async def judge_file(
             result.elapsed = started.elapsed()
             result.spent = spent_since(llm.spent, before)
             if tally is not None:
-                record = partial(_record, job_record, result, started, failure)
+                record = partial(_record, job_record, llm, result, started, failure)
                 _finish(job, output, result, tally, record, failure, hooks.replacing)
 
 
@@ -354,7 +354,7 @@ def recorded_templates(method: Method, llm: Judge, options: JudgeOptions) -> dic
 
 
 def _record(
-    job: JudgeRecord, result: RunResult, started: Started, failure: BaseException | None
+    job: JudgeRecord, llm: Judge, result: RunResult, started: Started, failure: BaseException | None
 ) -> JudgeRecord:
     stats = result.stats
     header = ending("judge", result, started.at, failure)
@@ -373,7 +373,8 @@ def _record(
     batch = result.batch
     spend = spend_of(with_batch(result.spent, batch), result.elapsed)
     by_batch = {} if batch is None else {"batch": batch.record}
-    return job.model_copy(update={**header, "spend": spend, "summary": summary, **by_batch})
+    described = {"llm": LLMRecord.of(llm.describe())}  # as the run ended: a structured fallback said
+    return job.model_copy(update={**header, **described, "spend": spend, "summary": summary, **by_batch})
 
 
 def checked_items(

@@ -282,7 +282,8 @@ class LLM:
         return bool(getattr(self.provider, "returns_logprobs", True))
 
     def describe(self) -> dict[str, Any]:
-        """What rebuilds this LLM (for run records): spec, endpoint identity and parameters."""
+        """What rebuilds this LLM (for run records): spec, endpoint identity and parameters, and the
+        structured-output dialect fallen back to when the server refused ``json_schema``."""
         return {
             "model": str(self.spec),
             "identity": self.identity,
@@ -290,7 +291,7 @@ class LLM:
             "concurrency": self.concurrency,
             "timeout": self.timeout,
             "max_retries": self.retry.max_retries,
-        }
+        } | ({"structured_fallback": "json_object"} if self._json_object else {})
 
     async def generate(
         self,

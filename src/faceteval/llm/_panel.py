@@ -105,7 +105,14 @@ class Panel:
             "concurrency": self.concurrency,
             "timeout": max(judge.timeout for judge in self.judges),
             "max_retries": max(judge.retry.max_retries for judge in self.judges),
-        }
+        } | next(
+            (
+                {"structured_fallback": m["structured_fallback"]}
+                for m in members
+                if "structured_fallback" in m
+            ),
+            {},
+        )
 
     async def aclose(self) -> None:
         """Close every judge's connections in the running event loop."""

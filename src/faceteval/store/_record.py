@@ -94,6 +94,9 @@ class LLMRecord(RecordPart):
     concurrency: int | None = None
     timeout: float | None = None
     max_retries: int | None = None
+    structured_fallback: str | None = None
+    """The structured-output dialect the run fell back to (``json_object``) when the server refused
+    ``json_schema``; None when it did not."""
 
     @classmethod
     def of(cls, description: Mapping[str, Any]) -> LLMRecord:
