@@ -3,8 +3,10 @@
     PYTHONPATH=. python benchmarks/real_parse_errors.py \
         --model .models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
 
-Each method judges the example pairs (``examples/data/pairs.jsonl``, in both orders) with the model in
-process (``llamacpp:``), once with the papers' free-text prompts and once ``--structured``; every
+Each pairwise method (direct, cot, dna, fennec) judges the example pairs (``examples/data/pairs.jsonl``,
+in both orders) and each pointwise one (coeval, hdeval) the example outputs
+(``examples/data/outputs.jsonl``), with the model in process (``llamacpp:``), once with the papers'
+free-text prompts and once ``--structured``; every
 exchange of the trace is counted by its stage: read, or not (and why, by the first words of the
 problem). A judgment is a parse error when a stage's reply could not be read after its one re-ask.
 Writes ``benchmarks/real_parse_errors_results.json`` (merged by model) and prints a table.
@@ -26,21 +28,47 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-PAIRS = ROOT / "examples" / "data" / "pairs.jsonl"
+DATA = ROOT / "examples" / "data"
+PAIRS = DATA / "pairs.jsonl"
+OUTPUTS = DATA / "outputs.jsonl"
 RESULTS = ROOT / "benchmarks" / "real_parse_errors_results.json"
-METHODS = {
-    "direct": [],
-    "cot": [],
-    "dna": ["--aspects", "3"],
-    "fennec": ["--criteria-count", "3"],
+TREE = """\
+task: Answer a child's question so a five-year-old understands.
+criteria:
+  - name: Accuracy
+    description: What the answer says is true.
+    children:
+      - name: Facts
+        description: Every fact stated is correct.
+      - name: Causes
+        description: The causes given are the real ones.
+  - name: Comprehensibility
+    description: The answer uses words a five-year-old knows.
+"""
+"""HD-Eval's two-layer tree for the example outputs (as the live tier's)."""
+METHODS: dict[str, tuple[Path, list[str]]] = {
+    "direct": (PAIRS, ["--swap"]),
+    "cot": (PAIRS, ["--swap"]),
+    "dna": (PAIRS, ["--aspects", "3", "--swap"]),
+    "fennec": (PAIRS, ["--criteria-count", "3", "--swap"]),
+    "coeval": (OUTPUTS, ["--criteria", str(DATA / "criteria.yaml")]),
+    "hdeval": (OUTPUTS, ["--criteria", "TREE"]),
 }
+"""Each method's input and flags."""
 
 
-def run(model: Path, method: str, structured: bool, pairs: Path, folder: Path) -> dict[str, Any]:
+def run(model: Path, method: str, structured: bool, limit: int | None, folder: Path) -> dict[str, Any]:
     """One method's run, and what its trace says of each stage."""
+    source, flags = METHODS[method]
+    items = folder / f"{source.stem}-{limit}.jsonl"
+    items.write_text("".join(source.read_text(encoding="utf-8").splitlines(keepends=True)[:limit]))
+    if "TREE" in flags:
+        tree = folder / "tree.yaml"
+        tree.write_text(TREE, encoding="utf-8")
+        flags = [str(tree) if flag == "TREE" else flag for flag in flags]
     out = folder / f"{method}-{'structured' if structured else 'text'}.jsonl"
-    command = [sys.executable, "-m", "faceteval", "judge", str(pairs), "--method", method, *METHODS[method]]
-    command += ["--swap", "--model", f"llamacpp:{model}?threads=1", "--out", str(out), "--no-cache"]
+    command = [sys.executable, "-m", "faceteval", "judge", str(items), "--method", method, *flags]
+    command += ["--model", f"llamacpp:{model}?threads=1", "--out", str(out), "--no-cache"]
     command += ["--max-tokens", "512", "--timeout", "600", "--seed", "1"]
     if structured:
         command.append("--structured")
@@ -50,7 +78,7 @@ def run(model: Path, method: str, structured: bool, pairs: Path, folder: Path) -
     if "Traceback" in done.stderr:
         raise SystemExit(f"{method}: the run crashed:\n{done.stderr[-3000:]}")
     judged = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    expected = sum(1 for line in pairs.read_text().splitlines() if line.strip())
+    expected = sum(1 for line in items.read_text().splitlines() if line.strip())
     statuses = Counter(j["status"] for j in judged)
     if not judged:  # nothing ok: the command writes no file; its summary line still counts them
         statuses = Counter({"parse_error": expected})
@@ -73,6 +101,7 @@ def run(model: Path, method: str, structured: bool, pairs: Path, folder: Path) -
         "ok": statuses.get("ok", 0),
         "calls": calls,
         "seconds": round(seconds, 1),
+        "date": time.strftime("%Y-%m-%d"),
         "stages": {stage: dict(counts) for stage, counts in sorted(stages.items())},
     }
 
@@ -87,22 +116,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True, help="a .gguf file")
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--modes", default="text,structured", help="text, structured or both")
+    parser.add_argument("--limit", type=int, default=None, help="the first N instances of each input")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the runs' outputs in this folder")
     args = parser.parse_args()
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
+    modes = [mode == "structured" for mode in args.modes.split(",")]
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or scratch
         for method in args.methods.split(","):
-            for structured in (False, True):
-                row = run(args.model, method, structured, PAIRS, Path(folder))
-                rows.append(row)
+            for structured in modes:
+                row = run(args.model, method, structured, args.limit, Path(folder))
+                record(args.model.name, row)  # at once: a long run stopped later keeps what it measured
                 mode = "structured" if structured else "free text"
                 print(
                     f"{method:8} {mode:10} parse errors {row['parse_errors']}/{row['judgments']}"
                     f"  calls {row['calls']:4}  {row['seconds']:7.1f} s  {row['stages']}",
                     flush=True,
                 )
+
+
+def record(model: str, row: dict[str, Any]) -> None:
+    """``row`` in the results file, in place of the same model's earlier row for its method and mode."""
     recorded = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    recorded[args.model.name] = {"date": time.strftime("%Y-%m-%d"), "pairs": str(PAIRS.name), "runs": rows}
-    RESULTS.write_text(json.dumps(recorded, indent=2) + "\n")
+    runs = recorded.get(model, {}).get("runs", [])
+    runs = [r for r in runs if (r["method"], r["structured"]) != (row["method"], row["structured"])]
+    recorded[model] = {"runs": [*runs, row]}
+    partial = RESULTS.with_suffix(".partial")
+    partial.write_text(json.dumps(recorded, indent=2) + "\n")
+    partial.replace(RESULTS)
 
 
 if __name__ == "__main__":
