@@ -32,27 +32,13 @@ DATA = ROOT / "examples" / "data"
 PAIRS = DATA / "pairs.jsonl"
 OUTPUTS = DATA / "outputs.jsonl"
 RESULTS = ROOT / "benchmarks" / "real_parse_errors_results.json"
-TREE = """\
-task: Answer a child's question so a five-year-old understands.
-criteria:
-  - name: Accuracy
-    description: What the answer says is true.
-    children:
-      - name: Facts
-        description: Every fact stated is correct.
-      - name: Causes
-        description: The causes given are the real ones.
-  - name: Comprehensibility
-    description: The answer uses words a five-year-old knows.
-"""
-"""HD-Eval's two-layer tree for the example outputs (as the live tier's)."""
 METHODS: dict[str, tuple[Path, list[str]]] = {
     "direct": (PAIRS, ["--swap"]),
     "cot": (PAIRS, ["--swap"]),
     "dna": (PAIRS, ["--aspects", "3", "--swap"]),
     "fennec": (PAIRS, ["--criteria-count", "3", "--swap"]),
     "coeval": (OUTPUTS, ["--criteria", str(DATA / "criteria.yaml")]),
-    "hdeval": (OUTPUTS, ["--criteria", "TREE"]),
+    "hdeval": (OUTPUTS, ["--criteria", str(DATA / "tree.yaml")]),
 }
 """Each method's input and flags."""
 
@@ -62,10 +48,6 @@ def run(model: Path, method: str, structured: bool, limit: int | None, folder: P
     source, flags = METHODS[method]
     items = folder / f"{source.stem}-{limit}.jsonl"
     items.write_text("".join(source.read_text(encoding="utf-8").splitlines(keepends=True)[:limit]))
-    if "TREE" in flags:
-        tree = folder / "tree.yaml"
-        tree.write_text(TREE, encoding="utf-8")
-        flags = [str(tree) if flag == "TREE" else flag for flag in flags]
     out = folder / f"{method}-{'structured' if structured else 'text'}.jsonl"
     command = [sys.executable, "-m", "faceteval", "judge", str(items), "--method", method, *flags]
     command += ["--model", f"llamacpp:{model}?threads=1", "--out", str(out), "--no-cache"]

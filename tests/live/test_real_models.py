@@ -29,19 +29,7 @@ FAST = ["--max-tokens", "128", "--timeout", "300", "--seed", "1"]
 for a busy CPU, and a seed."""
 OK_OR_UNREAD = {"ok", "parse_error"}
 CRITERIA = ROOT / "examples" / "data" / "criteria.yaml"
-TREE = """\
-task: Answer a child's question so a five-year-old understands.
-criteria:
-  - name: Accuracy
-    description: What the answer says is true.
-    children:
-      - name: Facts
-        description: Every fact stated is correct.
-      - name: Causes
-        description: The causes given are the real ones.
-  - name: Comprehensibility
-    description: The answer uses words a five-year-old knows.
-"""
+TREE = ROOT / "examples" / "data" / "tree.yaml"
 """A two-layer HD-Eval tree for the example outputs."""
 METHODS: dict[str, tuple[Path, list[str]]] = {
     "direct": (PAIRS, ["--swap"]),
@@ -49,7 +37,7 @@ METHODS: dict[str, tuple[Path, list[str]]] = {
     "dna": (PAIRS, ["--aspects", "2", "--swap"]),
     "fennec": (PAIRS, ["--criteria-count", "2", "--swap"]),
     "coeval": (OUTPUTS, ["--criteria", str(CRITERIA)]),
-    "hdeval": (OUTPUTS, ["--criteria", "TREE"]),
+    "hdeval": (OUTPUTS, ["--criteria", str(TREE)]),
 }
 """Each method, on the example pairs in both orders, or (CoEval and HD-Eval judge one output at a
 time) on the example outputs."""
@@ -122,10 +110,6 @@ def test_every_method_judges_with_a_real_model(
 ) -> None:
     source, flags = METHODS[method]
     items = first(source, 1, tmp_path)
-    if "TREE" in flags:
-        tree = tmp_path / "tree.yaml"
-        tree.write_text(TREE, encoding="utf-8")
-        flags = [str(tree) if flag == "TREE" else flag for flag in flags]
     model = model_flags(where, request, f"llamacpp:{models.small}")
     out = tmp_path / "j.jsonl"
     code, output = judge(
