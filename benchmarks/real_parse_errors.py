@@ -47,7 +47,8 @@ def run(model: Path, method: str, structured: bool, limit: int | None, folder: P
     """One method's run, and what its trace says of each stage."""
     source, flags = METHODS[method]
     items = folder / f"{source.stem}-{limit}.jsonl"
-    items.write_text("".join(source.read_text(encoding="utf-8").splitlines(keepends=True)[:limit]))
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)[:limit]
+    items.write_text("".join(lines))
     out = folder / f"{method}-{'structured' if structured else 'text'}.jsonl"
     command = [sys.executable, "-m", "faceteval", "judge", str(items), "--method", method, *flags]
     command += ["--model", f"llamacpp:{model}?threads=1", "--out", str(out), "--no-cache"]
@@ -60,7 +61,7 @@ def run(model: Path, method: str, structured: bool, limit: int | None, folder: P
     if "Traceback" in done.stderr:
         raise SystemExit(f"{method}: the run crashed:\n{done.stderr[-3000:]}")
     judged = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    expected = sum(1 for line in items.read_text().splitlines() if line.strip())
+    expected = sum(1 for line in lines if line.strip())
     statuses = Counter(j["status"] for j in judged)
     if not judged:  # nothing ok: the command writes no file; its summary line still counts them
         statuses = Counter({"parse_error": expected})

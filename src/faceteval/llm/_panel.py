@@ -98,6 +98,7 @@ class Panel:
         """What rebuilds the panel (for run records), as one LLM's: ``model`` names the panel and its
         judges in order, ``identity`` each judge's endpoint (`` | ``-separated), ``config`` theirs."""
         members = [judge.describe() for judge in self.judges]
+        fallbacks = [m["structured_fallback"] for m in members if "structured_fallback" in m]
         return {
             "model": self.name,
             "identity": " | ".join(str(member["identity"]) for member in members),
@@ -105,14 +106,7 @@ class Panel:
             "concurrency": self.concurrency,
             "timeout": max(judge.timeout for judge in self.judges),
             "max_retries": max(judge.retry.max_retries for judge in self.judges),
-        } | next(
-            (
-                {"structured_fallback": m["structured_fallback"]}
-                for m in members
-                if "structured_fallback" in m
-            ),
-            {},
-        )
+        } | ({"structured_fallback": fallbacks[0]} if fallbacks else {})
 
     async def aclose(self) -> None:
         """Close every judge's connections in the running event loop."""
