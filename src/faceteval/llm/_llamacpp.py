@@ -14,8 +14,8 @@ SHA-256 digest: a cached reply belongs to the weights, wherever the file is and 
 llama-cpp-python needs to return log-probabilities; ``--structured`` becomes a grammar compiled from
 the stage's JSON schema (``response_format`` of type ``json_object`` with a ``schema``).
 
-A call that times out stops at its next token: its generation is cut, not left running behind the
-next call.
+A call that times out, or whose run is stopped (Ctrl-C, SIGTERM), stops at once, while it reads
+its prompt as while it generates: it is not left running behind the next call or the run's exit.
 """
 
 from __future__ import annotations
@@ -189,6 +189,8 @@ class LlamaCppProvider:
         self._metadata: dict[str, str] = {}
         self._stop = threading.Event()
         """The event of the call being generated: set when that call is abandoned."""
+        self._abort: Any = None
+        """The model's abort callback (`_abortable`), kept alive while llama.cpp holds its pointer."""
 
     @property
     def identity(self) -> str:
@@ -267,6 +269,8 @@ class LlamaCppProvider:
             except ValueError as exc:  # "Requested tokens (5000) exceed context window of 4096", ...
                 raise BadRequestError(f"llamacpp ({self._path.name}) refused the request: {exc}") from exc
             except Exception as exc:
+                if stop.is_set():  # llama_decode aborted mid-prompt ("llama_decode returned 2")
+                    raise ProviderError(f"llamacpp ({self._path.name}): the call was stopped") from exc
                 raise ProviderError(
                     f"llamacpp ({self._path.name}) failed: {type(exc).__name__}: {exc}"
                 ) from exc
@@ -287,7 +291,9 @@ class LlamaCppProvider:
                 if callable(close):
                     close()
             model = self._load(options, logits_all=logits_all)
-        _stoppable(model, lambda: self._stop.is_set())
+        stopped = self._stop_requested
+        _stoppable(model, stopped)
+        self._abort = _abortable(model, stopped)
         self._model, self._logits_all = model, logits_all
         metadata = getattr(model, "metadata", None)
         if isinstance(metadata, Mapping):
@@ -314,6 +320,9 @@ class LlamaCppProvider:
         except (ValueError, RuntimeError) as exc:  # llama.cpp could not load it
             raise ConfigError(f"llamacpp: cannot load {str(self._path)!r}: {exc}") from exc
 
+    def _stop_requested(self) -> bool:
+        return self._stop.is_set()
+
     async def aclose(self) -> None:
         """Nothing to close between runs: the model stays loaded for the next call."""
 
@@ -337,6 +346,25 @@ def _stoppable(model: Any, stopped: Callable[[], bool]) -> None:
         return create(*args, stopping_criteria=criteria, **kwargs)
 
     model.create_completion = with_stop
+
+
+def _abortable(model: Any, stopped: Callable[[], bool]) -> Any:
+    """Have llama.cpp abandon a prompt being read once ``stopped()`` holds (a long prompt on one
+    core takes seconds to read, and `_stoppable`'s criterion is asked only between tokens).
+
+    llama.cpp asks the context's abort callback between the operations of each batch it computes;
+    ``llama_decode`` then returns 2, which llama-cpp-python raises as a RuntimeError. Returns the
+    callback, which must outlive the model (llama.cpp keeps only its address), or None when
+    ``model`` is not a ``llama_cpp.Llama``.
+    """
+    context = getattr(getattr(model, "_ctx", None), "ctx", None)
+    if context is None:
+        return None
+    import llama_cpp
+
+    callback = llama_cpp.ggml_abort_callback(lambda _data: stopped())
+    llama_cpp.llama_set_abort_callback(context, callback, None)
+    return callback
 
 
 def _retrieved(future: asyncio.Future[Any]) -> None:
