@@ -275,3 +275,24 @@ def test_structured_alone_before_the_input_file_is_auto_and_the_file_is_read(
             assert sent and {r.schema_dialect[0] for r in sent} == {dialect}  # type: ignore[index]
     wrong = CliRunner().invoke(cli, ["judge", str(pairs), "--structured=grammar", "--model", "openai:m"])
     assert wrong.exit_code == 2 and "'grammar' is not one of" in wrong.output
+
+
+def test_a_panel_records_which_of_its_judges_fell_back_to_json_object(
+    tmp_path: Path, rule: RuleJudge
+) -> None:
+    out = tmp_path / "o.jsonl"
+    with (
+        LLMServer(rule.for_server()) as taking,
+        LLMServer(refusing_json_schema(rule.for_server())) as refusing,
+    ):
+        result = invoke(
+            pairs_file(tmp_path), "--method", "direct", "--model", f"openai:a@{taking.base_url}",
+            "--model", f"openai:b@{refusing.base_url}", "--concurrency", "1", "--out", out, "--no-cache",
+            "--structured",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert {r.schema_dialect[0] for r in taking.requests} == {"json_schema"}  # type: ignore[index]
+        assert refusing.requests[-1].schema_dialect[0] == "json_object"  # type: ignore[index]
+    assert [(j["status"], j["verdict"]) for j in read_jsonl(out)] == [("ok", 1), ("ok", 2), ("ok", 1)]
+    llm = json.loads((tmp_path / "o.run.json").read_text())["llm"]
+    assert llm["structured_fallback"] == "json_object (openai:b)"  # a: json_schema, as asked

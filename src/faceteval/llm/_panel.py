@@ -96,9 +96,15 @@ class Panel:
 
     def describe(self) -> dict[str, Any]:
         """What rebuilds the panel (for run records), as one LLM's: ``model`` names the panel and its
-        judges in order, ``identity`` each judge's endpoint (`` | ``-separated), ``config`` theirs."""
+        judges in order, ``identity`` each judge's endpoint (`` | ``-separated), ``config`` theirs,
+        ``structured_fallback`` the dialect fallen back to, naming the judges that fell back when not
+        all of them did."""
         members = [judge.describe() for judge in self.judges]
-        fallbacks = [m["structured_fallback"] for m in members if "structured_fallback" in m]
+        fell_back = [m for m in members if "structured_fallback" in m]
+        fallback: dict[str, str] = {}
+        if fell_back:  # "json_object", or "json_object (openai:b)" when the others took json_schema
+            which = "" if len(fell_back) == len(members) else f" ({', '.join(m['model'] for m in fell_back)})"
+            fallback["structured_fallback"] = f"{fell_back[0]['structured_fallback']}{which}"
         return {
             "model": self.name,
             "identity": " | ".join(str(member["identity"]) for member in members),
@@ -106,7 +112,7 @@ class Panel:
             "concurrency": self.concurrency,
             "timeout": max(judge.timeout for judge in self.judges),
             "max_retries": max(judge.retry.max_retries for judge in self.judges),
-        } | ({"structured_fallback": fallbacks[0]} if fallbacks else {})
+        } | fallback
 
     async def aclose(self) -> None:
         """Close every judge's connections in the running event loop."""
