@@ -159,7 +159,7 @@ class JudgeContext:
                 *messages,
                 assistant(exchange.completion.text),
                 *self.render(
-                    "common/reask", problem=first.problem.rstrip("."), instructions=parser.instructions
+                    "common/reask", problem=_problem_for_model(first), instructions=parser.instructions
                 ),
             ]
             exchange = await self._generate(stage, retry, parser, config, order, facet)
@@ -322,6 +322,23 @@ def with_examples(messages: Sequence[Message], examples: str) -> list[Message]:
     return [*shown, Message("user", examples)]
 
 
+CUT_OFF = "the reply was cut off at max_tokens"
+"""How the problem of a reply cut off at the token limit begins (`_read`)."""
+
+
+def _problem_for_model(error: ParseError) -> str:
+    """What the re-ask tells the model of its reply's problem: as the run reports it, except that a
+    reply cut off at the token limit is told to be shorter (``--max-tokens`` is the user's to raise,
+    not the model's: a model shown that advice has been seen to repeat it as its answer)."""
+    cause = error.__cause__
+    if isinstance(cause, ParseError) and error.problem.startswith(CUT_OFF):
+        return (
+            f"it was too long and was cut off before it was complete, so {cause.problem.rstrip('.')}; "
+            "write a shorter reply"
+        )
+    return error.problem.rstrip(".")
+
+
 def _read(parser: Parser[T], completion: Completion, max_tokens: int) -> T:
     """``parser``'s value of the reply; a reply it cannot read that was cut off at the token limit
     (finish reason ``length``) is said to be cut off, since that, not its form, is what went wrong.
@@ -336,7 +353,7 @@ def _read(parser: Parser[T], completion: Completion, max_tokens: int) -> T:
             raise
         problem = exc.problem.rstrip(".")
         raise ParseError(
-            f"the reply was cut off at max_tokens {max_tokens} (finish reason length) before it was "
+            f"{CUT_OFF} {max_tokens} (finish reason length) before it was "
             f"complete, so {problem}; raise --max-tokens (GenerateConfig(max_tokens=...) in Python)",
             raw=exc.raw or completion.text,
         ) from exc

@@ -544,6 +544,9 @@ def test_a_reply_cut_off_at_max_tokens_is_reported_as_cut_off(config: GenerateCo
     assert "raise --max-tokens" in (judgment.error or "")
     assert all("cut off at max_tokens 64" in (entry.problem or "") for entry in judgment.trace)
     assert judgment.trace[0].raw == text
+    reask = provider.requests[1].messages[-1].content  # the model is told to be brief, not the user's fix
+    assert "it was too long and was cut off before it was complete" in reask
+    assert "write a shorter reply" in reask and "--max-tokens" not in reask
 
 
 def test_a_reply_cut_off_that_still_reads_is_used() -> None:

@@ -4,7 +4,8 @@ task's criteria (`TaskCriteriaParser`).
 Li et al., "Collaborative Evaluation" (Appendices A and C). Scores are read as Appendix C says: the
 score part of the reply (the "2." item, or a "Score:" line) loses "out of N" and "/N" (and scale
 mentions such as "(1-5)"), and its first number is the score. Where the reply has no score part, the
-project's `ScoreParser` reads it. A denominator other than the scale's top, a range ("4-5"), or a
+project's `ScoreParser` reads it; where its score part holds no number (the reply numbered its own
+steps) and its conclusion is a bare number ("Conclusion: 3"), that number. A denominator other than the scale's top, a range ("4-5"), or a
 score off the scale is a parse failure (re-asked once), never repaired.
 """
 
@@ -40,6 +41,8 @@ _SCALE_MENTION = re.compile(
     re.IGNORECASE,
 )
 _FIRST = re.compile(rf"(?<![\w.])[-+]?{_NUM}(?!\w)")
+_BARE = re.compile(rf"[*_]*{_NUM}(?:[ \t]*(?:/|out of)[ \t]*{_NUM})?[*_]*[ \t]*\.?", re.IGNORECASE)
+"""A part that is a number and nothing more ("3", "**4**", "4/5")."""
 _BULLET = re.compile(r"^(?:[-*•]|\d{1,2}[.)])[ \t]+")
 
 
@@ -118,6 +121,9 @@ class _Form:
         if "score" not in parts and self.opens_with_score and _FIRST.match(text.lstrip(" \t\n*_#")):
             first, _, rest = text.strip().partition("\n")
             preamble, parts = rest.strip(), {"score": first}
+        if "score" in parts and _numberless(parts["score"]) and _BARE.fullmatch(parts.get("conclusion", "")):
+            if not any(head and head[1] == "score" for head in map(_head, text.splitlines())):
+                parts["score"] = parts["conclusion"]  # its own steps numbered, then "Conclusion: 3"
         if "score" in parts:
             return _Reading(self._score(parts["score"], text), parts, preamble)
         around = "\n".join(p for p in (preamble, parts.get("conclusion", "")) if p) or text
@@ -170,6 +176,11 @@ class _Form:
         if not low <= value <= high:
             raise ParseError(f"score {number[0]} is outside {describe_range(low, high)}", raw=text)
         return value
+
+
+def _numberless(part: str) -> bool:
+    """Whether a score part holds no number once scale mentions and denominators are taken out."""
+    return _FIRST.search(OUT_OF.sub(" ", _SCALE_MENTION.sub(" ", part))) is None
 
 
 def _head(line: str) -> tuple[int | None, str | None, str] | None:

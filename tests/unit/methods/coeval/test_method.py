@@ -213,6 +213,9 @@ def test_two_candidates_are_evaluated_on_their_own_and_give_a_verdict(swap: bool
         ("4\nThe answer is clear.", 4.0),
         ('{"score": 4, "reason": "clear"}', 4.0),
         ("The answer is clear. I would give it 4 out of 5.", 4.0),
+        # a real 0.5B model's: its own steps numbered, then the score as the conclusion
+        ("Evaluation Steps:\n1. It is short.\n2. No instructions to follow.\n3. Complete.\n\nConclusion: 3", 3.0),
+        ("1. It is short.\n2. It is plain.\nConclusion: **4/5**", 4.0),
     ],
 )
 def test_appendix_c_score_formats_are_read(reply: str, score: float) -> None:
@@ -225,6 +228,9 @@ def test_appendix_c_score_formats_are_read(reply: str, score: float) -> None:
         ("1. Clear.\n2. Score: 4/10", "given out of 10; it must be on a 1-5 scale"),
         ("1. Clear.\n2. Score: 4-5", "gives a range"),
         ("1. Clear.\n2. Score: N/A\n3. Evidence: none", "holds no number"),
+        ("1. Clear.\n2. Score: N/A\nConclusion: 3", "holds no number"),  # the score said it has none
+        ("1. Short.\n2. Plain words.\nConclusion: fine, maybe 3", "holds no number"),  # not a bare number
+        ("1. Short.\n2. Plain words.\nConclusion: 7", "score 7 is outside 1-5"),
         ("1. Clear.\n2. Score: 6", "score 6 is outside 1-5"),
         ("1. Clear.\n2. Score: 0", "score 0 is outside 1-5"),
         ("I'm sorry, I cannot evaluate this.", "refusal"),
