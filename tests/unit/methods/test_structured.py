@@ -515,6 +515,14 @@ def test_scores_on_whole_scales_are_integers_and_texts_are_bounded(parser: Any) 
             assert node.get("maxLength") == (None if at == ".modified_response" else 1000), at
 
 
+def test_coevals_evidence_list_is_bounded_in_the_schema_but_a_longer_one_is_read() -> None:
+    """A small model quoted the same sentences until max_tokens cut the JSON: maxItems ends the list."""
+    parser = CriterionParser("Clarity", 1, (1, 5))
+    assert parser.json_reply().schema()["properties"]["evidence"]["maxItems"] == 5
+    many = json.dumps({"conclusion": "Clear.", "score": 4, "evidence": [f"s{k}" for k in range(7)]})
+    assert len(StructuredParser(parser.json_reply()).parse(many).evidence) == 7
+
+
 def test_a_scale_that_is_not_of_whole_numbers_keeps_number_scores() -> None:
     schema = ScoreParser(["Output"], scale=(0, 1)).json_reply().schema()
     assert schema["properties"]["scores"]["items"] == {"type": "number", "minimum": 0.0, "maximum": 1.0}

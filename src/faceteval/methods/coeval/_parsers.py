@@ -4,9 +4,10 @@ task's criteria (`TaskCriteriaParser`).
 Li et al., "Collaborative Evaluation" (Appendices A and C). Scores are read as Appendix C says: the
 score part of the reply (the "2." item, or a "Score:" line) loses "out of N" and "/N" (and scale
 mentions such as "(1-5)"), and its first number is the score. Where the reply has no score part, the
-project's `ScoreParser` reads it; where its score part holds no number (the reply numbered its own
-steps) and its conclusion is a bare number ("Conclusion: 3"), that number. A denominator other than the scale's top, a range ("4-5"), or a
-score off the scale is a parse failure (re-asked once), never repaired.
+project's `ScoreParser` reads it; where its score part holds no number (the reply numbered its
+own steps) and its conclusion is a bare number ("Conclusion: 3"), that number. A denominator other
+than the scale's top, a range ("4-5"), or a score off the scale is a parse failure (re-asked once),
+never repaired.
 """
 
 from __future__ import annotations
@@ -121,9 +122,8 @@ class _Form:
         if "score" not in parts and self.opens_with_score and _FIRST.match(text.lstrip(" \t\n*_#")):
             first, _, rest = text.strip().partition("\n")
             preamble, parts = rest.strip(), {"score": first}
-        if "score" in parts and _numberless(parts["score"]) and _BARE.fullmatch(parts.get("conclusion", "")):
-            if not any(head and head[1] == "score" for head in map(_head, text.splitlines())):
-                parts["score"] = parts["conclusion"]  # its own steps numbered, then "Conclusion: 3"
+        if "score" in parts and _bare_conclusion(parts, text):
+            parts["score"] = parts["conclusion"]  # its own steps numbered, then "Conclusion: 3"
         if "score" in parts:
             return _Reading(self._score(parts["score"], text), parts, preamble)
         around = "\n".join(p for p in (preamble, parts.get("conclusion", "")) if p) or text
@@ -178,9 +178,14 @@ class _Form:
         return value
 
 
-def _numberless(part: str) -> bool:
-    """Whether a score part holds no number once scale mentions and denominators are taken out."""
-    return _FIRST.search(OUT_OF.sub(" ", _SCALE_MENTION.sub(" ", part))) is None
+def _bare_conclusion(parts: dict[str, str], text: str) -> bool:
+    """Whether the conclusion is a bare number and the score part, an item no line labels "Score",
+    holds none (scale mentions and denominators taken out): the reply numbered its own steps."""
+    if not _BARE.fullmatch(parts.get("conclusion", "")):
+        return False
+    if _FIRST.search(OUT_OF.sub(" ", _SCALE_MENTION.sub(" ", parts["score"]))) is not None:
+        return False
+    return not any(head and head[1] == "score" for head in map(_head, text.splitlines()))
 
 
 def _head(line: str) -> tuple[int | None, str | None, str] | None:

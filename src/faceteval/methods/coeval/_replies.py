@@ -17,6 +17,11 @@ from faceteval.llm import JsonReply
 from faceteval.parsing import reply_model, text_field
 from faceteval.parsing.internal import bounded_text, score_type
 
+EVIDENCE_MAX_ITEMS = 5
+"""The ``maxItems`` of the evidence list's schema: a server that enforces the schema ends the list there
+(a small model has been seen to quote the same sentences until ``max_tokens`` cut the JSON); a
+longer list is still read."""
+
 
 def _score(scale: tuple[float, float]) -> tuple[Any, Any]:
     low, high = scale
@@ -54,7 +59,10 @@ def _criterion_model(low: float, high: float) -> type[BaseModel]:
         score=_score((low, high)),
         evidence=(
             list[bounded_text()],  # type: ignore[misc]
-            Field(description="Sentences quoted from the output, one per item."),
+            Field(
+                description=f"Sentences quoted from the output, one per item (at most {EVIDENCE_MAX_ITEMS}).",
+                json_schema_extra={"maxItems": EVIDENCE_MAX_ITEMS},
+            ),
         ),
     )
 

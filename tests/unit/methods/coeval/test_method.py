@@ -214,7 +214,7 @@ def test_two_candidates_are_evaluated_on_their_own_and_give_a_verdict(swap: bool
         ('{"score": 4, "reason": "clear"}', 4.0),
         ("The answer is clear. I would give it 4 out of 5.", 4.0),
         # a real 0.5B model's: its own steps numbered, then the score as the conclusion
-        ("Evaluation Steps:\n1. It is short.\n2. No instructions to follow.\n3. Complete.\n\nConclusion: 3", 3.0),
+        ("Evaluation Steps:\n1. It is short.\n2. No instructions.\n3. Complete.\n\nConclusion: 3", 3.0),
         ("1. It is short.\n2. It is plain.\nConclusion: **4/5**", 4.0),
     ],
 )
