@@ -15,7 +15,7 @@ import functools
 import json
 import re
 from collections.abc import Sequence
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -64,7 +64,12 @@ class StructuredParser(Generic[T]):
         try:
             value = self.reply.model.model_validate_json(body, strict=True)
         except ValidationError as exc:
-            raise ParseError(_problem(exc), raw=text) from None
+            if (loose := _with_raw_control_characters(body, exc)) is None:
+                raise ParseError(_problem(exc), raw=text) from None
+            try:
+                value = self.reply.model.model_validate(loose, strict=True)
+            except ValidationError as again:
+                raise ParseError(_problem(again), raw=text) from None
         return self.reply.read(value, text)
 
     def example(self) -> str:
@@ -112,6 +117,18 @@ def _appended(messages: Sequence[Message], note: str) -> tuple[Message, ...]:
         last = messages[-1]
         return (*messages[:-1], Message("user", f"{last.content}\n\n{note}"))
     return (*messages, Message("user", note))
+
+
+def _with_raw_control_characters(body: str, error: ValidationError) -> Any:
+    """The JSON value of ``body`` when its only fault is a raw control character (a newline, a tab)
+    inside a string, which JSON forbids but whose meaning is plain: llama-cpp-python's grammars let
+    a model write one. None otherwise."""
+    if not any(p["type"] == "json_invalid" and "control character" in p["msg"] for p in error.errors()):
+        return None
+    try:
+        return json.loads(body, strict=False)
+    except ValueError:
+        return None
 
 
 def _problem(error: ValidationError) -> str:

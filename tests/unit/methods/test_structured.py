@@ -523,6 +523,18 @@ def test_coevals_evidence_list_is_bounded_in_the_schema_but_a_longer_one_is_read
     assert len(StructuredParser(parser.json_reply()).parse(many).evidence) == 7
 
 
+def test_a_raw_newline_inside_a_string_is_read_and_other_bad_json_is_not() -> None:
+    """llama-cpp-python's grammar lets a model write a raw newline in a string (a real 135M model's
+    reply); JSON forbids it, but what the reply says is plain."""
+    reply = StructuredParser(ScoreParser(["Output"], explained=True).json_reply())
+    read = reply.parse('{ "scores": [1] , "explanation": "The scores are 1.\nThat is all."}')
+    assert read.values == (1.0,) and read.explanation == "The scores are 1.\nThat is all."
+    with pytest.raises(ParseError, match="not valid JSON"):
+        reply.parse('{ "scores": [1] , "explanation": "cut\noff')
+    with pytest.raises(ParseError, match="less than or equal to 10"):
+        reply.parse('{ "scores": [11] , "explanation": "a\nb"}')
+
+
 def test_a_scale_that_is_not_of_whole_numbers_keeps_number_scores() -> None:
     schema = ScoreParser(["Output"], scale=(0, 1)).json_reply().schema()
     assert schema["properties"]["scores"]["items"] == {"type": "number", "minimum": 0.0, "maximum": 1.0}
