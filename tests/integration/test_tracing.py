@@ -103,6 +103,30 @@ def test_a_run_is_a_span_over_its_instances_over_their_llm_calls(
     assert run.attributes["faceteval.judgments"] == 2
     assert run.attributes["faceteval.calls"] == len(calls)
     assert run.attributes["faceteval.status.ok"] == 2
+    assert run.attributes["faceteval.model"] == "openai:judge"
+
+
+def test_only_the_llm_calls_carry_genai_usage_and_the_totals_above_them_are_facetevals(
+    exported: InMemorySpanExporter, server: LLMServer
+) -> None:
+    judgments = judge(pairs(2), DnA(), llm_for(server))
+    spans = exported.get_finished_spans()
+    (run,) = named(spans, "judge dna")
+    calls = named(spans, "chat ")
+    for span in [run, *named(spans, "judge_instance")]:  # a GenAI-aware viewer would count them as calls
+        assert not [key for key in span.attributes or {} if key.startswith("gen_ai.")]
+    used = [
+        (c.attributes["gen_ai.usage.input_tokens"], c.attributes["gen_ai.usage.output_tokens"]) for c in calls
+    ]
+    assert (run.attributes["faceteval.input_tokens"], run.attributes["faceteval.output_tokens"]) == (
+        sum(i for i, _ in used),
+        sum(o for _, o in used),
+    )
+    by_id = {s.attributes["faceteval.instance_id"]: s for s in named(spans, "judge_instance")}
+    for judgment in judgments:
+        span = by_id[judgment.id]
+        assert span.attributes["faceteval.input_tokens"] == judgment.usage.input_tokens > 0
+        assert span.attributes["faceteval.output_tokens"] == judgment.usage.output_tokens > 0
 
 
 def test_an_llm_call_span_follows_the_genai_conventions(
@@ -126,7 +150,11 @@ def test_an_llm_call_span_follows_the_genai_conventions(
         assert attributes["gen_ai.usage.output_tokens"] > 0
         assert attributes["faceteval.cache_hit"] is False
         assert (attributes["faceteval.attempts"], attributes["faceteval.retries"]) == (1, 0)
+        assert (attributes["server.address"], attributes["server.port"]) == ("127.0.0.1", server.port)
+        assert str(attributes["gen_ai.response.id"]).startswith("chatcmpl-")
+        assert "gen_ai.usage.cache_read.input_tokens" not in attributes  # the server reported none
         assert "gen_ai.input.messages" not in attributes  # message contents are opt-in
+    assert len({c.attributes["gen_ai.response.id"] for c in calls}) == len(calls)
     stages = sorted(str(c.attributes["faceteval.stage"]) for c in calls)
     assert stages == ["dna.aspects", *["dna.score"] * len(DEFAULT_ASPECTS), "dna.weights"]
     facets = {
@@ -136,6 +164,43 @@ def test_an_llm_call_span_follows_the_genai_conventions(
     assert all(
         "faceteval.facet" not in c.attributes for c in calls if c.attributes["faceteval.stage"] != "dna.score"
     )
+
+
+def test_an_anthropic_call_names_its_server_and_the_messages_id(
+    exported: InMemorySpanExporter, server: LLMServer
+) -> None:
+    server.enqueue(Reply("8 3\nResponse 1 is better.", input_tokens=50, cached_tokens=30))
+    llm = LLM.from_spec("anthropic:judge", base_url=server.root_url, env={})
+    (judgment,) = judge(pairs(1), Direct(), llm)
+    assert judgment.status == "ok"
+    (call,) = named(exported.get_finished_spans(), "chat ")
+    attributes = call.attributes
+    assert attributes["gen_ai.provider.name"] == "anthropic"
+    assert (attributes["server.address"], attributes["server.port"]) == ("127.0.0.1", server.port)
+    assert str(attributes["gen_ai.response.id"]).startswith("msg_")
+    # Anthropic counts cache reads apart from its input tokens; the conventions count them in
+    assert attributes["gen_ai.usage.cache_read.input_tokens"] == 30
+    assert attributes["gen_ai.usage.input_tokens"] == 50
+
+
+def test_each_candidates_result_is_an_evaluation_event_on_its_instance(
+    exported: InMemorySpanExporter, server: LLMServer
+) -> None:
+    (judgment,) = judge(pairs(1), DnA(), llm_for(server))
+    (instance,) = named(exported.get_finished_spans(), "judge_instance")
+    events = [e.attributes for e in instance.events if e.name == "gen_ai.evaluation.result"]
+    assert len(events) == len(instance.events) == 2 * (1 + len(DEFAULT_ASPECTS))
+    overall = [e for e in events if e["gen_ai.evaluation.name"] == "dna"]
+    assert [e["gen_ai.evaluation.score.value"] for e in overall] == judgment.scores
+    assert [e["gen_ai.evaluation.score.label"] for e in overall] == ["win", "loss"]
+    facets = [e for e in events if "faceteval.facet" in e]
+    assert {e["gen_ai.evaluation.name"] for e in facets} == set(DEFAULT_ASPECTS)
+    weights = {f.name: f.weight for f in judgment.facets}
+    for event in facets:
+        facet = next(f for f in judgment.facets if f.name == event["faceteval.facet"])
+        assert event["gen_ai.evaluation.score.value"] == facet.scores[event["faceteval.candidate"] - 1]
+        assert event["faceteval.weight"] == weights[facet.name]
+    assert not [e for e in events if "gen_ai.evaluation.explanation" in e]  # the judge's words: opt-in
 
 
 def test_cache_hits_are_marked_and_use_no_tokens(
@@ -153,6 +218,7 @@ def test_cache_hits_are_marked_and_use_no_tokens(
     assert all(c.attributes["faceteval.cache_hit"] is True for c in calls)
     assert all(c.attributes["faceteval.attempts"] == 0 for c in calls)
     assert not any("gen_ai.usage.input_tokens" in c.attributes for c in calls)
+    assert not any("gen_ai.response.id" in c.attributes for c in calls)  # no reply came for them
     (instance,) = named(spans, "judge_instance")
     assert instance.attributes["faceteval.cached_calls"] == len(calls)
 
@@ -190,6 +256,9 @@ def test_a_call_that_fails_for_good_is_an_error_span_and_so_is_its_instance(
     assert instance.status.status_code is StatusCode.ERROR
     assert instance.attributes["faceteval.status"] == "error"
     assert parent_of(call) == instance.context.span_id
+    (event,) = instance.events
+    assert event.name == "gen_ai.evaluation.result"
+    assert dict(event.attributes or {}) == {"gen_ai.evaluation.name": "direct", "error.type": "error"}
 
 
 def test_swapped_orders_share_their_instance_span(exported: InMemorySpanExporter, server: LLMServer) -> None:
@@ -215,9 +284,13 @@ def test_message_contents_are_in_the_spans_only_when_asked(server: LLMServer) ->
     finally:
         tracing.disable()
         provider.shutdown()
-    (call,) = named(exporter.get_finished_spans(), "chat ")
+    spans = exporter.get_finished_spans()
+    (call,) = named(spans, "chat ")
     assert "Question 0?" in str(call.attributes["gen_ai.input.messages"])
     assert '"role": "assistant"' in str(call.attributes["gen_ai.output.messages"])
+    (instance,) = named(spans, "judge_instance")
+    explained = {e.attributes["gen_ai.evaluation.explanation"] for e in instance.events}
+    assert explained == {"Scored by rule on overall quality."}
 
 
 def test_nothing_is_exported_once_tracing_is_off(exported: InMemorySpanExporter, server: LLMServer) -> None:

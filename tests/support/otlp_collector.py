@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 Span = tuple[str, dict[str, Any], bytes, bytes]
 """A span received: its name, attributes, id and parent's id (empty for a root)."""
+Event = tuple[bytes, str, dict[str, Any]]
+"""An event of a span received: the span's id, the event's name and attributes."""
 
 
 class Collector(ThreadingHTTPServer):
@@ -32,16 +34,25 @@ class Collector(ThreadingHTTPServer):
 
     def spans(self, scope: str = "faceteval") -> list[Span]:
         """Every span sent by the instrumentation ``scope``."""
-        found = []
+        return [
+            (span.name, _attributes(span.attributes), span.span_id, span.parent_span_id)
+            for span in self._received_spans(scope)
+        ]
+
+    def events(self, scope: str = "faceteval") -> list[Event]:
+        """The events of every span sent by the instrumentation ``scope``, in each span's order."""
+        return [
+            (span.span_id, event.name, _attributes(event.attributes))
+            for span in self._received_spans(scope)
+            for event in span.events
+        ]
+
+    def _received_spans(self, scope: str) -> Iterator[Any]:
         for request in self.received:
             for resource_spans in request.resource_spans:
                 for scope_spans in resource_spans.scope_spans:
-                    if scope_spans.scope.name != scope:
-                        continue
-                    for span in scope_spans.spans:
-                        attributes = {a.key: _value(a.value) for a in span.attributes}
-                        found.append((span.name, attributes, span.span_id, span.parent_span_id))
-        return found
+                    if scope_spans.scope.name == scope:
+                        yield from scope_spans.spans
 
     def services(self) -> set[str]:
         """The ``service.name`` of every resource that sent spans."""
@@ -77,6 +88,10 @@ class _Receive(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+def _attributes(attributes: Any) -> dict[str, Any]:
+    return {a.key: _value(a.value) for a in attributes}
 
 
 def _value(value: Any) -> Any:

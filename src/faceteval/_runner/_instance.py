@@ -57,7 +57,7 @@ async def judge_instance(
         return await judging()
     with instance_span(tracer, instance.id, method.name) as span:
         judgment, trace = await judging()
-        record_judgment(span, judgment)
+        record_judgment(span, judgment, instance.n_candidates)
     return judgment, trace
 
 

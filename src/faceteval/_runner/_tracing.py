@@ -1,8 +1,11 @@
 """The spans of a judge run and of each instance in it (made only while tracing is on).
 
 The LLM calls an instance makes are spans under its span (`faceteval.llm`); the instances are
-spans under the run's. OpenTelemetry is imported here only inside functions, which run only while
-tracing is on.
+spans under the run's. Only the calls' spans carry ``gen_ai.*`` usage: a GenAI-aware backend counts
+each span with it as an LLM call and sums its tokens, so the run's and the instances' totals are
+faceteval's own attributes. Each instance's judgment is also a ``gen_ai.evaluation.result`` event
+per candidate and per facet, as the GenAI semantic conventions record an evaluation. OpenTelemetry
+is imported here only inside functions, which run only while tracing is on.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from faceteval import tracing
+from faceteval._runner._evaluations import EVALUATION_EVENT, evaluations
 from faceteval._runner._stats import RunStats
 from faceteval._util.urls import redact_urls
 from faceteval.core import Judgment
@@ -31,7 +36,7 @@ def run_span(tracer: Tracer, method: str, llm: Judge) -> Iterator[Span]:
     """
     attributes = {"faceteval.method": method}
     if isinstance(llm, LLM):
-        attributes |= {"gen_ai.request.model": llm.spec.model, "gen_ai.provider.name": llm.spec.provider}
+        attributes["faceteval.model"] = str(llm.spec)
     else:
         attributes["faceteval.panel"] = llm.name
     with _recording(tracer, f"judge {method}", attributes) as span:
@@ -47,8 +52,8 @@ def record_run(span: Span, stats: RunStats) -> None:
         "faceteval.calls": total.calls,
         "faceteval.cached_calls": total.cached,
         "faceteval.retries": total.retries,
-        "gen_ai.usage.input_tokens": total.input_tokens,
-        "gen_ai.usage.output_tokens": total.output_tokens,
+        "faceteval.input_tokens": total.input_tokens,
+        "faceteval.output_tokens": total.output_tokens,
         **{f"faceteval.status.{status}": count for status, count in stats.statuses.items()},
     }
     if total.cost_known:
@@ -67,8 +72,10 @@ def instance_span(tracer: Tracer, instance_id: str, method: str) -> Iterator[Spa
         yield span
 
 
-def record_judgment(span: Span, judgment: Judgment) -> None:
-    """Put the judgment's outcome and usage on its instance's span; a failed one marks it an error."""
+def record_judgment(span: Span, judgment: Judgment, candidates: int) -> None:
+    """Put the judgment's outcome and usage on its instance's span, with a ``gen_ai.evaluation.result``
+    event per candidate and facet (`evaluations`, of ``candidates`` outputs); a failed one marks the
+    span an error."""
     from opentelemetry.trace import Status, StatusCode
 
     usage = judgment.usage
@@ -79,10 +86,17 @@ def record_judgment(span: Span, judgment: Judgment) -> None:
         attributes["faceteval.scores"] = list(judgment.scores)
     if judgment.consistent is not None:
         attributes["faceteval.consistent"] = judgment.consistent
-    attributes |= {"faceteval.calls": usage.calls, "faceteval.cached_calls": usage.cached_calls}
+    attributes |= {
+        "faceteval.calls": usage.calls,
+        "faceteval.cached_calls": usage.cached_calls,
+        "faceteval.input_tokens": usage.input_tokens,
+        "faceteval.output_tokens": usage.output_tokens,
+    }
     if usage.cost_usd is not None:
         attributes["faceteval.cost_usd"] = usage.cost_usd
     span.set_attributes(attributes)
+    for event in evaluations(judgment, candidates, explained=tracing.capture_content()):
+        span.add_event(EVALUATION_EVENT, event)
     if judgment.status != "ok":
         span.set_status(Status(StatusCode.ERROR, redact_urls(judgment.error or judgment.status)))
 

@@ -288,6 +288,7 @@ def _completion(reply: object, request: CompletionRequest, where: str) -> Comple
         output_tokens=token_count(getattr(usage, "output_tokens", None)),
         finish_reason=_FINISH_REASONS.get(stop, stop) if stop else None,
         model=reply.model if isinstance(reply.model, str) and reply.model else request.model,
+        response_id=reply.id if isinstance(reply.id, str) and reply.id else None,
     )
 
 

@@ -314,7 +314,7 @@ class LLM:
         )
         if (tracer := tracing_internal.tracer()) is None:
             return await self._generate(request, example, readable)
-        with call_span(tracer, self.spec, request) as span:
+        with call_span(tracer, self.spec, request, getattr(self.provider, "base_url", None)) as span:
             exchange = await self._generate(request, example, readable)
             record(span, exchange)
         return exchange

@@ -289,6 +289,7 @@ def completion_of(data: Any, request: CompletionRequest, where: str) -> Completi
     usage = data.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     model = data.get("model")
+    reply_id = data.get("id")
     return Completion(
         text=text,
         input_tokens=token_count(usage.get("prompt_tokens")),
@@ -297,6 +298,7 @@ def completion_of(data: Any, request: CompletionRequest, where: str) -> Completi
         model=model if isinstance(model, str) and model else request.model,
         logprobs=_logprobs(choice, where) if request.config.logprobs else None,
         cached_input_tokens=_cached_tokens(usage),
+        response_id=reply_id if isinstance(reply_id, str) and reply_id else None,
     )
 
 

@@ -1,11 +1,15 @@
 """The span of one LLM call, after OpenTelemetry's GenAI semantic conventions (made only while tracing is on).
 
-OpenTelemetry is imported here only inside functions, which run only while tracing is on.
+These spans alone carry the ``gen_ai.*`` operation and usage attributes: GenAI-aware backends count each
+span that has them as an LLM call and add up its tokens, so the spans above them (a run, an instance)
+use faceteval's own names. OpenTelemetry is imported here only inside functions, which run only while
+tracing is on.
 """
 
 from __future__ import annotations
 
 import json
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -19,21 +23,27 @@ if TYPE_CHECKING:
 
     from faceteval.llm._registry import ModelSpec
     from faceteval.llm._spend import Exchange
-    from faceteval.llm._types import CompletionRequest, Message
+    from faceteval.llm._types import Completion, CompletionRequest, Message
 
 OPERATION = "chat"
 """``gen_ai.operation.name``: every faceteval call is a chat completion."""
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 @contextmanager
-def call_span(tracer: Tracer, spec: ModelSpec, request: CompletionRequest) -> Iterator[Span]:
-    """A CLIENT span ``chat {model}`` around one call; an error that ends it is recorded on it."""
+def call_span(
+    tracer: Tracer, spec: ModelSpec, request: CompletionRequest, base_url: str | None = None
+) -> Iterator[Span]:
+    """A CLIENT span ``chat {model}`` around one call; an error that ends it is recorded on it.
+
+    ``base_url`` is the server's API root (without credentials), None for a model run in process.
+    """
     from opentelemetry.trace import SpanKind
 
     with tracer.start_as_current_span(
         f"{OPERATION} {spec.model}",
         kind=SpanKind.CLIENT,
-        attributes=_request_attributes(spec, request),
+        attributes=_request_attributes(spec, request) | server_attributes(base_url),
         record_exception=False,
         set_status_on_exception=False,
     ) as span:
@@ -56,23 +66,37 @@ def record(span: Span, exchange: Exchange) -> None:
         "faceteval.attempts": exchange.attempts,
         "faceteval.retries": max(exchange.attempts - 1, 0),
     }
-    if exchange.planned:
-        attributes["faceteval.planned"] = True
     if completion.model:
         attributes["gen_ai.response.model"] = completion.model
     if completion.finish_reason:
         attributes["gen_ai.response.finish_reasons"] = [completion.finish_reason]
-    if not exchange.cached:  # a cache hit used no tokens and cost nothing
-        attributes["gen_ai.usage.input_tokens"] = completion.input_tokens
-        attributes["gen_ai.usage.output_tokens"] = completion.output_tokens
-        if exchange.cost_usd is not None:
-            attributes["faceteval.cost_usd"] = exchange.cost_usd
+    if exchange.planned:  # a dry run's stand-in: no call was made, so its estimated tokens are no usage
+        attributes["faceteval.planned"] = True
+        attributes["faceteval.estimated_input_tokens"] = completion.input_tokens
+        attributes["faceteval.estimated_output_tokens"] = completion.output_tokens
+    elif not exchange.cached:  # a cache hit used no tokens
+        attributes |= _answered(completion)
+    if not exchange.cached and exchange.cost_usd is not None:  # and cost nothing
+        attributes["faceteval.cost_usd"] = exchange.cost_usd
     if tracing.capture_content():
         attributes["gen_ai.input.messages"] = _messages(exchange.messages)
         attributes["gen_ai.output.messages"] = json.dumps(
             [_message("assistant", completion.text, completion.finish_reason)], ensure_ascii=False
         )
     span.set_attributes(attributes)
+
+
+def _answered(completion: Completion) -> dict[str, Any]:
+    """The tokens a call used, and its reply's id when the provider gave one."""
+    usage: dict[str, Any] = {
+        "gen_ai.usage.input_tokens": completion.input_tokens,
+        "gen_ai.usage.output_tokens": completion.output_tokens,
+    }
+    if completion.cached_input_tokens:  # of the input tokens, those read from the provider's cache
+        usage["gen_ai.usage.cache_read.input_tokens"] = completion.cached_input_tokens
+    if completion.response_id:
+        usage["gen_ai.response.id"] = completion.response_id
+    return usage
 
 
 def retrying(attempt: int, error: ProviderError, delay: float) -> None:
@@ -83,6 +107,26 @@ def retrying(attempt: int, error: ProviderError, delay: float) -> None:
         "faceteval.retry",
         {"faceteval.attempt": attempt, "error.type": type(error).__qualname__, "faceteval.delay_s": delay},
     )
+
+
+def server_attributes(base_url: str | None) -> dict[str, Any]:
+    """``server.address`` and ``server.port`` of an API root (the scheme's port when it names none).
+
+    Examples:
+        >>> server_attributes("http://127.0.0.1:8000/v1")
+        {'server.address': '127.0.0.1', 'server.port': 8000}
+        >>> server_attributes("https://api.openai.com/v1")
+        {'server.address': 'api.openai.com', 'server.port': 443}
+        >>> server_attributes(None)
+        {}
+    """
+    if base_url is None:
+        return {}
+    parts = urllib.parse.urlsplit(base_url)
+    if not parts.hostname:
+        return {}
+    port = parts.port or DEFAULT_PORTS.get(parts.scheme)
+    return {"server.address": parts.hostname} | ({"server.port": port} if port is not None else {})
 
 
 def _request_attributes(spec: ModelSpec, request: CompletionRequest) -> dict[str, Any]:

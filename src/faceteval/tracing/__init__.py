@@ -3,7 +3,9 @@
 With tracing on, each run, each instance and each LLM call is a span, the LLM calls following
 OpenTelemetry's GenAI semantic conventions (``chat {model}``, kind CLIENT, ``gen_ai.*`` attributes)
 with faceteval's own beside them: the stage and facet that asked, the instance, cache hits,
-attempts and cost. Spans go to the global TracerProvider the application configured (this
+attempts and cost. Only the LLM call spans carry ``gen_ai.*`` usage (the run's and instances'
+totals are ``faceteval.*``), and each judgment is ``gen_ai.evaluation.result`` events on its
+instance's span. Spans go to the global TracerProvider the application configured (this
 package uses only the OpenTelemetry API), or to the one given to `enable`. Message contents are
 left out unless ``capture_content`` is asked for.
 

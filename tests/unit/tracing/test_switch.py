@@ -56,6 +56,10 @@ def test_a_planned_call_is_a_span_marked_as_planned() -> None:
     (span,) = exporter.get_finished_spans()
     assert span.name == "chat demo" and span.attributes["faceteval.planned"] is True
     assert span.attributes["gen_ai.provider.name"] == "scripted"
+    # no call was made: its estimated tokens are no usage for a viewer to count
+    assert span.attributes["faceteval.estimated_input_tokens"] > 0
+    assert not [key for key in span.attributes if key.startswith("gen_ai.usage.")]
+    assert "server.address" not in span.attributes  # a scripted provider has no server
 
 
 def test_without_opentelemetry_enabling_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
