@@ -8,6 +8,7 @@ fixture and a test check.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import os
 import re
@@ -32,13 +33,25 @@ QUALITY = {"good answer": 9, "fair answer": 6, "poor answer": 3}
 UNREADABLE = "Answer in riddles."
 """A query the server answers with text no method can read."""
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+LEAVES_CLIENTS_OPEN = pytest.mark.filterwarnings(
+    r"ignore:Exception ignored in. <(socket\.socket|function _SelectorTransport):"
+    "pytest.PytestUnraisableExceptionWarning"
+)
+"""DeepEval's OpenAIModel makes an OpenAI client for each call and never closes it: a user's process
+ignores the ResourceWarnings of its sockets; a test collects them (`collect_clients`) and ignores them."""
 
 
 def respond(body: Mapping[str, Any]) -> str:
-    """The rule judge's reply, or one that cannot be read for the `UNREADABLE` query."""
-    if any(UNREADABLE in str(message["content"]) for message in body["messages"]):
+    """The rule judge's reply, or one that cannot be read for the `UNREADABLE` query. A message's content
+    may come as parts (``[{"type": "text", "text": ...}]``: DeepEval's OpenAIModel sends it so)."""
+    messages = [{**message, "content": text_of(message["content"])} for message in body["messages"]]
+    if any(UNREADABLE in message["content"] for message in messages):
         return "I would rather not say."
-    return RuleJudge(quality=QUALITY, record=False).respond(body["messages"])
+    return RuleJudge(quality=QUALITY, record=False).respond(messages)
+
+
+def text_of(content: str | list[Mapping[str, Any]]) -> str:
+    return content if isinstance(content, str) else "".join(part["text"] for part in content)
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +122,11 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+def collect_clients() -> None:
+    """Collect the clients DeepEval's OpenAIModel left open, while the test that made them runs."""
+    gc.collect()
+
+
 def metric(server: LLMServer, **options: Any) -> Any:
     from faceteval.integrations.deepeval import FacetMetric
 
@@ -147,9 +165,9 @@ def test_evaluate_reports_each_output_scored_on_its_facets(
     cases = [case("good answer"), case("fair answer"), case("poor answer")]
     data = evaluate(deepeval, cases, [metric(server, threshold=0.5)], run_async=run_async)
     assert [(d.name, d.score, d.success, d.error) for d in data] == [
-        ("dna [faceteval]", pytest.approx(8 / 9), True, None),
-        ("dna [faceteval]", pytest.approx(5 / 9), True, None),
-        ("dna [faceteval]", pytest.approx(2 / 9), False, None),
+        ("faceteval dna", pytest.approx(8 / 9), True, None),
+        ("faceteval dna", pytest.approx(5 / 9), True, None),
+        ("faceteval dna", pytest.approx(2 / 9), False, None),
     ]
     assert {d.evaluation_model for d in data} == {"openai:judge"}
     assert data[2].reason == "\n".join(
@@ -210,9 +228,7 @@ def test_pairwise_against_a_baseline_given_to_the_metric(deepeval: ModuleType, s
 
 def test_assert_test_passes_and_fails_as_the_threshold_says(deepeval: ModuleType, server: LLMServer) -> None:
     deepeval.assert_test(case("good answer"), [metric(server, threshold=0.8)])
-    with pytest.raises(
-        AssertionError, match=r"dna \[faceteval\] \(score: 0\.55+6, threshold: 0\.8"
-    ) as failed:
+    with pytest.raises(AssertionError, match=r"faceteval dna \(score: 0\.55+6, threshold: 0\.8") as failed:
         deepeval.assert_test(case("fair answer"), [metric(server, threshold=0.8)])
     assert "reason: dna: overall 6 on a scale of 1 to 10" in str(failed.value)
     deepeval.assert_test(
@@ -236,7 +252,7 @@ def test_an_unreadable_reply_is_an_error_never_a_score(deepeval: ModuleType, ser
         deepeval, cases[:1], [metric(server, method="direct")], error_config=ErrorConfig(ignore_errors=True)
     )
     assert data[0].score is None and data[0].success is False
-    assert "direct [faceteval]: " in data[0].error and "could not" in data[0].error.lower()
+    assert "faceteval direct: " in data[0].error and "could not" in data[0].error.lower()
     with pytest.raises(ParseError):
         evaluate(deepeval, cases[:1], [metric(server, method="direct")])
     with pytest.raises(ParseError):
@@ -298,12 +314,12 @@ def test_deepevals_copies_of_the_metric_keep_its_llm_and_method(
 
     original = metric(server, method="dna", method_options={"aspects": 2}, baseline="x", threshold=0.7)
     (copy,) = copy_metrics([original])
-    assert copy is not original and copy.llm is original.llm and copy.method is original.method
+    assert copy is not original and copy.model is original.model and copy.method is original.method
     assert (copy.baseline, copy.pairwise, copy.threshold, copy.name) == (
         "x",
         True,
         0.7,
-        "dna pairwise [faceteval]",
+        "faceteval dna pairwise",
     )
 
 
@@ -314,7 +330,7 @@ def test_a_server_that_is_not_there_is_the_metrics_error(deepeval: ModuleType) -
     unreachable = FacetMetric("openai:judge", method="direct", base_url="http://127.0.0.1:9/v1")
     with pytest.raises(ProviderUnreachableError):
         unreachable.measure(case("good answer"))
-    assert unreachable.error.startswith("direct [faceteval]: cannot connect to http://127.0.0.1:9/v1")
+    assert unreachable.error.startswith("faceteval direct: cannot connect to http://127.0.0.1:9/v1")
     assert unreachable.score is None and not unreachable.is_successful()
 
 
@@ -333,8 +349,148 @@ def test_bad_settings_are_config_errors(deepeval: ModuleType, server: LLMServer)
         metric(server, pairwise_score="points")
     from faceteval.integrations.deepeval import FacetMetric
 
-    with pytest.raises(ConfigError, match="base_url build an LLM from a model spec"):
+    with pytest.raises(ConfigError, match="base_url build an LLM from a faceteval model spec"):
         FacetMetric(LLM.from_spec("openai:judge", base_url=server.base_url), base_url=server.base_url)
+    with pytest.raises(ConfigError, match=r"cache build an LLM .*; a DeepEval model has its own"):
+        FacetMetric(HouseJudge.build(), cache="responses.sqlite")
+    with pytest.raises(ConfigError, match="'gpt-4o-mini' is not of the form <provider>:<model>"):
+        FacetMetric("gpt-4o-mini", base_url=server.base_url)  # a DeepEval name: its settings are DeepEval's
+    with pytest.raises(ConfigError, match=r"model is a faceteval model spec .* got 42"):
+        FacetMetric(42)
+
+
+def test_deepevals_console_shows_the_metrics_name_as_it_is(
+    deepeval: ModuleType,
+    server: LLMServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DeepEval's printer reads a metric's name as rich markup: the default names survive it."""
+    from deepeval.evaluate.configs import DisplayConfig
+
+    monkeypatch.setenv("COLUMNS", "240")  # rich's width when not on a terminal: no cell wraps
+    metrics = [metric(server), metric(server, baseline="poor answer")]
+    assert [m.name for m in metrics] == ["faceteval dna", "faceteval dna pairwise"]
+    shown = DisplayConfig(print_results=True, show_indicator=True, truncate_passing_cases=False)
+    deepeval.evaluate(test_cases=[case("good answer")], metrics=metrics, display_config=shown)
+    printed = capsys.readouterr().out
+    for shown_name, score in (("faceteval dna", "0.89"), ("faceteval dna pairwise", "1.00")):
+        assert f"DeepEval's latest {shown_name} Metric! (using openai:judge" in printed
+        row = re.escape(f"│ {shown_name}") + r"\s+│ " + re.escape(score)
+        assert re.search(r"PASS\s+" + row, printed), printed  # the test case's table
+        assert re.search(r"^\W*" + re.escape(shown_name) + r"\s+│ " + re.escape(score), printed, re.M)
+
+
+class HouseJudge:
+    """Builds a DeepEval model of a user's own (a ``DeepEvalBaseLLM`` subclass) that answers each prompt
+    by rule, as the stand-in server does, and keeps the prompts it was given."""
+
+    @staticmethod
+    def build(name: str = "house-judge", failing: bool = False) -> Any:
+        from deepeval.models import DeepEvalBaseLLM
+
+        class House(DeepEvalBaseLLM):  # type: ignore[misc]
+            def __init__(self) -> None:
+                self.prompts: list[str] = []
+                super().__init__(name)
+
+            def load_model(self) -> Any:
+                return self
+
+            def generate(self, prompt: str) -> str:
+                self.prompts.append(prompt)
+                if failing:
+                    raise RuntimeError("the house judge is out")
+                return respond({"messages": [{"role": "user", "content": prompt}]})
+
+            async def a_generate(self, prompt: str) -> str:
+                return self.generate(prompt)
+
+            def get_model_name(self) -> str:
+                return str(self.name)
+
+        return House()
+
+
+def test_a_deepeval_model_of_ones_own_makes_every_call_of_the_judge(deepeval: ModuleType) -> None:
+    from deepeval.metrics.utils import copy_metrics
+
+    from faceteval.integrations.deepeval import FacetMetric
+
+    house = HouseJudge.build()
+    measured = FacetMetric(house, method="dna", method_options={"aspects": 2})
+    data = evaluate(deepeval, [case("good answer"), case("poor answer")], [measured])
+    assert [(d.score, d.evaluation_model, d.error) for d in data] == [
+        (pytest.approx(8 / 9), "house-judge", None),
+        (pytest.approx(2 / 9), "house-judge", None),
+    ]
+    # The system message first, then the user's: the one prompt a DeepEval model takes
+    system = "You are a helpful assistant in evaluating the quality of the outputs for a given instruction."
+    assert any(p.startswith(f"{system}\n\nPropose 2 concise questions") for p in house.prompts)
+    assert len(house.prompts) == 2 * 4  # per case: aspects, weights, a score for each of the two aspects
+    assert data[0].evaluation_cost is None  # a model of one's own has no known price, as in DeepEval
+    (copy,) = copy_metrics([measured])
+    assert copy.model is measured.model and copy.model.provider.model is house
+
+
+def test_a_failing_deepeval_model_and_a_structured_request_are_the_metrics_error(
+    deepeval: ModuleType,
+) -> None:
+    from faceteval import GenerateConfig
+    from faceteval.errors import FacetevalError
+    from faceteval.integrations.deepeval import FacetMetric, deepeval_llm
+
+    failing = FacetMetric(HouseJudge.build(failing=True), method="direct")
+    with pytest.raises(FacetevalError, match="DeepEval model 'house-judge': RuntimeError: the house judge"):
+        failing.measure(case("good answer"))
+    assert failing.score is None and not failing.is_successful()
+    house = HouseJudge.build()
+    structured = FacetMetric(deepeval_llm(house, config=GenerateConfig(structured=True)), method="direct")
+    with pytest.raises(FacetevalError, match="a DeepEval model is asked with a prompt alone, without a JSON"):
+        structured.measure(case("good answer"))
+    assert house.prompts == []
+
+
+@LEAVES_CLIENTS_OPEN
+def test_deepevals_openai_model_judges_through_its_client_and_is_priced_as_deepeval_prices_it(
+    deepeval: ModuleType, server: LLMServer
+) -> None:
+    from deepeval.models import OpenAIModel
+
+    from faceteval.integrations.deepeval import FacetMetric
+
+    model = OpenAIModel(model="gpt-4o-mini", base_url=server.base_url, api_key="test")
+    calls = len(server.requests)
+    measured = FacetMetric(model, method="direct")
+    assert measured.measure(case("good answer")) == 8 / 9
+    (asked,) = server.requests[calls:]
+    assert asked.body["model"] == "gpt-4o-mini" and [m["role"] for m in asked.body["messages"]] == ["user"]
+    assert measured.evaluation_model == "gpt-4o-mini" and measured.input_tokens and measured.output_tokens
+    rates = model.model_data
+    cost = measured.input_tokens * rates.input_price + measured.output_tokens * rates.output_price
+    assert measured.evaluation_cost == pytest.approx(cost) and cost > 0
+    collect_clients()
+
+
+@LEAVES_CLIENTS_OPEN
+@pytest.mark.parametrize("named", ["gpt-4o-mini", None])
+def test_a_deepeval_model_name_or_none_is_resolved_as_deepevals_metrics_resolve_theirs(
+    deepeval: ModuleType, server: LLMServer, monkeypatch: pytest.MonkeyPatch, named: str | None
+) -> None:
+    """A name, as ``GEval(model="gpt-4o-mini")`` takes one; none: DeepEval's configured model (here its
+    ``OPENAI_MODEL_NAME``); the OpenAI client finds the stand-in server by ``OPENAI_BASE_URL``."""
+    from faceteval.integrations.deepeval import FacetMetric
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_MODEL_NAME", "gpt-4.1-mini")
+    calls = len(server.requests)
+    measured = FacetMetric(named, method="direct")
+    expected = named or "gpt-4.1-mini"
+    assert measured.evaluation_model == expected
+    assert measured.measure(case("fair answer")) == 5 / 9 and measured.evaluation_cost
+    assert [r.body["model"] for r in server.requests[calls:]] == [expected]
+    collect_clients()
 
 
 def test_without_deepeval_the_module_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -385,6 +541,6 @@ def test_the_example_runs_evaluate_and_assert_test_and_a_second_run_makes_no_cal
     scored = [line for line in first.stdout.splitlines() if line.startswith(("rain:", "prime:", "haiku:"))]
     assert len(scored) == 6 and all(re.fullmatch(r"\w+: score \d\.\d\d, (passed|failed)", s) for s in scored)
     assert "the actual output wins against the expected output" in first.stdout
-    assert re.search(r"^assert_test: (passed|Metrics: dna \[faceteval\] \(score: )", first.stdout, re.M)
+    assert re.search(r"^assert_test: (passed|Metrics: faceteval dna \(score: )", first.stdout, re.M)
     assert again.returncode == 0 and scored == [s for s in again.stdout.splitlines() if s in scored]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["responses.sqlite"]

@@ -7,9 +7,14 @@ faceteval does not. ::
     from deepeval.test_case import LLMTestCase
     from faceteval.integrations.deepeval import FacetMetric
 
-    metric = FacetMetric("openai:gpt-4o-mini", method="dna", threshold=0.6)
+    metric = FacetMetric("gpt-4o-mini", method="dna", threshold=0.6)   # as GEval(model="gpt-4o-mini")
     case = LLMTestCase(input="What is 2+2?", actual_output="4")
     evaluate(test_cases=[case], metrics=[metric])   # or assert_test(case, [metric]) in a test
+
+The judge is what DeepEval's metrics take as ``model``: a DeepEval model (``OpenAIModel(...)``, a
+``DeepEvalBaseLLM`` of your own: its ``a_generate`` makes the judge's calls, through `DeepEvalProvider`),
+a DeepEval model name, or none (DeepEval's configured model); or faceteval's own: a model spec
+(``openai:gpt-4o-mini``, with ``base_url``, ``cache`` ...) or `faceteval.LLM`.
 
 How a judgment becomes DeepEval's score, from 0 to 1:
 
@@ -34,6 +39,7 @@ except ModuleNotFoundError as exc:
     raise MissingDependencyError("the DeepEval metric", extra="deepeval") from exc
 
 from faceteval.integrations.deepeval._metric import FacetMetric
+from faceteval.integrations.deepeval._model import DeepEvalProvider, deepeval_llm
 from faceteval.integrations.deepeval._scoring import PairwiseScore
 
-__all__ = ["FacetMetric", "PairwiseScore"]
+__all__ = ["DeepEvalProvider", "FacetMetric", "PairwiseScore", "deepeval_llm"]

@@ -16,16 +16,14 @@ from deepeval.test_case import LLMTestCase, SingleTurnParams
 from deepeval.utils import get_or_create_event_loop
 from pydantic import ValidationError
 
-from faceteval import LLM, FacetScore, Instance, JudgeOptions, Judgment, SQLiteCache, judge_async
+from faceteval import LLM, FacetScore, Instance, JudgeOptions, Judgment, judge_async
 from faceteval.errors import ConfigError, FacetevalError, InstanceError, ParseError
+from faceteval.integrations._scales import Scale, checked_scale, facet_scale, overall_scale
+from faceteval.integrations.deepeval._model import Model, evaluation_model, judge_llm
 from faceteval.integrations.deepeval._scoring import (
     PAIRWISE_SCORES,
     PairwiseScore,
-    Scale,
     breakdown,
-    checked_scale,
-    facet_scale,
-    overall_scale,
     pairwise_score,
     pointwise_score,
     reason,
@@ -53,9 +51,17 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
     and sets ``error`` (DeepEval reports it as the metric's error with ``ignore_errors``): it never
     gives a score.
 
+    The judge (``model``) is what DeepEval's own metrics take: a DeepEval model (``OpenAIModel(...)``, a
+    ``DeepEvalBaseLLM`` of your own), whose ``a_generate`` makes each of the judge's calls; a DeepEval
+    model name (``"gpt-4o-mini"``), or None for the model DeepEval is configured to use, resolved as
+    DeepEval's metrics resolve theirs. A faceteval model spec or `LLM` is judged through faceteval's own
+    providers, with its response cache. After construction ``model`` holds the faceteval `LLM` that
+    makes the calls (DeepEval's copies of the metric share it).
+
     Args:
-        llm: The judge: a faceteval `LLM`, or a model spec (``openai:gpt-4o-mini``) built with
-            ``base_url``, ``api_key``, ``cache`` and ``endpoint_id``.
+        model: The judge: a DeepEval model, a DeepEval model name, None (DeepEval's configured model),
+            a faceteval `LLM`, or a faceteval model spec (``openai:gpt-4o-mini``: a known provider, a
+            colon and the model) built with ``base_url``, ``api_key``, ``cache`` and ``endpoint_id``.
         method: A registered method's name (``dna``, ``fennec`` ...) or a `Method`.
         method_options: The named method's parameters (``{"aspects": 5}``).
         baseline: An output to compare every actual output with (judging pairwise).
@@ -64,8 +70,9 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         pairwise_score: ``verdict`` (win 1, tie 0.5, loss 0) or ``margin`` (the overall scores' difference).
         scale: The method's overall score range, when its spec cannot say (a method of your own).
         threshold: The least score that passes (1 in strict mode).
-        name: The metric's name in DeepEval's reports (default ``"<method> [faceteval]"``, or
-            ``"<method> pairwise [faceteval]"``); DeepEval's ``use_cache`` tells metrics apart by it.
+        name: The metric's name in DeepEval's reports (default ``"faceteval <method>"``, or
+            ``"faceteval <method> pairwise"``); DeepEval's ``use_cache`` tells metrics apart by it. Its
+            console reads a name as rich markup: ``[...]`` in one is not shown.
         base_url: The API root for a model spec (any OpenAI-compatible server).
         api_key: The key for a model spec (else the provider's usual environment variable).
         cache: A response cache for a model spec: a SQLite file's path, or a `ResponseCache`.
@@ -79,9 +86,11 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         flaky: Mark the metric flaky for DeepEval.
     """
 
+    model: LLM  # type: ignore[assignment]  # DeepEval's metrics hold a DeepEval model; this one, its LLM
+
     def __init__(
         self,
-        llm: LLM | str,
+        model: Model = None,
         *,
         method: Method | str = "dna",
         method_options: Mapping[str, Any] | None = None,
@@ -104,7 +113,9 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
     ) -> None:
         # Every argument DeepEval's copy_metrics passes back is kept under its own name: the LLM and the
         # method as built (so copies share the LLM's connections, concurrency limit and cache).
-        self.llm = _llm(llm, base_url=base_url, api_key=api_key, cache=cache, endpoint_id=endpoint_id)
+        self.model = judge_llm(
+            model, base_url=base_url, api_key=api_key, cache=cache, endpoint_id=endpoint_id
+        )
         self.method = _method(method, method_options)
         if pairwise is False and baseline is not None:
             raise ConfigError("a baseline is judged against: pairwise=False leaves it nothing to do")
@@ -118,14 +129,15 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
         self.scale: Scale | None = None if scale is None else checked_scale(scale)
         self.threshold = 1.0 if strict_mode else _threshold(threshold)
         # DeepEval's own cache (use_cache=True) tells metrics apart by name, threshold and model alone.
-        self.name = name or f"{self.method.name}{' pairwise' if self.pairwise else ''} [faceteval]"
+        # No square brackets: DeepEval's console reads a name as rich markup, and drops a [tag] in it.
+        self.name = name or f"faceteval {self.method.name}{' pairwise' if self.pairwise else ''}"
         self.swap = swap
         self.include_reason = include_reason
         self.strict_mode = strict_mode
         self.async_mode = async_mode
         self.verbose_mode = verbose_mode
         self.flaky = flaky
-        self.evaluation_model = str(self.llm.spec)
+        self.evaluation_model = evaluation_model(self.model)
         self.facets: list[FacetScore] = []
         self.judgment: Judgment | None = None
 
@@ -198,9 +210,9 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
 
     async def _judge(self, instance: Instance) -> Judgment:
         options = JudgeOptions(swap=self.swap, abort_after=0)
-        judging = partial(judge_async, [instance], self.method, self.llm, options=options)
+        judging = partial(judge_async, [instance], self.method, self.model, options=options)
         try:
-            (judgment,) = await _closing_last(self.llm, judging)
+            (judgment,) = await _closing_last(self.model, judging)
         except FacetevalError as exc:  # one that stops a run: no server there, a refused key
             self.error, self.success = f"{self.name}: {exc}", False
             raise
@@ -232,33 +244,6 @@ class FacetMetric(BaseMetric):  # type: ignore[no-untyped-call]  # DeepEval's __
             steps=[f"Method: {self.method.describe()}", f"Score: {self.score}", f"Reason: {self.reason}"],
         )
         return self.score
-
-
-def _llm(
-    llm: LLM | str, *, base_url: str | None, api_key: str | None, cache: object, endpoint_id: str | None
-) -> LLM:
-    """The judge's LLM: ``llm`` itself, or built from a spec."""
-    if isinstance(llm, LLM):
-        settings = (
-            ("base_url", base_url),
-            ("api_key", api_key),
-            ("cache", cache),
-            ("endpoint_id", endpoint_id),
-        )
-        given = [name for name, value in settings if value]
-        if given:
-            raise ConfigError(
-                f"{', '.join(given)} build an LLM from a model spec; the LLM given has its own: "
-                "pass the spec instead, or build the LLM with them"
-            )
-        return llm
-    if not isinstance(llm, str):
-        raise ConfigError(f"llm is a faceteval LLM or a model spec such as 'openai:gpt-4o-mini', got {llm!r}")
-    if isinstance(cache, str | Path):
-        cache = SQLiteCache(cache)
-    if cache is not None and not (hasattr(cache, "get") and hasattr(cache, "put")):
-        raise ConfigError(f"cache is a SQLite file's path or a ResponseCache, got {type(cache).__name__}")
-    return LLM.from_spec(llm, base_url=base_url, api_key=api_key, cache=cache, endpoint_id=endpoint_id)
 
 
 def _method(method: Method | str, options: Mapping[str, Any] | None) -> Method:
