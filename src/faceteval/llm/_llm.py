@@ -6,9 +6,11 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, TypeVar
 
 import anyio
+from tenacity import RetryCallState
 
 from faceteval import tracing
 from faceteval._util.checks import whole_number
@@ -172,13 +174,28 @@ class _InFlight:
 
 
 @dataclass(slots=True)
+class _Call:
+    """One call to the provider, over its attempts: what was asked, how often, and why each failed."""
+
+    request: CompletionRequest
+    asked: CompletionRequest = field(init=False)
+    """The request as last sent (in ``json_object`` once the server refused ``json_schema``)."""
+    sent: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.asked = self.request
+
+
+@dataclass(slots=True)
 class LLM:
     """A model behind a provider, with the cross-cutting work done once.
 
     Methods call `generate`; it answers from the cache when it can, otherwise calls the provider
     under a concurrency limit and a per-call timeout, retrying retryable failures with jittered
-    backoff, then stores the reply. With ``dry_run`` it never calls the provider: a cached reply is
-    still used, anything else is answered by the caller's ``example`` with estimated tokens.
+    backoff (`RetryPolicy`), then stores the reply. With ``dry_run`` it never calls the provider: a
+    cached reply is still used, anything else is answered by the caller's ``example`` with estimated
+    tokens.
 
     Two failures are retried once at most: a reply over the size limit (``max_reply_bytes`` of
     `from_spec`), and, until a call has succeeded, a server that cannot be connected to (a wrong
@@ -400,60 +417,68 @@ class LLM:
         return Exchange(request.messages, completion, planned=True, cost_usd=self._cost(completion))
 
     async def _call(self, request: CompletionRequest) -> tuple[Completion, int]:
-        """Attempt, and retry retryable failures after the policy's delay, as far as it allows.
-
-        A plain loop rather than a retry library: the policy is three lines, and the first attempt,
-        which is the common case, then costs nothing extra at hundreds of calls a second.
-        """
-        assert self.provider is not None
-        attempt = sent = 0
-        reasons: list[str] = []
+        """Attempt, and retry retryable failures as the policy allows (`RetryPolicy.retrying`): the
+        completion, and the requests sent for it."""
+        call = _Call(request)
+        retrying = self.retry.retrying(
+            answered=lambda: self._answered,
+            retryable=lambda error: not refuses_json_schema(error, call.asked.config),
+            before_sleep=partial(self._retrying, call),
+        )
         try:
-            while True:
-                attempt += 1
-                asked = request
-                try:
-                    async with self._limiter:
-                        sent += 1
-                        asked = self._in_dialect(request)  # here: a call that waited sees a fallback
-                        with anyio.fail_after(self.timeout):
-                            completion = await self.provider.complete(asked)
-                    self._answered = True
-                    return completion, attempt
-                except TimeoutError as exc:
-                    error: ProviderError = ProviderTimeout(f"{self.spec}: {self._timed_out()}")
-                    error.__cause__ = exc
-                    reasons.append(f"timed out after {self.timeout:g} s")
-                except ProviderError as exc:
-                    error = exc
-                    reasons.append(failure_reason(exc))
-                if self._falls_back(error, asked):
-                    continue
-                if refuses_json_schema(error, asked.config):  # named: the same request fails the same way
-                    raise final_error(
-                        _with_dialect_hint(error), attempt, answered=self._answered, reasons=reasons
-                    )
-                if not self.retry.allows(error, attempt, answered=self._answered):
-                    raise final_error(
-                        error, attempt, answered=self._answered, policy=self.retry, reasons=reasons
-                    )
-                delay = self.retry.delay(attempt, error)
-                log = logger.warning if delay >= LOUD_WAIT else logger.info
-                log(
-                    "%s: attempt %d failed (%s: %s); retrying in %.1f s",
-                    self.spec,
-                    attempt,
-                    reasons[-1],
-                    error,
-                    delay,
-                )
-                if tracing.enabled():
-                    retrying(attempt, error, delay)
-                await anyio.sleep(delay)
-        except BaseException as stopped:
-            if sent and not isinstance(stopped, ProviderError):  # cancelled (Ctrl-C, a fatal stop)
-                self.spent.count(attempts=sent, cost_usd=0.0)  # sent, so likely billed: counted
+            completion: Completion = await retrying(self._attempt, call)
+        except ProviderError as exc:
+            error = exc
+        except BaseException:  # cancelled (Ctrl-C, a fatal stop)
+            if call.sent:
+                self.spent.count(attempts=call.sent, cost_usd=0.0)  # sent, so likely billed: counted
             raise
+        else:
+            return completion, call.sent
+        if refuses_json_schema(error, call.asked.config):  # named: the same request fails the same way
+            error = _with_dialect_hint(error)
+        raise final_error(error, call.sent, answered=self._answered, policy=self.retry, reasons=call.reasons)
+
+    async def _attempt(self, call: _Call) -> Completion:
+        """One attempt: under the concurrency limit, within the timeout. A server that refuses
+        ``json_schema`` is asked again at once in ``json_object`` (`_falls_back`)."""
+        assert self.provider is not None
+        while True:
+            async with self._limiter:
+                call.sent += 1
+                # here: a call that waited sees a fallback
+                call.asked = asked = self._in_dialect(call.request)
+                try:
+                    with anyio.fail_after(self.timeout):
+                        completion = await self.provider.complete(asked)
+                except TimeoutError as exc:
+                    call.reasons.append(f"timed out after {self.timeout:g} s")
+                    raise ProviderTimeout(f"{self.spec}: {self._timed_out()}") from exc
+                except ProviderError as exc:
+                    call.reasons.append(failure_reason(exc))
+                    if self._falls_back(exc, asked):
+                        continue
+                    raise
+            self._answered = True
+            return completion
+
+    def _retrying(self, call: _Call, state: RetryCallState) -> None:
+        """Say that the last attempt of ``call`` failed, why, and how long until the next."""
+        outcome = state.outcome
+        error = outcome.exception() if outcome is not None else None
+        assert isinstance(error, ProviderError)
+        delay = state.upcoming_sleep
+        log = logger.warning if delay >= LOUD_WAIT else logger.info
+        log(
+            "%s: attempt %d failed (%s: %s); retrying in %.1f s",
+            self.spec,
+            call.sent,
+            call.reasons[-1],
+            error,
+            delay,
+        )
+        if tracing.enabled():
+            retrying(call.sent, error, delay)
 
     def _timed_out(self) -> str:
         """What a call that timed out is told: the timeout, and with several calls at once, that a

@@ -1,11 +1,29 @@
-"""How the LLM wrapper retries: the policy, and the failures worth fewer retries than it allows."""
+"""How the LLM wrapper retries: the policy, built on tenacity, and the failures worth fewer retries.
+
+tenacity runs the attempts: its ``stop_after_attempt`` stops at the policy's ``max_retries``, its
+``wait_random_exponential`` (full jitter) computes the backoff, and `RetryPolicy.retrying` adds what
+tenacity cannot know: a ``Retry-After`` the server sent, errors that say they are not worth retrying
+(or not that often), and a server never reached. The SDKs' own retries are off: each attempt is the
+wrapper's, so each is logged and traced with the reason it failed.
+"""
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import anyio
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+from tenacity.stop import stop_base
+from tenacity.wait import wait_base
 
 from faceteval._util.checks import whole_number
 from faceteval.errors import (
@@ -51,22 +69,39 @@ class RetryPolicy:
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
                 raise ConfigError(f"{name} must be a number of seconds >= 0, got {value!r}")
 
-    def allows(self, error: ProviderError, attempt: int, *, answered: bool) -> bool:
-        """Whether to retry after failed ``attempt`` (1-based), given whether a call has succeeded yet.
+    def retrying(
+        self,
+        *,
+        answered: Callable[[], bool],
+        retryable: Callable[[ProviderError], bool],
+        before_sleep: Callable[[RetryCallState], None],
+    ) -> AsyncRetrying:
+        """A tenacity retrier of one call: ``await policy.retrying(...)(attempt, *args)``.
 
-        Retries stop at ``max_retries``, or sooner where more cannot help: an error may set its own
-        limit (a reply over the size limit: one), and a server that could not be connected to before
-        any call succeeded is a wrong URL or port, or a server not started, far more often than one
-        restarting: one quick retry, then `final_error` makes it `ProviderUnreachableError`. So is a
-        server that answers with something that is not HTTP (`ProviderProtocolError`) before any call
-        succeeded: another service on that port, far more often than a server gone wrong.
+        It retries a `ProviderError` that is ``retryable`` (its own flag, and the caller's
+        ``retryable``) and asks for no wait past ``max_retry_after``, at most ``max_retries`` times,
+        or sooner where more cannot help: an error may set its own limit (a reply over the size
+        limit: one), and until a call has succeeded (``answered``) a server that could not be
+        connected to, or that does not speak HTTP (`ProviderProtocolError`), is a wrong URL or port,
+        or a server not started, far more often than one restarting: one quick retry, then
+        `final_error` makes it `ProviderUnreachableError`. ``before_sleep`` is told of each retry
+        (its state holds the error and the wait). The last error is raised as it is.
         """
-        limit = self.max_retries
-        if error.retry_limit is not None:
-            limit = min(limit, error.retry_limit)
-        if _unreachable(error, answered=answered):
-            limit = min(limit, 1)
-        return error.retryable and attempt <= limit and not self.waits_too_long(error)
+        return AsyncRetrying(
+            sleep=anyio.sleep,
+            stop=stop_after_attempt(self.max_retries + 1) | _StopSooner(answered),
+            wait=self._wait(),
+            retry=retry_if_exception(
+                lambda error: (
+                    isinstance(error, ProviderError)
+                    and error.retryable
+                    and not self.waits_too_long(error)
+                    and retryable(error)
+                )
+            ),
+            before_sleep=before_sleep,
+            reraise=True,
+        )
 
     def waits_too_long(self, error: BaseException) -> bool:
         """Whether ``error`` asks for a wait (its ``retry_after``) longer than ``max_retry_after``."""
@@ -74,13 +109,50 @@ class RetryPolicy:
         return asked is not None and asked > self.max_retry_after
 
     def delay(self, attempt: int, error: BaseException | None) -> float:
-        """Seconds to wait after failed ``attempt`` (1-based)."""
-        retry_after = _asked_wait(error)
-        if retry_after is not None:
-            wait = min(retry_after, self.max_retry_after)
-            return min(wait + random.uniform(0, 0.1 * max(wait, 1)), self.max_retry_after)
-        ceiling = min(self.max_delay, self.initial_delay * 2 ** (attempt - 1))
-        return random.uniform(0, ceiling)
+        """Seconds `retrying` waits after failed ``attempt`` (1-based) that failed with ``error``."""
+        state = RetryCallState(AsyncRetrying(), None, (), {})
+        state.attempt_number = attempt
+        if error is not None:
+            state.set_exception((type(error), error, error.__traceback__))
+        return self._wait()(state)
+
+    def _wait(self) -> _WaitRetryAfter:
+        backoff = wait_random_exponential(multiplier=self.initial_delay, max=self.max_delay)
+        return _WaitRetryAfter(backoff, self.max_retry_after)
+
+
+class _WaitRetryAfter(wait_base):
+    """The wait a failed attempt's ``retry_after`` asks for (capped, plus up to 10%), else ``backoff``'s."""
+
+    def __init__(self, backoff: wait_base, cap: float) -> None:
+        self.backoff = backoff
+        self.cap = cap
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        asked = _asked_wait(outcome.exception() if outcome is not None else None)
+        if asked is None:
+            return self.backoff(retry_state)
+        wait = min(asked, self.cap)
+        return min(wait + random.uniform(0, 0.1 * max(wait, 1)), self.cap)
+
+
+class _StopSooner(stop_base):
+    """Stop before ``max_retries`` where more retries cannot help: past the error's own ``retry_limit``,
+    and after one retry of a server never reached (until a call has succeeded: ``answered``)."""
+
+    def __init__(self, answered: Callable[[], bool]) -> None:
+        self.answered = answered
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        outcome = retry_state.outcome
+        error = outcome.exception() if outcome is not None else None
+        if not isinstance(error, ProviderError):
+            return False
+        limit = error.retry_limit
+        if _unreachable(error, answered=self.answered()):
+            limit = 1 if limit is None else min(limit, 1)
+        return limit is not None and retry_state.attempt_number > limit
 
 
 DEFAULT_RETRY = RetryPolicy()
