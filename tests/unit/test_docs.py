@@ -36,6 +36,8 @@ MODEL_OPTIONS = frozenset(
         "--retries",
         "--max-reply-bytes",
         "--max-retry-after",
+        "--rpm",
+        "--tpm",
         "--temperature",
         "--max-tokens",
         "--seed",

@@ -173,6 +173,21 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         help="Longest Retry-After wait honoured (seconds); a server that asks for longer fails the call "
         "at once, with the time it asked for.",
     ),
+    "--rpm": click.option(
+        "--rpm",
+        type=click.IntRange(1),
+        default=None,
+        help="Requests per minute at most (the provider's rate limit), spread evenly; every judge that "
+        "sends with the same key to the same endpoint shares it (a panel's, a cascade's). Default: none.",
+    ),
+    "--tpm": click.option(
+        "--tpm",
+        type=click.IntRange(1),
+        default=None,
+        help="Tokens per minute at most (the provider's rate limit), shared as --rpm is. Each request "
+        "counts, before it is sent, its prompt estimated at 4 characters a token plus its whole "
+        "--max-tokens. Default: none.",
+    ),
     "--max-reply-bytes": click.option(
         "--max-reply-bytes",
         type=click.IntRange(1),
@@ -375,6 +390,8 @@ def judge_spec(flags: dict[str, Any]) -> JudgeSpec:
         dry_run=flags["dry_run"],
         panel=panel,
         panel_vote=flags.get("panel_vote") or DEFAULT_PANEL_VOTE,
+        rpm=flags.get("rpm"),
+        tpm=flags.get("tpm"),
     )
 
 

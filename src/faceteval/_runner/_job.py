@@ -73,6 +73,10 @@ class JudgeSpec:
         panel: A judge panel's judges (two or more), each a model spec and its endpoint; empty: ``model``.
         panel_vote: How a panel's verdicts are combined.
         dry_run: Make no call; plan the run.
+        rpm: Requests a minute at most, over every judge that sends with the same key to the same
+            endpoint (`faceteval.LLM`'s ``rpm``); None: no limit.
+        tpm: Tokens a minute at most, each request counted as its estimated prompt plus its
+            ``max_tokens``, shared as ``rpm`` is; None: no limit.
     """
 
     model: str
@@ -89,6 +93,8 @@ class JudgeSpec:
     dry_run: bool = False
     panel: tuple[tuple[str, str | None], ...] = ()
     panel_vote: PanelVote = "majority"
+    rpm: int | None = None
+    tpm: int | None = None
 
     @property
     def name(self) -> str:

@@ -259,4 +259,6 @@ def _llm(spec: JudgeSpec, model: str, url: str | None, cache: SQLiteCache | None
             retry_unreadable=spec.retry_unreadable,
             max_reply_bytes=spec.max_reply_bytes,
             endpoint_id=spec.endpoint_id,
+            rpm=spec.rpm,
+            tpm=spec.tpm,
         )

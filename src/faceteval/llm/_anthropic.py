@@ -55,6 +55,7 @@ from faceteval.llm._http import (
     status_error,
     token_count,
 )
+from faceteval.llm._rate import RateKey
 from faceteval.llm._transport import (
     RefusedReply,
     ReplyLimit,
@@ -190,6 +191,11 @@ class AnthropicProvider:
         """``"anthropic"`` for the official API, else ``anthropic@base_url`` (its credentials hidden,
         with a digest of them: `faceteval.llm._endpoint.Endpoint.identity`)."""
         return "anthropic" if _is_official(self._base_url) else self._endpoint.identity("anthropic")
+
+    @property
+    def rate_key(self) -> RateKey:
+        """What the provider's rate limits are counted by: the endpoint and the key sent to it."""
+        return self._endpoint.rate_key(self._api_key)
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """Make one attempt at a message.

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from faceteval._util.urls import REDACTED, redact_url, redact_urls, secret_name
 from faceteval.errors import ConfigError, ProviderError
+from faceteval.llm._rate import RateKey
 
 DRY_RUN_KEY = "dry-run"
 """The key a dry run's provider is built with when none is given: it is never sent."""
@@ -122,6 +123,11 @@ class Endpoint:
         if not self.secrets:
             return f"{name}@{self.shown}"
         return f"{name}@{self.shown} (secrets {_digest(self.secrets)})"
+
+    def rate_key(self, api_key: str | None) -> RateKey:
+        """What the provider's rate limits are counted by: the URL, and a digest of ``api_key`` and the
+        URL's own secrets (`faceteval.llm._rate`)."""
+        return RateKey.of(self.url, (api_key, *self.secrets))
 
     def scrub(self, text: str) -> str:
         """``text`` with every URL in it redacted, and the URL's longer secrets hidden wherever they are."""

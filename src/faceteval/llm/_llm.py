@@ -1,4 +1,4 @@
-"""The LLM wrapper: the one place that owns retries, timeouts, concurrency, caching and cost."""
+"""The LLM wrapper: the one place that owns retries, timeouts, concurrency, rate limits, caching and cost."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from faceteval.llm._endpoint import DRY_RUN_KEY
 from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES, check_max_reply_bytes
 from faceteval.llm._pricing import PriceTable
 from faceteval.llm._provider import Provider
+from faceteval.llm._rate import RateKey, RateLimits, check_limit
 from faceteval.llm._registry import ModelSpec, create_provider
 from faceteval.llm._retry import DEFAULT_RETRY, RetryPolicy, final_error
 from faceteval.llm._spend import Exchange, Spend
@@ -192,10 +193,10 @@ class LLM:
     """A model behind a provider, with the cross-cutting work done once.
 
     Methods call `generate`; it answers from the cache when it can, otherwise calls the provider
-    under a concurrency limit and a per-call timeout, retrying retryable failures with jittered
-    backoff (`RetryPolicy`), then stores the reply. With ``dry_run`` it never calls the provider: a
-    cached reply is still used, anything else is answered by the caller's ``example`` with estimated
-    tokens.
+    under a concurrency limit, the rate limits (``rpm``, ``tpm``) and a per-call timeout, retrying
+    retryable failures with jittered backoff (`RetryPolicy`), then stores the reply. With
+    ``dry_run`` it never calls the provider: a cached reply is still used, anything else is answered
+    by the caller's ``example`` with estimated tokens.
 
     Two failures are retried once at most: a reply over the size limit (``max_reply_bytes`` of
     `from_spec`), and, until a call has succeeded, a server that cannot be connected to (a wrong
@@ -221,9 +222,16 @@ class LLM:
     retry_unreadable: bool = False
     collector: Collector | None = None
     """With ``--batch``: a miss is recorded here and waits (the pass is cut) instead of calling."""
+    rpm: int | None = None
+    """Requests a minute at most (``--rpm``), shared with every LLM sending with the same key to the
+    same endpoint (`faceteval.llm._rate`); None: no limit."""
+    tpm: int | None = None
+    """Tokens a minute at most (``--tpm``), each request counted as its estimated prompt plus its
+    ``max_tokens``, shared as ``rpm`` is; None: no limit."""
     spent: Spend = field(default_factory=Spend, init=False)
     """Everything asked of this LLM so far, whether or not the work that asked finished."""
     _limiter: anyio.CapacityLimiter = field(init=False, repr=False)
+    _rate: RateLimits | None = field(init=False, repr=False, default=None)
     _cache_model: str | None = field(init=False, repr=False, default=None)
     """The model's name in cache keys when its provider names it otherwise (a file's digest)."""
     _in_flight: dict[str, _InFlight] = field(init=False, repr=False, default_factory=dict)
@@ -260,6 +268,21 @@ class LLM:
             self.concurrency = most
         self._limiter = anyio.CapacityLimiter(self.concurrency)
         self._cache_model = getattr(self.provider, "cache_model", None)
+        self._rate = self._rate_limits()
+
+    def _rate_limits(self) -> RateLimits | None:
+        """The rate limits of the calls, counted by the provider's `RateKey` (its endpoint and key);
+        a provider that has none is counted by its identity."""
+        rpm, tpm = check_limit("rpm", self.rpm), check_limit("tpm", self.tpm)
+        if tpm is not None and tpm < self.config.max_tokens:
+            raise ConfigError(
+                f"tpm {tpm} is less than max_tokens {self.config.max_tokens}: every request counts its "
+                "max_tokens, so none would fit in a minute; raise --tpm or lower --max-tokens"
+            )
+        if rpm is None and tpm is None:
+            return None
+        key = getattr(self.provider, "rate_key", None)
+        return RateLimits(key if isinstance(key, RateKey) else RateKey(self.identity, ""), rpm, tpm)
 
     @classmethod
     def from_spec(
@@ -299,16 +322,25 @@ class LLM:
         return bool(getattr(self.provider, "returns_logprobs", True))
 
     def describe(self) -> dict[str, Any]:
-        """What rebuilds this LLM (for run records): spec, endpoint identity and parameters, and the
-        structured-output dialect fallen back to when the server refused ``json_schema``."""
-        return {
-            "model": str(self.spec),
-            "identity": self.identity,
-            "config": self.config.cache_fields(),
-            "concurrency": self.concurrency,
-            "timeout": self.timeout,
-            "max_retries": self.retry.max_retries,
-        } | ({"structured_fallback": "json_object"} if self._json_object else {})
+        """What rebuilds this LLM (for run records): spec, endpoint identity and parameters (the rate
+        limits when set), and the structured-output dialect fallen back to when the server refused
+        ``json_schema``."""
+        return (
+            {
+                "model": str(self.spec),
+                "identity": self.identity,
+                "config": self.config.cache_fields(),
+                "concurrency": self.concurrency,
+                "timeout": self.timeout,
+                "max_retries": self.retry.max_retries,
+            }
+            | self._limits()
+            | ({"structured_fallback": "json_object"} if self._json_object else {})
+        )
+
+    def _limits(self) -> dict[str, int]:
+        """The rate limits set (``rpm``, ``tpm``), for `describe`."""
+        return {name: value for name, value in (("rpm", self.rpm), ("tpm", self.tpm)) if value is not None}
 
     async def generate(
         self,
@@ -440,11 +472,13 @@ class LLM:
         raise final_error(error, call.sent, answered=self._answered, policy=self.retry, reasons=call.reasons)
 
     async def _attempt(self, call: _Call) -> Completion:
-        """One attempt: under the concurrency limit, within the timeout. A server that refuses
-        ``json_schema`` is asked again at once in ``json_object`` (`_falls_back`)."""
+        """One attempt: under the concurrency limit and the rate limits, within the timeout. A server
+        that refuses ``json_schema`` is asked again at once in ``json_object`` (`_falls_back`)."""
         assert self.provider is not None
         while True:
             async with self._limiter:
+                if self._rate is not None:
+                    await self._rate.take(call.request)
                 call.sent += 1
                 # here: a call that waited sees a fallback
                 call.asked = asked = self._in_dialect(call.request)

@@ -52,6 +52,7 @@ from faceteval.llm._http import (
     status_error,
     token_count,
 )
+from faceteval.llm._rate import RateKey
 from faceteval.llm._transport import (
     RefusedReply,
     ReplyLimit,
@@ -193,6 +194,11 @@ class OpenAIProvider:
         """``"openai"`` for the official API, else ``name@base_url``, so two servers never share a cache
         (with its credentials hidden, and a digest of them: `faceteval.llm._endpoint.Endpoint.identity`)."""
         return "openai" if _is_official(self._base_url) else self._endpoint.identity(self._name)
+
+    @property
+    def rate_key(self) -> RateKey:
+        """What the provider's rate limits are counted by: the endpoint and the key sent to it."""
+        return self._endpoint.rate_key(self._api_key)
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """Make one attempt at a chat completion.

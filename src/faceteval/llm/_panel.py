@@ -112,6 +112,7 @@ class Panel:
             "concurrency": self.concurrency,
             "timeout": max(judge.timeout for judge in self.judges),
             "max_retries": max(judge.retry.max_retries for judge in self.judges),
+            **_shared_limits(members),
         } | fallback
 
     async def aclose(self) -> None:
@@ -126,6 +127,22 @@ class Panel:
         finally:
             with anyio.CancelScope(shield=True):
                 await self.aclose()
+
+
+def _shared_limits(members: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The rate limits (``rpm``, ``tpm``) every judge of a panel has alike (a panel built by the command
+    gives each judge the same ones).
+
+    Examples:
+        >>> _shared_limits([{"rpm": 60, "tpm": 9}, {"rpm": 60}])
+        {'rpm': 60}
+    """
+    limits = [{name: member.get(name) for name in ("rpm", "tpm")} for member in members]
+    return {
+        name: value
+        for name, value in limits[0].items()
+        if value is not None and all(limit[name] == value for limit in limits)
+    }
 
 
 Judge = LLM | Panel

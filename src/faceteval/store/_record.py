@@ -94,6 +94,10 @@ class LLMRecord(RecordPart):
     concurrency: int | None = None
     timeout: float | None = None
     max_retries: int | None = None
+    rpm: int | None = None
+    """Requests a minute the run sent within (``--rpm``); None: no limit."""
+    tpm: int | None = None
+    """Tokens a minute the run sent within (``--tpm``, each request at its estimate); None: no limit."""
     structured_fallback: str | None = None
     """The structured-output dialect the run fell back to (``json_object``) when the server refused
     ``json_schema``; None when it did not."""

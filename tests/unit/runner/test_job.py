@@ -58,6 +58,7 @@ def test_every_part_of_a_job_is_the_same_from_the_command_line_and_from_python(t
         *("--endpoint-id", "lab", "--prefix-cache", "--api-key", "k", "--templates", str(tmp_path / "mine")),
         *("--concurrency", "3", "--timeout", "7", "--retries", "2", "--max-retry-after", "9"),
         *("--max-reply-bytes", "1000", "--temperature", "0.5", "--max-tokens", "99", "--seed", "4"),
+        *("--rpm", "30", "--tpm", "50000"),
         *(
             "--cache",
             "c.sqlite",
@@ -89,6 +90,8 @@ def test_every_part_of_a_job_is_the_same_from_the_command_line_and_from_python(t
             max_reply_bytes=1000,
             panel=(("openai:m", "http://127.0.0.1:9/v1"), ("openai:n", "http://127.0.0.1:8/v1")),
             panel_vote="mean",
+            rpm=30,
+            tpm=50_000,
         ),
         options=JudgeOptions(
             order="finish",
@@ -161,6 +164,8 @@ FLAGS: dict[str, list[str]] = {
     "retries": ["--retries", "1"],
     "max_retry_after": ["--max-retry-after", "5"],
     "max_reply_bytes": ["--max-reply-bytes", "99"],
+    "rpm": ["--rpm", "60"],
+    "tpm": ["--tpm", "90000"],
     "temperature": ["--temperature", "0.3"],
     "max_tokens": ["--max-tokens", "9"],
     "seed": ["--seed", "1"],

@@ -248,7 +248,7 @@ def test_an_old_judge_record_moves_its_input_and_llm_use() -> None:
     )
     assert record.output == "j.jsonl" and record.method == MethodRecord.model_validate(old["method"])
     assert record.llm is not None
-    assert record.llm.model_dump() == {**old["llm"], "structured_fallback": None}
+    assert record.llm.model_dump() == {**old["llm"], "rpm": None, "tpm": None, "structured_fallback": None}
     assert record.options == old["options"] and record.prompts == old["prompts"]
     spend = {key: old["summary"][key] for key in SpendRecord.model_fields if key in old["summary"]}
     assert record.spend == SpendRecord(**spend)
