@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from faceteval._cli._choices import NamedChoice
 from faceteval._cli._confidence import confidence_options
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
+from faceteval._cli._failures import FAILURES_EXIT, max_failures_option, too_many_failures
 from faceteval._cli._inputs import input_options, input_reading, input_source
 from faceteval._cli._method_options import (
     add_method_options,
@@ -25,8 +27,9 @@ from faceteval._cli._numbers import delta_option, target_agreement_option
 from faceteval._cli._options import build_job, engine_options, force_option, scoring_options
 from faceteval._cli._panel import panel_flags
 from faceteval._cli._results import (
+    FAIL_UNDER_EXIT,
+    below_thresholds,
     check_before_run,
-    check_thresholds,
     fail_under_option,
     show_result,
     systems_option,
@@ -34,6 +37,7 @@ from faceteval._cli._results import (
 from faceteval._cli._run import run_judge
 from faceteval._runner import ORDERS, JudgeJob, JudgeSpec
 from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
+from faceteval.results import JudgeResult
 
 
 @click.command()
@@ -59,6 +63,16 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 )
 @click.option(
     "--strict", is_flag=True, help="Check the whole input first; stop before any call if a line is bad."
+)
+@click.option(
+    "--limit", type=click.IntRange(1), metavar="N", help="Judge only the input's first N instances."
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(1),
+    metavar="N",
+    help="Judge a random sample of N instances (seeded by --seed, 0 without; the same on a re-run), "
+    "in input order.",
 )
 @click.option(
     "--calibration",
@@ -88,6 +102,7 @@ from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 @input_options()
 @systems_option
 @fail_under_option
+@max_failures_option
 @engine_options(panel=True)
 @scoring_options
 @confidence_options
@@ -119,10 +134,18 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
     The result (win rates with CIs per system and position, a Bradley-Terry ranking of 3+ systems,
     swap consistency, the facets that decided the verdicts; mean scores of single outputs) is printed
     at the end. When some instances carry a human label (or --human-labels gives them), it adds the
-    prediction-powered win rates (or means) with their intervals, and the human-only ones. With
-    --fail-under, the command exits with status 3 when the result is below a threshold (1: the run
-    failed; 2: a usage error; 5: --batch gave up on requests no batch answered, written as error
-    judgments; 130: interrupted).
+    prediction-powered win rates (or means) with their intervals, and the human-only ones.
+
+    \b
+    Exit status:
+      0  every judgment ok (or abstained), or no more failed than --max-failures allows
+      1  no instance was judged, or an error stopped the run
+      2  a usage error
+      3  the result is below a --fail-under threshold
+      4  a --batch files round waits for a cluster
+      5  --batch gave up on requests no batch answered (written as error judgments)
+      6  more judgments failed (parse_error, error) than --max-failures allows (default: none)
+      130  interrupted
 
     OUT and its run record (OUT.run.json) are put in place when the run ends, however it ends: a
     crash leaves the earlier ones as they were. Re-running an interrupted command finishes the rest
@@ -155,8 +178,7 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
             where = escape(str(job.input_path))
             err_console.print(f"[bold red]error:[/] {where} holds no instance to judge")
         ctx.exit(1)
-    if flags["fail_under"] and result.result is not None:
-        check_thresholds(ctx, flags["fail_under"], result.result)
+    _exit_on_failures(ctx, flags, result.stats.statuses, result.result)
 
 
 add_method_options(judge, after="force", sweeps=False)
@@ -171,8 +193,20 @@ def _judge_by_cascade(ctx: click.Context, flags: dict[str, Any], specs: list[Jud
     if not computed.statuses.get("ok") and not computed.statuses.get("abstained"):
         err_console.print("[bold red]error:[/] no instance was judged; see the failures above")
         ctx.exit(1)
-    if flags["fail_under"]:
-        check_thresholds(ctx, flags["fail_under"], computed)
+    _exit_on_failures(ctx, flags, computed.statuses, computed)
+
+
+def _exit_on_failures(
+    ctx: click.Context, flags: dict[str, Any], statuses: Mapping[str, int], result: JudgeResult | None
+) -> None:
+    """Exit with `FAILURES_EXIT` when more judgments failed than ``--max-failures`` allows, else with
+    `FAIL_UNDER_EXIT` when the result is below a ``--fail-under`` threshold (both are said)."""
+    failing = too_many_failures(statuses, flags["max_failures"])
+    below = bool(flags["fail_under"]) and result is not None and below_thresholds(flags["fail_under"], result)
+    if failing:
+        ctx.exit(FAILURES_EXIT)
+    if below:
+        ctx.exit(FAIL_UNDER_EXIT)
 
 
 def job_of_flags(ctx: click.Context, flags: dict[str, Any]) -> JudgeJob:
@@ -183,7 +217,9 @@ def job_of_flags(ctx: click.Context, flags: dict[str, Any]) -> JudgeJob:
     flags = panel_flags(ctx, flags)
     source = input_source(flags, "input_path")
     reading = input_reading(flags)
-    return build_job(
+    if flags["limit"] is not None and flags["sample"] is not None:
+        raise click.UsageError("--limit takes the first instances and --sample a random few: give one")
+    job = build_job(
         flags,
         input_path=source,
         out=flags["out"],
@@ -192,6 +228,8 @@ def job_of_flags(ctx: click.Context, flags: dict[str, Any]) -> JudgeJob:
         systems=flags["systems"],
         reading=reading,
     )
+    subset = {"limit": flags["limit"], "sample": flags["sample"], "sample_seed": flags["seed"] or 0}
+    return replace(job, options=replace(job.options, **subset))
 
 
 def job_from_cli(args: Sequence[str]) -> JudgeJob:

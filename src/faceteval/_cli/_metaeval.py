@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from faceteval._cli._choices import NamedChoice
 from faceteval._cli._confidence import measured_confidence_options
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
+from faceteval._cli._failures import FAILURES_EXIT, max_failures_option, too_many_failures
 from faceteval._cli._inputs import input_options, input_reading, input_source
 from faceteval._cli._metaeval_display import show_results
 from faceteval._cli._method_options import (
@@ -125,6 +127,7 @@ from faceteval.store.internal import check_outputs, same_file
 @cascade_options
 @ppi_options
 @force_option
+@max_failures_option
 @engine_options(exclude=("--seed",), panel=True)
 @scoring_options
 @measured_confidence_options
@@ -231,6 +234,8 @@ class _Outcome:
     record: MetaEvalRecord | None = None
     unjudgeable: int = 0
     """Instances a dry run found the method cannot judge as they are."""
+    statuses: Counter[str] = field(default_factory=Counter)
+    """The judgments of every run, by status."""
 
 
 def _run_method(
@@ -282,6 +287,8 @@ def _run_method(
         show_results(summary_view(outcome.record), out, reports=flags["report"])
     if incomplete is not None:
         raise incomplete
+    if not job.dry_run and too_many_failures(outcome.statuses, flags["max_failures"]):
+        ctx.exit(FAILURES_EXIT)
 
 
 def _plans(ctx: click.Context, flags: dict[str, Any]) -> list[RunPlan]:
@@ -323,6 +330,7 @@ def _judged(
         outcome.unjudgeable += result.stats.unjudgeable
     else:
         show_summary(shown, result, kept=run_dir)
+        outcome.statuses.update(result.stats.statuses)
 
 
 MEASURE_FLAGS = frozenset(

@@ -10,6 +10,7 @@ import click
 from faceteval._cli._console import Console, err_console, escape, table_of
 from faceteval._cli._human import show_human
 from faceteval._util.numbers import flat
+from faceteval._util.text import plural
 from faceteval.errors import ConfigError
 from faceteval.results import (
     FacetSummary,
@@ -79,8 +80,9 @@ def check_before_run(flags: dict[str, Any]) -> None:
             raise click.UsageError(f"--fail-under {threshold}: --systems names no {threshold.system!r}{hint}")
 
 
-def check_thresholds(ctx: click.Context, thresholds: Sequence[Threshold], result: JudgeResult) -> None:
-    """Say each threshold the result is below, and exit with `FAIL_UNDER_EXIT` if one is.
+def below_thresholds(thresholds: Sequence[Threshold], result: JudgeResult) -> bool:
+    """Say each threshold the result is below, and return whether one is (the command then exits
+    with `FAIL_UNDER_EXIT`).
 
     Raises:
         click.UsageError: A threshold names a system the run does not have (with the closest one).
@@ -94,8 +96,7 @@ def check_thresholds(ctx: click.Context, thresholds: Sequence[Threshold], result
         value = threshold.observed(result)
         seen = "undefined (nothing to measure it on)" if value is None else f"{value:.4g}"
         err_console.print(f"[bold red]below threshold:[/] {escape(str(threshold))}: the run's is {seen}")
-    if failed:
-        ctx.exit(FAIL_UNDER_EXIT)
+    return bool(failed)
 
 
 def show_result(result: JudgeResult, console: Console = err_console) -> None:
@@ -124,7 +125,7 @@ def _headline(result: JudgeResult) -> str:
     ok = result.statuses.get("ok", 0)
     share = f" ({_rate(result.ok_rate)})" if result.judgments else ""
     tail = f"; failed: {failed} (in no win rate or mean)" if failed else ""
-    return f"[bold]Result[/] of {result.judgments:,} judgments: {ok:,} ok{share}{tail}"
+    return f"[bold]Result[/] of {plural(result.judgments, 'judgment')}: {ok:,} ok{share}{tail}"
 
 
 def _rate(rate: Proportion) -> str:
@@ -196,12 +197,13 @@ def _show_facets(pairwise: PairwiseResult, console: Console) -> None:
         split = ", ".join(f"{_label(name, named)}: {n:,}" for name, n in d.decided_for.items())
         won = f" (for {split})" if split else ""
         console.print(
-            f"Facet {escape(facet.name)}: decided {d.decided:,} of {d.verdicts:,} verdicts{won}, "
+            f"Facet {escape(facet.name)}: decided {d.decided:,} of {plural(d.verdicts, 'verdict')}{won}, "
             f"agreed with {d.agreed:,}; {means}"
         )
     if pairwise.unexplained and pairwise.facets:
         console.print(
-            f"{pairwise.unexplained:,} verdicts are not computed from the facets (an overall call): "
+            f"{plural(pairwise.unexplained, 'verdict')} {'is' if pairwise.unexplained == 1 else 'are'} not "
+            "computed from the facets (an overall call): "
             "no facet is counted as deciding them"
         )
 
