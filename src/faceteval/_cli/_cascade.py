@@ -29,6 +29,7 @@ from faceteval._runner import (
     file_instances,
     human_labels_of,
     open_judges,
+    selected,
 )
 from faceteval.core import Instance, Usage
 from faceteval.datasets import InstanceFile
@@ -92,7 +93,7 @@ def run_cascade(
             [(out, JUDGMENTS), (record_path_for(out), RUN_RECORD)], given=out,
             inputs=[source.path, calibration_path], cache=job.outputs.cache, force=job.outputs.force,
         )  # fmt: skip
-    items = list(source.read())
+    items = list(selected(source.read(), job.options))
     calibration_set = _calibration_set(calibration_path)
     started, clock = datetime.now(UTC), time.monotonic()
     with ExitStack() as stack:

@@ -39,6 +39,7 @@ from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
 from faceteval._runner._run_job import open_judge, open_judges, run_job, run_job_async
 from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of, with_batch
+from faceteval._runner._subset import selected, selected_count, subset_options
 from faceteval._runner._window import (
     ORDERS,
     Order,
@@ -181,7 +182,10 @@ __all__ = [
     "run_job",
     "run_job_async",
     "run_meta_eval",
+    "selected",
+    "selected_count",
     "spent_since",
+    "subset_options",
     "templates_of",
     "total_of",
     "unwrap_group",

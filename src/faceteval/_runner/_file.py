@@ -34,6 +34,7 @@ from faceteval._runner._options import (
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._stats import RunStats, spent_since, with_batch
+from faceteval._runner._subset import subset_options
 from faceteval._runner._tally import ResultTally
 from faceteval._util.text import plural
 from faceteval.core import Instance, Judgment
@@ -320,7 +321,8 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         | ({} if job.systems is None else {"systems": list(job.systems)})
         | ({} if options.order == "input" else {"order": options.order})
         | _calibration_option(options)
-        | _human_labels_option(options),
+        | _human_labels_option(options)
+        | subset_options(options),
         **recorded_templates(method, llm, options),
     )
 

@@ -76,6 +76,10 @@ class JudgeOptions:
             (``--human-labels``): the result then gives the win rates and means as humans would,
             prediction-powered (`faceteval.results.HumanLabelled`). They change no judgment.
         human_labels_source: Where the human labels were read from (set when ``human_labels`` is a path).
+        limit: Judge only the input's first ``limit`` instances (``--limit``; None: all of them).
+        sample: Judge a random sample of this many of the input's instances, in input order
+            (``--sample``; seeded with ``sample_seed``, so that a re-run judges, and resumes, the same).
+        sample_seed: The seed of ``sample``.
     """
 
     swap: bool = False
@@ -95,6 +99,9 @@ class JudgeOptions:
     annotators: Annotators | None = None
     human_labels: Mapping[str, HumanLabel] | str | os.PathLike[str] | None = None
     human_labels_source: str | None = None
+    limit: int | None = None
+    sample: int | None = None
+    sample_seed: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.human_labels, str | os.PathLike):
@@ -128,9 +135,11 @@ class JudgeOptions:
             raise ConfigError(
                 f"templates is a Templates or a directory of templates, got {type(self.templates).__name__}"
             )
-        for name, least in (("window", 1), ("memo_size", 1), ("abort_after", 0)):
+        if self.limit is not None and self.sample is not None:
+            raise ConfigError("limit takes the first instances and sample a random few: give one of them")
+        for name, least in (("window", 1), ("memo_size", 1), ("abort_after", 0), ("limit", 1), ("sample", 1)):
             value = getattr(self, name)
-            if value is None and name == "window":
+            if value is None and name in ("window", "limit", "sample"):
                 continue
             if not whole_number(value, least):
                 raise ConfigError(f"{name} must be a whole number of at least {least}, got {value!r}")

@@ -22,6 +22,7 @@ from faceteval._runner._file import FileJob, RunResult, Started, checked_items, 
 from faceteval._runner._job import BatchMode, JobHooks, JudgeJob, JudgeSpec, file_instances
 from faceteval._runner._judge import Item, check_arguments, judge_each
 from faceteval._runner._options import check_score_mode
+from faceteval._runner._subset import selected, selected_count
 from faceteval.batch import BatchRun, rounds_for
 from faceteval.batch.internal import close_rounds
 from faceteval.datasets.internal import PLAIN_READING
@@ -151,10 +152,10 @@ def prepare(job: JudgeJob, hooks: JobHooks, stack: ExitStack, result: RunResult)
     file = _file_job(job, opened, writes=job.outputs.out is not None or hooks.run.stream is not None)
     instances, again = _instances(job)
     checks = file or FileJob(None, None, strict=job.options.strict)
-    items = checked_items(checks, instances, job.method, hooks.run)
-    result.instances = checks.instances
+    items = checked_items(checks, selected(instances, job.options), job.method, hooks.run)
+    result.instances = selected_count(checks.instances, job.options)
     if hooks.measured is not None:
-        hooks.measured(checks.instances)
+        hooks.measured(result.instances)
     started = Started.now()
     if opened is None:
         opened = open_judge(cast(JudgeSpec, job.judge), job, hooks, stack)
@@ -167,11 +168,11 @@ def _instances(job: JudgeJob) -> tuple[Iterable[Item], Callable[[], Iterable[Ite
     run: a file is read anew, instances given in Python are listed (in `BatchMode` only)."""
     source = file_instances(job.instances)
     if source is not None:
-        return source.read(), source.read
+        return source.read(), lambda: selected(source.read(), job.options)
     given = cast(Iterable[Item], job.instances)
     if not isinstance(job.mode, BatchMode):
         return given, lambda: given
-    listed = list(given)
+    listed = list(selected(given, job.options))
     return listed, lambda: listed
 
 
