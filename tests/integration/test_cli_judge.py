@@ -485,6 +485,8 @@ def test_config_file_supplies_defaults(
         ("[judge]\nseed = 1979-05-27\n", "[judge] seed = 1979-05-27: expected a text or a number"),
         ("[meta-eval]\ncategory = ['a', [1]]\n", '[meta-eval] category = ["a", [1]]: expected texts'),
         ("prices = 3\n", "faceteval.toml: prices must be a table"),
+        ('[prices]\n"openai:x" = 3\n', "faceteval.toml [prices]: openai:x: expected {input: <USD"),
+        ('[prices]\n"openai:x" = {input = -1, output = 1}\n', "faceteval.toml [prices]: openai:x"),
     ],
 )
 def test_config_file_mistakes_are_named(
@@ -494,6 +496,14 @@ def test_config_file_mistakes_are_named(
     (tmp_path / "faceteval.toml").write_text(toml)
     result = CliRunner().invoke(cli, ["judge", str(pairs_file(tmp_path)), "--dry-run", "--model", "openai:x"])
     assert result.exit_code == 2 and message in result.output, result.output  # a usage error
+    assert result.output.splitlines()[-1].startswith("error: faceteval.toml"), result.output
+
+
+def test_usage_errors_end_in_a_lowercase_error_line_as_every_error_does(tmp_path: Path) -> None:
+    for args in (["judge", "--bogus"], ["judge", "x.jsonl", "--concurrency", "a"], ["nosuch"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2, result.output
+        assert result.output.splitlines()[-1].startswith("error: ") and "Error:" not in result.output
 
 
 @pytest.mark.parametrize(

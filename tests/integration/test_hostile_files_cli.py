@@ -248,7 +248,7 @@ def test_a_config_file_that_is_not_utf8_or_nests_too_deep_is_named(
     done = faceteval(
         "judge", pairs(tmp_path), "--model", "openai:gpt-4o", "--dry-run", "--no-cache", cwd=tmp_path
     )
-    assert f"Error: {message}" in one_error_line(done, code=2)  # a usage error
+    assert f"error: {message}" in one_error_line(done, code=2)  # a usage error
 
 
 def test_a_config_file_with_a_byte_order_mark_is_read(

@@ -56,10 +56,7 @@ def _default_map() -> dict[str, Any]:
         if name in DATA_DIR_KEYS or (name == TEMPLATES_KEY and not isinstance(table, dict)):
             continue  # a [templates] table is the templates command's
         if name == "prices":
-            if not isinstance(table, dict):
-                raise ConfigFileError(
-                    f'{path}: prices must be a table ([prices] with "provider:model" = {{input, output}})'
-                )
+            _check_prices(table, path)
             continue
         command = cli.get_command(None, name)
         if command is None or not isinstance(table, dict):
@@ -67,6 +64,20 @@ def _default_map() -> dict[str, Any]:
             raise ConfigFileError(f"{path}: [{name}] is not a command's table; the tables are {known}")
         defaults[name] = _command_defaults(command, table, f"{path}: [{name}]")
     return defaults
+
+
+def _check_prices(table: Any, path: Path) -> None:
+    """A usage error unless ``[prices]`` is a table of prices (its entry named), as ``--prices`` is."""
+    if not isinstance(table, dict):
+        raise ConfigFileError(
+            f'{path}: prices must be a table ([prices] with "provider:model" = {{input, output}})'
+        )
+    from faceteval.llm import PriceTable  # only for a file that has prices
+
+    try:
+        PriceTable.from_mapping(table, source=f"{path} [prices]")
+    except FacetevalError as exc:
+        raise ConfigFileError(str(exc)) from exc
 
 
 def _command_defaults(command: click.Command, table: dict[str, Any], where: str) -> dict[str, Any]:
@@ -298,8 +309,20 @@ def _inert_usage_errors() -> Iterator[None]:
     try:
         yield
     except click.ClickException as exc:
-        exc.show(neutral_out(sys.stderr))
+        show_usage_error(exc, neutral_out(sys.stderr))
         raise click.exceptions.Exit(exc.exit_code) from exc
+
+
+def show_usage_error(exc: click.ClickException, file: Any) -> None:
+    """A usage or configuration error as click shows it (the usage and the help hint, for a usage
+    error), its last line ``error: MESSAGE`` as every faceteval error's is."""
+    ctx = exc.ctx if isinstance(exc, click.UsageError) else None
+    if ctx is not None:
+        hint = ""
+        if ctx.command.get_help_option(ctx) is not None:
+            hint = f"Try '{ctx.command_path} {ctx.help_option_names[0]}' for help.\n"
+        click.echo(f"{ctx.get_usage()}\n{hint}", file=file, color=ctx.color)
+    click.echo(f"error: {exc.format_message()}", file=file, color=ctx.color if ctx is not None else None)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})

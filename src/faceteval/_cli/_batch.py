@@ -216,7 +216,7 @@ class BatchProgress:
     def round(self, number: int, requests: int) -> None:
         """A round is about to be submitted."""
         self.batches.clear()
-        err_console.print(f"round {number}: {requests:,} requests to submit")
+        err_console.print(f"round {number}: {plural(requests, 'request')} to submit")
         if self.progress is not None:
             if self.task is None:
                 self.task = self.progress.add_task(f"round {number}", total=None)

@@ -11,6 +11,7 @@ from faceteval._cli._app import handle_errors
 from faceteval._cli._console import Console, err_console, escape
 from faceteval._cli._options import _ENGINE_OPTIONS
 from faceteval._cli._run import default_cache_path
+from faceteval._util.text import plural
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 OUTPUT = click.Path(dir_okay=False, path_type=Path)
@@ -52,9 +53,13 @@ def import_(ctx: click.Context, outputs: tuple[Path, ...], cache_path: Path | No
     if report.already:
         console.print(f"{report.already:,} replies were already in the cache")
     if tally.failed:
-        console.print(f"{tally.failed:,} requests were answered with an error: the next round asks again")
+        were = "was" if tally.failed == 1 else "were"
+        console.print(
+            f"{plural(tally.failed, 'request')} {were} answered with an error: the next round asks again"
+        )
     for row in report.completed:
-        console.print(f"done: {escape(row.input_file_id)} (round {row.round}, {row.requests:,} requests)")
+        requests = plural(row.requests, "request")
+        console.print(f"done: {escape(row.input_file_id)} (round {row.round}, {requests})")
     for row, missing in report.waiting:
         without = f"{missing:,} of {row.requests:,} without a reply"
         console.print(f"waiting: {escape(row.input_file_id)} ({without})")

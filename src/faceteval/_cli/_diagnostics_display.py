@@ -9,6 +9,7 @@ from rich.table import Table
 
 from faceteval._cli._console import Console, escape
 from faceteval._util.numbers import NO_SPREAD, flat
+from faceteval._util.text import plural
 from faceteval.report.internal import BIAS_NOTE, bias_rows
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -83,7 +84,7 @@ def calibration_line(calibration: dict[str, Any]) -> str | None:
     if shares := calibration.get("tied_shares"):
         top = shares[0]
         value = "no confidence" if top.get("confidence") is None else f"{top['confidence']:.3f}"
-        line += f"; {top.get('n', 0):,} of {calibration.get('n', 0):,} verdicts tied at {value}"
+        line += f"; {top.get('n', 0):,} of {plural(calibration.get('n', 0), 'verdict')} tied at {value}"
     return line
 
 

@@ -139,7 +139,7 @@ def show_panel(panel: dict[str, Any]) -> None:
     unanimous = panel.get("unanimous") or {}
     console.print(
         f"Agreement among the judges: Krippendorff's alpha (nominal, verdicts) {_number(alpha.get('value'))} "
-        f"over {alpha.get('n', 0):,} instances; unanimous on {percent(unanimous.get('value'))}"
+        f"over {plural(alpha.get('n', 0), 'instance')}; unanimous on {percent(unanimous.get('value'))}"
     )
 
 
@@ -162,7 +162,7 @@ def show_score_panel(panel: dict[str, Any], correlations: dict[str, Any]) -> Non
                 table.add_row(escape(aspect), level, escape(judge), *values, str(first.get("n", "")))
     console.print(table)
     alphas = ", ".join(
-        f"{escape(aspect)} {_number(alpha.get('value'))} over {alpha.get('n', 0):,} instances"
+        f"{escape(aspect)} {_number(alpha.get('value'))} over {plural(alpha.get('n', 0), 'instance')}"
         for aspect, alpha in (panel.get("alpha") or {}).items()
     )
     console.print(f"Agreement among the judges: Krippendorff's alpha (interval, scores) {alphas}")

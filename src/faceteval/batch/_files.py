@@ -15,6 +15,7 @@ from pathlib import Path
 
 import anyio
 
+from faceteval._util.text import plural
 from faceteval.batch._passes import Stall
 from faceteval.batch._results import ImportTally
 from faceteval.batch._shards import OPENAI_LIMITS, Limits, in_prefix_order, shards
@@ -164,8 +165,9 @@ def pending_message(rows: list[BatchRow], cache_path: str) -> str:
     )
     outs = " ".join(_quote(output_path(row)) for row in rows)
     return (
-        f"round {rounds}: {len(rows)} request file(s) ({requests:,} requests) wait for a cluster to "
-        "answer them.\n"
+        f"round {rounds}: {plural(len(rows), 'request file')} ({plural(requests, 'request')}) "
+        f"{'waits' if len(rows) == 1 else 'wait'} for a cluster to answer "
+        f"{'it' if len(rows) == 1 else 'them'}.\n"
         f"1. Answer each with vLLM (or, on many nodes, with Ray Data LLM: see {CLUSTERS_DOC}):\n"
         f"{runs}\n"
         "2. Import the replies into the response cache:\n"
