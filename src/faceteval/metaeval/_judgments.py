@@ -43,7 +43,7 @@ def source_files(spec: str | None) -> list[Path]:
     benchmark or a recorded judge; for a run directory, its judgments).
 
     Examples:
-        >>> [path.as_posix() for path in source_files("runs/dna")], source_files("recorded:gpt4")
+        >>> [path.as_posix() for path in source_files("runs/dna")], source_files("recorded:gpt4-pair")
         (['runs/dna', 'runs/dna/judgments.jsonl'], [])
     """
     parts = panel_specs(spec or "")
