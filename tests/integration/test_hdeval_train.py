@@ -159,6 +159,8 @@ def test_recorded_chatgpt_criterion_scores_train_without_an_llm(data_dir: Path, 
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["split"]["train"] + summary["split"]["test"] == 200
+    assert summary["level"] == "sample"  # HD-Eval's (Table 1): led with, the system level beside it
+    assert result.output.index("(sample level") < result.output.index("(system level")
     features = [json.loads(line) for line in (out / "features.jsonl").read_text().splitlines()]
     test = [row for row in features if row["split"] == "test"]
     judge = summary["held_out"]["Accuracy"]["judge_on_aspect"]["sample"]["pearson"]

@@ -13,12 +13,37 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 def show_held_out(summary: dict[str, Any]) -> None:
-    """The held-out correlations of a trained evaluator's ``summary``, as a table."""
+    """The held-out correlations of a trained evaluator's ``summary``, as a table at its headline level
+    (HD-Eval's, per output), then one at each other level it has (per source document, per system)."""
+    level = summary["level"]
+    others = sorted(
+        {other for rows in summary["held_out"].values() for levels in rows.values() for other in levels}
+        - {level}
+    )
+    _show_level(summary, level)
+    for other in others:
+        _show_level(summary, other)
+    if summary["split"]["left_out"]:
+        console.print(
+            f"{plural(summary['split']['left_out'], 'instance')} left out: a criterion score could not be "
+            "read"
+        )
+
+
+LEVELS = {
+    "sample": "per output",
+    "summary": "within each source document, then averaged",
+    "system": "over the systems' mean scores",
+}
+"""What each level of a held-out correlation correlates."""
+
+
+def _show_level(summary: dict[str, Any], level: str) -> None:
     from faceteval.workflows.hdeval._results import SCORERS
 
-    level = summary["level"]
+    about = LEVELS.get(level)
     table = Table(
-        title=f"Held-out correlation with human scores ({level} level, "
+        title=f"Held-out correlation with human scores ({level} level{f': {about}' if about else ''}; "
         f"{plural(summary['split']['test'], 'test output')})",
         title_justify="left",
     )
@@ -26,18 +51,15 @@ def show_held_out(summary: dict[str, Any]) -> None:
         table.add_column(column, justify="left" if column in ("target", "scorer") else "right")
     for target, rows in summary["held_out"].items():
         for scorer, levels in rows.items():
-            cells = levels.get(level, levels["sample"])
+            if level not in levels:
+                continue
+            cells = levels[level]
             table.add_row(
                 escape(target),
                 escape(SCORERS.get(scorer, scorer)),
                 *(_cell(cells.get(m, {})) for m in ("pearson", "spearman", "kendall")),
             )
     console.print(table)
-    if summary["split"]["left_out"]:
-        console.print(
-            f"{plural(summary['split']['left_out'], 'instance')} left out: a criterion score could not be "
-            "read"
-        )
 
 
 def _cell(entry: dict[str, Any]) -> str:

@@ -214,7 +214,8 @@ def train_command(**flags: Any) -> None:
         "origin": origin,
         "group_by": target.group_by,
         "system_by": target.system_by,
-        "level": benchmark.level if benchmark else None,
+        # HD-Eval reads its results per output (Table 1: segment level); the other levels go beside
+        "level": "sample",
     }
     summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
     info = evaluator_info(trained, model=model, **described)
