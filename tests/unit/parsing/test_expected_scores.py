@@ -71,6 +71,27 @@ def test_ten_in_one_digit_tokens_follows_the_next_position() -> None:
     )
 
 
+def test_a_continuation_off_the_scale_takes_its_share_of_the_first_digit_with_it() -> None:
+    # "1" then "0" (.5), " " (.1) or "1" (.4): 11 is off 1-10. By the chain rule P(10) = .6 x .5 and
+    # P(1) = .6 x .1; 11's .24 is left out with every number off the scale, and the whole numbers on it
+    # are renormalised once, at the end. (Renormalising the next position over 10 and 1 alone first
+    # would give them the first digit's whole .6, 11's share too.)
+    tokens = [
+        tok("1", {"1": 0.6, "9": 0.3, "8": 0.05}),
+        tok("0", {"0": 0.5, " ": 0.1, "1": 0.4}),
+        tok(" "),
+        tok("6"),
+        *words("\n|ok"),
+    ]
+    first, _ = sources(PAIR, "10 6\nok", tokens)
+    assert first.score == pytest.approx((10 * 0.3 + 1 * 0.06 + 9 * 0.3 + 8 * 0.05) / 0.71)
+    assert dict(first.distribution or []) == pytest.approx(
+        {1: 0.06 / 0.71, 8: 0.05 / 0.71, 9: 0.3 / 0.71, 10: 0.3 / 0.71}
+    )
+    two_kinds = (10 * 0.6 * 0.5 / 0.6 + 1 * 0.6 * 0.1 / 0.6 + 9 * 0.3 + 8 * 0.05) / 0.95
+    assert first.score == pytest.approx(8.6761, abs=5e-5) and two_kinds == pytest.approx(8.6316, abs=5e-5)
+
+
 def test_an_alternative_one_is_left_out_when_digits_are_split() -> None:
     # "1" instead of "8" could be 1 or the start of 10: its continuation is unknown, so it is left out
     tokens = [tok("8", {"8": 0.5, "1": 0.3, "7": 0.2}), *words("\n|ok")]
