@@ -189,6 +189,8 @@ class LlamaCppProvider:
         self._metadata: dict[str, str] = {}
         self._stop = threading.Event()
         """The event of the call being generated: set when that call is abandoned."""
+        self._generating = False
+        """Whether the call being generated has read its prompt (its first token is sampled)."""
         self._abort: Any = None
         """The model's abort callback (`_abortable`), kept alive while llama.cpp holds its pointer."""
 
@@ -264,12 +266,14 @@ class LlamaCppProvider:
         with self._lock:
             model = self._loaded(logits_all=config.logprobs)
             self._stop = stop  # the stopping criterion `_stoppable` gave the model reads it
+            self._generating = False
             try:
                 data = model.create_chat_completion(**params)
             except ValueError as exc:  # "Requested tokens (5000) exceed context window of 4096", ...
                 raise BadRequestError(f"llamacpp ({self._path.name}) refused the request: {exc}") from exc
             except Exception as exc:
                 if stop.is_set():  # llama_decode aborted mid-prompt ("llama_decode returned 2")
+                    _forget_context(model)
                     raise ProviderError(f"llamacpp ({self._path.name}): the call was stopped") from exc
                 raise ProviderError(
                     f"llamacpp ({self._path.name}) failed: {type(exc).__name__}: {exc}"
@@ -291,9 +295,8 @@ class LlamaCppProvider:
                 if callable(close):
                     close()
             model = self._load(options, logits_all=logits_all)
-        stopped = self._stop_requested
-        _stoppable(model, stopped)
-        self._abort = _abortable(model, stopped)
+        _stoppable(model, self._token_sampled)
+        self._abort = _abortable(model, self._prompt_abandoned)
         self._model, self._logits_all = model, logits_all
         metadata = getattr(model, "metadata", None)
         if isinstance(metadata, Mapping):
@@ -320,8 +323,16 @@ class LlamaCppProvider:
         except (ValueError, RuntimeError) as exc:  # llama.cpp could not load it
             raise ConfigError(f"llamacpp: cannot load {str(self._path)!r}: {exc}") from exc
 
-    def _stop_requested(self) -> bool:
+    def _token_sampled(self) -> bool:
+        """Asked after each token: whether the call is abandoned (its prompt is read by then)."""
+        self._generating = True
         return self._stop.is_set()
+
+    def _prompt_abandoned(self) -> bool:
+        """Asked by llama.cpp between the operations of a batch: whether to abort it. Only a prompt
+        being read is aborted; a generation ends between tokens (`_token_sampled`), never inside
+        the decoding of one."""
+        return not self._generating and self._stop.is_set()
 
     async def aclose(self) -> None:
         """Nothing to close between runs: the model stays loaded for the next call."""
@@ -346,6 +357,18 @@ def _stoppable(model: Any, stopped: Callable[[], bool]) -> None:
         return create(*args, stopping_criteria=criteria, **kwargs)
 
     model.create_completion = with_stop
+
+
+def _forget_context(model: Any) -> None:
+    """After an aborted ``llama_decode``, whose batches read so far stay in the context's memory
+    (llama.h): that memory cleared and the model's count of tokens read set to none, so that the next
+    call reads its prompt afresh rather than reusing a prefix llama-cpp-python no longer tracks."""
+    reset = getattr(model, "reset", None)
+    if callable(reset):
+        reset()
+    clear = getattr(getattr(model, "_ctx", None), "kv_cache_clear", None)
+    if callable(clear):
+        clear()
 
 
 def _abortable(model: Any, stopped: Callable[[], bool]) -> Any:
