@@ -46,9 +46,7 @@ def commands(path: Path) -> Iterator[tuple[int, list[str]]]:
 
 
 def _shown() -> list[tuple[str, list[str]]]:
-    return [
-        (f"{path.relative_to(ROOT)}:{line}", argv) for path in PAGES for line, argv in commands(path)
-    ]
+    return [(f"{path.relative_to(ROOT)}:{line}", argv) for path in PAGES for line, argv in commands(path)]
 
 
 SHOWN = _shown()
