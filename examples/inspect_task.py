@@ -12,7 +12,8 @@ or as a script, which runs the same eval and prints each sample's score and face
 
 A score is 1 when the model's answer wins, 0.5 for a tie (or orders that disagree) and 0 when it loses:
 the task's mean is the model's win rate over the recorded answers. ``-T against=none`` scores each answer
-alone instead (DnA-Eval's overall score, 1 to 10). The log is written to ./logs.
+alone instead (DnA-Eval's overall score on 1 to 10, as 0 to 1: (score - 1) / 9). The log is written to
+./logs.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ read back with `inspect_ai.log.read_eval_log`, hold our scores, facets and unsco
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -100,7 +101,7 @@ def test_every_task_ran_and_its_metrics_leave_out_the_unscored_samples(
 ) -> None:
     by_task, _ = logs
     assert set(by_task) == {"pointwise", "against_baseline", "against_target"}
-    expected = {"pointwise": 7.5, "against_baseline": 0.75, "against_target": 0.25}
+    expected = {"pointwise": (8 / 9 + 5 / 9) / 2, "against_baseline": 0.75, "against_target": 0.25}
     for name, log in by_task.items():
         assert log.status == "success", name
         assert log.results is not None
@@ -110,14 +111,15 @@ def test_every_task_ran_and_its_metrics_leave_out_the_unscored_samples(
         assert "stderr" in scores.metrics
 
 
-def test_a_pointwise_score_is_the_overall_score_with_its_facets_in_the_metadata(
+def test_a_pointwise_score_is_the_overall_score_as_a_share_of_its_scale_with_the_facets_in_the_metadata(
     logs: tuple[dict[str, EvalLog], LLMServer],
 ) -> None:
     log = logs[0]["pointwise"]
     capital = score_of(log, "capital")
-    assert capital.value == 9.0 and capital.answer == ANSWERS[QUESTIONS["capital"]]
+    assert capital.value == pytest.approx(8 / 9) and capital.answer == ANSWERS[QUESTIONS["capital"]]
     metadata = capital.metadata
     assert metadata is not None
+    assert metadata["scale"] == [1.0, 10.0]  # (9 - 1) / (10 - 1): the raw score is in "scores"
     assert metadata["method"] == {
         "name": "dna",
         "params": {"aspects": 3, "criteria": None, "aggregate": "weighted", "scale": [1.0, 10.0]},
@@ -130,7 +132,7 @@ def test_a_pointwise_score_is_the_overall_score_with_its_facets_in_the_metadata(
     assert metadata["usage"]["calls"] == 5  # aspects, weights, a score per aspect
     assert capital.explanation is not None
     assert f"- {ASPECTS[0]} (output 9, weight 0.50): Scored by rule" in capital.explanation
-    assert score_of(log, "prime").value == 6.0
+    assert score_of(log, "prime").value == pytest.approx(5 / 9)
 
 
 def test_the_judge_calls_go_through_inspects_model_api_to_the_grader(
@@ -253,5 +255,48 @@ def test_the_example_task_runs_in_inspect_eval_scoring_each_answer_alone(
     assert log.results.scores[0].scored_samples == 8
     for each in log.samples:
         score = (each.scores or {})["facet_scorer"]
-        assert isinstance(score.value, float) and 1 <= score.value <= 10
         assert score.metadata is not None and len(score.metadata["facets"]) == 3
+        (overall,) = score.metadata["scores"]
+        assert 1 <= overall <= 10 and score.value == pytest.approx((overall - 1) / 9)
+
+
+@pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
+@pytest.mark.filterwarnings(
+    "ignore:Exception ignored in. <function MemoryObjectReceiveStream.__del__:"
+    "pytest.PytestUnraisableExceptionWarning"
+)
+def test_two_faceteval_scorers_of_one_task_keep_their_names_in_the_log(tmp_path: Path) -> None:
+    """A real ``inspect_ai.eval`` of a task scored twice: each scorer's results and scores under its name.
+
+    Inspect's own: a deprecation warning, and the streams an ``inspect_ai.eval`` in a process leaves
+    unclosed (with Inspect's ``match()`` scorer too), collected here so that they are this test's."""
+    import inspect_ai
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import get_model
+    from inspect_ai.solver import generate
+
+    from faceteval.integrations.inspect import facet_scorer
+
+    samples = [Sample(id=key, input=QUESTIONS[key], target=TARGETS[key]) for key in ("capital", "prime")]
+    scorers = [
+        facet_scorer("dna", name="dna_alone", aspects=2),
+        facet_scorer("direct", name="direct_vs_target", against="target"),
+    ]
+    with LLMServer(inspect_answers.respond) as server:
+        model = get_model("openai-api/local/judge", base_url=server.base_url, api_key="test")
+        task = Task(dataset=samples, solver=generate(), scorer=scorers)
+        (log,) = inspect_ai.eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    assert log.results is not None and log.samples is not None
+    results = {s.name: (s.scorer, s.scored_samples, s.metrics["mean"].value) for s in log.results.scores}
+    assert results == {
+        "dna_alone": ("dna_alone", 2, pytest.approx((8 / 9 + 5 / 9) / 2)),
+        "direct_vs_target": ("direct_vs_target", 2, 0.25),  # a loss to "Canberra.", a tie
+    }
+    for each in log.samples:
+        assert set(each.scores or {}) == {"dna_alone", "direct_vs_target"}
+    capital = sample_of(log, "capital").scores or {}
+    assert (capital["dna_alone"].metadata or {})["method"]["name"] == "dna"
+    assert capital["direct_vs_target"].value == 0.0
+    gc.collect()

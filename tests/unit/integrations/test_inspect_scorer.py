@@ -55,6 +55,20 @@ def test_the_scorer_is_registered_with_its_metrics() -> None:
     assert info.type == "scorer" and info.name.endswith("facet_scorer")
     metrics = info.metadata["metrics"]
     assert [registry_info(m).name for m in metrics] == ["inspect_ai/mean", "inspect_ai/stderr"]
+    named = registry_info(facet_scorer("direct", name="helpfulness"))
+    assert named.name.endswith("/helpfulness") or named.name == "helpfulness"
+    named_metrics = [registry_info(m).name for m in named.metadata["metrics"]]
+    assert named_metrics == ["inspect_ai/mean", "inspect_ai/stderr"]
+    assert registry_info(facet_scorer("direct")).name.endswith("facet_scorer")  # the next, unnamed, is not
+
+
+class Unregistered:
+    """A method of one's own, not registered and recording no scale."""
+
+    name = "unregistered"
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "params": {}}
 
 
 @pytest.mark.parametrize(
@@ -68,6 +82,13 @@ def test_the_scorer_is_registered_with_its_metrics() -> None:
             ("dna",),
             {"against": "target", "target_as_reference": True},
             "against='target' judges the output against the target: it cannot",
+        ),
+        (("dna",), {"name": "judges/dna"}, "name is the scorer's name in the log: a non-empty text"),
+        (("dna",), {"name": " "}, "name is the scorer's name in the log: a non-empty text"),
+        (
+            (Unregistered(),),
+            {},
+            "method 'unregistered' is not registered and records no scale: a score is from 0 to 1",
         ),
     ],
 )

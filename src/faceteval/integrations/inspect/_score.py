@@ -1,4 +1,9 @@
-"""A faceteval judgment as an Inspect `Score`: its value, explanation and metadata."""
+"""A faceteval judgment as an Inspect `Score`: its value, explanation and metadata.
+
+Every value is from 0 to 1. Alone (pointwise), the output's overall score on the method's scale,
+``low`` to ``high``, as ``(score - low) / (high - low)`` (DnA-Eval's 7 on 1 to 10: 0.67), the raw score
+kept in the metadata (``scores``, with ``scale``); pairwise, 1 for a win, 0.5 for a tie, 0 for a loss.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from typing import Any, Literal
 from inspect_ai.scorer import Score
 
 from faceteval import Judgment
+from faceteval.integrations._scales import Scale, normalised
 
 Against = Literal["baseline", "target"]
 """What a sample's output is judged against, pairwise: a baseline text of the sample's, or its target."""
@@ -21,16 +27,20 @@ SCORING_FAILED = "scoring_failed"
 
 
 def judgment_score(
-    judgment: Judgment, *, answer: str, against: Against | None, method: dict[str, Any]
+    judgment: Judgment, *, answer: str, against: Against | None, method: dict[str, Any], scale: Scale | None
 ) -> Score:
-    """The `Score` of ``judgment``: the output's overall score, or (pairwise) 1, 0.5, 0 for win, tie, loss.
+    """The `Score` of ``judgment``: the output's overall score as a share of ``scale`` (the method's overall
+    score range; None only pairwise, for a method that records none), or (pairwise) 1, 0.5, 0 for win,
+    tie, loss.
 
     A judgment that failed is unscored (`Score.unscored`: left out of the metrics and counted as
     unscored), with its error as explanation and the raw replies that could not be read in its
     metadata: never a default score.
     """
     metadata = {"method": method, **_metadata(judgment, against)}
-    value = _value(judgment, against)
+    if judgment.status == "ok":
+        metadata["scale"] = None if scale is None else list(scale)
+    value = _value(judgment, against, scale)
     if value is None:
         reason = (
             GRADER_FAILED
@@ -53,11 +63,11 @@ def unscored(problem: str, *, answer: str, method: dict[str, Any]) -> Score:
     )
 
 
-def _value(judgment: Judgment, against: Against | None) -> float | None:
+def _value(judgment: Judgment, against: Against | None, scale: Scale | None) -> float | None:
     if judgment.status != "ok":
         return None
     if against is None:
-        return judgment.scores[0] if judgment.scores else None
+        return normalised(judgment.scores[0], scale) if judgment.scores and scale is not None else None
     return None if judgment.verdict is None else OUTCOMES[judgment.verdict][1]
 
 
