@@ -146,13 +146,11 @@ def judge_llm(
     given = [name for name, value in settings.items() if value]
     if isinstance(model, LLM | DeepEvalBaseLLM) or model is None:
         if given:
-            held = (
-                "the LLM given has its own"
-                if isinstance(model, LLM)
-                else "a DeepEval model has its own"
-                if model is not None
-                else "no model spec is given"
-            )
+            held = "a DeepEval model has its own"
+            if isinstance(model, LLM):
+                held = "the LLM given has its own"
+            elif model is None:
+                held = "no model spec is given"
             raise ConfigError(
                 f"{', '.join(given)} build an LLM from a faceteval model spec such as "
                 f"'openai:gpt-4o-mini'; {held}: pass the spec, or build the model with them"
