@@ -54,4 +54,5 @@ def test_the_table_reads_a_cached_input_price_and_defaults_to_the_input_price() 
     )
     assert table.lookup("openai:a") == Price(1.0, 2.0, 0.25)
     assert table.lookup("openai:b").cost(100, 0, cached_input_tokens=50) == pytest.approx(100 / 1e6)  # type: ignore[union-attr]
-    assert PriceTable.default().lookup("openai:gpt-4o-mini") == Price(0.15, 0.60, 0.075)
+    default = PriceTable.default().lookup("openai:gpt-4o-mini")  # genai-prices' cached-input rate
+    assert default is not None and default.cached_input is not None and default.cached_input < default.input

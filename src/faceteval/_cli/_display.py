@@ -13,7 +13,7 @@ from faceteval._cli._console import Console, err_console, escape
 from faceteval._runner import INVALID_INPUT, UNJUDGEABLE, JudgeSpec, calibration_of
 from faceteval._util.text import plural
 from faceteval.core import Judgment, Usage
-from faceteval.llm import Panel, Spend
+from faceteval.llm import Panel, Quote, Spend
 from faceteval.llm.internal import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
@@ -41,6 +41,16 @@ def _models(job: JudgeJob) -> str:
     if isinstance(judge, JudgeSpec):
         return " or ".join(spec for spec, _ in judge.panel) if judge.panel else judge.model
     return " or ".join(str(llm.spec) for llm in (judge.judges if isinstance(judge, Panel) else (judge,)))
+
+
+def _quotes(job: JudgeJob) -> list[tuple[str, Quote]]:
+    """Each of the judge's models with its price and where the price came from."""
+    judge = job.judge
+    if isinstance(judge, JudgeSpec):
+        models = [spec for spec, _ in judge.panel] if judge.panel else [judge.model]
+        return [(model, judge.prices.quote(model)) for model in models]
+    llms = judge.judges if isinstance(judge, Panel) else (judge,)
+    return [(str(llm.spec), llm.prices.quote(str(llm.spec))) for llm in llms]
 
 
 def _cost(stage: Spend) -> str:
@@ -89,9 +99,14 @@ def show_plan(job: JudgeJob, result: RunResult, *, subject: str | None = None) -
         f"Tokens are estimated at ~{CHARS_PER_TOKEN:g} characters per token; replies are assumed "
         "readable (re-asks not counted); cached replies cost nothing."
     )
-    if not stats.total.cost_known:
-        model = _models(job)
-        console.print(f"No price is known for {escape(model)}: add one with --prices FILE.")
+    for model, quote in _quotes(job):
+        if quote.price is None:
+            console.print(
+                f"No price is known for {escape(model)}: add one with --prices FILE (genai-prices "
+                "does not know it, nor does the price table)."
+            )
+        else:
+            console.print(f"Price of {escape(model)}: {escape(quote.describe())}.")
     if stats.unjudgeable:
         they = "it is" if stats.unjudgeable == 1 else "they are"
         console.print(f"[red]{plural(stats.unjudgeable, 'instance')} cannot be judged as {they}:[/]")

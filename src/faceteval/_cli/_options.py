@@ -235,7 +235,8 @@ _ENGINE_OPTIONS: dict[str, Callable[[Any], Any]] = {
         "--prices",
         "prices_path",
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        help="YAML price table that extends the built-in one (USD per 1M tokens).",
+        help="YAML price table (USD per 1M tokens) whose entries take precedence over genai-prices' "
+        "prices and the built-in ones.",
     ),
     "--trace": click.option(
         "--trace/--no-trace",
@@ -435,5 +436,5 @@ def _prices(path: Path | None) -> PriceTable:
     if extra := config_prices():
         table = table.extended(PriceTable.from_mapping(extra, source="faceteval.toml [prices]"))
     if path is not None:
-        table = table.extended(PriceTable.from_file(path))
+        table = table.extended(PriceTable.from_file(path, source=f"--prices {path}"))
     return table

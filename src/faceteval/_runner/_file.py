@@ -314,7 +314,7 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         inputs=inputs,
         output=str(job.out),
         method=MethodRecord.of(method.describe()),
-        llm=LLMRecord.of(llm.describe()),
+        llm=LLMRecord.of_judge(llm),
         options={"swap": options.swap, "strict": job.strict, "trace": options.trace}
         | scoring_options(options)
         | ({"prefix_cache": True} if run_prompts(options).prefix_cache else {})
@@ -375,7 +375,7 @@ def _record(
     batch = result.batch
     spend = spend_of(with_batch(result.spent, batch), result.elapsed)
     by_batch = {} if batch is None else {"batch": batch.record}
-    described = {"llm": LLMRecord.of(llm.describe())}  # as the run ended: a structured fallback said
+    described = {"llm": LLMRecord.of_judge(llm)}  # as the run ended: a structured fallback said
     return job.model_copy(update={**header, **described, "spend": spend, "summary": summary, **by_batch})
 
 

@@ -238,7 +238,7 @@ async def _run(context: RunContext, plan: RunPlan, *, alone: bool) -> MetaEvalRe
         **header("meta-eval", started.at),
         output=str(run_dir),
         method=MethodRecord.of(plan.method.describe()),
-        llm=LLMRecord.of(llm.describe()),
+        llm=LLMRecord.of_judge(llm),
         options={
             "swap": context.judging.swap,
             **scoring_options(context.judging),
@@ -318,7 +318,7 @@ def _compared(
         update={
             **header("meta-eval", started.at),
             "output": str(context.out),
-            "llm": LLMRecord.of(context.llm.describe()),
+            "llm": LLMRecord.of_judge(context.llm),
             "spend": _total(spends),
             "summary": combine([(plan.variant, record.summary) for plan, record in records]),
             "written": {},

@@ -12,7 +12,7 @@ from faceteval.llm._http import DEFAULT_MAX_REPLY_BYTES
 from faceteval.llm._llm import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, LLM
 from faceteval.llm._panel import Judge, Panel
 from faceteval.llm._parser import JsonReply, Parser
-from faceteval.llm._pricing import Price, PriceTable
+from faceteval.llm._pricing import Price, PriceTable, Quote
 from faceteval.llm._provider import Provider
 from faceteval.llm._registry import ModelSpec
 from faceteval.llm._retry import DEFAULT_MAX_RETRY_AFTER, DEFAULT_RETRY, RetryPolicy
@@ -57,6 +57,7 @@ __all__ = [
     "Price",
     "PriceTable",
     "Provider",
+    "Quote",
     "ResponseCache",
     "ResponseSchema",
     "RetryPolicy",

@@ -28,6 +28,7 @@ from faceteval._version import __version__
 from faceteval.core import Instance
 from faceteval.errors import FacetevalError, InputError
 from faceteval.frames import judgments_to_pandas, summary_to_pandas
+from faceteval.llm import Judge, Panel, Quote
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,6 +83,27 @@ class MethodRecord(RecordPart):
         return cls.model_validate(to_jsonable_python(description))
 
 
+class PriceRecord(RecordPart):
+    """A model's price as a run used it (`faceteval.llm.PriceTable.quote`)."""
+
+    model: str
+    """``provider:model``."""
+    source: str
+    """Where the price came from: ``genai-prices <version>``, a ``--prices`` file, faceteval.toml's
+    ``[prices]``, the built-in entries of models served locally, or ``unknown`` (no price: cost unknown)."""
+    input: float | None = None
+    """USD per million input tokens (None: unknown)."""
+    output: float | None = None
+    """USD per million output tokens."""
+    cached_input: float | None = None
+    """USD per million input tokens read from the provider's prompt cache (None: at the input price)."""
+
+    @classmethod
+    def of(cls, model: str, quote: Quote) -> PriceRecord:
+        """The record of ``model``'s price as `faceteval.llm.PriceTable.quote` gave it."""
+        return cls.model_validate({"model": model, **quote.as_dict()})
+
+
 class LLMRecord(RecordPart):
     """The LLM a run asked (`faceteval.llm.LLM.describe`)."""
 
@@ -101,11 +123,22 @@ class LLMRecord(RecordPart):
     structured_fallback: str | None = None
     """The structured-output dialect the run fell back to (``json_object``) when the server refused
     ``json_schema``; None when it did not."""
+    prices: list[PriceRecord] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Each model's price (a panel's: each judge's) and where it came from; None (and left out) in
+    records made before prices had sources."""
 
     @classmethod
     def of(cls, description: Mapping[str, Any]) -> LLMRecord:
         """The record of an LLM's ``describe()``."""
         return cls.model_validate(to_jsonable_python(description))
+
+    @classmethod
+    def of_judge(cls, judge: Judge) -> LLMRecord:
+        """The record of a judge (an LLM, or a panel as one): its ``describe()``, with each model's
+        price and where it came from."""
+        llms = judge.judges if isinstance(judge, Panel) else (judge,)
+        prices = [PriceRecord.of(str(llm.spec), llm.prices.quote(str(llm.spec))) for llm in llms]
+        return cls.of({**judge.describe(), "prices": [price.model_dump() for price in prices]})
 
 
 class SpendRecord(RecordPart):

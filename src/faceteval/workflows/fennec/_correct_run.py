@@ -166,7 +166,7 @@ def _record(
         **ending("correct", run, started.at, failure),
         inputs={"judgments": job.judgments, "input": job.input},
         output=str(job.out),
-        llm=LLMRecord.of(llm.describe()),
+        llm=LLMRecord.of_judge(llm),
         options={"threshold": options.threshold, "rejudge": options.rejudge, "trace": options.trace},
         **recorded_prompts(correct_templates(options), prompts=options.prompts()),
         spend=spend_of(with_batch(run.spent, run.batch), run.elapsed),
