@@ -80,6 +80,19 @@ def test_every_relative_link_leads_to_a_file_and_heading_that_exist(page: Path) 
     assert not broken, f"{page.relative_to(ROOT)}: " + "; ".join(broken)
 
 
+def test_the_layout_of_the_index_names_every_package() -> None:
+    text = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    layout = " ".join(text[text.index("Layout: ") :].split("\n\n")[0].split())
+    packages = sorted(
+        p.name for p in (ROOT / "src" / "faceteval").iterdir() if p.is_dir() and (p / "__init__.py").exists()
+    )
+    missing = [name for name in packages if f"`{name}`" not in layout]
+    assert len(packages) >= 20 and not missing, f"docs/index.md's layout leaves out {missing}"
+    architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    layers = architecture[architecture.index("| layer |") : architecture.index("A method family is")]
+    assert not [name for name in packages if f"`{name}`" not in layers], "architecture.md's layers"
+
+
 def test_every_page_of_docs_is_on_the_map() -> None:
     mapped = {Path(unquote(urlsplit(t).path)).name for t in links(DOCS / "index.md") if local(t)}
     missing = [p.name for p in DOCS.glob("*.md") if p.name != "index.md" and p.name not in mapped]

@@ -2,8 +2,10 @@
 DataFrames and iterables of dicts (`read_instances`, with field maps and presets), criteria files,
 and the built-in benchmarks.
 
-CoEval's released review data (`read_coeval`: a task's outputs with every score; `coeval_actions`: the
-annotators' review of ChatGPT's evaluations; `chatgpt_texts`) is read on first use of those names.
+MT-Bench's `vote_key` (the question, model pair and turn a human vote and a judge's verdict are
+compared on) and CoEval's released review data (`read_coeval`: a task's outputs with every score;
+`coeval_actions`: the annotators' review of ChatGPT's evaluations; `chatgpt_texts`) are loaded on
+first use of those names.
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ from faceteval.datasets._registry import benchmarks, get_benchmark
 if TYPE_CHECKING:
     from faceteval.datasets._coeval_recorded import CoevalAction, chatgpt_texts, coeval_actions
     from faceteval.datasets._coeval_tasks import CoevalOutput, CoevalTask, read_coeval
+    from faceteval.datasets._mtbench import vote_key
 
 _LAZY = {
     "_coeval_recorded": ("CoevalAction", "chatgpt_texts", "coeval_actions"),
     "_coeval_tasks": ("CoevalOutput", "CoevalTask", "read_coeval"),
+    "_mtbench": ("vote_key",),
 }
 
 __all__ = [
@@ -72,6 +76,7 @@ __all__ = [
     "read_instances",
     "read_judgments",
     "relabelled",
+    "vote_key",
 ]
 
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -323,8 +323,8 @@ def _benchmark(name: str, *, experts_only: bool, size: int) -> Benchmark:
             "A turn-2 "
             "query holds both turns. metadata: question_id, model_a, model_b, turn, judge, judge_kind "
             "(expert/author). The votes CSVs are the evalaudit copy of the Hugging Face dataset "
-            "(six columns kept, conversations dropped). Use vote_key() to compare a vote with the "
-            "judge's verdict for the same question, model pair and turn."
+            "(six columns kept, conversations dropped). Use faceteval.datasets.vote_key() to compare a "
+            "vote with the judge's verdict for the same question, model pair and turn."
         ),
     )
 

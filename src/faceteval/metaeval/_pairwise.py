@@ -10,6 +10,7 @@ from typing import Any
 
 from faceteval import metrics
 from faceteval.core import Instance, Judgment
+from faceteval.datasets import vote_key
 from faceteval.metaeval._bias import Rater
 from faceteval.metaeval._judgments import Joined
 
@@ -81,7 +82,7 @@ class _Labelled:
             flip = instance.metadata["model_a"] > instance.metadata["model_b"]
             label = _flip(instance.label, flip)
             assert label is not None
-            self.votes.append((_vote_key(instance), _flip(judged, flip), judgment is not None, label))
+            self.votes.append((vote_key(instance), _flip(judged, flip), judgment is not None, label))
 
 
 def pairwise(joined: Joined, ci: Rater) -> dict[str, Any]:
@@ -187,11 +188,6 @@ def _votes(rows: Sequence[tuple[Hashable, int | None, bool, int]]) -> dict[str, 
         "with_ties": metrics.vote_agreement(judge, votes, ties=True).as_dict(),
         "without_ties": metrics.vote_agreement(judge, votes, ties=False).as_dict(),
     }
-
-
-def _vote_key(instance: Instance) -> tuple[object, ...]:
-    meta = instance.metadata
-    return (meta["question_id"], *sorted((meta["model_a"], meta["model_b"])), meta["turn"])
 
 
 def _flip(verdict: int | None, flip: bool) -> int | None:
