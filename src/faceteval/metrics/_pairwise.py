@@ -11,7 +11,6 @@ verdict in either order is missing and counts as inconsistent and wrong.
 from __future__ import annotations
 
 import numbers
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -203,27 +202,28 @@ def accuracy_order_avg(first: Sequence[Verdict], second: Sequence[Verdict], labe
 
 
 def cohen_kappa(verdicts: Sequence[Verdict], labels: Sequence[int]) -> float | None:
-    """Cohen's kappa between judge verdicts and human labels (unweighted, ties a class).
+    """Cohen's kappa between judge verdicts and human labels (unweighted, ties a class): scikit-learn's
+    ``cohen_kappa_score``.
 
     A None verdict becomes its own class (`NO_VERDICT_CLASS`), which agrees with no label. The result
     is None for no items, and when chance agreement is 1 (both sides use one and the same class),
-    where kappa is undefined. Matches ``sklearn.metrics.cohen_kappa_score`` otherwise.
+    where kappa is undefined.
 
     Examples:
         >>> cohen_kappa([1, 2, 1, 2], [1, 2, 2, 2])
         0.5
+        >>> cohen_kappa([1, None], [1, 1]), cohen_kappa([2, 2], [2, 2])
+        (0.0, None)
     """
     n = check_lengths(verdicts, labels)
     _check_labels(labels, verdicts)
-    if n == 0:
+    coded = [NO_VERDICT_CLASS if v is None else int(v) for v in verdicts]
+    human = [int(label) for label in labels]
+    if n == 0 or len(set(coded) | set(human)) == 1:  # one class on both sides: chance agreement is 1
         return None
-    coded = [NO_VERDICT_CLASS if v is None else v for v in verdicts]
-    observed = sum(v == label for v, label in zip(coded, labels, strict=True))
-    judge_counts, human_counts = Counter(coded), Counter(labels)
-    expected = sum(judge_counts[c] * human_counts[c] for c in judge_counts)  # in units of 1 / n**2
-    if expected == n * n:
-        return None
-    return float((observed * n - expected) / (n * n - expected))  # a float, not numpy's, from arrays
+    from sklearn.metrics import cohen_kappa_score
+
+    return float(cohen_kappa_score(human, coded))  # a float, not numpy's
 
 
 def confusion(

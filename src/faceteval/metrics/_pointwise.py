@@ -7,8 +7,6 @@ when either side is constant; scipy would return NaN with a warning there, so it
 
 from __future__ import annotations
 
-import functools
-import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal
@@ -39,19 +37,27 @@ def _spearman(x: Sequence[float], y: Sequence[float]) -> Any:
     return stats.spearmanr(x, y)
 
 
-def _exact_spearman_p(x: Sequence[float], y: Sequence[float], observed: float) -> float:
-    """The share of all pairings of ``x`` with ``y`` whose |rho| is at least the observed one (two-sided)."""
+def _exact_spearman_p(x: Sequence[float], y: Sequence[float]) -> float:
+    """The share of all pairings of ``x`` with ``y`` whose |rho| is at least theirs (two-sided): scipy's
+    exact permutation test (``permutation_type="pairings"``, every pairing) of |rho|."""
     from scipy import stats
 
     rx = stats.rankdata(x) - (len(x) + 1) / 2
     ry = stats.rankdata(y) - (len(y) + 1) / 2
-    rhos = (ry[_pairings(len(y))] @ rx) / math.sqrt(float(rx @ rx) * float(ry @ ry))
-    return float(np.mean(np.abs(rhos) >= abs(observed) - 1e-12))
+    scale = math.sqrt(float(rx @ rx) * float(ry @ ry))
 
+    def abs_rho(ranks: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+        return np.asarray(np.abs(np.moveaxis(ranks, axis, -1) @ ry) / scale, dtype=np.float64)
 
-@functools.cache
-def _pairings(n: int) -> NDArray[np.intp]:
-    return np.array(list(itertools.permutations(range(n))), dtype=np.intp)
+    result = stats.permutation_test(
+        (rx,),
+        abs_rho,
+        permutation_type="pairings",
+        n_resamples=np.inf,
+        alternative="greater",
+        vectorized=True,
+    )
+    return float(result.pvalue)
 
 
 def _kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> Any:
@@ -96,7 +102,7 @@ def _coefficient(
     if method == "spearman" and 3 <= len(x) <= EXACT_SPEARMAN_UP_TO:  # two pairs: scipy gives none, nor we
         # scipy's p-value comes from a t approximation, which says p = 0 for a perfect rank order of
         # four systems; the exact one is 2/24.
-        p = _exact_spearman_p(x, y, statistic)
+        p = _exact_spearman_p(x, y)
     return statistic, None if math.isnan(p) else p
 
 
