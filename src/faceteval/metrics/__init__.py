@@ -11,7 +11,16 @@ Pointwise scores drop a pair where either score is None or NaN, reported in `Cor
 from typing import TYPE_CHECKING
 
 from faceteval._util.lazy import lazy_attributes
-from faceteval.metrics._intervals import STUDENT_T, WILSON, mean_interval, wilson_interval
+from faceteval.metrics._intervals import (
+    FISHER_Z,
+    STUDENT_T,
+    WILSON,
+    bootstrap_fisher_se,
+    fisher_interval,
+    fisher_se,
+    mean_interval,
+    wilson_interval,
+)
 from faceteval.metrics._pairwise import (
     TIE,
     accuracy_order_avg,
@@ -113,6 +122,7 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_N_RESAMPLES",
     "DEFAULT_PENALTY",
+    "FISHER_Z",
     "PPI",
     "STUDENT_T",
     "TIE",
@@ -137,6 +147,7 @@ __all__ = [
     "average_pairwise_pearson",
     "binomial_interval",
     "bootstrap_ci",
+    "bootstrap_fisher_se",
     "by_group",
     "calibration_error",
     "cohen_kappa",
@@ -147,6 +158,8 @@ __all__ = [
     "correct",
     "correlation",
     "correlation_with_ci",
+    "fisher_interval",
+    "fisher_se",
     "fixed_sequence_threshold",
     "human_mean",
     "krippendorff_alpha",

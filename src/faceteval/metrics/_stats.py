@@ -2,13 +2,21 @@
 
 Every resampling here works on item indices, so the columns of one item always move together (a
 paired bootstrap) and a statistic receives plain lists, exactly like calling the metric directly.
-Resamples on which the statistic is undefined (None or NaN) are dropped before percentiles are taken.
+Resamples on which the statistic is undefined (None or NaN) are dropped before an interval is made.
+
+A correlation's interval is Fisher's z around the coefficient (`faceteval.metrics.fisher_interval`),
+with its standard error in closed form over the items, or from the resamples of what varies (the
+documents, at the system level); a summary-level correlation, a mean over documents, has the Student's
+t interval of that mean. Each contains its estimate. A percentile interval of resampled correlations
+need not: resampling the inputs of a few systems whose means correlate at 0.9995 attenuates the
+correlation, and every percentile, BCa's too, can fall below it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
@@ -17,6 +25,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from faceteval.metrics._checks import check_lengths
+from faceteval.metrics._intervals import (
+    FISHER_Z,
+    STUDENT_T,
+    bootstrap_fisher_se,
+    fisher_interval,
+    fisher_se,
+    mean_interval,
+)
 from faceteval.metrics._pointwise import (
     CorrelationMethod,
     Score,
@@ -116,29 +132,31 @@ def summary_level_with_ci(
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> Correlation:
-    """`summary_level` with a CI from resampling groups (documents), not items (``n_resamples=0``: no CI).
+    """`summary_level` with the Student's t interval of its mean over the groups (documents), cut to
+    [-1, 1] (``n_resamples=0``: no CI; nothing is resampled, and ``seed`` is not used).
 
-    The summary-level value is the mean of per-group coefficients, so resampling groups is resampling
-    those coefficients: each is computed once.
+    The summary-level value is the mean of per-group coefficients, so its uncertainty is that of a
+    mean of the groups' coefficients. The interval is centred on it; None with fewer than two groups.
 
     Examples:
         >>> x, y = [1, 2, 3, 1, 2, 4, 2, 3, 4], [1, 2, 4, 3, 2, 1, 1, 3, 5]
-        >>> result = summary_level_with_ci(x, y, "aaabbbccc", n_resamples=200)
-        >>> round(result.value, 3), result.n, [round(v, 3) for v in result.ci]
-        (0.333, 3, [-0.982, 1.0])
+        >>> result = summary_level_with_ci(x, y, "aaabbbccc")
+        >>> round(result.value, 3), result.n, [round(v, 3) for v in result.ci], result.ci_method
+        (0.333, 3, [-1.0, 1.0], 't')
     """
     result = summary_level(x, y, groups, method)
-    if not n_resamples:
+    if not n_resamples or result.value is None:
         return result
     defined = [v for v in group_coefficients(x, y, groups, method) if v is not None]
-    ci = bootstrap_ci(
-        lambda values: math.fsum(values) / len(values),
-        defined,
-        n_resamples=n_resamples,
-        level=level,
-        seed=seed,
+    interval = (
+        mean_interval(result.value, statistics.stdev(defined), len(defined), level)
+        if len(defined) > 1
+        else None
     )
-    return dataclasses.replace(result, ci=ci)
+    if interval is None:
+        return result
+    ci = (max(-1.0, interval[0]), min(1.0, interval[1]))
+    return dataclasses.replace(result, ci=ci, ci_method=STUDENT_T)
 
 
 def system_level_with_ci(
@@ -152,11 +170,16 @@ def system_level_with_ci(
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> Correlation:
-    """`system_level` with a CI from resampling the inputs the systems ran on (``n_resamples=0``: no CI).
+    """`system_level` with Fisher's z interval around it, its standard error from resampling the
+    inputs the systems ran on (``n_resamples=0``: no CI).
 
     ``clusters`` names each item's input (e.g. its source document): a resample draws inputs with
-    replacement and keeps every system's output on each, then recomputes the system means (the
-    "inputs" bootstrap of Deutsch et al., 2021). Without clusters each item is its own input.
+    replacement and keeps every system's output on each, then recomputes the system means and their
+    correlation (the "inputs" bootstrap of Deutsch et al., 2021). Without clusters each item is its
+    own input. The resampled correlations' spread gives the standard error of Fisher's z
+    (`faceteval.metrics.bootstrap_fisher_se`), and the interval is `fisher_interval` around the
+    coefficient: it contains it, where the resamples' percentiles, pulled down by the noise resampling
+    adds to each system's mean, may not. None where the coefficient is 1 or -1.
 
     Examples:
         >>> result = system_level_with_ci(
@@ -189,8 +212,16 @@ def system_level_with_ci(
             means_x[r][present].tolist(), means_y[r][present].tolist(), method, p_value=False
         )
         values = np.append(values, np.nan if value is None else value)
-    ci = _percentile_interval(values[~np.isnan(values)], level)
-    return dataclasses.replace(result, ci=ci)
+    return _with_fisher_interval(result, values[~np.isnan(values)], level)
+
+
+def _with_fisher_interval(result: Correlation, resampled: NDArray[np.float64], level: float) -> Correlation:
+    """``result`` with Fisher's z interval, its standard error from the ``resampled`` coefficients."""
+    if result.value is None:
+        return result
+    se = bootstrap_fisher_se(result.value, resampled.tolist())
+    ci = None if se is None else fisher_interval(result.value, se, level)
+    return dataclasses.replace(result, ci=ci, ci_method=None if ci is None else FISHER_Z)
 
 
 def correlation_with_ci(
@@ -202,22 +233,24 @@ def correlation_with_ci(
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> Correlation:
-    """`correlation` with a bootstrap CI over the items, computed in bulk (``n_resamples=0``: no CI).
+    """`correlation` with Fisher's z interval over its pairs (``n_resamples=0``: no CI; nothing is
+    resampled, and ``seed`` is not used).
+
+    The standard error of Fisher's z is `fisher_se`'s: Pearson's ``1 / sqrt(n - 3)`` (the interval
+    scipy's ``pearsonr(...).confidence_interval()`` gives), Bonett and Wright's for Spearman, Fieller,
+    Hartley and Pearson's for Kendall. None with too few pairs, or a coefficient of 1 or -1.
 
     Examples:
-        >>> result = correlation_with_ci([1, 2, 3, 4, 5], [2, 1, 4, 3, 5], "spearman", n_resamples=200)
-        >>> round(result.value, 3), result.ci is not None
-        (0.8, True)
+        >>> result = correlation_with_ci([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5], "spearman")
+        >>> round(result.value, 3), [round(v, 3) for v in result.ci], result.ci_method
+        (0.829, [-0.127, 0.986], 'fisher-z')
     """
     result = correlation(x, y, method)
-    if not n_resamples:
+    if not n_resamples or result.value is None:
         return result
-    pairs = np.array(complete_rows(x, y), dtype=np.float64).reshape(-1, 2)
-    if len(pairs) < 2:
-        return result
-    drawn = np.random.default_rng(seed).integers(0, len(pairs), (n_resamples, len(pairs)))
-    values = rowwise_correlation(pairs[drawn, 0], pairs[drawn, 1], method)
-    return dataclasses.replace(result, ci=_percentile_interval(values[~np.isnan(values)], level))
+    se = fisher_se(result.value, result.n, method)
+    ci = None if se is None else fisher_interval(result.value, se, level)
+    return dataclasses.replace(result, ci=ci, ci_method=None if ci is None else FISHER_Z)
 
 
 def with_ci(
@@ -227,10 +260,12 @@ def with_ci(
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> M:
-    """``metric(*columns)`` with its ``ci`` set by `bootstrap_ci` over the items (rows).
+    """``metric(*columns)`` with its ``ci`` from a bootstrap over the items (rows).
 
-    Works for any metric returning a `Rate` or a `Correlation`. Note that for `summary_level` this
-    resamples items, not groups. A rate of all hits or all misses, whose bootstrap collapses to
+    Works for any metric returning a `Rate` or a `Correlation`. A rate's interval is the percentile
+    interval of its resamples; a correlation's is Fisher's z around it, with the standard error of
+    its resamples (as `system_level_with_ci`'s). Note that for `summary_level` this resamples items,
+    not groups. A rate of all hits or all misses, whose bootstrap collapses to
     that point, gets the exact binomial (Clopper-Pearson) interval of all or none of its items
     instead: 0/3 is not known to be 0 to the last decimal. The trials are the items, also for a rate
     that counts two verdicts per item (`faceteval.metrics.accuracy_order_avg`). `Rate.ci_method`
@@ -253,14 +288,12 @@ def with_ci(
                 result, ci=binomial_interval(hits, items, level), ci_method=CLOPPER_PEARSON
             )
         return dataclasses.replace(result, ci=ci, ci_method=None if ci is None else BOOTSTRAP)
-    ci = bootstrap_ci(
-        lambda *resampled: metric(*resampled).value,
-        *columns,
-        n_resamples=n_resamples,
-        level=level,
-        seed=seed,
+    if check_lengths(*columns) < 2:
+        return result
+    resampled = _bootstrap_distribution(
+        lambda indices: metric(*_select(columns, indices)).value, len(columns[0]), n_resamples, seed
     )
-    return dataclasses.replace(result, ci=ci)
+    return _with_fisher_interval(result, resampled, level)
 
 
 def binomial_interval(hits: int, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, float] | None:

@@ -91,7 +91,10 @@ class Correlation:
             tried); None for averages over groups and when scipy gives none.
         missing: Pairs dropped because either value was None or NaN.
         skipped: `summary_level` only: groups left out of the mean because their correlation is undefined.
-        ci: A bootstrap confidence interval for ``value``, set by `with_ci`.
+        ci: A confidence interval for ``value``, set by `with_ci` and the ``*_with_ci`` functions.
+        ci_method: How ``ci`` was made: ``"fisher-z"`` (Fisher's z around the coefficient, with a
+            closed-form or a bootstrap standard error), or ``"t"`` (Student's t over the groups, for
+            `summary_level`); None without a ``ci``.
     """
 
     value: float | None
@@ -101,6 +104,7 @@ class Correlation:
     missing: int = 0
     skipped: int = 0
     ci: tuple[float, float] | None = None
+    ci_method: str | None = None
 
     def as_dict(self) -> dict[str, JSONValue]:
         """The correlation as plain JSON values (``ci`` as a two-element list or None)."""
@@ -112,6 +116,7 @@ class Correlation:
             "missing": self.missing,
             "skipped": self.skipped,
             "ci": _ci_list(self.ci),
+            "ci_method": self.ci_method,
         }
 
 

@@ -1,7 +1,9 @@
 """Bulk correlations for the bootstrap, and CIs at the item, summary and system level.
 
 Every coefficient computed in bulk is checked against scipy.stats on the same rows; every interval
-against a plain loop that resamples the way the docstring says and calls the metric itself.
+against its formula written out (Fisher's z, Student's t) and scipy's where it has one, the system
+level's standard error against a plain loop that resamples the way the docstring says and calls the
+metric itself.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import pytest
 from scipy import stats
 
 from faceteval.metrics import (
-    correlation,
     correlation_with_ci,
     summary_level,
     summary_level_with_ci,
@@ -50,20 +51,25 @@ def test_bulk_coefficients_equal_scipys(method: str, items: int, levels: int) ->
     assert math.isnan(got[0])
 
 
-def percentile(values: list[float]) -> tuple[float, float]:
-    low, high = np.percentile(values, [2.5, 97.5])
-    return float(low), float(high)
+def fisher(r: float, se: float, level: float = 0.95) -> tuple[float, float]:
+    """Fisher's z interval, written out."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    return math.tanh(math.atanh(r) - z * se), math.tanh(math.atanh(r) + z * se)
 
 
-def test_item_level_interval_resamples_pairs() -> None:
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
+def test_item_level_interval_is_fisher_z_and_pearsons_is_scipys(method: str) -> None:
     rng = np.random.default_rng(0)
     x = rng.integers(1, 6, 60).astype(float).tolist()
     y = [a + rng.normal() for a in x]
-    result = correlation_with_ci(x, y, "kendall", n_resamples=300, seed=4)
-    assert result.value == pytest.approx(stats.kendalltau(x, y).statistic)
-    drawn = np.random.default_rng(4).integers(0, 60, (300, 60))
-    loop = [correlation([x[i] for i in row], [y[i] for i in row], "kendall").value for row in drawn]
-    assert result.ci == pytest.approx(percentile([v for v in loop if v is not None]))
+    result = correlation_with_ci(x, y, method, level=0.9)  # type: ignore[arg-type]
+    assert result.value == pytest.approx(SCIPY[method](x, y).statistic) and result.ci_method == "fisher-z"
+    r, n = result.value, 60
+    se = {"pearson": 1 / math.sqrt(n - 3), "spearman": math.sqrt((1 + r * r / 2) / (n - 3))}
+    assert result.ci == pytest.approx(fisher(r, se.get(method, math.sqrt(0.437 / (n - 4))), 0.9))
+    if method == "pearson":
+        expected = stats.pearsonr(x, y).confidence_interval(confidence_level=0.9)
+        assert result.ci == pytest.approx((expected.low, expected.high), abs=1e-12)
 
 
 def documents(n_docs: int = 12, n_systems: int = 5) -> tuple[list[float], list[float], list[str], list[str]]:
@@ -79,7 +85,7 @@ def documents(n_docs: int = 12, n_systems: int = 5) -> tuple[list[float], list[f
     return judge, human, docs, systems
 
 
-def test_summary_level_interval_resamples_documents() -> None:
+def test_summary_level_interval_is_students_t_over_documents() -> None:
     judge, human, docs, _ = documents()
     result = summary_level_with_ci(judge, human, docs, "spearman", n_resamples=300, seed=1)
     assert result.value == summary_level(judge, human, docs, "spearman").value
@@ -91,8 +97,9 @@ def test_summary_level_interval_resamples_documents() -> None:
         for doc in dict.fromkeys(docs)
     ]
     assert result.value == pytest.approx(float(np.mean(per_document)))
-    low, high = result.ci
-    assert min(per_document) <= low < result.value < high <= max(per_document)
+    # the Student's t interval of the mean of the documents' coefficients
+    expected = stats.t.interval(0.95, len(per_document) - 1, loc=result.value, scale=stats.sem(per_document))
+    assert result.ci == pytest.approx(expected) and result.ci_method == "t"
 
 
 def test_system_level_interval_resamples_documents_with_all_their_systems() -> None:
@@ -111,7 +118,11 @@ def test_system_level_interval_resamples_documents_with_all_their_systems() -> N
             if d == doc
         ]
         loop.append(system_level([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]).value)
-    assert result.ci == pytest.approx(percentile([v for v in loop if v is not None]))
+    # Fisher's z around the coefficient, its standard error (delta method) from the resamples' spread
+    resampled = [v for v in loop if v is not None]
+    r = result.value
+    assert r is not None and result.ci_method == "fisher-z"
+    assert result.ci == pytest.approx(fisher(r, float(np.std(resampled, ddof=1)) / (1 - r * r)))
 
 
 def test_too_little_to_resample_leaves_the_interval_out() -> None:

@@ -31,7 +31,7 @@ def test_results_are_frozen() -> None:
         (Rate.from_counts(3, 4, missing=1), {"value", "hits", "n", "missing", "excluded", "ci", "ci_method"}),
         (
             Correlation(0.5, 10, "kendall", p_value=0.04, ci=(0.1, 0.8)),
-            {"value", "n", "method", "p_value", "missing", "skipped", "ci"},
+            {"value", "n", "method", "p_value", "missing", "skipped", "ci", "ci_method"},
         ),
         (
             PairedTest(0.1, 0.2, 30, "mcnemar-exact", b01=4, b10=1),
