@@ -16,8 +16,8 @@ vLLM's automatic prefix caching would. From each run it reads what the command r
   (the emulation shares across instances too: the instructions every prompt starts with);
 - ``openai_cached_share``: the same tokens under OpenAI's rule (a prompt is cached only from 1,024
   tokens, in steps of 128), recomputed here from the requests the server received;
-- the cost of the run's tokens at a few prices (prices.yaml), with cached tokens at ``cached_input``
-  (emulated, then under OpenAI's rule) and with none cached.
+- the cost of the run's tokens at a few models' prices (genai-prices'), with cached tokens at their
+  cached-input rate (emulated, then under OpenAI's rule) and with none cached.
 
 Results are printed as JSON and written to benchmarks/prefix_share_results.json; benchmarks/README.md
 keeps the figures.
