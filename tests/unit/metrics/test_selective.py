@@ -168,3 +168,22 @@ def test_thresholds_too_few_to_pass_are_skipped_not_stopped_at() -> None:
     chosen = metrics.fixed_sequence_threshold(confidences, agrees, 0.9, 0.1)
     assert chosen.threshold == 0.8 and chosen.kept == 40
     assert [test.threshold for test in chosen.tests] == [0.8, 0.2]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_calibration_bins_are_scikit_learns_off_their_edges(seed):
+    """Away from the bins' edges (where scikit-learn puts a value in the bin below, we in the bin
+    above), each bin's agreement and mean confidence are scikit-learn's ``calibration_curve``'s."""
+    from sklearn.calibration import calibration_curve
+
+    rng = np.random.default_rng(seed)
+    confidences = (rng.integers(0, 10, 300) + rng.uniform(0.05, 0.95, 300)) / 10
+    agrees = rng.random(300) < confidences
+    calibration = metrics.calibration_error(confidences.tolist(), agrees.tolist(), bins=10)
+    agreement, mean_confidence = calibration_curve(agrees, confidences, n_bins=10, strategy="uniform")
+    filled = [b for b in calibration.bins if b.n]
+    assert [b.agreement for b in filled] == pytest.approx(agreement.tolist())
+    assert [b.mean_confidence for b in filled] == pytest.approx(mean_confidence.tolist())
+    sizes = np.array([b.n for b in filled])
+    expected = float(np.sum(sizes * np.abs(agreement - mean_confidence)) / sizes.sum())
+    assert calibration.ece == pytest.approx(expected)
