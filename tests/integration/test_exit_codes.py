@@ -91,6 +91,12 @@ def test_max_failures_tolerates_a_number_or_a_share_of_the_judgments(
     assert run.exit_code == code, run.output
 
 
+def test_a_dry_run_plans_and_exits_0_as_its_judgments_are_planned_not_failed(tmp_path: Path) -> None:
+    path = pairs(tmp_path / "p.jsonl", unreadable=1, total=3)
+    plan = invoke("judge", path, "--method", "direct", "--model", "openai:gpt-4o", "--dry-run", "--no-cache")
+    assert plan.exit_code == 0, plan.output
+
+
 def test_a_run_with_every_judgment_ok_exits_0_and_a_bad_tolerance_is_a_usage_error(
     tmp_path: Path, server: LLMServer
 ) -> None:

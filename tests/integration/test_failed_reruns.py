@@ -137,7 +137,7 @@ def test_a_judge_rerun_with_one_ok_judgment_replaces_the_output(
     assert invoke(*judge_args(server, pairs, out, "--cache", tmp_path / "c.sqlite")).exit_code == 0
     write_jsonl(pairs, [PAIRS[0], {"id": "x"}])  # one instance, one invalid line
     again = invoke(*judge_args(server, pairs, out, "--cache", tmp_path / "c.sqlite"))
-    assert again.exit_code == 0, again.output
+    assert again.exit_code == 6, again.output  # the invalid line failed; replaced all the same
     assert [json.loads(line)["status"] for line in out.read_text().splitlines()] == ["ok", "error"]
     assert json.loads((tmp_path / "out.run.json").read_text())["summary"]["judgments"] == {
         "ok": 1,

@@ -101,7 +101,7 @@ def test_replies_of_60_mb_keep_memory_output_and_cache_small(tmp_path: Path) -> 
         path = write_pairs(tmp_path / "p.jsonl", pairs)
         result = judge(path, server.base_url, "--out", out, "--cache", cache, "--quiet")
         requests = server.request_count
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 6, result.output  # some judgments failed (exit 6), the rest written
     judgments = {j["id"]: j for j in read_jsonl(out)}
     flooded = [judgments[str(i)] for i in range(1, 100, 2)]
     assert all(j["status"] == "ok" for i, j in judgments.items() if int(i) % 2 == 0)
@@ -173,7 +173,7 @@ def test_a_retry_after_past_the_cap_fails_the_call_at_once_with_the_servers_time
         command += ["--model", "openai:judge", "--base-url", server.base_url, "--out", str(out)]
         done = run_to_end([*command, "--no-cache", "--quiet"], timeout=300)  # a guard, not a measure
         requests = server.request_count
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 6, done.stderr  # some judgments failed (exit 6), the rest written
     assert "Traceback" not in done.stderr
     judgments = {j["id"]: j for j in read_jsonl(out)}
     assert judgments["calm"]["status"] == "ok"

@@ -109,7 +109,7 @@ def test_a_rerun_stopped_midway_keeps_every_earlier_ok_judgment_and_a_matching_r
     with LLMServer(responder) as server:
         command = judge_command(path, server, out, "--no-cache")
         first = run_to_end(command)
-        assert first.returncode == 0, first.stderr
+        assert first.returncode == 6, first.stderr  # some judgments failed (exit 6), the rest written
         earlier, earlier_record = out.read_bytes(), record_path.read_bytes()
         assert len(ok_lines(out)) == 25
         # The re-run reuses the 25 ok judgments and asks again for the 5 that failed, which hang:
@@ -149,7 +149,7 @@ def test_a_rerun_without_a_cache_reuses_the_earlier_ok_judgments(tmp_path: Path)
         args = [path, "--method", "direct", "--model", "openai:judge", "--base-url", server.base_url]
         args += ["--retries", "0", "--no-cache", "--out", out]
         first = invoke(*args)
-        assert first.exit_code == 0, first.output
+        assert first.exit_code == 6, first.output  # some judgments failed (exit 6), the rest written
         earlier = out.read_text().splitlines()
         assert [json.loads(line)["status"] for line in earlier] == ["ok", "error", "ok", "error", "ok", "ok"]
         assert server.request_count == 6

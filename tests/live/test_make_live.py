@@ -28,10 +28,11 @@ def test_make_live_prints_what_the_readme_shows(
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # a wide terminal: the table's lines as the README shows them
     (step,) = [s for s in console_steps(ROOT / "README.md") if s.argv[:2] == ("make", "live")]
-    assert "--model llamacpp:$(LIVE_MODEL)" in (ROOT / "Makefile").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "--model llamacpp:$(LIVE_MODEL) $(LIVE_FLAGS)" in makefile and "--max-failures 100%" in makefile
     code, output = judge(
         ROOT / "examples" / "data" / "pairs.jsonl", "--model", f"llamacpp:{models.qwen}", *makefile_flags(),
-        "--out", tmp_path / "live.jsonl", "--cache", tmp_path / "c.sqlite",
+        "--max-failures", "100%", "--out", tmp_path / "live.jsonl", "--cache", tmp_path / "c.sqlite",
     )  # fmt: skip
     assert code == 0 and "Traceback" not in output, output
     made, _ = calls_in(output)

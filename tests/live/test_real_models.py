@@ -72,13 +72,14 @@ def read(out: Path) -> list[dict[str, Any]]:
 
 def check_judgments(out: Path, ids: list[str], output: str, code: int) -> list[dict[str, Any]]:
     """What holds for any model: no traceback; one judgment per instance, each ok or a parse error
-    that says why and keeps the raw reply; exit status 0, or 1 when none was ok (saying why each
-    failed)."""
+    that says why and keeps the raw reply; exit status 0 when every one is ok, 6 when some failed
+    (--max-failures tolerating none), 1 when none was ok (saying why each failed)."""
     assert "Traceback" not in output, output
     judged = read(out)
     assert [j["id"] for j in judged] == ids, output
     none_ok = not any(j["status"] == "ok" for j in judged)
-    assert code == (1 if none_ok else 0), output
+    some_failed = any(j["status"] in ("parse_error", "error") for j in judged)
+    assert code == (1 if none_ok else 6 if some_failed else 0), output
     if none_ok:
         assert "no instance was judged" in output and "failed: " in output, output
     for j in judged:

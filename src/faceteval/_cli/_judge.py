@@ -178,7 +178,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
             where = escape(str(job.input_path))
             err_console.print(f"[bold red]error:[/] {where} holds no instance to judge")
         ctx.exit(1)
-    _exit_on_failures(ctx, flags, result.stats.statuses, result.result)
+    if not job.dry_run:  # a plan's judgments are "planned", not failed
+        _exit_on_failures(ctx, flags, result.stats.statuses, result.result)
 
 
 add_method_options(judge, after="force", sweeps=False)
