@@ -1,10 +1,11 @@
 """The options saying how an input is read, shared by every command that reads instances: ``--field``,
-``--label-map``, ``--preset``, ``--format``, ``--hf-dataset`` and ``--split``
+``--label-map``, ``--preset``, ``--format``, ``--id``, ``--system-by``, ``--hf-dataset`` and ``--split``
 (`faceteval.datasets.read_instances` reads by them)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -12,7 +13,8 @@ import click
 
 from faceteval._cli._choices import NamedChoice
 from faceteval.datasets import InputFormat, Reading
-from faceteval.datasets.internal import FORMATS, PRESET_NAMES, reading_of
+from faceteval.datasets.internal import FORMATS, ID_SEPARATOR, PRESET_NAMES, reading_of
+from faceteval.errors import ConfigError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,6 +45,19 @@ def input_options(*, hf: bool = True, what: str = "your input") -> Callable[[F],
             type=NamedChoice(FORMATS),
             help="The input's format (default: by its suffix; a directory is a Hugging Face dataset).",
         ),
+        click.option(
+            "--id",
+            "id_fields",
+            metavar="FIELD[,FIELD...]",
+            help=f"Make each instance's id of these fields (or columns no field uses), joined by "
+            f"'{ID_SEPARATOR}', e.g. doc_id,system; a value holding '{ID_SEPARATOR}' is a bad row.",
+        ),
+        click.option(
+            "--system-by",
+            metavar="FIELD",
+            help="The field (or column no field uses) naming the system behind the candidates of an "
+            "instance that names no systems: a name for a single output, or a list of one per candidate.",
+        ),
     ]
     if hf:
         options += [
@@ -63,6 +78,26 @@ def input_options(*, hf: bool = True, what: str = "your input") -> Callable[[F],
     return decorate
 
 
+def group_by_option(effect: str) -> Callable[[F], F]:
+    """``--group-by FIELD``, whose ``effect`` the help says (what grouping does in this command)."""
+    return click.option(
+        "--group-by",
+        metavar="FIELD",
+        help="Group the instances by a field (category, task, query...) or a column no field uses "
+        f"(carried in metadata): {effect} A name no instance has is a usage error.",
+    )
+
+
+@contextmanager
+def as_usage_error() -> Iterator[None]:
+    """A `ConfigError` raised inside (a ``--group-by`` or ``--system-by`` field no instance has) as a
+    usage error: exit status 2."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 def input_reading(flags: dict[str, Any]) -> Reading:
     """How the flags say to read the input.
 
@@ -80,6 +115,8 @@ def input_reading(flags: dict[str, Any]) -> Reading:
         label_map=flags.get("label_map"),
         format=fmt,
         split=flags.get("split"),
+        id_fields=flags.get("id_fields"),
+        system_by=flags.get("system_by"),
     )
 
 

@@ -19,7 +19,13 @@ from faceteval._cli._display import (
     show_invalid,
     usage_rows,
 )
-from faceteval._cli._inputs import input_options, input_reading, input_source
+from faceteval._cli._inputs import (
+    as_usage_error,
+    group_by_option,
+    input_options,
+    input_reading,
+    input_source,
+)
 from faceteval._cli._numbers import FiniteFloat
 from faceteval._cli._options import (
     build_job,
@@ -51,6 +57,7 @@ __all__ = [
     "FiniteFloat",
     "JudgeJob",
     "NamedChoice",
+    "as_usage_error",
     "batch_first",
     "build_job",
     "cache_of",
@@ -62,6 +69,7 @@ __all__ = [
     "force_flag",
     "force_option",
     "given_flags",
+    "group_by_option",
     "handle_errors",
     "hub_offline",
     "input_options",

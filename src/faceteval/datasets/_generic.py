@@ -83,7 +83,7 @@ def load_text(
         ctx.unit = "record"
         yield from read_rows(ctx, _array_records(ctx.name))
     elif canonical and (first is None or first == "array" or _canonical(first)):
-        yield from canonical_instances(ctx.name, ctx.systems)
+        yield from canonical_instances(ctx.name, ctx.systems, ctx.keys)
     else:
         yield from read_rows(ctx, _jsonl_records(ctx.name))
 

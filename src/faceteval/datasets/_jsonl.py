@@ -12,17 +12,22 @@ from pydantic import ValidationError
 
 from faceteval._util.files import UnreadableJSON, decode_json
 from faceteval.core import Instance, Judgment
+from faceteval.datasets._field_map import FieldProblem
+from faceteval.datasets._keys import NO_KEYS, Keys
 from faceteval.errors import InputError
 
 MAX_PROBLEMS_PER_LINE = 3
 
 
-def canonical_instances(name: str, systems: Sequence[str] | None) -> Iterator[Instance | InputError]:
+def canonical_instances(
+    name: str, systems: Sequence[str] | None, keys: Keys = NO_KEYS
+) -> Iterator[Instance | InputError]:
     """The instances of the canonical instance JSONL file ``name``, streamed; a bad line yields an
     `InputError` in its place.
 
     ``systems`` names the system behind each candidate of the instances that do not name their own
-    (`Instance.systems`); an instance with another number of candidates is an error on its line.
+    (`Instance.systems`, then ``keys.system_by``); an instance with another number of candidates is
+    an error on its line. ``keys.id_fields`` makes each id of those fields (`Keys`).
 
     Blank lines are skipped, and so is a byte-order mark. Lines end at line feeds only (a carriage
     return is JSON whitespace). A record without ``id`` gets its line number as id. A repeated id is
@@ -34,10 +39,10 @@ def canonical_instances(name: str, systems: Sequence[str] | None) -> Iterator[In
             a JSON object (the file is not JSON Lines: a spreadsheet, a compressed file), when the
             first instance is read.
     """
-    return _instances(name, systems)
+    return _instances(name, systems, keys)
 
 
-def _instances(name: str, systems: Sequence[str] | None) -> Iterator[Instance | InputError]:
+def _instances(name: str, systems: Sequence[str] | None, keys: Keys) -> Iterator[Instance | InputError]:
     seen: dict[str, tuple[int, bool]] = {}  # id -> (line, whether it is the line number)
     first = True
     for line_no, line in _lines(name):
@@ -47,7 +52,7 @@ def _instances(name: str, systems: Sequence[str] | None) -> Iterator[Instance | 
             first = False
             yield InputError(name, line_no, None, _not_text(line))
         elif line.strip():
-            item = _read_line(name, line_no, line, seen, systems)
+            item = _read_line(name, line_no, line, seen, systems, keys)
             if first and isinstance(item, InputError):
                 _refuse_json_document(name, line_no, line)
             if isinstance(item, InputError) and item.record_id is not None:
@@ -119,6 +124,7 @@ def _read_line(
     line: str,
     seen: dict[str, tuple[int, bool]],
     systems: Sequence[str] | None = None,
+    keys: Keys = NO_KEYS,
 ) -> Instance | InputError:
     try:
         record = decode_json(line)
@@ -131,10 +137,14 @@ def _read_line(
         )
     if not isinstance(record, dict):
         return InputError(path, line_no, None, f"expected a JSON object, got {type(record).__name__}")
-    record_id = _record_id(record)
-    implicit = "id" not in record
+    record_id = None if keys.id_fields else _record_id(record)
+    implicit = "id" not in record and not keys.id_fields
     if implicit:
         record = {"id": str(line_no), **record}
+    try:
+        record = keys.apply(record)
+    except FieldProblem as keyed:
+        return InputError(path, line_no, keyed.column, keyed.problem, record_id=record_id)
     given = systems is not None and record.get("systems") is None
     if given:
         record = {**record, "systems": list(systems or ())}
@@ -156,7 +166,8 @@ def _read_line(
             )
             return InputError(path, line_no, None if implicit else "id", problem)
         # No record_id: its error judgment is written as line-N, so that ids in the output stay unique.
-        return InputError(path, line_no, "id", f"duplicate id {instance.id!r} (first on line {first})")
+        column = ",".join(keys.id_fields) if keys.id_fields else "id"
+        return InputError(path, line_no, column, f"duplicate id {instance.id!r} (first on line {first})")
     seen[instance.id] = (line_no, implicit)
     return instance
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from faceteval.core import Instance
 from faceteval.datasets._field_map import DEFAULT_FIELD_MAP, FieldMap, named_columns
 from faceteval.datasets._generic import TEXT_SUFFIXES, load_text, parse_field_options
+from faceteval.datasets._keys import Keys
 from faceteval.datasets._presets import get_preset
 from faceteval.datasets._rows import RowContext, Unit, column_problem, read_rows
 from faceteval.datasets._tables import (
@@ -46,8 +47,9 @@ FieldsGiven = FieldMap | Mapping[str, str | Sequence[str]] | Sequence[str] | Non
 
 
 class Reading(BaseModel):
-    """How an input is read: its format, preset, field map and split; recorded in a judge run's record
-    (``inputs.input.read_as``) so that later commands read the input as the run did.
+    """How an input is read: its format, preset, field map, split, and the fields its ids and systems
+    are made of; recorded in a judge run's record (``inputs.input.read_as``) so that later commands
+    read the input as the run did.
 
     Examples:
         >>> Reading(format="csv", fields=FieldMap(query="prompt")).plain
@@ -62,6 +64,12 @@ class Reading(BaseModel):
     fields: FieldMap | None = None
     split: str | None = None
     """The split of a Hugging Face dataset (None: its only one)."""
+    id_fields: tuple[str, ...] | None = None
+    """The fields (or metadata keys) each instance's id is made of, joined by ``|`` (``--id doc,system``);
+    None: the id field's own."""
+    system_by: str | None = None
+    """The field (or metadata key) naming the system behind the candidates of an instance that names
+    none of its own (``--system-by``): a name (one candidate), or a list of one per candidate."""
 
     @property
     def plain(self) -> bool:
@@ -76,6 +84,11 @@ class Reading(BaseModel):
             return "hf"
         return SUFFIXES.get(Path(path).suffix.lower(), "jsonl")
 
+    @property
+    def keys(self) -> Keys:
+        """How the reader makes ids and systems of the instances' fields."""
+        return Keys(self.id_fields, self.system_by)
+
 
 PLAIN = Reading()
 
@@ -87,16 +100,27 @@ def reading_of(
     label_map: str | Mapping[str, int] | None = None,
     format: InputFormat | None = None,
     split: str | None = None,
+    id_fields: str | Sequence[str] | None = None,
+    system_by: str | None = None,
 ) -> Reading:
     """The `Reading` of `read_instances`'s keywords.
 
     Raises:
-        ConfigError: An unknown preset or format, a malformed field map or label map, or a label map
-            for a preset's own label (map ``label=COLUMN`` with it).
+        ConfigError: An unknown preset or format, a malformed field map or label map, a label map
+            for a preset's own label (map ``label=COLUMN`` with it), id fields beside an id column
+            (``id=COLUMN``), or a blank or repeated id field.
     """
     if format is not None and format not in FORMATS:
         raise ConfigError(f"unknown format {format!r}; the formats are: {', '.join(FORMATS)}")
     field_map = _field_map(fields, label_map)
+    names = _id_fields(id_fields)
+    if names is not None and field_map is not None and field_map.id is not None:
+        raise ConfigError(
+            f"the id is read from the column {field_map.id!r} (id=COLUMN) and made of {','.join(names)} "
+            "(id fields): give one of them"
+        )
+    if system_by is not None and not system_by.strip():
+        raise ConfigError("system_by names no field: give the field or column holding each system's name")
     if preset is not None:
         get_preset(preset)
         if field_map is not None and field_map.label_map is not None and field_map.label is None:
@@ -104,7 +128,21 @@ def reading_of(
                 f"the preset {preset} reads its own label; a label map needs the column it maps "
                 "(--field label=COLUMN)"
             )
-    return Reading(format=format, preset=preset, fields=field_map, split=split)
+    return Reading(
+        format=format, preset=preset, fields=field_map, split=split, id_fields=names, system_by=system_by
+    )
+
+
+def _id_fields(given: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """The fields an id is made of: a list, or a text of comma-separated names."""
+    if given is None:
+        return None
+    names = tuple(name.strip() for name in (given.split(",") if isinstance(given, str) else given))
+    if not names or not all(names):
+        raise ConfigError(f"id fields {given!r}: give one or more field names, separated by commas")
+    if len(set(names)) < len(names):
+        raise ConfigError(f"id fields {given!r} name a field twice")
+    return names
 
 
 def _field_map(fields: FieldsGiven, label_map: str | Mapping[str, int] | None) -> FieldMap | None:
@@ -155,6 +193,8 @@ def read_instances(
     format: InputFormat | None = None,
     split: str | None = None,
     systems: Sequence[str] | None = None,
+    id_fields: str | Sequence[str] | None = None,
+    system_by: str | None = None,
 ) -> InstanceFile: ...
 
 
@@ -168,6 +208,8 @@ def read_instances(
     format: InputFormat | None = None,
     split: str | None = None,
     systems: Sequence[str] | None = None,
+    id_fields: str | Sequence[str] | None = None,
+    system_by: str | None = None,
 ) -> Iterator[Instance | InputError]: ...
 
 
@@ -180,6 +222,8 @@ def read_instances(
     format: InputFormat | None = None,
     split: str | None = None,
     systems: Sequence[str] | None = None,
+    id_fields: str | Sequence[str] | None = None,
+    system_by: str | None = None,
 ) -> Iterator[Instance | InputError]:
     """The instances of ``source``, streamed; a bad row yields an `InputError` in its place.
 
@@ -192,6 +236,13 @@ def read_instances(
     ``preset`` names a published layout (`faceteval.datasets.PRESETS`: ``alpacaeval``, ``mt-bench``,
     ``chatbot-arena``, ``hh-rlhf``, ``ultrafeedback``, ``ultrafeedback-binarized``). ``systems`` names
     the system behind each candidate of the instances that name none (`Instance.systems`).
+
+    ``id_fields`` (``["doc", "system"]`` or ``"doc,system"``) makes each instance's id of those
+    fields' values (an instance field such as ``category``, else a metadata key: a column no field
+    uses), joined by ``|``; a value holding ``|`` is a bad row. ``system_by`` names the field (or
+    metadata key) holding the system behind an instance's candidates (a name for a single output, or a
+    list of one per candidate) for instances that name no ``systems`` of their own; ``systems`` then
+    names those of the instances that have neither.
 
     A canonical JSONL file read without a mapping is read as ever: blank lines and a byte-order mark
     skipped, lines split at line feeds only, a record without ``id`` given its line number, a repeated
@@ -212,7 +263,10 @@ def read_instances(
         >>> [(i.query, i.candidates, i.label) for i in read_instances(rows, fields={"label": "winner"})]
         [('2+2?', ('4', '5'), 1)]
     """
-    reading = reading_of(fields=fields, preset=preset, label_map=label_map, format=format, split=split)
+    reading = reading_of(
+        fields=fields, preset=preset, label_map=label_map, format=format, split=split,
+        id_fields=id_fields, system_by=system_by,
+    )  # fmt: skip
     if isinstance(source, str | os.PathLike):
         return InstanceFile(os.fspath(source), systems=systems, reading=reading)
     if format is not None or split is not None:
@@ -253,10 +307,13 @@ def _context(name: str, reading: Reading, systems: Sequence[str] | None, unit: U
     fields = reading.fields or DEFAULT_FIELD_MAP
     named = None if systems is None else tuple(systems)
     if reading.preset is None:
-        return RowContext(name, fields, unit=unit, systems=named)
+        return RowContext(name, fields, unit=unit, systems=named, keys=reading.keys)
     preset = get_preset(reading.preset)
-    keep = frozenset((*preset.keep, *named_columns(fields)))
-    return RowContext(name, fields, unit=unit, prepare=preset.prepare, keep=keep, systems=named)
+    keyed = (*(reading.id_fields or ()), *([reading.system_by] if reading.system_by else []))
+    keep = frozenset((*preset.keep, *named_columns(fields), *keyed))
+    return RowContext(
+        name, fields, unit=unit, prepare=preset.prepare, keep=keep, systems=named, keys=reading.keys
+    )
 
 
 def _read_table(

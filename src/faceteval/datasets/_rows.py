@@ -18,6 +18,7 @@ from faceteval.core import Instance
 from faceteval.datasets._field_map import FieldMap, FieldProblem, Plan, resolve
 from faceteval.datasets._field_values import raw_id, row_fields
 from faceteval.datasets._jsonl import _describe
+from faceteval.datasets._keys import NO_KEYS, Keys
 from faceteval.errors import InputError
 
 Unit = Literal["line", "record", "row"]
@@ -43,7 +44,9 @@ class RowContext:
     keep: frozenset[str] = frozenset()
     """With a preset: the raw columns kept beside its fields (the rest of the raw row is left out)."""
     systems: tuple[str, ...] | None = None
-    """The systems behind the candidates of every instance that names none."""
+    """The systems behind the candidates of every instance that names none (after ``keys.system_by``)."""
+    keys: Keys = NO_KEYS
+    """How ids and systems are made of the row's fields (``--id``, ``--system-by``)."""
     seen: dict[str, int] = field(default_factory=dict)
 
     def error(
@@ -89,10 +92,10 @@ def read_row(
     ctx: RowContext, number: int, row: Mapping[str, Any], plan: Plan, *, cells: bool
 ) -> Instance | InputError:
     """One row as an Instance; ``cells`` says values are CSV text (empty = absent)."""
-    record_id = raw_id(row, plan.columns["id"])
+    record_id = None if ctx.keys.id_fields else raw_id(row, plan.columns["id"])
     given = False
     try:
-        fields = row_fields(row, plan, ctx.fields, number, cells=cells)
+        fields = ctx.keys.apply(row_fields(row, plan, ctx.fields, number, cells=cells), row)
         if ctx.systems is not None and fields.get("systems") is None:
             fields["systems"], given = list(ctx.systems), True
         instance = Instance.model_validate(fields)
@@ -103,11 +106,15 @@ def read_row(
         if given and field_path == "systems":
             problem_text += ", as given for every instance that names no systems"
             return ctx.error(number, "systems", problem_text, record_id)
-        return ctx.error(number, plan.source(field_path), problem_text, record_id)
+        column = plan.source(field_path)
+        if field_path == "systems" and not plan.systems and ctx.keys.system_by is not None:
+            column = ctx.keys.system_by
+        return ctx.error(number, column, problem_text, record_id)
     if instance.id in ctx.seen:
         first = ctx.seen[instance.id]
         problem_text = f"duplicate id {instance.id!r} (first on {ctx.unit} {first})"
-        return ctx.error(number, plan.columns["id"] or "id", problem_text, record_id)
+        column = ",".join(ctx.keys.id_fields) if ctx.keys.id_fields else plan.columns["id"] or "id"
+        return ctx.error(number, column, problem_text, record_id)
     ctx.seen[instance.id] = number
     return instance
 

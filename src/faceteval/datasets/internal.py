@@ -17,6 +17,7 @@ from faceteval.datasets._judged import (
     run_record,
     why_missing,
 )
+from faceteval.datasets._keys import ID_SEPARATOR, KEY_FIELDS, check_key, group_key, key_text, system_key
 from faceteval.datasets._presets import PRESET_NAMES
 from faceteval.datasets._reader import FORMATS, SUFFIXES, measure_input, reading_of
 from faceteval.datasets._reader import PLAIN as PLAIN_READING
@@ -33,20 +34,26 @@ __getattr__ = lazy_attributes(
 
 __all__ = [
     "FORMATS",
+    "ID_SEPARATOR",
+    "KEY_FIELDS",
     "PLAIN_READING",
     "PRESET_NAMES",
     "SUFFIXES",
     "TASKS_BY_NAME",
     "changed_since",
+    "check_key",
+    "group_key",
     "instance_from_line",
     "judged_input",
     "judged_instances",
     "judged_reading",
     "judgment_from_line",
+    "key_text",
     "measure_input",
     "read_numbered_judgments",
     "reading_of",
     "recorded_reading",
     "run_record",
+    "system_key",
     "why_missing",
 ]
