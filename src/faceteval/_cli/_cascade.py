@@ -36,7 +36,7 @@ from faceteval.datasets import InstanceFile
 from faceteval.datasets.internal import measure_input
 from faceteval.errors import FacetevalError, InputError
 from faceteval.llm import LLM
-from faceteval.results import JudgeResult, compute_result
+from faceteval.results import JudgeResult, ResultOptions, compute_result
 from faceteval.store import (
     InputFile,
     JudgeRecord,
@@ -106,7 +106,8 @@ def run_cascade(
         )  # fmt: skip
         result = anyio.run(_closing, judges, work)
     judged = [item for item in items if isinstance(item, Instance)]
-    computed = compute_result(result.judgments, judged, labels=human_labels_of(job.options))
+    grouped = ResultOptions(group_by=job.options.group_by)
+    computed = compute_result(result.judgments, judged, labels=human_labels_of(job.options), options=grouped)
     lines = "".join(judgment.model_dump_json() + "\n" for judgment in result.judgments)
     if out is None:
         json_lines_out(sys.stdout).write(lines)

@@ -16,7 +16,7 @@ from faceteval._cli._confidence import confidence_options
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._failures import FAILURES_EXIT, max_failures_option, too_many_failures
-from faceteval._cli._inputs import input_options, input_reading, input_source
+from faceteval._cli._inputs import as_usage_error, group_by_option, input_options, input_reading, input_source
 from faceteval._cli._method_options import (
     add_method_options,
     build_method,
@@ -35,7 +35,7 @@ from faceteval._cli._results import (
     systems_option,
 )
 from faceteval._cli._run import run_judge
-from faceteval._runner import ORDERS, JudgeJob, JudgeSpec
+from faceteval._runner import ORDERS, JudgeJob, JudgeSpec, check_keys
 from faceteval.methods import DEFAULT_METHOD, method_names, method_spec
 from faceteval.results import JudgeResult
 
@@ -101,6 +101,7 @@ from faceteval.results import JudgeResult
 @delta_option("With --cascade: the chance allowed, per judge, that its guarantee fails.")
 @input_options()
 @systems_option
+@group_by_option("the result adds each group's win rates (or mean scores) per system.")
 @fail_under_option
 @max_failures_option
 @engine_options(panel=True)
@@ -156,6 +157,8 @@ def judge(ctx: click.Context, /, **flags: Any) -> None:
         return
     job = job_of_flags(ctx, flags)
     check_before_run(flags)
+    with as_usage_error():
+        check_keys(job)
     result = run_judge(job, on_invalid=show_invalid)
     if job.dry_run:
         show_plan(job, result)
@@ -230,7 +233,7 @@ def job_of_flags(ctx: click.Context, flags: dict[str, Any]) -> JudgeJob:
         reading=reading,
     )
     subset = {"limit": flags["limit"], "sample": flags["sample"], "sample_seed": flags["seed"] or 0}
-    return replace(job, options=replace(job.options, **subset))
+    return replace(job, options=replace(job.options, **subset, group_by=flags["group_by"]))
 
 
 def job_from_cli(args: Sequence[str]) -> JudgeJob:

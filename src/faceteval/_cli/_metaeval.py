@@ -22,7 +22,7 @@ from faceteval._cli._confidence import measured_confidence_options
 from faceteval._cli._console import err_console, escape
 from faceteval._cli._display import show_invalid, show_plan, show_summary
 from faceteval._cli._failures import FAILURES_EXIT, max_failures_option, too_many_failures
-from faceteval._cli._inputs import input_options, input_reading, input_source
+from faceteval._cli._inputs import as_usage_error, group_by_option, input_options, input_reading, input_source
 from faceteval._cli._metaeval_display import show_results
 from faceteval._cli._method_options import (
     add_method_options,
@@ -57,6 +57,7 @@ from faceteval._runner import (
     check_judgeable,
     collect_runs,
     criteria_use,
+    grouped_as,
     labelled_as,
     measure_source,
     measured_instances,
@@ -103,6 +104,10 @@ from faceteval.store.internal import check_outputs, same_file
 @click.option("--turn", type=click.IntRange(1), help="Only this turn (multi-turn benchmarks: MT-Bench).")
 @click.option("--category", multiple=True, help="Only these categories (repeatable).")
 @input_options(what="your file")
+@group_by_option(
+    "correlations are also computed within each group, then averaged (the summary level), and a --limit "
+    "sample keeps groups whole; in place of a benchmark's own."
+)
 @click.option(
     "--human-weights",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -169,15 +174,17 @@ def meta_eval(ctx: click.Context, /, **flags: Any) -> None:
     if not flags["dry_run"]:  # a dry run writes nothing
         run_dirs = [out, *(out / v.name for v in runs_of(ctx, flags) if v.name)] if flags["method"] else [out]
         check_outputs([f for d in run_dirs for f in run_files(d)], given=out, force=flags["force"])
-    slim = bool(flags["judgments_spec"])  # measured only, not judged: no texts
-    target = load_target(flags["target_spec"], flags["data_dir"], reading=reading, slim=slim)
-    if not reading.plain and target.benchmark is not None:
+    slim = bool(flags["judgments_spec"])  # measured only, not judged: no texts (but those grouped by)
+    keep = [key for key in (flags["group_by"], flags["system_by"]) if key]
+    target = load_target(flags["target_spec"], flags["data_dir"], reading=reading, slim=slim, keep=keep)
+    if not reading.model_copy(update={"system_by": None}).plain and target.benchmark is not None:
         raise click.UsageError(
-            f"--field, --label-map, --preset and --format describe your own file; {target.name} is a "
-            "built-in benchmark"
+            f"--field, --label-map, --preset, --format and --id describe your own file; {target.name} is "
+            "a built-in benchmark"
         )
     options = _options(flags)
-    target = labelled_as(target, options)
+    with as_usage_error():
+        target = grouped_as(labelled_as(target, options), options)
     instances = measured_instances(target, options)
     if flags["judgments_spec"]:
         source, judges = measured_sources(
@@ -222,6 +229,8 @@ def _options(flags: dict[str, Any]) -> MetaEvalOptions:
         judge_costs=flags["judge_costs"],
         ppi=ppi_settings(flags),
         labels=flags["labels"],
+        group_by=flags["group_by"],
+        system_by=flags["system_by"],
     )
 
 
@@ -349,6 +358,9 @@ MEASURE_FLAGS = frozenset(
         "input_format",
         "hf_dataset",
         "split",
+        "id_fields",
+        "system_by",
+        "group_by",
         "human_weights",
         "resamples",
         "report",

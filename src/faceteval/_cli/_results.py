@@ -14,6 +14,7 @@ from faceteval._util.text import plural
 from faceteval.errors import ConfigError
 from faceteval.results import (
     FacetSummary,
+    GroupResult,
     JudgeResult,
     Mean,
     PairwiseResult,
@@ -27,6 +28,8 @@ FAIL_UNDER_EXIT = 3
 """The exit status of a run whose result is below a ``--fail-under`` threshold."""
 SHOWN_FACETS = 3
 """Facets the table names: those that decided most verdicts (pairs), or met most often (single)."""
+SHOWN_GROUPS = 10
+"""Groups ``--group-by`` prints (those with most judgments); the rest are counted, all are in the result."""
 
 
 def _systems(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
@@ -108,6 +111,50 @@ def show_result(result: JudgeResult, console: Console = err_console) -> None:
         _show_pointwise(result.pointwise, console, level=result.level)
     if result.human is not None:
         show_human(result.human, console, level=result.level, rates=result.pointwise is None)
+    _show_groups(result, console)
+
+
+def _show_groups(result: JudgeResult, console: Console) -> None:
+    """Per group (most judgments first, `SHOWN_GROUPS` of them): each system's wins, win rate with its
+    interval and mean score (pairs), or its mean score (single outputs)."""
+    if result.group_by is None or not result.groups:
+        return
+    shown, more = result.groups[:SHOWN_GROUPS], len(result.groups) - SHOWN_GROUPS
+    name = escape(result.group_by)
+    title = f"By {name} ({plural(len(result.groups), 'group')}), with {100 * result.level:g}% CIs"
+    column = f"{name} (n)"
+    if any(group.pairwise is not None for group in shown):
+        columns = [column, "system", "won/tied/lost", "win % (ties ½)", "mean score"]
+        table = table_of(f"{title}: pairwise", columns)
+        for group in shown:
+            if group.pairwise is not None:
+                named = group.pairwise.systems_named
+                for k, s in enumerate(group.pairwise.systems):
+                    cells = [_group_cell(group, name) if k == 0 else "", _label(s.name, named)]
+                    cells += [f"{s.wins:,}/{s.ties:,}/{s.losses:,}", _with_ci(s.win_rate), _mean(s.score)]
+                    table.add_row(*cells)
+        console.print(table)
+    if any(group.pointwise is not None for group in shown):
+        table = table_of(f"{title}: single outputs", [column, "system", "scored", "mean score"])
+        for group in shown:
+            if group.pointwise is not None:
+                named = group.pointwise.systems_named
+                for k, m in enumerate(group.pointwise.systems):
+                    cells = [_group_cell(group, name) if k == 0 else "", _label(m.name, named)]
+                    table.add_row(*cells, f"{m.score.n:,}", _mean(m.score))
+        console.print(table)
+    if more > 0:
+        console.print(
+            f"and {plural(more, 'more group')} with fewer judgments (every group is in the result: "
+            "the run record's summary.result.groups)"
+        )
+
+
+def _group_cell(group: GroupResult, name: str) -> str:
+    """A group's value and its judgments: ``math (12)``, or ``math (12, 2 failed)``."""
+    value = escape(group.value) if group.value is not None else f"(no {name})"
+    failed = group.judgments - group.statuses.get("ok", 0) - group.statuses.get("abstained", 0)
+    return f"{value} ({group.judgments:,}" + (f", {failed:,} failed)" if failed else ")")
 
 
 FAILURE_KINDS = {

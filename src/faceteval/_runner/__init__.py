@@ -37,7 +37,7 @@ from faceteval._runner._options import (
 )
 from faceteval._runner._output import JudgmentsOutput
 from faceteval._runner._reuse import PreviousJudgments, job_of
-from faceteval._runner._run_job import open_judge, open_judges, run_job, run_job_async
+from faceteval._runner._run_job import check_keys, open_judge, open_judges, run_job, run_job_async
 from faceteval._runner._stats import RunStats, StageStats, spent_since, total_of, with_batch
 from faceteval._runner._subset import selected, selected_count, subset_options
 from faceteval._runner._window import (
@@ -56,6 +56,7 @@ from faceteval.errors import RunAborted
 if TYPE_CHECKING:
     from faceteval._runner._criteria_use import criteria_use
     from faceteval._runner._metaeval import (
+        grouped_as,
         labelled_as,
         measure_source,
         measured_instances,
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "_criteria_use": ("criteria_use",),
     "_metaeval": (
+        "grouped_as",
         "labelled_as",
         "measure_source",
         "measured_instances",
@@ -148,6 +150,7 @@ __all__ = [
     "cascade_async",
     "check_calibration",
     "check_judgeable",
+    "check_keys",
     "check_score_mode",
     "checked_items",
     "collect_in_rounds",
@@ -157,6 +160,7 @@ __all__ = [
     "ending",
     "file_instances",
     "from_cache",
+    "grouped_as",
     "human_labels_of",
     "in_order",
     "in_order_spilled",

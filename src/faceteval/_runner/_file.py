@@ -213,9 +213,10 @@ async def judge_file(
     result.instances, result.start = job.instances, started.opening
     before = replace(llm.spent)
     job_record = _job_record(job, method, llm, options)
-    out, tally = (
-        (None, None) if llm.dry_run else (job.out, ResultTally(items, labels=human_labels_of(options)))
-    )
+    tally: ResultTally | None = None
+    if not llm.dry_run:
+        tally = ResultTally(items, labels=human_labels_of(options), group_by=options.group_by)
+    out = None if llm.dry_run else job.out
     with JudgmentsOutput(out, job_record, reuse=job.reuse, stream=hooks.stream) as output:
         failure: BaseException | None = None
         try:
@@ -322,7 +323,8 @@ def _job_record(job: FileJob, method: Method, llm: Judge, options: JudgeOptions)
         | ({} if options.order == "input" else {"order": options.order})
         | _calibration_option(options)
         | _human_labels_option(options)
-        | subset_options(options),
+        | subset_options(options)
+        | ({} if options.group_by is None else {"group_by": options.group_by}),
         **recorded_templates(method, llm, options),
     )
 

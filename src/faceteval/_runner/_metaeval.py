@@ -29,6 +29,7 @@ from faceteval.metaeval import JudgmentSource, Target, load_target, measure, sel
 from faceteval.metaeval.internal import (
     SWEEP_KEY,
     cascade_summary,
+    grouped,
     labelled_target,
     measured_sources,
     ppi_summary,
@@ -91,7 +92,8 @@ async def meta_evaluate_async(
     """
     if (judgments is None) == (method is None):
         raise ConfigError("give either a method (and an LLM) to judge with, or judgments to measure")
-    given = labelled_as(_measured(target, data_dir, slim=judgments is not None), options)
+    read = _measured(target, data_dir, options, slim=judgments is not None)
+    given = grouped_as(labelled_as(read, options), options)
     instances = measured_instances(given, options)
     if judgments is not None:
         _check_recorded(llm, options, judging)
@@ -200,9 +202,11 @@ def _files(target: TargetLike) -> list[Path]:
     return [Path(target)] if isinstance(target, str | Path) and Path(target).is_file() else []
 
 
-def _measured(target: TargetLike, data_dir: str | Path, *, slim: bool = False) -> Target:
-    """What ``target`` names, read (``slim``: to measure recorded judgments, `load_target`); labelled
-    instances (`read_instances` of a file) as a target.
+def _measured(
+    target: TargetLike, data_dir: str | Path, options: MetaEvalOptions, *, slim: bool = False
+) -> Target:
+    """What ``target`` names, read (``slim``: to measure recorded judgments, `load_target`, keeping the
+    texts the options group by); labelled instances (`read_instances` of a file) as a target.
 
     Raises:
         InputError: A line of the instances' file that is not an instance (the first one).
@@ -210,7 +214,8 @@ def _measured(target: TargetLike, data_dir: str | Path, *, slim: bool = False) -
     if isinstance(target, Target):
         return target
     if isinstance(target, str | Path):
-        return load_target(str(target), Path(data_dir), slim=slim)
+        keep = [key for key in (options.group_by, options.system_by) if key is not None]
+        return load_target(str(target), Path(data_dir), slim=slim, keep=keep)
     instances = list(target)
     if problem := next((item for item in instances if isinstance(item, InputError)), None):
         raise problem
@@ -227,6 +232,16 @@ def labelled_as(target: Target, options: MetaEvalOptions) -> Target:
     if options.labels is None:
         return target
     return relabelled(target, read_human_labels(options.labels), source=str(options.labels))
+
+
+def grouped_as(target: Target, options: MetaEvalOptions) -> Target:
+    """``target`` grouped by ``options.group_by`` and its outputs' systems named by ``options.system_by``
+    (each in place of the benchmark's own, when given).
+
+    Raises:
+        ConfigError: No instance has the field; the message names those they have.
+    """
+    return grouped(target, options.group_by, options.system_by)
 
 
 def measured_instances(target: Target, options: MetaEvalOptions) -> Sequence[Instance]:

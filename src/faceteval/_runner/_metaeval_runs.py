@@ -75,6 +75,13 @@ class MetaEvalOptions:
             drawn at random many times (pairwise recorded judgments; None: not measured).
         labels: A human labels file (`faceteval.datasets.read_human_labels`) whose labels replace the
             target's, by id (None: the target's own).
+        group_by: The field (``category``, ``task``, ``query``...) or metadata key (a column of a
+            labelled file that no field uses) whose groups correlations are also computed within
+            (the summary level) and a ``limit`` sample keeps whole; in place of a benchmark's own
+            (SummEval's documents). None: the benchmark's, or none.
+        system_by: The field or metadata key naming the system behind each single output (the
+            system level), for outputs that name no ``systems`` of their own; in place of a
+            benchmark's own. None: the benchmark's, or the outputs' own ``systems``.
     """
 
     limit: int | None = None
@@ -91,6 +98,8 @@ class MetaEvalOptions:
     judge_costs: tuple[float, ...] | None = None
     ppi: PpiSettings | None = None
     labels: Path | None = None
+    group_by: str | None = None
+    system_by: str | None = None
 
     @property
     def settings(self) -> Settings:
@@ -99,7 +108,8 @@ class MetaEvalOptions:
 
     def recorded(self) -> dict[str, Any]:
         """The options as a run record holds them (what changes the numbers); the confidence estimator
-        the cascade, the prediction-powered draws and the labels file only when they are not the default."""
+        the cascade, the prediction-powered draws, the labels file and the grouping only when they are not
+        the default."""
         made: dict[str, Any] = {
             "limit": self.limit,
             "seed": self.seed,
@@ -116,6 +126,7 @@ class MetaEvalOptions:
             made["ppi"] = asdict(self.ppi)
         if self.labels is not None:
             made["labels"] = str(self.labels)
+        made |= {key: value for key in ("group_by", "system_by") if (value := getattr(self, key)) is not None}
         return made
 
 

@@ -80,6 +80,11 @@ class JudgeOptions:
         sample: Judge a random sample of this many of the input's instances, in input order
             (``--sample``; seeded with ``sample_seed``, so that a re-run judges, and resumes, the same).
         sample_seed: The seed of ``sample``.
+        group_by: The field (``category``, ``task``, ``query``...) or metadata key (a column of the
+            file no field uses) whose value groups the instances: the result adds each group's
+            headline numbers (``--group-by``; `faceteval.results.JudgeResult.groups`). A name no
+            instance has is refused before any call, where the instances can be read ahead (a file,
+            a list).
     """
 
     swap: bool = False
@@ -102,8 +107,11 @@ class JudgeOptions:
     limit: int | None = None
     sample: int | None = None
     sample_seed: int = 0
+    group_by: str | None = None
 
     def __post_init__(self) -> None:
+        if self.group_by is not None and (not isinstance(self.group_by, str) or not self.group_by.strip()):
+            raise ConfigError(f"group_by names a field or metadata key, got {self.group_by!r}")
         if isinstance(self.human_labels, str | os.PathLike):
             object.__setattr__(self, "human_labels_source", os.fspath(self.human_labels))
             object.__setattr__(self, "human_labels", read_human_labels(Path(self.human_labels)))

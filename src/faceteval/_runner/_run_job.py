@@ -25,7 +25,8 @@ from faceteval._runner._options import check_score_mode
 from faceteval._runner._subset import selected, selected_count
 from faceteval.batch import BatchRun, rounds_for
 from faceteval.batch.internal import close_rounds
-from faceteval.datasets.internal import PLAIN_READING
+from faceteval.core import Instance
+from faceteval.datasets.internal import PLAIN_READING, check_key
 from faceteval.errors import ConfigError
 from faceteval.llm import LLM, Judge, Panel
 from faceteval.store import SQLiteCache
@@ -150,6 +151,7 @@ def prepare(job: JudgeJob, hooks: JobHooks, stack: ExitStack, result: RunResult)
     if opened is not None:
         check_arguments(given, job.method, opened, job.options)
     file = _file_job(job, opened, writes=job.outputs.out is not None or hooks.run.stream is not None)
+    check_keys(job)
     instances, again = _instances(job)
     checks = file or FileJob(None, None, strict=job.options.strict)
     items = checked_items(checks, selected(instances, job.options), job.method, hooks.run)
@@ -161,6 +163,24 @@ def prepare(job: JudgeJob, hooks: JobHooks, stack: ExitStack, result: RunResult)
         opened = open_judge(cast(JudgeSpec, job.judge), job, hooks, stack)
         check_arguments(given, job.method, opened, job.options)
     return Ready(job, opened, file, items, again, hooks, started.opened())
+
+
+def check_keys(job: JudgeJob) -> None:
+    """Refuse, before any call, a ``group_by`` (or a file's ``system_by``) that no instance has: the
+    instances are read ahead when they can be (a file, read once more; a list), until one has it.
+
+    Raises:
+        ConfigError: No instance has the field; the message names those they have.
+    """
+    source = file_instances(job.instances)
+    if job.options.group_by is not None:
+        if source is not None:
+            check_key((i for i in source.read() if isinstance(i, Instance)), job.options.group_by)
+        elif isinstance(job.instances, Sequence):
+            check_key((i for i in job.instances if isinstance(i, Instance)), job.options.group_by)
+    if source is not None and (system_by := source.reading.system_by) is not None:
+        read = (i for i in source.read() if isinstance(i, Instance))
+        check_key(read, system_by, "read the systems from", systems=True)
 
 
 def _instances(job: JudgeJob) -> tuple[Iterable[Item], Callable[[], Iterable[Item]]]:

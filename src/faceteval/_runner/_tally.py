@@ -8,7 +8,7 @@ from faceteval._runner._judge import Item
 from faceteval.core import Judgment
 from faceteval.datasets import HumanLabel
 from faceteval.errors import FacetevalError
-from faceteval.results import JudgeResult, ResultBuilder
+from faceteval.results import JudgeResult, ResultBuilder, ResultOptions
 
 
 class ResultTally:
@@ -18,7 +18,7 @@ class ResultTally:
     `add` each judgment written; `carry` each judgment of an earlier run that the output keeps, of
     an instance the run may not have read (it stopped first): the instances are read on until it is,
     so that its systems are those of its instance. `result` is the result of what was counted (with
-    ``labels``, human labels by id in place of the instances' own).
+    ``labels``, human labels by id in place of the instances' own; with ``group_by``, each group's too).
 
     Examples:
         >>> from faceteval.core import Instance, Judgment
@@ -30,8 +30,14 @@ class ResultTally:
         [('B', 2), ('A', 0)]
     """
 
-    def __init__(self, items: Iterable[Item], *, labels: Mapping[str, HumanLabel] | None = None) -> None:
-        self._builder = ResultBuilder(labels=labels)
+    def __init__(
+        self,
+        items: Iterable[Item],
+        *,
+        labels: Mapping[str, HumanLabel] | None = None,
+        group_by: str | None = None,
+    ) -> None:
+        self._builder = ResultBuilder(labels=labels, options=ResultOptions(group_by=group_by))
         self.items: Iterator[Item] = self._builder.noting(items)
         """The items to judge: ``items``, each instance noted as it is read."""
 

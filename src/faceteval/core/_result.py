@@ -295,6 +295,26 @@ class HumanLabelled(_Frozen):
     """Why no prediction-powered estimate was made, when none was."""
 
 
+class GroupResult(_Frozen):
+    """The headline numbers over one group of instances (``--group-by``: the instances that share a
+    field's value): its judgments by status, and per system its win rates or mean scores.
+
+    A group's ``pairwise`` and ``pointwise`` hold the systems, positions, matchups and swap consistency
+    of its instances; its facets and Bradley-Terry ranking are the run's alone (left out here).
+    """
+
+    value: str | None
+    """The field's value these instances share (as text; None: the instances that have none)."""
+    judgments: int
+    """Its judgments, whatever their status."""
+    statuses: dict[str, int]
+    """Its judgments by status."""
+    ok_rate: Proportion
+    """Its ok judgments over its judgments."""
+    pairwise: PairwiseResult | None = None
+    pointwise: PointwiseResult | None = None
+
+
 class JudgeResult(_Frozen):
     """What a judge run found: per system, per position and per facet; and what failed.
 
@@ -320,3 +340,8 @@ class JudgeResult(_Frozen):
     human: HumanLabelled | None = None
     """With human labels for some instances (their ``label``, or ``--human-labels``): the win rates
     (or means) as humans would give them, prediction-powered."""
+    group_by: str | None = None
+    """The field (or metadata key) the instances are grouped by (``--group-by``); None: not grouped."""
+    groups: list[GroupResult] = Field(default_factory=list)
+    """With ``group_by``: the result of each group, most judgments first (then by value). A judgment
+    of no instance (an invalid input line) is in no group."""

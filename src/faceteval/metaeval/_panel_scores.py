@@ -7,17 +7,17 @@ Krippendorff's alpha, interval, per aspect (a judge's failed or missing judgment
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from faceteval import metrics
-from faceteval.core import FacetScore, Judgment
+from faceteval.core import FacetScore, Instance, Judgment
 
 if TYPE_CHECKING:
     from faceteval.metaeval._judgments import Joined
 
-ScoredRows = list[tuple[Mapping[str, Any], float, float]]
-"""Per instance: its metadata, a judge's score of an aspect and the reference's."""
+ScoredRows = list[tuple[Instance, float, float]]
+"""Per instance: the instance, a judge's score of an aspect and the reference's."""
 MIN_ROWS = 3
 """The fewest scored instances an aspect is correlated over (fewer: the aspect is left out)."""
 
@@ -58,7 +58,7 @@ def _scorer(judge: str, aspect: str) -> Callable[[Judgment | None], float | None
 def aspect_rows(
     joined: Joined, aspect: str, score: Callable[[Judgment | None], float | None]
 ) -> tuple[ScoredRows, int]:
-    """Of each instance with a reference score of ``aspect`` and a ``score``: its metadata, the score and
+    """Of each instance with a reference score of ``aspect`` and a ``score``: the instance, the score and
     the reference score; and how many have the first alone."""
     rows: ScoredRows = []
     scored = 0
@@ -66,7 +66,7 @@ def aspect_rows(
         if instance.scores and aspect in instance.scores:
             scored += 1
             if (value := score(judgment)) is not None:
-                rows.append((instance.metadata, value, instance.scores[aspect]))
+                rows.append((instance, value, instance.scores[aspect]))
     return rows, scored - len(rows)
 
 

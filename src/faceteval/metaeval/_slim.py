@@ -277,6 +277,8 @@ def _usage(values: Sequence[Any]) -> Usage:
 
 
 _INSTANCE_FIELDS = {"id", "query", "candidates", "label", "scores", "category", "metadata", "systems"}
+_TEXTS = ("query", "task", "reference")
+"""The texts a slim instance may keep (to be grouped by)."""
 
 
 class SlimInstances(Packed[Instance]):
@@ -284,7 +286,8 @@ class SlimInstances(Packed[Instance]):
     metadata, systems, and the lengths of their candidates (length bias), without their texts.
 
     Each candidate is read back as a string of spaces as long as its text; the query, reference,
-    criteria and task are dropped.
+    criteria and task are dropped, but for those of ``texts`` (``query``, ``task``, ``reference``) kept to
+    group the instances by (``--group-by query``).
 
     Examples:
         >>> kept = SlimInstances.of([Instance(id="1", query="q?", candidates=["yes", "no"], label=1)])
@@ -292,9 +295,14 @@ class SlimInstances(Packed[Instance]):
         ([3, 2], 1, '')
     """
 
+    def __init__(self, path: Path | None = None, *, texts: Iterable[str] = ()) -> None:
+        super().__init__(path)
+        self.texts = tuple(name for name in _TEXTS if name in set(texts))
+        """The texts kept of each instance: of ``query``, ``task`` and ``reference``."""
+
     @classmethod
-    def of(cls, instances: Iterable[Instance]) -> SlimInstances:
-        kept = cls()
+    def of(cls, instances: Iterable[Instance], *, texts: Iterable[str] = ()) -> SlimInstances:
+        kept = cls(texts=texts)
         for instance in instances:
             kept.add(instance)
         return kept
@@ -310,6 +318,7 @@ class SlimInstances(Packed[Instance]):
                 instance.category,
                 instance.metadata,
                 instance.systems,
+                tuple(getattr(instance, name) for name in self.texts),
                 line,
             )
         )
@@ -321,11 +330,13 @@ class SlimInstances(Packed[Instance]):
         return read
 
     def _decode(self, values: tuple[Any, ...]) -> Instance:
-        ident, lengths, label, scores, category, metadata, systems, _ = values
+        ident, lengths, label, scores, category, metadata, systems, texts, _ = values
+        kept = dict(zip(self.texts, texts, strict=True))
         return _model(Instance, _INSTANCE_FIELDS, {
-            "id": ident, "query": "", "candidates": tuple(" " * length for length in lengths),
-            "reference": None, "criteria": None, "task": None, "category": category, "label": label,
-            "scores": scores, "metadata": metadata, "systems": systems,
+            "id": ident, "query": kept.get("query", ""),
+            "candidates": tuple(" " * length for length in lengths),
+            "reference": kept.get("reference"), "criteria": None, "task": kept.get("task"),
+            "category": category, "label": label, "scores": scores, "metadata": metadata, "systems": systems,
         })  # fmt: skip
 
 

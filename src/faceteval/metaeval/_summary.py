@@ -16,7 +16,7 @@ from typing import Any
 
 from faceteval import metrics
 from faceteval.aggregation import ranks
-from faceteval.core import Judgment, Usage
+from faceteval.core import Instance, Judgment, Usage
 from faceteval.core.internal import mode_counts
 from faceteval.metaeval._bias import bias
 from faceteval.metaeval._judgments import Joined
@@ -122,7 +122,7 @@ def _pointwise(target: Target, joined: Joined, settings: Settings) -> dict[str, 
             continue
         correlations[aspect] = aspect_levels(target, rows, settings)
         if target.system_by:
-            systems = [str(meta.get(target.system_by)) for meta, _, _ in rows]
+            systems = [str(target.system_of(instance)) for instance, _, _ in rows]
             tables[aspect] = system_table([s for _, s, _ in rows], [h for _, _, h in rows], systems)
         if (raters := _raters(rows, aspect)) is not None:
             alpha[aspect] = raters
@@ -141,9 +141,15 @@ def aspect_levels(target: Target, rows: ScoredRows, settings: Settings) -> dict[
     by system as ``target`` says."""
     judge = [score for _, score, _ in rows]
     human = [value for _, _, value in rows]
-    groups = [str(meta.get(target.group_by)) for meta, _, _ in rows] if target.group_by else None
-    systems = [str(meta.get(target.system_by)) for meta, _, _ in rows] if target.system_by else None
+    groups = [_group(target, instance) for instance, _, _ in rows] if target.group_by else None
+    systems = [str(target.system_of(instance)) for instance, _, _ in rows] if target.system_by else None
     return correlation_levels(judge, human, groups, systems, settings)
+
+
+def _group(target: Target, instance: Instance) -> str:
+    """The group an instance's scores are correlated within: an instance without one is alone."""
+    group = target.group_of(instance)
+    return f"group:{group}" if group is not None else f"alone:{instance.id}"
 
 
 def system_table(
@@ -204,7 +210,7 @@ def correlation_levels(
 
 def _raters(rows: ScoredRows, aspect: str) -> dict[str, Any] | None:
     """Krippendorff's alpha among the reference annotators, and with the judge as one more rater."""
-    annotations = [meta.get("annotators", {}).get(aspect) for meta, _, _ in rows]
+    annotations = [instance.metadata.get("annotators", {}).get(aspect) for instance, _, _ in rows]
     if not all(isinstance(a, list) and a for a in annotations):
         return None
     width = max(len(a) for a in annotations if a)

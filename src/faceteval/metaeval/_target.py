@@ -14,7 +14,7 @@ from typing import Any
 from faceteval._util.text import first_few, plural
 from faceteval.core import Instance
 from faceteval.datasets import Benchmark, FieldMap, InstanceFile, Kind, Reading, get_benchmark, load_labelled
-from faceteval.datasets.internal import PLAIN_READING, SUFFIXES
+from faceteval.datasets.internal import PLAIN_READING, SUFFIXES, check_key, group_key, system_key
 from faceteval.errors import FacetevalError, InputError
 from faceteval.metaeval._slim import Packed, SlimInstances
 
@@ -31,6 +31,12 @@ class Target:
     """The built-in benchmark, when the target is one."""
     whole: Callable[[], Iterable[Instance]] | None = field(default=None, compare=False)
     """Its instances read again whole, in order, when ``instances`` are slim (`SlimInstances`)."""
+    group_field: str | None = None
+    """The field or metadata key its instances are grouped by in place of the benchmark's own
+    (``--group-by``; `grouped`)."""
+    system_field: str | None = None
+    """The field or metadata key naming each output's system in place of the benchmark's own
+    (``--system-by``; `grouped`)."""
 
     @property
     def aspects(self) -> tuple[str, ...]:
@@ -48,11 +54,48 @@ class Target:
 
     @property
     def group_by(self) -> str | None:
+        """The field or metadata key of the unit correlations are computed within (summary level) and a
+        ``--limit`` sample keeps whole: ``--group-by``'s, else the benchmark's (a source document)."""
+        if self.group_field is not None:
+            return self.group_field
         return self.benchmark.group_by if self.benchmark else None
 
     @property
     def system_by(self) -> str | None:
+        """The field or metadata key naming the system of an output (system level): ``--system-by``'s
+        (or ``systems``, for a labelled file whose single outputs name their systems), else the
+        benchmark's."""
+        if self.system_field is not None:
+            return self.system_field
         return self.benchmark.system_by if self.benchmark else None
+
+    def group_of(self, instance: Instance) -> str | None:
+        """The group ``instance`` is in (`group_by`'s value, as text); None: it has none, or no grouping."""
+        return None if self.group_by is None else group_key(instance, self.group_by)
+
+    def system_of(self, instance: Instance) -> str | None:
+        """The system behind a single output: its own ``systems``, else `system_by`'s value."""
+        return system_key(instance, self.system_by)
+
+
+def grouped(target: Target, group_by: str | None = None, system_by: str | None = None) -> Target:
+    """``target`` grouped by ``group_by`` and with outputs' systems named by ``system_by`` (each in place
+    of the benchmark's own; None keeps it).
+
+    Raises:
+        ConfigError: No instance has ``group_by`` (or ``system_by``); the message names those they have.
+    """
+    if group_by is None and system_by is None:
+        return target
+    if group_by is not None:
+        check_key(target.instances, group_by, "group by")
+    if system_by is not None:
+        check_key(target.instances, system_by, "read the systems from", systems=True)
+    return replace(
+        target,
+        group_field=group_by if group_by is not None else target.group_field,
+        system_field=system_by if system_by is not None else target.system_field,
+    )
 
 
 def load_target(
@@ -62,12 +105,14 @@ def load_target(
     fields: FieldMap | None = None,
     reading: Reading | None = None,
     slim: bool = False,
+    keep: Iterable[str] = (),
 ) -> Target:
     """The benchmark called ``spec``, or the labelled file (JSONL, JSON, CSV, TSV, Parquet) or Hugging
     Face dataset at that path, read as ``reading`` says (or by the field map ``fields``).
 
     With ``slim``, the instances are kept as `SlimInstances` keeps them, as they are read: enough to
-    measure recorded judgments against, not to judge (no texts).
+    measure recorded judgments against, not to judge (no texts, but the fields of ``keep`` that are
+    texts: those a run groups by).
 
     Raises:
         InputError: A row of a user's file is bad (every bad row is listed; nothing is judged).
@@ -77,7 +122,7 @@ def load_target(
     if reading is None:
         reading = Reading(fields=fields) if fields is not None else PLAIN_READING
     if reading.format == "hf" or path.suffix.lower() in SUFFIXES or path.is_file() or path.is_dir():
-        return _file_target(path, reading, slim=slim)
+        return _file_target(path, reading, slim=slim, keep=tuple(keep))
     benchmark = get_benchmark(spec)
     if not slim:
         instances = tuple(benchmark.instances(data_dir))
@@ -85,21 +130,22 @@ def load_target(
     return Target(
         name=benchmark.name,
         kind=benchmark.kind,
-        instances=SlimInstances.of(benchmark.instances(data_dir)),
+        instances=SlimInstances.of(benchmark.instances(data_dir), texts=keep),
         benchmark=benchmark,
         whole=partial(benchmark.instances, data_dir),
     )
 
 
 def file_instances(
-    path: Path, items: Iterable[Instance | InputError], *, slim: bool = False
+    path: Path, items: Iterable[Instance | InputError], *, slim: bool = False, keep: Iterable[str] = ()
 ) -> Sequence[Instance]:
-    """The instances read from the file ``path`` (packed as they are read with ``slim``: `SlimInstances`).
+    """The instances read from the file ``path`` (packed as they are read with ``slim``: `SlimInstances`,
+    keeping the texts of ``keep``).
 
     Raises:
         InputError: Some rows are bad (every one is listed, the first ten in full), or there are none.
     """
-    instances: SlimInstances | list[Instance] = SlimInstances() if slim else []
+    instances: SlimInstances | list[Instance] = SlimInstances(texts=keep) if slim else []
     problems: list[InputError] = []
     for item in items:
         if isinstance(item, InputError):
@@ -116,7 +162,7 @@ def file_instances(
     return instances if slim else tuple(instances)
 
 
-def _file_target(path: Path, reading: Reading, *, slim: bool) -> Target:
+def _file_target(path: Path, reading: Reading, *, slim: bool, keep: tuple[str, ...] = ()) -> Target:
     hf = reading.format_of(path) == "hf"
     if not hf and not path.is_file():
         raise FacetevalError(f"{path}: no such file (and not a benchmark name)")
@@ -124,7 +170,7 @@ def _file_target(path: Path, reading: Reading, *, slim: bool) -> Target:
     name = path.name if hf else path.stem
     if not slim:
         return labelled_target(file_instances(path, items), name=name, source=str(path))
-    target = labelled_target(file_instances(path, items, slim=True), name=name, source=str(path))
+    target = labelled_target(file_instances(path, items, slim=True, keep=keep), name=name, source=str(path))
     return replace(target, whole=partial(_file_instances, path, reading, hf))
 
 
@@ -138,7 +184,8 @@ def _file_instances(path: Path, reading: Reading, hf: bool) -> Iterator[Instance
 
 
 def labelled_target(instances: Iterable[Instance], *, name: str, source: str | None = None) -> Target:
-    """Labelled instances as a target: pairwise when they have labels, else pointwise (human scores).
+    """Labelled instances as a target: pairwise when they have labels, else pointwise (human scores),
+    whose outputs' systems are their own ``systems`` when they name them.
 
     Raises:
         InputError: They have neither labels nor scores (``source`` names them; their ``name`` if None).
@@ -152,7 +199,8 @@ def labelled_target(instances: Iterable[Instance], *, name: str, source: str | N
             "label",
             "no human labels: rows need a 'label' (pairwise) or 'scores' (pointwise)",
         )
-    return Target(name=name, kind=kind, instances=listed)
+    named = kind == "pointwise" and any(i.systems is not None and len(i.systems) == 1 for i in listed)
+    return Target(name=name, kind=kind, instances=listed, system_field="systems" if named else None)
 
 
 def select(
@@ -168,9 +216,9 @@ def select(
 
     The sample is stratified: each human label keeps its share (largest-remainder rounding), and
     within a label each category its share, the seats left over drawn by the ``seed`` with chances in
-    proportion to what each category is owed. With ``group_by`` (a metadata key whose groups the
-    correlations are computed within, as SummEval's documents), whole groups are drawn instead, in an
-    order the ``seed`` decides, the last one cut to make ``limit``. The same ``seed`` gives the same
+    proportion to what each category is owed. With ``group_by`` (a field or metadata key whose groups
+    the correlations are computed within, as SummEval's documents), whole groups are drawn instead, in
+    an order the ``seed`` decides, the last one cut to make ``limit``. The same ``seed`` gives the same
     sample; order follows the input. Packed instances (`SlimInstances`) are chosen packed.
     """
     wanted = set(categories)
@@ -219,7 +267,7 @@ def _stratified(chosen: Sequence[Instance], limit: int, rng: random.Random) -> s
 def _whole_groups(chosen: Sequence[Instance], limit: int, group_by: str, rng: random.Random) -> set[int]:
     groups: dict[str, list[int]] = defaultdict(list)
     for index, instance in enumerate(chosen):
-        value = instance.metadata.get(group_by)
+        value = group_key(instance, group_by)
         groups[f"group:{value}" if value is not None else f"alone:{index}"].append(index)  # no group: its own
     order = sorted(groups)
     rng.shuffle(order)

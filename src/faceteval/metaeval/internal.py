@@ -29,7 +29,7 @@ from faceteval.metaeval._store import (
 )
 from faceteval.metaeval._strategies import CONFIDENCE_CHOICES
 from faceteval.metaeval._sweeps import SWEEP_KEY, Variant, combine, variants
-from faceteval.metaeval._target import file_instances, labelled_target
+from faceteval.metaeval._target import file_instances, grouped, labelled_target
 from faceteval.metaeval._weights import weight_rankings
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "combine",
     "file_instances",
     "forget_results",
+    "grouped",
     "labelled_target",
     "measured_sources",
     "pair_by_id",

@@ -27,6 +27,9 @@ class ResultOptions:
         seed: The seed of those resamples: the same judgments give the same result.
         penalty: The Bradley-Terry regression's inverse L2 strength ``C``.
         max_facets: Facets listed, those met most often first; the rest are counted.
+        group_by: Add the result of each group of instances that share this field's value (an
+            instance field: ``category``, ``task``, ``query``...; else a metadata key, where a file's
+            columns no field uses are carried): `JudgeResult.groups`. None: no groups.
     """
 
     level: float = 0.95
@@ -34,8 +37,11 @@ class ResultOptions:
     seed: int = 0
     penalty: float = DEFAULT_PENALTY
     max_facets: int = DEFAULT_MAX_FACETS
+    group_by: str | None = None
 
     def __post_init__(self) -> None:
+        if self.group_by is not None and (not isinstance(self.group_by, str) or not self.group_by.strip()):
+            raise ConfigError(f"group_by names a field or metadata key, got {self.group_by!r}")
         if not 0 < self.level < 1:
             raise ConfigError(f"level must be between 0 and 1 (0.95 for 95%), got {self.level!r}")
         for name, least in (("n_resamples", 0), ("max_facets", 0)):

@@ -76,8 +76,10 @@ def _facet_summary(tally: FacetTally, options: ResultOptions, *, verdicts: bool)
 
 @dataclass(slots=True)
 class Pairwise:
-    """Counts over instances of two or more candidates."""
+    """Counts over instances of two or more candidates (``headline``: a group's, without facets or a
+    ranking)."""
 
+    headline: bool = False
     judgments: int = 0
     named: bool = False
     systems: dict[str, Tally] = field(default_factory=dict)
@@ -111,8 +113,9 @@ class Pairwise:
             self.scores.setdefault(system, Running()).add(score)
         if judgment.consistent is not None:
             self.consistency[judgment.consistent] += 1
-        self.facets.add(judgment, systems)
-        self._decisions(judgment, systems)
+        if not self.headline:
+            self.facets.add(judgment, systems)
+            self._decisions(judgment, systems)
 
     def _compare(self, a: str, b: str, outcome: int) -> None:
         self.systems[a].add(outcome)
@@ -153,7 +156,7 @@ class Pairwise:
             systems=systems,
             positions=positions,
             matrix=_matrix(self.matchups, level) if many else [],
-            ranking=_ranking(self.matchups, options) if many else None,
+            ranking=_ranking(self.matchups, options) if many and not self.headline else None,
             consistency=_consistency(self.consistency, level),
             facets=facets,
             facets_omitted=omitted,
@@ -216,8 +219,9 @@ def _consistency(counts: Counter[bool], level: float) -> Consistency | None:
 
 @dataclass(slots=True)
 class Pointwise:
-    """Counts over instances of one candidate."""
+    """Counts over instances of one candidate (``headline``: a group's, without facets)."""
 
+    headline: bool = False
     judgments: int = 0
     named: bool = False
     scores: dict[str, Running] = field(default_factory=dict)
@@ -236,7 +240,8 @@ class Pointwise:
         running = self.scores.setdefault(system, Running())
         if judgment.scores:
             running.add(judgment.scores[0])
-        self.facets.add(judgment, [system])
+        if not self.headline:
+            self.facets.add(judgment, [system])
 
     def result(self, options: ResultOptions) -> PointwiseResult:
         """The counts as a `PointwiseResult`."""
