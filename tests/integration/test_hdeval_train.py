@@ -149,6 +149,8 @@ def data_dir() -> Path:
 def test_recorded_chatgpt_criterion_scores_train_without_an_llm(data_dir: Path, tmp_path: Path) -> None:
     from scipy import stats
 
+    from faceteval.metaeval import load_judgments, load_target
+
     out = tmp_path / "eli5"
     args = [
         "hdeval", "train", "coeval-eli5", "--features", "recorded:coeval-chatgpt", "--target",
@@ -163,10 +165,17 @@ def test_recorded_chatgpt_criterion_scores_train_without_an_llm(data_dir: Path, 
     assert result.output.index("(sample level") < result.output.index("(system level")
     features = [json.loads(line) for line in (out / "features.jsonl").read_text().splitlines()]
     test = [row for row in features if row["split"] == "test"]
+    # the targets' own recorded scores are no features of theirs, but still their judge's on the aspect
+    assert not {"Accuracy", "Coherence"} & set(features[0]["features"])
+    assert "left out Accuracy, Coherence: named as targets" in " ".join(result.output.split())
     judge = summary["held_out"]["Accuracy"]["judge_on_aspect"]["sample"]["pearson"]
-    expected = stats.pearsonr(
-        [r["features"]["Accuracy"] for r in test], [r["targets"]["Accuracy"] for r in test]
-    )
+    recorded = {
+        j.id: next(f.scores[0] for f in j.facets if f.name == "Accuracy")
+        for j in load_judgments(
+            "recorded:coeval-chatgpt", load_target("coeval-eli5", data_dir), data_dir
+        ).judgments
+    }
+    expected = stats.pearsonr([recorded[r["id"]] for r in test], [r["targets"]["Accuracy"] for r in test])
     assert judge["value"] == pytest.approx(expected.statistic)
     for target in ("Accuracy", "Coherence"):
         rows = summary["held_out"][target]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from faceteval.metaeval import Settings, correlation_levels
@@ -23,13 +23,16 @@ def held_out(
     system_by: str | None = None,
     resamples: int = 1000,
     seed: int = 0,
+    judge_scores: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, Any]:
     """Per target: the correlations on the held-out rows of the learned aggregator and of two baselines.
 
     The baselines are the plain mean of every criterion score (HD-Eval's "w/o aggregator"; nothing
     fitted) and, where a criterion has the target's name, the judge's own score on it (the
-    judge evaluating that aspect directly). Correlations are at sample level, per group (summary
-    level, e.g. per source document) and per system when the benchmark says how to group.
+    judge evaluating that aspect directly): a feature's, else ``judge_scores``' (target -> instance id
+    -> score: a criterion left out of the features), when it scores every held-out row. Correlations
+    are at sample level, per group (summary level, e.g. per source document) and per system when the
+    benchmark says how to group.
     """
     test = ~trained.train
     ids = [i for i, keep in zip(trained.ids, test, strict=True) if keep]
@@ -46,8 +49,12 @@ def held_out(
             "aggregator": correlation_levels(learned[:, t].tolist(), human, groups, systems, settings),
             "mean_of_criteria": correlation_levels(mean[:, t].tolist(), human, groups, systems, settings),
         }
+        judge: list[float] | None = None
         if (column := lowered.get(target.lower())) is not None:
             judge = trained.x[test, column].tolist()
+        elif (given := (judge_scores or {}).get(target)) is not None and all(i in given for i in ids):
+            judge = [given[i] for i in ids]
+        if judge is not None:
             rows["judge_on_aspect"] = correlation_levels(judge, human, groups, systems, settings)
         out[target] = rows
     return out
@@ -107,17 +114,20 @@ def evaluator_summary(
     system_by: str | None = None,
     level: str | None = None,
     resamples: int = 1000,
+    judge_scores: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, Any]:
     """The ``summary.json`` of a trained evaluator: settings, split, held-out results, the tree, layers.
 
     Held-out results are at every level the data allows; ``level`` (default: ``summary`` when outputs
-    are grouped, else ``sample``) is the one tables lead with.
+    are grouped, else ``sample``) is the one tables lead with. ``judge_scores`` are the judge's scores
+    of the targets where no feature gives them (`held_out`).
     """
     config = trained.config
     return {
         "benchmark": benchmark,
         "targets": list(config.targets),
         "level": headline_level(group_by, level),
+        "group_by": group_by,
         "criteria_scores_from": origin,
         "config": {
             "layers": config.layers,
@@ -130,7 +140,12 @@ def evaluator_summary(
         },
         "split": describe_split(trained),
         "held_out": held_out(
-            trained, group_by=group_by, system_by=system_by, resamples=resamples, seed=config.seed
+            trained,
+            group_by=group_by,
+            system_by=system_by,
+            resamples=resamples,
+            seed=config.seed,
+            judge_scores=judge_scores,
         ),
         "tree": tree_summary(trained),
         "layers": [

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from faceteval._util.text import plural
 from faceteval.core import Criterion, Instance
+from faceteval.datasets.internal import KEY_FIELDS, group_key, system_key
 from faceteval.errors import FacetevalError
 from faceteval.methods.hdeval import CriteriaTree, Node
 from faceteval.methods.hdeval.internal import domain_of
@@ -65,7 +66,11 @@ class TrainConfig:
     seed: int = 0
     importance: Literal["permutation", "shap"] = "permutation"
     group_by: str | None = None
-    """Metadata key of the unit kept whole by the train/test split (a source document)."""
+    """The field (``query``, ``task``, ``category``...) or metadata key of the unit kept whole by the
+    train/test split (a source document; ``--group-by``)."""
+    system_by: str | None = None
+    """The field or metadata key naming each output's system (for the system level), for outputs that
+    name no ``systems`` of their own."""
 
     def __post_init__(self) -> None:
         if not self.targets:
@@ -117,7 +122,8 @@ class Trained:
     failed: dict[str, str]
     """Instance id -> why it was left out (a criterion score could not be read)."""
     metadata: dict[str, dict[str, Any]]
-    """Instance id -> its metadata (groups and systems for the held-out correlations)."""
+    """Instance id -> its metadata (groups and systems for the held-out correlations), with the values of
+    the config's ``group_by`` and ``system_by`` under their names where an instance field gives them."""
 
     @property
     def expanded(self) -> set[str]:
@@ -150,11 +156,15 @@ def initial_tree(
 
 
 def split(instances: Sequence[Instance], train_frac: float, seed: int, group_by: str | None) -> set[str]:
-    """Ids of the training split: whole groups (documents) at random, about ``train_frac`` of the rows."""
+    """Ids of the training split: whole groups (documents) at random, about ``train_frac`` of the rows.
+
+    ``group_by`` names a field or metadata key (`faceteval.datasets` keys); an instance without a value
+    of it is a group of its own.
+    """
     groups: dict[str, list[str]] = defaultdict(list)
     for instance in instances:
-        key = str(instance.metadata.get(group_by)) if group_by else instance.id
-        groups[key].append(instance.id)
+        value = group_key(instance, group_by) if group_by else None
+        groups[f"group:{value}" if value is not None else f"alone:{instance.id}"].append(instance.id)
     names = sorted(groups)
     random.Random(seed).shuffle(names)
     wanted = max(1, round(train_frac * len(instances)))
@@ -219,8 +229,22 @@ def train(
         importance=per_target,
         layers=layers,
         failed=failed,
-        metadata={i.id: dict(i.metadata) for i in labelled},
+        metadata={i.id: keyed_metadata(i, config) for i in labelled},
     )
+
+
+def keyed_metadata(instance: Instance, config: TrainConfig) -> dict[str, Any]:
+    """``instance``'s metadata, with its group and its system under the names of ``config.group_by`` and
+    ``config.system_by`` where an instance field (or its own ``systems``) gives them, not its metadata."""
+    metadata = dict(instance.metadata)
+    group_by, system_by = config.group_by, config.system_by
+    if group_by in KEY_FIELDS and (group := group_key(instance, group_by)) is not None:
+        metadata[group_by] = group
+    own = instance.systems is not None and len(instance.systems) == 1
+    keyed = system_by is not None and (own or system_by in KEY_FIELDS)
+    if keyed and (system := system_key(instance, system_by)) is not None:
+        metadata[str(system_by)] = system
+    return metadata
 
 
 def check_trainable(

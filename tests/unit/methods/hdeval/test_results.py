@@ -198,6 +198,7 @@ def test_evaluator_summary(trained: Trained) -> None:
         "benchmark",
         "targets",
         "level",
+        "group_by",
         "criteria_scores_from",
         "config",
         "split",

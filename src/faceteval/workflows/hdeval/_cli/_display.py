@@ -42,6 +42,8 @@ def _show_level(summary: dict[str, Any], level: str) -> None:
     from faceteval.workflows.hdeval._results import SCORERS
 
     about = LEVELS.get(level)
+    if level == "summary" and (group_by := summary.get("group_by")):
+        about = f"within each {escape(str(group_by))}, then averaged"
     table = Table(
         title=f"Held-out correlation with human scores ({level} level{f': {about}' if about else ''}; "
         f"{plural(summary['split']['test'], 'test output')})",

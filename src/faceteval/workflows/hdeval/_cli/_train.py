@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,22 +12,24 @@ import click
 
 from faceteval._cli.kit import (
     FiniteFloat,
+    as_usage_error,
     data_dir_option,
     engine_options,
     escape,
     force_option,
     given_flags,
+    group_by_option,
     handle_errors,
     input_options,
     input_reading,
     input_source,
 )
 from faceteval._util.text import plural
-from faceteval.core import Instance
+from faceteval.core import Instance, Judgment
 from faceteval.datasets import read_human_labels, relabelled
 from faceteval.errors import FacetevalError
 from faceteval.metaeval import load_judgments, load_target
-from faceteval.metaeval.internal import source_files, write_instances
+from faceteval.metaeval.internal import grouped, source_files, write_instances
 from faceteval.methods.hdeval import CriteriaTree, EvalNode, HierarchyAware, Node, load_tree
 from faceteval.prompts.internal import prompts_of, recorded_prompts
 from faceteval.store import LLMRecord
@@ -88,7 +91,12 @@ if TYPE_CHECKING:
     "features_spec",
     metavar="SOURCE",
     help="Criterion scores already recorded (recorded:<name>, a judgments JSONL or run directory): "
-    "no LLM call, one layer.",
+    "no LLM call, one layer. A criterion named as a --target is left out, with a warning.",
+)
+@click.option(
+    "--features-only",
+    metavar="NAME[,NAME...]",
+    help="With --features: keep only these criteria (a --target named here is kept).",
 )
 @domain_option
 @click.option("--limit", type=click.IntRange(4), help="Use only the first N instances.")
@@ -104,6 +112,10 @@ if TYPE_CHECKING:
 )
 @data_dir_option
 @input_options(what="your file")
+@group_by_option(
+    "the train/test split keeps each group on one side, and held-out correlations are also "
+    "computed within each group (the summary level); in place of a benchmark's own."
+)
 @force_option
 @engine_options(exclude=("--seed", *HDEVAL_EXCLUDED))
 @handle_errors
@@ -131,10 +143,14 @@ def train_command(**flags: Any) -> None:
     flags["target_spec"] = str(input_source(flags, "target_spec", "BENCHMARK|FILE"))
     reading = input_reading(flags)
     target = load_target(flags["target_spec"], flags["data_dir"], reading=reading)
-    if not reading.plain and target.benchmark is not None:
+    if not reading.model_copy(update={"system_by": None}).plain and target.benchmark is not None:
         raise click.UsageError(
-            f"--field, --preset and --format describe your own file; {target.name} is built in"
+            f"--field, --preset, --format and --id describe your own file; {target.name} is built in"
         )
+    if flags["features_only"] and not flags["features_spec"]:
+        raise click.UsageError("--features-only chooses among the criteria of --features: give --features")
+    with as_usage_error():
+        target = grouped(target, flags["group_by"], flags["system_by"])
     if target.kind != "pointwise":
         raise FacetevalError(
             f"{target.name} has pairwise labels; HD-Eval learns from human scores (pointwise)"
@@ -168,6 +184,7 @@ def train_command(**flags: Any) -> None:
         seed=flags["seed"],
         importance=flags["importance"],
         group_by=target.group_by,
+        system_by=target.system_by,
     )
     task = next((i.task for i in instances if i.task), None) or target.name
     domain = flags["domain"] or (benchmark.task_type if benchmark else None)
@@ -178,14 +195,16 @@ def train_command(**flags: Any) -> None:
         flags, files, inputs=[*inputs, *([flags["tree_path"]] if flags["tree_path"] else [])]
     )
     model: str | None
+    judge_scores: dict[str, dict[str, float]] = {}
     if flags["features_spec"]:
         source = load_judgments(flags["features_spec"], target, flags["data_dir"])
         names = [c.name for c in (benchmark.criteria if benchmark else ())] or sorted(
             {f.name for j in source.judgments for f in j.facets}
         )
-        tree = (
-            load_tree(flags["tree_path"]) if flags["tree_path"] else initial_tree(task, names, domain=domain)
-        )
+        tree = recorded_tree(flags, names, targets, initial_tree(task, names, domain=domain))
+        kept = [criterion.name for criterion in tree.criteria]
+        left_out = [t for t in targets if t.casefold() not in _folded(kept)]
+        judge_scores = aspect_scores(source.judgments, left_out)  # measured beside, as the judge's own
         trained = train(tree, instances, config, recorded_scorer(source.judgments))
         origin, model = f"{source.name}{RECORDED_SOURCE}", None
     else:
@@ -217,7 +236,7 @@ def train_command(**flags: Any) -> None:
         # HD-Eval reads its results per output (Table 1: segment level); the other levels go beside
         "level": "sample",
     }
-    summary = evaluator_summary(trained, resamples=flags["resamples"], **described)
+    summary = evaluator_summary(trained, resamples=flags["resamples"], judge_scores=judge_scores, **described)
     info = evaluator_info(trained, model=model, **described)
     about = _about(flags, started)
     if not flags["features_spec"]:  # the templates the LLM was asked with, as judge's records name them
@@ -253,6 +272,68 @@ def _about(flags: dict[str, Any], started: datetime) -> TrainRecord:
         llm=None if flags["features_spec"] else LLMRecord(model=flags["model"]),
         options={"limit": flags["limit"], "resamples": flags["resamples"]},
     )
+
+
+def recorded_tree(
+    flags: dict[str, Any], names: Sequence[str], targets: Sequence[str], default: CriteriaTree
+) -> CriteriaTree:
+    """The one layer of recorded criteria learned from: ``--tree``'s (else ``default``, of ``names``),
+    of the criteria `feature_names` keeps."""
+    tree = load_tree(flags["tree_path"]) if flags["tree_path"] else default
+    kept = feature_names([c.name for c in tree.criteria], targets, flags["features_only"])
+    return replace(tree, criteria=tuple(c for c in tree.criteria if c.name in kept))
+
+
+def feature_names(names: Sequence[str], targets: Sequence[str], only: str | None) -> list[str]:
+    """The recorded criteria the aggregator learns from: those ``only`` names (``--features-only``), else
+    every one but a criterion named as a target (said in a warning: its own score would be a feature of
+    the human score it is to predict).
+
+    Raises:
+        click.UsageError: ``only`` names a criterion the features do not have, or none is left.
+    """
+    if only is not None:
+        wanted = comma_names(only)
+        by_name = {name.casefold(): name for name in names}
+        if unknown := [name for name in wanted if name.casefold() not in by_name]:
+            raise click.UsageError(
+                f"--features-only {', '.join(unknown)}: no such criterion in --features; the criteria are: "
+                f"{', '.join(names)}"
+            )
+        return [by_name[name.casefold()] for name in dict.fromkeys(wanted)]
+    aimed = _folded(targets)
+    if dropped := [name for name in names if name.casefold() in aimed]:
+        console.print(
+            f"[yellow]--features: left out {escape(', '.join(dropped))}: named as "
+            f"{'a target' if len(dropped) == 1 else 'targets'}, a judge's score of the aspect would be one "
+            "of the features its human score is learned from (name it in --features-only to keep it); "
+            "it is still measured as the judge on the aspect[/]"
+        )
+    kept = [name for name in names if name.casefold() not in aimed]
+    if not kept:
+        raise click.UsageError(
+            f"--features has no criterion but the targets ({', '.join(names)}): give other --target "
+            "aspects, or keep some with --features-only"
+        )
+    return kept
+
+
+def aspect_scores(judgments: Iterable[Judgment], targets: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Per target, each judgment's score of the criterion of its name (the judge on the aspect)."""
+    wanted = {target.casefold(): target for target in targets}
+    scores: dict[str, dict[str, float]] = {target: {} for target in targets}
+    for judgment in judgments:
+        if judgment.status != "ok":
+            continue
+        for facet in judgment.facets:
+            target = wanted.get(facet.name.casefold())
+            if target is not None and facet.scores and facet.scores[0] is not None:
+                scores[target][judgment.id] = float(facet.scores[0])
+    return {target: found for target, found in scores.items() if found}
+
+
+def _folded(names: Iterable[str]) -> set[str]:
+    return {name.casefold() for name in names}
 
 
 def _targets(text: str, instances: Sequence[Instance]) -> list[str]:
