@@ -128,7 +128,7 @@ def test_judge_method_hdeval_scores_a_tree_file_or_each_instance_own_tree_over_h
     assert [f["name"] for f in judged[0]["facets"]] == ["Coherence", "Coherence / Structure"]
     record = json.loads((tmp_path / "file.run.json").read_text())
     assert record["method"]["params"]["task"] == "text summarization"
-    assert by_instance.exit_code == 0, by_instance.output
+    assert by_instance.exit_code == 6, by_instance.output  # the instance without criteria failed
     first, second = read_jsonl(tmp_path / "own.out.jsonl")
     assert (first["status"], first["scores"]) == ("ok", [5.0])
     assert second["status"] == "error" and "hdeval scores the criteria of a tree" in second["error"]

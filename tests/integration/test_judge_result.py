@@ -232,7 +232,7 @@ def test_systems_of_the_file_are_kept_over_the_flag_and_a_wrong_count_is_an_inpu
     won = prefers_b()
     assert printed_row(run.output, "y")[:3] == ((1, 0, 0) if won[1] else (0, 0, 1))
     assert printed_row(run.output, "B")[:3] == ((1, 0, 0) if won[2] else (0, 0, 1))
-    assert "failed: 1 invalid input lines (in no win rate or mean)" in run.output
+    assert "failed: 1 invalid input line (in no win rate or mean)" in run.output
     assert [j["id"] for j in map(json.loads, out.read_text().splitlines())] == ["own", "flag", "three"]
 
 

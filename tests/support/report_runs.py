@@ -88,8 +88,8 @@ def judge_runs(folder: Path) -> tuple[Path, Path]:
         for args in (
             [pairs, *dna, "--swap", "--systems", "A,B", "--out", folder / "dna.jsonl"],
             [singles, *dna, "--out", folder / "single.jsonl"],
-        ):
-            result = invoke("judge", *args)
+        ):  # a run's unreadable reply is part of what its report shows: tolerated, not exit 6
+            result = invoke("judge", *args, "--max-failures", "100%")
             assert result.exit_code == 0, result.output
     return folder / "dna.jsonl", folder / "single.jsonl"
 

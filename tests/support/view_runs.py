@@ -22,6 +22,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from faceteval._cli._app import cli
+from faceteval._cli._failures import FAILURES_EXIT
 from tests.support.bridge_judge import BridgeJudge
 from tests.support.fennec_judge import FennecJudge
 from tests.support.llm_server import LLMServer
@@ -61,7 +62,8 @@ def respond(body: Mapping[str, Any]) -> str:
 
 def run_cli(*args: str | Path) -> str:
     result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    # 6: a run with the garbled candidate's parse error, its files written all the same
+    assert result.exit_code in (0, FAILURES_EXIT), result.output
     return result.output
 
 

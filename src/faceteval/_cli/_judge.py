@@ -232,7 +232,12 @@ def job_of_flags(ctx: click.Context, flags: dict[str, Any]) -> JudgeJob:
         systems=flags["systems"],
         reading=reading,
     )
-    subset = {"limit": flags["limit"], "sample": flags["sample"], "sample_seed": flags["seed"] or 0}
+    sampled = flags["sample"] is not None  # --seed is the provider's too: the sample's only with --sample
+    subset = {
+        "limit": flags["limit"],
+        "sample": flags["sample"],
+        "sample_seed": (flags["seed"] or 0) if sampled else 0,
+    }
     return replace(job, options=replace(job.options, **subset, group_by=flags["group_by"]))
 
 

@@ -158,17 +158,17 @@ def _group_cell(group: GroupResult, name: str) -> str:
 
 
 FAILURE_KINDS = {
-    "parse_error": "parse errors",
-    "error": "errors",
-    "unjudgeable": "unjudgeable",
-    "invalid_input": "invalid input lines",
-    "planned": "planned (dry run)",
+    "parse_error": "parse error",
+    "error": "error",
+    "unjudgeable": "unjudgeable instance",
+    "invalid_input": "invalid input line",
+    "planned": "planned judgment",
 }
-"""How the headline names each kind of failure (`faceteval.core.internal.failure_kind`)."""
+"""How the headline names one failure of each kind (`faceteval.core.internal.failure_kind`)."""
 
 
 def _headline(result: JudgeResult) -> str:
-    failed = ", ".join(f"{n:,} {FAILURE_KINDS.get(kind, kind)}" for kind, n in result.failures.items())
+    failed = ", ".join(plural(n, FAILURE_KINDS.get(kind, kind)) for kind, n in result.failures.items())
     ok = result.statuses.get("ok", 0)
     share = f" ({_rate(result.ok_rate)})" if result.judgments else ""
     tail = f"; failed: {failed} (in no win rate or mean)" if failed else ""

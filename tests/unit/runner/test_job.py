@@ -141,6 +141,8 @@ FLAGS: dict[str, list[str]] = {
     "method_args": ["-M", "aspects=4"],
     "order": ["--order", "finish"],
     "strict": ["--strict"],
+    "limit": ["--limit", "3"],
+    "sample": ["--sample", "3"],
     "fields": ["--field", "query=prompt"],
     "label_map": ["--field", "label=winner", "--label-map", "a=0,b=1"],
     "preset": ["--preset", "alpacaeval"],
@@ -197,6 +199,7 @@ FLAGS: dict[str, list[str]] = {
 NOT_THE_JOBS = {
     "input_path": "the job's input, given in BASE",
     "fail_under": "a check of the run's result once it is over, not of the run",
+    "max_failures": "the command's exit status once the run is over, not the run",
     "cascade": "a cascade runs one job per judge (faceteval.cascade), each built from these flags",
     "calibration_set": "the cascade's, not one job's",
     "target_agreement": "the cascade's, not one job's",
