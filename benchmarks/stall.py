@@ -13,8 +13,10 @@ time, start-up included) in four ways:
   ``--src PATH`` naming a checkout's ``src`` of that time (skipped without it).
 
 With the slow call, no order can end before the slow instance does (10 s plus its two later rounds);
-the figure to read is how much of the rest of the run waits behind it. Results are printed as JSON and
-written to benchmarks/stall_results.json; benchmarks/README.md keeps the figures.
+the figure to read is how much of the rest of the run waits behind it. Each run is checked to be the
+case it stands for (`check_run`: the call was slowed, and the run lasted that long; every judgment ok),
+else the benchmark stops. Results are printed as JSON and written to benchmarks/stall_results.json;
+benchmarks/README.md keeps the figures.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +41,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 RESULTS = ROOT / "benchmarks" / "stall_results.json"
 SLOW_SECONDS = 10.0
-MARKER = "\n(#0)"
-"""The end of the first instance's query (`benchmarks.run.instances`)."""
+MARKER = "(#0)"
+"""What the first instance's query ends with (`benchmarks.run.instances`), as every prompt of it
+quotes it (``> ... (#0)``); no other instance's holds it (``(#10)`` does not)."""
+SLOWED = "stall: the first call of instance 0 hangs"
+"""What the server prints (on its stderr) when it slows that call: the evidence the case was run."""
 _SLOWED: list[bool] = []
 
 
@@ -47,6 +53,7 @@ def slow_first_responder(body: dict[str, Any]) -> str | Hang:
     """`benchmark_responder`, but the first call of instance 0 first hangs `SLOW_SECONDS`."""
     if not _SLOWED and any(MARKER in str(m.get("content")) for m in body["messages"]):
         _SLOWED.append(True)
+        print(f"{SLOWED} {SLOW_SECONDS:g} s", file=sys.stderr, flush=True)
         return Hang(SLOW_SECONDS)
     return benchmark_responder(body)
 
@@ -54,13 +61,18 @@ def slow_first_responder(body: dict[str, Any]) -> str | Hang:
 def serve(responder: str, latency: float) -> tuple[subprocess.Popen[str], str]:
     command = [sys.executable, "-m", "tests.support.llm_server", "--latency", str(latency), "--no-record"]
     process = subprocess.Popen(
-        [*command, "--responder", responder], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        [*command, "--responder", responder],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None
     return process, process.stdout.readline().strip()
 
 
 def timed_run(source: Path, out: Path, *, slow: bool, src: Path, order: str | None, args: Any) -> float:
+    """The wall time of one judge run, checked to be the case it stands for (`check_run`)."""
     responder = (
         "benchmarks.stall:slow_first_responder" if slow else "tests.support.rule_judge:benchmark_responder"
     )
@@ -71,10 +83,32 @@ def timed_run(source: Path, out: Path, *, slow: bool, src: Path, order: str | No
         env = os.environ | {"PYTHONPATH": f"{src}{os.pathsep}{ROOT}"}
         start = time.monotonic()
         subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
-        return round(time.monotonic() - start, 2)
+        seconds = round(time.monotonic() - start, 2)
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        _, told = server.communicate(timeout=10)
+    check_run(out, told, seconds, slow=slow, instances=args.instances)
+    return seconds
+
+
+def check_run(out: Path, told: str, seconds: float, *, slow: bool, instances: int) -> None:
+    """Fail loudly unless the run is the case it is meant to measure: with ``slow``, the server did
+    slow a call (it said so) and the run lasted at least that long; without, no call was slowed; and
+    every instance was judged ok (a slow call answered at once, as text, would be a parse error).
+
+    Raises:
+        SystemExit: The case did not happen as it should.
+    """
+    slowed = SLOWED in told
+    if slow and not slowed:
+        raise SystemExit(f"stall: no call was slowed (the server said nothing of it): {told[-500:]!r}")
+    if not slow and slowed:
+        raise SystemExit("stall: the baseline's server slowed a call")
+    if slow and seconds < SLOW_SECONDS:
+        raise SystemExit(f"stall: a run with a {SLOW_SECONDS:g} s call took {seconds} s: it was not slow")
+    statuses = Counter(json.loads(line)["status"] for line in out.read_text(encoding="utf-8").splitlines())
+    if statuses != Counter({"ok": instances}):
+        raise SystemExit(f"stall: {out.name}: judgments {dict(statuses)}, not {instances} ok")
 
 
 def main() -> None:

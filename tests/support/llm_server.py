@@ -877,4 +877,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as `python -m`, this file is `__main__`; a responder that imports this module's behaviours
+    # (`Hang`, `Status`...) gets those of `tests.support.llm_server`, which `__main__`'s isinstance
+    # checks would not recognise (the reply would be taken for text). Serve from that module instead.
+    from tests.support.llm_server import main as serve
+
+    sys.exit(serve())
