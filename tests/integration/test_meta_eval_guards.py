@@ -254,6 +254,12 @@ def test_compare_names_unjudged_instances_and_shows_both_correlations(data_dir: 
     )
     no_test = CliRunner().invoke(cli, ["compare", *runs, "--resamples", "0"])
     assert no_test.exit_code == 1 and "give --resamples above 0" in flat(no_test.output)
+    files = CliRunner().invoke(cli, ["compare", str(good), str(partial)])  # two judge runs' files
+    assert files.exit_code == 2 and "Directory" not in files.output, files.output
+    assert f"{good} is a file: compare takes two meta-eval run directories" in flat(files.output)
+    told = flat(files.output).split("faceteval meta-eval ", 1)[1].split()  # the command it suggests
+    again = meta_eval(data_dir, labels, *told[1:], "--resamples", "0")
+    assert again.exit_code == 0, again.output
 
 
 def test_recorded_judges_take_the_name_hdeval_takes_too(data_dir: Path, tmp_path: Path) -> None:

@@ -19,9 +19,21 @@ from faceteval.store.internal import COMPARISON, check_outputs, write_atomic
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
+def _run_dir(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    """A meta-eval run's directory; a judge run's file is refused with what to do instead."""
+    if value.is_dir():
+        return value
+    where = value.parent / value.stem if value.suffix else value.with_name(f"{value.name}-measured")
+    raise click.BadParameter(
+        f"{value} is a file: compare takes two meta-eval run directories. A judge run's judgments "
+        f"are measured into one first: faceteval meta-eval LABELLED_INPUT --judgments {value} "
+        f"--out {where}"
+    )
+
+
 @click.command()
-@click.argument("run_a", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.argument("run_b", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.argument("run_a", type=click.Path(exists=True, path_type=Path), callback=_run_dir)
+@click.argument("run_b", type=click.Path(exists=True, path_type=Path), callback=_run_dir)
 @click.option(
     "--resamples", type=click.IntRange(0), default=2000, show_default=True, help="Bootstrap resamples."
 )
@@ -31,6 +43,9 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
 @handle_errors
 def compare(run_a: Path, run_b: Path, resamples: int, seed: int, json_path: Path | None, force: bool) -> None:
     """Is RUN_B better than RUN_A? The paired difference B - A with its 95% CI and p-value.
+
+    RUN_A and RUN_B are meta-eval run directories (faceteval meta-eval ... --out DIR); a judge run's
+    judgments are measured into one with faceteval meta-eval LABELLED_INPUT --judgments FILE --out DIR.
 
     Agreement is compared with the exact McNemar test; correlations with a paired bootstrap.
     Runs repeated over seeds (--seeds) are paired seed by seed.
