@@ -24,7 +24,7 @@ def selected(items: Iterable[T], options: JudgeOptions) -> Iterable[T]:
         >>> list(selected(range(10), JudgeOptions(limit=3)))
         [0, 1, 2]
         >>> list(selected(range(10), JudgeOptions(sample=3, sample_seed=1)))
-        [2, 6, 9]
+        [5, 6, 7]
     """
     if options.limit is not None:
         return itertools.islice(items, options.limit)

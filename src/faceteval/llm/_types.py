@@ -201,5 +201,6 @@ class Completion:
     logprobs: tuple[TokenLogprob, ...] | None = field(default=None)
     cached_input_tokens: int = 0
     """Of ``input_tokens``, those the provider read from its prompt cache (and bills at its cached rate)."""
-    response_id: str | None = None
-    """The provider's id of the reply (``chatcmpl-...``, ``msg_...``), when it gave one; not cached."""
+    response_id: str | None = field(default=None, compare=False)
+    """The provider's id of the reply (``chatcmpl-...``, ``msg_...``), when it gave one; not cached,
+    and not part of what a reply is (a cached reply equals the call's, whose id it does not keep)."""

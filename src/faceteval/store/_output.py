@@ -266,7 +266,7 @@ def _create(path: Path) -> tuple[Path, int]:
         raise write_error(path, exc) from exc
     _clean_stale(path)
     while True:
-        partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}{PARTIAL_SUFFIX}")
+        partial = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{PARTIAL_SUFFIX}")
         try:
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
             fd = os.open(partial, flags, PRIVATE_FILE)
@@ -285,13 +285,14 @@ def _create(path: Path) -> tuple[Path, int]:
 
 
 def _clean_stale(path: Path, *, older_than: float = STALE_AFTER) -> None:
-    """Remove partial files of ``path`` left by runs that crashed: unlocked, and not written to for
-    ``older_than`` seconds (one just made is locked a moment later)."""
+    """Remove partial files of ``path`` left by runs that crashed: unlocked, and made by a process that
+    is gone (its pid is in the name) or not written to for ``older_than`` seconds (one just made is
+    locked a moment later; a clock that steps back makes a file look newer than it is, a pid does not)."""
     if fcntl is None:  # pragma: no cover - not POSIX
         return
     for partial in partial_files(path):
         try:
-            if time.time() - partial.stat().st_mtime < older_than:
+            if not _maker_gone(partial) and time.time() - partial.stat().st_mtime < older_than:
                 continue
             fd = os.open(partial, os.O_RDONLY)
         except OSError:
@@ -303,6 +304,28 @@ def _clean_stale(path: Path, *, older_than: float = STALE_AFTER) -> None:
             pass
         finally:
             os.close(fd)
+
+
+def _maker_gone(partial: Path) -> bool:
+    """Whether the process that made ``partial`` (``.NAME.PID-TOKEN.partial``) has ended; False when
+    the name holds no pid (an older run's) or the pid is alive (this one's, another run's, or reused).
+
+    Examples:
+        >>> mine = Path(f".out.jsonl.{os.getpid()}-00ff00ff.partial")
+        >>> _maker_gone(mine), _maker_gone(Path(".out.jsonl.00ff00ff.partial"))
+        (False, False)
+    """
+    token = partial.name.removesuffix(PARTIAL_SUFFIX).rpartition(".")[2]
+    pid, dash, _ = token.partition("-")
+    if not dash or not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's process: alive
+        return False
+    return False
 
 
 def _sync_folder(folder: Path) -> None:

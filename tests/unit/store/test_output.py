@@ -85,6 +85,22 @@ def test_a_partial_file_left_by_a_crash_is_cleaned_up_but_not_that_of_a_run_unde
     fresh.discard()
 
 
+def test_a_partial_file_of_a_process_that_is_gone_is_cleaned_up_however_new_it_looks(tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    gone = int(done.stdout)  # a process that has ended
+    crashed = tmp_path / f".out.jsonl.{gone}-00ff00ff.partial"
+    crashed.write_text("left by a kill -9 a moment ago\n")
+    ahead = time.time() + 3600  # as if the clock had stepped back since it was written
+    os.utime(crashed, (ahead, ahead))
+    fresh = OutputFile(target)
+    assert partial_files(target) == [fresh.partial] and f".{os.getpid()}-" in fresh.partial.name
+    fresh.commit()
+    assert partial_files(target) == []
+
+
 @pytest.mark.parametrize(
     ("code", "message"),
     [
