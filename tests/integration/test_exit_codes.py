@@ -125,56 +125,15 @@ def test_meta_eval_exits_6_after_writing_its_summary_and_never_for_recorded_judg
 ) -> None:
     labelled = pairs(tmp_path / "labels.jsonl", unreadable=1, total=4)
     out = tmp_path / "run"
-    run = invoke(
-        "meta-eval",
-        labelled,
-        "--method",
-        "direct",
-        *local(server),
-        "--resamples",
-        "0",
-        "--no-report",
-        "--out",
-        out,
-    )
+    quick = ["--resamples", "0", "--no-report"]
+    judging = ["meta-eval", labelled, "--method", "direct", *local(server), *quick, "--out", out]
+    run = invoke(*judging)
     assert run.exit_code == 6, run.output
     assert (out / "summary.json").is_file()
-    tolerated = invoke(
-        "meta-eval",
-        labelled,
-        "--method",
-        "direct",
-        *local(server),
-        "--resamples",
-        "0",
-        "--no-report",
-        "--max-failures",
-        "25%",
-        "--out",
-        out,
-        "--force",
-    )
+    tolerated = invoke(*judging, "--max-failures", "25%", "--force")
     assert tolerated.exit_code == 0, tolerated.output
-    measured = invoke(
-        "meta-eval",
-        labelled,
-        "--judgments",
-        out / "judgments.jsonl",
-        "--resamples",
-        "0",
-        "--no-report",
-        "--out",
-        tmp_path / "measured",
-    )
+    recorded = ["meta-eval", labelled, "--judgments", out / "judgments.jsonl", *quick]
+    measured = invoke(*recorded, "--out", tmp_path / "measured")
     assert measured.exit_code == 0, measured.output  # its parse error is data, not a failed run
-    refused = invoke(
-        "meta-eval",
-        labelled,
-        "--judgments",
-        out / "judgments.jsonl",
-        "--max-failures",
-        "1",
-        "--out",
-        tmp_path / "measured2",
-    )
+    refused = invoke(*recorded, "--max-failures", "1", "--out", tmp_path / "measured2")
     assert refused.exit_code == 2 and "--max-failures judges with --method" in refused.output
