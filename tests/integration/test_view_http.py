@@ -212,7 +212,26 @@ def test_view_without_runs_says_how_to_give_them(tmp_path: Path, monkeypatch: py
     result = CliRunner().invoke(cli, ["view", "--index-dir", str(tmp_path / "index")])
 
     assert result.exit_code == 1
-    assert "no runs in the working directory: give faceteval view a judge output" in result.output
+    assert "the working directory holds no run: give faceteval view a judge output" in result.output
+    assert result.output.count("give faceteval view") == 1 and result.output.count("\n") == 1  # once
+
+
+def test_view_of_paths_that_are_no_runs_says_each_cause_once(tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("not a run\n", encoding="utf-8")
+    one = CliRunner().invoke(cli, ["view", str(other), "--index-dir", str(tmp_path / "index")])
+    assert one.exit_code == 1 and one.output.count("\n") == 1, one.output  # one line, one cause
+    assert f"error: {other}: is not a run: give a judge output" in " ".join(one.output.split())
+    two = CliRunner().invoke(
+        cli, ["view", str(other), str(tmp_path / "gone"), "--index-dir", str(tmp_path / "ix")]
+    )
+    assert two.exit_code == 1
+    assert [line.split(":")[0] for line in two.output.splitlines()] == [
+        str(other),
+        str(tmp_path / "gone"),
+        "error",
+    ]
+    assert "none of the 2 paths given is or holds a run" in two.output
 
 
 def test_view_serves_loopback_alone(tmp_path: Path, runs: Runs) -> None:

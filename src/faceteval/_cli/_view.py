@@ -45,14 +45,18 @@ def view(runs: tuple[Path, ...], host: str, port: int, index_dir: Path | None) -
 
     paths = runs or (Path("."),)
     found, problems = find_runs(paths)
+    if not found and not runs:
+        raise FacetevalError(
+            "the working directory holds no run: give faceteval view a judge output (out.jsonl or "
+            "out.run.json), a meta-eval directory, an HD-Eval evaluator directory, or a correct or bridge "
+            "output (or a directory holding them)"
+        )
+    if not found and len(problems) == 1:  # one cause, said once
+        raise FacetevalError(problems[0])
     for problem in problems:
         console.print(f"[yellow]{escape(problem)}[/]")
     if not found:
-        where = "the working directory" if not runs else "the paths given"
-        raise FacetevalError(
-            f"no runs in {where}: give faceteval view a judge output (out.jsonl or out.run.json), a "
-            "meta-eval directory, an HD-Eval evaluator directory, or a correct or bridge output"
-        )
+        raise FacetevalError(f"none of the {len(problems)} paths given is or holds a run (each said above)")
     try:
         app = create_app(paths, index_folder=index_dir or default_index_folder(), host=host)
     except ConfigError as exc:  # not a loopback address
